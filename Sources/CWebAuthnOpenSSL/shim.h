@@ -1,0 +1,25 @@
+// The libcrypto headers the crypto layer uses, plus static inline wrappers for the
+// macros and variadic functions Swift cannot call. A system-library target cannot
+// compile C files, so every shim lives here as `static inline`.
+#ifndef CWEBAUTHN_OPENSSL_SHIM_H
+#define CWEBAUTHN_OPENSSL_SHIM_H
+
+#include <openssl/opensslv.h>
+#include <openssl/crypto.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/core_names.h>
+#include <openssl/param_build.h>
+#include <openssl/params.h>
+#include <openssl/bn.h>
+#include <openssl/ec.h>
+#include <openssl/rsa.h>
+#include <openssl/rand.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+#include <openssl/x509_vfy.h>
+#include <openssl/asn1.h>
+#include <openssl/objects.h>
+#include <openssl/ecdsa.h>
+
+#endif

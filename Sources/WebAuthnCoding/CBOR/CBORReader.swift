@@ -1,0 +1,317 @@
+/// The index-based reader behind ``CBOR``. It owns no bytes: it walks a slice of
+/// the caller's input, checking every declared length against what remains.
+struct CBORReader {
+    let input: ArraySlice<UInt8>
+    private(set) var position: Int
+    private let options: CBORDecodingOptions
+    private let maximumDepth: Int
+    private var itemsLeft: Int
+
+    init(input: ArraySlice<UInt8>, options: CBORDecodingOptions) {
+        self.input = input
+        self.position = input.startIndex
+        self.options = options
+        self.maximumDepth = max(1, min(options.maximumDepth, CBORDecodingOptions.hardMaximumDepth))
+        self.itemsLeft = max(0, options.maximumItems)
+    }
+
+    private var remaining: Int { input.endIndex - position }
+    private var offset: Int { position - input.startIndex }
+
+    private func fail(_ code: CBORError.Code, at index: Int? = nil, _ reason: String) -> CBORError {
+        CBORError(code, offset: (index ?? position) - input.startIndex, reason)
+    }
+
+    // MARK: Primitive reads
+
+    private mutating func readByte() throws(CBORError) -> UInt8 {
+        guard position < input.endIndex else { throw fail(.truncated, "input ended where a byte was expected") }
+        let b = input[position]
+        position += 1
+        return b
+    }
+
+    private mutating func readBigEndian(_ count: Int) throws(CBORError) -> UInt64 {
+        guard remaining >= count else {
+            throw fail(.truncated, "input ended inside a \(count)-byte argument")
+        }
+        var v: UInt64 = 0
+        for i in position..<(position + count) { v = (v << 8) | UInt64(input[i]) }
+        position += count
+        return v
+    }
+
+    private mutating func take(_ count: Int) -> ArraySlice<UInt8> {
+        let s = input[position..<(position + count)]
+        position += count
+        return s
+    }
+
+    /// The head of an item: its major type and argument (nil for indefinite length).
+    private struct Head {
+        var major: UInt8
+        var additional: UInt8
+        var argument: UInt64?
+        var start: Int
+    }
+
+    private mutating func readHead() throws(CBORError) -> Head {
+        let start = position
+        let initial = try readByte()
+        let major = initial >> 5
+        let ai = initial & 0x1f
+        let argument: UInt64?
+        switch ai {
+        case 0..<24: argument = UInt64(ai)
+        case 24: argument = try readBigEndian(1)
+        case 25: argument = try readBigEndian(2)
+        case 26: argument = try readBigEndian(4)
+        case 27: argument = try readBigEndian(8)
+        case 28...30:
+            throw fail(.invalid, at: start, "reserved additional information value \(ai)")
+        default: argument = nil  // 31: indefinite length or break
+        }
+        if options.requireCanonical, let value = argument, major != 7 {
+            let shortest: Bool
+            switch ai {
+            case 24: shortest = value >= 24
+            case 25: shortest = value > 0xff
+            case 26: shortest = value > 0xffff
+            case 27: shortest = value > 0xffff_ffff
+            default: shortest = true
+            }
+            guard shortest else {
+                throw fail(.nonCanonical, at: start, "argument \(value) is not in its shortest encoding")
+            }
+        }
+        return Head(major: major, additional: ai, argument: argument, start: start)
+    }
+
+    /// Converts a declared length to Int after checking it against the bytes left.
+    private func checkedLength(_ declared: UInt64, perElement: Int, at start: Int, what: String) throws(CBORError) -> Int {
+        let available = UInt64(remaining / perElement)
+        guard declared <= available else {
+            throw fail(.limit, at: start,
+                       "\(what) declares \(declared) but only \(remaining) byte(s) remain")
+        }
+        return Int(declared)  // declared <= available <= Int.max
+    }
+
+    private mutating func countItem(at start: Int) throws(CBORError) {
+        guard itemsLeft > 0 else {
+            throw fail(.limit, at: start, "more than \(options.maximumItems) data items")
+        }
+        itemsLeft -= 1
+    }
+
+    // MARK: Items
+
+    mutating func readItem(depth: Int) throws(CBORError) -> CBORItem {
+        let start = position
+        guard depth <= maximumDepth else {
+            throw fail(.depth, "nesting deeper than \(maximumDepth)")
+        }
+        try countItem(at: start)
+        let head = try readHead()
+        let value: CBORValue
+        switch head.major {
+        case 0:
+            guard let n = head.argument else { throw fail(.invalid, at: start, "indefinite length on an integer") }
+            value = .unsigned(n)
+        case 1:
+            guard let n = head.argument else { throw fail(.invalid, at: start, "indefinite length on an integer") }
+            value = .negative(n)
+        case 2:
+            value = .bytes(try readString(head, major: 2))
+        case 3:
+            let utf8 = try readString(head, major: 3)
+            value = .text(try Self.validatedText(utf8, offset: start - input.startIndex))
+        case 4:
+            value = .array(try readArray(head, depth: depth))
+        case 5:
+            value = .map(try readMap(head, depth: depth))
+        case 6:
+            guard let tag = head.argument else { throw fail(.invalid, at: start, "indefinite length on a tag") }
+            value = .tagged(tag, try readItem(depth: depth + 1))
+        default:
+            value = try readSimpleOrFloat(head)
+        }
+        return CBORItem(value: value, encodedBytes: input[start..<position])
+    }
+
+    private mutating func readString(_ head: Head, major: UInt8) throws(CBORError) -> ArraySlice<UInt8> {
+        if let declared = head.argument {
+            let length = try checkedLength(declared, perElement: 1, at: head.start, what: "string length")
+            return take(length)
+        }
+        guard !options.requireCanonical else {
+            throw fail(.nonCanonical, at: head.start, "indefinite-length string")
+        }
+        // Indefinite length: definite chunks of the same major type until a break.
+        var joined: [UInt8] = []
+        while true {
+            let chunkStart = position
+            let initial = try readByte()
+            if initial == 0xff { break }
+            position = chunkStart
+            try countItem(at: chunkStart)
+            let chunk = try readHead()
+            guard chunk.major == major else {
+                throw fail(.invalid, at: chunkStart,
+                           "chunk of major type \(chunk.major) inside an indefinite string of major type \(major)")
+            }
+            guard let declared = chunk.argument else {
+                throw fail(.invalid, at: chunkStart, "nested indefinite-length chunk")
+            }
+            let length = try checkedLength(declared, perElement: 1, at: chunkStart, what: "chunk length")
+            if major == 3 {
+                // Each chunk of a text string must be valid UTF-8 on its own (RFC 8949 §3.2.3).
+                _ = try Self.validatedText(input[position..<(position + length)], offset: chunkStart - input.startIndex)
+            }
+            joined.append(contentsOf: take(length))
+        }
+        return joined[...]
+    }
+
+    private mutating func readArray(_ head: Head, depth: Int) throws(CBORError) -> [CBORItem] {
+        var elements: [CBORItem] = []
+        if let declared = head.argument {
+            let count = try checkedLength(declared, perElement: 1, at: head.start, what: "array count")
+            for _ in 0..<count { elements.append(try readItem(depth: depth + 1)) }
+            return elements
+        }
+        guard !options.requireCanonical else { throw fail(.nonCanonical, at: head.start, "indefinite-length array") }
+        while try !consumeBreak() { elements.append(try readItem(depth: depth + 1)) }
+        return elements
+    }
+
+    private mutating func readMap(_ head: Head, depth: Int) throws(CBORError) -> [CBORMapEntry] {
+        var entries: [CBORMapEntry] = []
+        var keys = DuplicateKeyDetector()
+        func readEntry(_ reader: inout CBORReader) throws(CBORError) {
+            let keyStart = reader.position
+            let key = try reader.readItem(depth: depth + 1)
+            if reader.options.requireCanonical, let previous = entries.last,
+               !CTAP2Order.precedes(previous.key.encodedBytes, key.encodedBytes) {
+                throw reader.fail(.nonCanonical, at: keyStart, "map keys are not in CTAP2 canonical order")
+            }
+            guard keys.insert(key) else {
+                throw reader.fail(.duplicateKey, at: keyStart, "duplicate map key")
+            }
+            let value = try reader.readItem(depth: depth + 1)
+            entries.append(CBORMapEntry(key: key, value: value))
+        }
+        if let declared = head.argument {
+            let count = try checkedLength(declared, perElement: 2, at: head.start, what: "map size")
+            for _ in 0..<count { try readEntry(&self) }
+            return entries
+        }
+        guard !options.requireCanonical else { throw fail(.nonCanonical, at: head.start, "indefinite-length map") }
+        while try !consumeBreak() { try readEntry(&self) }
+        return entries
+    }
+
+    /// Consumes a break byte if one is next; throws `truncated` at end of input.
+    private mutating func consumeBreak() throws(CBORError) -> Bool {
+        guard position < input.endIndex else {
+            throw fail(.truncated, "input ended before the break of an indefinite-length item")
+        }
+        if input[position] == 0xff {
+            position += 1
+            return true
+        }
+        return false
+    }
+
+    private mutating func readSimpleOrFloat(_ head: Head) throws(CBORError) -> CBORValue {
+        switch head.additional {
+        case 20: return .bool(false)
+        case 21: return .bool(true)
+        case 22: return .null
+        case 23: return .undefined
+        case 0..<20: return .simple(head.additional)
+        case 24:
+            let v = UInt8(truncatingIfNeeded: head.argument ?? 0)
+            guard v >= 32 else {
+                throw fail(.invalid, at: head.start, "simple value \(v) in two-byte form (RFC 8949 §3.3)")
+            }
+            return .simple(v)
+        case 25: return .float(Self.halfToDouble(UInt16(truncatingIfNeeded: head.argument ?? 0)))
+        case 26: return .float(Double(Float(bitPattern: UInt32(truncatingIfNeeded: head.argument ?? 0))))
+        case 27: return .float(Double(bitPattern: head.argument ?? 0))
+        default:
+            throw fail(.invalid, at: head.start, "break byte outside an indefinite-length item")
+        }
+    }
+
+    // MARK: Helpers
+
+    static func halfToDouble(_ half: UInt16) -> Double {
+        let exponent = Int((half >> 10) & 0x1f)
+        let mantissa = Double(half & 0x3ff)
+        let magnitude: Double
+        switch exponent {
+        case 0: magnitude = mantissa * 0x1p-24
+        case 31: magnitude = mantissa == 0 ? .infinity : .nan
+        default: magnitude = (mantissa + 1024) * Double(sign: .plus, exponent: exponent - 25, significand: 1)
+        }
+        return half & 0x8000 != 0 ? -magnitude : magnitude
+    }
+
+    static func validatedText(_ utf8: ArraySlice<UInt8>, offset: Int) throws(CBORError) -> String {
+        var iterator = utf8.makeIterator()
+        var decoder = UTF8()
+        var scalars = 0
+        loop: while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue: scalars += 1
+            case .emptyInput: break loop
+            case .error:
+                throw CBORError(.invalidUTF8, offset: offset, "text string is not valid UTF-8 (after \(scalars) scalar(s))")
+            }
+        }
+        return String(decoding: utf8, as: UTF8.self)
+    }
+}
+
+/// Finds a repeated map key. Integer, text and byte keys compare by value; other
+/// keys by their encoding. Small maps are scanned; large ones use a set.
+struct DuplicateKeyDetector {
+    private enum Identity: Hashable {
+        case unsigned(UInt64), negative(UInt64), bytes(ArraySlice<UInt8>), text([UInt8]), float(UInt64)
+        case encoded(ArraySlice<UInt8>)
+    }
+    private var seen: [Identity] = []
+    private var set: Set<Identity> = []
+
+    /// Returns false when the key was seen before.
+    mutating func insert(_ key: CBORItem) -> Bool {
+        let identity: Identity
+        switch key.value {
+        case .unsigned(let n): identity = .unsigned(n)
+        case .negative(let n): identity = .negative(n)
+        case .bytes(let b): identity = .bytes(b)
+        case .text(let s): identity = .text(Array(s.utf8))
+        case .float(let d): identity = .float(d.isNaN ? Double.nan.bitPattern : d.bitPattern)
+        default: identity = .encoded(key.encodedBytes)
+        }
+        if set.isEmpty && seen.count < 16 {
+            if seen.contains(identity) { return false }
+            seen.append(identity)
+            return true
+        }
+        if set.isEmpty { set = Set(seen) }
+        return set.insert(identity).inserted
+    }
+}
+
+/// CTAP2 canonical key order (CTAP 2.1 §8, "length-first" ordering): lower major
+/// type first, then shorter encoding, then byte-wise lexical order.
+enum CTAP2Order {
+    static func precedes(_ a: ArraySlice<UInt8>, _ b: ArraySlice<UInt8>) -> Bool {
+        let majorA = (a.first ?? 0) >> 5, majorB = (b.first ?? 0) >> 5
+        if majorA != majorB { return majorA < majorB }
+        if a.count != b.count { return a.count < b.count }
+        return a.lexicographicallyPrecedes(b)
+    }
+}

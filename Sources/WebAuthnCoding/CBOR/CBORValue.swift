@@ -1,0 +1,93 @@
+/// One decoded CBOR data item together with the exact bytes it was decoded from.
+///
+/// `encodedBytes` is a slice of the caller's input (no copy), so anything that is
+/// signed or hashed can be hashed exactly as received. Items built in code (for the
+/// encoder) carry their canonical encoding instead.
+public struct CBORItem: Sendable, Equatable {
+    /// The decoded value.
+    public let value: CBORValue
+    /// The item's exact encoding: a slice of the decoded input, or the canonical
+    /// encoding for items built with ``init(_:)``.
+    public let encodedBytes: ArraySlice<UInt8>
+
+    /// Wraps a decoded value with the input bytes it came from.
+    /// - Parameters:
+    ///   - value: the decoded value.
+    ///   - encodedBytes: the bytes of the whole item.
+    public init(value: CBORValue, encodedBytes: ArraySlice<UInt8>) {
+        self.value = value
+        self.encodedBytes = encodedBytes
+    }
+
+    /// Builds an item in code; its `encodedBytes` are the CTAP2 canonical encoding.
+    /// - Parameter value: the value to encode.
+    public init(_ value: CBORValue) {
+        self.value = value
+        self.encodedBytes = ArraySlice(CBOREncoder.encode(value))
+    }
+
+    /// Items compare by value; the encoding they came from is not part of equality.
+    public static func == (lhs: CBORItem, rhs: CBORItem) -> Bool { lhs.value == rhs.value }
+}
+
+/// A CBOR value (RFC 8949 §3), covering every major type.
+public indirect enum CBORValue: Sendable, Equatable {
+    /// Major type 0: an unsigned integer.
+    case unsigned(UInt64)
+    /// Major type 1: the integer `-1 - n`. Holding `n` keeps the whole range
+    /// down to `-2^64` representable without overflow.
+    case negative(UInt64)
+    /// Major type 2: a byte string; a slice of the input when definite-length.
+    case bytes(ArraySlice<UInt8>)
+    /// Major type 3: a text string, validated as UTF-8.
+    case text(String)
+    /// Major type 4: an array.
+    case array([CBORItem])
+    /// Major type 5: a map, entries in encoded order.
+    case map([CBORMapEntry])
+    /// Major type 6: a tagged item.
+    case tagged(UInt64, CBORItem)
+    /// Major type 7: `false` or `true`.
+    case bool(Bool)
+    /// Major type 7: `null`.
+    case null
+    /// Major type 7: `undefined`.
+    case undefined
+    /// Major type 7: an unassigned simple value (0-19, 32-255).
+    case simple(UInt8)
+    /// Major type 7: a half, single or double precision float, widened to `Double`.
+    case float(Double)
+
+    public static func == (lhs: CBORValue, rhs: CBORValue) -> Bool {
+        switch (lhs, rhs) {
+        case let (.unsigned(a), .unsigned(b)), let (.negative(a), .negative(b)): return a == b
+        case let (.bytes(a), .bytes(b)): return a.elementsEqual(b)
+        case let (.text(a), .text(b)): return a.utf8.elementsEqual(b.utf8)
+        case let (.array(a), .array(b)): return a == b
+        case let (.map(a), .map(b)): return a == b
+        case let (.tagged(ta, a), .tagged(tb, b)): return ta == tb && a == b
+        case let (.bool(a), .bool(b)): return a == b
+        case (.null, .null), (.undefined, .undefined): return true
+        case let (.simple(a), .simple(b)): return a == b
+        case let (.float(a), .float(b)): return a == b || (a.isNaN && b.isNaN)
+        default: return false
+        }
+    }
+}
+
+/// One key/value pair of a CBOR map.
+public struct CBORMapEntry: Sendable, Equatable {
+    /// The key.
+    public let key: CBORItem
+    /// The value.
+    public let value: CBORItem
+
+    /// Creates an entry.
+    /// - Parameters:
+    ///   - key: the key item.
+    ///   - value: the value item.
+    public init(key: CBORItem, value: CBORItem) {
+        self.key = key
+        self.value = value
+    }
+}

@@ -1,0 +1,2 @@
+// The ceremonies module; filled in by the ceremonies issue.
+@_exported import WebAuthnCoding

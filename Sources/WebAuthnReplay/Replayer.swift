@@ -1,0 +1,2 @@
+// Replay of recorded ceremonies; filled in by the ceremonies issue.
+import WebAuthnRP

@@ -1,0 +1,2 @@
+import WebAuthnReplay
+print("webauthn-replay: not yet implemented")
