@@ -1,0 +1,77 @@
+/// A COSE algorithm identifier (IANA "COSE Algorithms" registry), as WebAuthn's
+/// `pubKeyCredParams[].alg` and a COSE key's `alg` (label 3) carry it.
+public struct COSEAlgorithm: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The registered integer.
+    public let rawValue: Int
+    /// Wraps an identifier; unknown values are representable and refused where used.
+    /// - Parameter rawValue: the registered integer.
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    /// ECDSA w/ SHA-256 (any curve by RFC 9053; WebAuthn pairs it with P-256).
+    public static let es256 = COSEAlgorithm(rawValue: -7)
+    /// ECDSA w/ SHA-384.
+    public static let es384 = COSEAlgorithm(rawValue: -35)
+    /// ECDSA w/ SHA-512.
+    public static let es512 = COSEAlgorithm(rawValue: -36)
+    /// ECDSA secp256k1 w/ SHA-256 (RFC 8812).
+    public static let es256k = COSEAlgorithm(rawValue: -47)
+    /// EdDSA (Ed25519 or Ed448, chosen by the key's curve).
+    public static let edDSA = COSEAlgorithm(rawValue: -8)
+    /// Ed25519 (fully specified, RFC 9864).
+    public static let ed25519 = COSEAlgorithm(rawValue: -19)
+    /// Ed448 (fully specified, RFC 9864).
+    public static let ed448 = COSEAlgorithm(rawValue: -53)
+    /// ECDSA P-256 w/ SHA-256 (fully specified, RFC 9864).
+    public static let esp256 = COSEAlgorithm(rawValue: -9)
+    /// ECDSA P-384 w/ SHA-384 (fully specified, RFC 9864).
+    public static let esp384 = COSEAlgorithm(rawValue: -51)
+    /// ECDSA P-521 w/ SHA-512 (fully specified, RFC 9864).
+    public static let esp512 = COSEAlgorithm(rawValue: -52)
+    /// RSASSA-PKCS1-v1_5 w/ SHA-256.
+    public static let rs256 = COSEAlgorithm(rawValue: -257)
+    /// RSASSA-PKCS1-v1_5 w/ SHA-384.
+    public static let rs384 = COSEAlgorithm(rawValue: -258)
+    /// RSASSA-PKCS1-v1_5 w/ SHA-512.
+    public static let rs512 = COSEAlgorithm(rawValue: -259)
+    /// RSASSA-PSS w/ SHA-256.
+    public static let ps256 = COSEAlgorithm(rawValue: -37)
+    /// RSASSA-PSS w/ SHA-384.
+    public static let ps384 = COSEAlgorithm(rawValue: -38)
+    /// RSASSA-PSS w/ SHA-512.
+    public static let ps512 = COSEAlgorithm(rawValue: -39)
+    /// RSASSA-PKCS1-v1_5 w/ SHA-1: legacy attestation only, never for credentials.
+    public static let rs1 = COSEAlgorithm(rawValue: -65535)
+    /// ML-DSA-44 (needs a libcrypto with ML-DSA, OpenSSL 3.5+).
+    public static let mlDSA44 = COSEAlgorithm(rawValue: -48)
+    /// ML-DSA-65.
+    public static let mlDSA65 = COSEAlgorithm(rawValue: -49)
+    /// ML-DSA-87.
+    public static let mlDSA87 = COSEAlgorithm(rawValue: -50)
+
+    /// The name the IANA registry gives, or `alg(<n>)`.
+    public var description: String {
+        switch self {
+        case .es256: return "ES256"
+        case .es384: return "ES384"
+        case .es512: return "ES512"
+        case .es256k: return "ES256K"
+        case .edDSA: return "EdDSA"
+        case .ed25519: return "Ed25519"
+        case .ed448: return "Ed448"
+        case .esp256: return "ESP256"
+        case .esp384: return "ESP384"
+        case .esp512: return "ESP512"
+        case .rs256: return "RS256"
+        case .rs384: return "RS384"
+        case .rs512: return "RS512"
+        case .ps256: return "PS256"
+        case .ps384: return "PS384"
+        case .ps512: return "PS512"
+        case .rs1: return "RS1"
+        case .mlDSA44: return "ML-DSA-44"
+        case .mlDSA65: return "ML-DSA-65"
+        case .mlDSA87: return "ML-DSA-87"
+        default: return "alg(\(rawValue))"
+        }
+    }
+}
