@@ -1,2 +1,0 @@
-// The ceremonies module; filled in by the ceremonies issue.
-@_exported import WebAuthnCoding
