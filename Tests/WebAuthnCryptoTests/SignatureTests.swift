@@ -73,4 +73,110 @@ struct SignatureTests {
         tampered[tampered.count - 1] ^= 0x01
         #expect(try cose.verify(signature: tampered[...], over: Self.message[...]) == false)
     }
+
+    // MARK: - ECDSA encoding
+
+    /// DER `ECDSA-Sig-Value` to raw `r || s`, each left-padded to `width`.
+    static func rawSignature(fromDER der: [UInt8], width: Int) throws -> [UInt8] {
+        // 30 len [81 len] 02 rlen r 02 slen s
+        var index = der[1] == 0x81 ? 3 : 2
+        var out: [UInt8] = []
+        for _ in 0..<2 {
+            try #require(der[index] == 0x02)
+            let length = Int(der[index + 1])
+            var value = Array(der[(index + 2)..<(index + 2 + length)])
+            while value.count > width, value.first == 0 { value.removeFirst() }
+            out += [UInt8](repeating: 0, count: width - value.count) + value
+            index += 2 + length
+        }
+        return out
+    }
+
+    @Test func nonDERECDSASignaturesAreMalformed() throws {
+        let key = try PrivateKey.generate(.p256)
+        let cose = try COSEKey(cbor: try key.coseKey(algorithm: .es256)[...])
+        let der = try key.sign(Self.message, algorithm: .es256)
+        #expect(try cose.verify(signature: der[...], over: Self.message[...]))
+
+        let malformed = CryptoError(.malformedSignature, "")
+        // Raw r || s (the WebCrypto / COSE_Sign1 form) is not accepted here.
+        let raw = try Self.rawSignature(fromDER: der, width: 32)
+        #expect(throws: malformed) { try cose.verify(signature: raw[...], over: Self.message[...]) }
+        // Truncated, trailing bytes, empty.
+        #expect(throws: malformed) { try cose.verify(signature: der.dropLast(), over: Self.message[...]) }
+        #expect(throws: malformed) { try cose.verify(signature: (der + [0])[...], over: Self.message[...]) }
+        #expect(throws: malformed) { try cose.verify(signature: [], over: Self.message[...]) }
+        // BER long-form length for the SEQUENCE (same content, not DER).
+        let longForm = [0x30, 0x81, der[1]] + der.dropFirst(2)
+        #expect(throws: malformed) { try cose.verify(signature: longForm[...], over: Self.message[...]) }
+        // A non-minimal INTEGER: an extra leading zero on r.
+        let rLength = Int(der[3])
+        let paddedR = [0x30, der[1] + 1, 0x02, der[3] + 1, 0x00] + der[4..<(4 + rLength)] + der[(4 + rLength)...]
+        #expect(throws: malformed) { try cose.verify(signature: paddedR[...], over: Self.message[...]) }
+        // The same checks apply through PublicKey.
+        #expect(throws: malformed) {
+            try key.publicKey.verify(signature: raw[...], over: Self.message[...], algorithm: .es256)
+        }
+    }
+
+    @Test func eddsaAndRSASignaturesOfWrongLengthDoNotVerify() throws {
+        let ed = try PrivateKey.generate(.ed25519)
+        let edSignature = try ed.sign(Self.message, algorithm: .edDSA)
+        #expect(try ed.publicKey.verify(signature: edSignature.dropLast(), over: Self.message[...], algorithm: .edDSA) == false)
+        let rsa = try #require(Self.rsaKey)
+        let rsaSignature = try rsa.sign(Self.message, algorithm: .ps256)
+        #expect(try rsa.publicKey.verify(signature: rsaSignature.dropLast(), over: Self.message[...], algorithm: .ps256) == false)
+        #expect(try rsa.publicKey.verify(signature: (rsaSignature + [0])[...], over: Self.message[...], algorithm: .ps256) == false)
+        // PKCS#1 v1.5 and PSS are not interchangeable.
+        #expect(try rsa.publicKey.verify(signature: rsaSignature[...], over: Self.message[...], algorithm: .rs256) == false)
+    }
+
+    // MARK: - PublicKey
+
+    @Test func publicKeyRefusesAlgorithmsThatDoNotFit() throws {
+        let p256 = try PrivateKey.generate(.p256).publicKey
+        let ed25519 = try PrivateKey.generate(.ed25519).publicKey
+        let rsa = try #require(Self.rsaKey).publicKey
+        let mismatch = CryptoError(.algorithmMismatch, "")
+        let signature: [UInt8] = [0x30, 0x06, 0x02, 0x01, 0x01, 0x02, 0x01, 0x01]
+        for (key, algorithm) in [(p256, COSEAlgorithm.es384), (p256, .es256k), (p256, .esp512), (p256, .rs256),
+                                 (p256, .edDSA), (ed25519, .ed448), (ed25519, .es256), (rsa, .es256), (rsa, .edDSA)] {
+            #expect(throws: mismatch, "\(key.keyKind) with \(algorithm)") {
+                try key.verify(signature: signature[...], over: [], algorithm: algorithm)
+            }
+        }
+        #expect(throws: CryptoError(.unsupportedAlgorithm, "")) {
+            try p256.verify(signature: signature[...], over: [], algorithm: COSEAlgorithm(rawValue: -999))
+        }
+    }
+
+    @Test func subjectPublicKeyInfoRoundTrips() throws {
+        for kind in [PrivateKey.Kind.p256, .p384, .p521, .secp256k1, .ed25519, .ed448] {
+            let key = try PrivateKey.generate(kind)
+            let der = key.publicKey.subjectPublicKeyInfoDER
+            let parsed = try PublicKey(subjectPublicKeyInfoDER: der[...])
+            #expect(parsed.isEqual(to: key.publicKey))
+            #expect(parsed.subjectPublicKeyInfoDER == der)
+            #expect(!parsed.isEqual(to: try PrivateKey.generate(kind).publicKey))
+            #expect(throws: CryptoError(.malformedKey, "")) { try PublicKey(subjectPublicKeyInfoDER: (der + [0])[...]) }
+            #expect(throws: CryptoError(.malformedKey, "")) { try PublicKey(subjectPublicKeyInfoDER: der.dropLast()) }
+        }
+        #expect(throws: CryptoError(.malformedKey, "")) { try PublicKey(subjectPublicKeyInfoDER: [][...]) }
+        let rsa = try #require(Self.rsaKey).publicKey
+        #expect(try PublicKey(subjectPublicKeyInfoDER: rsa.subjectPublicKeyInfoDER[...]).isEqual(to: rsa))
+    }
+
+    @Test func keyKindsAndParameters() throws {
+        #expect(try PrivateKey.generate(.p384).publicKey.keyKind == "EC P-384")
+        #expect(try PrivateKey.generate(.p521).publicKey.keyKind == "EC P-521")
+        #expect(try PrivateKey.generate(.secp256k1).publicKey.keyKind == "EC secp256k1")
+        let ed448 = try PrivateKey.generate(.ed448).publicKey
+        #expect(ed448.keyKind == "Ed448")
+        #expect(ed448.rawOKPKey?.count == 57)
+        #expect(ed448.ecCoordinates == nil && ed448.rsaParameters == nil)
+        let p521 = try PrivateKey.generate(.p521).publicKey
+        #expect(p521.ecCoordinates?.x.count == 66 && p521.ecCoordinates?.y.count == 66)
+        #expect(try #require(Self.rsaKey).publicKey.keyKind == "RSA 2048")
+    }
 }
+
