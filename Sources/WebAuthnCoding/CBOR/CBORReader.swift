@@ -274,8 +274,9 @@ struct CBORReader {
     }
 }
 
-/// Finds a repeated map key. Integer, text and byte keys compare by value; other
-/// keys by their encoding. Small maps are scanned; large ones use a set.
+/// Finds a repeated map key. Integer, text, byte and float keys compare by value;
+/// other keys by their canonical re-encoding, which is also by value. Small maps
+/// are scanned; large ones use a set.
 struct DuplicateKeyDetector {
     private enum Identity: Hashable {
         case unsigned(UInt64), negative(UInt64), bytes(ArraySlice<UInt8>), text([UInt8]), float(UInt64)
@@ -293,7 +294,11 @@ struct DuplicateKeyDetector {
         case .bytes(let b): identity = .bytes(b)
         case .text(let s): identity = .text(Array(s.utf8))
         case .float(let d): identity = .float(d.isNaN ? Double.nan.bitPattern : d.bitPattern)
-        default: identity = .encoded(key.encodedBytes)
+        default:
+            // Arrays, maps, tags and simple values compare by value: their canonical
+            // encoding, so two encodings of one value (e.g. [1] as 81 01 and 81 18 01)
+            // are the same key (RFC 8949 §5.6).
+            identity = .encoded(ArraySlice(CBOREncoder.encode(key.value)))
         }
         if set.isEmpty && seen.count < 16 {
             if seen.contains(identity) { return false }
