@@ -191,12 +191,14 @@ struct CBORReader {
         func readEntry(_ reader: inout CBORReader) throws(CBORError) {
             let keyStart = reader.position
             let key = try reader.readItem(depth: depth + 1)
+            // Duplicates first: a repeated key is a duplicate in canonical mode too,
+            // not merely a key out of order.
+            guard keys.insert(key) else {
+                throw reader.fail(.duplicateKey, at: keyStart, "duplicate map key")
+            }
             if reader.options.requireCanonical, let previous = entries.last,
                !CTAP2Order.precedes(previous.key.encodedBytes, key.encodedBytes) {
                 throw reader.fail(.nonCanonical, at: keyStart, "map keys are not in CTAP2 canonical order")
-            }
-            guard keys.insert(key) else {
-                throw reader.fail(.duplicateKey, at: keyStart, "duplicate map key")
             }
             let value = try reader.readItem(depth: depth + 1)
             entries.append(CBORMapEntry(key: key, value: value))
