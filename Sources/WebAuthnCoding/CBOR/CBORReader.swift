@@ -191,12 +191,14 @@ struct CBORReader {
         func readEntry(_ reader: inout CBORReader) throws(CBORError) {
             let keyStart = reader.position
             let key = try reader.readItem(depth: depth + 1)
+            // Duplicates first: a repeated key is a duplicate in canonical mode too,
+            // not merely a key out of order.
+            guard keys.insert(key) else {
+                throw reader.fail(.duplicateKey, at: keyStart, "duplicate map key")
+            }
             if reader.options.requireCanonical, let previous = entries.last,
                !CTAP2Order.precedes(previous.key.encodedBytes, key.encodedBytes) {
                 throw reader.fail(.nonCanonical, at: keyStart, "map keys are not in CTAP2 canonical order")
-            }
-            guard keys.insert(key) else {
-                throw reader.fail(.duplicateKey, at: keyStart, "duplicate map key")
             }
             let value = try reader.readItem(depth: depth + 1)
             entries.append(CBORMapEntry(key: key, value: value))
@@ -274,8 +276,9 @@ struct CBORReader {
     }
 }
 
-/// Finds a repeated map key. Integer, text and byte keys compare by value; other
-/// keys by their encoding. Small maps are scanned; large ones use a set.
+/// Finds a repeated map key. Integer, text, byte and float keys compare by value;
+/// other keys by their canonical re-encoding, which is also by value. Small maps
+/// are scanned; large ones use a set.
 struct DuplicateKeyDetector {
     private enum Identity: Hashable {
         case unsigned(UInt64), negative(UInt64), bytes(ArraySlice<UInt8>), text([UInt8]), float(UInt64)
@@ -293,7 +296,11 @@ struct DuplicateKeyDetector {
         case .bytes(let b): identity = .bytes(b)
         case .text(let s): identity = .text(Array(s.utf8))
         case .float(let d): identity = .float(d.isNaN ? Double.nan.bitPattern : d.bitPattern)
-        default: identity = .encoded(key.encodedBytes)
+        default:
+            // Arrays, maps, tags and simple values compare by value: their canonical
+            // encoding, so two encodings of one value (e.g. [1] as 81 01 and 81 18 01)
+            // are the same key (RFC 8949 §5.6).
+            identity = .encoded(ArraySlice(CBOREncoder.encode(key.value)))
         }
         if set.isEmpty && seen.count < 16 {
             if seen.contains(identity) { return false }
