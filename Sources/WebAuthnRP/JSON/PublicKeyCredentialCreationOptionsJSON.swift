@@ -74,7 +74,7 @@ public struct PublicKeyCredentialCreationOptionsJSON: Sendable, Hashable, Codabl
         user = try c.decode(PublicKeyCredentialUserEntityJSON.self, forKey: .user)
         challenge = try c.decode(Base64URLBytes.self, forKey: .challenge)
         pubKeyCredParams = try c.decode([PublicKeyCredentialParameters].self, forKey: .pubKeyCredParams)
-        timeout = try c.decodeIfPresent(UInt32.self, forKey: .timeout)
+        timeout = try decodeTimeout(c, forKey: .timeout)
         excludeCredentials = try c.decodeIfPresent([PublicKeyCredentialDescriptorJSON].self, forKey: .excludeCredentials) ?? []
         authenticatorSelection = try c.decodeIfPresent(AuthenticatorSelectionCriteria.self, forKey: .authenticatorSelection)
         hints = try c.decodeIfPresent([PublicKeyCredentialHint].self, forKey: .hints)
@@ -143,4 +143,15 @@ extension PublicKeyCredentialCreationOptionsJSON {
             timeout: timeout, excludeCredentials: excludeCredentials, authenticatorSelection: authenticatorSelection,
             hints: hints, attestation: attestation, attestationFormats: attestationFormats, extensions: extensions)
     }
+}
+
+/// Decodes an `unsigned long` timeout. Foundation reports an integer out of range
+/// as invalid JSON without a path, so the value is read as a number and checked here.
+func decodeTimeout<K: CodingKey>(_ container: KeyedDecodingContainer<K>, forKey key: K) throws -> UInt32? {
+    guard let number = try container.decodeIfPresent(Double.self, forKey: key) else { return nil }
+    guard let value = UInt32(exactly: number) else {
+        throw DecodingError.dataCorruptedError(
+            forKey: key, in: container, debugDescription: "\(number) is not an unsigned 32-bit integer")
+    }
+    return value
 }

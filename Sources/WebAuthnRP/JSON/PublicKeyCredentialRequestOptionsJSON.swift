@@ -41,6 +41,24 @@ public struct PublicKeyCredentialRequestOptionsJSON: Sendable, Hashable, Codable
         self.extensions = extensions
     }
 
+    private enum CodingKeys: String, CodingKey {
+        case challenge, timeout, rpId, allowCredentials, userVerification, hints, extensions
+    }
+
+    /// Decodes the options.
+    /// - Parameter decoder: the decoder.
+    /// - Throws: `DecodingError` for a missing challenge, a wrong type or bad base64url.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        challenge = try c.decode(Base64URLBytes.self, forKey: .challenge)
+        timeout = try decodeTimeout(c, forKey: .timeout)
+        rpId = try c.decodeIfPresent(String.self, forKey: .rpId)
+        allowCredentials = try c.decodeIfPresent([PublicKeyCredentialDescriptorJSON].self, forKey: .allowCredentials)
+        userVerification = try c.decodeIfPresent(UserVerificationRequirement.self, forKey: .userVerification)
+        hints = try c.decodeIfPresent([PublicKeyCredentialHint].self, forKey: .hints)
+        extensions = try c.decodeIfPresent([String: JSONValue].self, forKey: .extensions)
+    }
+
     /// Builds authentication options with a fresh challenge.
     /// - Parameters:
     ///   - challenge: the challenge to use, at least 16 bytes; nil (the default) draws
