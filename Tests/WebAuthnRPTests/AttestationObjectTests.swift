@@ -125,4 +125,38 @@ struct AttestationObjectTests {
             expectMalformed("prefix of \(length) bytes") { () throws(WebAuthnError) in try AttestationObject(bytes: bytes[0..<length]) }
         }
     }
+
+    @Test("random byte mutations of a valid object parse or fail as malformed, never crash")
+    func mutations() throws {
+        let original = try Base64URL.decode(Self.w3cNone)
+        var random = SplitMix64(seed: 0x5EED_0001)
+        var accepted = 0
+        for _ in 0..<3000 {
+            var bytes = original
+            for _ in 0...(random.next() % 4) {
+                let index = Int(random.next() % UInt64(bytes.count))
+                bytes[index] = UInt8(truncatingIfNeeded: random.next())
+            }
+            do {
+                _ = try AttestationObject(bytes: bytes)
+                accepted += 1
+            } catch {
+                #expect(error.category == .malformed)
+            }
+        }
+        #expect(accepted < 3000)  // most mutations hit a structural byte or a key
+    }
+}
+
+/// A small deterministic generator (SplitMix64) so mutation tests are reproducible.
+struct SplitMix64 {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
 }

@@ -202,4 +202,22 @@ struct ClientDataTests {
         #expect(data.crossOrigin == false)
         #expect(try data.decodedChallenge().count == 32)
     }
+
+    @Test("random byte mutations of a valid client data parse or fail as malformed, never crash")
+    func mutations() {
+        let original = Array(Self.valid.utf8)
+        var random = SplitMix64(seed: 0x5EED_0002)
+        for _ in 0..<3000 {
+            var bytes = original
+            for _ in 0...(random.next() % 3) {
+                let index = Int(random.next() % UInt64(bytes.count))
+                bytes[index] = UInt8(truncatingIfNeeded: random.next())
+            }
+            do {
+                _ = try CollectedClientData(jsonBytes: bytes)
+            } catch {
+                #expect(error.category == .malformed)
+            }
+        }
+    }
 }
