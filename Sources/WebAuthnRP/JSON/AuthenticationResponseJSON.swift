@@ -1,0 +1,75 @@
+/// An authentication response in its JSON form (`AuthenticationResponseJSON`, WebAuthn
+/// Level 3 §5.1.8), what `PublicKeyCredential.toJSON()` returns after `get()`.
+public struct AuthenticationResponseJSON: Sendable, Hashable, Codable {
+    /// The credential ID as base64url text (must equal ``rawId`` encoded; the ceremony checks).
+    public var id: String
+    /// The credential ID.
+    public var rawId: Base64URLBytes
+    /// The authenticator's response.
+    public var response: AuthenticatorAssertionResponseJSON
+    /// The attachment of the authenticator that was used, if the client said.
+    public var authenticatorAttachment: AuthenticatorAttachment?
+    /// Client extension outputs, kept as JSON.
+    public var clientExtensionResults: [String: JSONValue]
+    /// The credential type (`public-key`).
+    public var type: PublicKeyCredentialType
+
+    /// Creates a response.
+    /// - Parameters:
+    ///   - id: the credential ID as base64url text.
+    ///   - rawId: the credential ID.
+    ///   - response: the authenticator's response.
+    ///   - authenticatorAttachment: the attachment, or nil.
+    ///   - clientExtensionResults: client extension outputs.
+    ///   - type: the credential type.
+    public init(id: String, rawId: Base64URLBytes, response: AuthenticatorAssertionResponseJSON,
+                authenticatorAttachment: AuthenticatorAttachment? = nil,
+                clientExtensionResults: [String: JSONValue] = [:], type: PublicKeyCredentialType = .publicKey) {
+        self.id = id
+        self.rawId = rawId
+        self.response = response
+        self.authenticatorAttachment = authenticatorAttachment
+        self.clientExtensionResults = clientExtensionResults
+        self.type = type
+    }
+}
+
+/// The authenticator's part of an authentication response (`AuthenticatorAssertionResponseJSON`).
+public struct AuthenticatorAssertionResponseJSON: Sendable, Hashable, Codable {
+    /// The `clientDataJSON` bytes, exactly as the client serialized them.
+    public var clientDataJSON: Base64URLBytes
+    /// The authenticator data the signature covers.
+    public var authenticatorData: Base64URLBytes
+    /// The assertion signature over `authenticatorData ‖ SHA-256(clientDataJSON)`.
+    public var signature: Base64URLBytes
+    /// The user handle, sent by discoverable credentials (absent or null otherwise).
+    public var userHandle: Base64URLBytes?
+
+    /// Creates an assertion response.
+    /// - Parameters:
+    ///   - clientDataJSON: the client data bytes.
+    ///   - authenticatorData: the authenticator data bytes.
+    ///   - signature: the signature bytes.
+    ///   - userHandle: the user handle, or nil.
+    public init(clientDataJSON: Base64URLBytes, authenticatorData: Base64URLBytes, signature: Base64URLBytes,
+                userHandle: Base64URLBytes? = nil) {
+        self.clientDataJSON = clientDataJSON
+        self.authenticatorData = authenticatorData
+        self.signature = signature
+        self.userHandle = userHandle
+    }
+
+    /// Parses ``clientDataJSON``.
+    /// - Returns: the client data, whose `rawBytes` are the received bytes.
+    /// - Throws: ``WebAuthnError`` with category `malformed`.
+    public func parsedClientData() throws(WebAuthnError) -> CollectedClientData {
+        try CollectedClientData(jsonBytes: clientDataJSON.bytes[...])
+    }
+
+    /// Parses ``authenticatorData``.
+    /// - Returns: the authenticator data, whose `rawBytes` are the received bytes.
+    /// - Throws: ``WebAuthnError`` with category `malformed`.
+    public func parsedAuthenticatorData() throws(WebAuthnError) -> AuthenticatorData {
+        try AuthenticatorData(bytes: authenticatorData.bytes[...])
+    }
+}

@@ -1,0 +1,177 @@
+// String-backed values for the WebAuthn enumerations that may grow. Each keeps
+// any value, so unknown strings from newer clients survive decoding and encoding
+// (WebAuthn Level 3 §2.1.1: unknown enumeration values are ignored, not rejected).
+// Codable comes from the standard library's RawRepresentable<String> support.
+
+/// The type of a credential (`PublicKeyCredentialType`, WebAuthn Level 3 §5.8.2).
+public struct PublicKeyCredentialType: RawRepresentable, Sendable, Hashable, Codable, ExpressibleByStringLiteral, CustomStringConvertible {
+    /// The string as it appears in JSON.
+    public let rawValue: String
+
+    /// Wraps any string, known or not.
+    /// - Parameter rawValue: the string.
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// Wraps a string literal.
+    /// - Parameter value: the string.
+    public init(stringLiteral value: String) { self.rawValue = value }
+
+    /// `public-key`: A public key credential, the only type defined so far.
+    public static let publicKey = PublicKeyCredentialType(rawValue: "public-key")
+
+    /// The raw string.
+    public var description: String { rawValue }
+}
+
+/// How a client may reach an authenticator (`AuthenticatorTransport`, WebAuthn Level 3 §5.8.4).
+public struct AuthenticatorTransport: RawRepresentable, Sendable, Hashable, Codable, ExpressibleByStringLiteral, CustomStringConvertible {
+    /// The string as it appears in JSON.
+    public let rawValue: String
+
+    /// Wraps any string, known or not.
+    /// - Parameter rawValue: the string.
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// Wraps a string literal.
+    /// - Parameter value: the string.
+    public init(stringLiteral value: String) { self.rawValue = value }
+
+    /// `usb`: Removable USB.
+    public static let usb = AuthenticatorTransport(rawValue: "usb")
+    /// `nfc`: Near-field communication.
+    public static let nfc = AuthenticatorTransport(rawValue: "nfc")
+    /// `ble`: Bluetooth Low Energy.
+    public static let ble = AuthenticatorTransport(rawValue: "ble")
+    /// `smart-card`: ISO/IEC 7816 smart card with contacts.
+    public static let smartCard = AuthenticatorTransport(rawValue: "smart-card")
+    /// `hybrid`: Hybrid transport (a phone over caBLE).
+    public static let hybrid = AuthenticatorTransport(rawValue: "hybrid")
+    /// `internal`: A platform authenticator built into the client device.
+    public static let `internal` = AuthenticatorTransport(rawValue: "internal")
+
+    /// The raw string.
+    public var description: String { rawValue }
+}
+
+/// Whether an authenticator is part of the client device (`AuthenticatorAttachment`, WebAuthn Level 3 §5.4.5).
+public struct AuthenticatorAttachment: RawRepresentable, Sendable, Hashable, Codable, ExpressibleByStringLiteral, CustomStringConvertible {
+    /// The string as it appears in JSON.
+    public let rawValue: String
+
+    /// Wraps any string, known or not.
+    /// - Parameter rawValue: the string.
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// Wraps a string literal.
+    /// - Parameter value: the string.
+    public init(stringLiteral value: String) { self.rawValue = value }
+
+    /// `platform`: Built into the client device.
+    public static let platform = AuthenticatorAttachment(rawValue: "platform")
+    /// `cross-platform`: Removable or roaming.
+    public static let crossPlatform = AuthenticatorAttachment(rawValue: "cross-platform")
+
+    /// The raw string.
+    public var description: String { rawValue }
+}
+
+/// Whether a client-side discoverable credential is wanted (`ResidentKeyRequirement`, WebAuthn Level 3 §5.4.6).
+public struct ResidentKeyRequirement: RawRepresentable, Sendable, Hashable, Codable, ExpressibleByStringLiteral, CustomStringConvertible {
+    /// The string as it appears in JSON.
+    public let rawValue: String
+
+    /// Wraps any string, known or not.
+    /// - Parameter rawValue: the string.
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// Wraps a string literal.
+    /// - Parameter value: the string.
+    public init(stringLiteral value: String) { self.rawValue = value }
+
+    /// `discouraged`: A server-side credential is preferred.
+    public static let discouraged = ResidentKeyRequirement(rawValue: "discouraged")
+    /// `preferred`: A discoverable credential is preferred.
+    public static let preferred = ResidentKeyRequirement(rawValue: "preferred")
+    /// `required`: A discoverable credential is required.
+    public static let required = ResidentKeyRequirement(rawValue: "required")
+
+    /// The raw string.
+    public var description: String { rawValue }
+}
+
+/// The relying party's user verification requirement (`UserVerificationRequirement`, WebAuthn Level 3 §5.8.6).
+public struct UserVerificationRequirement: RawRepresentable, Sendable, Hashable, Codable, ExpressibleByStringLiteral, CustomStringConvertible {
+    /// The string as it appears in JSON.
+    public let rawValue: String
+
+    /// Wraps any string, known or not.
+    /// - Parameter rawValue: the string.
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// Wraps a string literal.
+    /// - Parameter value: the string.
+    public init(stringLiteral value: String) { self.rawValue = value }
+
+    /// `required`: User verification is required; the ceremony fails without the UV flag.
+    public static let required = UserVerificationRequirement(rawValue: "required")
+    /// `preferred`: User verification is wanted if possible.
+    public static let preferred = UserVerificationRequirement(rawValue: "preferred")
+    /// `discouraged`: User verification is not wanted.
+    public static let discouraged = UserVerificationRequirement(rawValue: "discouraged")
+
+    /// The raw string.
+    public var description: String { rawValue }
+}
+
+/// The relying party's attestation preference (`AttestationConveyancePreference`, WebAuthn Level 3 §5.4.7).
+///
+/// Note: on an `Optional` of this type write `AttestationConveyancePreference.none`, since a bare
+/// `.none` means `Optional.none`.
+public struct AttestationConveyancePreference: RawRepresentable, Sendable, Hashable, Codable, ExpressibleByStringLiteral, CustomStringConvertible {
+    /// The string as it appears in JSON.
+    public let rawValue: String
+
+    /// Wraps any string, known or not.
+    /// - Parameter rawValue: the string.
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// Wraps a string literal.
+    /// - Parameter value: the string.
+    public init(stringLiteral value: String) { self.rawValue = value }
+
+    /// `none`: No attestation is wanted.
+    public static let none = AttestationConveyancePreference(rawValue: "none")
+    /// `indirect`: An attestation is wanted; the client may anonymize it.
+    public static let indirect = AttestationConveyancePreference(rawValue: "indirect")
+    /// `direct`: The authenticator's attestation is wanted as generated.
+    public static let direct = AttestationConveyancePreference(rawValue: "direct")
+    /// `enterprise`: An attestation that may identify the authenticator uniquely.
+    public static let enterprise = AttestationConveyancePreference(rawValue: "enterprise")
+
+    /// The raw string.
+    public var description: String { rawValue }
+}
+
+/// A hint about the authenticator the relying party expects (`PublicKeyCredentialHint`, WebAuthn Level 3 §5.8.7).
+public struct PublicKeyCredentialHint: RawRepresentable, Sendable, Hashable, Codable, ExpressibleByStringLiteral, CustomStringConvertible {
+    /// The string as it appears in JSON.
+    public let rawValue: String
+
+    /// Wraps any string, known or not.
+    /// - Parameter rawValue: the string.
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// Wraps a string literal.
+    /// - Parameter value: the string.
+    public init(stringLiteral value: String) { self.rawValue = value }
+
+    /// `security-key`: A physical security key.
+    public static let securityKey = PublicKeyCredentialHint(rawValue: "security-key")
+    /// `client-device`: The platform authenticator of the device in use.
+    public static let clientDevice = PublicKeyCredentialHint(rawValue: "client-device")
+    /// `hybrid`: A general-purpose device such as a phone, over the hybrid transport.
+    public static let hybrid = PublicKeyCredentialHint(rawValue: "hybrid")
+
+    /// The raw string.
+    public var description: String { rawValue }
+}

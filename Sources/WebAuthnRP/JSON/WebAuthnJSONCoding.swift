@@ -1,0 +1,119 @@
+import Foundation
+
+// JSON entry points that turn Foundation's DecodingError into a `malformed`
+// WebAuthnError naming the member (for example `RegistrationResponseJSON.response.clientDataJSON`).
+
+enum WebAuthnJSONCoding {
+    static func decode<T: Decodable>(_ type: T.Type, from data: Data, root: String) throws(WebAuthnError) -> T {
+        do {
+            return try JSONDecoder().decode(T.self, from: data)
+        } catch let error as DecodingError {
+            throw WebAuthnError(.malformed, describe(error, root: root))
+        } catch {
+            throw WebAuthnError(.malformed, "\(root): \(error)")
+        }
+    }
+
+    static func encode<T: Encodable>(_ value: T, root: String) throws(WebAuthnError) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        do {
+            return try encoder.encode(value)
+        } catch {
+            throw WebAuthnError(.malformed, "\(root): cannot be encoded as JSON: \(error)")
+        }
+    }
+
+    static func describe(_ error: DecodingError, root: String) -> String {
+        switch error {
+        case .dataCorrupted(let context):
+            if context.codingPath.isEmpty {
+                let underlying = context.underlyingError.map { " (\($0))" } ?? ""
+                return "\(root): \(context.debugDescription)\(underlying)"
+            }
+            return "\(path(root, context.codingPath)): \(context.debugDescription)"
+        case .keyNotFound(let key, let context):
+            return "\(path(root, context.codingPath + [key])) is missing"
+        case .typeMismatch(let expected, let context):
+            return "\(path(root, context.codingPath)) is not of the expected type (\(expected))"
+        case .valueNotFound(let expected, let context):
+            return "\(path(root, context.codingPath)) is null where \(expected) is required"
+        @unknown default:
+            return "\(root): \(error)"
+        }
+    }
+
+    static func path(_ root: String, _ codingPath: [any CodingKey]) -> String {
+        var out = root
+        for key in codingPath {
+            if let index = key.intValue { out += "[\(index)]" } else { out += ".\(key.stringValue)" }
+        }
+        return out
+    }
+}
+
+extension RegistrationResponseJSON {
+    /// Decodes a registration response from JSON.
+    /// - Parameter jsonData: the JSON the client posted.
+    /// - Throws: ``WebAuthnError`` with category `malformed` naming the member that is
+    ///   missing, mistyped or not base64url.
+    public init(jsonData: Data) throws(WebAuthnError) {
+        self = try WebAuthnJSONCoding.decode(Self.self, from: jsonData, root: "RegistrationResponseJSON")
+    }
+
+    /// Encodes the response as JSON (sorted keys, nil members left out).
+    /// - Returns: UTF-8 JSON.
+    /// - Throws: ``WebAuthnError`` with category `malformed` when a value cannot be encoded.
+    public func jsonData() throws(WebAuthnError) -> Data {
+        try WebAuthnJSONCoding.encode(self, root: "RegistrationResponseJSON")
+    }
+}
+
+extension AuthenticationResponseJSON {
+    /// Decodes an authentication response from JSON.
+    /// - Parameter jsonData: the JSON the client posted.
+    /// - Throws: ``WebAuthnError`` with category `malformed` naming the member that is
+    ///   missing, mistyped or not base64url.
+    public init(jsonData: Data) throws(WebAuthnError) {
+        self = try WebAuthnJSONCoding.decode(Self.self, from: jsonData, root: "AuthenticationResponseJSON")
+    }
+
+    /// Encodes the response as JSON (sorted keys, nil members left out).
+    /// - Returns: UTF-8 JSON.
+    /// - Throws: ``WebAuthnError`` with category `malformed` when a value cannot be encoded.
+    public func jsonData() throws(WebAuthnError) -> Data {
+        try WebAuthnJSONCoding.encode(self, root: "AuthenticationResponseJSON")
+    }
+}
+
+extension PublicKeyCredentialCreationOptionsJSON {
+    /// Decodes creation options from JSON.
+    /// - Parameter jsonData: the JSON.
+    /// - Throws: ``WebAuthnError`` with category `malformed` naming the failing member.
+    public init(jsonData: Data) throws(WebAuthnError) {
+        self = try WebAuthnJSONCoding.decode(Self.self, from: jsonData, root: "PublicKeyCredentialCreationOptionsJSON")
+    }
+
+    /// Encodes the options as JSON for the client (sorted keys, nil members left out).
+    /// - Returns: UTF-8 JSON.
+    /// - Throws: ``WebAuthnError`` with category `malformed` when an extension value cannot be encoded.
+    public func jsonData() throws(WebAuthnError) -> Data {
+        try WebAuthnJSONCoding.encode(self, root: "PublicKeyCredentialCreationOptionsJSON")
+    }
+}
+
+extension PublicKeyCredentialRequestOptionsJSON {
+    /// Decodes request options from JSON.
+    /// - Parameter jsonData: the JSON.
+    /// - Throws: ``WebAuthnError`` with category `malformed` naming the failing member.
+    public init(jsonData: Data) throws(WebAuthnError) {
+        self = try WebAuthnJSONCoding.decode(Self.self, from: jsonData, root: "PublicKeyCredentialRequestOptionsJSON")
+    }
+
+    /// Encodes the options as JSON for the client (sorted keys, nil members left out).
+    /// - Returns: UTF-8 JSON.
+    /// - Throws: ``WebAuthnError`` with category `malformed` when an extension value cannot be encoded.
+    public func jsonData() throws(WebAuthnError) -> Data {
+        try WebAuthnJSONCoding.encode(self, root: "PublicKeyCredentialRequestOptionsJSON")
+    }
+}

@@ -1,0 +1,87 @@
+/// A parsed attestation object (WebAuthn Level 3 §6.5.4): the CBOR map
+/// `{ "fmt": text, "attStmt": map, "authData": bytes }`.
+///
+/// Exactly those three text keys are accepted, each once, and nothing may follow
+/// the map. Canonical CBOR form is not required, since real authenticators do not
+/// always produce it.
+public struct AttestationObject: Sendable {
+    /// The attestation statement format identifier, for example `packed` or `none`.
+    public let format: String
+    /// The attestation statement (`attStmt`), a CBOR map whose shape depends on ``format``.
+    public let statement: CBORItem
+    /// The authenticator data, parsed over the byte string inside the object.
+    public let authenticatorData: AuthenticatorData
+    /// Exactly the bytes received.
+    public let rawBytes: ArraySlice<UInt8>
+
+    /// Parses an attestation object in place.
+    /// - Parameter bytes: the received bytes.
+    /// - Throws: ``WebAuthnError`` with category `malformed`: bytes that are not one CBOR
+    ///   map, a missing, extra, duplicate or mistyped member, trailing bytes, or
+    ///   authenticator data that does not parse.
+    public init(bytes: ArraySlice<UInt8>) throws(WebAuthnError) {
+        let item: CBORItem
+        do {
+            item = try CBOR.decode(bytes)
+        } catch {
+            throw WebAuthnError(.malformed, "attestation object: \(error)")
+        }
+        guard let entries = item.mapEntries else {
+            throw WebAuthnError(.malformed, "attestation object: the top-level item is not a CBOR map")
+        }
+        var format: String?
+        var statement: CBORItem?
+        var authData: ArraySlice<UInt8>?
+        for entry in entries {
+            guard let key = entry.key.text else {
+                throw WebAuthnError(.malformed, "attestation object: a map key is not a text string")
+            }
+            // The CBOR decoder already rejects duplicate keys; the nil checks below
+            // keep this function correct on its own.
+            switch key {
+            case "fmt":
+                guard format == nil else { throw WebAuthnError(.malformed, "attestation object: duplicate fmt") }
+                guard let text = entry.value.text else {
+                    throw WebAuthnError(.malformed, "attestation object: fmt is not a text string")
+                }
+                format = text
+            case "attStmt":
+                guard statement == nil else { throw WebAuthnError(.malformed, "attestation object: duplicate attStmt") }
+                guard entry.value.mapEntries != nil else {
+                    throw WebAuthnError(.malformed, "attestation object: attStmt is not a map")
+                }
+                statement = entry.value
+            case "authData":
+                guard authData == nil else { throw WebAuthnError(.malformed, "attestation object: duplicate authData") }
+                guard let data = entry.value.bytes else {
+                    throw WebAuthnError(.malformed, "attestation object: authData is not a byte string")
+                }
+                authData = data
+            default:
+                throw WebAuthnError(.malformed, "attestation object: unexpected key \"\(Self.printable(key))\"")
+            }
+        }
+        guard let format else { throw WebAuthnError(.malformed, "attestation object: fmt is missing") }
+        guard let statement else { throw WebAuthnError(.malformed, "attestation object: attStmt is missing") }
+        guard let authData else { throw WebAuthnError(.malformed, "attestation object: authData is missing") }
+        self.format = format
+        self.statement = statement
+        self.authenticatorData = try AuthenticatorData(bytes: authData)
+        self.rawBytes = bytes
+    }
+
+    /// Parses an attestation object held in an array.
+    /// - Parameter bytes: the received bytes.
+    /// - Throws: as ``init(bytes:)-(ArraySlice<UInt8>)``.
+    public init(bytes: [UInt8]) throws(WebAuthnError) {
+        try self.init(bytes: bytes[...])
+    }
+
+    /// A key for an error message: at most 40 characters, controls escaped.
+    private static func printable(_ key: String) -> String {
+        let shortened = key.unicodeScalars.prefix(40)
+        var out = ""
+        for s in shortened { out += s.value < 0x20 || s.value == 0x7f ? "\\u{\(String(s.value, radix: 16))}" : String(s) }
+        return key.unicodeScalars.count > 40 ? out + "…" : out
+    }
+}

@@ -1,0 +1,122 @@
+/// The credential data an authenticator adds when it creates a credential
+/// (WebAuthn Level 3 §6.5.1): present when the AT flag is set.
+public struct AttestedCredentialData: Sendable {
+    /// The authenticator model identifier.
+    public let aaguid: AAGUID
+    /// The credential ID, a slice of the received authenticator data (at most 1023 bytes).
+    public let credentialId: ArraySlice<UInt8>
+    /// The credential public key as one CBOR map (a COSE_Key). Its `encodedBytes`
+    /// are exactly the key bytes inside the authenticator data.
+    public let credentialPublicKey: CBORItem
+}
+
+/// Parsed authenticator data (WebAuthn Level 3 §6.1).
+///
+/// Layout: `rpIdHash` (32) ‖ flags (1) ‖ signCount (4, big-endian) ‖ attested
+/// credential data (when AT) ‖ extensions map (when ED). Parsing is exact: data the
+/// flags announce must be there, data they do not announce must not be, and no
+/// byte may be left over. Reserved flag bits are ignored.
+public struct AuthenticatorData: Sendable {
+    /// Exactly the bytes received; signatures and hashes are computed over these.
+    public let rawBytes: ArraySlice<UInt8>
+    /// SHA-256 of the RP ID the authenticator scoped the credential to (32 bytes).
+    public let rpIdHash: ArraySlice<UInt8>
+    /// The flags byte.
+    public let flags: AuthenticatorFlags
+    /// The signature counter (0 when the authenticator does not keep one).
+    public let signCount: UInt32
+    /// The attested credential data, present exactly when the AT flag is set.
+    public let attestedCredentialData: AttestedCredentialData?
+    /// The authenticator extension outputs map, present exactly when the ED flag is set.
+    public let extensions: CBORItem?
+
+    /// The largest credential ID length a relying party accepts (§7.1 step on `credentialId`).
+    public static let maximumCredentialIdLength = 1023
+    /// The length of authenticator data without attested credential data or extensions.
+    public static let minimumLength = 37
+
+    /// Parses authenticator data in place.
+    /// - Parameter bytes: the received bytes; slices of them are kept, not copied.
+    /// - Throws: ``WebAuthnError`` with category `malformed`, naming the field that
+    ///   failed: fewer than 37 bytes, a credential ID longer than 1023 bytes, a public
+    ///   key or extensions that are not one CBOR map, data missing for a set flag, or
+    ///   bytes left over.
+    public init(bytes: ArraySlice<UInt8>) throws(WebAuthnError) {
+        guard bytes.count >= Self.minimumLength else {
+            throw WebAuthnError(.malformed, "authenticator data: \(bytes.count) byte(s); at least \(Self.minimumLength) are required")
+        }
+        var reader = ByteReader(bytes, context: "authenticator data")
+        rawBytes = bytes
+        rpIdHash = try reader.take(32, "rpIdHash")
+        flags = AuthenticatorFlags(rawValue: try reader.readUInt8("flags"))
+        signCount = UInt32(truncatingIfNeeded: try reader.readBigEndian(4, "signCount"))
+
+        if flags.contains(.attestedCredentialData) {
+            guard !reader.isAtEnd else {
+                throw WebAuthnError(.malformed, "authenticator data: the AT flag is set but no attested credential data follows")
+            }
+            let aaguidBytes = try reader.take(16, "aaguid")
+            let length = Int(try reader.readBigEndian(2, "credentialIdLength"))
+            guard length <= Self.maximumCredentialIdLength else {
+                throw WebAuthnError(.malformed, "authenticator data: credentialIdLength \(length) exceeds \(Self.maximumCredentialIdLength)")
+            }
+            let credentialId = try reader.take(length, "credentialId")
+            let key = try Self.decodeMap(&reader, "credentialPublicKey")
+            attestedCredentialData = AttestedCredentialData(
+                aaguid: AAGUID(bytes: aaguidBytes) ?? .zero,  // take(16) returned 16 bytes
+                credentialId: credentialId,
+                credentialPublicKey: key)
+        } else {
+            attestedCredentialData = nil
+        }
+
+        if flags.contains(.extensionData) {
+            guard !reader.isAtEnd else {
+                throw WebAuthnError(.malformed, "authenticator data: the ED flag is set but no extensions follow")
+            }
+            extensions = try Self.decodeMap(&reader, "extensions")
+        } else {
+            extensions = nil
+        }
+
+        guard reader.isAtEnd else {
+            let announced = flags.contains(.attestedCredentialData) || flags.contains(.extensionData)
+            throw WebAuthnError(.malformed, "authenticator data: \(reader.remaining.count) byte(s) left over at offset \(reader.offset)"
+                + (announced ? "" : " (neither AT nor ED is set)"))
+        }
+    }
+
+    /// Parses authenticator data held in an array.
+    /// - Parameter bytes: the received bytes.
+    /// - Throws: as ``init(bytes:)-(ArraySlice<UInt8>)``.
+    public init(bytes: [UInt8]) throws(WebAuthnError) {
+        try self.init(bytes: bytes[...])
+    }
+
+    /// Decodes one CBOR item at the reader's position and requires it to be a map.
+    private static func decodeMap(_ reader: inout ByteReader, _ what: String) throws(WebAuthnError) -> CBORItem {
+        let offset = reader.offset
+        let decoded: (item: CBORItem, rest: ArraySlice<UInt8>)
+        do {
+            decoded = try CBOR.decodePrefix(reader.remaining)
+        } catch {
+            throw WebAuthnError(.malformed, "authenticator data: \(what) at offset \(offset): \(error)")
+        }
+        guard decoded.item.mapEntries != nil else {
+            throw WebAuthnError(.malformed, "authenticator data: \(what) at offset \(offset) is not a CBOR map")
+        }
+        reader.skip(to: decoded.rest)
+        return decoded.item
+    }
+}
+
+extension AuthenticatorData {
+    /// Whether the UP flag is set.
+    public var userPresent: Bool { flags.contains(.userPresent) }
+    /// Whether the UV flag is set.
+    public var userVerified: Bool { flags.contains(.userVerified) }
+    /// Whether the BE flag is set.
+    public var backupEligible: Bool { flags.contains(.backupEligible) }
+    /// Whether the BS flag is set.
+    public var backupState: Bool { flags.contains(.backupState) }
+}

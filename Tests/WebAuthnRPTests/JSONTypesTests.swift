@@ -1,0 +1,263 @@
+import Foundation
+import Testing
+import WebAuthnCoding
+import WebAuthnRP
+
+@Suite("WebAuthn JSON types")
+struct JSONTypesTests {
+    static let registrationJSON = #"""
+        {
+          "id": "-R85HbTJsv3g6nAYnLo_tj9Xm6YSKzOtlP8-wzAIS-Q",
+          "rawId": "-R85HbTJsv3g6nAYnLo_tj9Xm6YSKzOtlP8-wzAIS-Q",
+          "response": {
+            "clientDataJSON": "eyJ0eXBlIjoid2ViYXV0aG4uY3JlYXRlIiwiY2hhbGxlbmdlIjoiQU1NUHQ0VXh4R1RTdG5jZHE0MTdZRHdCRmk4dnBJYS1wdzhvT3VWVzRUQSIsIm9yaWdpbiI6Imh0dHBzOi8vZXhhbXBsZS5vcmciLCJjcm9zc09yaWdpbiI6ZmFsc2UsImV4dHJhRGF0YSI6ImNsaWVudERhdGFKU09OIG1heSBiZSBleHRlbmRlZCB3aXRoIGFkZGl0aW9uYWwgZmllbGRzIGluIHRoZSBmdXR1cmUsIHN1Y2ggYXMgdGhpczogQmtRZURqZGNUQnJYQmlBd0pUTEU1USJ9",
+            "authenticatorData": "v6vDdDKViwYzYNOtZGHJxHNa5_jt1GWSpeDwFFKy5LVZAAAAAIRGzLmrHbN0dQsjZ_9vOh8AIPkfOR20ybL94OpwGJy6P7Y_V5umEiszrZT_PsMwCEvkpQECAyYgASFYIK_voW-XypstI-uGzLZAmNINuQhWBi6yScM6m2cvJt9hIlggkwpWuHovymYzSwNFir-HlxfBLMaO1zKQry4mZHlrkiA",
+            "transports": ["internal", "hybrid"],
+            "publicKey": "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEr--hb5fKmy0j64bMtkCY0g25CFYGLrJJwzqbZy8m32GTCla4ei_KZjNLA0WKv4eXF8Esxo7XMpCvLiZkeWuSIA",
+            "publicKeyAlgorithm": -7,
+            "attestationObject": "o2NmbXRkbm9uZWdhdHRTdG10oGhhdXRoRGF0YVikv6vDdDKViwYzYNOtZGHJxHNa5_jt1GWSpeDwFFKy5LVZAAAAAIRGzLmrHbN0dQsjZ_9vOh8AIPkfOR20ybL94OpwGJy6P7Y_V5umEiszrZT_PsMwCEvkpQECAyYgASFYIK_voW-XypstI-uGzLZAmNINuQhWBi6yScM6m2cvJt9hIlggkwpWuHovymYzSwNFir-HlxfBLMaO1zKQry4mZHlrkiA"
+          },
+          "authenticatorAttachment": "platform",
+          "type": "public-key",
+          "clientExtensionResults": {"credProps": {"rk": true}}
+        }
+        """#
+
+    static let authenticationJSON = #"""
+        {
+          "id": "uK1ZuZYEerGOLOtXIGw2LaV0WHk0gfSo6_EBx8p8wPE",
+          "rawId": "uK1ZuZYEerGOLOtXIGw2LaV0WHk0gfSo6_EBx8p8wPE",
+          "response": {
+            "clientDataJSON": "eyJ0eXBlIjoid2ViYXV0aG4uZ2V0IiwiY2hhbGxlbmdlIjoiMVVwY2pLUzJLbzQ3c3lIanNyeHpoVy1Gb1FGUTJ5azVyQmxYT2VzZW9HWSIsIm9yaWdpbiI6Imh0dHBzOi8vZXhhbXBsZS5vcmciLCJjcm9zc09yaWdpbiI6dHJ1ZSwidG9wT3JpZ2luIjoiaHR0cHM6Ly9leGFtcGxlLmNvbSIsImV4dHJhRGF0YSI6ImNsaWVudERhdGFKU09OIG1heSBiZSBleHRlbmRlZCB3aXRoIGFkZGl0aW9uYWwgZmllbGRzIGluIHRoZSBmdXR1cmUsIHN1Y2ggYXMgdGhpczogVWlGb0pNVlJRSERBRldGaTR2eFVwUSJ9",
+            "authenticatorData": "v6vDdDKViwYzYNOtZGHJxHNa5_jt1GWSpeDwFFKy5LUFAAAAAA",
+            "signature": "MEUCIQC1pwyBeA1fzJpPKunKrpkFj4rMr1i5H7WTKWRsKKxv_AIgEuEBwWXbPI6ZV_DFTdbKm1a8O9LygL0vqmwdAsblwXE",
+            "userHandle": null
+          },
+          "type": "public-key",
+          "clientExtensionResults": {}
+        }
+        """#
+
+    @Test("a registration response decodes, and its binary members parse")
+    func registration() throws {
+        let response = try RegistrationResponseJSON(jsonData: Data(Self.registrationJSON.utf8))
+        #expect(response.rawId.base64URL == response.id)
+        #expect(response.rawId.bytes.count == 32)
+        #expect(response.type == .publicKey)
+        #expect(response.authenticatorAttachment == .platform)
+        #expect(response.response.transports == [.internal, .hybrid])
+        #expect(response.response.publicKeyAlgorithm == -7)
+        #expect(response.response.publicKey?.bytes.count == 91)
+        #expect(response.clientExtensionResults["credProps"]?["rk"] == .bool(true))
+
+        let clientData = try response.response.parsedClientData()
+        #expect(clientData.type == "webauthn.create")
+        #expect(Array(clientData.rawBytes) == response.response.clientDataJSON.bytes)
+        let attestation = try response.response.parsedAttestationObject()
+        #expect(attestation.format == "none")
+        #expect(Array(attestation.authenticatorData.rawBytes) == response.response.authenticatorData?.bytes)
+        #expect(attestation.authenticatorData.attestedCredentialData.map { Array($0.credentialId) } == response.rawId.bytes)
+    }
+
+    @Test("an authentication response decodes; a null user handle is nil")
+    func authentication() throws {
+        let response = try AuthenticationResponseJSON(jsonData: Data(Self.authenticationJSON.utf8))
+        #expect(response.response.userHandle == nil)
+        #expect(response.authenticatorAttachment == nil)
+        #expect(response.clientExtensionResults.isEmpty)
+        let clientData = try response.response.parsedClientData()
+        #expect(clientData.type == "webauthn.get")
+        #expect(clientData.crossOrigin == true)
+        #expect(clientData.topOrigin == "https://example.com")
+        let authData = try response.response.parsedAuthenticatorData()
+        #expect(authData.flags == [.userPresent, .userVerified])
+        #expect(response.response.signature.bytes.first == 0x30)
+
+        let withHandle = Self.authenticationJSON.replacingOccurrences(of: #""userHandle": null"#, with: #""userHandle": "AQID""#)
+        let decoded = try AuthenticationResponseJSON(jsonData: Data(withHandle.utf8))
+        #expect(decoded.response.userHandle?.bytes == [1, 2, 3])
+    }
+
+    @Test("unknown enumeration values are kept through decoding and encoding")
+    func unknownEnumValues() throws {
+        let text = Self.registrationJSON
+            .replacingOccurrences(of: #"["internal", "hybrid"]"#, with: #"["usb", "quantum-link"]"#)
+            .replacingOccurrences(of: #""authenticatorAttachment": "platform""#, with: #""authenticatorAttachment": "wrist""#)
+            .replacingOccurrences(of: #""type": "public-key""#, with: #""type": "future-key""#)
+        let response = try RegistrationResponseJSON(jsonData: Data(text.utf8))
+        #expect(response.response.transports == [.usb, AuthenticatorTransport(rawValue: "quantum-link")])
+        #expect(response.authenticatorAttachment?.rawValue == "wrist")
+        #expect(response.type.rawValue == "future-key")
+        #expect(response.type != .publicKey)
+
+        let encoded = String(decoding: try response.jsonData(), as: UTF8.self)
+        #expect(encoded.contains(#""quantum-link""#))
+        #expect(encoded.contains(#""authenticatorAttachment":"wrist""#))
+        #expect(try RegistrationResponseJSON(jsonData: Data(encoded.utf8)) == response)
+    }
+
+    @Test("responses round-trip through JSON, leaving out nil members")
+    func roundTrip() throws {
+        let registration = try RegistrationResponseJSON(jsonData: Data(Self.registrationJSON.utf8))
+        let registrationAgain = try RegistrationResponseJSON(jsonData: registration.jsonData())
+        #expect(registrationAgain == registration)
+
+        let authentication = try AuthenticationResponseJSON(jsonData: Data(Self.authenticationJSON.utf8))
+        let encoded = try authentication.jsonData()
+        let text = String(decoding: encoded, as: UTF8.self)
+        #expect(!text.contains("userHandle"))
+        #expect(!text.contains("authenticatorAttachment"))
+        #expect(!text.contains("="))  // unpadded base64url
+        #expect(try AuthenticationResponseJSON(jsonData: encoded) == authentication)
+    }
+
+    @Test("bad base64url names the member in a malformed error",
+          arguments: [
+              (#""rawId": "-R85HbTJsv3g6nAYnLo_tj9Xm6YSKzOtlP8-wzAIS-Q""#, #""rawId": "+R85HbTJ""#, "RegistrationResponseJSON.rawId"),
+              (#""rawId": "-R85HbTJsv3g6nAYnLo_tj9Xm6YSKzOtlP8-wzAIS-Q""#, #""rawId": "AA==""#, "RegistrationResponseJSON.rawId"),
+              (#""clientDataJSON": "eyJ0"#, #""clientDataJSON": "e yJ0"#, "RegistrationResponseJSON.response.clientDataJSON"),
+              (#""attestationObject": "o2Nm"#, #""attestationObject": "o2N!"#, "RegistrationResponseJSON.response.attestationObject"),
+              (#""publicKeyAlgorithm": -7"#, #""publicKeyAlgorithm": "ES256""#, "RegistrationResponseJSON.response.publicKeyAlgorithm"),
+              (#""transports": ["internal", "hybrid"]"#, #""transports": [1]"#, "RegistrationResponseJSON.response.transports[0]"),
+              (#""rawId": "-R85HbTJsv3g6nAYnLo_tj9Xm6YSKzOtlP8-wzAIS-Q","#, "", "RegistrationResponseJSON.rawId is missing"),
+              (#""clientExtensionResults": {"credProps": {"rk": true}}"#, #""clientExtensionResults": null"#,
+               "RegistrationResponseJSON.clientExtensionResults"),
+          ] as [(String, String, String)])
+    func badMembers(original: String, replacement: String, mention: String) throws {
+        #expect(Self.registrationJSON.contains(original))
+        let text = Self.registrationJSON.replacingOccurrences(of: original, with: replacement)
+        expectMalformed(mentioning: mention) { () throws(WebAuthnError) in
+            try RegistrationResponseJSON(jsonData: Data(text.utf8))
+        }
+    }
+
+    @Test("text that is not JSON is malformed")
+    func notJSON() {
+        expectMalformed(mentioning: "AuthenticationResponseJSON") { () throws(WebAuthnError) in
+            try AuthenticationResponseJSON(jsonData: Data("{not json".utf8))
+        }
+        expectMalformed(mentioning: "AuthenticationResponseJSON.response.signature") { () throws(WebAuthnError) in
+            try AuthenticationResponseJSON(jsonData: Data(Self.authenticationJSON.replacingOccurrences(
+                of: #""signature": "MEUC"#, with: #""signature": "ME/C"#).utf8))
+        }
+    }
+
+    @Test("creation options decode with the IDL default for excludeCredentials and round-trip")
+    func creationOptions() throws {
+        let text = #"""
+            {"rp":{"id":"example.org","name":"Example"},
+             "user":{"id":"h5BAzdD8jmeyTXdoSpzULw","name":"alice@example.org","displayName":"Alice"},
+             "challenge":"AMMPt4UxxGTStncdq417YDwBFi8vpIa-pw8oOuVW4TA",
+             "pubKeyCredParams":[{"type":"public-key","alg":-7},{"type":"public-key","alg":-257}],
+             "timeout":60000,
+             "authenticatorSelection":{"residentKey":"required","userVerification":"preferred","authenticatorAttachment":"cross-platform"},
+             "hints":["security-key","smart-watch"],
+             "attestation":"direct",
+             "attestationFormats":["packed"],
+             "extensions":{"credProps":true,"prf":{"eval":{"first":"AAEC"}}}}
+            """#
+        let options = try PublicKeyCredentialCreationOptionsJSON(jsonData: Data(text.utf8))
+        #expect(options.rp.id == "example.org")
+        #expect(options.user.id.bytes.count == 16)
+        #expect(options.challenge.bytes.count == 32)
+        #expect(options.pubKeyCredParams.map(\.algorithm) == [.es256, COSEAlgorithm(rawValue: -257)])
+        #expect(options.timeout == 60000)
+        #expect(options.excludeCredentials.isEmpty)
+        #expect(options.authenticatorSelection?.residentKey == .required)
+        #expect(options.authenticatorSelection?.authenticatorAttachment == .crossPlatform)
+        #expect(options.hints == [.securityKey, PublicKeyCredentialHint(rawValue: "smart-watch")])
+        #expect(options.attestation == .direct)
+        #expect(options.extensions?["credProps"] == .bool(true))
+        #expect(options.extensions?["prf"]?["eval"]?["first"] == .string("AAEC"))
+
+        let encoded = try options.jsonData()
+        #expect(try PublicKeyCredentialCreationOptionsJSON(jsonData: encoded) == options)
+        let encodedText = String(decoding: encoded, as: UTF8.self)
+        #expect(encodedText.contains(#""excludeCredentials":[]"#))
+        #expect(!encodedText.contains("requireResidentKey"))
+
+        for badTimeout in ["-1", "1.5", "4294967296", "\"60000\""] {
+            let bad = text.replacingOccurrences(of: "60000", with: badTimeout)
+            expectMalformed(mentioning: "PublicKeyCredentialCreationOptionsJSON.timeout") { () throws(WebAuthnError) in
+                try PublicKeyCredentialCreationOptionsJSON(jsonData: Data(bad.utf8))
+            }
+        }
+    }
+
+    @Test("request options decode and round-trip; absent members stay absent")
+    func requestOptions() throws {
+        let text = #"""
+            {"challenge":"1UpcjKS2Ko47syHjsrxzhW-FoQFQ2yk5rBlXOeseoGY","rpId":"example.org",
+             "allowCredentials":[{"type":"public-key","id":"uK1ZuZYEerGOLOtXIGw2LaV0WHk0gfSo6_EBx8p8wPE","transports":["usb","nfc"]}],
+             "userVerification":"required"}
+            """#
+        let options = try PublicKeyCredentialRequestOptionsJSON(jsonData: Data(text.utf8))
+        #expect(options.rpId == "example.org")
+        #expect(options.allowCredentials?.first?.id.bytes.count == 32)
+        #expect(options.allowCredentials?.first?.transports == [.usb, .nfc])
+        #expect(options.userVerification == .required)
+        #expect(options.timeout == nil && options.hints == nil && options.extensions == nil)
+        let withTimeout = text.replacingOccurrences(of: #""rpId""#, with: #""timeout":4294967295,"rpId""#)
+        #expect(try PublicKeyCredentialRequestOptionsJSON(jsonData: Data(withTimeout.utf8)).timeout == UInt32.max)
+        let encoded = try options.jsonData()
+        let encodedText = String(decoding: encoded, as: UTF8.self)
+        #expect(!encodedText.contains("timeout") && !encodedText.contains("hints") && !encodedText.contains("extensions"))
+        #expect(try PublicKeyCredentialRequestOptionsJSON(jsonData: encoded) == options)
+    }
+
+    @Test("builders draw a fresh 32-byte challenge, or check the one given")
+    func builders() throws {
+        let rp = PublicKeyCredentialRpEntity(id: "example.org", name: "Example")
+        let user = PublicKeyCredentialUserEntityJSON(id: Base64URLBytes([1, 2, 3, 4]), name: "alice", displayName: "Alice")
+        let first = try PublicKeyCredentialCreationOptionsJSON.make(rp: rp, user: user)
+        let second = try PublicKeyCredentialCreationOptionsJSON.make(rp: rp, user: user)
+        #expect(first.challenge.bytes.count == 32)
+        #expect(first.challenge != second.challenge)
+        #expect(first.attestation == AttestationConveyancePreference.none)
+        #expect(first.pubKeyCredParams.map(\.alg) == [-7, -8, -257])
+        #expect(String(decoding: try first.jsonData(), as: UTF8.self).contains(#""attestation":"none""#))
+
+        let given = [UInt8](repeating: 7, count: 16)
+        #expect(try PublicKeyCredentialCreationOptionsJSON.make(rp: rp, user: user, challenge: given).challenge.bytes == given)
+        expectMalformed(mentioning: "challenge") { () throws(WebAuthnError) in
+            try PublicKeyCredentialCreationOptionsJSON.make(rp: rp, user: user, challenge: [UInt8](repeating: 7, count: 15))
+        }
+        for bad in [[UInt8](), [UInt8](repeating: 1, count: 65)] {
+            let badUser = PublicKeyCredentialUserEntityJSON(id: Base64URLBytes(bad), name: "a", displayName: "A")
+            expectMalformed(mentioning: "user.id") { () throws(WebAuthnError) in
+                try PublicKeyCredentialCreationOptionsJSON.make(rp: rp, user: badUser)
+            }
+        }
+
+        let request = try PublicKeyCredentialRequestOptionsJSON.make(rpId: "example.org")
+        let request2 = try PublicKeyCredentialRequestOptionsJSON.make(rpId: "example.org")
+        #expect(request.challenge.bytes.count == 32 && request.challenge != request2.challenge)
+        #expect(request.userVerification == .preferred)
+        expectMalformed(mentioning: "challenge") { () throws(WebAuthnError) in
+            try PublicKeyCredentialRequestOptionsJSON.make(challenge: [1, 2, 3])
+        }
+    }
+
+    @Test("JSONValue keeps every JSON kind")
+    func jsonValue() throws {
+        let text = #"{"a":null,"b":true,"c":-1.5,"d":"s","e":[1,[]],"f":{"g":{}}}"#
+        let value = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+        #expect(value["a"] == .null)
+        #expect(value["b"]?.boolValue == true)
+        #expect(value["c"]?.numberValue == -1.5)
+        #expect(value["d"]?.stringValue == "s")
+        #expect(value["e"]?.arrayValue == [.number(1), .array([])])
+        #expect(value["f"]?["g"]?.objectValue?.isEmpty == true)
+        let again = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(value))
+        #expect(again == value)
+    }
+
+    @Test("Base64URLBytes names the member when built from text")
+    func base64URLBytes() throws {
+        #expect(try Base64URLBytes(base64URL: "AQID", member: "userHandle").bytes == [1, 2, 3])
+        expectMalformed(mentioning: "userHandle") { () throws(WebAuthnError) in
+            try Base64URLBytes(base64URL: "AQID=", member: "userHandle")
+        }
+        #expect(Base64URLBytes([0xFB, 0xFF]).description == "-_8")
+    }
+}
