@@ -48,6 +48,11 @@ public enum TPMManufacturer {
         "FFFFF1D0": "FIDO Alliance conformance testing",
     ]
 
+    /// Every identifier `isKnown(_:)` accepts, as "id:" and eight upper-case hex digits, sorted.
+    public static var knownIDs: [String] {
+        registry.keys.sorted().map { "id:" + $0 }
+    }
+
     /// The manufacturer's name for an identifier.
     /// - Parameter id: the attribute value, "id:" and eight hex digits; both are case-insensitive.
     /// - Returns: the vendor's name, or `nil` when the identifier is malformed or not registered.

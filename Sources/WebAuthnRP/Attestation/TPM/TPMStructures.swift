@@ -333,8 +333,10 @@ public struct TPMClockInfo: Sendable, Hashable {
     public let resetCount: UInt32
     /// Restarts since the last reset.
     public let restartCount: UInt32
-    /// Whether `clock` is known never to have reported a smaller value (TPMI_YES_NO).
-    public let safe: Bool
+    /// The TPMI_YES_NO `safe` byte as carried: 1 (YES) when `clock` is known never to have
+    /// reported a smaller value, 0 (NO) otherwise. Other values are kept, not judged: the W3C
+    /// WebAuthn test vectors put filler there, and WebAuthn does not use the field.
+    public let safe: UInt8
 }
 
 /// TPMS_CERTIFY_INFO: what TPM2_Certify attests about an object.
@@ -399,10 +401,7 @@ public struct TPMAttest: Sendable, Hashable {
         let resetCount = try reader.read(UInt32.self, "clockInfo.resetCount")
         let restartCount = try reader.read(UInt32.self, "clockInfo.restartCount")
         let safe = try reader.read(UInt8.self, "clockInfo.safe")
-        guard safe <= 1 else {
-            throw tpmError("certInfo.clockInfo.safe is \(safe), not NO (0) or YES (1)")
-        }
-        clockInfo = TPMClockInfo(clock: clock, resetCount: resetCount, restartCount: restartCount, safe: safe == 1)
+        clockInfo = TPMClockInfo(clock: clock, resetCount: resetCount, restartCount: restartCount, safe: safe)
         firmwareVersion = try reader.read(UInt64.self, "firmwareVersion")
         if type == Self.attestCertifyType {
             let name = TPMName(bytes: try reader.sized("attested.certify.name", maximum: TPMLimits.name))
