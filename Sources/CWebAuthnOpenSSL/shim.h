@@ -22,4 +22,7 @@
 #include <openssl/objects.h>
 #include <openssl/ecdsa.h>
 
+/// `EVP_PKEY_PUBLIC_KEY` is a macro built from other macros; Swift cannot see it.
+static inline int cwebauthn_selection_public_key(void) { return EVP_PKEY_PUBLIC_KEY; }
+
 #endif

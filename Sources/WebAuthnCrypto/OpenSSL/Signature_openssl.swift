@@ -1,0 +1,87 @@
+internal import CWebAuthnOpenSSL
+
+extension EVPKey {
+    /// Starts a sign or verify operation with the scheme's digest and padding.
+    private func initialize(_ mdContext: OpaquePointer, scheme: AlgorithmProfile.Scheme, signing: Bool) throws(CryptoError) {
+        var md: OpaquePointer?
+        var pss = false
+        switch scheme {
+        case .ecdsa(let digest), .rsaPKCS1(let digest): md = digest.evpMD
+        case .rsaPSS(let digest): md = digest.evpMD; pss = true
+        case .eddsa, .mlDSA: md = nil
+        }
+        var keyContext: OpaquePointer?
+        let started = signing
+            ? EVP_DigestSignInit(mdContext, &keyContext, md, nil, pointer)
+            : EVP_DigestVerifyInit(mdContext, &keyContext, md, nil, pointer)
+        guard started == 1 else {
+            throw libcryptoFailure(signing ? "EVP_DigestSignInit" : "EVP_DigestVerifyInit", code: .algorithmMismatch)
+        }
+        if pss {
+            guard let keyContext,
+                  EVP_PKEY_CTX_set_rsa_padding(keyContext, RSA_PKCS1_PSS_PADDING) == 1,
+                  EVP_PKEY_CTX_set_rsa_mgf1_md(keyContext, md) == 1,
+                  EVP_PKEY_CTX_set_rsa_pss_saltlen(keyContext, RSA_PSS_SALTLEN_DIGEST) == 1
+            else { throw libcryptoFailure("setting RSASSA-PSS parameters") }
+        }
+    }
+
+    /// Verifies a signature; `false` when it does not verify.
+    func verify(signature: ArraySlice<UInt8>, over data: ArraySlice<UInt8>,
+                scheme: AlgorithmProfile.Scheme) throws(CryptoError) -> Bool {
+        ERR_clear_error()
+        if case .ecdsa = scheme { try Self.requireStrictDER(signature) }
+        guard let mdContext = EVP_MD_CTX_new() else { throw libcryptoFailure("EVP_MD_CTX_new") }
+        defer { EVP_MD_CTX_free(mdContext) }
+        try initialize(mdContext, scheme: scheme, signing: false)
+        let result = withBytePointer(signature) { sig, sigCount in
+            withBytePointer(data) { tbs, tbsCount in EVP_DigestVerify(mdContext, sig, sigCount, tbs, tbsCount) }
+        }
+        // 1 = verified; 0 = bad signature; < 0 = malformed input (for example an RSA
+        // signature longer than the modulus), which is also "does not verify".
+        ERR_clear_error()
+        return result == 1
+    }
+
+    /// Signs (tests only); ECDSA output is DER.
+    func sign(_ data: ArraySlice<UInt8>, scheme: AlgorithmProfile.Scheme) throws(CryptoError) -> [UInt8] {
+        ERR_clear_error()
+        guard let mdContext = EVP_MD_CTX_new() else { throw libcryptoFailure("EVP_MD_CTX_new") }
+        defer { EVP_MD_CTX_free(mdContext) }
+        try initialize(mdContext, scheme: scheme, signing: true)
+        return try withBytePointer(data) { (tbs, tbsCount) throws(CryptoError) -> [UInt8] in
+            var length = 0
+            guard EVP_DigestSign(mdContext, nil, &length, tbs, tbsCount) == 1 else {
+                throw libcryptoFailure("EVP_DigestSign (length)")
+            }
+            var signature = [UInt8](repeating: 0, count: length)
+            guard EVP_DigestSign(mdContext, &signature, &length, tbs, tbsCount) == 1 else {
+                throw libcryptoFailure("EVP_DigestSign")
+            }
+            return Array(signature.prefix(length))
+        }
+    }
+
+    /// Requires an ECDSA signature to be one DER `ECDSA-Sig-Value` that re-encodes to
+    /// exactly the same bytes (no BER leniency, no trailing bytes).
+    static func requireStrictDER(_ signature: ArraySlice<UInt8>) throws(CryptoError) {
+        guard !signature.isEmpty, let length = Int(exactly: signature.count) else {
+            throw CryptoError(.malformedSignature, "ECDSA signature is empty")
+        }
+        let reencoded: [UInt8]? = withBytePointer(signature) { base, count in
+            var cursor: UnsafePointer<UInt8>? = base
+            guard let sig = d2i_ECDSA_SIG(nil, &cursor, count) else { return nil }
+            defer { ECDSA_SIG_free(sig) }
+            guard let cursor, cursor - base == length else { return nil }
+            var out: UnsafeMutablePointer<UInt8>?
+            let outLength = i2d_ECDSA_SIG(sig, &out)
+            guard outLength > 0, let out else { return nil }
+            defer { CRYPTO_free(out, #fileID, #line) }
+            return Array(UnsafeBufferPointer(start: out, count: Int(outLength)))
+        }
+        ERR_clear_error()
+        guard let reencoded, reencoded.elementsEqual(signature) else {
+            throw CryptoError(.malformedSignature, "ECDSA signature is not one strict DER ECDSA-Sig-Value (\(signature.count) bytes)")
+        }
+    }
+}

@@ -1,0 +1,59 @@
+/// A message digest computed by libcrypto.
+public enum Digest: Sendable {
+    /// SHA-1 (legacy attestation only).
+    case sha1
+    /// SHA-256.
+    case sha256
+    /// SHA-384.
+    case sha384
+    /// SHA-512.
+    case sha512
+
+    /// The digest length in bytes.
+    public var outputSize: Int {
+        switch self {
+        case .sha1: return 20
+        case .sha256: return 32
+        case .sha384: return 48
+        case .sha512: return 64
+        }
+    }
+
+    /// Hashes bytes.
+    /// - Parameter data: the bytes to hash.
+    /// - Returns: the digest, ``outputSize`` bytes long.
+    public func hash(_ data: some Sequence<UInt8>) -> [UInt8] {
+        if let contiguous = data.withContiguousStorageIfAvailable({ LibCryptoDigest.compute(self, $0) }) {
+            return contiguous
+        }
+        let copy = Array(data)
+        return copy.withUnsafeBufferPointer { LibCryptoDigest.compute(self, $0) }
+    }
+}
+
+/// Comparison of secrets and MACs in time that does not depend on where they differ.
+public enum ConstantTime {
+    /// Whether two byte sequences are equal, in time independent of their contents
+    /// (`CRYPTO_memcmp`). A length mismatch returns `false` at once; lengths are not secret.
+    /// - Parameters:
+    ///   - a: the first bytes.
+    ///   - b: the second bytes.
+    /// - Returns: `true` when both have the same length and the same bytes.
+    public static func equals(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Bool {
+        guard a.count == b.count else { return false }
+        return LibCryptoDigest.memoryEquals(Array(a), Array(b))
+    }
+}
+
+/// Random bytes from libcrypto's CSPRNG.
+public enum SecureRandom {
+    /// Fills a new array with cryptographically secure random bytes (`RAND_bytes`).
+    /// - Parameter count: how many bytes, 0 or more.
+    /// - Returns: the bytes.
+    /// - Throws: ``CryptoError`` `libcrypto` when the generator fails, `malformedKey` never;
+    ///   a negative count is refused as `libcrypto` with a reason.
+    public static func bytes(count: Int) throws(CryptoError) -> [UInt8] {
+        guard count >= 0 else { throw CryptoError(.libcrypto, "SecureRandom.bytes: negative count \(count)") }
+        return try LibCryptoDigest.randomBytes(count)
+    }
+}
