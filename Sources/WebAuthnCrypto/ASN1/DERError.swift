@@ -50,7 +50,9 @@ public struct DERError: Error, Hashable, Sendable, CustomStringConvertible {
         self.reason = reason
     }
 
+    /// Equal when the codes are equal (offset and reason are ignored).
     public static func == (lhs: DERError, rhs: DERError) -> Bool { lhs.code == rhs.code }
+    /// Hashes the code only, matching `==`.
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
     /// `der.<code> at <offset>: <reason>`.
     public var description: String { "der.\(code.rawValue) at \(offset): \(reason)" }

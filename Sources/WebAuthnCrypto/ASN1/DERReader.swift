@@ -49,7 +49,7 @@ public enum DER {
     /// - Returns: the value, with every nested value already checked.
     /// - Throws: ``DERError`` naming what failed and where.
     public static func parse(_ bytes: ArraySlice<UInt8>, maximumDepth: Int = defaultMaximumDepth) throws(DERError) -> DERNode {
-        var reader = Reader(bytes: bytes, maximumDepth: maximumDepth)
+        var reader = DERCursor(bytes: bytes, maximumDepth: maximumDepth)
         let node = try reader.readNode(depth: 1)
         guard reader.isAtEnd else {
             throw DERError(.trailingBytes, offset: reader.offset, "\(reader.remaining) byte(s) after the value")
@@ -74,7 +74,7 @@ public enum DER {
     /// - Returns: the value and the unread rest.
     /// - Throws: ``DERError``.
     public static func parsePrefix(_ bytes: ArraySlice<UInt8>, maximumDepth: Int = defaultMaximumDepth) throws(DERError) -> (node: DERNode, rest: ArraySlice<UInt8>) {
-        var reader = Reader(bytes: bytes, maximumDepth: maximumDepth)
+        var reader = DERCursor(bytes: bytes, maximumDepth: maximumDepth)
         let node = try reader.readNode(depth: 1)
         return (node, reader.rest)
     }
@@ -101,7 +101,7 @@ public enum DER {
 }
 
 /// The index-based cursor behind ``DER``. Never copies; never reads past `bytes.endIndex`.
-struct Reader {
+struct DERCursor {
     let bytes: ArraySlice<UInt8>
     let origin: Int
     let maximumDepth: Int
@@ -144,7 +144,7 @@ struct Reader {
         let content = bytes[contentStart..<contentEnd]
         var elements: [DERNode] = []
         if tag.isConstructed {
-            var inner = Reader(bytes: content, maximumDepth: maximumDepth, origin: origin)
+            var inner = DERCursor(bytes: content, maximumDepth: maximumDepth, origin: origin)
             while !inner.isAtEnd {
                 elements.append(try inner.readNode(depth: depth + 1))
             }

@@ -125,6 +125,13 @@ public struct Certificate: Sendable {
         self.isSelfIssued = handle.isSelfIssued
     }
 
+    /// Parses one DER certificate from a slice (for example a CBOR byte string of `x5c`).
+    /// - Parameter derEncoded: exactly one certificate; trailing bytes are refused.
+    /// - Throws: ``CryptoError`` with code ``CryptoError/Code/malformedCertificate``.
+    public init(derEncoded: ArraySlice<UInt8>) throws(CryptoError) {
+        try self.init(derEncoded: Array(derEncoded))
+    }
+
     private static func name(_ der: [UInt8]?, _ what: String) throws(CryptoError) -> DistinguishedName {
         guard let der else { throw CryptoError(.malformedCertificate, "\(what) cannot be encoded") }
         do {

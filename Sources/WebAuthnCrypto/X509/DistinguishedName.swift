@@ -75,10 +75,12 @@ public struct DistinguishedName: Hashable, Sendable, CustomStringConvertible {
         }.joined(separator: ", ")
     }
 
+    /// Equal when the RDNs and their attributes are (the encodings may differ in string types).
     public static func == (lhs: DistinguishedName, rhs: DistinguishedName) -> Bool {
         lhs.relativeDistinguishedNames == rhs.relativeDistinguishedNames
     }
 
+    /// Hashes the RDNs, matching `==`.
     public func hash(into hasher: inout Hasher) { hasher.combine(relativeDistinguishedNames) }
 
     /// Parses a DER Name (`SEQUENCE OF SET OF AttributeTypeAndValue`).
