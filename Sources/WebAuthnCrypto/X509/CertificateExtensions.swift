@@ -1,0 +1,192 @@
+// The X.509 extension values WebAuthn attestation looks at, decoded in safe Swift
+// with the DER reader from the extnValue octets libcrypto hands over.
+
+/// One certificate extension, as it appears in the certificate.
+public struct CertificateExtension: Hashable, Sendable {
+    /// The extension's OID, dotted (`2.5.29.19`).
+    public let oid: String
+    /// Whether the extension is marked critical.
+    public let isCritical: Bool
+    /// The contents of the extnValue OCTET STRING: the extension's own DER encoding.
+    public let value: [UInt8]
+
+    /// Creates an extension.
+    /// - Parameters:
+    ///   - oid: the dotted OID.
+    ///   - isCritical: the critical flag.
+    ///   - value: the DER of the extension value (without the OCTET STRING wrapper).
+    public init(oid: String, isCritical: Bool, value: [UInt8]) {
+        self.oid = oid
+        self.isCritical = isCritical
+        self.value = value
+    }
+
+    /// basicConstraints (`2.5.29.19`).
+    public static let basicConstraintsOID = "2.5.29.19"
+    /// keyUsage (`2.5.29.15`).
+    public static let keyUsageOID = "2.5.29.15"
+    /// extKeyUsage (`2.5.29.37`).
+    public static let extendedKeyUsageOID = "2.5.29.37"
+    /// subjectAltName (`2.5.29.17`).
+    public static let subjectAlternativeNameOID = "2.5.29.17"
+}
+
+/// The basicConstraints extension (RFC 5280 §4.2.1.9).
+public struct BasicConstraints: Hashable, Sendable {
+    /// Whether the subject is a CA.
+    public let isCA: Bool
+    /// The maximum number of intermediate CAs that may follow, if constrained.
+    public let pathLength: Int?
+
+    /// Creates the value.
+    /// - Parameters:
+    ///   - isCA: the cA flag.
+    ///   - pathLength: pathLenConstraint, if any.
+    public init(isCA: Bool, pathLength: Int? = nil) {
+        self.isCA = isCA
+        self.pathLength = pathLength
+    }
+
+    /// Decodes `SEQUENCE { cA BOOLEAN DEFAULT FALSE, pathLenConstraint INTEGER (0..MAX) OPTIONAL }`.
+    /// An explicit `cA FALSE` (common in the wild, though not DER) is accepted.
+    init(derEncoded: [UInt8]) throws(DERError) {
+        var elements = try DER.parseSequence(derEncoded)[...]
+        var isCA = false
+        if let first = elements.first, first.tag == .boolean {
+            isCA = try first.boolean()
+            elements = elements.dropFirst()
+        }
+        var pathLength: Int?
+        if let next = elements.first {
+            pathLength = try next.integer(in: 0...Int(Int32.max))
+            elements = elements.dropFirst()
+        }
+        if let extra = elements.first {
+            throw extra.error(.unexpectedElementCount, "basicConstraints has extra elements")
+        }
+        self.init(isCA: isCA, pathLength: pathLength)
+    }
+}
+
+/// The keyUsage extension's bits (RFC 5280 §4.2.1.3); bit n of the BIT STRING is `1 << n`.
+public struct KeyUsage: OptionSet, Hashable, Sendable {
+    /// The bits.
+    public let rawValue: UInt16
+    /// Creates a set from bits.
+    /// - Parameter rawValue: bit n is named bit n.
+    public init(rawValue: UInt16) { self.rawValue = rawValue }
+
+    /// digitalSignature (0).
+    public static let digitalSignature = KeyUsage(rawValue: 1 << 0)
+    /// nonRepudiation / contentCommitment (1).
+    public static let nonRepudiation = KeyUsage(rawValue: 1 << 1)
+    /// keyEncipherment (2).
+    public static let keyEncipherment = KeyUsage(rawValue: 1 << 2)
+    /// dataEncipherment (3).
+    public static let dataEncipherment = KeyUsage(rawValue: 1 << 3)
+    /// keyAgreement (4).
+    public static let keyAgreement = KeyUsage(rawValue: 1 << 4)
+    /// keyCertSign (5).
+    public static let keyCertSign = KeyUsage(rawValue: 1 << 5)
+    /// cRLSign (6).
+    public static let cRLSign = KeyUsage(rawValue: 1 << 6)
+    /// encipherOnly (7).
+    public static let encipherOnly = KeyUsage(rawValue: 1 << 7)
+    /// decipherOnly (8).
+    public static let decipherOnly = KeyUsage(rawValue: 1 << 8)
+
+    /// Decodes the BIT STRING; bits past decipherOnly are ignored.
+    init(derEncoded: [UInt8]) throws(DERError) {
+        let (bytes, _) = try DER.parse(derEncoded).bitString()
+        var raw: UInt16 = 0
+        for (index, byte) in bytes.prefix(2).enumerated() {
+            for bit in 0..<8 where byte & (0x80 >> bit) != 0 {
+                let position = index * 8 + bit
+                if position <= 8 { raw |= 1 << position }
+            }
+        }
+        self.init(rawValue: raw)
+    }
+
+    /// The DER BIT STRING for these bits (named-bit-list form: trailing zero bits dropped).
+    var derEncoded: [UInt8] {
+        var highest = -1
+        for position in 0..<16 where rawValue & (1 << position) != 0 { highest = position }
+        guard highest >= 0 else { return DEREncoder.bitString([]) }
+        let bitCount = highest + 1
+        var bytes = [UInt8](repeating: 0, count: (bitCount + 7) / 8)
+        for position in 0...highest where rawValue & (1 << position) != 0 {
+            bytes[position / 8] |= 0x80 >> (position % 8)
+        }
+        return DEREncoder.bitString(bytes, unusedBits: bytes.count * 8 - bitCount)
+    }
+}
+
+/// One GeneralName (RFC 5280 §4.2.1.6).
+public enum GeneralName: Hashable, Sendable {
+    /// rfc822Name `[1]`.
+    case rfc822Name(String)
+    /// dNSName `[2]`.
+    case dnsName(String)
+    /// directoryName `[4]` (the TPM AIK certificate's manufacturer, model and version).
+    case directoryName(DistinguishedName)
+    /// uniformResourceIdentifier `[6]`.
+    case uri(String)
+    /// iPAddress `[7]`: 4 or 16 octets (or 8/32 in name constraints).
+    case ipAddress([UInt8])
+    /// registeredID `[8]`, dotted.
+    case registeredID(String)
+    /// Any other form (otherName `[0]`, x400Address `[3]`, ediPartyName `[5]`…):
+    /// its context tag number and its complete DER encoding.
+    case other(tagNumber: UInt32, encoded: [UInt8])
+
+    /// Decodes `SEQUENCE OF GeneralName`.
+    static func decodeList(_ derEncoded: [UInt8]) throws(DERError) -> [GeneralName] {
+        var names: [GeneralName] = []
+        for node in try DER.parseSequence(derEncoded) {
+            names.append(try GeneralName(node: node))
+        }
+        return names
+    }
+
+    init(node: DERNode) throws(DERError) {
+        guard node.tag.tagClass == .contextSpecific else {
+            throw node.error(.unexpectedTag, "GeneralName must be context-tagged, found \(node.tag)")
+        }
+        switch node.tag.number {
+        case 1, 2, 6:
+            let text = try Self.ia5(node)
+            self = node.tag.number == 1 ? .rfc822Name(text) : node.tag.number == 2 ? .dnsName(text) : .uri(text)
+        case 4:
+            self = .directoryName(try DistinguishedName(node: try node.explicitlyTagged(4)))
+        case 7:
+            self = .ipAddress(Array(try node.octetString(tag: .context(7, constructed: false))))
+        case 8:
+            self = .registeredID(try node.objectIdentifier(tag: .context(8, constructed: false)))
+        default:
+            self = .other(tagNumber: node.tag.number, encoded: Array(node.encodedBytes))
+        }
+    }
+
+    private static func ia5(_ node: DERNode) throws(DERError) -> String {
+        let bytes = try node.octetString(tag: .context(node.tag.number, constructed: false))
+        guard bytes.allSatisfy({ $0 < 0x80 }) else {
+            throw node.error(.invalidValue, "IA5String holds a non-ASCII byte")
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// This name's DER encoding.
+    var derEncoded: [UInt8] {
+        switch self {
+        case .rfc822Name(let text): return DEREncoder.ia5String(text, tag: .context(1, constructed: false))
+        case .dnsName(let text): return DEREncoder.ia5String(text, tag: .context(2, constructed: false))
+        case .directoryName(let name): return DEREncoder.explicit(4, name.derBytes)
+        case .uri(let text): return DEREncoder.ia5String(text, tag: .context(6, constructed: false))
+        case .ipAddress(let bytes): return DEREncoder.octetString(bytes, tag: .context(7, constructed: false))
+        case .registeredID(let oid):
+            return DEREncoder.tlv(.context(8, constructed: false), (try? DEREncoder.objectIdentifierContent(oid)) ?? [])
+        case .other(_, let encoded): return encoded
+        }
+    }
+}

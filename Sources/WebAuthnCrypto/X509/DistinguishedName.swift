@@ -1,0 +1,166 @@
+/// An X.501 Name (a certificate's subject or issuer, or a SAN directoryName).
+///
+/// Kept as its relative distinguished names (RDNs), each a set of one or more
+/// attributes, so both TPM encodings (one RDN per attribute, or one multi-valued
+/// RDN) read the same through ``attributes`` and ``value(for:)``.
+public struct DistinguishedName: Hashable, Sendable, CustomStringConvertible {
+    /// One attribute: its type OID (dotted) and its value as text.
+    public struct Attribute: Hashable, Sendable {
+        /// The attribute type, dotted (`2.5.4.3` for commonName).
+        public let oid: String
+        /// The value. Character strings are decoded; any other ASN.1 type is
+        /// given as `#` and the hex of its DER encoding (RFC 4514 style).
+        public let value: String
+
+        /// Creates an attribute.
+        /// - Parameters:
+        ///   - oid: the dotted type OID.
+        ///   - value: the text value.
+        public init(oid: String, value: String) {
+            self.oid = oid
+            self.value = value
+        }
+    }
+
+    /// commonName (`2.5.4.3`).
+    public static let commonNameOID = "2.5.4.3"
+    /// countryName (`2.5.4.6`).
+    public static let countryOID = "2.5.4.6"
+    /// organizationName (`2.5.4.10`).
+    public static let organizationOID = "2.5.4.10"
+    /// organizationalUnitName (`2.5.4.11`).
+    public static let organizationalUnitOID = "2.5.4.11"
+    /// TCG tpmManufacturer (`2.23.133.2.1`).
+    public static let tpmManufacturerOID = "2.23.133.2.1"
+    /// TCG tpmModel (`2.23.133.2.2`).
+    public static let tpmModelOID = "2.23.133.2.2"
+    /// TCG tpmVersion (`2.23.133.2.3`).
+    public static let tpmVersionOID = "2.23.133.2.3"
+
+    /// The RDNs in order; each holds one or more attributes.
+    public let relativeDistinguishedNames: [[Attribute]]
+    /// The Name's DER encoding as it appeared in the certificate (not part of equality).
+    public let derBytes: [UInt8]
+
+    /// Every attribute, RDN by RDN, flattened.
+    public var attributes: [Attribute] { relativeDistinguishedNames.flatMap { $0 } }
+    /// Whether the name has no attributes (a TPM AIK certificate's subject).
+    public var isEmpty: Bool { relativeDistinguishedNames.allSatisfy { $0.isEmpty } }
+
+    /// Every value of the attribute type `oid`, in order.
+    /// - Parameter oid: the dotted type OID.
+    public func values(for oid: String) -> [String] {
+        attributes.filter { $0.oid == oid }.map(\.value)
+    }
+
+    /// The first value of the attribute type `oid`, or nil.
+    /// - Parameter oid: the dotted type OID.
+    public func value(for oid: String) -> String? {
+        attributes.first { $0.oid == oid }?.value
+    }
+
+    /// The first commonName (CN).
+    public var commonName: String? { value(for: Self.commonNameOID) }
+    /// The first organizationName (O).
+    public var organization: String? { value(for: Self.organizationOID) }
+    /// The first organizationalUnitName (OU).
+    public var organizationalUnit: String? { value(for: Self.organizationalUnitOID) }
+    /// The first countryName (C).
+    public var country: String? { value(for: Self.countryOID) }
+
+    /// `oid=value` pairs, RDNs joined by `, ` and multi-valued RDN members by `+`.
+    public var description: String {
+        relativeDistinguishedNames.map { rdn in
+            rdn.map { "\($0.oid)=\($0.value)" }.joined(separator: "+")
+        }.joined(separator: ", ")
+    }
+
+    /// Equal when the RDNs and their attributes are (the encodings may differ in string types).
+    public static func == (lhs: DistinguishedName, rhs: DistinguishedName) -> Bool {
+        lhs.relativeDistinguishedNames == rhs.relativeDistinguishedNames
+    }
+
+    /// Hashes the RDNs, matching `==`.
+    public func hash(into hasher: inout Hasher) { hasher.combine(relativeDistinguishedNames) }
+
+    /// Parses a DER Name (`SEQUENCE OF SET OF AttributeTypeAndValue`).
+    /// - Parameter derEncoded: exactly one Name.
+    /// - Throws: ``DERError`` when it is not a well-formed Name.
+    public init(derEncoded: ArraySlice<UInt8>) throws(DERError) {
+        try self.init(node: try DER.parse(derEncoded))
+    }
+
+    /// Reads a Name from a parsed node.
+    init(node: DERNode) throws(DERError) {
+        var rdns: [[Attribute]] = []
+        for rdnNode in try node.sequence() {
+            let members = try rdnNode.set()
+            guard !members.isEmpty else {
+                throw rdnNode.error(.unexpectedElementCount, "empty RelativeDistinguishedName")
+            }
+            var rdn: [Attribute] = []
+            for member in members {
+                let parts = try member.sequence()
+                guard parts.count == 2 else {
+                    throw member.error(.unexpectedElementCount, "AttributeTypeAndValue has \(parts.count) elements")
+                }
+                let oid = try parts[0].objectIdentifier()
+                rdn.append(Attribute(oid: oid, value: Self.text(of: parts[1])))
+            }
+            rdns.append(rdn)
+        }
+        self.relativeDistinguishedNames = rdns
+        self.derBytes = Array(node.encodedBytes)
+    }
+
+    /// Builds a name (and its DER) from RDNs. countryName is written as a
+    /// PrintableString, every other value as a UTF8String.
+    /// - Parameter rdns: the RDNs; an inner array of several attributes is one multi-valued RDN.
+    /// - Throws: ``DERError/Code/invalidValue`` for an OID that is not dotted decimal.
+    @_spi(Testing) public init(rdns: [[Attribute]]) throws(DERError) {
+        var encodedRDNs: [[UInt8]] = []
+        for rdn in rdns {
+            var members: [[UInt8]] = []
+            for attribute in rdn {
+                let value = attribute.oid == Self.countryOID
+                    ? DEREncoder.printableString(attribute.value)
+                    : DEREncoder.utf8String(attribute.value)
+                members.append(DEREncoder.sequence([try DEREncoder.objectIdentifier(attribute.oid), value]))
+            }
+            encodedRDNs.append(DEREncoder.set(members))
+        }
+        self.relativeDistinguishedNames = rdns
+        self.derBytes = DEREncoder.sequence(encodedRDNs)
+    }
+
+    /// Builds a name with one RDN per attribute.
+    /// - Parameter attributes: the attributes in order.
+    /// - Throws: ``DERError/Code/invalidValue`` for an OID that is not dotted decimal.
+    @_spi(Testing) public init(_ attributes: [Attribute]) throws(DERError) {
+        try self.init(rdns: attributes.map { [$0] })
+    }
+
+    private static func text(of value: DERNode) -> String {
+        if let text = try? value.string() { return text }
+        let hexDigits: [Character] = Array("0123456789abcdef")
+        var out = "#"
+        for byte in value.encodedBytes {
+            out.append(hexDigits[Int(byte >> 4)])
+            out.append(hexDigits[Int(byte & 0x0F)])
+        }
+        return out
+    }
+}
+
+extension DistinguishedName.Attribute {
+    /// commonName (CN).
+    public static func commonName(_ value: String) -> Self { Self(oid: DistinguishedName.commonNameOID, value: value) }
+    /// countryName (C).
+    public static func country(_ value: String) -> Self { Self(oid: DistinguishedName.countryOID, value: value) }
+    /// organizationName (O).
+    public static func organization(_ value: String) -> Self { Self(oid: DistinguishedName.organizationOID, value: value) }
+    /// organizationalUnitName (OU).
+    public static func organizationalUnit(_ value: String) -> Self {
+        Self(oid: DistinguishedName.organizationalUnitOID, value: value)
+    }
+}
