@@ -6,29 +6,16 @@ enum LibCryptoKeyBuilder {
     /// An EC public key from the group name and the uncompressed point `04 || x || y`.
     static func ecPublicKey(group: String, uncompressedPoint: [UInt8]) throws(CryptoError) -> EVPKey {
         try fromData(algorithm: "EC", what: "EC \(group) key") { (builder) throws(CryptoError) in
-            guard OSSL_PARAM_BLD_push_utf8_string(builder, OSSL_PKEY_PARAM_GROUP_NAME, group, 0) == 1 else {
-                throw libcryptoFailure("OSSL_PARAM_BLD_push_utf8_string(group)")
-            }
-            try pushOctets(builder, OSSL_PKEY_PARAM_PUB_KEY, uncompressedPoint[...])
+            try builder.pushUTF8("group", group)
+            try builder.pushOctets("pub", uncompressedPoint[...])
         }
     }
 
     /// An RSA public key from big-endian modulus and exponent.
     static func rsaPublicKey(n: ArraySlice<UInt8>, e: ArraySlice<UInt8>) throws(CryptoError) -> EVPKey {
-        var numbers: [OpaquePointer] = []
-        defer { numbers.forEach { BN_free($0) } }
-        return try fromData(algorithm: "RSA", what: "RSA key") { (builder) throws(CryptoError) in
-            for (name, bytes) in [(OSSL_PKEY_PARAM_RSA_N, n), (OSSL_PKEY_PARAM_RSA_E, e)] {
-                guard let count = Int32(exactly: bytes.count) else {
-                    throw CryptoError(.malformedKey, "RSA \(name) is too long")
-                }
-                let bn = withBytePointer(bytes) { base, _ in BN_bin2bn(base, count, nil) }
-                guard let bn else { throw libcryptoFailure("BN_bin2bn(\(name))") }
-                numbers.append(bn)
-                guard OSSL_PARAM_BLD_push_BN(builder, name, bn) == 1 else {
-                    throw libcryptoFailure("OSSL_PARAM_BLD_push_BN(\(name))")
-                }
-            }
+        try fromData(algorithm: "RSA", what: "RSA key") { (builder) throws(CryptoError) in
+            try builder.pushBigNumber("n", n)
+            try builder.pushBigNumber("e", e)
         }
     }
 
@@ -49,7 +36,7 @@ enum LibCryptoKeyBuilder {
                               "\(name) needs a libcrypto with ML-DSA (OpenSSL 3.5 or later); linked: \(LibCrypto.versionText)")
         }
         return try fromData(algorithm: name, what: "\(name) key") { (builder) throws(CryptoError) in
-            try pushOctets(builder, OSSL_PKEY_PARAM_PUB_KEY, bytes)
+            try builder.pushOctets("pub", bytes)
         }
     }
 
@@ -75,23 +62,16 @@ enum LibCryptoKeyBuilder {
 
     // MARK: - Helpers
 
-    private static func pushOctets(_ builder: OpaquePointer, _ name: String,
-                                   _ bytes: ArraySlice<UInt8>) throws(CryptoError) {
-        let ok = withBytePointer(bytes) { base, count in OSSL_PARAM_BLD_push_octet_string(builder, name, base, count) }
-        guard ok == 1 else { throw libcryptoFailure("OSSL_PARAM_BLD_push_octet_string(\(name))") }
-    }
-
     /// Runs `fill` on a fresh parameter builder, then `EVP_PKEY_fromdata` with the
     /// public-key selection, then the public-key check.
     private static func fromData(
         algorithm: String, what: String,
-        _ fill: (OpaquePointer) throws(CryptoError) -> Void
+        _ fill: (ParameterBuilder) throws(CryptoError) -> Void
     ) throws(CryptoError) -> EVPKey {
         ERR_clear_error()
-        guard let builder = OSSL_PARAM_BLD_new() else { throw libcryptoFailure("OSSL_PARAM_BLD_new") }
-        defer { OSSL_PARAM_BLD_free(builder) }
+        let builder = try ParameterBuilder()
         try fill(builder)
-        guard let params = OSSL_PARAM_BLD_to_param(builder) else { throw libcryptoFailure("OSSL_PARAM_BLD_to_param") }
+        let params = try builder.build()
         defer { OSSL_PARAM_free(params) }
         guard let ctx = EVP_PKEY_CTX_new_from_name(nil, algorithm, nil) else {
             throw libcryptoFailure("libcrypto does not provide \(algorithm) keys", code: .unsupportedByLibCrypto)
@@ -119,5 +99,72 @@ enum LibCryptoKeyBuilder {
             throw libcryptoFailure("\(what) fails the public-key check", code: .malformedKey)
         }
         ERR_clear_error()
+    }
+}
+
+/// An `OSSL_PARAM_BLD` plus the memory its pushed values point into.
+///
+/// The builder keeps pointers to keys and values until `OSSL_PARAM_BLD_to_param`
+/// copies the values; keys are never copied, so they must be static strings
+/// (`StaticString` literals), and values are copied here into memory that lives as
+/// long as this object.
+final class ParameterBuilder {
+    private let builder: OpaquePointer
+    private var buffers: [UnsafeMutableRawBufferPointer] = []
+    private var bigNumbers: [OpaquePointer] = []
+
+    init() throws(CryptoError) {
+        guard let builder = OSSL_PARAM_BLD_new() else { throw libcryptoFailure("OSSL_PARAM_BLD_new") }
+        self.builder = builder
+    }
+
+    deinit {
+        bigNumbers.forEach { BN_free($0) }
+        buffers.forEach { $0.deallocate() }
+        OSSL_PARAM_BLD_free(builder)
+    }
+
+    private static func cKey(_ key: StaticString) -> UnsafePointer<CChar> {
+        UnsafeRawPointer(key.utf8Start).assumingMemoryBound(to: CChar.self)
+    }
+
+    /// Copies bytes (plus a zero byte) into memory this builder owns.
+    private func keep(_ bytes: some Collection<UInt8>) -> UnsafeMutableRawBufferPointer {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count + 1, alignment: 1)
+        buffer.initializeMemory(as: UInt8.self, repeating: 0)
+        _ = buffer.initializeMemory(as: UInt8.self, from: bytes)
+        buffers.append(buffer)
+        return buffer
+    }
+
+    func pushOctets(_ key: StaticString, _ bytes: ArraySlice<UInt8>) throws(CryptoError) {
+        let buffer = keep(bytes)
+        guard OSSL_PARAM_BLD_push_octet_string(builder, Self.cKey(key), buffer.baseAddress, bytes.count) == 1 else {
+            throw libcryptoFailure("OSSL_PARAM_BLD_push_octet_string(\(key))")
+        }
+    }
+
+    func pushUTF8(_ key: StaticString, _ value: String) throws(CryptoError) {
+        let buffer = keep(value.utf8)
+        let text = buffer.baseAddress.map { $0.assumingMemoryBound(to: CChar.self) }
+        guard OSSL_PARAM_BLD_push_utf8_string(builder, Self.cKey(key), text, value.utf8.count) == 1 else {
+            throw libcryptoFailure("OSSL_PARAM_BLD_push_utf8_string(\(key))")
+        }
+    }
+
+    func pushBigNumber(_ key: StaticString, _ bytes: ArraySlice<UInt8>) throws(CryptoError) {
+        guard let count = Int32(exactly: bytes.count) else { throw CryptoError(.malformedKey, "\(key) is too long") }
+        let bn = withBytePointer(bytes) { base, _ in BN_bin2bn(base, count, nil) }
+        guard let bn else { throw libcryptoFailure("BN_bin2bn(\(key))") }
+        bigNumbers.append(bn)
+        guard OSSL_PARAM_BLD_push_BN(builder, Self.cKey(key), bn) == 1 else {
+            throw libcryptoFailure("OSSL_PARAM_BLD_push_BN(\(key))")
+        }
+    }
+
+    /// The parameter array; the caller frees it with `OSSL_PARAM_free`.
+    func build() throws(CryptoError) -> UnsafeMutablePointer<OSSL_PARAM> {
+        guard let params = OSSL_PARAM_BLD_to_param(builder) else { throw libcryptoFailure("OSSL_PARAM_BLD_to_param") }
+        return params
     }
 }

@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+
+/// Keeps libcrypto behind one fence: only files under Sources/WebAuthnCrypto/OpenSSL/
+/// may import CWebAuthnOpenSSL.
+struct OpenSSLFenceTests {
+    static var sourcesDirectory: URL {
+        URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent()   // WebAuthnCryptoTests
+            .deletingLastPathComponent()   // Tests
+            .deletingLastPathComponent()   // package root
+            .appendingPathComponent("Sources")
+    }
+
+    /// Whether a Swift file has an import declaration of CWebAuthnOpenSSL (any access level).
+    static func importsOpenSSL(_ text: String) -> Bool {
+        text.split(whereSeparator: \.isNewline).contains { line in
+            let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
+            guard let importIndex = words.firstIndex(of: "import"), importIndex + 1 < words.count else { return false }
+            let leading = words[..<importIndex]
+            let modifiers: Set<Substring> = ["internal", "private", "fileprivate", "public", "package",
+                                             "@_implementationOnly", "@preconcurrency", "@testable"]
+            guard leading.allSatisfy({ modifiers.contains($0) || $0.hasPrefix("@_spi") }) else { return false }
+            return words[importIndex + 1] == "CWebAuthnOpenSSL"
+                || words[importIndex + 1].hasPrefix("CWebAuthnOpenSSL.")
+        }
+    }
+
+    @Test func onlyOpenSSLFolderImportsLibCrypto() throws {
+        let root = Self.sourcesDirectory.standardizedFileURL
+        let enumerator = try #require(FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil))
+        var swiftFiles = 0
+        var importers: [String] = []
+        var offenders: [String] = []
+        for case let url as URL in enumerator where url.pathExtension == "swift" {
+            swiftFiles += 1
+            let text = try String(contentsOf: url, encoding: .utf8)
+            guard Self.importsOpenSSL(text) else { continue }
+            let relative = String(url.standardizedFileURL.path.dropFirst(root.path.count + 1))
+            importers.append(relative)
+            if !relative.hasPrefix("WebAuthnCrypto/OpenSSL/") { offenders.append(relative) }
+        }
+        #expect(swiftFiles > 10, "the scan found the Sources folder")
+        #expect(!importers.isEmpty, "the crypto layer's OpenSSL files import libcrypto")
+        #expect(offenders.isEmpty, "files outside WebAuthnCrypto/OpenSSL/ import CWebAuthnOpenSSL: \(offenders)")
+    }
+
+    @Test func detectorRecognisesImportForms() {
+        #expect(Self.importsOpenSSL("internal import CWebAuthnOpenSSL\n"))
+        #expect(Self.importsOpenSSL("import CWebAuthnOpenSSL"))
+        #expect(Self.importsOpenSSL("@_implementationOnly import CWebAuthnOpenSSL"))
+        #expect(!Self.importsOpenSSL("// import CWebAuthnOpenSSL is forbidden here"))
+        #expect(!Self.importsOpenSSL("import WebAuthnCoding"))
+    }
+}
