@@ -55,9 +55,13 @@ public enum Base64URL {
     ///   - string: the encoded text.
     ///   - allowPadding: accept the exact RFC 4648 padding (default false: any `=` is rejected).
     /// - Returns: the bytes.
+    ///   - allowNonZeroTrailingBits: ignore set bits below the last whole byte instead of
+    ///     rejecting them (default false). Only for values the relying party authored
+    ///     itself, such as a stored challenge; never for what a client sends.
     /// - Throws: ``DecodingError`` for a character outside the alphabet, a length that
     ///   cannot occur (1 mod 4), non-zero trailing bits, or padding.
-    public static func decode(_ string: String, allowPadding: Bool = false) throws(DecodingError) -> [UInt8] {
+    public static func decode(_ string: String, allowPadding: Bool = false,
+                              allowNonZeroTrailingBits: Bool = false) throws(DecodingError) -> [UInt8] {
         var chars = Array(string.utf8)
         if let firstPad = chars.firstIndex(of: UInt8(ascii: "=")) {
             guard allowPadding else { throw DecodingError(offset: firstPad, reason: "padding is not accepted") }
@@ -88,7 +92,7 @@ public enum Base64URL {
                 accumulator &= (1 << UInt32(bits)) - 1
             }
         }
-        guard accumulator == 0 else {
+        guard accumulator == 0 || allowNonZeroTrailingBits else {
             throw DecodingError(offset: chars.count - 1, reason: "non-zero trailing bits (non-canonical encoding)")
         }
         return out

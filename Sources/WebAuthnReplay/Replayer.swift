@@ -1,2 +1,296 @@
-// Replay of recorded ceremonies; filled in by the ceremonies issue.
+import Foundation
 import WebAuthnRP
+
+/// The outcome of replaying one ceremony.
+public struct CeremonyResult: Sendable {
+    /// The fixture file.
+    public let file: String
+    /// The ceremony's name.
+    public let name: String
+    /// What the fixture expected, for example `accept` or `reject(signature)`.
+    public let expected: String
+    /// What happened, in the same form.
+    public let actual: String
+    /// Whether the verdict met the expectation.
+    public let passed: Bool
+    /// Each expectation detail that did not hold (empty when passed).
+    public let mismatches: [String]
+    /// The rejection, when there was one.
+    public let error: WebAuthnError?
+    /// The step trace of the verification.
+    public let trace: CeremonyTrace
+}
+
+/// The outcome of a whole replay run.
+public struct ReplayReport: Sendable {
+    /// Every ceremony replayed, in order.
+    public var results: [CeremonyResult] = []
+    /// Files that could not be replayed at all.
+    public var fixtureErrors: [FixtureError] = []
+
+    /// Ceremonies that met their expectation.
+    public var passed: Int { results.filter(\.passed).count }
+    /// Ceremonies that did not.
+    public var failed: Int { results.count - passed }
+    /// 0 when every ceremony passed, 2 when any file was unusable, 1 otherwise.
+    public var exitCode: Int32 {
+        if !fixtureErrors.isEmpty { return 2 }
+        return failed == 0 ? 0 : 1
+    }
+}
+
+/// Replays `webauthn-ceremonies/1` fixture files: the logic behind `webauthn-replay`,
+/// kept in a library so tests run the same code.
+public enum Replayer {
+    /// Replays files and folders (folders are walked for `*.json`, in name order).
+    /// - Parameter paths: files or folders.
+    /// - Returns: the report.
+    public static func replay(paths: [String]) async -> ReplayReport {
+        var report = ReplayReport()
+        for path in paths {
+            let files: [String]
+            do {
+                files = try fixtureFiles(at: path)
+            } catch {
+                report.fixtureErrors.append(error)
+                continue
+            }
+            for file in files {
+                do {
+                    report.results += try await replay(file: file, walked: file != path)
+                } catch let error as FixtureError {
+                    report.fixtureErrors.append(error)
+                } catch {
+                    report.fixtureErrors.append(FixtureError(file: file, member: "(file)", reason: "\(error)"))
+                }
+            }
+        }
+        return report
+    }
+
+    static func fixtureFiles(at path: String) throws(FixtureError) -> [String] {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw FixtureError(file: path, member: "(file)", reason: "no such file or folder")
+        }
+        guard isDirectory.boolValue else { return [path] }
+        guard let enumerator = FileManager.default.enumerator(atPath: path) else {
+            throw FixtureError(file: path, member: "(file)", reason: "cannot list the folder")
+        }
+        var files: [String] = []
+        while let relative = enumerator.nextObject() as? String {
+            if relative.hasSuffix(".json") { files.append((path as NSString).appendingPathComponent(relative)) }
+        }
+        return files.sorted()
+    }
+
+    /// Replays one file.
+    /// - Parameters:
+    ///   - file: the fixture file.
+    ///   - walked: the file was found by walking a folder; a JSON document that is not an
+    ///     object at all (some other corpus, such as a CBOR vector list) is then skipped.
+    /// - Returns: one result per ceremony.
+    /// - Throws: ``FixtureError`` when the file cannot be replayed.
+    static func replay(file: String, walked: Bool = false) async throws -> [CeremonyResult] {
+        guard let data = FileManager.default.contents(atPath: file) else {
+            throw FixtureError(file: file, member: "(file)", reason: "cannot be read")
+        }
+        if walked, let first = data.first(where: { !" \n\r\t".utf8.contains($0) }), first == UInt8(ascii: "[") {
+            return []
+        }
+        let fixture: Fixture
+        do {
+            fixture = try JSONDecoder().decode(Fixture.self, from: data)
+        } catch {
+            throw FixtureError(file: file, decoding: error)
+        }
+        guard fixture.format == Fixture.formatIdentifier else {
+            throw FixtureError(file: file, member: "format", reason: "is \"\(fixture.format)\", expected \"\(Fixture.formatIdentifier)\"")
+        }
+        var names = Set<String>()
+        for (index, ceremony) in fixture.ceremonies.enumerated() where !names.insert(ceremony.name).inserted {
+            throw FixtureError(file: file, member: "ceremonies[\(index)].name", reason: "\"\(ceremony.name)\" is not unique")
+        }
+        let setup = try ReplaySetup(fixture: fixture, file: file)
+        let service = RelyingPartyService(relyingParty: setup.relyingParty, policy: setup.policy,
+                                          challenges: InMemoryChallengeStore(),
+                                          credentials: InMemoryCredentialStore(records: setup.credentials))
+        var results: [CeremonyResult] = []
+        for ceremony in fixture.ceremonies {
+            results.append(try await run(ceremony, file: file, service: service, now: setup.now))
+        }
+        return results
+    }
+
+    private static func run(_ ceremony: Ceremony, file: String, service: RelyingPartyService,
+                            now: Date) async throws -> CeremonyResult {
+        let expiry = now.addingTimeInterval(service.policy.challengeLifetime)
+        let challenge = ceremony.options.challenge
+        if ceremony.issue {
+            let issued: IssuedChallenge
+            switch ceremony.options {
+            case .registration(let options):
+                issued = IssuedChallenge(creationOptions: options, relyingParty: service.relyingParty, expiresAt: expiry)
+            case .authentication(let options):
+                issued = IssuedChallenge(requestOptions: options, relyingParty: service.relyingParty, expiresAt: expiry)
+            }
+            // A challenge issued again replaces nothing: the earlier one was consumed by its verdict.
+            _ = try? await service.challenges.consume(challenge)
+            try await service.issue(issued, now: now)
+        }
+        let verdict: Verdict
+        switch ceremony.response {
+        case .undecodable(let reason):
+            _ = try await service.challenges.consume(challenge)  // every verdict consumes the challenge
+            var trace = CeremonyTrace()
+            _ = trace
+            verdict = .rejected(WebAuthnError(.malformed, "response: \(reason)"), trace)
+        case .registration(let json):
+            let report = try await service.finishRegistrationReport(RegistrationResponse(json: json),
+                                                                    expectedChallenge: challenge, now: now)
+            switch report.result {
+            case .success(let verified): verdict = .registered(verified, report.trace)
+            case .failure(let error): verdict = .rejected(error, report.trace)
+            }
+        case .authentication(let json):
+            let report = try await service.finishAuthenticationReport(AuthenticationResponse(json: json),
+                                                                      expectedChallenge: challenge, now: now)
+            switch report.result {
+            case .success(let verified): verdict = .authenticated(verified, report.trace)
+            case .failure(let error): verdict = .rejected(error, report.trace)
+            }
+        }
+        let mismatches = ExpectationMatcher.mismatches(ceremony.expect, verdict)
+        return CeremonyResult(file: file, name: ceremony.name, expected: ceremony.expect.summary,
+                              actual: verdict.summary, passed: mismatches.isEmpty, mismatches: mismatches,
+                              error: verdict.error, trace: verdict.trace)
+    }
+}
+
+/// The relying party, policy, clock and starting records a fixture describes.
+struct ReplaySetup {
+    let relyingParty: RelyingParty
+    let policy: VerificationPolicy
+    let credentials: [CredentialRecord]
+    let now: Date
+
+    init(fixture: Fixture, file: String) throws(FixtureError) {
+        let rp = fixture.relyingParty
+        relyingParty = RelyingParty(id: rp.id, name: rp.name ?? "", origins: rp.origins,
+                                    allowCrossOrigin: rp.crossOrigin ?? false, topOrigins: rp.topOrigins ?? [])
+        let spec = fixture.policy
+        if let text = spec?.verificationTime {
+            guard let date = ISO8601DateFormatter().date(from: text) else {
+                throw FixtureError(file: file, member: "policy.verificationTime", reason: "\"\(text)\" is not an ISO 8601 time")
+            }
+            now = date
+        } else {
+            now = Date()
+        }
+        var anchors: [Certificate] = []
+        for (index, text) in (spec?.trustAnchors ?? []).enumerated() {
+            let member = "policy.trustAnchors[\(index)]"
+            do {
+                anchors.append(try Certificate(derEncoded: try Base64URL.decode(text)[...]))
+            } catch {
+                throw FixtureError(file: file, member: member, reason: "is not a base64url DER certificate (\(error))")
+            }
+        }
+        // The fixture's RP accepts whatever its options offer: legacy RS1 and ML-DSA included.
+        policy = VerificationPolicy(
+            acceptedAlgorithms: VerificationPolicy.defaultAlgorithms + [.rs1, .mlDSA44, .mlDSA65, .mlDSA87],
+            attestation: AttestationPolicy(trustAnchors: anchors,
+                                           requireTrustedAttestation: spec?.requireTrustedAttestation ?? false),
+            counter: (spec?.allowCounterRegression ?? false) ? .acceptAndFlag : .reject)
+        var records: [CredentialRecord] = []
+        for (index, credential) in (fixture.credentials ?? []).enumerated() {
+            func bytes(_ text: String, _ name: String) throws(FixtureError) -> [UInt8] {
+                do { return try Base64URL.decode(text) } catch {
+                    throw FixtureError(file: file, member: "credentials[\(index)].\(name)", reason: "is not base64url (\(error))")
+                }
+            }
+            let publicKey = try bytes(credential.publicKey, "publicKey")
+            let algorithm = (try? CBOR.decode(publicKey))?[intKey: 3]?.int ?? 0
+            records.append(CredentialRecord(
+                id: try bytes(credential.id, "id"), publicKey: publicKey, algorithm: algorithm,
+                signCount: credential.signCount,
+                userHandle: try credential.userHandle.map { (text: String) throws(FixtureError) in try bytes(text, "userHandle") },
+                backupEligible: credential.backupEligible ?? false, backupState: credential.backupState ?? false,
+                transports: credential.transports ?? []))
+        }
+        credentials = records
+    }
+}
+
+/// What replaying a ceremony produced.
+enum Verdict {
+    case registered(VerifiedRegistration, CeremonyTrace)
+    case authenticated(VerifiedAuthentication, CeremonyTrace)
+    case rejected(WebAuthnError, CeremonyTrace)
+
+    var summary: String {
+        switch self {
+        case .registered, .authenticated: return "accept"
+        case .rejected(let error, _): return "reject(\(error.category.rawValue))"
+        }
+    }
+
+    var error: WebAuthnError? {
+        if case .rejected(let error, _) = self { return error }
+        return nil
+    }
+
+    var trace: CeremonyTrace {
+        switch self {
+        case .registered(_, let t), .authenticated(_, let t), .rejected(_, let t): return t
+        }
+    }
+}
+
+/// Compares a verdict with a fixture's expectation, detail by detail.
+enum ExpectationMatcher {
+    static func mismatches(_ expect: Expectation, _ verdict: Verdict) -> [String] {
+        var out: [String] = []
+        func compare<T: Equatable>(_ name: String, _ expected: T?, _ actual: T) {
+            if let expected, expected != actual { out.append("\(name): expected \(expected), got \(actual)") }
+        }
+        switch (expect.outcome, verdict) {
+        case (.reject, .rejected(let error, _)):
+            compare("error", expect.error, error.category)
+        case (.reject, _):
+            out.append("expected \(expect.summary), got accept")
+        case (.accept, .rejected(let error, _)):
+            out.append("expected accept, got \(error)")
+        case (.accept, .registered(let verified, _)):
+            compare("attestationFormat", expect.attestationFormat, verified.attestation.format)
+            compare("attestationType", expect.attestationType, verified.attestation.type)
+            compare("trusted", expect.trusted, verified.attestation.trusted)
+            compare("credentialId", expect.credentialId, Base64URL.encode(verified.record.id))
+            compare("aaguid", expect.aaguid?.lowercased(), verified.record.aaguid)
+            compare("algorithm", expect.algorithm, verified.record.algorithm)
+            compare("signCount", expect.signCount, verified.authenticatorData.signCount)
+            compareFlags(expect, verified.authenticatorData.flags, into: &out)
+        case (.accept, .authenticated(let verified, _)):
+            compare("credentialId", expect.credentialId, Base64URL.encode(verified.updatedRecord.id))
+            compare("signCount", expect.signCount, verified.authenticatorData.signCount)
+            compareFlags(expect, verified.authenticatorData.flags, into: &out)
+            if expect.attestationFormat != nil || expect.attestationType != nil || expect.trusted != nil
+                || expect.aaguid != nil {
+                out.append("attestation details were expected from an authentication")
+            }
+        }
+        return out
+    }
+
+    private static func compareFlags(_ expect: Expectation, _ flags: AuthenticatorFlags, into out: inout [String]) {
+        let pairs: [(String, Bool?, AuthenticatorFlags)] = [
+            ("userPresent", expect.userPresent, .userPresent), ("userVerified", expect.userVerified, .userVerified),
+            ("backupEligible", expect.backupEligible, .backupEligible), ("backupState", expect.backupState, .backupState),
+        ]
+        for (name, expected, flag) in pairs {
+            if let expected, expected != flags.contains(flag) {
+                out.append("\(name): expected \(expected), got \(flags.contains(flag))")
+            }
+        }
+    }
+}

@@ -55,3 +55,18 @@ public struct Base64URLBytes: Sendable, Hashable, Codable, CustomStringConvertib
         try container.encode(base64URL)
     }
 }
+
+extension Base64URLBytes {
+    /// Decodes a binary member the relying party authored itself (an options challenge).
+    /// Non-canonical trailing bits are tolerated there, since the value is the RP's own and
+    /// the verifier compares the client's challenge with the canonical re-encoding anyway.
+    static func decodeRelyingPartyValue<K: CodingKey>(from container: KeyedDecodingContainer<K>,
+                                                      forKey key: K) throws -> Base64URLBytes {
+        let text = try container.decode(String.self, forKey: key)
+        do {
+            return Base64URLBytes(try Base64URL.decode(text, allowNonZeroTrailingBits: true))
+        } catch {
+            throw DecodingError.dataCorruptedError(forKey: key, in: container, debugDescription: "not base64url (\(error))")
+        }
+    }
+}

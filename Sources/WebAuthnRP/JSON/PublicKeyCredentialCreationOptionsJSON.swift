@@ -72,7 +72,7 @@ public struct PublicKeyCredentialCreationOptionsJSON: Sendable, Hashable, Codabl
         let c = try decoder.container(keyedBy: CodingKeys.self)
         rp = try c.decode(PublicKeyCredentialRpEntity.self, forKey: .rp)
         user = try c.decode(PublicKeyCredentialUserEntityJSON.self, forKey: .user)
-        challenge = try c.decode(Base64URLBytes.self, forKey: .challenge)
+        challenge = try Base64URLBytes.decodeRelyingPartyValue(from: c, forKey: .challenge)
         pubKeyCredParams = try c.decode([PublicKeyCredentialParameters].self, forKey: .pubKeyCredParams)
         timeout = try decodeTimeout(c, forKey: .timeout)
         excludeCredentials = try c.decodeIfPresent([PublicKeyCredentialDescriptorJSON].self, forKey: .excludeCredentials) ?? []

@@ -50,7 +50,7 @@ public struct PublicKeyCredentialRequestOptionsJSON: Sendable, Hashable, Codable
     /// - Throws: `DecodingError` for a missing challenge, a wrong type or bad base64url.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        challenge = try c.decode(Base64URLBytes.self, forKey: .challenge)
+        challenge = try Base64URLBytes.decodeRelyingPartyValue(from: c, forKey: .challenge)
         timeout = try decodeTimeout(c, forKey: .timeout)
         rpId = try c.decodeIfPresent(String.self, forKey: .rpId)
         allowCredentials = try c.decodeIfPresent([PublicKeyCredentialDescriptorJSON].self, forKey: .allowCredentials)

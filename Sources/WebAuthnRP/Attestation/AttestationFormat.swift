@@ -1,0 +1,133 @@
+import Foundation
+
+/// The attestation types of W3C WebAuthn L3 §6.5.4, spelled as the fixture format does.
+public enum AttestationType: String, Sendable, Hashable, Codable, CaseIterable {
+    /// No attestation (`fmt: "none"`).
+    case none
+    /// Self attestation: signed by the credential key itself.
+    case `self` = "self"
+    /// Basic attestation: an attestation key shared by a batch of authenticators.
+    case basic
+    /// Attestation CA (for example TPM AIK certificates).
+    case attCA = "attca"
+    /// Anonymization CA (for example Apple).
+    case anonCA = "anoncatrust"
+}
+
+/// Everything an attestation statement format's verification procedure is given
+/// (W3C L3 §6.5: attStmt, authenticatorData and clientDataHash), plus policy.
+struct AttestationContext: Sendable {
+    /// The `attStmt` map.
+    let statement: CBORItem
+    /// The parsed authenticator data (its `rawBytes` are what was signed).
+    let authenticatorData: AuthenticatorData
+    /// SHA-256 of the clientDataJSON bytes.
+    let clientDataHash: [UInt8]
+    /// The credential public key from the attested credential data.
+    let credentialKey: COSEKey
+    /// The attested credential data (AAGUID, credential id).
+    let attestedCredential: AttestedCredentialData
+    /// Attestation policy (anchors, Android/SafetyNet/compound choices).
+    let policy: AttestationPolicy
+    /// The clock for certificate and timestamp checks.
+    let verificationTime: Date
+    /// The format table, for formats that nest others (compound).
+    let formats: AttestationFormatTable
+
+    /// authenticatorData || clientDataHash: what most formats sign.
+    var signedData: [UInt8] { Array(authenticatorData.rawBytes) + clientDataHash }
+}
+
+/// What a format's verification procedure established.
+struct AttestationOutcome: Sendable {
+    /// The attestation type.
+    var type: AttestationType
+    /// The attestation trust path, leaf first (empty for none and self).
+    var trustPath: [Certificate]
+    /// For compound attestation: the outcome of each sub-statement that verified.
+    var components: [ComponentOutcome] = []
+
+    struct ComponentOutcome: Sendable {
+        var format: String
+        var outcome: AttestationOutcome
+    }
+}
+
+/// One attestation statement format's verification procedure (W3C L3 §8).
+protocol AttestationFormat: Sendable {
+    /// The format identifier as it appears in `fmt` (case-sensitive).
+    var identifier: String { get }
+    /// Verifies the statement.
+    /// - Throws: ``WebAuthnError`` with category `attestation` when it does not verify.
+    func verify(_ context: AttestationContext) throws(WebAuthnError) -> AttestationOutcome
+}
+
+/// The formats the verifier knows, chosen by `fmt` string. A format not in the table
+/// is rejected with category `attestation` (§7.1 step 22).
+struct AttestationFormatTable: Sendable {
+    private let formats: [String: any AttestationFormat]
+
+    init(_ formats: [any AttestationFormat]) {
+        var table: [String: any AttestationFormat] = [:]
+        for format in formats { table[format.identifier] = format }
+        self.formats = table
+    }
+
+    /// Every format of W3C WebAuthn L3 §8 this library verifies.
+    static let standard = AttestationFormatTable(AttestationFormatRegistry.all)
+
+    /// The format with this identifier (exact, case-sensitive match).
+    func format(_ identifier: String) -> (any AttestationFormat)? { formats[identifier] }
+
+    /// The identifiers in the table.
+    var identifiers: [String] { formats.keys.sorted() }
+}
+
+extension AttestationContext {
+    /// An `attestation` error for this format.
+    static func failure(_ format: String, _ message: String) -> WebAuthnError {
+        WebAuthnError(.attestation, step: "§7.1 step 23", "\(format): \(message)")
+    }
+
+    /// Parses the `x5c` array of DER certificates (leaf first).
+    func certificates(_ item: CBORItem?, format: String) throws(WebAuthnError) -> [Certificate] {
+        guard let array = item?.array, !array.isEmpty else {
+            throw Self.failure(format, "x5c is missing or not a non-empty array")
+        }
+        var certificates: [Certificate] = []
+        for (index, element) in array.enumerated() {
+            guard let der = element.bytes else { throw Self.failure(format, "x5c[\(index)] is not a byte string") }
+            do {
+                certificates.append(try Certificate(derEncoded: der))
+            } catch {
+                throw Self.failure(format, "x5c[\(index)] does not parse: \(error)")
+            }
+        }
+        return certificates
+    }
+
+    /// Verifies `signature` over `data` with `key` and `algorithm`; false and errors become `attestation`.
+    func requireSignature(_ signature: ArraySlice<UInt8>, over data: [UInt8], key: PublicKey,
+                          algorithm: COSEAlgorithm, format: String, signer: String,
+                          options: COSEKeyOptions = .default) throws(WebAuthnError) {
+        let valid: Bool
+        do {
+            valid = try key.verify(signature: signature, over: data[...], algorithm: algorithm, options: options)
+        } catch {
+            throw Self.failure(format, "\(signer) signature could not be checked: \(error)")
+        }
+        guard valid else { throw Self.failure(format, "\(signer) signature does not verify") }
+    }
+
+    /// The `alg` member as a COSE algorithm.
+    func algorithm(_ item: CBORItem?, format: String) throws(WebAuthnError) -> COSEAlgorithm {
+        guard let raw = item?.int else { throw Self.failure(format, "alg is missing or not an integer") }
+        return COSEAlgorithm(rawValue: raw)
+    }
+
+    /// The `sig` member's bytes.
+    func signature(_ item: CBORItem?, format: String) throws(WebAuthnError) -> ArraySlice<UInt8> {
+        guard let sig = item?.bytes else { throw Self.failure(format, "sig is missing or not a byte string") }
+        return sig
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+
+/// The attestation part of a verified registration: which format and type, and
+/// whether (and through which anchor) the claim chains to a root the RP trusts.
+public struct AttestationResult: Sendable {
+    /// The `fmt` of the statement.
+    public let format: String
+    /// The attestation type.
+    public let type: AttestationType
+    /// True when the trust path ended at one of the policy's trust anchors.
+    public let trusted: Bool
+    /// The anchor the path ended at, when trusted.
+    public let trustAnchor: Certificate?
+    /// The attestation trust path as presented (`x5c`, leaf first).
+    public let trustPath: [Certificate]
+    /// Why the path is not trusted, when it is not.
+    public let untrustedReason: String?
+}
+
+/// Decides trust for a verified attestation outcome (W3C L3 §7.1 steps 24-25).
+enum AttestationTrustEvaluator {
+    struct Verdict {
+        var trusted: Bool
+        var anchor: Certificate?
+        var reason: String?
+    }
+
+    static func evaluate(_ outcome: AttestationOutcome, policy: AttestationPolicy, at time: Date,
+                         compound: AttestationPolicy.CompoundRequirement) -> Verdict {
+        if !outcome.components.isEmpty {
+            let verdicts = outcome.components.map { evaluate($0.outcome, policy: policy, at: time, compound: compound) }
+            let trustedOnes = verdicts.filter(\.trusted)
+            let ok = compound == .all ? trustedOnes.count == verdicts.count : !trustedOnes.isEmpty
+            return Verdict(trusted: ok, anchor: trustedOnes.first?.anchor,
+                           reason: ok ? nil : verdicts.compactMap(\.reason).joined(separator: "; "))
+        }
+        switch outcome.type {
+        case .none: return Verdict(trusted: false, anchor: nil, reason: "no attestation (fmt none)")
+        case .self: return Verdict(trusted: false, anchor: nil, reason: "self attestation has no trust path")
+        default: break
+        }
+        guard let leaf = outcome.trustPath.first else {
+            return Verdict(trusted: false, anchor: nil, reason: "empty trust path")
+        }
+        guard !policy.trustAnchors.isEmpty else {
+            return Verdict(trusted: false, anchor: nil, reason: "the policy has no trust anchors")
+        }
+        do {
+            let chain = try CertificateChain.verify(leaf: leaf, intermediates: Array(outcome.trustPath.dropFirst()),
+                                                    trustAnchors: policy.trustAnchors, at: time)
+            return Verdict(trusted: true, anchor: chain.anchor, reason: nil)
+        } catch {
+            return Verdict(trusted: false, anchor: nil, reason: "\(error)")
+        }
+    }
+}

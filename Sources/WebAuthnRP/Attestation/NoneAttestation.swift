@@ -1,0 +1,12 @@
+/// `none` (W3C L3 §8.7): the authenticator or client gave no attestation.
+struct NoneAttestation: AttestationFormat {
+    let identifier = "none"
+
+    func verify(_ context: AttestationContext) throws(WebAuthnError) -> AttestationOutcome {
+        // "attStmt ... is an empty CBOR map."
+        guard let entries = context.statement.mapEntries, entries.isEmpty else {
+            throw AttestationContext.failure(identifier, "attStmt must be an empty map")
+        }
+        return AttestationOutcome(type: .none, trustPath: [])
+    }
+}

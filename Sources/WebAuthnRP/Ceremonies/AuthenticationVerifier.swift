@@ -1,0 +1,207 @@
+import Foundation
+
+/// Verifies an authentication ceremony: W3C WebAuthn Level 3 §7.2, every step in order.
+///
+/// Stateless: the caller (normally ``RelyingPartyService``) consumes the challenge and
+/// looks up the credential record; this checks the response against both and returns
+/// the updated record for the caller to store.
+public struct AuthenticationVerifier: Sendable {
+    /// The relying party.
+    public let relyingParty: RelyingParty
+    /// The policy.
+    public let policy: VerificationPolicy
+    private let keyCache: COSEKeyCache?
+
+    /// Creates a verifier.
+    /// - Parameters:
+    ///   - relyingParty: RP ID and origins.
+    ///   - policy: algorithms and counter policy.
+    public init(relyingParty: RelyingParty, policy: VerificationPolicy) {
+        self.init(relyingParty: relyingParty, policy: policy, keyCache: nil)
+    }
+
+    init(relyingParty: RelyingParty, policy: VerificationPolicy, keyCache: COSEKeyCache?) {
+        self.relyingParty = relyingParty
+        self.policy = policy
+        self.keyCache = keyCache
+    }
+
+    /// Verifies a response.
+    /// - Parameters:
+    ///   - response: the decoded response.
+    ///   - issued: the challenge issued for this ceremony (already consumed).
+    ///   - record: the credential record found for `response.rawId`, or nil when there is none.
+    ///   - now: the current time (challenge expiry).
+    ///   - trace: receives every step.
+    /// - Returns: the verified authentication with the updated record.
+    /// - Throws: ``WebAuthnError``.
+    public func verify(_ response: AuthenticationResponse, issued: IssuedChallenge, record: CredentialRecord?,
+                       now: Date, trace: inout CeremonyTrace) throws(WebAuthnError) -> VerifiedAuthentication {
+        try trace.check("pending", "the challenge was issued for an authentication and has not expired") { () throws(WebAuthnError) in
+            try CeremonyChecks.checkIssued(issued, kind: .authentication, now: now)
+        }
+        // Step 3: the response must be an assertion response of a public-key credential.
+        try trace.check("§7.2 step 3", "the credential is a public-key credential") { () throws(WebAuthnError) in
+            guard response.type == "public-key" else {
+                throw WebAuthnError(.malformed, "credential type is \"\(response.type)\", expected \"public-key\"")
+            }
+            guard response.id == Base64URL.encode(response.rawId) else {
+                throw WebAuthnError(.malformed, "id \"\(response.id)\" is not the base64url of rawId")
+            }
+        }
+        trace.note("§7.2 step 4", "client extension results collected")
+        // Step 5: "If pkOptions.allowCredentials is not empty, verify that credential.id identifies one
+        // of the public key credentials listed in pkOptions.allowCredentials."
+        if issued.allowCredentials.isEmpty {
+            trace.skip("§7.2 step 5", "credential is in allowCredentials", because: "allowCredentials is empty")
+        } else {
+            try trace.check("§7.2 step 5", "credential is in allowCredentials") { () throws(WebAuthnError) in
+                guard issued.allowCredentials.contains(response.rawId) else {
+                    throw WebAuthnError(.unknownCredential, "credential \(response.id) is not in allowCredentials")
+                }
+            }
+        }
+        // Step 6: identify the user and the credential record.
+        let record = try trace.check("§7.2 step 6", "the credential record and user handle belong together") { () throws(WebAuthnError) -> CredentialRecord in
+            try Self.identify(response: response, issued: issued, record: record)
+        }
+        // Steps 7-9: decode and parse client data.
+        let clientData = try trace.check("§7.2 steps 7-9", "clientDataJSON is UTF-8 JSON client data") { () throws(WebAuthnError) in
+            try CeremonyChecks.parseClientData(response.clientDataJSON)
+        }
+        try trace.check("§7.2 step 10", "C.type is webauthn.get") { () throws(WebAuthnError) in
+            try CeremonyChecks.checkType(clientData, expected: "webauthn.get")
+        }
+        try trace.check("§7.2 step 11", "C.challenge is the issued challenge") { () throws(WebAuthnError) in
+            try CeremonyChecks.checkChallenge(clientData, issued: issued)
+        }
+        try trace.check("§7.2 step 12", "C.origin is an expected origin", detail: clientData.origin) { () throws(WebAuthnError) in
+            try CeremonyChecks.checkOrigin(clientData, relyingParty: relyingParty)
+        }
+        try trace.check("§7.2 step 13", "crossOrigin only where the RP expects iframes") { () throws(WebAuthnError) in
+            try CeremonyChecks.checkCrossOrigin(clientData, relyingParty: relyingParty)
+        }
+        if clientData.topOrigin == nil {
+            trace.skip("§7.2 step 14", "topOrigin is an expected top origin", because: "no topOrigin in client data")
+        } else {
+            try trace.check("§7.2 step 14", "topOrigin is an expected top origin") { () throws(WebAuthnError) in
+                try CeremonyChecks.checkTopOrigin(clientData, relyingParty: relyingParty)
+            }
+        }
+        let authData = try trace.check("§7.2 step 7", "authenticatorData parses, nothing left over") { () throws(WebAuthnError) in
+            try AuthenticatorData(bytes: response.authenticatorData[...])
+        }
+        try trace.check("§7.2 step 15", "rpIdHash is SHA-256 of the RP ID", detail: issued.rpId) { () throws(WebAuthnError) in
+            try CeremonyChecks.checkRPIDHash(authData, rpId: issued.rpId)
+        }
+        try trace.check("§7.2 step 16", "UP flag set") { () throws(WebAuthnError) in
+            try CeremonyChecks.checkUserPresent(authData)
+        }
+        try trace.check("§7.2 step 17", "UV flag set when user verification is required",
+                        detail: "userVerification \(issued.userVerification.rawValue)") { () throws(WebAuthnError) in
+            try CeremonyChecks.checkUserVerified(authData, requirement: issued.userVerification)
+        }
+        try trace.check("§7.2 step 18", "BS is not set without BE") { () throws(WebAuthnError) in
+            try CeremonyChecks.checkBackupFlags(authData)
+        }
+        // Step 19: "If credentialRecord.backupEligible is set, verify that currentBe is set. If
+        // credentialRecord.backupEligible is not set, verify that currentBe is not set."
+        try trace.check("§7.2 step 19", "BE is unchanged since registration") { () throws(WebAuthnError) in
+            let currentBE = authData.flags.contains(.backupEligible)
+            guard currentBE == record.backupEligible else {
+                throw WebAuthnError(.backupFlags, "BE is \(currentBE) but was \(record.backupEligible) at registration")
+            }
+        }
+        trace.note("§7.2 step 20", "extension outputs: none requested, unsolicited outputs ignored")
+        // Step 21: "Let hash be the result of computing a hash over the cData using SHA-256."
+        let clientDataHash = Digest.sha256.hash(response.clientDataJSON)
+        trace.note("§7.2 step 21", "hash = SHA-256(clientDataJSON)")
+        // Step 22: "Using credentialRecord.publicKey, verify that sig is a valid signature over the
+        // binary concatenation of authData and hash."
+        try trace.check("§7.2 step 22", "the signature over authData || hash verifies with the stored key") { () throws(WebAuthnError) in
+            let key = try self.credentialKey(record)
+            let signed = response.authenticatorData + clientDataHash
+            let valid: Bool
+            do {
+                valid = try key.verify(signature: response.signature[...], over: signed[...])
+            } catch {
+                throw WebAuthnError(.signature, "the signature could not be checked: \(error)")
+            }
+            guard valid else { throw WebAuthnError(.signature, "the signature does not verify with the stored \(key.algorithm) key") }
+        }
+        // Step 23: "If authData.signCount is nonzero or credentialRecord.signCount is nonzero": the new
+        // count must be greater; otherwise the authenticator may be cloned.
+        var counterRegressed = false
+        if authData.signCount == 0 && record.signCount == 0 {
+            trace.skip("§7.2 step 23", "signCount increased", because: "both counters are zero")
+        } else {
+            try trace.check("§7.2 step 23", "signCount increased",
+                            detail: "stored \(record.signCount), received \(authData.signCount)") { () throws(WebAuthnError) in
+                guard authData.signCount <= record.signCount else { return }
+                switch policy.counter {
+                case .reject:
+                    throw WebAuthnError(.signCount,
+                        "signCount \(authData.signCount) is not greater than the stored \(record.signCount): possible cloned authenticator")
+                case .acceptAndFlag:
+                    counterRegressed = true
+                }
+            }
+        }
+        trace.skip("§7.2 step 24", "attestation in the assertion", because: "no attestation requested in assertions")
+        // Step 25: update the credential record.
+        var updated = record
+        updated.signCount = counterRegressed ? max(record.signCount, authData.signCount) : authData.signCount
+        updated.backupState = authData.flags.contains(.backupState)
+        if authData.flags.contains(.userVerified) { updated.uvInitialized = true }
+        trace.note("§7.2 step 25", "credential record updated",
+                   detail: "signCount \(updated.signCount), BS \(updated.backupState), uvInitialized \(updated.uvInitialized)")
+        return VerifiedAuthentication(updatedRecord: updated, authenticatorData: authData, clientData: clientData,
+                                      counterRegressed: counterRegressed)
+    }
+
+    /// §7.2 step 6: the identified user (or, for a discoverable login, the user handle)
+    /// must own the credential record.
+    static func identify(response: AuthenticationResponse, issued: IssuedChallenge,
+                         record: CredentialRecord?) throws(WebAuthnError) -> CredentialRecord {
+        guard let record else {
+            throw WebAuthnError(.unknownCredential, "no credential record for \(response.id)")
+        }
+        if let user = issued.userHandle {
+            // "If the user was identified before the authentication ceremony was initiated, verify that
+            // the identified user account contains a credential record whose id equals credential.rawId."
+            guard record.userHandle == user else {
+                throw WebAuthnError(.unknownCredential, "credential \(response.id) does not belong to the identified user")
+            }
+            // "If response.userHandle is present, verify that it equals the user handle of the user account."
+            if let handle = response.userHandle, handle != user {
+                throw WebAuthnError(.userHandle, "response.userHandle differs from the identified user's handle")
+            }
+        } else if issued.allowCredentials.isEmpty {
+            // Discoverable login: "verify that response.userHandle is present. Verify that the user
+            // account identified by response.userHandle contains a credential record whose id equals
+            // credential.rawId."
+            guard let handle = response.userHandle else {
+                throw WebAuthnError(.userHandle, "a discoverable login must return a user handle")
+            }
+            guard record.userHandle == handle else {
+                throw WebAuthnError(.userHandle, "response.userHandle differs from the credential record's user handle")
+            }
+        } else if let handle = response.userHandle, let owner = record.userHandle, handle != owner {
+            // The user was identified through allowCredentials; a returned handle must still match.
+            throw WebAuthnError(.userHandle, "response.userHandle differs from the credential record's user handle")
+        }
+        return record
+    }
+
+    private func credentialKey(_ record: CredentialRecord) throws(WebAuthnError) -> COSEKey {
+        if let cached = keyCache?.key(for: record.publicKey) { return cached }
+        do throws(CryptoError) {
+            let options = CeremonyChecks.credentialKeyOptions(offered: [COSEAlgorithm(rawValue: record.algorithm)], policy: policy)
+            let key = try COSEKey(cbor: record.publicKey[...], options: options)
+            keyCache?.insert(key)
+            return key
+        } catch {
+            throw CeremonyChecks.coseKeyError(error, context: "stored credential public key")
+        }
+    }
+}

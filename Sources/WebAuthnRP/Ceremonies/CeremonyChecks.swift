@@ -1,0 +1,102 @@
+import Foundation
+
+/// Checks shared by §7.1 and §7.2 (client data, rpIdHash, flags), written once so
+/// both ceremonies apply exactly the same rule.
+enum CeremonyChecks {
+    /// The issued challenge is for this ceremony and has not expired.
+    static func checkIssued(_ issued: IssuedChallenge, kind: CeremonyKind, now: Date) throws(WebAuthnError) {
+        guard issued.kind == kind else {
+            throw WebAuthnError(.challenge, "the challenge was issued for \(issued.kind.rawValue), not \(kind.rawValue)")
+        }
+        guard now < issued.expiresAt else {
+            throw WebAuthnError(.challenge, "the challenge expired at \(issued.expiresAt)")
+        }
+    }
+
+    static func parseClientData(_ bytes: [UInt8]) throws(WebAuthnError) -> CollectedClientData {
+        try CollectedClientData(jsonBytes: bytes[...])
+    }
+
+    static func checkType(_ clientData: CollectedClientData, expected: String) throws(WebAuthnError) {
+        guard clientData.type == expected else {
+            throw WebAuthnError(.type, "clientData.type is \"\(clientData.type)\", expected \"\(expected)\"")
+        }
+    }
+
+    static func checkChallenge(_ clientData: CollectedClientData, issued: IssuedChallenge) throws(WebAuthnError) {
+        let expected = Base64URL.encode(issued.challenge)
+        guard ConstantTime.equals(Array(clientData.challenge.utf8), Array(expected.utf8)) else {
+            throw WebAuthnError(.challenge, "clientData.challenge is \"\(clientData.challenge)\", expected \"\(expected)\"")
+        }
+    }
+
+    static func checkOrigin(_ clientData: CollectedClientData, relyingParty: RelyingParty) throws(WebAuthnError) {
+        guard relyingParty.isAllowedOrigin(clientData.origin) else {
+            throw WebAuthnError(.origin, "origin \"\(clientData.origin)\" is not one of \(relyingParty.origins)")
+        }
+    }
+
+    static func checkCrossOrigin(_ clientData: CollectedClientData, relyingParty: RelyingParty) throws(WebAuthnError) {
+        if clientData.crossOrigin == true, !relyingParty.allowCrossOrigin {
+            throw WebAuthnError(.origin, "crossOrigin is true but the relying party does not expect cross-origin iframes")
+        }
+    }
+
+    static func checkTopOrigin(_ clientData: CollectedClientData, relyingParty: RelyingParty) throws(WebAuthnError) {
+        guard let topOrigin = clientData.topOrigin else { return }
+        guard relyingParty.allowCrossOrigin else {
+            throw WebAuthnError(.origin, "topOrigin \"\(topOrigin)\" present but cross-origin ceremonies are not expected")
+        }
+        guard clientData.crossOrigin == true else {
+            throw WebAuthnError(.origin, "topOrigin \"\(topOrigin)\" present while crossOrigin is not true")
+        }
+        guard relyingParty.isAllowedTopOrigin(topOrigin) else {
+            throw WebAuthnError(.origin, "topOrigin \"\(topOrigin)\" is not one of \(relyingParty.topOrigins)")
+        }
+    }
+
+    static func checkRPIDHash(_ authData: AuthenticatorData, rpId: String) throws(WebAuthnError) {
+        let expected = Digest.sha256.hash(Array(rpId.utf8))
+        guard ConstantTime.equals(authData.rpIdHash, expected) else {
+            throw WebAuthnError(.rpIdHash, "rpIdHash is not SHA-256(\"\(rpId)\")")
+        }
+    }
+
+    static func checkUserPresent(_ authData: AuthenticatorData) throws(WebAuthnError) {
+        guard authData.flags.contains(.userPresent) else {
+            throw WebAuthnError(.userPresence, "the UP flag is clear")
+        }
+    }
+
+    static func checkUserVerified(_ authData: AuthenticatorData, requirement: UserVerificationRequirement) throws(WebAuthnError) {
+        guard requirement == .required else { return }
+        guard authData.flags.contains(.userVerified) else {
+            throw WebAuthnError(.userVerification, "user verification is required and the UV flag is clear")
+        }
+    }
+
+    static func checkBackupFlags(_ authData: AuthenticatorData) throws(WebAuthnError) {
+        if authData.flags.contains(.backupState), !authData.flags.contains(.backupEligible) {
+            throw WebAuthnError(.backupFlags, "BS is set while BE is clear")
+        }
+    }
+
+    /// COSE key options for a credential: RS1 (SHA-1) keys are refused unless the relying
+    /// party both accepts RS1 in its policy and offered it for this ceremony.
+    static func credentialKeyOptions(offered: [COSEAlgorithm], policy: VerificationPolicy) -> COSEKeyOptions {
+        var options = COSEKeyOptions.default
+        options.allowRS1 = offered.contains(.rs1) && policy.acceptedAlgorithms.contains(.rs1)
+        return options
+    }
+
+    /// Maps a COSE key failure: an algorithm the library cannot verify is `algorithm`,
+    /// anything else about the key is `malformed`.
+    static func coseKeyError(_ error: CryptoError, context: String) -> WebAuthnError {
+        switch error.code {
+        case .unsupportedAlgorithm, .unsupportedByLibCrypto:
+            return WebAuthnError(.algorithm, "\(context): \(error)")
+        default:
+            return WebAuthnError(.malformed, "\(context): \(error)")
+        }
+    }
+}

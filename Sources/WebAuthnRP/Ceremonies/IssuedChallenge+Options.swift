@@ -1,0 +1,53 @@
+import Foundation
+
+extension IssuedChallenge {
+    /// The issued challenge that creation options describe.
+    /// - Parameters:
+    ///   - options: the options sent to the client.
+    ///   - relyingParty: supplies the RP ID when `options.rp.id` is absent.
+    ///   - expiresAt: when the challenge stops being answerable.
+    ///   - conditional: whether the creation uses conditional mediation.
+    public init(creationOptions options: PublicKeyCredentialCreationOptionsJSON, relyingParty: RelyingParty,
+                expiresAt: Date, conditional: Bool = false) {
+        self.init(challenge: options.challenge.bytes, kind: .registration, rpId: options.rp.id ?? relyingParty.id,
+                  userHandle: options.user.id.bytes, allowCredentials: [],
+                  userVerification: options.authenticatorSelection?.userVerification ?? .preferred,
+                  offeredAlgorithms: options.pubKeyCredParams.filter { $0.type == .publicKey }.map(\.algorithm),
+                  conditionalCreate: conditional, expiresAt: expiresAt)
+    }
+
+    /// The issued challenge that request options describe.
+    /// - Parameters:
+    ///   - options: the options sent to the client.
+    ///   - relyingParty: supplies the RP ID when `options.rpId` is absent.
+    ///   - userHandle: the user identified before the ceremony, or nil (discoverable login).
+    ///   - expiresAt: when the challenge stops being answerable.
+    public init(requestOptions options: PublicKeyCredentialRequestOptionsJSON, relyingParty: RelyingParty,
+                userHandle: [UInt8]? = nil, expiresAt: Date) {
+        self.init(challenge: options.challenge.bytes, kind: .authentication, rpId: options.rpId ?? relyingParty.id,
+                  userHandle: userHandle, allowCredentials: (options.allowCredentials ?? []).map(\.id.bytes),
+                  userVerification: options.userVerification ?? .preferred, expiresAt: expiresAt)
+    }
+}
+
+extension RegistrationResponse {
+    /// The decoded form of a `RegistrationResponseJSON` (what `PublicKeyCredential.toJSON()` sent).
+    /// - Parameter json: the decoded JSON.
+    public init(json: RegistrationResponseJSON) {
+        self.init(id: json.id, rawId: json.rawId.bytes, type: json.type.rawValue,
+                  clientDataJSON: json.response.clientDataJSON.bytes,
+                  attestationObject: json.response.attestationObject.bytes,
+                  transports: (json.response.transports ?? []).map(\.rawValue))
+    }
+}
+
+extension AuthenticationResponse {
+    /// The decoded form of an `AuthenticationResponseJSON`.
+    /// - Parameter json: the decoded JSON.
+    public init(json: AuthenticationResponseJSON) {
+        self.init(id: json.id, rawId: json.rawId.bytes, type: json.type.rawValue,
+                  clientDataJSON: json.response.clientDataJSON.bytes,
+                  authenticatorData: json.response.authenticatorData.bytes,
+                  signature: json.response.signature.bytes, userHandle: json.response.userHandle?.bytes)
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+
+/// Which ceremony a challenge was issued for.
+public enum CeremonyKind: String, Sendable, Hashable, Codable {
+    /// A registration (`navigator.credentials.create`).
+    case registration
+    /// An authentication (`navigator.credentials.get`).
+    case authentication
+}
+
+/// A challenge the relying party issued, bound to the ceremony it was issued for.
+///
+/// Only the registry's `issue…` methods and the options builders make these; the
+/// verifier takes one back (after the challenge store consumed it) and checks the
+/// response against exactly what was asked.
+public struct IssuedChallenge: Sendable, Hashable {
+    /// The challenge bytes sent in the options.
+    public let challenge: [UInt8]
+    /// The ceremony it belongs to.
+    public let kind: CeremonyKind
+    /// The RP ID the options named.
+    public let rpId: String
+    /// Registration: `user.id`. Authentication: the user identified before the
+    /// ceremony, or nil for a discoverable (usernameless) login.
+    public let userHandle: [UInt8]?
+    /// Authentication: the credential ids offered in `allowCredentials` (empty: any).
+    public let allowCredentials: [[UInt8]]
+    /// The user-verification requirement the options carried.
+    public let userVerification: UserVerificationRequirement
+    /// Registration: the algorithms offered in `pubKeyCredParams`, in order.
+    public let offeredAlgorithms: [COSEAlgorithm]
+    /// Registration: `mediation: "conditional"` was requested (UP is then not required).
+    public let conditionalCreate: Bool
+    /// When the challenge stops being answerable.
+    public let expiresAt: Date
+
+    /// Creates an issued challenge. Prefer the registry's and builders' factories.
+    /// - Parameters:
+    ///   - challenge: the challenge bytes.
+    ///   - kind: registration or authentication.
+    ///   - rpId: the RP ID of the options.
+    ///   - userHandle: the user the ceremony is for, if known.
+    ///   - allowCredentials: credential ids offered (authentication).
+    ///   - userVerification: the UV requirement.
+    ///   - offeredAlgorithms: `pubKeyCredParams` algorithms (registration).
+    ///   - conditionalCreate: conditional mediation was requested (registration).
+    ///   - expiresAt: expiry time.
+    public init(challenge: [UInt8], kind: CeremonyKind, rpId: String, userHandle: [UInt8]? = nil,
+                allowCredentials: [[UInt8]] = [], userVerification: UserVerificationRequirement = .preferred,
+                offeredAlgorithms: [COSEAlgorithm] = [], conditionalCreate: Bool = false, expiresAt: Date) {
+        self.challenge = challenge
+        self.kind = kind
+        self.rpId = rpId
+        self.userHandle = userHandle
+        self.allowCredentials = allowCredentials
+        self.userVerification = userVerification
+        self.offeredAlgorithms = offeredAlgorithms
+        self.conditionalCreate = conditionalCreate
+        self.expiresAt = expiresAt
+    }
+}

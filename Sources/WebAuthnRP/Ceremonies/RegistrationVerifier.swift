@@ -1,0 +1,185 @@
+import Foundation
+
+/// Verifies a registration ceremony: W3C WebAuthn Level 3 §7.1, every step in order.
+///
+/// Stateless: it checks a response against the challenge that was issued (already
+/// consumed by the caller) and the relying party's policy. Checking that the
+/// credential id is new and storing the record (steps 27-28) belong to the registry
+/// (``RelyingPartyService``), which owns the credential store.
+public struct RegistrationVerifier: Sendable {
+    /// The relying party.
+    public let relyingParty: RelyingParty
+    /// The policy.
+    public let policy: VerificationPolicy
+    let formats: AttestationFormatTable
+
+    /// Creates a verifier.
+    /// - Parameters:
+    ///   - relyingParty: RP ID and origins.
+    ///   - policy: algorithms, attestation and counter policy.
+    public init(relyingParty: RelyingParty, policy: VerificationPolicy) {
+        self.relyingParty = relyingParty
+        self.policy = policy
+        self.formats = .standard
+    }
+
+    /// Verifies a response.
+    /// - Parameters:
+    ///   - response: the decoded response.
+    ///   - issued: the challenge issued for this ceremony (already consumed).
+    ///   - now: the current time: challenge expiry and certificate validity.
+    ///   - keepAttestation: keep the raw attestation object and client data in the record.
+    ///   - trace: receives every step.
+    /// - Returns: the verified registration.
+    /// - Throws: ``WebAuthnError``.
+    public func verify(_ response: RegistrationResponse, issued: IssuedChallenge, now: Date,
+                       keepAttestation: Bool = false, trace: inout CeremonyTrace) throws(WebAuthnError) -> VerifiedRegistration {
+        try trace.check("pending", "the challenge was issued for a registration and has not expired") { () throws(WebAuthnError) in
+            try CeremonyChecks.checkIssued(issued, kind: .registration, now: now)
+        }
+        // Step 3: "If response is not an instance of AuthenticatorAttestationResponse, abort."
+        try trace.check("§7.1 step 3", "the credential is a public-key credential") { () throws(WebAuthnError) in
+            guard response.type == "public-key" else {
+                throw WebAuthnError(.malformed, "credential type is \"\(response.type)\", expected \"public-key\"")
+            }
+        }
+        trace.note("§7.1 step 4", "client extension results collected")
+        // Steps 5-6: UTF-8 decode and parse clientDataJSON.
+        let clientData = try trace.check("§7.1 steps 5-6", "clientDataJSON is UTF-8 JSON client data") { () throws(WebAuthnError) in
+            try CeremonyChecks.parseClientData(response.clientDataJSON)
+        }
+        try trace.check("§7.1 step 7", "C.type is webauthn.create") { () throws(WebAuthnError) in
+            try CeremonyChecks.checkType(clientData, expected: "webauthn.create")
+        }
+        try trace.check("§7.1 step 8", "C.challenge is the issued challenge") { () throws(WebAuthnError) in
+            try CeremonyChecks.checkChallenge(clientData, issued: issued)
+        }
+        try trace.check("§7.1 step 9", "C.origin is an expected origin", detail: clientData.origin) { () throws(WebAuthnError) in
+            try CeremonyChecks.checkOrigin(clientData, relyingParty: relyingParty)
+        }
+        try trace.check("§7.1 step 10", "crossOrigin only where the RP expects iframes") { () throws(WebAuthnError) in
+            try CeremonyChecks.checkCrossOrigin(clientData, relyingParty: relyingParty)
+        }
+        if clientData.topOrigin == nil {
+            trace.skip("§7.1 step 11", "topOrigin is an expected top origin", because: "no topOrigin in client data")
+        } else {
+            try trace.check("§7.1 step 11", "topOrigin is an expected top origin") { () throws(WebAuthnError) in
+                try CeremonyChecks.checkTopOrigin(clientData, relyingParty: relyingParty)
+            }
+        }
+        // Step 12: "Let hash be the result of computing a hash over response.clientDataJSON using SHA-256."
+        let clientDataHash = Digest.sha256.hash(response.clientDataJSON)
+        trace.note("§7.1 step 12", "hash = SHA-256(clientDataJSON)")
+        // Step 13: CBOR-decode the attestation object into fmt, authData and attStmt.
+        let attestationObject = try trace.check("§7.1 step 13", "attestationObject decodes to fmt, authData, attStmt") { () throws(WebAuthnError) in
+            try AttestationObject(bytes: response.attestationObject[...])
+        }
+        let authData = attestationObject.authenticatorData
+        let attested = try trace.check("§7.1 step 13", "authData carries attested credential data bound to the response id") { () throws(WebAuthnError) in
+            guard authData.flags.contains(.attestedCredentialData), let attested = authData.attestedCredentialData else {
+                throw WebAuthnError(.malformed, "authData has no attested credential data (AT flag clear)")
+            }
+            // The credential id is taken from authData; the client-supplied id and rawId must agree with it.
+            guard attested.credentialId.elementsEqual(response.rawId) else {
+                throw WebAuthnError(.malformed, "rawId differs from the credential id in authenticator data")
+            }
+            guard response.id == Base64URL.encode(response.rawId) else {
+                throw WebAuthnError(.malformed, "id \"\(response.id)\" is not the base64url of rawId")
+            }
+            return attested
+        }
+        try trace.check("§7.1 step 14", "rpIdHash is SHA-256 of the RP ID", detail: issued.rpId) { () throws(WebAuthnError) in
+            try CeremonyChecks.checkRPIDHash(authData, rpId: issued.rpId)
+        }
+        if issued.conditionalCreate {
+            trace.skip("§7.1 step 15", "UP flag set", because: "conditional mediation was requested")
+        } else {
+            try trace.check("§7.1 step 15", "UP flag set") { () throws(WebAuthnError) in
+                try CeremonyChecks.checkUserPresent(authData)
+            }
+        }
+        try trace.check("§7.1 step 16", "UV flag set when user verification is required",
+                        detail: "userVerification \(issued.userVerification.rawValue)") { () throws(WebAuthnError) in
+            try CeremonyChecks.checkUserVerified(authData, requirement: issued.userVerification)
+        }
+        try trace.check("§7.1 step 17", "BS is not set without BE") { () throws(WebAuthnError) in
+            try CeremonyChecks.checkBackupFlags(authData)
+        }
+        trace.note("§7.1 steps 18-19", "BE and BS recorded for the caller's policy",
+                   detail: "BE \(authData.flags.contains(.backupEligible)) BS \(authData.flags.contains(.backupState))")
+        let credentialKey = try trace.check("§7.1 step 20", "the credential key's alg was offered and is accepted") { () throws(WebAuthnError) in
+            let offered = issued.offeredAlgorithms.isEmpty ? policy.acceptedAlgorithms : issued.offeredAlgorithms
+            let key: COSEKey
+            do throws(CryptoError) {
+                key = try COSEKey(item: attested.credentialPublicKey,
+                                  options: CeremonyChecks.credentialKeyOptions(offered: offered, policy: policy))
+            } catch {
+                throw CeremonyChecks.coseKeyError(error, context: "credential public key")
+            }
+            guard offered.contains(key.algorithm) else {
+                throw WebAuthnError(.algorithm, "credential algorithm \(key.algorithm) was not offered in pubKeyCredParams \(offered)")
+            }
+            guard policy.acceptedAlgorithms.contains(key.algorithm) else {
+                throw WebAuthnError(.algorithm, "credential algorithm \(key.algorithm) is not accepted by policy")
+            }
+            return key
+        }
+        // Step 21: extension outputs. This verifier requests no extensions; L3 lets the RP ignore
+        // unsolicited ones, which it does (they stay available in authenticatorData.extensions).
+        trace.note("§7.1 step 21", "extension outputs: none requested, unsolicited outputs ignored",
+                   detail: authData.extensions == nil ? "no authenticator extensions" : "authenticator extensions present")
+        // Step 22: "Determine the attestation statement format by performing a USASCII case-sensitive
+        // match on fmt against the set of supported WebAuthn Attestation Statement Format Identifier values."
+        let format = try trace.check("§7.1 step 22", "fmt is a supported attestation format",
+                                     detail: attestationObject.format) { () throws(WebAuthnError) -> any AttestationFormat in
+            if let allowed = policy.attestation.allowedFormats, !allowed.contains(attestationObject.format) {
+                throw WebAuthnError(.attestation, "attestation format \"\(attestationObject.format)\" is not allowed by policy")
+            }
+            guard let format = formats.format(attestationObject.format) else {
+                throw WebAuthnError(.attestation, "unsupported attestation format \"\(attestationObject.format)\"")
+            }
+            return format
+        }
+        // Step 23: run the format's verification procedure over attStmt, authData and hash.
+        let context = AttestationContext(statement: attestationObject.statement, authenticatorData: authData,
+                                         clientDataHash: clientDataHash, credentialKey: credentialKey,
+                                         attestedCredential: attested, policy: policy.attestation,
+                                         verificationTime: now, formats: formats)
+        let outcome = try trace.check("§7.1 step 23", "attStmt is a valid \(attestationObject.format) statement") { () throws(WebAuthnError) in
+            try format.verify(context)
+        }
+        // Steps 24-25: trust anchors from policy; assess the trust path.
+        let verdict = AttestationTrustEvaluator.evaluate(outcome, policy: policy.attestation, at: now,
+                                                         compound: policy.attestation.compoundRequirement)
+        trace.note("§7.1 steps 24-25", "attestation trust assessed",
+                   detail: verdict.trusted ? "trusted" : "untrusted: \(verdict.reason ?? "")")
+        try trace.check("§7.1 step 26", "credentialId is at most 1023 bytes") { () throws(WebAuthnError) in
+            guard attested.credentialId.count <= 1023 else {
+                throw WebAuthnError(.malformed, "credentialId is \(attested.credentialId.count) bytes, more than 1023")
+            }
+        }
+        // Step 29 (checked before the registry's steps 27-28 so nothing is stored): an attestation that
+        // verified but is not trustworthy fails the ceremony when the policy requires trust.
+        try trace.check("§7.1 step 29", "untrusted attestation rejected when trust is required") { () throws(WebAuthnError) in
+            let attestation = policy.attestation
+            guard attestation.requireTrustedAttestation, !verdict.trusted else { return }
+            if attestation.acceptUnattestedWhenTrustRequired, outcome.type == .none || outcome.type == .self { return }
+            throw WebAuthnError(.trust, "attestation (\(outcome.type.rawValue)) is not trusted: \(verdict.reason ?? "no anchor")")
+        }
+        let record = CredentialRecord(
+            id: Array(attested.credentialId), publicKey: credentialKey.cborBytes,
+            algorithm: credentialKey.algorithm.rawValue, signCount: authData.signCount,
+            userHandle: issued.userHandle, uvInitialized: authData.flags.contains(.userVerified),
+            backupEligible: authData.flags.contains(.backupEligible), backupState: authData.flags.contains(.backupState),
+            transports: response.transports, aaguid: attested.aaguid.uuidString,
+            attestationFormat: attestationObject.format, attestationType: outcome.type,
+            attestationTrusted: verdict.trusted,
+            attestationObject: keepAttestation ? response.attestationObject : nil,
+            registrationClientDataJSON: keepAttestation ? response.clientDataJSON : nil)
+        let attestation = AttestationResult(format: attestationObject.format, type: outcome.type, trusted: verdict.trusted,
+                                            trustAnchor: verdict.anchor, trustPath: outcome.trustPath,
+                                            untrustedReason: verdict.trusted ? nil : verdict.reason)
+        return VerifiedRegistration(record: record, attestation: attestation, authenticatorData: authData,
+                                    clientData: clientData, credentialKey: credentialKey)
+    }
+}

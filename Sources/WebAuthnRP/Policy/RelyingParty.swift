@@ -1,0 +1,110 @@
+import Foundation
+
+/// Who the relying party is and where its ceremonies may come from.
+///
+/// Origins are compared exactly: scheme, host and port must all match one of the
+/// configured origins, byte for byte (browsers serialize origins in lowercase, so a
+/// case-changed origin is not the same origin). Subdomains match only when
+/// ``allowSubdomains`` is set, and then only on a dot boundary.
+public struct RelyingParty: Sendable {
+    /// The RP ID: `rpIdHash` must be SHA-256 of its UTF-8 bytes.
+    public let id: String
+    /// A human-readable name, used when building creation options.
+    public let name: String
+    /// The origins `clientData.origin` may carry.
+    public let origins: [String]
+    /// Accept origins on subdomains of the configured hosts (`https://login.example.org`
+    /// for `https://example.org`). Off by default.
+    public let allowSubdomains: Bool
+    /// Whether ceremonies inside cross-origin iframes are expected. When false, client
+    /// data with `crossOrigin: true` or a `topOrigin` is rejected (category `origin`).
+    public let allowCrossOrigin: Bool
+    /// When client data carries a `topOrigin`, it must be one of these.
+    public let topOrigins: [String]
+    /// SHA-256 of ``id``, computed once.
+    public let rpIdHash: [UInt8]
+
+    /// Creates a relying-party description.
+    /// - Parameters:
+    ///   - id: the RP ID (a registrable domain suffix of the origins' hosts).
+    ///   - name: a display name.
+    ///   - origins: the allowed origins, for example `["https://example.org"]`.
+    ///   - allowSubdomains: accept subdomains of the origins' hosts (dot boundary).
+    ///   - allowCrossOrigin: accept ceremonies run inside cross-origin iframes.
+    ///   - topOrigins: the top-level origins such iframes may be embedded in.
+    public init(id: String, name: String = "", origins: [String], allowSubdomains: Bool = false,
+                allowCrossOrigin: Bool = false, topOrigins: [String] = []) {
+        self.id = id
+        self.name = name
+        self.origins = origins
+        self.allowSubdomains = allowSubdomains
+        self.allowCrossOrigin = allowCrossOrigin
+        self.topOrigins = topOrigins
+        self.rpIdHash = Digest.sha256.hash(Array(id.utf8))
+    }
+
+    /// Whether `origin` (as the client reported it) is one of ``origins``.
+    func isAllowedOrigin(_ origin: String) -> Bool {
+        origins.contains { OriginMatcher.matches(candidate: origin, allowed: $0, allowSubdomains: allowSubdomains) }
+    }
+
+    /// Whether `origin` is one of ``topOrigins``.
+    func isAllowedTopOrigin(_ origin: String) -> Bool {
+        topOrigins.contains { OriginMatcher.matches(candidate: origin, allowed: $0, allowSubdomains: allowSubdomains) }
+    }
+}
+
+/// Compares serialized origins component by component.
+enum OriginMatcher {
+    struct Parts: Equatable {
+        var scheme: Substring
+        var host: Substring
+        var port: Int?
+    }
+
+    /// Splits `scheme://host[:port]`; nil for anything else (paths, user info, queries,
+    /// or non-URL origins such as `android:apk-key-hash:…`).
+    static func parse(_ origin: String) -> Parts? {
+        guard let sep = origin.range(of: "://") else { return nil }
+        let scheme = origin[origin.startIndex..<sep.lowerBound]
+        let rest = origin[sep.upperBound...]
+        guard !scheme.isEmpty, !rest.isEmpty,
+              !rest.contains(where: { "/?#@\\ ".contains($0) }) else { return nil }
+        if rest.hasPrefix("[") {  // IPv6 literal
+            guard let close = rest.firstIndex(of: "]") else { return nil }
+            let host = rest[rest.startIndex...close]
+            let after = rest[rest.index(after: close)...]
+            if after.isEmpty { return Parts(scheme: scheme, host: host, port: nil) }
+            guard after.first == ":", let port = Int(after.dropFirst()), (0...65535).contains(port) else { return nil }
+            return Parts(scheme: scheme, host: host, port: port)
+        }
+        let pieces = rest.split(separator: ":", omittingEmptySubsequences: false)
+        switch pieces.count {
+        case 1: return Parts(scheme: scheme, host: pieces[0], port: nil)
+        case 2:
+            guard !pieces[0].isEmpty, let port = Int(pieces[1]), (0...65535).contains(port),
+                  pieces[1].allSatisfy(\.isASCII) else { return nil }
+            return Parts(scheme: scheme, host: pieces[0], port: port)
+        default: return nil
+        }
+    }
+
+    private static func effectivePort(_ parts: Parts) -> Int? {
+        if let port = parts.port { return port }
+        switch parts.scheme {
+        case "https", "wss": return 443
+        case "http", "ws": return 80
+        default: return nil
+        }
+    }
+
+    static func matches(candidate: String, allowed: String, allowSubdomains: Bool) -> Bool {
+        if candidate.utf8.elementsEqual(allowed.utf8) { return true }
+        guard let c = parse(candidate), let a = parse(allowed) else { return false }
+        guard c.scheme.utf8.elementsEqual(a.scheme.utf8), effectivePort(c) == effectivePort(a) else { return false }
+        if c.host.utf8.elementsEqual(a.host.utf8) { return true }
+        guard allowSubdomains, !a.host.hasPrefix("[") else { return false }
+        // Dot boundary: "evil-example.org" must not match "example.org".
+        return c.host.utf8.count > a.host.utf8.count + 1 && c.host.hasSuffix("." + a.host)
+    }
+}

@@ -1,0 +1,108 @@
+import Foundation
+
+/// What the relying party does when a signature counter does not increase.
+public enum CounterPolicy: Sendable, Equatable {
+    /// Reject the assertion (category `signCount`): the authenticator may be cloned.
+    case reject
+    /// Accept it, and flag the result (`VerifiedAuthentication.counterRegressed`).
+    case acceptAndFlag
+}
+
+/// How a verified attestation is judged, and which roots make it trusted.
+public struct AttestationPolicy: Sendable {
+    /// Roots (or intermediates) an attestation trust path may end in. Never trusted
+    /// implicitly: a self-signed certificate inside `x5c` is not an anchor.
+    public var trustAnchors: [Certificate]
+    /// Reject (category `trust`) a registration whose attestation does not chain to
+    /// one of ``trustAnchors``. `none` and `self` attestations have no chain, so
+    /// they are rejected too unless ``acceptUnattestedWhenTrustRequired`` is set.
+    public var requireTrustedAttestation: Bool
+    /// With ``requireTrustedAttestation``, still accept `none` and `self`
+    /// attestations (recorded as untrusted). Platforms may send `none` even when the
+    /// RP asked for `direct`; this is where the caller decides what that means.
+    public var acceptUnattestedWhenTrustRequired: Bool
+    /// Android Key attestation: which authorization lists count.
+    public var androidKeyAuthorizations: AndroidKeyAuthorizationPolicy
+    /// SafetyNet: the largest accepted age (and clock skew) of the attestation
+    /// `timestampMs` relative to the verification time, in seconds.
+    public var safetyNetMaximumAge: TimeInterval
+    /// Compound attestation: whether every sub-statement or at least one must verify.
+    public var compoundRequirement: CompoundRequirement
+    /// Formats accepted at all (nil: every supported format).
+    public var allowedFormats: Set<String>?
+
+    /// Which Android Key authorization lists are consulted for origin and purpose.
+    public enum AndroidKeyAuthorizationPolicy: Sendable, Equatable {
+        /// Only the TEE-enforced list (hardware-backed keys only).
+        case teeEnforcedOnly
+        /// The union of the TEE-enforced and software-enforced lists.
+        case teeOrSoftware
+    }
+
+    /// How many sub-statements of a compound attestation must verify.
+    public enum CompoundRequirement: Sendable, Equatable {
+        /// Every sub-statement must verify.
+        case all
+        /// At least one sub-statement must verify.
+        case any
+    }
+
+    /// Creates a policy.
+    /// - Parameters:
+    ///   - trustAnchors: attestation roots the caller trusts (default none).
+    ///   - requireTrustedAttestation: reject attestations that do not chain to an anchor.
+    ///   - acceptUnattestedWhenTrustRequired: accept `none`/`self` even when trust is required.
+    ///   - androidKeyAuthorizations: which Android Key lists count (default union).
+    ///   - safetyNetMaximumAge: SafetyNet timestamp window in seconds (default 60).
+    ///   - compoundRequirement: all or any sub-statement (default all).
+    ///   - allowedFormats: formats accepted (default all supported).
+    public init(trustAnchors: [Certificate] = [], requireTrustedAttestation: Bool = false,
+                acceptUnattestedWhenTrustRequired: Bool = false,
+                androidKeyAuthorizations: AndroidKeyAuthorizationPolicy = .teeOrSoftware,
+                safetyNetMaximumAge: TimeInterval = 60, compoundRequirement: CompoundRequirement = .all,
+                allowedFormats: Set<String>? = nil) {
+        self.trustAnchors = trustAnchors
+        self.requireTrustedAttestation = requireTrustedAttestation
+        self.acceptUnattestedWhenTrustRequired = acceptUnattestedWhenTrustRequired
+        self.androidKeyAuthorizations = androidKeyAuthorizations
+        self.safetyNetMaximumAge = safetyNetMaximumAge
+        self.compoundRequirement = compoundRequirement
+        self.allowedFormats = allowedFormats
+    }
+}
+
+/// The relying party's standing policy for every ceremony. Per-ceremony choices
+/// (challenge, user verification, algorithms offered) travel with the issued
+/// challenge instead; the clock is always passed in.
+public struct VerificationPolicy: Sendable {
+    /// Algorithms the RP accepts at all (a credential must use one of these and one
+    /// the options offered). Default: every algorithm this library verifies.
+    public var acceptedAlgorithms: [COSEAlgorithm]
+    /// Attestation judgement and trust anchors.
+    public var attestation: AttestationPolicy
+    /// What a non-increasing signature counter does.
+    public var counter: CounterPolicy
+    /// How long an issued challenge stays answerable, in seconds (default 300).
+    public var challengeLifetime: TimeInterval
+
+    /// Algorithms offered by default, most preferred first.
+    public static let defaultAlgorithms: [COSEAlgorithm] = [
+        .es256, .edDSA, .ed25519, .esp256, .es384, .esp384, .es512, .esp512, .ed448, .es256k,
+        .ps256, .ps384, .ps512, .rs256, .rs384, .rs512,
+    ]
+
+    /// Creates a policy.
+    /// - Parameters:
+    ///   - acceptedAlgorithms: algorithms accepted for credentials.
+    ///   - attestation: attestation policy.
+    ///   - counter: counter policy (default reject).
+    ///   - challengeLifetime: seconds an issued challenge stays valid (default 300).
+    public init(acceptedAlgorithms: [COSEAlgorithm] = VerificationPolicy.defaultAlgorithms,
+                attestation: AttestationPolicy = AttestationPolicy(), counter: CounterPolicy = .reject,
+                challengeLifetime: TimeInterval = 300) {
+        self.acceptedAlgorithms = acceptedAlgorithms
+        self.attestation = attestation
+        self.counter = counter
+        self.challengeLifetime = challengeLifetime
+    }
+}

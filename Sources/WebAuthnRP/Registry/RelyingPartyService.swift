@@ -1,0 +1,163 @@
+import Foundation
+
+/// A relying party with its registry: issues challenges, finishes ceremonies,
+/// and keeps credential records. This is what a server embeds.
+///
+/// Every finish consumes its challenge first, whatever the verdict, so a challenge
+/// answers one response only. Time is always passed in.
+public struct RelyingPartyService: Sendable {
+    /// The relying party.
+    public let relyingParty: RelyingParty
+    /// The policy.
+    public let policy: VerificationPolicy
+    /// Outstanding challenges.
+    public let challenges: any ChallengeStore
+    /// Registered credentials.
+    public let credentials: any CredentialStore
+    private let keyCache = COSEKeyCache()
+
+    /// Creates a service.
+    /// - Parameters:
+    ///   - relyingParty: RP ID and origins.
+    ///   - policy: algorithms, attestation, counter and challenge-lifetime policy.
+    ///   - challenges: the challenge store (default: bounded, in memory).
+    ///   - credentials: the credential store (default: bounded, in memory).
+    public init(relyingParty: RelyingParty, policy: VerificationPolicy = VerificationPolicy(),
+                challenges: any ChallengeStore = InMemoryChallengeStore(),
+                credentials: any CredentialStore = InMemoryCredentialStore()) {
+        self.relyingParty = relyingParty
+        self.policy = policy
+        self.challenges = challenges
+        self.credentials = credentials
+    }
+
+    var registrationVerifier: RegistrationVerifier { RegistrationVerifier(relyingParty: relyingParty, policy: policy) }
+    var authenticationVerifier: AuthenticationVerifier {
+        AuthenticationVerifier(relyingParty: relyingParty, policy: policy, keyCache: keyCache)
+    }
+
+    // MARK: Issuing
+
+    /// Registers an issued challenge as outstanding (single use, until it expires).
+    /// - Parameters:
+    ///   - issued: the challenge and its ceremony binding.
+    ///   - now: the current time.
+    /// - Throws: ``RegistryError`` when the store refuses it.
+    public func issue(_ issued: IssuedChallenge, now: Date) async throws {
+        try await challenges.issue(issued, now: now)
+    }
+
+    // MARK: Finishing
+
+    /// Finishes a registration: consumes the challenge, verifies (§7.1) and stores the record.
+    /// - Parameters:
+    ///   - response: the decoded response.
+    ///   - expectedChallenge: the challenge kept in the caller's session; nil to take it from the client data.
+    ///   - now: the current time.
+    ///   - keepAttestation: keep the raw attestation object and client data in the record.
+    /// - Returns: the verified registration (its record is stored).
+    /// - Throws: ``WebAuthnError`` for a rejected response; ``RegistryError`` or the store's own error when storage fails.
+    public func finishRegistration(_ response: RegistrationResponse, expectedChallenge: [UInt8]? = nil, now: Date,
+                                   keepAttestation: Bool = false) async throws -> VerifiedRegistration {
+        let report = try await finishRegistrationReport(response, expectedChallenge: expectedChallenge, now: now,
+                                                        keepAttestation: keepAttestation)
+        return try report.result.get()
+    }
+
+    /// ``finishRegistration(_:expectedChallenge:now:keepAttestation:)`` with the step trace.
+    /// - Parameters:
+    ///   - response: the decoded response.
+    ///   - expectedChallenge: the session's challenge, or nil to take it from the client data.
+    ///   - now: the current time.
+    ///   - keepAttestation: keep raw attestation data in the record.
+    /// - Returns: the verdict and its trace.
+    /// - Throws: only storage failures; verdicts are in the report.
+    public func finishRegistrationReport(_ response: RegistrationResponse, expectedChallenge: [UInt8]? = nil,
+                                         now: Date, keepAttestation: Bool = false) async throws -> CeremonyReport<VerifiedRegistration> {
+        var trace = CeremonyTrace()
+        let issued: IssuedChallenge
+        switch try await consumeChallenge(clientDataJSON: response.clientDataJSON, expected: expectedChallenge, trace: &trace) {
+        case .success(let value): issued = value
+        case .failure(let error): return CeremonyReport(result: .failure(error), trace: trace)
+        }
+        let verified: VerifiedRegistration
+        do {
+            verified = try registrationVerifier.verify(response, issued: issued, now: now,
+                                                       keepAttestation: keepAttestation, trace: &trace)
+        } catch {
+            return CeremonyReport(result: .failure(error), trace: trace)
+        }
+        // Steps 27-28: "Verify that the credentialId is not yet registered for any user", then store the
+        // record. create-if-absent makes the check and the store one atomic operation.
+        guard try await credentials.create(verified.record) else {
+            let error = trace.fail("§7.1 step 27", "credentialId is not yet registered", .credentialExists,
+                                   "credential \(response.id) is already registered")
+            return CeremonyReport(result: .failure(error), trace: trace)
+        }
+        trace.note("§7.1 step 27", "credentialId is not yet registered")
+        trace.note("§7.1 step 28", "credential record stored")
+        return CeremonyReport(result: .success(verified), trace: trace)
+    }
+
+    /// Finishes an authentication: consumes the challenge, looks up the credential,
+    /// verifies (§7.2) and stores the updated record.
+    /// - Parameters:
+    ///   - response: the decoded response.
+    ///   - expectedChallenge: the session's challenge, or nil to take it from the client data.
+    ///   - now: the current time.
+    /// - Returns: the verified authentication (its updated record is stored).
+    /// - Throws: ``WebAuthnError`` for a rejected response; the store's error when storage fails.
+    public func finishAuthentication(_ response: AuthenticationResponse, expectedChallenge: [UInt8]? = nil,
+                                     now: Date) async throws -> VerifiedAuthentication {
+        try await finishAuthenticationReport(response, expectedChallenge: expectedChallenge, now: now).result.get()
+    }
+
+    /// ``finishAuthentication(_:expectedChallenge:now:)`` with the step trace.
+    /// - Parameters:
+    ///   - response: the decoded response.
+    ///   - expectedChallenge: the session's challenge, or nil to take it from the client data.
+    ///   - now: the current time.
+    /// - Returns: the verdict and its trace.
+    /// - Throws: only storage failures.
+    public func finishAuthenticationReport(_ response: AuthenticationResponse, expectedChallenge: [UInt8]? = nil,
+                                           now: Date) async throws -> CeremonyReport<VerifiedAuthentication> {
+        var trace = CeremonyTrace()
+        let issued: IssuedChallenge
+        switch try await consumeChallenge(clientDataJSON: response.clientDataJSON, expected: expectedChallenge, trace: &trace) {
+        case .success(let value): issued = value
+        case .failure(let error): return CeremonyReport(result: .failure(error), trace: trace)
+        }
+        let record = try await credentials.credential(id: response.rawId)
+        let verified: VerifiedAuthentication
+        do {
+            verified = try authenticationVerifier.verify(response, issued: issued, record: record, now: now, trace: &trace)
+        } catch {
+            return CeremonyReport(result: .failure(error), trace: trace)
+        }
+        try await credentials.update(verified.updatedRecord)
+        return CeremonyReport(result: .success(verified), trace: trace)
+    }
+
+    /// Consumes the challenge this response answers, before any other check.
+    private func consumeChallenge(clientDataJSON: [UInt8], expected: [UInt8]?,
+                                  trace: inout CeremonyTrace) async throws -> Result<IssuedChallenge, WebAuthnError> {
+        let challenge: [UInt8]
+        if let expected {
+            challenge = expected
+        } else {
+            // No session challenge: identify the ceremony by the challenge the client data names.
+            do {
+                let clientData = try CollectedClientData(jsonBytes: clientDataJSON[...])
+                challenge = try clientData.decodedChallenge()
+            } catch {
+                return .failure(trace.fail("consume", "the challenge is outstanding", error.category, error.message))
+            }
+        }
+        guard let issued = try await challenges.consume(challenge) else {
+            return .failure(trace.fail("consume", "the challenge is outstanding", .challenge,
+                                       "challenge \(Base64URL.encode(challenge)) was not issued or was already used"))
+        }
+        trace.note("consume", "the challenge is outstanding; consumed now, whatever the verdict")
+        return .success(issued)
+    }
+}

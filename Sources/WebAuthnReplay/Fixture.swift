@@ -1,0 +1,180 @@
+import Foundation
+import WebAuthnRP
+
+/// A fixture file that cannot be replayed at all (replay exit code 2): not JSON,
+/// the wrong `format`, or a member missing or of the wrong type.
+public struct FixtureError: Error, Sendable, CustomStringConvertible {
+    /// The file.
+    public let file: String
+    /// The member that is wrong, for example `ceremonies[2].expect.outcome`.
+    public let member: String
+    /// What is wrong with it.
+    public let reason: String
+
+    /// `<file>: <member>: <reason>`.
+    public var description: String { "\(file): \(memberAndReason)" }
+
+    var memberAndReason: String { "\(member): \(reason)" }
+
+    /// Names the member a `DecodingError` points at.
+    init(file: String, decoding error: any Error) {
+        self.file = file
+        switch error {
+        case DecodingError.keyNotFound(let key, let context):
+            member = Self.path(context.codingPath + [key])
+            reason = "is missing"
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+            member = Self.path(context.codingPath)
+            reason = "has the wrong type (\(context.debugDescription))"
+        case DecodingError.dataCorrupted(let context):
+            member = context.codingPath.isEmpty ? "(file)" : Self.path(context.codingPath)
+            reason = context.codingPath.isEmpty ? "is not JSON (\(context.debugDescription))" : context.debugDescription
+        default:
+            member = "(file)"
+            reason = "\(error)"
+        }
+    }
+
+    init(file: String, member: String, reason: String) {
+        self.file = file
+        self.member = member
+        self.reason = reason
+    }
+
+    /// `ceremonies[2].expect.outcome` from a coding path.
+    static func path(_ keys: [any CodingKey]) -> String {
+        var out = ""
+        for key in keys {
+            if let index = key.intValue { out += "[\(index)]" } else { out += out.isEmpty ? key.stringValue : ".\(key.stringValue)" }
+        }
+        return out.isEmpty ? "(top level)" : out
+    }
+}
+
+/// One `webauthn-ceremonies/1` document (see the fixture specification).
+struct Fixture: Decodable {
+    static let formatIdentifier = "webauthn-ceremonies/1"
+
+    struct RelyingPartySpec: Decodable {
+        var id: String
+        var name: String?
+        var origins: [String]
+        var crossOrigin: Bool?
+        var topOrigins: [String]?
+    }
+
+    struct PolicySpec: Decodable {
+        var verificationTime: String?
+        var trustAnchors: [String]?
+        var requireTrustedAttestation: Bool?
+        var allowCounterRegression: Bool?
+    }
+
+    struct CredentialSpec: Decodable {
+        var id: String
+        var publicKey: String
+        var signCount: UInt32
+        var userHandle: String?
+        var backupEligible: Bool?
+        var backupState: Bool?
+        var transports: [String]?
+    }
+
+    var format: String
+    var description: String?
+    var relyingParty: RelyingPartySpec
+    var policy: PolicySpec?
+    var credentials: [CredentialSpec]?
+    var ceremonies: [Ceremony]
+}
+
+/// One recorded ceremony: what the RP issued, what came back, and the verdict expected.
+struct Ceremony: Decodable {
+    enum Options {
+        case registration(PublicKeyCredentialCreationOptionsJSON)
+        case authentication(PublicKeyCredentialRequestOptionsJSON)
+
+        var challenge: [UInt8] {
+            switch self {
+            case .registration(let o): return o.challenge.bytes
+            case .authentication(let o): return o.challenge.bytes
+            }
+        }
+    }
+
+    /// The response, or why it does not decode: a response that is not valid
+    /// `…ResponseJSON` is a `malformed` verdict, not a broken fixture.
+    enum Response {
+        case registration(RegistrationResponseJSON)
+        case authentication(AuthenticationResponseJSON)
+        case undecodable(String)
+    }
+
+    var name: String
+    var kind: CeremonyKind
+    var options: Options
+    var issue: Bool
+    var response: Response
+    var expect: Expectation
+
+    private enum CodingKeys: String, CodingKey { case name, kind, options, issue, response, expect }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        let kindText = try container.decode(String.self, forKey: .kind)
+        guard let kind = CeremonyKind(rawValue: kindText) else {
+            throw DecodingError.dataCorruptedError(forKey: .kind, in: container,
+                                                   debugDescription: "must be \"registration\" or \"authentication\", is \"\(kindText)\"")
+        }
+        self.kind = kind
+        issue = try container.decodeIfPresent(Bool.self, forKey: .issue) ?? true
+        expect = try container.decode(Expectation.self, forKey: .expect)
+        guard container.contains(.response) else {
+            throw DecodingError.keyNotFound(CodingKeys.response, .init(codingPath: container.codingPath, debugDescription: "missing"))
+        }
+        switch kind {
+        case .registration:
+            options = .registration(try container.decode(PublicKeyCredentialCreationOptionsJSON.self, forKey: .options))
+            do {
+                response = .registration(try container.decode(RegistrationResponseJSON.self, forKey: .response))
+            } catch {
+                response = .undecodable(FixtureError(file: "", decoding: error).memberAndReason)
+            }
+        case .authentication:
+            options = .authentication(try container.decode(PublicKeyCredentialRequestOptionsJSON.self, forKey: .options))
+            do {
+                response = .authentication(try container.decode(AuthenticationResponseJSON.self, forKey: .response))
+            } catch {
+                response = .undecodable(FixtureError(file: "", decoding: error).memberAndReason)
+            }
+        }
+    }
+}
+
+/// The verdict a ceremony is held to.
+struct Expectation: Decodable {
+    enum Outcome: String, Decodable { case accept, reject }
+
+    var outcome: Outcome
+    var error: WebAuthnError.Category?
+    var attestationFormat: String?
+    var attestationType: AttestationType?
+    var trusted: Bool?
+    var credentialId: String?
+    var aaguid: String?
+    var algorithm: Int?
+    var signCount: UInt32?
+    var userPresent: Bool?
+    var userVerified: Bool?
+    var backupEligible: Bool?
+    var backupState: Bool?
+
+    /// `accept` or `reject(<error>)`.
+    var summary: String {
+        switch outcome {
+        case .accept: return "accept"
+        case .reject: return error.map { "reject(\($0.rawValue))" } ?? "reject"
+        }
+    }
+}

@@ -1,0 +1,80 @@
+import Foundation
+import WebAuthnRP
+
+/// Renders a ``ReplayReport`` for people (text) or machines (JSON).
+public enum ReplayFormatter {
+    /// One line per ceremony (`PASS|FAIL file name: expected …, got …`), each fixture
+    /// error, then the closing `N passed, N failed` line.
+    /// - Parameters:
+    ///   - report: the report.
+    ///   - explain: also print each ceremony's step trace.
+    /// - Returns: the text.
+    public static func text(_ report: ReplayReport, explain: Bool) -> String {
+        var lines: [String] = []
+        for result in report.results {
+            let mark = result.passed ? "PASS" : "FAIL"
+            lines.append("\(mark) \(result.file) \(result.name): expected \(result.expected), got \(result.actual)")
+            if !result.passed {
+                if let error = result.error { lines.append("     \(error)") }
+                for mismatch in result.mismatches where !mismatch.hasPrefix("expected accept, got") {
+                    lines.append("     mismatch: \(mismatch)")
+                }
+            }
+            if explain { lines += traceLines(result.trace).map { "     " + $0 } }
+        }
+        for error in report.fixtureErrors {
+            lines.append("ERROR \(error.file): \(error.member): \(error.reason)")
+        }
+        lines.append("\(report.passed) passed, \(report.failed) failed")
+        return lines.joined(separator: "\n")
+    }
+
+    /// The trace as lines: `passed  §7.1 step 14  rpIdHash is SHA-256 of the RP ID`.
+    static func traceLines(_ trace: CeremonyTrace) -> [String] {
+        trace.steps.map { step in
+            let detail = step.detail.map { " [\($0)]" } ?? ""
+            switch step.outcome {
+            case .passed: return "passed   \(step.step): \(step.title)\(detail)"
+            case .skipped(let why): return "skipped  \(step.step): \(step.title) (\(why))"
+            case .failed(let error): return "FAILED   \(step.step): \(step.title): \(error.message)"
+            }
+        }
+    }
+
+    /// A JSON document: `{"results": [...], "fixtureErrors": [...], "passed": N, "failed": N}`.
+    /// - Parameters:
+    ///   - report: the report.
+    ///   - explain: include each ceremony's trace.
+    /// - Returns: the JSON text.
+    public static func json(_ report: ReplayReport, explain: Bool) -> String {
+        struct TraceStep: Encodable { var step: String; var title: String; var outcome: String; var reason: String? }
+        struct Row: Encodable {
+            var file: String; var name: String; var expected: String; var actual: String; var passed: Bool
+            var category: String?; var step: String?; var message: String?; var mismatches: [String]
+            var trace: [TraceStep]?
+        }
+        struct FileError: Encodable { var file: String; var member: String; var reason: String }
+        struct Document: Encodable {
+            var results: [Row]; var fixtureErrors: [FileError]; var passed: Int; var failed: Int; var exitCode: Int32
+        }
+        let rows = report.results.map { r in
+            Row(file: r.file, name: r.name, expected: r.expected, actual: r.actual, passed: r.passed,
+                category: r.error?.category.rawValue, step: r.error?.step, message: r.error?.message,
+                mismatches: r.mismatches,
+                trace: explain ? r.trace.steps.map { s in
+                    switch s.outcome {
+                    case .passed: return TraceStep(step: s.step, title: s.title, outcome: "passed", reason: s.detail)
+                    case .skipped(let why): return TraceStep(step: s.step, title: s.title, outcome: "skipped", reason: why)
+                    case .failed(let e): return TraceStep(step: s.step, title: s.title, outcome: "failed", reason: e.message)
+                    }
+                } : nil)
+        }
+        let document = Document(results: rows,
+                                fixtureErrors: report.fixtureErrors.map { FileError(file: $0.file, member: $0.member, reason: $0.reason) },
+                                passed: report.passed, failed: report.failed, exitCode: report.exitCode)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(document) else { return "{}" }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
