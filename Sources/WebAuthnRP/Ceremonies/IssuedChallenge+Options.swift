@@ -13,7 +13,7 @@ extension IssuedChallenge {
                   userHandle: options.user.id.bytes, allowCredentials: [],
                   userVerification: options.authenticatorSelection?.userVerification ?? .preferred,
                   offeredAlgorithms: options.pubKeyCredParams.filter { $0.type == .publicKey }.map(\.algorithm),
-                  conditionalCreate: conditional, expiresAt: expiresAt)
+                  conditionalCreate: conditional, attestation: options.attestation, expiresAt: expiresAt)
     }
 
     /// The issued challenge that request options describe.

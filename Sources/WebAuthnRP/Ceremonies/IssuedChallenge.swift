@@ -31,6 +31,8 @@ public struct IssuedChallenge: Sendable, Hashable {
     public let offeredAlgorithms: [COSEAlgorithm]
     /// Registration: `mediation: "conditional"` was requested (UP is then not required).
     public let conditionalCreate: Bool
+    /// Registration: the attestation conveyance the options asked for (nil: not stated, meaning `none`).
+    public let attestation: AttestationConveyancePreference?
     /// When the challenge stops being answerable.
     public let expiresAt: Date
 
@@ -44,10 +46,12 @@ public struct IssuedChallenge: Sendable, Hashable {
     ///   - userVerification: the UV requirement.
     ///   - offeredAlgorithms: `pubKeyCredParams` algorithms (registration).
     ///   - conditionalCreate: conditional mediation was requested (registration).
+    ///   - attestation: the attestation conveyance requested (registration).
     ///   - expiresAt: expiry time.
     public init(challenge: [UInt8], kind: CeremonyKind, rpId: String, userHandle: [UInt8]? = nil,
                 allowCredentials: [[UInt8]] = [], userVerification: UserVerificationRequirement = .preferred,
-                offeredAlgorithms: [COSEAlgorithm] = [], conditionalCreate: Bool = false, expiresAt: Date) {
+                offeredAlgorithms: [COSEAlgorithm] = [], conditionalCreate: Bool = false,
+                attestation: AttestationConveyancePreference? = nil, expiresAt: Date) {
         self.challenge = challenge
         self.kind = kind
         self.rpId = rpId
@@ -56,6 +60,7 @@ public struct IssuedChallenge: Sendable, Hashable {
         self.userVerification = userVerification
         self.offeredAlgorithms = offeredAlgorithms
         self.conditionalCreate = conditionalCreate
+        self.attestation = attestation
         self.expiresAt = expiresAt
     }
 }

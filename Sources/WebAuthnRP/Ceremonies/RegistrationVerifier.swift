@@ -166,6 +166,14 @@ public struct RegistrationVerifier: Sendable {
             if attestation.acceptUnattestedWhenTrustRequired, outcome.type == .none || outcome.type == .self { return }
             throw WebAuthnError(.trust, "attestation (\(outcome.type.rawValue)) is not trusted: \(verdict.reason ?? "no anchor")")
         }
+        // Conveyance: the options' attestation preference and what arrived, reconciled by policy.
+        try trace.check("§7.1 step 29", "attestation conveyance reconciled with what was requested",
+                        detail: "requested \(issued.attestation?.rawValue ?? "none"), received \(outcome.type.rawValue)") { () throws(WebAuthnError) in
+            let requested = issued.attestation ?? AttestationConveyancePreference.none
+            let askedForAttestation = requested == .direct || requested == .enterprise
+            guard askedForAttestation, outcome.type == .none, policy.attestation.rejectNoneWhenAttestationRequested else { return }
+            throw WebAuthnError(.trust, "the options asked for \(requested.rawValue) attestation and none arrived")
+        }
         let record = CredentialRecord(
             id: Array(attested.credentialId), publicKey: credentialKey.cborBytes,
             algorithm: credentialKey.algorithm.rawValue, signCount: authData.signCount,

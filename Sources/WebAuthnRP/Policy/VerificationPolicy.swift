@@ -30,6 +30,11 @@ public struct AttestationPolicy: Sendable {
     public var compoundRequirement: CompoundRequirement
     /// Formats accepted at all (nil: every supported format).
     public var allowedFormats: Set<String>?
+    /// What a `none` statement means when the options asked for `direct` or
+    /// `enterprise` attestation. Platforms may answer such a request with `none`
+    /// (privacy settings, synced passkeys), so the default accepts it as an
+    /// unattested credential; set this to reject it (category `trust`).
+    public var rejectNoneWhenAttestationRequested: Bool
 
     /// Which Android Key authorization lists are consulted for origin and purpose.
     public enum AndroidKeyAuthorizationPolicy: Sendable, Equatable {
@@ -56,11 +61,12 @@ public struct AttestationPolicy: Sendable {
     ///   - safetyNetMaximumAge: SafetyNet timestamp window in seconds (default 60).
     ///   - compoundRequirement: all or any sub-statement (default all).
     ///   - allowedFormats: formats accepted (default all supported).
+    ///   - rejectNoneWhenAttestationRequested: reject `none` when `direct`/`enterprise` was asked for.
     public init(trustAnchors: [Certificate] = [], requireTrustedAttestation: Bool = false,
                 acceptUnattestedWhenTrustRequired: Bool = false,
                 androidKeyAuthorizations: AndroidKeyAuthorizationPolicy = .teeOrSoftware,
                 safetyNetMaximumAge: TimeInterval = 60, compoundRequirement: CompoundRequirement = .all,
-                allowedFormats: Set<String>? = nil) {
+                allowedFormats: Set<String>? = nil, rejectNoneWhenAttestationRequested: Bool = false) {
         self.trustAnchors = trustAnchors
         self.requireTrustedAttestation = requireTrustedAttestation
         self.acceptUnattestedWhenTrustRequired = acceptUnattestedWhenTrustRequired
@@ -68,6 +74,7 @@ public struct AttestationPolicy: Sendable {
         self.safetyNetMaximumAge = safetyNetMaximumAge
         self.compoundRequirement = compoundRequirement
         self.allowedFormats = allowedFormats
+        self.rejectNoneWhenAttestationRequested = rejectNoneWhenAttestationRequested
     }
 }
 
