@@ -14,21 +14,12 @@ enum ChallengeSource {
         return supplied
     }
 
-    /// 32 bytes from the system's cryptographically secure generator.
-    // TODO(lead): draw from `SecureRandom.bytes(count: length)` (WebAuthnCrypto, OpenSSL RAND_bytes)
-    // once it is merged, mapping CryptoError to WebAuthnError, so the package has one random source.
-    // Until then the standard library's SystemRandomNumberGenerator (getrandom(2) on Linux,
-    // arc4random on Apple platforms) is used; it is also a CSPRNG.
+    /// 32 fresh bytes from libcrypto's CSPRNG (`RAND_bytes`), the package's one random source.
     static func fresh() throws(WebAuthnError) -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        var out: [UInt8] = []
-        out.reserveCapacity(length)
-        while out.count < length {
-            let word: UInt64 = generator.next()
-            for shift in stride(from: 0, to: 64, by: 8) where out.count < length {
-                out.append(UInt8(truncatingIfNeeded: word >> UInt64(shift)))
-            }
+        do {
+            return try SecureRandom.bytes(count: length)
+        } catch {
+            throw WebAuthnError(.malformed, "options: no random challenge could be drawn: \(error)")
         }
-        return out
     }
 }

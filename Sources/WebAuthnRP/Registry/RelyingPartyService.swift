@@ -161,3 +161,67 @@ public struct RelyingPartyService: Sendable {
         return .success(issued)
     }
 }
+
+// MARK: Beginning ceremonies
+
+extension RelyingPartyService {
+    /// Starts a registration: builds creation options with a fresh 32-byte challenge
+    /// and registers the challenge, bound to this ceremony, as outstanding.
+    /// - Parameters:
+    ///   - user: the user entity (`user.id` is the user handle, 1 to 64 bytes).
+    ///   - userVerification: the UV requirement (default `preferred`).
+    ///   - residentKey: the discoverable-credential requirement (default `preferred`).
+    ///   - attestation: the attestation conveyance to ask for (default `none`).
+    ///   - conditional: the page will call `create()` with conditional mediation.
+    ///   - now: the current time.
+    /// - Returns: options to send to the browser (`PublicKeyCredential.parseCreationOptionsFromJSON`).
+    /// - Throws: ``WebAuthnError`` for an invalid user entity; ``RegistryError`` when the challenge cannot be stored.
+    public func beginRegistration(user: PublicKeyCredentialUserEntityJSON,
+                                  userVerification: UserVerificationRequirement = .preferred,
+                                  residentKey: ResidentKeyRequirement = .preferred,
+                                  attestation: AttestationConveyancePreference = AttestationConveyancePreference.none,
+                                  conditional: Bool = false, now: Date) async throws -> PublicKeyCredentialCreationOptionsJSON {
+        let existing = try await credentials.credentials(userHandle: user.id.bytes)
+        let options = try PublicKeyCredentialCreationOptionsJSON.make(
+            rp: PublicKeyCredentialRpEntity(id: relyingParty.id, name: relyingParty.name.isEmpty ? relyingParty.id : relyingParty.name),
+            user: user,
+            pubKeyCredParams: policy.acceptedAlgorithms.map { PublicKeyCredentialParameters($0) },
+            timeout: UInt32(clamping: Int(policy.challengeLifetime * 1000)),
+            excludeCredentials: existing.map { PublicKeyCredentialDescriptorJSON(id: Base64URLBytes($0.id)) },
+            authenticatorSelection: AuthenticatorSelectionCriteria(residentKey: residentKey,
+                                                                   requireResidentKey: residentKey == .required,
+                                                                   userVerification: userVerification),
+            attestation: attestation)
+        try await issue(IssuedChallenge(creationOptions: options, relyingParty: relyingParty,
+                                        expiresAt: now.addingTimeInterval(policy.challengeLifetime),
+                                        conditional: conditional), now: now)
+        return options
+    }
+
+    /// Starts an authentication: builds request options with a fresh challenge and
+    /// registers it as outstanding.
+    /// - Parameters:
+    ///   - userHandle: the user identified before the ceremony (their credentials go into
+    ///     `allowCredentials`), or nil for a discoverable, usernameless login.
+    ///   - userVerification: the UV requirement (default `preferred`).
+    ///   - now: the current time.
+    /// - Returns: options to send to the browser (`PublicKeyCredential.parseRequestOptionsFromJSON`).
+    /// - Throws: ``RegistryError`` or the store's error when storage fails.
+    public func beginAuthentication(userHandle: [UInt8]? = nil,
+                                    userVerification: UserVerificationRequirement = .preferred,
+                                    now: Date) async throws -> PublicKeyCredentialRequestOptionsJSON {
+        var allow: [PublicKeyCredentialDescriptorJSON]? = nil
+        if let userHandle {
+            allow = try await credentials.credentials(userHandle: userHandle).map { record in
+                PublicKeyCredentialDescriptorJSON(id: Base64URLBytes(record.id),
+                                                  transports: record.transports.map { AuthenticatorTransport(rawValue: $0) })
+            }
+        }
+        let options = try PublicKeyCredentialRequestOptionsJSON.make(
+            timeout: UInt32(clamping: Int(policy.challengeLifetime * 1000)), rpId: relyingParty.id,
+            allowCredentials: allow, userVerification: userVerification)
+        try await issue(IssuedChallenge(requestOptions: options, relyingParty: relyingParty, userHandle: userHandle,
+                                        expiresAt: now.addingTimeInterval(policy.challengeLifetime)), now: now)
+        return options
+    }
+}
