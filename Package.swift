@@ -41,6 +41,12 @@ let package = Package(
         // Replays recorded ceremonies (`webauthn-ceremonies/1`); a library so tests can call it.
         .target(name: "WebAuthnReplay", dependencies: ["WebAuthnRP"], swiftSettings: strictSettings),
         .executableTarget(name: "webauthn-replay", dependencies: ["WebAuthnReplay"], swiftSettings: strictSettings),
+        // Measures parsers and whole-ceremony replay; speed is measured here, not in tests.
+        .executableTarget(
+            name: "webauthn-benchmark",
+            dependencies: ["WebAuthnReplay", "WebAuthnRP"],
+            swiftSettings: strictSettings
+        ),
 
         .testTarget(name: "WebAuthnCodingTests", dependencies: ["WebAuthnCoding"], swiftSettings: strictSettings),
         .testTarget(

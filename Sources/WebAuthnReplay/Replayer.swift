@@ -142,9 +142,7 @@ public enum Replayer {
         switch ceremony.response {
         case .undecodable(let reason):
             _ = try await service.challenges.consume(challenge)  // every verdict consumes the challenge
-            var trace = CeremonyTrace()
-            _ = trace
-            verdict = .rejected(WebAuthnError(.malformed, "response: \(reason)"), trace)
+            verdict = .rejected(WebAuthnError(.malformed, "response: \(reason)"), CeremonyTrace())
         case .registration(let json):
             let report = try await service.finishRegistrationReport(RegistrationResponse(json: json),
                                                                     expectedChallenge: challenge, now: now)
