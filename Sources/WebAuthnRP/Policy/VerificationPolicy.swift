@@ -30,6 +30,10 @@ public struct AttestationPolicy: Sendable {
     public var compoundRequirement: CompoundRequirement
     /// Formats accepted at all (nil: every supported format).
     public var allowedFormats: Set<String>?
+    /// `tpm`: reject (category `attestation`) an AIK certificate whose TPMManufacturer is not
+    /// in the TCG vendor registry (see ``TPMManufacturer``). Off by default: W3C test vectors
+    /// and some test TPMs use identifiers such as `id:00000000`.
+    public var requireKnownTPMManufacturer: Bool
 
     /// Which Android Key authorization lists are consulted for origin and purpose.
     public enum AndroidKeyAuthorizationPolicy: Sendable, Equatable {
@@ -56,11 +60,12 @@ public struct AttestationPolicy: Sendable {
     ///   - safetyNetMaximumAge: SafetyNet timestamp window in seconds (default 60).
     ///   - compoundRequirement: all or any sub-statement (default all).
     ///   - allowedFormats: formats accepted (default all supported).
+    ///   - requireKnownTPMManufacturer: reject `tpm` attestations from unregistered TPM vendors (default false).
     public init(trustAnchors: [Certificate] = [], requireTrustedAttestation: Bool = false,
                 acceptUnattestedWhenTrustRequired: Bool = false,
                 androidKeyAuthorizations: AndroidKeyAuthorizationPolicy = .teeOrSoftware,
                 safetyNetMaximumAge: TimeInterval = 60, compoundRequirement: CompoundRequirement = .all,
-                allowedFormats: Set<String>? = nil) {
+                allowedFormats: Set<String>? = nil, requireKnownTPMManufacturer: Bool = false) {
         self.trustAnchors = trustAnchors
         self.requireTrustedAttestation = requireTrustedAttestation
         self.acceptUnattestedWhenTrustRequired = acceptUnattestedWhenTrustRequired
@@ -68,6 +73,7 @@ public struct AttestationPolicy: Sendable {
         self.safetyNetMaximumAge = safetyNetMaximumAge
         self.compoundRequirement = compoundRequirement
         self.allowedFormats = allowedFormats
+        self.requireKnownTPMManufacturer = requireKnownTPMManufacturer
     }
 }
 
