@@ -5,5 +5,6 @@ enum AttestationFormatRegistry {
         NoneAttestation(),
         PackedAttestation(),
         FIDOU2FAttestation(),
+        TPMAttestation(),
     ]
 }

@@ -35,6 +35,10 @@ public struct AttestationPolicy: Sendable {
     /// (privacy settings, synced passkeys), so the default accepts it as an
     /// unattested credential; set this to reject it (category `trust`).
     public var rejectNoneWhenAttestationRequested: Bool
+    /// `tpm`: reject (category `attestation`) an AIK certificate whose TPMManufacturer is not
+    /// in the TCG vendor registry (see ``TPMManufacturer``). Off by default: W3C test vectors
+    /// and some test TPMs use identifiers such as `id:00000000`.
+    public var requireKnownTPMManufacturer: Bool
 
     /// Which Android Key authorization lists are consulted for origin and purpose.
     public enum AndroidKeyAuthorizationPolicy: Sendable, Equatable {
@@ -62,11 +66,13 @@ public struct AttestationPolicy: Sendable {
     ///   - compoundRequirement: all or any sub-statement (default all).
     ///   - allowedFormats: formats accepted (default all supported).
     ///   - rejectNoneWhenAttestationRequested: reject `none` when `direct`/`enterprise` was asked for.
+    ///   - requireKnownTPMManufacturer: reject `tpm` attestations from unregistered TPM vendors (default false).
     public init(trustAnchors: [Certificate] = [], requireTrustedAttestation: Bool = false,
                 acceptUnattestedWhenTrustRequired: Bool = false,
                 androidKeyAuthorizations: AndroidKeyAuthorizationPolicy = .teeOrSoftware,
                 safetyNetMaximumAge: TimeInterval = 60, compoundRequirement: CompoundRequirement = .all,
-                allowedFormats: Set<String>? = nil, rejectNoneWhenAttestationRequested: Bool = false) {
+                allowedFormats: Set<String>? = nil, rejectNoneWhenAttestationRequested: Bool = false,
+                requireKnownTPMManufacturer: Bool = false) {
         self.trustAnchors = trustAnchors
         self.requireTrustedAttestation = requireTrustedAttestation
         self.acceptUnattestedWhenTrustRequired = acceptUnattestedWhenTrustRequired
@@ -75,6 +81,7 @@ public struct AttestationPolicy: Sendable {
         self.compoundRequirement = compoundRequirement
         self.allowedFormats = allowedFormats
         self.rejectNoneWhenAttestationRequested = rejectNoneWhenAttestationRequested
+        self.requireKnownTPMManufacturer = requireKnownTPMManufacturer
     }
 }
 
