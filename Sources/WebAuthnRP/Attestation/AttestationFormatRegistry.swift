@@ -6,5 +6,7 @@ enum AttestationFormatRegistry {
         PackedAttestation(),
         FIDOU2FAttestation(),
         TPMAttestation(),
+        AppleAttestation(),
+        CompoundAttestation(),
     ]
 }

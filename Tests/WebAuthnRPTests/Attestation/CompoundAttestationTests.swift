@@ -1,0 +1,188 @@
+import Foundation
+import Testing
+@_spi(Testing) import WebAuthnCrypto
+@testable import WebAuthnRP
+
+/// Sub-statements about one credential and one authenticator data, for compound statements.
+struct CompoundStatementFactory {
+    let apple: AppleStatementFactory
+
+    init() throws { apple = try AppleStatementFactory() }
+
+    /// `{ fmt, attStmt }`.
+    static func entry(_ fmt: String, _ attStmt: CBORItem) -> CBORItem {
+        .map([(.text("fmt"), .text(fmt)), (.text("attStmt"), attStmt)])
+    }
+
+    /// A valid `apple` sub-statement (credCert + CA).
+    func appleEntry() throws -> CBORItem { Self.entry("apple", try apple.validStatement()) }
+
+    /// A `packed` self-attestation sub-statement: valid, or with a signature over other data.
+    func packedSelfEntry(valid: Bool = true) throws -> CBORItem {
+        let signed = valid ? apple.authData + AttestationTestSupport.clientDataHash : Array("something else".utf8)
+        let sig = try apple.credential.privateKey.sign(signed, algorithm: .es256)
+        return Self.entry("packed", .map([(.text("alg"), .int(-7)), (.text("sig"), .bytes(sig))]))
+    }
+
+    /// A valid `none` sub-statement.
+    static var noneEntry: CBORItem { entry("none", .map([])) }
+
+    func context(_ entries: [CBORItem], requirement: AttestationPolicy.CompoundRequirement = .all,
+                 trustAnchors: [Certificate] = [], allowedFormats: Set<String>? = nil) throws -> AttestationContext {
+        try apple.context(.array(entries), policy: AttestationPolicy(trustAnchors: trustAnchors, compoundRequirement: requirement,
+                                                                      allowedFormats: allowedFormats))
+    }
+
+    func verify(_ entries: [CBORItem], requirement: AttestationPolicy.CompoundRequirement = .all,
+                allowedFormats: Set<String>? = nil) throws -> AttestationOutcome {
+        try CompoundAttestation().verify(try context(entries, requirement: requirement, allowedFormats: allowedFormats))
+    }
+}
+
+@Suite("compound attestation (§8.9)")
+struct CompoundAttestationTests {
+    typealias Requirement = AttestationPolicy.CompoundRequirement
+
+    @Test("two valid sub-statements verify under both policies, each kept as a component",
+          arguments: [Requirement.all, .any])
+    func validCompound(_ requirement: Requirement) throws {
+        let factory = try CompoundStatementFactory()
+        let outcome = try factory.verify([try factory.appleEntry(), try factory.packedSelfEntry()], requirement: requirement)
+        #expect(outcome.components.map(\.format) == ["apple", "packed"])
+        #expect(outcome.components.map(\.outcome.type) == [.anonCA, .self])
+        #expect(outcome.components.first?.outcome.trustPath.count == 2)
+        #expect(outcome.trustPath.isEmpty)
+        #expect(outcome.type == .anonCA)
+    }
+
+    @Test("the table selects compound")
+    func inTable() throws {
+        let factory = try CompoundStatementFactory()
+        let format = try #require(AttestationFormatTable.standard.format("compound"))
+        let outcome = try format.verify(try factory.context([CompoundStatementFactory.noneEntry, try factory.appleEntry()]))
+        #expect(outcome.components.count == 2)
+    }
+
+    @Test("the reported type is the strongest verified claim: first chain type, else self, else none")
+    func reportedType() throws {
+        let factory = try CompoundStatementFactory()
+        let none = CompoundStatementFactory.noneEntry
+        #expect(try factory.verify([try factory.packedSelfEntry(), try factory.appleEntry()]).type == .anonCA)
+        #expect(try factory.verify([none, try factory.packedSelfEntry()]).type == .self)
+        #expect(try factory.verify([none, none]).type == .none)
+        // Under .any a failing chain-bearing statement does not lend its type.
+        let anyOutcome = try factory.verify([try factory.packedSelfEntry(valid: false), none, try factory.packedSelfEntry()],
+                                            requirement: .any)
+        #expect(anyOutcome.type == .self)
+        #expect(anyOutcome.components.map(\.format) == ["none", "packed"])
+    }
+
+    @Test("fewer than two sub-statements are rejected under both policies", arguments: [Requirement.all, .any])
+    func tooFew(_ requirement: Requirement) throws {
+        let factory = try CompoundStatementFactory()
+        expectAttestationFailure("at least 2") { _ = try factory.verify([], requirement: requirement) }
+        expectAttestationFailure("at least 2") { _ = try factory.verify([try factory.appleEntry()], requirement: requirement) }
+    }
+
+    @Test("attStmt that is not an array is rejected")
+    func notAnArray() throws {
+        let factory = try CompoundStatementFactory()
+        let context = try factory.apple.context(.map([(.text("fmt"), .text("apple"))]))
+        expectAttestationFailure("not an array") { _ = try CompoundAttestation().verify(context) }
+    }
+
+    @Test("a nested compound statement is rejected under both policies", arguments: [Requirement.all, .any])
+    func nestedCompound(_ requirement: Requirement) throws {
+        let factory = try CompoundStatementFactory()
+        let inner = CompoundStatementFactory.entry("compound", .array([try factory.appleEntry(), try factory.packedSelfEntry()]))
+        expectAttestationFailure("attStmt[2] is itself a compound") {
+            _ = try factory.verify([try factory.appleEntry(), try factory.packedSelfEntry(), inner], requirement: requirement)
+        }
+    }
+
+    @Test("malformed sub-statement entries are rejected under both policies", arguments: [Requirement.all, .any])
+    func malformedEntries(_ requirement: Requirement) throws {
+        let factory = try CompoundStatementFactory()
+        let valid = try factory.appleEntry()
+        let cases: [(CBORItem, String)] = [
+            (.array([]), "attStmt[1] is not a map"),
+            (.map([(.text("attStmt"), .map([]))]), "attStmt[1].fmt is missing"),
+            (.map([(.text("fmt"), .int(1)), (.text("attStmt"), .map([]))]), "attStmt[1].fmt is missing or not a text"),
+            (.map([(.text("fmt"), .text("none"))]), "attStmt[1].attStmt is missing"),
+            (.map([(.text("fmt"), .text("none")), (.text("attStmt"), .map([])), (.text("authData"), .bytes([1]))]),
+             "only fmt and attStmt"),
+        ]
+        for (entry, fragment) in cases {
+            expectAttestationFailure(fragment) { _ = try factory.verify([valid, entry], requirement: requirement) }
+        }
+    }
+
+    @Test("an unknown sub-format fails that sub-statement: the whole under .all, tolerated under .any")
+    func unknownSubFormat() throws {
+        let factory = try CompoundStatementFactory()
+        let unknown = CompoundStatementFactory.entry("vendor-x", .map([]))
+        expectAttestationFailure("attStmt[1] (vendor-x): vendor-x: unsupported attestation format") {
+            _ = try factory.verify([try factory.appleEntry(), unknown])
+        }
+        let outcome = try factory.verify([try factory.appleEntry(), unknown], requirement: .any)
+        #expect(outcome.components.map(\.format) == ["apple"])
+    }
+
+    @Test("a sub-format the policy does not allow fails that sub-statement")
+    func disallowedSubFormat() throws {
+        let factory = try CompoundStatementFactory()
+        let entries = [try factory.appleEntry(), try factory.packedSelfEntry()]
+        expectAttestationFailure("attStmt[1] (packed): packed: format is not allowed by policy") {
+            _ = try factory.verify(entries, allowedFormats: ["compound", "apple"])
+        }
+        let outcome = try factory.verify(entries, requirement: .any, allowedFormats: ["compound", "apple"])
+        #expect(outcome.components.map(\.format) == ["apple"])
+    }
+
+    @Test("under .all one failing sub-statement fails the whole, naming it")
+    func oneFailingUnderAll() throws {
+        let factory = try CompoundStatementFactory()
+        expectAttestationFailure("1 of 2 did not: attStmt[1] (packed): packed: self attestation signature does not verify") {
+            _ = try factory.verify([try factory.appleEntry(), try factory.packedSelfEntry(valid: false)])
+        }
+    }
+
+    @Test("under .any one failing sub-statement is tolerated and left out of the components")
+    func oneFailingUnderAny() throws {
+        let factory = try CompoundStatementFactory()
+        let outcome = try factory.verify([try factory.packedSelfEntry(valid: false), try factory.appleEntry()], requirement: .any)
+        #expect(outcome.components.map(\.format) == ["apple"])
+        #expect(outcome.type == .anonCA)
+    }
+
+    @Test("under .any every sub-statement failing fails the whole, naming each")
+    func allFailingUnderAny() throws {
+        let factory = try CompoundStatementFactory()
+        let wrongNonce = AppleStatementFactory.nonceExtensionValue([UInt8](repeating: 7, count: 32))
+        let badCert = try factory.apple.credCert(nonceExtension: .value(wrongNonce))
+        let badApple = CompoundStatementFactory.entry("apple", AppleStatementFactory.statement([badCert]))
+        let error = #expect(throws: WebAuthnError.self) {
+            _ = try factory.verify([badApple, try factory.packedSelfEntry(valid: false)], requirement: .any)
+        }
+        #expect(error?.category == .attestation)
+        #expect(error?.message.contains("no sub-statement verified") == true)
+        #expect(error?.message.contains("attStmt[0] (apple)") == true)
+        #expect(error?.message.contains("attStmt[1] (packed)") == true)
+    }
+
+    @Test("trust is judged per component: a self component blocks .all, one trusted chain satisfies .any")
+    func trustPerComponent() throws {
+        let factory = try CompoundStatementFactory()
+        let entries = [try factory.appleEntry(), try factory.packedSelfEntry()]
+        let anchors = [factory.apple.ca.cert]
+        let allOutcome = try CompoundAttestation().verify(try factory.context(entries, requirement: .all, trustAnchors: anchors))
+        let allVerdict = AttestationTrustEvaluator.evaluate(allOutcome, policy: AttestationPolicy(trustAnchors: anchors),
+                                                            at: AttestationTestSupport.now, compound: .all)
+        #expect(!allVerdict.trusted)
+        let anyOutcome = try CompoundAttestation().verify(try factory.context(entries, requirement: .any, trustAnchors: anchors))
+        let anyVerdict = AttestationTrustEvaluator.evaluate(anyOutcome, policy: AttestationPolicy(trustAnchors: anchors),
+                                                            at: AttestationTestSupport.now, compound: .any)
+        #expect(anyVerdict.trusted)
+        #expect(anyVerdict.anchor?.derBytes == factory.apple.ca.cert.derBytes)
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+@testable import WebAuthnRP
+
+@Suite("known attestation roots")
+struct KnownAttestationRootsTests {
+    /// What each published root must look like (checked against the vendors' published roots).
+    struct Expected: Sendable, CustomTestStringConvertible {
+        let name: String
+        let commonName: String?
+        let organization: String?
+        let organizationalUnit: String?
+        let subjectSerialNumber: String?
+        let serial: String
+        let notBefore: String
+        let notAfter: String
+
+        var testDescription: String { name }
+    }
+
+    static let expected: [Expected] = [
+        Expected(name: "Apple WebAuthn Root CA", commonName: "Apple WebAuthn Root CA", organization: "Apple Inc.",
+                 organizationalUnit: nil, subjectSerialNumber: nil, serial: "681d016c7a3ce30225a5019428475771",
+                 notBefore: "2020-03-18T18:21:32Z", notAfter: "2045-03-15T00:00:00Z"),
+        Expected(name: "Google hardware attestation root, serial e8fa196314d2fa18", commonName: nil, organization: nil,
+                 organizationalUnit: nil, subjectSerialNumber: "f92009e853b6b045", serial: "e8fa196314d2fa18",
+                 notBefore: "2016-05-26T16:28:52Z", notAfter: "2026-05-24T16:28:52Z"),
+        Expected(name: "Google hardware attestation root, serial d50ff25ba3f2d6b3", commonName: nil, organization: nil,
+                 organizationalUnit: nil, subjectSerialNumber: "f92009e853b6b045", serial: "d50ff25ba3f2d6b3",
+                 notBefore: "2019-11-22T20:37:58Z", notAfter: "2034-11-18T20:37:58Z"),
+        Expected(name: "Google hardware attestation root, serial c36b7c44b9ae1831", commonName: nil, organization: nil,
+                 organizationalUnit: nil, subjectSerialNumber: "f92009e853b6b045", serial: "c36b7c44b9ae1831",
+                 notBefore: "2021-11-17T23:10:42Z", notAfter: "2036-11-13T23:10:42Z"),
+        Expected(name: "Google hardware attestation root, serial f1c172a699eaf51d", commonName: nil, organization: nil,
+                 organizationalUnit: nil, subjectSerialNumber: "f92009e853b6b045", serial: "f1c172a699eaf51d",
+                 notBefore: "2022-03-20T18:07:48Z", notAfter: "2042-03-15T18:07:48Z"),
+        Expected(name: "GlobalSign Root CA", commonName: "GlobalSign Root CA", organization: "GlobalSign nv-sa",
+                 organizationalUnit: "Root CA", subjectSerialNumber: nil, serial: "040000000001154b5ac394",
+                 notBefore: "1998-09-01T12:00:00Z", notAfter: "2028-01-28T12:00:00Z"),
+        Expected(name: "GlobalSign Root CA - R2", commonName: "GlobalSign", organization: "GlobalSign",
+                 organizationalUnit: "GlobalSign Root CA - R2", subjectSerialNumber: nil, serial: "0203e4f461ec99d9d57966ca7a",
+                 notBefore: "2006-12-15T08:00:00Z", notAfter: "2021-12-15T08:00:00Z"),
+        Expected(name: "GlobalSign Root CA - R3", commonName: "GlobalSign", organization: "GlobalSign",
+                 organizationalUnit: "GlobalSign Root CA - R3", subjectSerialNumber: nil, serial: "04000000000121585308a2",
+                 notBefore: "2009-03-18T10:00:00Z", notAfter: "2029-03-18T10:00:00Z"),
+    ]
+
+    static func date(_ text: String) -> Date? { ISO8601DateFormatter().date(from: text) }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        bytes.drop(while: { $0 == 0 }).map { String(format: "%02x", $0) }.joined()
+    }
+
+    @Test("every embedded constant decodes and parses, and nothing is dropped")
+    func everyConstantParses() throws {
+        #expect(KnownAttestationRoots.embedded.count == Self.expected.count)
+        for entry in KnownAttestationRoots.embedded {
+            let der = try #require(entry.derBytes, "\(entry.name) is not base64")
+            #expect(throws: Never.self, "\(entry.name)") { _ = try Certificate(derEncoded: der) }
+        }
+        #expect(KnownAttestationRoots.all.count == KnownAttestationRoots.embedded.count)
+        #expect(KnownAttestationRoots.appleWebAuthnRootCA != nil)
+        #expect(KnownAttestationRoots.googleHardwareAttestationRoots.count == 4)
+        #expect(KnownAttestationRoots.globalSignSafetyNetRoots.count == 3)
+    }
+
+    @Test("each root has its published subject, serial and validity, is a CA and signs itself", arguments: expected)
+    func publishedProperties(_ expected: Expected) throws {
+        let entry = try #require(KnownAttestationRoots.embedded.first { $0.name == expected.name })
+        let certificate = try Certificate(derEncoded: try #require(entry.derBytes))
+        #expect(certificate.subject.commonName == expected.commonName)
+        #expect(certificate.subject.organization == expected.organization)
+        #expect(certificate.subject.organizationalUnit == expected.organizationalUnit)
+        #expect(certificate.subject.value(for: "2.5.4.5") == expected.subjectSerialNumber)
+        #expect(Self.hex(certificate.serialNumber) == expected.serial)
+        #expect(certificate.notBefore == Self.date(expected.notBefore))
+        #expect(certificate.notAfter == Self.date(expected.notAfter))
+        #expect(certificate.basicConstraints?.isCA == true)
+        #expect(certificate.isSelfIssued)
+        #expect(certificate.isSignatureValid(issuer: certificate))
+    }
+
+    @Test("the groups hold the right roots")
+    func groups() throws {
+        let apple = try #require(KnownAttestationRoots.appleWebAuthnRootCA)
+        #expect(apple.subject.commonName == "Apple WebAuthn Root CA")
+        #expect(KnownAttestationRoots.googleHardwareAttestationRoots.allSatisfy {
+            $0.subject.value(for: "2.5.4.5") == "f92009e853b6b045"
+        })
+        #expect(KnownAttestationRoots.globalSignSafetyNetRoots.allSatisfy { $0.subject.organization?.hasPrefix("GlobalSign") == true })
+        // The four Google issuances share one key.
+        let googleKeys = Set(KnownAttestationRoots.googleHardwareAttestationRoots.map(\.subjectPublicKeyInfoDER))
+        #expect(googleKeys.count == 1)
+    }
+
+    @Test("no known root is trusted by default")
+    func notTrustedByDefault() {
+        #expect(AttestationPolicy().trustAnchors.isEmpty)
+        #expect(VerificationPolicy().attestation.trustAnchors.isEmpty)
+    }
+}
