@@ -46,6 +46,8 @@ struct AttestationOutcome: Sendable {
     var trustPath: [Certificate]
     /// For compound attestation: the outcome of each sub-statement that verified.
     var components: [ComponentOutcome] = []
+    /// Facts the format established about the authenticator (e.g. TPM manufacturer).
+    var details: [String: String] = [:]
 
     struct ComponentOutcome: Sendable {
         var format: String

@@ -15,6 +15,29 @@ public struct AttestationResult: Sendable {
     public let trustPath: [Certificate]
     /// Why the path is not trusted, when it is not.
     public let untrustedReason: String?
+    /// Facts the format established about the authenticator, for example the TPM
+    /// manufacturer, model and firmware version (`tpmManufacturer`, `tpmModel`, `tpmVersion`).
+    public let details: [String: String]
+    /// For `compound`: the result of each sub-statement that verified, with its own trust.
+    public let components: [AttestationResult]
+
+    /// Builds the public result from a format's outcome and the trust verdict.
+    init(format: String, outcome: AttestationOutcome, verdict: AttestationTrustEvaluator.Verdict,
+         policy: AttestationPolicy, at time: Date) {
+        self.format = format
+        self.type = outcome.type
+        self.trusted = verdict.trusted
+        self.trustAnchor = verdict.anchor
+        self.trustPath = outcome.trustPath
+        self.untrustedReason = verdict.trusted ? nil : verdict.reason
+        self.details = outcome.details
+        self.components = outcome.components.map { component in
+            let componentVerdict = AttestationTrustEvaluator.evaluate(component.outcome, policy: policy, at: time,
+                                                                      compound: policy.compoundRequirement)
+            return AttestationResult(format: component.format, outcome: component.outcome,
+                                     verdict: componentVerdict, policy: policy, at: time)
+        }
+    }
 }
 
 /// Decides trust for a verified attestation outcome (W3C L3 §7.1 steps 24-25).

@@ -184,9 +184,8 @@ public struct RegistrationVerifier: Sendable {
             attestationTrusted: verdict.trusted,
             attestationObject: keepAttestation ? response.attestationObject : nil,
             registrationClientDataJSON: keepAttestation ? response.clientDataJSON : nil)
-        let attestation = AttestationResult(format: attestationObject.format, type: outcome.type, trusted: verdict.trusted,
-                                            trustAnchor: verdict.anchor, trustPath: outcome.trustPath,
-                                            untrustedReason: verdict.trusted ? nil : verdict.reason)
+        let attestation = AttestationResult(format: attestationObject.format, outcome: outcome, verdict: verdict,
+                                            policy: policy.attestation, at: now)
         return VerifiedRegistration(record: record, attestation: attestation, authenticatorData: authData,
                                     clientData: clientData, credentialKey: credentialKey)
     }

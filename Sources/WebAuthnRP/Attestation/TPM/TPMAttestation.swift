@@ -97,7 +97,9 @@ struct TPMAttestation: AttestationFormat {
 
         // "If successful, return implementation-specific values representing attestation type AttCA
         // and attestation trust path x5c."
-        return AttestationOutcome(type: .attCA, trustPath: chain)
+        var details = ["tpmManufacturer": device.manufacturer, "tpmModel": device.model, "tpmVersion": device.version]
+        if let name = device.manufacturerName { details["tpmManufacturerName"] = name }
+        return AttestationOutcome(type: .attCA, trustPath: chain, details: details)
     }
 
     // MARK: - Public key comparison
