@@ -5,5 +5,7 @@ enum AttestationFormatRegistry {
         NoneAttestation(),
         PackedAttestation(),
         FIDOU2FAttestation(),
+        AndroidKeyAttestation(),
+        AndroidSafetyNetAttestation(),
     ]
 }
