@@ -6,6 +6,8 @@ enum AttestationFormatRegistry {
         PackedAttestation(),
         FIDOU2FAttestation(),
         TPMAttestation(),
+        AndroidKeyAttestation(),
+        AndroidSafetyNetAttestation(),
         AppleAttestation(),
         CompoundAttestation(),
     ]
