@@ -33,7 +33,7 @@ struct TestAuthenticator {
     }
 
     /// A CA for x5c attestations: its key and self-signed certificate (the trust anchor).
-    struct CA {
+    struct CA: Sendable {
         let key: PrivateKey
         let certificate: Certificate
 
@@ -45,7 +45,7 @@ struct TestAuthenticator {
     }
 
     /// The attestation statement to produce at registration.
-    enum Attestation {
+    enum Attestation: Sendable {
         /// `fmt: "none"`, empty attStmt.
         case none
         /// `packed` self attestation, signed by the credential key.
