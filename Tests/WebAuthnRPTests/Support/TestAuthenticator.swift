@@ -54,6 +54,10 @@ struct TestAuthenticator {
         case packed(ca: CA)
         /// `fido-u2f`: a P-256 leaf issued by `ca`; the credential must be ES256.
         case fidoU2F(ca: CA)
+        /// `packed` with a caller-made chain: `leafKey` signs with `alg`, `x5c` is `chain` as given.
+        case packedChain(leafKey: PrivateKey, chain: [Certificate], alg: COSEAlgorithm)
+        /// `fido-u2f` with a caller-made chain: `leafKey` signs, `x5c` is `chain` as given.
+        case fidoU2FChain(leafKey: PrivateKey, chain: [Certificate])
         /// A given `fmt` with a given attStmt (for unknown formats and broken statements).
         case custom(fmt: String, statement: CBORItem)
     }
@@ -72,8 +76,10 @@ struct TestAuthenticator {
     /// Whether assertions carry `userHandle` (a discoverable credential).
     var returnsUserHandle = true
     /// The AAGUID in attested credential data (and the packed leaf's AAGUID extension).
-    var aaguid: [UInt8] = [0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,
-                           0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x10]
+    var aaguid: [UInt8] = Self.defaultAAGUID
+    /// The AAGUID every test authenticator starts with: 01020304-0506-0708-090a-0b0c0d0e0f10.
+    static let defaultAAGUID: [UInt8] = [0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,
+                                         0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x10]
     /// The signature counter; `authenticate` adds ``counterStep`` before each assertion.
     var signCount: UInt32 = 0
     /// How much the counter grows per assertion (0: an authenticator without a counter).
@@ -192,19 +198,19 @@ struct TestAuthenticator {
             fmt = "packed"
             let leafKey = try PrivateKey.generate(.p256)
             let leaf = try Self.packedLeaf(key: leafKey, ca: ca, aaguid: aaguid)
-            let sig = try leafKey.sign(authData + clientDataHash, algorithm: .es256)
-            statement = [(.text("alg"), .int(Int64(COSEAlgorithm.es256.rawValue))), (.text("sig"), .bytes(sig)),
-                         (.text("x5c"), .array([.bytes(leaf.derBytes)]))]
+            statement = try Self.packedStatement(leafKey: leafKey, chain: [leaf], alg: .es256,
+                                                 signed: authData + clientDataHash)
+        case .packedChain(let leafKey, let chain, let alg):
+            fmt = "packed"
+            statement = try Self.packedStatement(leafKey: leafKey, chain: chain, alg: alg, signed: authData + clientDataHash)
         case .fidoU2F(let ca):
             fmt = "fido-u2f"
             let leafKey = try PrivateKey.generate(.p256)
             let leaf = try Self.u2fLeaf(key: leafKey, ca: ca)
-            let cose = try COSEKey(cbor: coseKey[...])
-            guard let point = cose.ec2Coordinates else { throw WebAuthnError(.malformed, "fido-u2f needs an EC2 key") }
-            let data: [UInt8] = [0x00] + Digest.sha256.hash(Array(rpId.utf8)) + clientDataHash + credentialId
-                + [0x04] + point.x + point.y
-            let sig = try leafKey.sign(data, algorithm: .es256)
-            statement = [(.text("sig"), .bytes(sig)), (.text("x5c"), .array([.bytes(leaf.derBytes)]))]
+            statement = try u2fStatement(leafKey: leafKey, chain: [leaf], clientDataHash: clientDataHash)
+        case .fidoU2FChain(let leafKey, let chain):
+            fmt = "fido-u2f"
+            statement = try u2fStatement(leafKey: leafKey, chain: chain, clientDataHash: clientDataHash)
         case .custom(let customFmt, let customStatement):
             fmt = customFmt
             statement = customStatement.mapEntries.map { Array($0.map { ($0.key, $0.value) }) } ?? []
@@ -219,6 +225,23 @@ struct TestAuthenticator {
                                             transports: transports)
         options.response(&response)
         return response
+    }
+
+    static func packedStatement(leafKey: PrivateKey, chain: [Certificate], alg: COSEAlgorithm,
+                                signed: [UInt8]) throws -> [(CBORItem, CBORItem)] {
+        let sig = try leafKey.sign(signed, algorithm: alg)
+        return [(.text("alg"), .int(Int64(alg.rawValue))), (.text("sig"), .bytes(sig)),
+                (.text("x5c"), .array(chain.map { .bytes($0.derBytes) }))]
+    }
+
+    /// fido-u2f: the leaf signs 0x00 || rpIdHash || clientDataHash || credentialId || 0x04 || x || y.
+    func u2fStatement(leafKey: PrivateKey, chain: [Certificate], clientDataHash: [UInt8]) throws -> [(CBORItem, CBORItem)] {
+        let cose = try COSEKey(cbor: coseKey[...])
+        guard let point = cose.ec2Coordinates else { throw WebAuthnError(.malformed, "fido-u2f needs an EC2 key") }
+        let data: [UInt8] = [0x00] + Digest.sha256.hash(Array(rpId.utf8)) + clientDataHash + credentialId
+            + [0x04] + point.x + point.y
+        let sig = try leafKey.sign(data, algorithm: .es256)
+        return [(.text("sig"), .bytes(sig)), (.text("x5c"), .array(chain.map { .bytes($0.derBytes) }))]
     }
 
     /// The JSON form of a registration response (`RegistrationResponseJSON`).
