@@ -75,18 +75,26 @@ enum OriginMatcher {
             let host = rest[rest.startIndex...close]
             let after = rest[rest.index(after: close)...]
             if after.isEmpty { return Parts(scheme: scheme, host: host, port: nil) }
-            guard after.first == ":", let port = Int(after.dropFirst()), (0...65535).contains(port) else { return nil }
+            guard after.first == ":", let port = serializedPort(after.dropFirst()) else { return nil }
             return Parts(scheme: scheme, host: host, port: port)
         }
         let pieces = rest.split(separator: ":", omittingEmptySubsequences: false)
         switch pieces.count {
         case 1: return Parts(scheme: scheme, host: pieces[0], port: nil)
         case 2:
-            guard !pieces[0].isEmpty, let port = Int(pieces[1]), (0...65535).contains(port),
-                  pieces[1].allSatisfy(\.isASCII) else { return nil }
+            guard !pieces[0].isEmpty, let port = serializedPort(pieces[1]) else { return nil }
             return Parts(scheme: scheme, host: pieces[0], port: port)
         default: return nil
         }
+    }
+
+    /// A port as origin serialization writes it: ASCII digits without sign or leading
+    /// zero, at most 65535. (`Int(_:)` alone would take `+443` and `0443` as 443.)
+    private static func serializedPort(_ text: Substring) -> Int? {
+        guard (1...5).contains(text.utf8.count), text.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
+              text == "0" || text.utf8.first != 0x30,
+              let port = Int(text), port <= 65535 else { return nil }
+        return port
     }
 
     private static func effectivePort(_ parts: Parts) -> Int? {

@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+@testable import WebAuthnRP
+
+/// `RelyingParty` origin rules: exact scheme, host and port; subdomains only when
+/// allowed and only on a dot boundary; non-URL origins only by exact text.
+@Suite("Origin matching")
+struct OriginMatchingTests {
+    static let rp = RelyingParty(id: "example.org", origins: ["https://example.org"])
+    static let withSubdomains = RelyingParty(id: "example.org", origins: ["https://example.org"], allowSubdomains: true)
+
+    @Test("exact origins match; any change of scheme, host case or port does not",
+          arguments: [
+            ("https://example.org", true),
+            ("https://example.org:443", true),      // the scheme's default port, spelled out
+            ("https://EXAMPLE.org", false),
+            ("HTTPS://example.org", false),
+            ("http://example.org", false),
+            ("https://example.org:8443", false),
+            ("https://example.org:80", false),
+            ("https://example.org:+443", false),    // not a serialized port
+            ("https://example.org:0443", false),
+            ("https://example.org: 443", false),
+            ("https://example.org:", false),
+            ("https://example.org/", false),
+            ("https://example.org/path", false),
+            ("https://user@example.org", false),
+            ("https://example.org?x", false),
+            ("https://example.org.", false),
+            ("https://evil-example.org", false),
+            ("https://example.org.evil.net", false),
+            ("https://login.example.org", false),
+            ("", false),
+            ("example.org", false),
+          ])
+    func exact(_ origin: String, _ expected: Bool) {
+        #expect(Self.rp.isAllowedOrigin(origin) == expected, "\(origin)")
+    }
+
+    @Test("subdomains match only when allowed, and only on a dot boundary",
+          arguments: [
+            ("https://login.example.org", true),
+            ("https://a.b.example.org", true),
+            ("https://login.example.org:443", true),
+            ("https://example.org", true),
+            ("https://evil-example.org", false),
+            ("https://loginexample.org", false),
+            ("https://.example.org", false),
+            ("https://login.example.org:8443", false),
+            ("http://login.example.org", false),
+            ("https://login.EXAMPLE.org", false),
+            ("https://example.org.evil.net", false),
+          ])
+    func subdomains(_ origin: String, _ expected: Bool) {
+        #expect(Self.withSubdomains.isAllowedOrigin(origin) == expected, "\(origin)")
+    }
+
+    @Test("explicit ports must match, default ports are equivalent")
+    func ports() {
+        let dev = RelyingParty(id: "localhost", origins: ["http://localhost:8080", "https://example.org:443"])
+        #expect(dev.isAllowedOrigin("http://localhost:8080"))
+        #expect(!dev.isAllowedOrigin("http://localhost"))
+        #expect(!dev.isAllowedOrigin("http://localhost:8081"))
+        #expect(!dev.isAllowedOrigin("https://localhost:8080"))
+        #expect(dev.isAllowedOrigin("https://example.org"))
+    }
+
+    @Test("IPv6 literals compare by text and port; never as subdomains")
+    func ipv6() {
+        let rp = RelyingParty(id: "::1", origins: ["https://[::1]:8443"], allowSubdomains: true)
+        #expect(rp.isAllowedOrigin("https://[::1]:8443"))
+        #expect(!rp.isAllowedOrigin("https://[::1]"))
+        #expect(!rp.isAllowedOrigin("https://[::1]:+8443"))
+        #expect(!rp.isAllowedOrigin("https://x.[::1]:8443"))
+        #expect(OriginMatcher.parse("https://[::1") == nil)
+    }
+
+    @Test("non-URL origins (Android apps) match by exact text only")
+    func nonURL() {
+        let app = "android:apk-key-hash:AbCdEf0123"
+        let rp = RelyingParty(id: "example.org", origins: ["https://example.org", app], allowSubdomains: true)
+        #expect(rp.isAllowedOrigin(app))
+        #expect(!rp.isAllowedOrigin("android:apk-key-hash:abcdef0123"))
+        #expect(!rp.isAllowedOrigin(app + "x"))
+    }
+
+    @Test("top origins follow the same rules")
+    func topOrigins() {
+        let rp = RelyingParty(id: "example.org", origins: ["https://example.org"], allowCrossOrigin: true,
+                              topOrigins: ["https://portal.example.com"])
+        #expect(rp.isAllowedTopOrigin("https://portal.example.com"))
+        #expect(!rp.isAllowedTopOrigin("https://Portal.example.com"))
+        #expect(!rp.isAllowedTopOrigin("https://evil-portal.example.com"))
+        #expect(!rp.isAllowedTopOrigin("https://portal.example.com:444"))
+        #expect(!rp.isAllowedTopOrigin("https://example.org"))
+    }
+}

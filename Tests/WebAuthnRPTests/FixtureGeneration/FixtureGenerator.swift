@@ -1,0 +1,709 @@
+import Foundation
+import Testing
+@_spi(Testing) import WebAuthnCrypto
+@testable import WebAuthnRP
+
+/// Writes the project's own recorded ceremonies to `Fixtures/` (see Fixtures/README.md).
+///
+/// Disabled unless `WEBAUTHN_REGENERATE_FIXTURES=1`: the files are committed, and
+/// regenerating changes every key and signature. Run it with
+///
+///     WEBAUTHN_REGENERATE_FIXTURES=1 swift test --filter FixtureGenerator
+///
+/// then `swift run webauthn-replay Fixtures` (and `swift test`) to check them.
+/// It lives in this target because it needs ``TestAuthenticator``; the replay
+/// tests find the files through their own `#filePath`.
+@Suite("Fixture generator")
+struct FixtureGenerator {
+    static let enabled = ProcessInfo.processInfo.environment["WEBAUTHN_REGENERATE_FIXTURES"] == "1"
+
+    /// `<package root>/Fixtures`, from this file's path.
+    static var fixturesFolder: URL {
+        URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent()  // FixtureGeneration
+            .deletingLastPathComponent()  // WebAuthnRPTests
+            .deletingLastPathComponent()  // Tests
+            .deletingLastPathComponent()  // package root
+            .appendingPathComponent("Fixtures", isDirectory: true)
+    }
+
+    @Test("regenerate Fixtures/", .enabled(if: enabled, "set WEBAUTHN_REGENERATE_FIXTURES=1 to rewrite Fixtures/"))
+    func regenerate() throws {
+        let corpus = try Corpus()
+        let files = try corpus.allFiles()
+        let root = Self.fixturesFolder
+        // Remove the previous generation's JSON files (README.md and anything else stays).
+        if let enumerator = FileManager.default.enumerator(atPath: root.path) {
+            var stale: [String] = []
+            while let relative = enumerator.nextObject() as? String {
+                if relative.hasSuffix(".json") { stale.append(relative) }
+            }
+            for relative in stale { try FileManager.default.removeItem(at: root.appendingPathComponent(relative)) }
+        }
+        var paths = Set<String>()
+        for file in files {
+            #expect(paths.insert(file.path).inserted, "duplicate fixture path \(file.path)")
+            let url = root.appendingPathComponent(file.path)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(file.document.text.utf8).write(to: url)
+        }
+        #expect(files.count > 40)
+    }
+}
+
+/// Every fixture file, built from one trusted test CA and one rogue CA.
+struct Corpus {
+    typealias Auth = TestAuthenticator
+    typealias KeySpec = TestAuthenticator.KeySpec
+
+    /// The trust anchor of every trusted attestation in the corpus.
+    let ca: Auth.CA
+    /// A CA nobody trusts.
+    let rogueCA: Auth.CA
+
+    init() throws {
+        ca = try Auth.CA.make(name: "webauthn-rp Fixtures Attestation Root")
+        rogueCA = try Auth.CA.make(name: "Rogue Attestation Root")
+    }
+
+    /// The algorithm matrix: file stem, key, description.
+    static let algorithms: [(stem: String, key: KeySpec, label: String)] = [
+        ("es256", .es256, "ES256 (ECDSA P-256, SHA-256)"),
+        ("es384", .es384, "ES384 (ECDSA P-384, SHA-384)"),
+        ("es512", .es512, "ES512 (ECDSA P-521, SHA-512)"),
+        ("eddsa-ed25519", .edDSA, "EdDSA (-8) with Ed25519"),
+        ("eddsa-ed448", .ed448, "EdDSA (-8) with Ed448"),
+        ("rs256", .rs256, "RS256 (RSASSA-PKCS1-v1_5, SHA-256, 2048-bit)"),
+        ("ps256", .ps256, "PS256 (RSASSA-PSS, SHA-256, 2048-bit)"),
+    ]
+
+    func allFiles() throws -> [FixtureFile] {
+        var files: [FixtureFile] = []
+        for (stem, key, label) in Self.algorithms {
+            files.append(try happyPath(format: "none", stem: stem, key: key, label: label))
+            files.append(try happyPath(format: "packed-self", stem: stem, key: key, label: label))
+            files.append(try happyPath(format: "packed", stem: stem, key: key, label: label))
+        }
+        files.append(try happyPath(format: "fido-u2f", stem: "es256", key: .es256, label: "ES256 (ECDSA P-256, SHA-256)"))
+        files += try registrationFiles()
+        files += try authenticationFiles()
+        files += try malformedFiles()
+        return files
+    }
+
+    // MARK: Accepted ceremonies per format and algorithm
+
+    /// Registration then two logins (one listing the credential in allowCredentials,
+    /// one discoverable), all accepted.
+    func happyPath(format: String, stem: String, key: KeySpec, label: String) throws -> FixtureFile {
+        let folder = format == "packed" ? "packed-x5c" : format
+        var file = FixtureFile("attestation/\(folder)/\(stem).json", "")
+        var authenticator = try file.authenticator("main", key: key)
+        var registration = Auth.RegistrationOptions()
+        var loginFlags: AuthenticatorFlags = [.userPresent, .userVerified]
+        let verdict: FixtureFile.Verdict
+        switch format {
+        case "none":
+            file.description = "none attestation, \(label): registration and two logins, all accepted"
+            verdict = .attested(format: "none", type: .none, trusted: false)
+        case "packed-self":
+            file.description = "packed self attestation, \(label): registration and two logins, all accepted"
+            registration.attestation = .packedSelf
+            verdict = .attested(format: "packed", type: .self, trusted: false)
+        case "packed":
+            file.description = "packed attestation with x5c (ES256 leaf issued by the fixtures' test CA, which is the "
+                + "only trust anchor; trust required), credential \(label): registration and two logins, all accepted"
+            registration.attestation = .packed(ca: ca)
+            file.trustAnchors = [ca.certificate]
+            file.requireTrustedAttestation = true
+            verdict = .attested(format: "packed", type: .basic, trusted: true)
+        default:  // fido-u2f: P-256 only (W3C L3 §8.6), zero AAGUID, UP without UV, no user handle
+            file.description = "fido-u2f attestation (leaf issued by the fixtures' test CA, the only trust anchor; "
+                + "trust required), \(label): registration and two logins, all accepted"
+            registration.attestation = .fidoU2F(ca: ca)
+            registration.flags = [.userPresent]
+            loginFlags = [.userPresent]
+            authenticator.aaguid = Array(repeating: 0, count: 16)
+            authenticator.returnsUserHandle = false
+            file.trustAnchors = [ca.certificate]
+            file.requireTrustedAttestation = true
+            verdict = .attested(format: "fido-u2f", type: .basic, trusted: true)
+        }
+        try file.register("register", authenticator, userVerification: format == "fido-u2f" ? .discouraged : .preferred,
+                          options: registration, verdict)
+        var login = Auth.AuthenticationOptions()
+        login.flags = loginFlags
+        try file.authenticate("login-allow-credentials", &authenticator, allow: [authenticator.credentialId],
+                              options: login, .accept)
+        if authenticator.returnsUserHandle {
+            try file.authenticate("login-discoverable", &authenticator, options: login, .accept)
+        } else {
+            try file.authenticate("login-again", &authenticator, allow: [authenticator.credentialId], options: login, .accept)
+        }
+        return file
+    }
+
+    // MARK: Registration rejections
+
+    func registrationFiles() throws -> [FixtureFile] {
+        var files: [FixtureFile] = []
+
+        var type = FixtureFile("registration/type.json", "Registration: clientData.type must be webauthn.create")
+        let typeAuth = try type.authenticator("main")
+        try type.register("type-webauthn-get", typeAuth, options: clientData { $0.type = "webauthn.get" }, .reject(.type))
+        try type.register("type-wrong-case", typeAuth, options: clientData { $0.type = "webauthn.Create" }, .reject(.type))
+        try type.register("control-accepted", typeAuth, .accept)
+        files.append(type)
+
+        var challenge = FixtureFile("registration/challenge.json",
+                                    "Registration: the client data must carry the issued challenge, and a challenge answers one response")
+        let challengeAuth = try challenge.authenticator("main")
+        try challenge.register("challenge-differs", challengeAuth,
+                               options: clientData { $0.challenge = Array(repeating: 0x42, count: 32) }, .reject(.challenge))
+        let accepted = try challenge.register("register", challengeAuth, .accept)
+        challenge.add("register-replayed", kind: .registration, options: accepted.options, issue: false,
+                      response: accepted.response, expect: FixtureFile.reject(.challenge))
+        files.append(challenge)
+
+        var origin = FixtureFile("registration/origin.json",
+                                 "Registration: the origin must be an allowed origin, exactly; no cross-origin iframes expected")
+        let originAuth = try origin.authenticator("main")
+        for (name, value) in [("origin-foreign", "https://evil.example"), ("origin-subdomain", "https://login.example.org"),
+                              ("origin-http", "http://example.org"), ("origin-other-port", "https://example.org:8443"),
+                              ("origin-suffix-lookalike", "https://example.org.evil.example")] {
+            try origin.register(name, originAuth, options: clientData { $0.origin = value }, .reject(.origin))
+        }
+        try origin.register("cross-origin-unexpected", originAuth, options: clientData { $0.crossOrigin = true }, .reject(.origin))
+        try origin.register("top-origin-unexpected", originAuth,
+                            options: clientData { $0.crossOrigin = true; $0.topOrigin = "https://example.com" }, .reject(.origin))
+        try origin.register("top-origin-without-cross-origin", originAuth,
+                            options: clientData { $0.topOrigin = "https://example.com" }, .reject(.origin))
+        try origin.register("control-accepted", originAuth, .accept)
+        files.append(origin)
+
+        var cross = FixtureFile("registration/origin-cross-origin.json",
+                                "Registration in a cross-origin iframe: the RP expects them, embedded in https://example.com only")
+        cross.relyingParty = .object([
+            ("id", .string("example.org")), ("name", .string("Example")),
+            ("origins", .array([.string("https://example.org")])), ("crossOrigin", .bool(true)),
+            ("topOrigins", .array([.string("https://example.com")])),
+        ])
+        let crossAuth = try cross.authenticator("main")
+        try cross.register("top-origin-not-allowed", crossAuth,
+                           options: clientData { $0.crossOrigin = true; $0.topOrigin = "https://evil.example" }, .reject(.origin))
+        try cross.register("top-origin-without-cross-origin", crossAuth,
+                           options: clientData { $0.crossOrigin = false; $0.topOrigin = "https://example.com" }, .reject(.origin))
+        try cross.register("cross-origin-accepted", crossAuth,
+                           options: clientData { $0.crossOrigin = true; $0.topOrigin = "https://example.com" }, .accept)
+        files.append(cross)
+
+        var rpId = FixtureFile("registration/rpIdHash.json", "Registration: rpIdHash must be SHA-256 of the RP ID")
+        for (name, other) in [("rp-id-other-domain", "evil.example"), ("rp-id-parent-domain", "org"),
+                              ("rp-id-subdomain", "login.example.org")] {
+            var scoped = try rpId.authenticator("main")
+            scoped.rpId = other
+            try rpId.register(name, scoped, .reject(.rpIdHash))
+        }
+        try rpId.register("control-accepted", try rpId.authenticator("main"), .accept)
+        files.append(rpId)
+
+        var presence = FixtureFile("registration/userPresence.json", "Registration: the UP flag must be set")
+        let presenceAuth = try presence.authenticator("main")
+        try presence.register("up-clear", presenceAuth, options: flags([]), .reject(.userPresence))
+        try presence.register("up-clear-uv-set", presenceAuth, options: flags([.userVerified]), .reject(.userPresence))
+        try presence.register("control-accepted", presenceAuth, .accept)
+        files.append(presence)
+
+        var verification = FixtureFile("registration/userVerification.json",
+                                       "Registration: with userVerification required the UV flag must be set")
+        let verificationAuth = try verification.authenticator("main")
+        try verification.register("uv-required-clear", verificationAuth, userVerification: .required,
+                                  options: flags([.userPresent]), .reject(.userVerification))
+        try verification.register("uv-required-set", verificationAuth, userVerification: .required, .accept)
+        files.append(verification)
+
+        var verificationPreferred = FixtureFile("registration/userVerification-preferred.json",
+                                                "Registration: with userVerification preferred a clear UV flag is accepted")
+        try verificationPreferred.register("uv-preferred-clear", try verificationPreferred.authenticator("main"),
+                                           options: flags([.userPresent]), .accept)
+        files.append(verificationPreferred)
+
+        var backup = FixtureFile("registration/backupFlags.json", "Registration: BS must not be set while BE is clear")
+        let backupAuth = try backup.authenticator("main")
+        try backup.register("bs-without-be", backupAuth, options: flags([.userPresent, .userVerified, .backupState]),
+                            .reject(.backupFlags))
+        try backup.register("be-and-bs-accepted", backupAuth,
+                            options: flags([.userPresent, .userVerified, .backupEligible, .backupState]), .accept)
+        files.append(backup)
+
+        var algorithm = FixtureFile("registration/algorithm.json",
+                                    "Registration: the credential's algorithm must be one offered in pubKeyCredParams")
+        try algorithm.register("es384-not-offered", try algorithm.authenticator("p384", key: .es384),
+                               algorithms: [.es256], .reject(.algorithm))
+        try algorithm.register("eddsa-not-offered", try algorithm.authenticator("ed25519", key: .edDSA),
+                               algorithms: [.es256, .rs256], .reject(.algorithm))
+        try algorithm.register("rs256-not-offered", try algorithm.authenticator("rsa", key: .rs256),
+                               algorithms: [.ps256], .reject(.algorithm))
+        try algorithm.register("control-es256-offered", try algorithm.authenticator("p256"), algorithms: [.es256], .accept)
+        files.append(algorithm)
+
+        files.append(try attestationRejections())
+        files += try trustFiles()
+
+        var exists = FixtureFile("registration/credentialExists.json",
+                                 "Registration: a credential id is registered once, to one user")
+        let preloaded = try exists.authenticator("preloaded")
+        exists.preload(preloaded)
+        try exists.register("already-in-credentials", preloaded, .reject(.credentialExists))
+        let fresh = try exists.authenticator("fresh")
+        try exists.register("register", fresh, .accept)
+        try exists.register("register-again", fresh, .reject(.credentialExists))
+        try exists.register("register-again-other-user", fresh, user: Array("someone-else".utf8), .reject(.credentialExists))
+        files.append(exists)
+        return files
+    }
+
+    /// Attestation statements that do not verify (category `attestation`).
+    func attestationRejections() throws -> FixtureFile {
+        var file = FixtureFile("registration/attestation.json",
+                               "Registration: attestation statements that do not verify (signature, §8.2.1 certificate "
+                               + "requirements, format rules, unknown formats)")
+        let es256 = try file.authenticator("main")
+        var options = Auth.RegistrationOptions()
+
+        options.attestation = .packedSelf
+        options.statement = { Self.flipLastByte(of: "sig", in: &$0) }
+        try file.register("packed-self-bad-signature", es256, options: options, .reject(.attestation))
+
+        options = Auth.RegistrationOptions()
+        options.attestation = .packedSelf
+        options.statement = { Self.replace("alg", with: .int(Int64(COSEAlgorithm.rs256.rawValue)), in: &$0) }
+        try file.register("packed-self-alg-mismatch", es256, options: options, .reject(.attestation))
+
+        options = Auth.RegistrationOptions()
+        options.attestation = .packed(ca: ca)
+        options.statement = { Self.flipLastByte(of: "sig", in: &$0) }
+        try file.register("packed-x5c-bad-signature", es256, options: options, .reject(.attestation))
+
+        options = Auth.RegistrationOptions()
+        options.attestation = .packed(ca: ca)
+        options.statement = { Self.replace("sig", with: nil, in: &$0) }
+        try file.register("packed-x5c-sig-missing", es256, options: options, .reject(.attestation))
+
+        let leafEdits: [(String, (inout CertificateBuilder) -> Void)] = [
+            ("packed-x5c-ou-not-authenticator-attestation", { builder in
+                builder.subject = (try? DistinguishedName([.country("AA"), .organization("Test Vendor"),
+                                                           .organizationalUnit("Engineering"),
+                                                           .commonName("Test Authenticator")])) ?? builder.subject
+            }),
+            ("packed-x5c-leaf-is-ca", { $0.basicConstraints = .init(isCA: true) }),
+            ("packed-x5c-no-basic-constraints", { $0.basicConstraints = nil }),
+        ]
+        for (name, edit) in leafEdits {
+            options = Auth.RegistrationOptions()
+            options.attestation = .custom(fmt: "packed", statement: try packedStatement(es256, challenge: file.challenge(name),
+                                                                                       flags: options.flags, edit: edit))
+            try file.register(name, es256, options: options, .reject(.attestation))
+        }
+        options = Auth.RegistrationOptions()
+        options.attestation = .custom(fmt: "packed", statement: try packedStatement(
+            es256, challenge: file.challenge("packed-x5c-aaguid-extension-mismatch"), flags: options.flags,
+            aaguid: Array(repeating: 0xEE, count: 16)))
+        try file.register("packed-x5c-aaguid-extension-mismatch", es256, options: options, .reject(.attestation))
+
+        options = Auth.RegistrationOptions()
+        options.attestation = .fidoU2F(ca: ca)
+        options.statement = { Self.flipLastByte(of: "sig", in: &$0) }
+        try file.register("fido-u2f-bad-signature", es256, options: options, .reject(.attestation))
+
+        let caDER = ca.certificate.derBytes
+        options = Auth.RegistrationOptions()
+        options.attestation = .fidoU2F(ca: ca)
+        options.statement = { entries in
+            guard let index = entries.firstIndex(where: { $0.0.text == "x5c" }), let chain = entries[index].1.array else { return }
+            entries[index].1 = .array(chain + [.bytes(caDER)])
+        }
+        try file.register("fido-u2f-two-certificates", es256, options: options, .reject(.attestation))
+
+        options = Auth.RegistrationOptions()
+        options.attestation = .fidoU2F(ca: ca)
+        try file.register("fido-u2f-p384-credential", try file.authenticator("p384", key: .es384), options: options,
+                          .reject(.attestation))
+
+        options = Auth.RegistrationOptions()
+        options.attestation = .custom(fmt: "none", statement: .map([(.text("sig"), .bytes([0x00]))]))
+        try file.register("none-with-statement", es256, options: options, .reject(.attestation))
+
+        options = Auth.RegistrationOptions()
+        options.attestation = .custom(fmt: "x-vendor-format", statement: .map([]))
+        try file.register("format-unknown", es256, options: options, .reject(.attestation))
+
+        options = Auth.RegistrationOptions()
+        options.attestation = .custom(fmt: "Packed", statement: .map([]))
+        try file.register("format-wrong-case", es256, options: options, .reject(.attestation))
+
+        options = Auth.RegistrationOptions()
+        options.attestation = .packedSelf
+        try file.register("control-packed-self-accepted", es256, options: options,
+                          .attested(format: "packed", type: .self, trusted: false))
+        return file
+    }
+
+    /// Trust required (the fixtures' CA as the only anchor) and not required.
+    func trustFiles() throws -> [FixtureFile] {
+        var required = FixtureFile("registration/trust.json",
+                                   "Registration with requireTrustedAttestation: attestations that verify but do not chain "
+                                   + "to the trust anchor are rejected; none and self attestations have no chain")
+        required.trustAnchors = [ca.certificate]
+        required.requireTrustedAttestation = true
+        let auth = try required.authenticator("main")
+        var options = Auth.RegistrationOptions()
+        options.attestation = .packed(ca: rogueCA)
+        try required.register("packed-x5c-rogue-root", auth, options: options, .reject(.trust))
+        options.attestation = .fidoU2F(ca: rogueCA)
+        try required.register("fido-u2f-rogue-root", auth, options: options, .reject(.trust))
+        options.attestation = .none
+        try required.register("none-attestation", auth, options: options, .reject(.trust))
+        options.attestation = .packedSelf
+        try required.register("packed-self-attestation", auth, options: options, .reject(.trust))
+        options.attestation = .packed(ca: ca)
+        try required.register("control-trusted-accepted", auth, options: options,
+                              .attested(format: "packed", type: .basic, trusted: true))
+
+        var optional = FixtureFile("registration/trust-not-required.json",
+                                   "Registration without requireTrustedAttestation: an attestation from an unknown root is "
+                                   + "accepted and reported untrusted")
+        optional.trustAnchors = [ca.certificate]
+        options.attestation = .packed(ca: rogueCA)
+        try optional.register("packed-x5c-rogue-root-accepted", try optional.authenticator("rogue"), options: options,
+                              .attested(format: "packed", type: .basic, trusted: false))
+        options.attestation = .packed(ca: ca)
+        try optional.register("packed-x5c-trusted-accepted", try optional.authenticator("trusted"), options: options,
+                              .attested(format: "packed", type: .basic, trusted: true))
+        return [required, optional]
+    }
+
+    // MARK: Authentication rejections
+
+    /// A file that starts by registering `main` (ES256, none attestation).
+    func loginFile(_ path: String, _ description: String, flags: AuthenticatorFlags = [.userPresent, .userVerified])
+        throws -> (FixtureFile, TestAuthenticator) {
+        var file = FixtureFile(path, description)
+        let authenticator = try file.authenticator("main")
+        try file.register("register", authenticator, options: self.flags(flags), .accept)
+        return (file, authenticator)
+    }
+
+    func authenticationFiles() throws -> [FixtureFile] {
+        var files: [FixtureFile] = []
+
+        var (type, typeAuth) = try loginFile("authentication/type.json", "Authentication: clientData.type must be webauthn.get")
+        try type.authenticate("type-webauthn-create", &typeAuth, options: login { $0.clientData = { $0.type = "webauthn.create" } },
+                              .reject(.type))
+        try type.authenticate("control-accepted", &typeAuth, .accept)
+        files.append(type)
+
+        var (challenge, challengeAuth) = try loginFile("authentication/challenge.json",
+                                                       "Authentication: the issued challenge, answered once")
+        try challenge.authenticate("challenge-differs", &challengeAuth,
+                                   options: login { $0.clientData = { $0.challenge = Array(repeating: 0x42, count: 32) } },
+                                   .reject(.challenge))
+        let accepted = try challenge.authenticate("login", &challengeAuth, .accept)
+        challenge.add("login-replayed", kind: .authentication, options: accepted.options, issue: false,
+                      response: accepted.response, expect: FixtureFile.reject(.challenge))
+        try challenge.authenticate("login-after-replay", &challengeAuth, .accept)
+        files.append(challenge)
+
+        var (origin, originAuth) = try loginFile("authentication/origin.json", "Authentication: the origin must be allowed")
+        for (name, value) in [("origin-foreign", "https://evil.example"), ("origin-http", "http://example.org"),
+                              ("origin-subdomain", "https://login.example.org")] {
+            try origin.authenticate(name, &originAuth, options: login { $0.clientData = { $0.origin = value } }, .reject(.origin))
+        }
+        try origin.authenticate("cross-origin-unexpected", &originAuth,
+                                options: login { $0.clientData = { $0.crossOrigin = true } }, .reject(.origin))
+        try origin.authenticate("control-accepted", &originAuth, .accept)
+        files.append(origin)
+
+        var (rpId, rpIdAuth) = try loginFile("authentication/rpIdHash.json", "Authentication: rpIdHash must be SHA-256 of the RP ID")
+        var elsewhere = rpIdAuth
+        elsewhere.rpId = "evil.example"
+        try rpId.authenticate("rp-id-other-domain", &elsewhere, .reject(.rpIdHash))
+        rpIdAuth.signCount = elsewhere.signCount
+        try rpId.authenticate("control-accepted", &rpIdAuth, .accept)
+        files.append(rpId)
+
+        var (presence, presenceAuth) = try loginFile("authentication/userPresence.json", "Authentication: the UP flag must be set")
+        try presence.authenticate("up-clear", &presenceAuth, options: login { $0.flags = [] }, .reject(.userPresence))
+        try presence.authenticate("up-clear-uv-set", &presenceAuth, options: login { $0.flags = [.userVerified] },
+                                  .reject(.userPresence))
+        try presence.authenticate("control-accepted", &presenceAuth, .accept)
+        files.append(presence)
+
+        var (verification, verificationAuth) = try loginFile("authentication/userVerification.json",
+                                                             "Authentication: with userVerification required the UV flag must be set")
+        try verification.authenticate("uv-required-clear", &verificationAuth, userVerification: .required,
+                                      options: login { $0.flags = [.userPresent] }, .reject(.userVerification))
+        try verification.authenticate("uv-preferred-clear-accepted", &verificationAuth,
+                                      options: login { $0.flags = [.userPresent] }, .accept)
+        try verification.authenticate("uv-required-set-accepted", &verificationAuth, userVerification: .required, .accept)
+        files.append(verification)
+
+        var backup = FixtureFile("authentication/backupFlags.json",
+                                 "Authentication: BS never without BE, and BE never changes after registration")
+        var single = try backup.authenticator("single-device")
+        try backup.register("register-single-device", single, .accept)
+        var synced = try backup.authenticator("synced")
+        try backup.register("register-synced", synced, options: flags([.userPresent, .userVerified, .backupEligible]), .accept)
+        try backup.authenticate("bs-without-be", &single, options: login { $0.flags = [.userPresent, .userVerified, .backupState] },
+                                .reject(.backupFlags))
+        try backup.authenticate("be-appeared", &single, options: login { $0.flags = [.userPresent, .userVerified, .backupEligible] },
+                                .reject(.backupFlags))
+        try backup.authenticate("be-disappeared", &synced, options: login { $0.flags = [.userPresent, .userVerified] },
+                                .reject(.backupFlags))
+        try backup.authenticate("single-device-accepted", &single, .accept)
+        try backup.authenticate("synced-backed-up-accepted", &synced,
+                                options: login { $0.flags = [.userPresent, .userVerified, .backupEligible, .backupState] }, .accept)
+        try backup.authenticate("synced-not-backed-up-accepted", &synced,
+                                options: login { $0.flags = [.userPresent, .userVerified, .backupEligible] }, .accept)
+        files.append(backup)
+
+        var (unknown, unknownAuth) = try loginFile("authentication/unknownCredential.json",
+                                                   "Authentication: the credential must be registered, and listed when allowCredentials is given")
+        var stranger = try unknown.authenticator("never-registered")
+        try unknown.authenticate("never-registered", &stranger, .reject(.unknownCredential))
+        try unknown.authenticate("not-in-allow-credentials", &unknownAuth, allow: [stranger.credentialId],
+                                 .reject(.unknownCredential))
+        try unknown.authenticate("control-in-allow-credentials", &unknownAuth,
+                                 allow: [stranger.credentialId, unknownAuth.credentialId], .accept)
+        files.append(unknown)
+
+        var (handle, handleAuth) = try loginFile("authentication/userHandle.json",
+                                                 "Authentication: a returned user handle must be the credential owner's; "
+                                                 + "a discoverable login must return one")
+        let otherUser = Array("someone-else".utf8)
+        try handle.authenticate("user-handle-differs", &handleAuth,
+                                options: login { $0.response = { $0.userHandle = otherUser } }, .reject(.userHandle))
+        try handle.authenticate("user-handle-differs-with-allow-credentials", &handleAuth, allow: [handleAuth.credentialId],
+                                options: login { $0.response = { $0.userHandle = otherUser } }, .reject(.userHandle))
+        handleAuth.returnsUserHandle = false
+        try handle.authenticate("user-handle-missing-discoverable", &handleAuth, .reject(.userHandle))
+        try handle.authenticate("user-handle-absent-with-allow-credentials", &handleAuth, allow: [handleAuth.credentialId], .accept)
+        handleAuth.returnsUserHandle = true
+        try handle.authenticate("user-handle-matches", &handleAuth, .accept)
+        files.append(handle)
+
+        files.append(try signatureFile())
+        files += try counterFiles()
+        return files
+    }
+
+    func signatureFile() throws -> FixtureFile {
+        var (file, auth) = try loginFile("authentication/signature.json",
+                                         "Authentication: the assertion signature must verify with the registered key")
+        try file.authenticate("signature-flipped", &auth, options: login { $0.signature = { Self.flipLast(&$0) } },
+                              .reject(.signature))
+        try file.authenticate("signature-empty", &auth, options: login { $0.signature = { $0 = [] } }, .reject(.signature))
+        // Another key claiming the same credential id and user.
+        var impostor = try file.authenticator("main")
+        impostor.signCount = auth.signCount
+        try file.authenticate("signed-by-another-key", &impostor, .reject(.signature))
+        // Authenticator data changed after signing: UV cleared (UV is not required here).
+        try file.authenticate("auth-data-altered-after-signing", &auth,
+                              options: login { $0.response = { r in
+                                  if r.authenticatorData.count > 32 { r.authenticatorData[32] &= ~AuthenticatorFlags.userVerified.rawValue }
+                              } }, .reject(.signature))
+        // Client data changed after signing: a member appended.
+        try file.authenticate("client-data-altered-after-signing", &auth,
+                              options: login { $0.response = { r in
+                                  r.clientDataJSON = Array(r.clientDataJSON.dropLast()) + Array(#","extra":"x"}"#.utf8)
+                              } }, .reject(.signature))
+        try file.authenticate("control-accepted", &auth, .accept)
+
+        // An RSA and an EdDSA credential: the same rule for every key type.
+        for (tag, key) in [("rsa", KeySpec.ps256), ("ed25519", KeySpec.edDSA)] {
+            var other = try file.authenticator(tag, key: key)
+            try file.register("register-\(tag)", other, .accept)
+            try file.authenticate("\(tag)-signature-flipped", &other, options: login { $0.signature = { Self.flipLast(&$0) } },
+                                  .reject(.signature))
+            try file.authenticate("\(tag)-accepted", &other, .accept)
+        }
+        return file
+    }
+
+    func counterFiles() throws -> [FixtureFile] {
+        var (strict, auth) = try loginFile("authentication/signCount.json",
+                                           "Authentication: the signature counter must increase (possible cloned authenticator)")
+        try strict.authenticate("count-5", &auth, options: login { $0.signCount = 5 }, .accept)
+        try strict.authenticate("count-5-again", &auth, options: login { $0.signCount = 5 }, .reject(.signCount))
+        try strict.authenticate("count-3", &auth, options: login { $0.signCount = 3 }, .reject(.signCount))
+        try strict.authenticate("count-0", &auth, options: login { $0.signCount = 0 }, .reject(.signCount))
+        try strict.authenticate("count-6", &auth, options: login { $0.signCount = 6 }, .accept)
+        try strict.authenticate("count-4000000000", &auth, options: login { $0.signCount = 4_000_000_000 }, .accept)
+
+        var zero = FixtureFile("authentication/signCount-zero.json",
+                               "Authentication: an authenticator without a counter reports 0 every time, which is accepted")
+        var counterless = try zero.authenticator("main")
+        counterless.counterStep = 0
+        try zero.register("register", counterless, .accept)
+        try zero.authenticate("login-1", &counterless, .accept)
+        try zero.authenticate("login-2", &counterless, .accept)
+
+        var lenient = FixtureFile("authentication/signCount-regression-allowed.json",
+                                  "Authentication with allowCounterRegression: a non-increasing counter is accepted (and flagged)")
+        lenient.allowCounterRegression = true
+        var lenientAuth = try lenient.authenticator("main")
+        try lenient.register("register", lenientAuth, .accept)
+        try lenient.authenticate("count-5", &lenientAuth, options: login { $0.signCount = 5 }, .accept)
+        try lenient.authenticate("count-5-again", &lenientAuth, options: login { $0.signCount = 5 }, .accept)
+        try lenient.authenticate("count-2", &lenientAuth, options: login { $0.signCount = 2 }, .accept)
+
+        var preloaded = FixtureFile("authentication/preloaded-credentials.json",
+                                    "Authentication against records from the file's credentials member (no registration replayed)")
+        var known = try preloaded.authenticator("known")
+        preloaded.preload(known, signCount: 10)
+        var synced = try preloaded.authenticator("synced")
+        preloaded.preload(synced, signCount: 0, backupEligible: true)
+        try preloaded.authenticate("count-10-not-greater", &known, options: login { $0.signCount = 10 }, .reject(.signCount))
+        try preloaded.authenticate("count-11", &known, options: login { $0.signCount = 11 }, .accept)
+        try preloaded.authenticate("synced-accepted", &synced,
+                                   options: login { $0.flags = [.userPresent, .userVerified, .backupEligible, .backupState] }, .accept)
+        try preloaded.authenticate("synced-be-missing", &synced, .reject(.backupFlags))
+        return [strict, zero, lenient, preloaded]
+    }
+
+    // MARK: Malformed
+
+    func malformedFiles() throws -> [FixtureFile] {
+        var registration = FixtureFile("malformed/registration.json",
+                                       "Registration responses whose structures do not parse: JSON, base64url, client data, "
+                                       + "CBOR, authenticator data, COSE key, credential ids")
+        let auth = try registration.authenticator("main")
+        let bytesCases: [(String, Auth.RegistrationOptions)] = [
+            ("client-data-not-json", regOptions { $0.clientDataBytes = { $0 = Array("not json".utf8) } }),
+            ("client-data-not-utf8", regOptions { $0.clientDataBytes = { $0 = [0x7B, 0xFF, 0xFE, 0x7D] } }),
+            ("client-data-not-an-object", regOptions { $0.clientDataBytes = { $0 = Array("[1,2,3]".utf8) } }),
+            ("client-data-without-challenge", regOptions {
+                $0.clientDataBytes = { $0 = Array(#"{"type":"webauthn.create","origin":"https://example.org"}"#.utf8) }
+            }),
+            ("attestation-object-not-cbor", regOptions { $0.attestationObject = { $0 = [0xFF] } }),
+            ("attestation-object-truncated", regOptions { $0.attestationObject = { $0 = Array($0.dropLast(10)) } }),
+            ("attestation-object-trailing-byte", regOptions { $0.attestationObject = { $0.append(0x00) } }),
+            ("attestation-object-not-a-map", regOptions { $0.attestationObject = { $0 = CBOREncoder.encode(CBORItem.array([CBORItem]())) } }),
+            ("auth-data-truncated-in-cose-key", regOptions { $0.authData = { $0 = Array($0.dropLast(5)) } }),
+            ("auth-data-without-attested-credential", regOptions { $0.authData = { data in
+                guard data.count > 37 else { return }
+                data = Array(data.prefix(37))
+                data[32] &= ~AuthenticatorFlags.attestedCredentialData.rawValue
+            } }),
+            ("auth-data-credential-id-length-overruns", regOptions { $0.authData = { data in
+                guard data.count > 55 else { return }
+                data[53] = 0xFF
+                data[54] = 0xFF
+            } }),
+            ("raw-id-differs-from-auth-data", regOptions { $0.response = { r in
+                r.rawId = Array(repeating: 0x77, count: 32)
+                r.id = Base64URL.encode(r.rawId)
+            } }),
+            ("id-not-base64url-of-raw-id", regOptions { $0.response = { $0.id = "AAAA" } }),
+            ("type-not-public-key", regOptions { $0.response = { $0.type = "private-key" } }),
+        ]
+        for (name, options) in bytesCases {
+            try registration.register(name, auth, options: options, .reject(.malformed))
+        }
+        let jsonCases: [(String, (inout FixtureValue) -> Void)] = [
+            ("client-data-json-not-base64url", { $0.edit("response") { $0.set("clientDataJSON", .string("eyJ0eXBlIjoid2ViYXV0aG4uY3JlYXRlIn0=")) } }),
+            ("attestation-object-missing", { $0.edit("response") { $0.set("attestationObject", nil) } }),
+            ("raw-id-missing", { $0.set("rawId", nil) }),
+            ("raw-id-with-invalid-characters", { $0.set("rawId", .string("not+base64/url")) }),
+            ("response-not-an-object", { $0.set("response", .string("response")) }),
+        ]
+        for (name, edit) in jsonCases {
+            try registration.register(name, auth, editJSON: edit, .reject(.malformed))
+        }
+        try registration.register("control-accepted", auth, .accept)
+
+        var (authentication, loginAuth) = try loginFile("malformed/authentication.json",
+                                                        "Authentication responses whose structures do not parse")
+        let loginCases: [(String, Auth.AuthenticationOptions)] = [
+            ("auth-data-truncated", login { $0.authData = { $0 = Array($0.prefix(36)) } }),
+            ("auth-data-trailing-byte", login { $0.authData = { $0.append(0x00) } }),
+            ("auth-data-empty", login { $0.authData = { $0 = [] } }),
+            ("client-data-not-json", login { $0.clientDataBytes = { $0 = Array("not json".utf8) } }),
+            ("client-data-not-utf8", login { $0.clientDataBytes = { $0 = [0x7B, 0xC3, 0x28, 0x7D] } }),
+        ]
+        for (name, options) in loginCases {
+            try authentication.authenticate(name, &loginAuth, options: options, .reject(.malformed))
+        }
+        let loginJSONCases: [(String, (inout FixtureValue) -> Void)] = [
+            ("signature-not-base64url", { $0.edit("response") { $0.set("signature", .string("%%%")) } }),
+            ("authenticator-data-missing", { $0.edit("response") { $0.set("authenticatorData", nil) } }),
+            ("user-handle-not-base64url", { $0.edit("response") { $0.set("userHandle", .string("a b")) } }),
+        ]
+        for (name, edit) in loginJSONCases {
+            try authentication.authenticate(name, &loginAuth, editJSON: edit, .reject(.malformed))
+        }
+        try authentication.authenticate("control-accepted", &loginAuth, .accept)
+        return [registration, authentication]
+    }
+
+    // MARK: Helpers
+
+    func clientData(_ edit: @escaping (inout Auth.ClientData) -> Void) -> Auth.RegistrationOptions {
+        var options = Auth.RegistrationOptions()
+        options.clientData = edit
+        return options
+    }
+
+    func flags(_ flags: AuthenticatorFlags) -> Auth.RegistrationOptions {
+        var options = Auth.RegistrationOptions()
+        options.flags = flags
+        return options
+    }
+
+    func regOptions(_ edit: (inout Auth.RegistrationOptions) -> Void) -> Auth.RegistrationOptions {
+        var options = Auth.RegistrationOptions()
+        edit(&options)
+        return options
+    }
+
+    func login(_ edit: (inout Auth.AuthenticationOptions) -> Void) -> Auth.AuthenticationOptions {
+        var options = Auth.AuthenticationOptions()
+        edit(&options)
+        return options
+    }
+
+    static func flipLast(_ bytes: inout [UInt8]) {
+        guard let last = bytes.indices.last else { return }
+        bytes[last] ^= 0x01
+    }
+
+    static func flipLastByte(of key: String, in entries: inout [(CBORItem, CBORItem)]) {
+        guard let index = entries.firstIndex(where: { $0.0.text == key }), var bytes = entries[index].1.bytes.map(Array.init) else {
+            return
+        }
+        flipLast(&bytes)
+        entries[index].1 = .bytes(bytes)
+    }
+
+    static func replace(_ key: String, with value: CBORItem?, in entries: inout [(CBORItem, CBORItem)]) {
+        guard let index = entries.firstIndex(where: { $0.0.text == key }) else { return }
+        if let value { entries[index].1 = value } else { entries.remove(at: index) }
+    }
+
+    /// A packed x5c statement with a leaf edited away from §8.2.1, signed correctly over
+    /// what `authenticator.register(challenge:)` will produce with `flags`.
+    func packedStatement(_ authenticator: TestAuthenticator, challenge: [UInt8], flags: AuthenticatorFlags,
+                         aaguid: [UInt8]? = nil, edit: (inout CertificateBuilder) -> Void = { _ in }) throws -> CBORItem {
+        let clientData = Auth.ClientData(type: "webauthn.create", challenge: challenge, origin: authenticator.origin).bytes
+        let authData = authenticator.registrationAuthData(flags: flags)
+        let leafKey = try PrivateKey.generate(.p256)
+        let leaf = try Auth.packedLeaf(key: leafKey, ca: ca, aaguid: aaguid ?? authenticator.aaguid, edit: edit)
+        let sig = try leafKey.sign(authData + Digest.sha256.hash(clientData), algorithm: .es256)
+        let chain: [CBORItem] = [.bytes(leaf.derBytes)]
+        let entries: [(CBORItem, CBORItem)] = [
+            (.text("alg"), .int(Int64(COSEAlgorithm.es256.rawValue))), (.text("sig"), .bytes(sig)),
+            (.text("x5c"), CBORItem.array(chain)),
+        ]
+        return CBORItem.map(entries)
+    }
+}
