@@ -102,7 +102,8 @@ extension AttestationContext {
             do {
                 certificates.append(try Certificate(derEncoded: der))
             } catch {
-                throw Self.failure(format, "x5c[\(index)] does not parse: \(error)")
+                // A certificate that does not parse is a structure that does not parse: `malformed`.
+                throw WebAuthnError(.malformed, step: "§7.1 step 23", "\(format): x5c[\(index)] does not parse: \(error)")
             }
         }
         return certificates

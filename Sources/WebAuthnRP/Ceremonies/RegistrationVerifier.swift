@@ -159,20 +159,20 @@ public struct RegistrationVerifier: Sendable {
             }
         }
         // Step 29 (checked before the registry's steps 27-28 so nothing is stored): an attestation that
-        // verified but is not trustworthy fails the ceremony when the policy requires trust.
-        try trace.check("§7.1 step 29", "untrusted attestation rejected when trust is required") { () throws(WebAuthnError) in
+        // verified but is not trustworthy fails the ceremony when the policy requires trust. The same
+        // step reconciles the requested conveyance with what arrived: a `none` answering a `direct` or
+        // `enterprise` request is refused only when the policy says so.
+        try trace.check("§7.1 step 29", "untrusted attestation rejected when trust is required",
+                        detail: "requested \(issued.attestation?.rawValue ?? "none"), received \(outcome.type.rawValue)") { () throws(WebAuthnError) in
             let attestation = policy.attestation
+            let requested = issued.attestation ?? AttestationConveyancePreference.none
+            if outcome.type == .none, attestation.rejectNoneWhenAttestationRequested,
+               requested == .direct || requested == .enterprise {
+                throw WebAuthnError(.trust, "the options asked for \(requested.rawValue) attestation and none arrived")
+            }
             guard attestation.requireTrustedAttestation, !verdict.trusted else { return }
             if attestation.acceptUnattestedWhenTrustRequired, outcome.type == .none || outcome.type == .self { return }
             throw WebAuthnError(.trust, "attestation (\(outcome.type.rawValue)) is not trusted: \(verdict.reason ?? "no anchor")")
-        }
-        // Conveyance: the options' attestation preference and what arrived, reconciled by policy.
-        try trace.check("§7.1 step 29", "attestation conveyance reconciled with what was requested",
-                        detail: "requested \(issued.attestation?.rawValue ?? "none"), received \(outcome.type.rawValue)") { () throws(WebAuthnError) in
-            let requested = issued.attestation ?? AttestationConveyancePreference.none
-            let askedForAttestation = requested == .direct || requested == .enterprise
-            guard askedForAttestation, outcome.type == .none, policy.attestation.rejectNoneWhenAttestationRequested else { return }
-            throw WebAuthnError(.trust, "the options asked for \(requested.rawValue) attestation and none arrived")
         }
         let record = CredentialRecord(
             id: Array(attested.credentialId), publicKey: credentialKey.cborBytes,

@@ -195,10 +195,18 @@ struct AppleAttestationTests {
         ("no x5c", CBORItem.map([]), "x5c"),
         ("x5c not an array", CBORItem.map([(.text("x5c"), .bytes([0x30]))]), "x5c"),
         ("x5c entry not bytes", CBORItem.map([(.text("x5c"), .array([.text("cert")]))]), "not a byte string"),
-        ("x5c entry not a certificate", CBORItem.map([(.text("x5c"), .array([.bytes([0x30, 0x00])]))]), "does not parse"),
     ])
     func malformed(name: String, statement: CBORItem, fragment: String) throws {
         let factory = try AppleStatementFactory()
         expectAttestationFailure(fragment) { _ = try AppleAttestation().verify(try factory.context(statement)) }
+    }
+
+    @Test("an x5c entry that is not a certificate is malformed")
+    func unparsableCertificate() throws {
+        let factory = try AppleStatementFactory()
+        let statement = CBORItem.map([(.text("x5c"), .array([.bytes([0x30, 0x00])]))])
+        #expect(throws: WebAuthnError(.malformed, "x5c[0] does not parse")) {
+            _ = try AppleAttestation().verify(try factory.context(statement))
+        }
     }
 }
