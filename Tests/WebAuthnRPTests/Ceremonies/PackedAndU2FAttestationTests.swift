@@ -244,7 +244,17 @@ struct PackedAndU2FAttestationTests {
         options.response = { _ in }
         let outcome = F.register(try TestAuthenticator().register(challenge: Self.challenge, options))
         outcome.expectRejected(.attestation, step: "§7.1 step 23")
-        if case .failure(let error) = outcome.result { #expect(error.message.contains("P-256")) }
+        outcome.expectMessage(containing: "not EC P-256")
+        // secp256k1 coordinates have P-256's length: only the curve itself tells them apart.
+        let k1Key = try PrivateKey.generate(.secp256k1)
+        let k1Leaf = try TestAuthenticator.u2fLeaf(key: k1Key, ca: ca)
+        options.attestation = .custom(fmt: "fido-u2f", statement: .map([
+            (.text("sig"), .bytes(try k1Key.sign([1], algorithm: .es256k))),
+            (.text("x5c"), .array([.bytes(k1Leaf.derBytes)])),
+        ]))
+        let k1 = F.register(try TestAuthenticator().register(challenge: Self.challenge, options))
+        k1.expectRejected(.attestation, step: "§7.1 step 23")
+        k1.expectMessage(containing: "not EC P-256")
     }
 
     @Test("fido-u2f: a credential key that is not ES256/P-256 is rejected")

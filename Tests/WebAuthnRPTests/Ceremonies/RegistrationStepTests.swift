@@ -149,7 +149,9 @@ struct RegistrationStepTests {
         var options = Options()
         // The RP expects no iframes: a topOrigin is rejected even with crossOrigin false.
         options.clientData = { $0.topOrigin = "https://portal.example.com" }
-        try register(try TestAuthenticator(), options).expectRejected(.origin, step: "§7.1 step 11")
+        let unexpected = try register(try TestAuthenticator(), options)
+        unexpected.expectRejected(.origin, step: "§7.1 step 11")
+        unexpected.expectMessage(containing: "cross-origin ceremonies are not expected")
         // The RP expects iframes, but crossOrigin is not true.
         try register(try TestAuthenticator(), options, relyingParty: framed).expectRejected(.origin, step: "§7.1 step 11")
         // crossOrigin true, topOrigin not listed.

@@ -433,6 +433,18 @@ struct CeremonyOutcome<Verified> {
     }
 }
 
+extension CeremonyOutcome {
+    /// Records a test issue unless the ceremony failed with a message containing `text`
+    /// (to tell apart two checks of one step that fail with the same category).
+    func expectMessage(containing text: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        guard case .failure(let error) = result else {
+            Issue.record("expected a failure mentioning \"\(text)\"", sourceLocation: sourceLocation)
+            return
+        }
+        #expect(error.message.contains(text), "\(error)", sourceLocation: sourceLocation)
+    }
+}
+
 extension CeremonyReport {
     /// The report as a ``CeremonyOutcome``.
     var outcome: CeremonyOutcome<Verified> { CeremonyOutcome(result: result, trace: trace) }
