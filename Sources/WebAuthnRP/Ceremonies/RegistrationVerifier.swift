@@ -153,11 +153,10 @@ public struct RegistrationVerifier: Sendable {
                                                          compound: policy.attestation.compoundRequirement)
         trace.note("§7.1 steps 24-25", "attestation trust assessed",
                    detail: verdict.trusted ? "trusted" : "untrusted: \(verdict.reason ?? "")")
-        try trace.check("§7.1 step 26", "credentialId is at most 1023 bytes") { () throws(WebAuthnError) in
-            guard attested.credentialId.count <= 1023 else {
-                throw WebAuthnError(.malformed, "credentialId is \(attested.credentialId.count) bytes, more than 1023")
-            }
-        }
+        // Step 26: "Verify that the credentialId is ≤ 1023 bytes." AuthenticatorData refuses a longer id
+        // while parsing (step 13, category malformed), so by here it always holds.
+        trace.note("§7.1 step 26", "credentialId is at most 1023 bytes",
+                   detail: "\(attested.credentialId.count) bytes; enforced by the authenticator data parser")
         // Step 29 (checked before the registry's steps 27-28 so nothing is stored): an attestation that
         // verified but is not trustworthy fails the ceremony when the policy requires trust. The same
         // step reconciles the requested conveyance with what arrived: a `none` answering a `direct` or
