@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+@_spi(Testing) import WebAuthnCrypto
+@testable import WebAuthnRP
+
+/// The server flow end to end: begin (options + issued challenge) then finish.
+@Suite("RelyingPartyService begin/finish flow")
+struct ServiceFlowTests {
+    let now = CeremonyFixture.now
+    let user = PublicKeyCredentialUserEntityJSON(id: Base64URLBytes(Array("user-a".utf8)), name: "ada", displayName: "Ada")
+
+    func service(_ policy: VerificationPolicy = VerificationPolicy()) -> RelyingPartyService {
+        RelyingPartyService(relyingParty: CeremonyFixture.relyingParty, policy: policy)
+    }
+
+    @Test("beginRegistration builds options from the RP and policy, with a fresh 32-byte challenge")
+    func registrationOptions() async throws {
+        let service = service()
+        let first = try await service.beginRegistration(user: user, userVerification: .required, attestation: .direct, now: now)
+        let second = try await service.beginRegistration(user: user, now: now)
+        #expect(first.challenge.bytes.count == 32)
+        #expect(first.challenge != second.challenge)
+        #expect(first.rp.id == "example.org")
+        #expect(first.user.id.bytes == Array("user-a".utf8))
+        #expect(first.pubKeyCredParams.map(\.algorithm) == service.policy.acceptedAlgorithms)
+        #expect(first.authenticatorSelection?.userVerification == .required)
+        #expect(first.attestation == .direct)
+        #expect(first.excludeCredentials.isEmpty)
+    }
+
+    @Test("register then log in through begin/finish; a second registration excludes the first credential")
+    func fullFlow() async throws {
+        let service = service()
+        var authenticator = try TestAuthenticator()
+        let options = try await service.beginRegistration(user: user, now: now)
+        let response = try authenticator.register(challenge: options.challenge.bytes)
+        let registered = try await service.finishRegistration(response, expectedChallenge: options.challenge.bytes, now: now)
+        #expect(registered.record.userHandle == Array("user-a".utf8))
+
+        let again = try await service.beginRegistration(user: user, now: now)
+        #expect(again.excludeCredentials.map(\.id.bytes) == [authenticator.credentialId])
+
+        let request = try await service.beginAuthentication(userHandle: Array("user-a".utf8), now: now)
+        #expect(request.rpId == "example.org")
+        #expect(request.allowCredentials?.map(\.id.bytes) == [authenticator.credentialId])
+        let assertion = try authenticator.authenticate(challenge: request.challenge.bytes)
+        let login = try await service.finishAuthentication(assertion, expectedChallenge: request.challenge.bytes, now: now)
+        #expect(login.updatedRecord.signCount == assertion.authenticatorData.signCountForTest)
+    }
+
+    @Test("a discoverable login has no allowCredentials and needs the user handle")
+    func discoverableLogin() async throws {
+        let service = service()
+        var authenticator = try TestAuthenticator()
+        let options = try await service.beginRegistration(user: user, now: now)
+        _ = try await service.finishRegistration(try authenticator.register(challenge: options.challenge.bytes), now: now)
+
+        let request = try await service.beginAuthentication(now: now)
+        #expect(request.allowCredentials == nil)
+        _ = try await service.finishAuthentication(try authenticator.authenticate(challenge: request.challenge.bytes), now: now)
+
+        authenticator.returnsUserHandle = false
+        let another = try await service.beginAuthentication(now: now)
+        await #expect(throws: WebAuthnError(.userHandle, "")) {
+            _ = try await service.finishAuthentication(try authenticator.authenticate(challenge: another.challenge.bytes), now: now)
+        }
+    }
+
+    @Test("an issued challenge expires after the policy's challenge lifetime")
+    func lifetime() async throws {
+        let service = service(VerificationPolicy(challengeLifetime: 60))
+        let authenticator = try TestAuthenticator()
+        let options = try await service.beginRegistration(user: user, now: now)
+        #expect(options.timeout == 60_000)
+        await #expect(throws: WebAuthnError(.challenge, "")) {
+            _ = try await service.finishRegistration(try authenticator.register(challenge: options.challenge.bytes),
+                                                     now: now.addingTimeInterval(61))
+        }
+    }
+
+    @Test("the requested conveyance is remembered: none answering direct is refused only when the policy says so")
+    func conveyance() async throws {
+        let strict = service(VerificationPolicy(attestation: AttestationPolicy(rejectNoneWhenAttestationRequested: true)))
+        let authenticator = try TestAuthenticator()
+        let direct = try await strict.beginRegistration(user: user, attestation: .direct, now: now)
+        let report = try await strict.finishRegistrationReport(try authenticator.register(challenge: direct.challenge.bytes), now: now)
+        #expect(report.result.failureCategory == .trust)
+
+        let relaxed = service()
+        let asked = try await relaxed.beginRegistration(user: user, attestation: .direct, now: now)
+        let verified = try await relaxed.finishRegistration(try authenticator.register(challenge: asked.challenge.bytes), now: now)
+        #expect(verified.attestation.type == .none)
+        #expect(verified.attestation.trusted == false)
+    }
+}
+
+extension Result where Failure == WebAuthnError {
+    var failureCategory: WebAuthnError.Category? {
+        if case .failure(let error) = self { return error.category }
+        return nil
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// The signCount field of authenticator data bytes (offset 33, big-endian).
+    var signCountForTest: UInt32 {
+        guard count >= 37 else { return 0 }
+        return self[33..<37].reduce(0) { $0 << 8 | UInt32($1) }
+    }
+}
