@@ -92,7 +92,7 @@ public struct AuthenticationVerifier: Sendable {
             try AuthenticatorData(bytes: response.authenticatorData[...])
         }
         try trace.check("§7.2 step 15", "rpIdHash is SHA-256 of the RP ID", detail: issued.rpId) { () throws(WebAuthnError) in
-            try CeremonyChecks.checkRPIDHash(authData, rpId: issued.rpId)
+            try CeremonyChecks.checkRPIDHash(authData, rpId: issued.rpId, relyingParty: relyingParty)
         }
         try trace.check("§7.2 step 16", "UP flag set") { () throws(WebAuthnError) in
             try CeremonyChecks.checkUserPresent(authData)

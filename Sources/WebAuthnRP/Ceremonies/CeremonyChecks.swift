@@ -55,8 +55,11 @@ enum CeremonyChecks {
         }
     }
 
-    static func checkRPIDHash(_ authData: AuthenticatorData, rpId: String) throws(WebAuthnError) {
-        let expected = Digest.sha256.hash(Array(rpId.utf8))
+    /// The RP ID the options named is nearly always the relying party's own, whose hash
+    /// `RelyingParty` computed once; only a different RP ID is hashed here.
+    static func checkRPIDHash(_ authData: AuthenticatorData, rpId: String,
+                              relyingParty: RelyingParty) throws(WebAuthnError) {
+        let expected = rpId == relyingParty.id ? relyingParty.rpIdHash : Digest.sha256.hash(Array(rpId.utf8))
         guard ConstantTime.equals(authData.rpIdHash, expected) else {
             throw WebAuthnError(.rpIdHash, "rpIdHash is not SHA-256(\"\(rpId)\")")
         }

@@ -89,7 +89,7 @@ public struct RegistrationVerifier: Sendable {
             return attested
         }
         try trace.check("§7.1 step 14", "rpIdHash is SHA-256 of the RP ID", detail: issued.rpId) { () throws(WebAuthnError) in
-            try CeremonyChecks.checkRPIDHash(authData, rpId: issued.rpId)
+            try CeremonyChecks.checkRPIDHash(authData, rpId: issued.rpId, relyingParty: relyingParty)
         }
         if issued.conditionalCreate {
             trace.skip("§7.1 step 15", "UP flag set", because: "conditional mediation was requested")
