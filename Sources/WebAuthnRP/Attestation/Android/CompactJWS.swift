@@ -82,30 +82,11 @@ struct CompactJWS: Sendable {
     /// - Throws: ``ParseError`` when an ECDSA signature is not exactly two coordinates long.
     func signatureForVerification(_ algorithm: Algorithm) throws(ParseError) -> [UInt8] {
         guard let coordinateLength = algorithm.ecdsaCoordinateLength else { return signature }
-        guard signature.count == 2 * coordinateLength else {
-            throw ParseError(reason: "\(algorithm.name) signature is \(signature.count) bytes, expected \(2 * coordinateLength)")
+        do {
+            return try ECDSASignature.derEncoded(raw: signature[...], coordinateLength: coordinateLength)
+        } catch {
+            throw ParseError(reason: "\(algorithm.name) signature: \(error.reason)")
         }
-        let r = signature.prefix(coordinateLength)
-        let s = signature.suffix(coordinateLength)
-        return Self.derSequence(Self.derUnsignedInteger(r) + Self.derUnsignedInteger(s))
-    }
-
-    private static func derUnsignedInteger(_ magnitude: ArraySlice<UInt8>) -> [UInt8] {
-        var octets = Array(magnitude.drop(while: { $0 == 0 }))
-        if octets.isEmpty { octets = [0] }
-        if let first = octets.first, first & 0x80 != 0 { octets.insert(0, at: 0) }
-        return [0x02] + derLength(octets.count) + octets
-    }
-
-    private static func derSequence(_ content: [UInt8]) -> [UInt8] {
-        [0x30] + derLength(content.count) + content
-    }
-
-    /// Definite-length octets; the contents here are at most a few hundred bytes.
-    private static func derLength(_ count: Int) -> [UInt8] {
-        if count < 0x80 { return [UInt8(count)] }
-        if count <= 0xFF { return [0x81, UInt8(count)] }
-        return [0x82, UInt8(truncatingIfNeeded: count >> 8), UInt8(truncatingIfNeeded: count)]
     }
 }
 
