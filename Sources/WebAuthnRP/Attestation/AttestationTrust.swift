@@ -22,8 +22,7 @@ public struct AttestationResult: Sendable {
     public let components: [AttestationResult]
 
     /// Builds the public result from a format's outcome and the trust verdict.
-    init(format: String, outcome: AttestationOutcome, verdict: AttestationTrustEvaluator.Verdict,
-         policy: AttestationPolicy, at time: Date) {
+    init(format: String, outcome: AttestationOutcome, verdict: AttestationTrustEvaluator.Verdict) {
         self.format = format
         self.type = outcome.type
         self.trusted = verdict.trusted
@@ -31,11 +30,9 @@ public struct AttestationResult: Sendable {
         self.trustPath = outcome.trustPath
         self.untrustedReason = verdict.trusted ? nil : verdict.reason
         self.details = outcome.details
-        self.components = outcome.components.map { component in
-            let componentVerdict = AttestationTrustEvaluator.evaluate(component.outcome, policy: policy, at: time,
-                                                                      compound: policy.compoundRequirement)
-            return AttestationResult(format: component.format, outcome: component.outcome,
-                                     verdict: componentVerdict, policy: policy, at: time)
+        // The verdict holds one verdict per component, in the same order (each chain verified once).
+        self.components = zip(outcome.components, verdict.components).map { component, componentVerdict in
+            AttestationResult(format: component.format, outcome: component.outcome, verdict: componentVerdict)
         }
     }
 }
@@ -46,16 +43,18 @@ enum AttestationTrustEvaluator {
         var trusted: Bool
         var anchor: Certificate?
         var reason: String?
+        /// For compound attestation: one verdict per component, in order.
+        var components: [Verdict] = []
     }
 
-    static func evaluate(_ outcome: AttestationOutcome, policy: AttestationPolicy, at time: Date,
-                         compound: AttestationPolicy.CompoundRequirement) -> Verdict {
+    /// Judges trust; a compound outcome is trusted per ``AttestationPolicy/compoundRequirement``.
+    static func evaluate(_ outcome: AttestationOutcome, policy: AttestationPolicy, at time: Date) -> Verdict {
         if !outcome.components.isEmpty {
-            let verdicts = outcome.components.map { evaluate($0.outcome, policy: policy, at: time, compound: compound) }
+            let verdicts = outcome.components.map { evaluate($0.outcome, policy: policy, at: time) }
             let trustedOnes = verdicts.filter(\.trusted)
-            let ok = compound == .all ? trustedOnes.count == verdicts.count : !trustedOnes.isEmpty
+            let ok = policy.compoundRequirement == .all ? trustedOnes.count == verdicts.count : !trustedOnes.isEmpty
             return Verdict(trusted: ok, anchor: trustedOnes.first?.anchor,
-                           reason: ok ? nil : verdicts.compactMap(\.reason).joined(separator: "; "))
+                           reason: ok ? nil : verdicts.compactMap(\.reason).joined(separator: "; "), components: verdicts)
         }
         switch outcome.type {
         case .none: return Verdict(trusted: false, anchor: nil, reason: "no attestation (fmt none)")

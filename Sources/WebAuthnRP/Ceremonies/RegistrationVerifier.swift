@@ -149,8 +149,7 @@ public struct RegistrationVerifier: Sendable {
             try format.verify(context)
         }
         // Steps 24-25: trust anchors from policy; assess the trust path.
-        let verdict = AttestationTrustEvaluator.evaluate(outcome, policy: policy.attestation, at: now,
-                                                         compound: policy.attestation.compoundRequirement)
+        let verdict = AttestationTrustEvaluator.evaluate(outcome, policy: policy.attestation, at: now)
         trace.note("§7.1 steps 24-25", "attestation trust assessed",
                    detail: verdict.trusted ? "trusted" : "untrusted: \(verdict.reason ?? "")")
         // Step 26: "Verify that the credentialId is ≤ 1023 bytes." AuthenticatorData refuses a longer id
@@ -183,8 +182,7 @@ public struct RegistrationVerifier: Sendable {
             attestationTrusted: verdict.trusted,
             attestationObject: keepAttestation ? response.attestationObject : nil,
             registrationClientDataJSON: keepAttestation ? response.clientDataJSON : nil)
-        let attestation = AttestationResult(format: attestationObject.format, outcome: outcome, verdict: verdict,
-                                            policy: policy.attestation, at: now)
+        let attestation = AttestationResult(format: attestationObject.format, outcome: outcome, verdict: verdict)
         return VerifiedRegistration(record: record, attestation: attestation, authenticatorData: authData,
                                     clientData: clientData, credentialKey: credentialKey)
     }

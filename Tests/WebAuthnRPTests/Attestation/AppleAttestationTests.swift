@@ -94,12 +94,10 @@ struct AppleAttestationTests {
         let factory = try AppleStatementFactory()
         let format = try #require(AttestationFormatTable.standard.format("apple"))
         let outcome = try format.verify(try factory.context(try factory.validStatement()))
-        let trusted = AttestationTrustEvaluator.evaluate(outcome, policy: AttestationPolicy(trustAnchors: [factory.ca.cert]),
-                                                         at: AttestationTestSupport.now, compound: .all)
+        let trusted = AttestationTrustEvaluator.evaluate(outcome, policy: AttestationPolicy(trustAnchors: [factory.ca.cert]), at: AttestationTestSupport.now)
         #expect(trusted.trusted)
         let other = try AttestationTestSupport.makeCA(name: "Some other root")
-        let untrusted = AttestationTrustEvaluator.evaluate(outcome, policy: AttestationPolicy(trustAnchors: [other.cert]),
-                                                           at: AttestationTestSupport.now, compound: .all)
+        let untrusted = AttestationTrustEvaluator.evaluate(outcome, policy: AttestationPolicy(trustAnchors: [other.cert]), at: AttestationTestSupport.now)
         #expect(!untrusted.trusted)
     }
 

@@ -176,13 +176,17 @@ struct CompoundAttestationTests {
         let entries = [try factory.appleEntry(), try factory.packedSelfEntry()]
         let anchors = [factory.apple.ca.cert]
         let allOutcome = try CompoundAttestation().verify(try factory.context(entries, requirement: .all, trustAnchors: anchors))
-        let allVerdict = AttestationTrustEvaluator.evaluate(allOutcome, policy: AttestationPolicy(trustAnchors: anchors),
-                                                            at: AttestationTestSupport.now, compound: .all)
+        let allVerdict = AttestationTrustEvaluator.evaluate(allOutcome, policy: AttestationPolicy(trustAnchors: anchors, compoundRequirement: .all),
+                                                            at: AttestationTestSupport.now)
         #expect(!allVerdict.trusted)
         let anyOutcome = try CompoundAttestation().verify(try factory.context(entries, requirement: .any, trustAnchors: anchors))
-        let anyVerdict = AttestationTrustEvaluator.evaluate(anyOutcome, policy: AttestationPolicy(trustAnchors: anchors),
-                                                            at: AttestationTestSupport.now, compound: .any)
+        let anyVerdict = AttestationTrustEvaluator.evaluate(anyOutcome, policy: AttestationPolicy(trustAnchors: anchors, compoundRequirement: .any),
+                                                            at: AttestationTestSupport.now)
         #expect(anyVerdict.trusted)
         #expect(anyVerdict.anchor?.derBytes == factory.apple.ca.cert.derBytes)
+        // One verdict per component, so the public result reports each sub-statement's trust.
+        let result = AttestationResult(format: "compound", outcome: anyOutcome, verdict: anyVerdict)
+        #expect(result.components.map(\.format) == ["apple", "packed"])
+        #expect(result.components.map(\.trusted) == [true, false])
     }
 }
