@@ -37,6 +37,13 @@ public struct AuthenticationVerifier: Sendable {
     /// - Throws: ``WebAuthnError``.
     public func verify(_ response: AuthenticationResponse, issued: IssuedChallenge, record: CredentialRecord?,
                        now: Date, trace: inout CeremonyTrace) throws(WebAuthnError) -> VerifiedAuthentication {
+        try verify(response, issued: issued, record: record, now: now, parsedClientData: nil, trace: &trace)
+    }
+
+    /// `parsedClientData`: the client data when the caller already parsed `response.clientDataJSON`
+    /// (the registry does, to find the challenge), so it is not parsed twice.
+    func verify(_ response: AuthenticationResponse, issued: IssuedChallenge, record: CredentialRecord?, now: Date,
+                parsedClientData: CollectedClientData?, trace: inout CeremonyTrace) throws(WebAuthnError) -> VerifiedAuthentication {
         try trace.check("pending", "the challenge was issued for an authentication and has not expired") { () throws(WebAuthnError) in
             try CeremonyChecks.checkIssued(issued, kind: .authentication, now: now)
         }
@@ -67,7 +74,8 @@ public struct AuthenticationVerifier: Sendable {
         }
         // Steps 7-9: decode and parse client data.
         let clientData = try trace.check("§7.2 steps 7-9", "clientDataJSON is UTF-8 JSON client data") { () throws(WebAuthnError) in
-            try CeremonyChecks.parseClientData(response.clientDataJSON)
+            if let parsedClientData { return parsedClientData }
+            return try CeremonyChecks.parseClientData(response.clientDataJSON)
         }
         try trace.check("§7.2 step 10", "C.type is webauthn.get") { () throws(WebAuthnError) in
             try CeremonyChecks.checkType(clientData, expected: "webauthn.get")

@@ -34,6 +34,13 @@ public struct RegistrationVerifier: Sendable {
     /// - Throws: ``WebAuthnError``.
     public func verify(_ response: RegistrationResponse, issued: IssuedChallenge, now: Date,
                        keepAttestation: Bool = false, trace: inout CeremonyTrace) throws(WebAuthnError) -> VerifiedRegistration {
+        try verify(response, issued: issued, now: now, keepAttestation: keepAttestation, parsedClientData: nil, trace: &trace)
+    }
+
+    /// `parsedClientData`: the client data when the caller already parsed `response.clientDataJSON`
+    /// (the registry does, to find the challenge), so it is not parsed twice.
+    func verify(_ response: RegistrationResponse, issued: IssuedChallenge, now: Date, keepAttestation: Bool,
+                parsedClientData: CollectedClientData?, trace: inout CeremonyTrace) throws(WebAuthnError) -> VerifiedRegistration {
         try trace.check("pending", "the challenge was issued for a registration and has not expired") { () throws(WebAuthnError) in
             try CeremonyChecks.checkIssued(issued, kind: .registration, now: now)
         }
@@ -46,7 +53,8 @@ public struct RegistrationVerifier: Sendable {
         trace.note("§7.1 step 4", "client extension results collected")
         // Steps 5-6: UTF-8 decode and parse clientDataJSON.
         let clientData = try trace.check("§7.1 steps 5-6", "clientDataJSON is UTF-8 JSON client data") { () throws(WebAuthnError) in
-            try CeremonyChecks.parseClientData(response.clientDataJSON)
+            if let parsedClientData { return parsedClientData }
+            return try CeremonyChecks.parseClientData(response.clientDataJSON)
         }
         try trace.check("§7.1 step 7", "C.type is webauthn.create") { () throws(WebAuthnError) in
             try CeremonyChecks.checkType(clientData, expected: "webauthn.create")

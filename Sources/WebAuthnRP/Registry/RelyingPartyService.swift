@@ -75,15 +75,15 @@ public struct RelyingPartyService: Sendable {
     public func finishRegistrationReport(_ response: RegistrationResponse, expectedChallenge: [UInt8]? = nil,
                                          now: Date, keepAttestation: Bool = false) async throws -> CeremonyReport<VerifiedRegistration> {
         var trace = CeremonyTrace()
-        let issued: IssuedChallenge
+        let issued: IssuedChallenge, clientData: CollectedClientData?
         switch try await consumeChallenge(clientDataJSON: response.clientDataJSON, expected: expectedChallenge, trace: &trace) {
-        case .success(let value): issued = value
+        case .success(let value): (issued, clientData) = value
         case .failure(let error): return CeremonyReport(result: .failure(error), trace: trace)
         }
         let verified: VerifiedRegistration
         do {
-            verified = try registrationVerifier.verify(response, issued: issued, now: now,
-                                                       keepAttestation: keepAttestation, trace: &trace)
+            verified = try registrationVerifier.verify(response, issued: issued, now: now, keepAttestation: keepAttestation,
+                                                       parsedClientData: clientData, trace: &trace)
         } catch {
             return CeremonyReport(result: .failure(error), trace: trace)
         }
@@ -122,15 +122,16 @@ public struct RelyingPartyService: Sendable {
     public func finishAuthenticationReport(_ response: AuthenticationResponse, expectedChallenge: [UInt8]? = nil,
                                            now: Date) async throws -> CeremonyReport<VerifiedAuthentication> {
         var trace = CeremonyTrace()
-        let issued: IssuedChallenge
+        let issued: IssuedChallenge, clientData: CollectedClientData?
         switch try await consumeChallenge(clientDataJSON: response.clientDataJSON, expected: expectedChallenge, trace: &trace) {
-        case .success(let value): issued = value
+        case .success(let value): (issued, clientData) = value
         case .failure(let error): return CeremonyReport(result: .failure(error), trace: trace)
         }
         let record = try await credentials.credential(id: response.rawId)
         let verified: VerifiedAuthentication
         do {
-            verified = try authenticationVerifier.verify(response, issued: issued, record: record, now: now, trace: &trace)
+            verified = try authenticationVerifier.verify(response, issued: issued, record: record, now: now,
+                                                         parsedClientData: clientData, trace: &trace)
         } catch {
             return CeremonyReport(result: .failure(error), trace: trace)
         }
@@ -138,17 +139,20 @@ public struct RelyingPartyService: Sendable {
         return CeremonyReport(result: .success(verified), trace: trace)
     }
 
-    /// Consumes the challenge this response answers, before any other check.
-    private func consumeChallenge(clientDataJSON: [UInt8], expected: [UInt8]?,
-                                  trace: inout CeremonyTrace) async throws -> Result<IssuedChallenge, WebAuthnError> {
+    /// Consumes the challenge this response answers, before any other check. Without a
+    /// session challenge the client data names it; that parse is returned for the verifier.
+    private func consumeChallenge(clientDataJSON: [UInt8], expected: [UInt8]?, trace: inout CeremonyTrace)
+        async throws -> Result<(IssuedChallenge, CollectedClientData?), WebAuthnError> {
         let challenge: [UInt8]
+        var clientData: CollectedClientData?
         if let expected {
             challenge = expected
         } else {
             // No session challenge: identify the ceremony by the challenge the client data names.
             do {
-                let clientData = try CollectedClientData(jsonBytes: clientDataJSON[...])
-                challenge = try clientData.decodedChallenge()
+                let parsed = try CollectedClientData(jsonBytes: clientDataJSON[...])
+                challenge = try parsed.decodedChallenge()
+                clientData = parsed
             } catch {
                 return .failure(trace.fail("consume", "the challenge is outstanding", error.category, error.message))
             }
@@ -158,7 +162,7 @@ public struct RelyingPartyService: Sendable {
                                        "challenge \(Base64URL.encode(challenge)) was not issued or was already used"))
         }
         trace.note("consume", "the challenge is outstanding; consumed now, whatever the verdict")
-        return .success(issued)
+        return .success((issued, clientData))
     }
 }
 
