@@ -23,6 +23,9 @@ public struct RelyingParty: Sendable {
     public let topOrigins: [String]
     /// SHA-256 of ``id``, computed once.
     public let rpIdHash: [UInt8]
+    /// ``origins`` and ``topOrigins`` parsed once, for matching.
+    private let allowedOrigins: [OriginMatcher.Allowed]
+    private let allowedTopOrigins: [OriginMatcher.Allowed]
 
     /// Creates a relying-party description.
     /// - Parameters:
@@ -41,16 +44,18 @@ public struct RelyingParty: Sendable {
         self.allowCrossOrigin = allowCrossOrigin
         self.topOrigins = topOrigins
         self.rpIdHash = Digest.sha256.hash(Array(id.utf8))
+        self.allowedOrigins = origins.map(OriginMatcher.Allowed.init)
+        self.allowedTopOrigins = topOrigins.map(OriginMatcher.Allowed.init)
     }
 
     /// Whether `origin` (as the client reported it) is one of ``origins``.
     func isAllowedOrigin(_ origin: String) -> Bool {
-        origins.contains { OriginMatcher.matches(candidate: origin, allowed: $0, allowSubdomains: allowSubdomains) }
+        OriginMatcher.matches(candidate: origin, anyOf: allowedOrigins, allowSubdomains: allowSubdomains)
     }
 
     /// Whether `origin` is one of ``topOrigins``.
     func isAllowedTopOrigin(_ origin: String) -> Bool {
-        topOrigins.contains { OriginMatcher.matches(candidate: origin, allowed: $0, allowSubdomains: allowSubdomains) }
+        OriginMatcher.matches(candidate: origin, anyOf: allowedTopOrigins, allowSubdomains: allowSubdomains)
     }
 }
 
@@ -106,13 +111,36 @@ enum OriginMatcher {
         }
     }
 
-    static func matches(candidate: String, allowed: String, allowSubdomains: Bool) -> Bool {
-        if candidate.utf8.elementsEqual(allowed.utf8) { return true }
-        guard let c = parse(candidate), let a = parse(allowed) else { return false }
+    /// A configured origin with its parse, made once when the relying party is built.
+    struct Allowed: Sendable {
+        let text: String
+        let parts: Parts?
+
+        init(_ text: String) {
+            self.text = text
+            self.parts = OriginMatcher.parse(text)
+        }
+    }
+
+    /// Whether `candidate` is one of `allowed`: byte-identical, or the same scheme, effective
+    /// port and host (or, with `allowSubdomains`, a host below it on a dot boundary).
+    static func matches(candidate: String, anyOf allowed: [Allowed], allowSubdomains: Bool) -> Bool {
+        if allowed.contains(where: { candidate.utf8.elementsEqual($0.text.utf8) }) { return true }
+        guard let c = parse(candidate) else { return false }
+        return allowed.contains { entry in
+            guard let a = entry.parts else { return false }
+            return matches(c, a, allowSubdomains: allowSubdomains)
+        }
+    }
+
+    private static func matches(_ c: Parts, _ a: Parts, allowSubdomains: Bool) -> Bool {
         guard c.scheme.utf8.elementsEqual(a.scheme.utf8), effectivePort(c) == effectivePort(a) else { return false }
         if c.host.utf8.elementsEqual(a.host.utf8) { return true }
         guard allowSubdomains, !a.host.hasPrefix("[") else { return false }
-        // Dot boundary: "evil-example.org" must not match "example.org".
-        return c.host.utf8.count > a.host.utf8.count + 1 && c.host.hasSuffix("." + a.host)
+        // Dot boundary, compared byte for byte: "evil-example.org" must not match "example.org".
+        let host = c.host.utf8, base = a.host.utf8
+        guard host.count > base.count + 1 else { return false }
+        let suffix = host.dropFirst(host.count - base.count - 1)
+        return suffix.first == UInt8(ascii: ".") && suffix.dropFirst().elementsEqual(base)
     }
 }
