@@ -19,19 +19,18 @@ public struct FixtureError: Error, Sendable, CustomStringConvertible {
     /// Names the member a `DecodingError` points at.
     init(file: String, decoding error: any Error) {
         self.file = file
-        switch error {
-        case DecodingError.keyNotFound(let key, let context):
-            member = Self.path(context.codingPath + [key])
-            reason = "is missing"
-        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
-            member = Self.path(context.codingPath)
-            reason = "has the wrong type (\(context.debugDescription))"
-        case DecodingError.dataCorrupted(let context):
-            member = context.codingPath.isEmpty ? "(file)" : Self.path(context.codingPath)
-            reason = context.codingPath.isEmpty ? "is not JSON (\(context.debugDescription))" : context.debugDescription
-        default:
+        guard let decodingError = error as? DecodingError else {
             member = "(file)"
             reason = "\(error)"
+            return
+        }
+        let failure = WebAuthnJSONCoding.failure(decodingError)
+        if failure.codingPath.isEmpty {
+            member = "(file)"
+            reason = failure.isCorruptData ? "is not JSON (\(failure.reason))" : failure.reason
+        } else {
+            member = WebAuthnJSONCoding.path("", failure.codingPath)
+            reason = failure.reason
         }
     }
 
@@ -39,15 +38,6 @@ public struct FixtureError: Error, Sendable, CustomStringConvertible {
         self.file = file
         self.member = member
         self.reason = reason
-    }
-
-    /// `ceremonies[2].expect.outcome` from a coding path.
-    static func path(_ keys: [any CodingKey]) -> String {
-        var out = ""
-        for key in keys {
-            if let index = key.intValue { out += "[\(index)]" } else { out += out.isEmpty ? key.stringValue : ".\(key.stringValue)" }
-        }
-        return out.isEmpty ? "(top level)" : out
     }
 }
 

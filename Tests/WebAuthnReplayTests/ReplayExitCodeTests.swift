@@ -184,7 +184,7 @@ struct ReplayExitCodeTests {
     @Test("ceremonies of the wrong type: exit 2 naming ceremonies")
     func wrongType() async throws {
         let (report, path) = try await replay(J.document([], extra: ["ceremonies": "none"]))
-        expectFixtureError(report, path: path, member: "ceremonies", reason: "wrong type")
+        expectFixtureError(report, path: path, member: "ceremonies", reason: "not of the expected type")
     }
 
     @Test("an unknown ceremony kind: exit 2 naming ceremonies[0].kind")

@@ -3,7 +3,7 @@ import Foundation
 // JSON entry points that turn Foundation's DecodingError into a `malformed`
 // WebAuthnError naming the member (for example `RegistrationResponseJSON.response.clientDataJSON`).
 
-enum WebAuthnJSONCoding {
+package enum WebAuthnJSONCoding {
     static func decode<T: Decodable>(_ type: T.Type, from data: Data, root: String) throws(WebAuthnError) -> T {
         do {
             return try JSONDecoder().decode(T.self, from: data)
@@ -24,29 +24,49 @@ enum WebAuthnJSONCoding {
         }
     }
 
-    static func describe(_ error: DecodingError, root: String) -> String {
+    /// Where a `DecodingError` points and what is wrong there. Shared with the replay tool,
+    /// whose fixture errors name the member the same way.
+    package struct DecodingFailure {
+        /// The member, from the document root; empty for the document itself.
+        package let codingPath: [any CodingKey]
+        /// "is missing", "is not of the expected type (…)", "is null where … is required", or
+        /// for corrupt data the decoder's own description.
+        package let reason: String
+        /// The data was corrupt (not JSON, or a value such as base64url that did not decode).
+        package let isCorruptData: Bool
+    }
+
+    package static func failure(_ error: DecodingError) -> DecodingFailure {
         switch error {
         case .dataCorrupted(let context):
-            if context.codingPath.isEmpty {
-                let underlying = context.underlyingError.map { " (\($0))" } ?? ""
-                return "\(root): \(context.debugDescription)\(underlying)"
-            }
-            return "\(path(root, context.codingPath)): \(context.debugDescription)"
+            let underlying = context.codingPath.isEmpty ? context.underlyingError.map { " (\($0))" } ?? "" : ""
+            return DecodingFailure(codingPath: context.codingPath, reason: context.debugDescription + underlying,
+                                   isCorruptData: true)
         case .keyNotFound(let key, let context):
-            return "\(path(root, context.codingPath + [key])) is missing"
+            return DecodingFailure(codingPath: context.codingPath + [key], reason: "is missing", isCorruptData: false)
         case .typeMismatch(let expected, let context):
-            return "\(path(root, context.codingPath)) is not of the expected type (\(expected))"
+            return DecodingFailure(codingPath: context.codingPath, reason: "is not of the expected type (\(expected))",
+                                   isCorruptData: false)
         case .valueNotFound(let expected, let context):
-            return "\(path(root, context.codingPath)) is null where \(expected) is required"
+            return DecodingFailure(codingPath: context.codingPath, reason: "is null where \(expected) is required",
+                                   isCorruptData: false)
         @unknown default:
-            return "\(root): \(error)"
+            return DecodingFailure(codingPath: [], reason: "\(error)", isCorruptData: true)
         }
     }
 
-    static func path(_ root: String, _ codingPath: [any CodingKey]) -> String {
+    static func describe(_ error: DecodingError, root: String) -> String {
+        let failure = failure(error)
+        if failure.codingPath.isEmpty { return "\(root): \(failure.reason)" }
+        let member = path(root, failure.codingPath)
+        return failure.isCorruptData ? "\(member): \(failure.reason)" : "\(member) \(failure.reason)"
+    }
+
+    /// `root.member[2].field`; with an empty root, `member[2].field`.
+    package static func path(_ root: String, _ codingPath: [any CodingKey]) -> String {
         var out = root
         for key in codingPath {
-            if let index = key.intValue { out += "[\(index)]" } else { out += ".\(key.stringValue)" }
+            if let index = key.intValue { out += "[\(index)]" } else { out += out.isEmpty ? key.stringValue : ".\(key.stringValue)" }
         }
         return out
     }
