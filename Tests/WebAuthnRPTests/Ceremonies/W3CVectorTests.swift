@@ -96,14 +96,7 @@ struct W3CVectorTests {
         credentialPublicKeySPKI:
             "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEHPJ_JdpZEgikI5wuMk8QT1hVJUeaKe3u3YMPSOd66uVZ5LfabAEG4gbOOQyTq5ih" +
             "Wl7DiH5X8Mwr7OgDuSDEIw",
-        trustAnchor: 
-            "MIICBzCCAa2gAwIBAgIRAO1_kF2L0LQU0XhJExcKkLYwCgYIKoZIzj0EAwIwYjEeMBwGA1UEAwwVV2ViQXV0aG4gdGVzdCB2ZWN0" +
-            "b3JzMQwwCgYDVQQKDANXM0MxJTAjBgNVBAsMHEF1dGhlbnRpY2F0b3IgQXR0ZXN0YXRpb24gQ0ExCzAJBgNVBAYTAkFBMCAXDTI0" +
-            "MDEwMTAwMDAwMFoYDzMwMjQwMTAxMDAwMDAwWjBiMR4wHAYDVQQDDBVXZWJBdXRobiB0ZXN0IHZlY3RvcnMxDDAKBgNVBAoMA1cz" +
-            "QzElMCMGA1UECwwcQXV0aGVudGljYXRvciBBdHRlc3RhdGlvbiBDQTELMAkGA1UEBhMCQUEwWTATBgcqhkjOPQIBBggqhkjOPQMB" +
-            "BwNCAAQyaTAOX_e2mQFfcM-AqHY79wW8LirwwbOc_3GLfDWIDKMPMZB42RsDOJoAb9_IodzYTt-gfTCqE0dKJIoNq1uqo0IwQDAP" +
-            "BgNVHRMBAf8EBTADAQH_MA4GA1UdDwEB_wQEAwIBBjAdBgNVHQ4EFgQURa_3FbDdeGdB_umW68FlR6OTGx4wCgYIKoZIzj0EAwID" +
-            "SAAwRQIgSDBjtrsI3Mg9ozoCwR0vQiAxdok1VNE4xhSjaQhyTMgCIQD17yyRLUUAs-L1tZHQYiSR6fIg39H5c07EhLt-kIh2Yw",
+        trustAnchor: w3cAttestationCA,
         format: "packed", attestationType: .basic, trusted: true,
         aaguid: "876ca4f5-2071-c3e9-b255-09ef2cdf7ed6",
         registrationFlags: 0x4d, userVerified: true, backupEligible: true, backupState: false,
@@ -142,14 +135,7 @@ struct W3CVectorTests {
         credentialPublicKeySPKI:
             "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEsNYt5rMPhvC6x6kBaVE5HC4xhJ4uZGYcvSsTzX1VCK1QOwvaKjV6mks0R1oo5ltm" +
             "C0iYqePpu_CCDUNJQpft0A",
-        trustAnchor: 
-            "MIICBzCCAa2gAwIBAgIRAO1_kF2L0LQU0XhJExcKkLYwCgYIKoZIzj0EAwIwYjEeMBwGA1UEAwwVV2ViQXV0aG4gdGVzdCB2ZWN0" +
-            "b3JzMQwwCgYDVQQKDANXM0MxJTAjBgNVBAsMHEF1dGhlbnRpY2F0b3IgQXR0ZXN0YXRpb24gQ0ExCzAJBgNVBAYTAkFBMCAXDTI0" +
-            "MDEwMTAwMDAwMFoYDzMwMjQwMTAxMDAwMDAwWjBiMR4wHAYDVQQDDBVXZWJBdXRobiB0ZXN0IHZlY3RvcnMxDDAKBgNVBAoMA1cz" +
-            "QzElMCMGA1UECwwcQXV0aGVudGljYXRvciBBdHRlc3RhdGlvbiBDQTELMAkGA1UEBhMCQUEwWTATBgcqhkjOPQIBBggqhkjOPQMB" +
-            "BwNCAAQyaTAOX_e2mQFfcM-AqHY79wW8LirwwbOc_3GLfDWIDKMPMZB42RsDOJoAb9_IodzYTt-gfTCqE0dKJIoNq1uqo0IwQDAP" +
-            "BgNVHRMBAf8EBTADAQH_MA4GA1UdDwEB_wQEAwIBBjAdBgNVHQ4EFgQURa_3FbDdeGdB_umW68FlR6OTGx4wCgYIKoZIzj0EAwID" +
-            "SAAwRQIgSDBjtrsI3Mg9ozoCwR0vQiAxdok1VNE4xhSjaQhyTMgCIQD17yyRLUUAs-L1tZHQYiSR6fIg39H5c07EhLt-kIh2Yw",
+        trustAnchor: w3cAttestationCA,
         format: "fido-u2f", attestationType: .basic, trusted: true,
         aaguid: "afb3c2ef-c054-df42-5013-d5c88e79c3c1",
         registrationFlags: 0x41, userVerified: false, backupEligible: false, backupState: false,
@@ -160,6 +146,16 @@ struct W3CVectorTests {
         authenticatorData: "v6vDdDKViwYzYNOtZGHJxHNa5_jt1GWSpeDwFFKy5LUBAAAAAA",
         signature: "MEQCIGFyRZlY_qkHtykrkvVVA0v9iEiV8oenYgDBuihyORNwAiBHJ7FmFH4mohu8KSHRkuv-1Wm3lDhTjlwSi14o5pJt1w",
         authenticationFlags: 0x01)
+
+    /// The attestation CA of the W3C L3 test vectors (packed and fido-u2f chain to it).
+    static let w3cAttestationCA =
+            "MIICBzCCAa2gAwIBAgIRAO1_kF2L0LQU0XhJExcKkLYwCgYIKoZIzj0EAwIwYjEeMBwGA1UEAwwVV2ViQXV0aG4gdGVzdCB2ZWN0" +
+            "b3JzMQwwCgYDVQQKDANXM0MxJTAjBgNVBAsMHEF1dGhlbnRpY2F0b3IgQXR0ZXN0YXRpb24gQ0ExCzAJBgNVBAYTAkFBMCAXDTI0" +
+            "MDEwMTAwMDAwMFoYDzMwMjQwMTAxMDAwMDAwWjBiMR4wHAYDVQQDDBVXZWJBdXRobiB0ZXN0IHZlY3RvcnMxDDAKBgNVBAoMA1cz" +
+            "QzElMCMGA1UECwwcQXV0aGVudGljYXRvciBBdHRlc3RhdGlvbiBDQTELMAkGA1UEBhMCQUEwWTATBgcqhkjOPQIBBggqhkjOPQMB" +
+            "BwNCAAQyaTAOX_e2mQFfcM-AqHY79wW8LirwwbOc_3GLfDWIDKMPMZB42RsDOJoAb9_IodzYTt-gfTCqE0dKJIoNq1uqo0IwQDAP" +
+            "BgNVHRMBAf8EBTADAQH_MA4GA1UdDwEB_wQEAwIBBjAdBgNVHQ4EFgQURa_3FbDdeGdB_umW68FlR6OTGx4wCgYIKoZIzj0EAwID" +
+            "SAAwRQIgSDBjtrsI3Mg9ozoCwR0vQiAxdok1VNE4xhSjaQhyTMgCIQD17yyRLUUAs-L1tZHQYiSR6fIg39H5c07EhLt-kIh2Yw"
 
     static let all = [noneES256, packedES256, fidoU2FES256]
 
