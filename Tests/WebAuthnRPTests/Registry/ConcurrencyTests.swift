@@ -34,6 +34,19 @@ struct ConcurrencyTests {
         case rejected(WebAuthnError.Category)
     }
 
+    /// Runs `body` once per input, all concurrently, and collects the verdicts.
+    static func race<Input: Sendable, T>(_ inputs: [Input],
+                                         _ body: @escaping @Sendable (Input) async throws -> T) async -> [Verdict] {
+        await withTaskGroup(of: Verdict.self) { group in
+            for input in inputs {
+                group.addTask { await verdict { try await body(input) } }
+            }
+            var out: [Verdict] = []
+            for await verdict in group { out.append(verdict) }
+            return out
+        }
+    }
+
     static func verdict<T>(_ body: () async throws -> T) async -> Verdict {
         do {
             _ = try await body()
@@ -136,14 +149,7 @@ struct ConcurrencyTests {
         let challenge = F.authenticationChallenge(Self.bytes(0xB0, 1))
         try await service.issue(challenge, now: Self.now)
         let response = try authenticator.authenticate(challenge: challenge.challenge)
-        let verdicts = await withTaskGroup(of: Verdict.self) { group in
-            for _ in 0..<50 {
-                group.addTask { await Self.verdict { try await service.finishAuthentication(response, now: Self.now) } }
-            }
-            var out: [Verdict] = []
-            for await verdict in group { out.append(verdict) }
-            return out
-        }
+        let verdicts = await Self.race(Array(0..<50)) { _ in try await service.finishAuthentication(response, now: Self.now) }
         #expect(verdicts.filter { $0 == .accepted }.count == 1)
         #expect(verdicts.filter { $0 == .rejected(.challenge) }.count == 49)
         #expect(try await service.credentials.credential(id: authenticator.credentialId)?.signCount == 1)
@@ -156,14 +162,7 @@ struct ConcurrencyTests {
         let challenge = Self.registrationChallenge(Self.bytes(0xA0, 2), user: authenticator.userHandle)
         try await service.issue(challenge, now: Self.now)
         let response = try authenticator.register(challenge: challenge.challenge)
-        let verdicts = await withTaskGroup(of: Verdict.self) { group in
-            for _ in 0..<50 {
-                group.addTask { await Self.verdict { try await service.finishRegistration(response, now: Self.now) } }
-            }
-            var out: [Verdict] = []
-            for await verdict in group { out.append(verdict) }
-            return out
-        }
+        let verdicts = await Self.race(Array(0..<50)) { _ in try await service.finishRegistration(response, now: Self.now) }
         #expect(verdicts.filter { $0 == .accepted }.count == 1)
         #expect(verdicts.filter { $0 == .rejected(.challenge) }.count == 49)
     }
@@ -180,14 +179,7 @@ struct ConcurrencyTests {
                 try await service.issue(challenge, now: Self.now)
                 responses.append(try authenticator.register(challenge: challenge.challenge))
             }
-            let verdicts = await withTaskGroup(of: Verdict.self) { group in
-                for response in responses {
-                    group.addTask { await Self.verdict { try await service.finishRegistration(response, now: Self.now) } }
-                }
-                var out: [Verdict] = []
-                for await verdict in group { out.append(verdict) }
-                return out
-            }
+            let verdicts = await Self.race(responses) { response in try await service.finishRegistration(response, now: Self.now) }
             #expect(verdicts.sorted { "\($0)" < "\($1)" } == [.accepted, .rejected(.credentialExists)], "round \(round)")
         }
     }
@@ -202,14 +194,7 @@ struct ConcurrencyTests {
             try await service.issue(challenge, now: Self.now)
             responses.append(try authenticator.register(challenge: challenge.challenge))
         }
-        let verdicts = await withTaskGroup(of: Verdict.self) { group in
-            for response in responses {
-                group.addTask { await Self.verdict { try await service.finishRegistration(response, now: Self.now) } }
-            }
-            var out: [Verdict] = []
-            for await verdict in group { out.append(verdict) }
-            return out
-        }
+        let verdicts = await Self.race(responses) { response in try await service.finishRegistration(response, now: Self.now) }
         #expect(verdicts.filter { $0 == .accepted }.count == 1)
         #expect(verdicts.filter { $0 == .rejected(.credentialExists) }.count == 19)
         #expect(try await service.credentials.credentials(userHandle: authenticator.userHandle).count == 1)
