@@ -70,11 +70,4 @@ public struct WebAuthnError: Error, Hashable, Sendable, CustomStringConvertible 
         if let step { return "\(category.rawValue) (\(step)): \(message)" }
         return "\(category.rawValue): \(message)"
     }
-
-    /// Wraps a lower-level error as `malformed` (or the given category), keeping its text.
-    static func wrapping(_ error: any Error, as category: Category = .malformed, step: String? = nil,
-                         _ context: String) -> WebAuthnError {
-        if let own = error as? WebAuthnError { return own }
-        return WebAuthnError(category, step: step, "\(context): \(error)")
-    }
 }

@@ -134,8 +134,6 @@ public enum Replayer {
             case .authentication(let options):
                 issued = IssuedChallenge(requestOptions: options, relyingParty: service.relyingParty, expiresAt: expiry)
             }
-            // A challenge issued again replaces nothing: the earlier one was consumed by its verdict.
-            _ = try? await service.challenges.consume(challenge)
             try await service.issue(issued, now: now)
         }
         let verdict: Verdict

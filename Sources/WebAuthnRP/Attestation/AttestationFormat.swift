@@ -80,9 +80,6 @@ struct AttestationFormatTable: Sendable {
 
     /// The format with this identifier (exact, case-sensitive match).
     func format(_ identifier: String) -> (any AttestationFormat)? { formats[identifier] }
-
-    /// The identifiers in the table.
-    var identifiers: [String] { formats.keys.sorted() }
 }
 
 extension AttestationContext {
