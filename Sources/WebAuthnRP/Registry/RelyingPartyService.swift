@@ -139,6 +139,40 @@ public struct RelyingPartyService: Sendable {
         return CeremonyReport(result: .success(verified), trace: trace)
     }
 
+    /// Finishes an authentication from the `AuthenticationResponseJSON` bytes the client
+    /// posted (`PublicKeyCredential.toJSON()`): parses them, then does everything
+    /// ``finishAuthentication(_:expectedChallenge:now:)`` does.
+    /// - Parameters:
+    ///   - jsonData: the request body.
+    ///   - expectedChallenge: the session's challenge, or nil to take it from the client data.
+    ///   - now: the current time.
+    /// - Returns: the verified authentication (its updated record is stored).
+    /// - Throws: ``WebAuthnError`` for a rejected response (`malformed` for JSON that does not
+    ///   parse); the store's error when storage fails.
+    public func finishAuthentication(jsonData: Data, expectedChallenge: [UInt8]? = nil,
+                                     now: Date) async throws -> VerifiedAuthentication {
+        let json = try AuthenticationResponseJSON(jsonData: jsonData)
+        return try await finishAuthentication(AuthenticationResponse(json: json), expectedChallenge: expectedChallenge,
+                                              now: now)
+    }
+
+    /// Finishes a registration from the `RegistrationResponseJSON` bytes the client posted:
+    /// parses them, then does everything ``finishRegistration(_:expectedChallenge:now:keepAttestation:)`` does.
+    /// - Parameters:
+    ///   - jsonData: the request body.
+    ///   - expectedChallenge: the session's challenge, or nil to take it from the client data.
+    ///   - now: the current time.
+    ///   - keepAttestation: keep the raw attestation object and client data in the record.
+    /// - Returns: the verified registration (its record is stored).
+    /// - Throws: ``WebAuthnError`` for a rejected response (`malformed` for JSON that does not
+    ///   parse); ``RegistryError`` or the store's own error when storage fails.
+    public func finishRegistration(jsonData: Data, expectedChallenge: [UInt8]? = nil, now: Date,
+                                   keepAttestation: Bool = false) async throws -> VerifiedRegistration {
+        let json = try RegistrationResponseJSON(jsonData: jsonData)
+        return try await finishRegistration(RegistrationResponse(json: json), expectedChallenge: expectedChallenge,
+                                            now: now, keepAttestation: keepAttestation)
+    }
+
     /// Consumes the challenge this response answers, before any other check. Without a
     /// session challenge the client data names it; that parse is returned for the verifier.
     private func consumeChallenge(clientDataJSON: [UInt8], expected: [UInt8]?, trace: inout CeremonyTrace)

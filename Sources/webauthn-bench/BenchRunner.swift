@@ -1,0 +1,125 @@
+import Foundation
+
+/// One benchmark case. `prepare(operations:)` does everything outside the timed region
+/// (issuing challenges, resetting records); `run(operations:)` is the timed region and
+/// performs exactly that many operations, each of which must succeed.
+protocol BenchCase: AnyObject {
+    /// The case name printed and accepted by `--case`.
+    var name: String { get }
+    /// The `limit.*` case this one is compared with, if any.
+    var limit: String? { get }
+    /// Operations per timed round.
+    var operationsPerRound: Int { get }
+    /// Untimed setup for the next `operations` operations.
+    func prepare(operations: Int) async throws
+    /// The timed region: exactly `operations` operations.
+    func run(operations: Int) async throws
+}
+
+struct BenchFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Timings of one case: operations per second of each round.
+struct CaseResult {
+    let name: String
+    let limit: String?
+    let rates: [Double]
+    var median: Double { rates.sorted()[rates.count / 2] }
+    var minimum: Double { rates.min() ?? 0 }
+    var maximum: Double { rates.max() ?? 0 }
+}
+
+struct BenchRunner {
+    let options: Options
+
+    func run() async throws -> Int32 {
+        let names: [String]
+        if let name = options.caseName {
+            guard BenchCases.names.contains(name) else {
+                throw BenchFailure("unknown case \(name); cases: \(BenchCases.names.joined(separator: ", "))")
+            }
+            names = [name]
+        } else {
+            names = BenchCases.names
+        }
+        if let iterations = options.iterations {
+            guard names.count == 1, let name = names.first else {
+                throw BenchFailure("--iterations needs --case NAME")
+            }
+            let benchCase = try BenchCases.make(name)
+            try await untimed(benchCase, operations: iterations)
+            return 0
+        }
+        var results: [CaseResult] = []
+        for name in names {
+            let benchCase = try BenchCases.make(name)
+            results.append(try await timed(benchCase))
+            if !options.json { print(line(results[results.count - 1], among: results)) }
+        }
+        if options.json { print(json(results)) }
+        return 0
+    }
+
+    /// `--iterations N`: exactly N operations in batches of one round, no clock.
+    func untimed(_ benchCase: any BenchCase, operations: Int) async throws {
+        var remaining = operations
+        while remaining > 0 {
+            let batch = min(remaining, benchCase.operationsPerRound)
+            try await benchCase.prepare(operations: batch)
+            if !options.setupOnly { try await benchCase.run(operations: batch) }
+            remaining -= batch
+        }
+    }
+
+    func timed(_ benchCase: any BenchCase) async throws -> CaseResult {
+        let clock = ContinuousClock()
+        let operations = benchCase.operationsPerRound
+        // One untimed warm-up round (key caches, allocator, branch predictors).
+        try await benchCase.prepare(operations: operations)
+        try await benchCase.run(operations: operations)
+        var rates: [Double] = []
+        for _ in 0..<options.rounds {
+            try await benchCase.prepare(operations: operations)
+            let start = clock.now
+            try await benchCase.run(operations: operations)
+            let elapsed = start.duration(to: clock.now)
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            rates.append(Double(operations) / max(seconds, 1e-9))
+        }
+        return CaseResult(name: benchCase.name, limit: benchCase.limit, rates: rates)
+    }
+
+    func ratio(_ result: CaseResult, among results: [CaseResult]) -> Double? {
+        guard let limit = result.limit, let base = results.first(where: { $0.name == limit }), base.median > 0 else {
+            return nil
+        }
+        return result.median / base.median
+    }
+
+    func line(_ result: CaseResult, among results: [CaseResult]) -> String {
+        let name = result.name.padding(toLength: 32, withPad: " ", startingAt: 0)
+        var text = name + String(format: "%12.0f ops/s   (min %.0f, max %.0f)", result.median, result.minimum, result.maximum)
+        if let ratio = ratio(result, among: results), let limit = result.limit {
+            text += String(format: "   %.3f × %@", ratio, limit)
+        }
+        return text
+    }
+
+    func json(_ results: [CaseResult]) -> String {
+        var members: [String] = []
+        for result in results {
+            var fields = [
+                String(format: "\"opsPerSecond\":%.1f", result.median),
+                String(format: "\"min\":%.1f", result.minimum),
+                String(format: "\"max\":%.1f", result.maximum),
+                "\"rounds\":\(result.rates.count)",
+            ]
+            if let ratio = ratio(result, among: results) { fields.append(String(format: "\"ratioToLimit\":%.4f", ratio)) }
+            if let limit = result.limit { fields.append("\"limit\":\"\(limit)\"") }
+            members.append("\"\(result.name)\":{" + fields.joined(separator: ",") + "}")
+        }
+        return "{" + members.joined(separator: ",") + "}"
+    }
+}
