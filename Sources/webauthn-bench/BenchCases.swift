@@ -14,17 +14,19 @@ enum BenchCases {
         "cbor.attestation-object", "cbor.attestation-object.packed",
     ]
 
-    static func make(_ name: String) throws -> any BenchCase {
+    /// Makes a case; `minimumRound` enlarges its round (and pool) for `--iterations`.
+    static func make(_ name: String, minimumRound: Int = 0) throws -> any BenchCase {
+        func pool(_ size: Int) -> Int { max(size, minimumRound) }
         switch name {
         case "limit.es256": return try LimitCase(.es256)
         case "limit.eddsa": return try LimitCase(.eddsa)
         case "limit.rs256": return try LimitCase(.rs256)
-        case "assertion.es256": return try AssertionCase(name: name, key: .es256, limit: "limit.es256", poolSize: 1000)
-        case "assertion.eddsa": return try AssertionCase(name: name, key: .edDSA, limit: "limit.eddsa", poolSize: 1000)
-        case "assertion.rs256": return try AssertionCase(name: name, key: .rs256, limit: "limit.rs256", poolSize: 250)
-        case "concurrent.assertion.es256": return try ConcurrentAssertionCase(poolSize: 1000)
-        case "registration.none.es256": return try RegistrationCase(name: name, packed: false, poolSize: 1000)
-        case "registration.packed.es256": return try RegistrationCase(name: name, packed: true, poolSize: 500)
+        case "assertion.es256": return try AssertionCase(name: name, key: .es256, limit: "limit.es256", poolSize: pool(1000))
+        case "assertion.eddsa": return try AssertionCase(name: name, key: .edDSA, limit: "limit.eddsa", poolSize: pool(1000))
+        case "assertion.rs256": return try AssertionCase(name: name, key: .rs256, limit: "limit.rs256", poolSize: pool(250))
+        case "concurrent.assertion.es256": return try ConcurrentAssertionCase(poolSize: pool(1000))
+        case "registration.none.es256": return try RegistrationCase(name: name, packed: false, poolSize: pool(1000))
+        case "registration.packed.es256": return try RegistrationCase(name: name, packed: true, poolSize: pool(500))
         case "cbor.attestation-object": return try CBORCase(name: name, packed: false)
         case "cbor.attestation-object.packed": return try CBORCase(name: name, packed: true)
         default: throw BenchFailure("unknown case \(name)")

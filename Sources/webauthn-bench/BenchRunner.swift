@@ -48,7 +48,7 @@ struct BenchRunner {
             guard names.count == 1, let name = names.first else {
                 throw BenchFailure("--iterations needs --case NAME")
             }
-            let benchCase = try BenchCases.make(name)
+            let benchCase = try BenchCases.make(name, minimumRound: iterations)
             try await untimed(benchCase, operations: iterations)
             return 0
         }
@@ -62,15 +62,16 @@ struct BenchRunner {
         return 0
     }
 
-    /// `--iterations N`: exactly N operations in batches of one round, no clock.
+    /// `--iterations N`: exactly N operations as one round, no clock. The round is
+    /// bracketed by two marker functions, so `valgrind --tool=callgrind
+    /// --zero-before=*BenchMeasureBegin* --dump-before=*BenchMeasureEnd*`
+    /// counts the operations alone (instructions and calls to malloc).
     func untimed(_ benchCase: any BenchCase, operations: Int) async throws {
-        var remaining = operations
-        while remaining > 0 {
-            let batch = min(remaining, benchCase.operationsPerRound)
-            try await benchCase.prepare(operations: batch)
-            if !options.setupOnly { try await benchCase.run(operations: batch) }
-            remaining -= batch
-        }
+        try await benchCase.prepare(operations: operations)
+        if options.setupOnly { return }
+        webauthnBenchMeasureBegin()
+        try await benchCase.run(operations: operations)
+        webauthnBenchMeasureEnd()
     }
 
     func timed(_ benchCase: any BenchCase) async throws -> CaseResult {
@@ -123,3 +124,18 @@ struct BenchRunner {
         return "{" + members.joined(separator: ",") + "}"
     }
 }
+
+/// Marks the start of the measured operations for callgrind's `--zero-before`.
+@inline(never)
+func webauthnBenchMeasureBegin() { markerSink.store(1) }
+
+/// Marks the end of the measured operations for callgrind's `--dump-before`.
+@inline(never)
+func webauthnBenchMeasureEnd() { markerSink.store(2) }
+
+/// Gives the markers a side effect the optimizer must keep.
+final class MarkerSink: @unchecked Sendable {
+    private var value = 0
+    @inline(never) func store(_ v: Int) { value = v }
+}
+let markerSink = MarkerSink()

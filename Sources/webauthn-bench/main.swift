@@ -58,10 +58,22 @@ guard let options = parseOptions() else {
     exit(2)
 }
 
-do {
-    let code = try await BenchRunner(options: options).run()
-    exit(code)
-} catch {
-    FileHandle.standardError.write(Data("webauthn-bench: \(error)\n".utf8))
-    exit(1)
+// The main thread waits on a semaphore instead of running an async main: the cases
+// run on Swift's cooperative pool either way, and valgrind (3.19) cannot run a process
+// parked in dispatch_main.
+final class ExitCode: @unchecked Sendable {
+    var value: Int32 = 1  // written by the task before it signals, read after the wait
 }
+let finished = DispatchSemaphore(value: 0)
+let exitCode = ExitCode()
+Task.detached {
+    do {
+        exitCode.value = try await BenchRunner(options: options).run()
+    } catch {
+        FileHandle.standardError.write(Data("webauthn-bench: \(error)\n".utf8))
+        exitCode.value = 1
+    }
+    finished.signal()
+}
+finished.wait()
+exit(exitCode.value)
