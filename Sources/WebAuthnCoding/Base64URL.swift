@@ -62,7 +62,89 @@ public enum Base64URL {
     ///   cannot occur (1 mod 4), non-zero trailing bits, or padding.
     public static func decode(_ string: String, allowPadding: Bool = false,
                               allowNonZeroTrailingBits: Bool = false) throws(DecodingError) -> [UInt8] {
-        var chars = Array(string.utf8)
+        if !allowPadding && !allowNonZeroTrailingBits {
+            // The common case: a native string's UTF-8 is read in place.
+            // A native string's UTF-8 is read in place.
+            if let fast = string.utf8.withContiguousStorageIfAvailable({ strictDecode($0) }), let bytes = fast {
+                return bytes
+            }
+        }
+        return try decodeReportingErrors(Array(string.utf8), allowPadding: allowPadding,
+                                         allowNonZeroTrailingBits: allowNonZeroTrailingBits)
+    }
+
+    /// Decodes strict, unpadded base64url held as UTF-8 bytes (for example a slice of a
+    /// JSON document), with exactly the rules and errors of ``decode(_:allowPadding:allowNonZeroTrailingBits:)``.
+    /// - Parameter utf8: the encoded text's bytes.
+    /// - Returns: the bytes.
+    /// - Throws: ``DecodingError`` as ``decode(_:allowPadding:allowNonZeroTrailingBits:)`` does.
+    public static func decode(utf8: ArraySlice<UInt8>) throws(DecodingError) -> [UInt8] {
+        if let bytes = strictDecode(utf8) { return bytes }
+        return try decodeReportingErrors(Array(utf8), allowPadding: false, allowNonZeroTrailingBits: false)
+    }
+
+    /// Whether `text` is exactly the unpadded base64url encoding of `bytes`, decided
+    /// without building the encoding and in time that does not depend on where they differ.
+    /// - Parameters:
+    ///   - text: the text.
+    ///   - bytes: the bytes.
+    /// - Returns: `true` when `text == encode(bytes)`.
+    public static func isEncoding(_ text: String, of bytes: [UInt8]) -> Bool {
+        if let result = text.utf8.withContiguousStorageIfAvailable({ matches($0, bytes) }) { return result }
+        let copy = Array(text.utf8)
+        return copy.withUnsafeBufferPointer { matches($0, bytes) }
+    }
+
+    private static func matches(_ text: UnsafeBufferPointer<UInt8>, _ bytes: [UInt8]) -> Bool {
+        let full = bytes.count / 3, left = bytes.count % 3
+        guard text.count == full * 4 + (left == 0 ? 0 : left + 1) else { return false }
+        var difference: UInt8 = 0
+        var out = 0
+        func emit(_ value: UInt32) {
+            difference |= text[out] ^ alphabet[Int(value & 63)]
+            out += 1
+        }
+        var i = 0
+        for _ in 0..<full {
+            let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
+            emit(n >> 18); emit(n >> 12); emit(n >> 6); emit(n)
+            i += 3
+        }
+        if left == 1 {
+            let n = UInt32(bytes[i]) << 16
+            emit(n >> 18); emit(n >> 12)
+        } else if left == 2 {
+            let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8
+            emit(n >> 18); emit(n >> 12); emit(n >> 6)
+        }
+        return difference == 0
+    }
+
+    /// One pass over strict unpadded base64url; nil on anything the strict rules refuse
+    /// (the caller then reruns the checks in order to report the first error).
+    private static func strictDecode<C: Collection<UInt8>>(_ chars: C) -> [UInt8]? {
+        guard chars.count % 4 != 1 else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(chars.count * 3 / 4)
+        var accumulator: UInt32 = 0
+        var bits = 0
+        for c in chars {
+            let v = decodeTable[Int(c)]
+            guard v != 0xff else { return nil }
+            accumulator = (accumulator << 6) | UInt32(v)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                out.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+                accumulator &= (1 << UInt32(bits)) - 1
+            }
+        }
+        return accumulator == 0 ? out : nil
+    }
+
+    private static func decodeReportingErrors(_ input: [UInt8], allowPadding: Bool,
+                                              allowNonZeroTrailingBits: Bool) throws(DecodingError) -> [UInt8] {
+        var chars = input
         if let firstPad = chars.firstIndex(of: UInt8(ascii: "=")) {
             guard allowPadding else { throw DecodingError(offset: firstPad, reason: "padding is not accepted") }
             let padCount = chars.count - firstPad

@@ -48,7 +48,7 @@ struct BenchRunner {
             guard names.count == 1, let name = names.first else {
                 throw BenchFailure("--iterations needs --case NAME")
             }
-            let benchCase = try BenchCases.make(name, minimumRound: iterations)
+            let benchCase = try BenchCases.make(name, minimumRound: max(iterations, options.warmup))
             try await untimed(benchCase, operations: iterations)
             return 0
         }
@@ -67,6 +67,10 @@ struct BenchRunner {
     /// --zero-before=*BenchMeasureBegin* --dump-before=*BenchMeasureEnd*`
     /// counts the operations alone (instructions and calls to malloc).
     func untimed(_ benchCase: any BenchCase, operations: Int) async throws {
+        if options.warmup > 0 {
+            try await benchCase.prepare(operations: options.warmup)
+            try await benchCase.run(operations: options.warmup)
+        }
         try await benchCase.prepare(operations: operations)
         if options.setupOnly { return }
         webauthnBenchMeasureBegin()

@@ -14,6 +14,7 @@ struct Options {
     var caseName: String?
     var iterations: Int?
     var setupOnly = false
+    var warmup = 0
     var rounds = 11
 }
 
@@ -33,6 +34,9 @@ func parseOptions() -> Options? {
             guard let value = arguments.popFirst(), let n = Int(value), n > 0 else { return nil }
             options.rounds = n
         case "--setup-only": options.setupOnly = true
+        case "--warmup":
+            guard let value = arguments.popFirst(), let n = Int(value), n >= 0 else { return nil }
+            options.warmup = n
         default: return nil
         }
     }
@@ -41,12 +45,13 @@ func parseOptions() -> Options? {
 
 let usage = """
     usage: webauthn-bench [--json] [--case NAME] [--rounds N]
-           webauthn-bench --case NAME --iterations N [--setup-only]
+           webauthn-bench --case NAME --iterations N [--warmup K] [--setup-only]
 
       --json          print one JSON object keyed by case name
       --case NAME     run one case (names below)
       --rounds N      timed rounds per case (default 11); the median is reported
       --iterations N  run exactly N operations of the case, untimed (for valgrind)
+      --warmup K      with --iterations: first run K operations (caches filled) before the N
       --setup-only    with --iterations: prepare the N operations but do not run them,
                       so external counts can subtract the setup
 

@@ -4,8 +4,13 @@ internal import CWebAuthnOpenSSL
 /// per-type key APIs) and checks them with `EVP_PKEY_public_check`.
 enum LibCryptoKeyBuilder {
     /// An EC public key from the group name and the uncompressed point `04 || x || y`.
+    ///
+    /// The COSE curves (P-256, P-384, P-521, secp256k1) all have cofactor 1, so every point
+    /// on the curve other than infinity has the group's prime order: the quick public-key
+    /// check (not infinity, coordinates in range, on the curve) accepts exactly the keys the
+    /// full check does, without the full check's scalar multiplication by the order.
     static func ecPublicKey(group: String, uncompressedPoint: [UInt8]) throws(CryptoError) -> EVPKey {
-        try fromData(algorithm: "EC", what: "EC \(group) key") { (builder) throws(CryptoError) in
+        try fromData(algorithm: "EC", what: "EC \(group) key", quickCheck: true) { (builder) throws(CryptoError) in
             try builder.pushUTF8("group", group)
             try builder.pushOctets("pub", uncompressedPoint[...])
         }
@@ -65,7 +70,7 @@ enum LibCryptoKeyBuilder {
     /// Runs `fill` on a fresh parameter builder, then `EVP_PKEY_fromdata` with the
     /// public-key selection, then the public-key check.
     private static func fromData(
-        algorithm: String, what: String,
+        algorithm: String, what: String, quickCheck: Bool = false,
         _ fill: (ParameterBuilder) throws(CryptoError) -> Void
     ) throws(CryptoError) -> EVPKey {
         ERR_clear_error()
@@ -83,17 +88,19 @@ enum LibCryptoKeyBuilder {
             throw libcryptoFailure("\(what) is not a valid public key", code: .malformedKey)
         }
         let evpKey = EVPKey(takingOwnershipOf: key)
-        try publicCheck(evpKey, what: what)
+        try publicCheck(evpKey, what: what, quick: quickCheck)
         return evpKey
     }
 
-    /// `EVP_PKEY_public_check`: for EC, the point is on the curve and not infinity.
-    static func publicCheck(_ key: EVPKey, what: String) throws(CryptoError) {
+    /// `EVP_PKEY_public_check`: for EC, the point is on the curve and not infinity (and,
+    /// in the full check, has the group's order). `quick` runs `EVP_PKEY_public_check_quick`,
+    /// only for keys where the two cannot differ (EC groups of cofactor 1).
+    static func publicCheck(_ key: EVPKey, what: String, quick: Bool = false) throws(CryptoError) {
         guard let ctx = EVP_PKEY_CTX_new_from_pkey(nil, key.pointer, nil) else {
             throw libcryptoFailure("EVP_PKEY_CTX_new_from_pkey")
         }
         defer { EVP_PKEY_CTX_free(ctx) }
-        let result = EVP_PKEY_public_check(ctx)
+        let result = quick ? EVP_PKEY_public_check_quick(ctx) : EVP_PKEY_public_check(ctx)
         // -2: the check is not implemented for this key type (nothing to check).
         guard result == 1 || result == -2 else {
             throw libcryptoFailure("\(what) fails the public-key check", code: .malformedKey)

@@ -59,9 +59,9 @@ public struct RelyingPartyService: Sendable {
     /// - Throws: ``WebAuthnError`` for a rejected response; ``RegistryError`` or the store's own error when storage fails.
     public func finishRegistration(_ response: RegistrationResponse, expectedChallenge: [UInt8]? = nil, now: Date,
                                    keepAttestation: Bool = false) async throws -> VerifiedRegistration {
-        let report = try await finishRegistrationReport(response, expectedChallenge: expectedChallenge, now: now,
-                                                        keepAttestation: keepAttestation)
-        return try report.result.get()
+        var trace = CeremonyTrace(recording: false)
+        return try await finishRegistration(response, expectedChallenge: expectedChallenge, now: now,
+                                            keepAttestation: keepAttestation, trace: &trace).get()
     }
 
     /// ``finishRegistration(_:expectedChallenge:now:keepAttestation:)`` with the step trace.
@@ -75,28 +75,36 @@ public struct RelyingPartyService: Sendable {
     public func finishRegistrationReport(_ response: RegistrationResponse, expectedChallenge: [UInt8]? = nil,
                                          now: Date, keepAttestation: Bool = false) async throws -> CeremonyReport<VerifiedRegistration> {
         var trace = CeremonyTrace()
+        let result = try await finishRegistration(response, expectedChallenge: expectedChallenge, now: now,
+                                                  keepAttestation: keepAttestation, trace: &trace)
+        return CeremonyReport(result: result, trace: trace)
+    }
+
+    /// The registration finish both public forms share; `trace` decides whether steps are kept.
+    private func finishRegistration(_ response: RegistrationResponse, expectedChallenge: [UInt8]?, now: Date,
+                                    keepAttestation: Bool, trace: inout CeremonyTrace)
+        async throws -> Result<VerifiedRegistration, WebAuthnError> {
         let issued: IssuedChallenge, clientData: CollectedClientData?
         switch try await consumeChallenge(clientDataJSON: response.clientDataJSON, expected: expectedChallenge, trace: &trace) {
         case .success(let value): (issued, clientData) = value
-        case .failure(let error): return CeremonyReport(result: .failure(error), trace: trace)
+        case .failure(let error): return .failure(error)
         }
         let verified: VerifiedRegistration
         do {
             verified = try registrationVerifier.verify(response, issued: issued, now: now, keepAttestation: keepAttestation,
                                                        parsedClientData: clientData, trace: &trace)
         } catch {
-            return CeremonyReport(result: .failure(error), trace: trace)
+            return .failure(error)
         }
         // Steps 27-28: "Verify that the credentialId is not yet registered for any user", then store the
         // record. create-if-absent makes the check and the store one atomic operation.
         guard try await credentials.create(verified.record) else {
-            let error = trace.fail("§7.1 step 27", "credentialId is not yet registered", .credentialExists,
-                                   "credential \(response.id) is already registered")
-            return CeremonyReport(result: .failure(error), trace: trace)
+            return .failure(trace.fail("§7.1 step 27", "credentialId is not yet registered", .credentialExists,
+                                       "credential \(response.id) is already registered"))
         }
         trace.note("§7.1 step 27", "credentialId is not yet registered")
         trace.note("§7.1 step 28", "credential record stored")
-        return CeremonyReport(result: .success(verified), trace: trace)
+        return .success(verified)
     }
 
     /// Finishes an authentication: consumes the challenge, looks up the credential,
@@ -109,7 +117,8 @@ public struct RelyingPartyService: Sendable {
     /// - Throws: ``WebAuthnError`` for a rejected response; the store's error when storage fails.
     public func finishAuthentication(_ response: AuthenticationResponse, expectedChallenge: [UInt8]? = nil,
                                      now: Date) async throws -> VerifiedAuthentication {
-        try await finishAuthenticationReport(response, expectedChallenge: expectedChallenge, now: now).result.get()
+        var trace = CeremonyTrace(recording: false)
+        return try await finishAuthentication(response, expectedChallenge: expectedChallenge, now: now, trace: &trace).get()
     }
 
     /// ``finishAuthentication(_:expectedChallenge:now:)`` with the step trace.
@@ -122,10 +131,17 @@ public struct RelyingPartyService: Sendable {
     public func finishAuthenticationReport(_ response: AuthenticationResponse, expectedChallenge: [UInt8]? = nil,
                                            now: Date) async throws -> CeremonyReport<VerifiedAuthentication> {
         var trace = CeremonyTrace()
+        let result = try await finishAuthentication(response, expectedChallenge: expectedChallenge, now: now, trace: &trace)
+        return CeremonyReport(result: result, trace: trace)
+    }
+
+    /// The authentication finish both public forms share; `trace` decides whether steps are kept.
+    private func finishAuthentication(_ response: AuthenticationResponse, expectedChallenge: [UInt8]?, now: Date,
+                                      trace: inout CeremonyTrace) async throws -> Result<VerifiedAuthentication, WebAuthnError> {
         let issued: IssuedChallenge, clientData: CollectedClientData?
         switch try await consumeChallenge(clientDataJSON: response.clientDataJSON, expected: expectedChallenge, trace: &trace) {
         case .success(let value): (issued, clientData) = value
-        case .failure(let error): return CeremonyReport(result: .failure(error), trace: trace)
+        case .failure(let error): return .failure(error)
         }
         let record = try await credentials.credential(id: response.rawId)
         let verified: VerifiedAuthentication
@@ -133,10 +149,10 @@ public struct RelyingPartyService: Sendable {
             verified = try authenticationVerifier.verify(response, issued: issued, record: record, now: now,
                                                          parsedClientData: clientData, trace: &trace)
         } catch {
-            return CeremonyReport(result: .failure(error), trace: trace)
+            return .failure(error)
         }
         try await credentials.update(verified.updatedRecord)
-        return CeremonyReport(result: .success(verified), trace: trace)
+        return .success(verified)
     }
 
     /// Finishes an authentication from the `AuthenticationResponseJSON` bytes the client
