@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @_spi(Testing) import WebAuthnCrypto
-@testable import WebAuthnRP
+import WebAuthnRP
 
 /// A software authenticator plus client for ceremony tests: it holds one credential
 /// and produces complete registration and authentication responses, signed for
@@ -14,38 +14,47 @@ import Testing
 ///     var authenticator = try TestAuthenticator(key: .es256)
 ///     let registration = try authenticator.register(challenge: challenge)
 ///     let login = try authenticator.authenticate(challenge: other)
-struct TestAuthenticator {
+package struct TestAuthenticator {
     /// A credential key: which key to generate and which COSE algorithm it uses.
-    struct KeySpec: Sendable {
-        var kind: PrivateKey.Kind
-        var algorithm: COSEAlgorithm
+    package struct KeySpec: Sendable {
+        package var kind: PrivateKey.Kind
+        package var algorithm: COSEAlgorithm
 
-        static let es256 = KeySpec(kind: .p256, algorithm: .es256)
-        static let es384 = KeySpec(kind: .p384, algorithm: .es384)
-        static let es512 = KeySpec(kind: .p521, algorithm: .es512)
-        static let esp256 = KeySpec(kind: .p256, algorithm: .esp256)
-        static let es256k = KeySpec(kind: .secp256k1, algorithm: .es256k)
-        static let edDSA = KeySpec(kind: .ed25519, algorithm: .edDSA)
-        static let ed25519 = KeySpec(kind: .ed25519, algorithm: .ed25519)
-        static let ed448 = KeySpec(kind: .ed448, algorithm: .edDSA)
-        static let rs256 = KeySpec(kind: .rsa(bits: 2048), algorithm: .rs256)
-        static let ps256 = KeySpec(kind: .rsa(bits: 2048), algorithm: .ps256)
+        /// A key spec: what to generate and which COSE algorithm it signs with.
+        package init(kind: PrivateKey.Kind, algorithm: COSEAlgorithm) {
+            self.kind = kind
+            self.algorithm = algorithm
+        }
+
+        package static let es256 = KeySpec(kind: .p256, algorithm: .es256)
+        package static let es384 = KeySpec(kind: .p384, algorithm: .es384)
+        package static let es512 = KeySpec(kind: .p521, algorithm: .es512)
+        package static let esp256 = KeySpec(kind: .p256, algorithm: .esp256)
+        package static let es256k = KeySpec(kind: .secp256k1, algorithm: .es256k)
+        package static let edDSA = KeySpec(kind: .ed25519, algorithm: .edDSA)
+        package static let ed25519 = KeySpec(kind: .ed25519, algorithm: .ed25519)
+        package static let ed448 = KeySpec(kind: .ed448, algorithm: .edDSA)
+        package static let rs256 = KeySpec(kind: .rsa(bits: 2048), algorithm: .rs256)
+        package static let ps256 = KeySpec(kind: .rsa(bits: 2048), algorithm: .ps256)
     }
 
     /// A CA for x5c attestations: its key and self-signed certificate (the trust anchor).
-    struct CA: Sendable {
-        let key: PrivateKey
-        let certificate: Certificate
+    package struct CA: Sendable {
+        package let key: PrivateKey
+        package let certificate: Certificate
 
-        /// A fresh CA valid from a year before until ten years after 2025-01-01.
-        static func make(name: String = "Test Attestation Root") throws -> CA {
-            let made = try AttestationTestSupport.makeCA(name: name)
+        /// A CA valid from a year before until ten years after 2025-01-01.
+        /// - Parameters:
+        ///   - name: its common name.
+        ///   - seed: derives the key (the same seed, the same CA); nil: a fresh random key.
+        package static func make(name: String = "Test Attestation Root", seed: String? = nil) throws -> CA {
+            let made = try TestCertificates.makeCA(name: name, seed: seed)
             return CA(key: made.key, certificate: made.cert)
         }
     }
 
     /// The attestation statement to produce at registration.
-    enum Attestation: Sendable {
+    package enum Attestation: Sendable {
         /// `fmt: "none"`, empty attStmt.
         case none
         /// `packed` self attestation, signed by the credential key.
@@ -58,6 +67,17 @@ struct TestAuthenticator {
         case packedChain(leafKey: PrivateKey, chain: [Certificate], alg: COSEAlgorithm)
         /// `fido-u2f` with a caller-made chain: `leafKey` signs, `x5c` is `chain` as given.
         case fidoU2FChain(leafKey: PrivateKey, chain: [Certificate])
+        /// `tpm` (TPM 2.0): an AIK certificate issued by `ca`, pubArea and certInfo for the
+        /// credential key (RSA or NIST P-curve ECC), certInfo signed by an RSA-2048 AIK with RS256.
+        case tpm(ca: CA)
+        /// `android-key`: a certificate for the credential key issued by `ca`, carrying the key
+        /// description (challenge = clientDataHash, TEE-enforced purpose SIGN, origin GENERATED).
+        case androidKey(ca: CA)
+        /// `apple`: credCert for the credential key issued by `ca`, carrying the nonce
+        /// SHA-256(authenticatorData || clientDataHash).
+        case apple(ca: CA)
+        /// `compound`: each component statement, in order (none of them compound).
+        case compound([Attestation])
         /// A given `fmt` with a given attStmt (for unknown formats and broken statements).
         case custom(fmt: String, statement: CBORItem)
     }
@@ -65,40 +85,45 @@ struct TestAuthenticator {
     // MARK: The credential
 
     /// The RP ID the credential is scoped to (its SHA-256 is `rpIdHash`).
-    var rpId = "example.org"
+    package var rpId = "example.org"
     /// The origin the client reports.
-    var origin = "https://example.org"
+    package var origin = "https://example.org"
     /// The credential id.
-    var credentialId: [UInt8]
+    package var credentialId: [UInt8]
     /// The user handle (`user.id`) the credential belongs to; returned in assertions
     /// when ``returnsUserHandle`` is set.
-    var userHandle: [UInt8] = Array("user-a".utf8)
+    package var userHandle: [UInt8] = Array("user-a".utf8)
     /// Whether assertions carry `userHandle` (a discoverable credential).
-    var returnsUserHandle = true
+    package var returnsUserHandle = true
     /// The AAGUID in attested credential data (and the packed leaf's AAGUID extension).
-    var aaguid: [UInt8] = Self.defaultAAGUID
+    package var aaguid: [UInt8] = Self.defaultAAGUID
     /// The AAGUID every test authenticator starts with: 01020304-0506-0708-090a-0b0c0d0e0f10.
-    static let defaultAAGUID: [UInt8] = [0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,
+    package static let defaultAAGUID: [UInt8] = [0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,
                                          0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x10]
     /// The signature counter; `authenticate` adds ``counterStep`` before each assertion.
-    var signCount: UInt32 = 0
+    package var signCount: UInt32 = 0
     /// How much the counter grows per assertion (0: an authenticator without a counter).
-    var counterStep: UInt32 = 1
+    package var counterStep: UInt32 = 1
     /// Transports reported at registration.
-    var transports: [String] = ["usb"]
+    package var transports: [String] = ["usb"]
     /// The key pair.
-    let privateKey: PrivateKey
+    package let privateKey: PrivateKey
     /// The key's COSE algorithm.
-    let algorithm: COSEAlgorithm
+    package let algorithm: COSEAlgorithm
     /// The COSE_Key bytes of the credential public key.
-    let coseKey: [UInt8]
+    package let coseKey: [UInt8]
+    /// Where every key this authenticator makes comes from: nil for fresh random keys;
+    /// a seed derives the credential key and attestation keys, so output repeats exactly.
+    package let seed: String?
 
-    /// Creates an authenticator holding a fresh credential.
+    /// Creates an authenticator holding a credential.
     /// - Parameters:
     ///   - key: key type and algorithm.
     ///   - credentialId: the credential id (default: 32 bytes 0x00...0x1f).
-    init(key: KeySpec = .es256, credentialId: [UInt8] = Array(0..<32)) throws {
-        privateKey = try PrivateKey.generate(key.kind)
+    ///   - seed: derives every key (the same seed, the same bytes out); nil: fresh random keys.
+    package init(key: KeySpec = .es256, credentialId: [UInt8] = Array(0..<32), seed: String? = nil) throws {
+        self.seed = seed
+        privateKey = try seed.map { try PrivateKey.derive(key.kind, seed: "\($0) credential") } ?? PrivateKey.generate(key.kind)
         algorithm = key.algorithm
         coseKey = try privateKey.coseKey(algorithm: key.algorithm)
         self.credentialId = credentialId
@@ -107,20 +132,29 @@ struct TestAuthenticator {
     // MARK: Client data
 
     /// What the client puts into clientDataJSON.
-    struct ClientData {
-        var type: String
-        var challenge: [UInt8]
-        var origin: String
-        var crossOrigin: Bool? = false
-        var topOrigin: String?
+    package struct ClientData {
+        package var type: String
+        package var challenge: [UInt8]
+        package var origin: String
+        package var crossOrigin: Bool? = false
+        package var topOrigin: String?
         /// Literal JSON members appended at the end, for example `"extra":1`.
-        var extraMembers: [String] = []
+        package var extraMembers: [String] = []
 
         /// The challenge as text; replaces the base64url of ``challenge`` when set.
-        var challengeText: String?
+        package var challengeText: String?
+
+        /// Client data with the given members (crossOrigin false, no topOrigin).
+        package init(type: String, challenge: [UInt8], origin: String, crossOrigin: Bool? = false, topOrigin: String? = nil) {
+            self.type = type
+            self.challenge = challenge
+            self.origin = origin
+            self.crossOrigin = crossOrigin
+            self.topOrigin = topOrigin
+        }
 
         /// The JSON bytes, members in the order browsers write them.
-        var bytes: [UInt8] {
+        package var bytes: [UInt8] {
             var members = [
                 "\"type\":\(Self.quoted(type))",
                 "\"challenge\":\(Self.quoted(challengeText ?? Base64URL.encode(challenge)))",
@@ -132,7 +166,7 @@ struct TestAuthenticator {
             return Array(("{" + members.joined(separator: ",") + "}").utf8)
         }
 
-        static func quoted(_ s: String) -> String {
+        package static func quoted(_ s: String) -> String {
             var out = "\""
             for scalar in s.unicodeScalars {
                 switch scalar {
@@ -149,25 +183,36 @@ struct TestAuthenticator {
     // MARK: Registration
 
     /// Everything one registration can vary, and hooks to corrupt it.
-    struct RegistrationOptions {
-        var flags: AuthenticatorFlags = [.userPresent, .userVerified]
-        var attestation: Attestation = .none
+    package struct RegistrationOptions {
+        package var flags: AuthenticatorFlags = [.userPresent, .userVerified]
+        package var attestation: Attestation = .none
         /// Edits client data before it is serialized.
-        var clientData: (inout ClientData) -> Void = { _ in }
+        package var clientData: (inout ClientData) -> Void = { _ in }
         /// Replaces the clientDataJSON bytes before they are hashed and signed.
-        var clientDataBytes: (inout [UInt8]) -> Void = { _ in }
+        package var clientDataBytes: (inout [UInt8]) -> Void = { _ in }
         /// Edits authenticator data bytes before the attestation signs them.
-        var authData: (inout [UInt8]) -> Void = { _ in }
-        /// Edits the attStmt map entries after signing.
-        var statement: (inout [(CBORItem, CBORItem)]) -> Void = { _ in }
+        package var authData: (inout [UInt8]) -> Void = { _ in }
+        /// Edits the attStmt map entries after signing (map statements; compound's components are not edited).
+        package var statement: (inout [(CBORItem, CBORItem)]) -> Void = { _ in }
+        /// Edits the attestation certificate (packed, fido-u2f, tpm's AIK, android-key, apple) before the CA signs it.
+        package var certificate: (inout CertificateBuilder) -> Void = { _ in }
+        /// Edits the value the attestation binds to this ceremony before it is certified or signed:
+        /// android-key's attestationChallenge, apple's nonce, tpm's extraData.
+        package var nonce: (inout [UInt8]) -> Void = { _ in }
         /// Edits the encoded attestation object.
-        var attestationObject: (inout [UInt8]) -> Void = { _ in }
+        package var attestationObject: (inout [UInt8]) -> Void = { _ in }
         /// Edits the finished response (id, rawId, type, transports...).
-        var response: (inout RegistrationResponse) -> Void = { _ in }
+        package var response: (inout RegistrationResponse) -> Void = { _ in }
+
+        /// Defaults: UP and UV, `none` attestation, nothing edited.
+        package init(flags: AuthenticatorFlags = [.userPresent, .userVerified], attestation: Attestation = .none) {
+            self.flags = flags
+            self.attestation = attestation
+        }
     }
 
     /// Authenticator data for a registration: with attested credential data.
-    func registrationAuthData(flags: AuthenticatorFlags) -> [UInt8] {
+    package func registrationAuthData(flags: AuthenticatorFlags) -> [UInt8] {
         var data = TestAuthData(rpId: rpId, flags: flags, signCount: signCount, aaguid: aaguid,
                                 credentialId: credentialId, credentialKey: coseKey)
         data.flags.remove(.extensionData)
@@ -175,7 +220,7 @@ struct TestAuthenticator {
     }
 
     /// A registration response for `challenge`.
-    func register(challenge: [UInt8], _ options: RegistrationOptions = RegistrationOptions()) throws -> RegistrationResponse {
+    package func register(challenge: [UInt8], _ options: RegistrationOptions = RegistrationOptions()) throws -> RegistrationResponse {
         var clientData = ClientData(type: "webauthn.create", challenge: challenge, origin: origin)
         options.clientData(&clientData)
         var clientDataJSON = clientData.bytes
@@ -184,40 +229,15 @@ struct TestAuthenticator {
         options.authData(&authData)
         let clientDataHash = Digest.sha256.hash(clientDataJSON)
 
-        let fmt: String
-        var statement: [(CBORItem, CBORItem)]
-        switch options.attestation {
-        case .none:
-            fmt = "none"
-            statement = []
-        case .packedSelf:
-            fmt = "packed"
-            let sig = try privateKey.sign(authData + clientDataHash, algorithm: algorithm)
-            statement = [(.text("alg"), .int(Int64(algorithm.rawValue))), (.text("sig"), .bytes(sig))]
-        case .packed(let ca):
-            fmt = "packed"
-            let leafKey = try PrivateKey.generate(.p256)
-            let leaf = try Self.packedLeaf(key: leafKey, ca: ca, aaguid: aaguid)
-            statement = try Self.packedStatement(leafKey: leafKey, chain: [leaf], alg: .es256,
-                                                 signed: authData + clientDataHash)
-        case .packedChain(let leafKey, let chain, let alg):
-            fmt = "packed"
-            statement = try Self.packedStatement(leafKey: leafKey, chain: chain, alg: alg, signed: authData + clientDataHash)
-        case .fidoU2F(let ca):
-            fmt = "fido-u2f"
-            let leafKey = try PrivateKey.generate(.p256)
-            let leaf = try Self.u2fLeaf(key: leafKey, ca: ca)
-            statement = try u2fStatement(leafKey: leafKey, chain: [leaf], clientDataHash: clientDataHash)
-        case .fidoU2FChain(let leafKey, let chain):
-            fmt = "fido-u2f"
-            statement = try u2fStatement(leafKey: leafKey, chain: chain, clientDataHash: clientDataHash)
-        case .custom(let customFmt, let customStatement):
-            fmt = customFmt
-            statement = customStatement.mapEntries.map { Array($0.map { ($0.key, $0.value) }) } ?? []
+        var (fmt, statement) = try attestationStatement(options.attestation, authData: authData,
+                                                        clientDataHash: clientDataHash, options: options)
+        if var entries = statement.mapEntries.map({ Array($0.map { ($0.key, $0.value) }) }) {
+            options.statement(&entries)
+            statement = .map(entries)
         }
-        options.statement(&statement)
+        fmt = fmt.isEmpty ? "none" : fmt
         var attestationObject = CBOREncoder.encode(CBORItem.map([
-            (.text("fmt"), .text(fmt)), (.text("attStmt"), .map(statement)), (.text("authData"), .bytes(authData)),
+            (.text("fmt"), .text(fmt)), (.text("attStmt"), statement), (.text("authData"), .bytes(authData)),
         ]))
         options.attestationObject(&attestationObject)
         var response = RegistrationResponse(id: Base64URL.encode(credentialId), rawId: credentialId,
@@ -227,7 +247,54 @@ struct TestAuthenticator {
         return response
     }
 
-    static func packedStatement(leafKey: PrivateKey, chain: [Certificate], alg: COSEAlgorithm,
+    /// The `fmt` and attStmt for one attestation choice.
+    func attestationStatement(_ attestation: Attestation, authData: [UInt8], clientDataHash: [UInt8],
+                              options: RegistrationOptions) throws -> (fmt: String, statement: CBORItem) {
+        switch attestation {
+        case .none:
+            return ("none", .map([]))
+        case .packedSelf:
+            let sig = try privateKey.sign(authData + clientDataHash, algorithm: algorithm)
+            return ("packed", .map([(.text("alg"), .int(Int64(algorithm.rawValue))), (.text("sig"), .bytes(sig))]))
+        case .packed(let ca):
+            let leafKey = try attestationKey(.p256, "packed leaf")
+            let leaf = try Self.packedLeaf(key: leafKey, ca: ca, aaguid: aaguid, edit: options.certificate)
+            return ("packed", .map(try Self.packedStatement(leafKey: leafKey, chain: [leaf], alg: .es256,
+                                                            signed: authData + clientDataHash)))
+        case .packedChain(let leafKey, let chain, let alg):
+            return ("packed", .map(try Self.packedStatement(leafKey: leafKey, chain: chain, alg: alg,
+                                                            signed: authData + clientDataHash)))
+        case .fidoU2F(let ca):
+            let leafKey = try attestationKey(.p256, "fido-u2f leaf")
+            let leaf = try Self.u2fLeaf(key: leafKey, ca: ca, edit: options.certificate)
+            return ("fido-u2f", .map(try u2fStatement(leafKey: leafKey, chain: [leaf], clientDataHash: clientDataHash)))
+        case .fidoU2FChain(let leafKey, let chain):
+            return ("fido-u2f", .map(try u2fStatement(leafKey: leafKey, chain: chain, clientDataHash: clientDataHash)))
+        case .tpm(let ca):
+            return ("tpm", try tpmStatement(ca: ca, authData: authData, clientDataHash: clientDataHash, options: options))
+        case .androidKey(let ca):
+            return ("android-key", try androidKeyStatement(ca: ca, authData: authData, clientDataHash: clientDataHash,
+                                                          options: options))
+        case .apple(let ca):
+            return ("apple", try appleStatement(ca: ca, authData: authData, clientDataHash: clientDataHash, options: options))
+        case .compound(let components):
+            let statements = try components.map { component throws -> CBORItem in
+                let (fmt, statement) = try attestationStatement(component, authData: authData,
+                                                                clientDataHash: clientDataHash, options: options)
+                return .map([(.text("fmt"), .text(fmt)), (.text("attStmt"), statement)])
+            }
+            return ("compound", .array(statements))
+        case .custom(let fmt, let statement):
+            return (fmt, statement)
+        }
+    }
+
+    /// An attestation key: derived from ``seed`` and `label` when there is a seed, else fresh.
+    func attestationKey(_ kind: PrivateKey.Kind, _ label: String) throws -> PrivateKey {
+        try seed.map { try PrivateKey.derive(kind, seed: "\($0) \(label)") } ?? PrivateKey.generate(kind)
+    }
+
+    package static func packedStatement(leafKey: PrivateKey, chain: [Certificate], alg: COSEAlgorithm,
                                 signed: [UInt8]) throws -> [(CBORItem, CBORItem)] {
         let sig = try leafKey.sign(signed, algorithm: alg)
         return [(.text("alg"), .int(Int64(alg.rawValue))), (.text("sig"), .bytes(sig)),
@@ -235,7 +302,7 @@ struct TestAuthenticator {
     }
 
     /// fido-u2f: the leaf signs 0x00 || rpIdHash || clientDataHash || credentialId || 0x04 || x || y.
-    func u2fStatement(leafKey: PrivateKey, chain: [Certificate], clientDataHash: [UInt8]) throws -> [(CBORItem, CBORItem)] {
+    package func u2fStatement(leafKey: PrivateKey, chain: [Certificate], clientDataHash: [UInt8]) throws -> [(CBORItem, CBORItem)] {
         let cose = try COSEKey(cbor: coseKey[...])
         guard let point = cose.ec2Coordinates else { throw WebAuthnError(.malformed, "fido-u2f needs an EC2 key") }
         let data: [UInt8] = [0x00] + Digest.sha256.hash(Array(rpId.utf8)) + clientDataHash + credentialId
@@ -245,7 +312,7 @@ struct TestAuthenticator {
     }
 
     /// The JSON form of a registration response (`RegistrationResponseJSON`).
-    static func json(_ response: RegistrationResponse) -> RegistrationResponseJSON {
+    package static func json(_ response: RegistrationResponse) -> RegistrationResponseJSON {
         RegistrationResponseJSON(
             id: response.id, rawId: Base64URLBytes(response.rawId),
             response: AuthenticatorAttestationResponseJSON(
@@ -256,32 +323,38 @@ struct TestAuthenticator {
     }
 
     /// A registration in JSON form.
-    func registerJSON(challenge: [UInt8], _ options: RegistrationOptions = RegistrationOptions()) throws -> RegistrationResponseJSON {
+    package func registerJSON(challenge: [UInt8], _ options: RegistrationOptions = RegistrationOptions()) throws -> RegistrationResponseJSON {
         Self.json(try register(challenge: challenge, options))
     }
 
     // MARK: Authentication
 
     /// Everything one assertion can vary, and hooks to corrupt it.
-    struct AuthenticationOptions {
+    package struct AuthenticationOptions {
         var flags: AuthenticatorFlags = [.userPresent, .userVerified]
         /// The counter to report; nil takes the authenticator's counter (after ``counterStep``).
-        var signCount: UInt32?
+        package var signCount: UInt32?
         /// Edits client data before it is serialized.
-        var clientData: (inout ClientData) -> Void = { _ in }
+        package var clientData: (inout ClientData) -> Void = { _ in }
         /// Replaces the clientDataJSON bytes before they are hashed and signed.
-        var clientDataBytes: (inout [UInt8]) -> Void = { _ in }
+        package var clientDataBytes: (inout [UInt8]) -> Void = { _ in }
         /// Edits authenticator data bytes before they are signed.
-        var authData: (inout [UInt8]) -> Void = { _ in }
+        package var authData: (inout [UInt8]) -> Void = { _ in }
         /// Edits the signature after signing.
-        var signature: (inout [UInt8]) -> Void = { _ in }
+        package var signature: (inout [UInt8]) -> Void = { _ in }
         /// Edits the finished response (id, rawId, type, userHandle, authenticatorData...).
-        var response: (inout AuthenticationResponse) -> Void = { _ in }
+        package var response: (inout AuthenticationResponse) -> Void = { _ in }
+
+        /// Defaults: UP and UV, the authenticator's own counter, nothing edited.
+        package init(flags: AuthenticatorFlags = [.userPresent, .userVerified], signCount: UInt32? = nil) {
+            self.flags = flags
+            self.signCount = signCount
+        }
     }
 
     /// An assertion for `challenge`; advances the counter by ``counterStep`` unless
     /// `options.signCount` is given.
-    mutating func authenticate(challenge: [UInt8], _ options: AuthenticationOptions = AuthenticationOptions()) throws -> AuthenticationResponse {
+    package mutating func authenticate(challenge: [UInt8], _ options: AuthenticationOptions = AuthenticationOptions()) throws -> AuthenticationResponse {
         let count: UInt32
         if let fixed = options.signCount {
             count = fixed
@@ -307,7 +380,7 @@ struct TestAuthenticator {
     }
 
     /// The JSON form of an authentication response (`AuthenticationResponseJSON`).
-    static func json(_ response: AuthenticationResponse) -> AuthenticationResponseJSON {
+    package static func json(_ response: AuthenticationResponse) -> AuthenticationResponseJSON {
         AuthenticationResponseJSON(
             id: response.id, rawId: Base64URLBytes(response.rawId),
             response: AuthenticatorAssertionResponseJSON(
@@ -319,7 +392,7 @@ struct TestAuthenticator {
     }
 
     /// An assertion in JSON form.
-    mutating func authenticateJSON(challenge: [UInt8], _ options: AuthenticationOptions = AuthenticationOptions()) throws -> AuthenticationResponseJSON {
+    package mutating func authenticateJSON(challenge: [UInt8], _ options: AuthenticationOptions = AuthenticationOptions()) throws -> AuthenticationResponseJSON {
         Self.json(try authenticate(challenge: challenge, options))
     }
 
@@ -327,7 +400,7 @@ struct TestAuthenticator {
 
     /// The credential record a relying party would hold after registering this
     /// credential (for tests that start at authentication).
-    func record(signCount: UInt32 = 0, backupEligible: Bool = false, backupState: Bool = false,
+    package func record(signCount: UInt32 = 0, backupEligible: Bool = false, backupState: Bool = false,
                 uvInitialized: Bool = false) -> CredentialRecord {
         CredentialRecord(id: credentialId, publicKey: coseKey, algorithm: algorithm.rawValue, signCount: signCount,
                          userHandle: userHandle, uvInitialized: uvInitialized, backupEligible: backupEligible,
@@ -339,9 +412,9 @@ struct TestAuthenticator {
 
     /// A packed attestation leaf meeting §8.2.1: v3, C/O/OU="Authenticator Attestation"/CN,
     /// basicConstraints CA=false, the AAGUID extension (not critical), issued by `ca`.
-    static func packedLeaf(key: PrivateKey, ca: CA, aaguid: [UInt8]?,
+    package static func packedLeaf(key: PrivateKey, ca: CA, aaguid: [UInt8]?,
                            edit: (inout CertificateBuilder) -> Void = { _ in }) throws -> Certificate {
-        let now = AttestationTestSupport.now
+        let now = TestCertificates.now
         var builder = CertificateBuilder(
             subject: try DistinguishedName([.country("AA"), .organization("Test Vendor"),
                                             .organizationalUnit("Authenticator Attestation"),
@@ -360,139 +433,14 @@ struct TestAuthenticator {
     }
 
     /// A fido-u2f attestation leaf (any subject; P-256 key), issued by `ca`.
-    static func u2fLeaf(key: PrivateKey, ca: CA) throws -> Certificate {
-        let now = AttestationTestSupport.now
+    package static func u2fLeaf(key: PrivateKey, ca: CA, edit: (inout CertificateBuilder) -> Void = { _ in }) throws -> Certificate {
+        let now = TestCertificates.now
         var builder = CertificateBuilder(subject: try DistinguishedName([.commonName("U2F Test Token")]),
                                          publicKey: key.publicKey, notBefore: now.addingTimeInterval(-86_400 * 30),
                                          notAfter: now.addingTimeInterval(86_400 * 365 * 5))
         builder.issued(by: ca.certificate)
         builder.serialNumber = [0x20, 0x02]
+        edit(&builder)
         return try builder.sign(with: ca.key)
-    }
-}
-
-/// Shared fixtures for the ceremony tests.
-enum CeremonyFixture {
-    static let now = AttestationTestSupport.now
-    static let relyingParty = RelyingParty(id: "example.org", name: "Example", origins: ["https://example.org"])
-
-    /// A registration challenge issued now, offering the common algorithms.
-    static func registrationChallenge(_ bytes: [UInt8] = Array(repeating: 0xA1, count: 32),
-                                      userHandle: [UInt8] = Array("user-a".utf8),
-                                      userVerification: UserVerificationRequirement = .preferred,
-                                      offered: [COSEAlgorithm] = [.es256, .edDSA, .ed25519, .es384, .es512, .ps256, .rs256],
-                                      conditional: Bool = false, rpId: String = "example.org",
-                                      expiresAt: Date = now.addingTimeInterval(300)) -> IssuedChallenge {
-        IssuedChallenge(challenge: bytes, kind: .registration, rpId: rpId, userHandle: userHandle,
-                        userVerification: userVerification, offeredAlgorithms: offered,
-                        conditionalCreate: conditional, expiresAt: expiresAt)
-    }
-
-    /// An authentication challenge issued now.
-    static func authenticationChallenge(_ bytes: [UInt8] = Array(repeating: 0xB2, count: 32),
-                                        userHandle: [UInt8]? = nil, allowCredentials: [[UInt8]] = [],
-                                        userVerification: UserVerificationRequirement = .preferred,
-                                        rpId: String = "example.org",
-                                        expiresAt: Date = now.addingTimeInterval(300)) -> IssuedChallenge {
-        IssuedChallenge(challenge: bytes, kind: .authentication, rpId: rpId, userHandle: userHandle,
-                        allowCredentials: allowCredentials, userVerification: userVerification, expiresAt: expiresAt)
-    }
-}
-
-/// A verdict and its trace, from running a verifier directly.
-struct CeremonyOutcome<Verified> {
-    var result: Result<Verified, WebAuthnError>
-    var trace: CeremonyTrace
-
-    /// The verified value, or nil (the failure is recorded as a test issue).
-    func accepted(sourceLocation: SourceLocation = #_sourceLocation) -> Verified? {
-        switch result {
-        case .success(let value): return value
-        case .failure(let error):
-            Issue.record("expected acceptance, got \(error)", sourceLocation: sourceLocation)
-            return nil
-        }
-    }
-
-    /// Records a test issue unless the ceremony failed with `category` at `step`.
-    func expectRejected(_ category: WebAuthnError.Category, step: String,
-                        sourceLocation: SourceLocation = #_sourceLocation) {
-        switch result {
-        case .success:
-            Issue.record("expected \(category.rawValue) at \(step), but the ceremony was accepted", sourceLocation: sourceLocation)
-        case .failure(let error):
-            #expect(error.category == category, "\(error)", sourceLocation: sourceLocation)
-            #expect(error.step == step, "\(error)", sourceLocation: sourceLocation)
-            // The trace's last step is the failed one, with the same error.
-            if case .failed(let traced)? = trace.steps.last?.outcome {
-                #expect(traced.step == step && traced.category == category, sourceLocation: sourceLocation)
-            } else {
-                Issue.record("the trace does not end in a failed step", sourceLocation: sourceLocation)
-            }
-        }
-    }
-}
-
-extension CeremonyOutcome {
-    /// Records a test issue unless the ceremony failed with a message containing `text`
-    /// (to tell apart two checks of one step that fail with the same category).
-    func expectMessage(containing text: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        guard case .failure(let error) = result else {
-            Issue.record("expected a failure mentioning \"\(text)\"", sourceLocation: sourceLocation)
-            return
-        }
-        #expect(error.message.contains(text), "\(error)", sourceLocation: sourceLocation)
-    }
-}
-
-extension CeremonyReport {
-    /// The report as a ``CeremonyOutcome``.
-    var outcome: CeremonyOutcome<Verified> { CeremonyOutcome(result: result, trace: trace) }
-}
-
-extension CeremonyTrace {
-    /// The outcomes recorded under `step`, in order.
-    func outcomes(_ step: String) -> [Outcome] { steps.filter { $0.step == step }.map(\.outcome) }
-
-    /// Whether `step` was recorded and every record of it passed.
-    func passed(_ step: String) -> Bool {
-        let found = outcomes(step)
-        return !found.isEmpty && found.allSatisfy { if case .passed = $0 { return true } else { return false } }
-    }
-
-    /// Whether `step` was recorded as skipped.
-    func skipped(_ step: String) -> Bool {
-        outcomes(step).contains { if case .skipped = $0 { return true } else { return false } }
-    }
-}
-
-extension CeremonyFixture {
-    /// Runs §7.1 directly.
-    static func register(_ response: RegistrationResponse, issued: IssuedChallenge = registrationChallenge(),
-                         relyingParty: RelyingParty = relyingParty, policy: VerificationPolicy = VerificationPolicy(),
-                         now: Date = now, keepAttestation: Bool = false) -> CeremonyOutcome<VerifiedRegistration> {
-        var trace = CeremonyTrace()
-        let verifier = RegistrationVerifier(relyingParty: relyingParty, policy: policy)
-        do {
-            let verified = try verifier.verify(response, issued: issued, now: now, keepAttestation: keepAttestation, trace: &trace)
-            return CeremonyOutcome(result: .success(verified), trace: trace)
-        } catch {
-            return CeremonyOutcome(result: .failure(error), trace: trace)
-        }
-    }
-
-    /// Runs §7.2 directly.
-    static func authenticate(_ response: AuthenticationResponse, issued: IssuedChallenge = authenticationChallenge(),
-                             record: CredentialRecord?, relyingParty: RelyingParty = relyingParty,
-                             policy: VerificationPolicy = VerificationPolicy(),
-                             now: Date = now) -> CeremonyOutcome<VerifiedAuthentication> {
-        var trace = CeremonyTrace()
-        let verifier = AuthenticationVerifier(relyingParty: relyingParty, policy: policy)
-        do {
-            let verified = try verifier.verify(response, issued: issued, record: record, now: now, trace: &trace)
-            return CeremonyOutcome(result: .success(verified), trace: trace)
-        } catch {
-            return CeremonyOutcome(result: .failure(error), trace: trace)
-        }
     }
 }
