@@ -372,6 +372,8 @@ class Replayer:
                 raise FixtureError(f"policy.trustAnchors[{index}] is not a certificate: {exc}")
         self.records: dict[bytes, Record] = {}
         for index, cred in enumerate(doc.get("credentials") or []):
+            if not isinstance(cred, dict):
+                raise FixtureError(f"credentials[{index}] is not an object")
             cred_id = b64url_strict(cred.get("id"))
             key = b64url_strict(cred.get("publicKey"))
             if cred_id is None or key is None:
@@ -433,6 +435,8 @@ class Replayer:
         options = ceremony["options"] if isinstance(ceremony["options"], dict) else {}
         response = ceremony["response"]
         expect = ceremony["expect"]
+        if not isinstance(expect, dict):
+            raise FixtureError(f"ceremony {name}: expect is not an object")
         outcome = expect.get("outcome")
         if outcome not in ("accept", "reject"):
             raise FixtureError(f"ceremony {name}: expect.outcome is {outcome!r}")
@@ -531,8 +535,8 @@ class Replayer:
         offered = [p.get("alg") for p in options.get("pubKeyCredParams") or [] if isinstance(p, dict)]
         if not offered:
             offered = [-7, -257]  # WebAuthn L3 §5.4.3: the client's default when the list is empty
-        selection = options.get("authenticatorSelection") or {}
-        require_uv = selection.get("userVerification") == "required"
+        selection = options.get("authenticatorSelection")
+        require_uv = isinstance(selection, dict) and selection.get("userVerification") == "required"
 
         alg, kty, crv = cose_alg(auth_data.cose_key if auth_data else None)
         if isinstance(fmt, str) and fmt in PY_MISSING_FORMATS:
@@ -606,7 +610,7 @@ class Replayer:
             new_record = (auth_data.credential_id, Record(
                 public_key=auth_data.cose_key,
                 sign_count=auth_data.sign_count,
-                user_handle=b64url_strict((options.get("user") or {}).get("id")),
+                user_handle=b64url_strict(options["user"].get("id")) if isinstance(options.get("user"), dict) else None,
                 backup_eligible=auth_data.be,
                 backup_state=auth_data.bs,
             ))
@@ -638,7 +642,7 @@ class Replayer:
         if not py_supports_key(alg, kty, crv):
             limits.append(Limit("unsupported", None, f"py_webauthn does not support {alg_label(alg, kty, crv)} credentials"))
 
-        allowed = options.get("allowCredentials") or []
+        allowed = options.get("allowCredentials") if isinstance(options.get("allowCredentials"), list) else []
         allowed_ids = {b64url_strict(c.get("id")) for c in allowed if isinstance(c, dict)}
         if allowed and raw_id not in allowed_ids:
             limits.append(Limit("lenient", "unknownCredential",
