@@ -20,14 +20,12 @@ extension TestAuthenticator {
         let credentialKey = privateKey.publicKey
         let pubArea: [UInt8]
         if let (n, _) = credentialKey.rsaParameters {
-            pubArea = TPMStructureEncoder.rsaPublicArea(
-                scheme: TPMScheme(scheme: 0x0014, hashAlgorithm: TPMHashAlgorithm.sha256.tpmAlgID),  // TPM_ALG_RSASSA
-                keyBits: UInt16(clamping: n.count * 8), modulus: n)
+            // Scheme TPM_ALG_NULL, as Windows Hello's TPM keys carry: the signing scheme is
+            // chosen per signature, not fixed in the key.
+            pubArea = TPMStructureEncoder.rsaPublicArea(keyBits: UInt16(clamping: n.count * 8), modulus: n)
         } else if let (x, y) = credentialKey.ecCoordinates {
             let curve: TPMECCCurve = x.count == 32 ? .p256 : x.count == 48 ? .p384 : .p521
-            pubArea = TPMStructureEncoder.eccPublicArea(
-                scheme: TPMScheme(scheme: 0x0018, hashAlgorithm: TPMHashAlgorithm.sha256.tpmAlgID),  // TPM_ALG_ECDSA
-                curveID: curve.rawValue, x: x, y: y)
+            pubArea = TPMStructureEncoder.eccPublicArea(curveID: curve.rawValue, x: x, y: y)
         } else {
             throw WebAuthnError(.malformed, "a TPM credential is RSA or ECC")
         }
@@ -40,7 +38,7 @@ extension TestAuthenticator {
         let sig = try aikKey.sign(certInfo, algorithm: .rs256)
 
         let directory = try DistinguishedName(rdns: [[
-            .init(oid: DistinguishedName.tpmManufacturerOID, value: TPMManufacturer.fidoConformanceTestingID),
+            .init(oid: DistinguishedName.tpmManufacturerOID, value: "id:49465800"),  // Infineon, a real TPM vendor id
             .init(oid: DistinguishedName.tpmModelOID, value: "webauthn-rp test TPM"),
             .init(oid: DistinguishedName.tpmVersionOID, value: "id:13"),
         ]])

@@ -305,6 +305,7 @@ struct Corpus {
         files.append(algorithm)
 
         files.append(try attestationRejections())
+        files.append(try attestationFormatRejections())
         files += try trustFiles()
 
         var exists = FixtureFile("registration/credentialExists.json",
@@ -368,24 +369,27 @@ struct Corpus {
             aaguid: Array(repeating: 0xEE, count: 16)))
         try file.register("packed-x5c-aaguid-extension-mismatch", es256, options: options, .reject(.attestation))
 
-        options = Auth.RegistrationOptions()
-        options.attestation = .fidoU2F(ca: ca)
+        // U2F tokens report a zero AAGUID and no UV: only the named fault differs from a real token.
+        var u2f = try file.authenticator("u2f")
+        u2f.aaguid = Array(repeating: 0, count: 16)
+        options = Auth.RegistrationOptions(flags: [.userPresent], attestation: .fidoU2F(ca: ca))
         options.statement = { Self.flipLastByte(of: "sig", in: &$0) }
-        try file.register("fido-u2f-bad-signature", es256, options: options, .reject(.attestation))
+        try file.register("fido-u2f-bad-signature", u2f, options: options, .reject(.attestation))
 
         let caDER = ca.certificate.derBytes
         options = Auth.RegistrationOptions()
         options.attestation = .fidoU2F(ca: ca)
+        options.flags = [.userPresent]
         options.statement = { entries in
             guard let index = entries.firstIndex(where: { $0.0.text == "x5c" }), let chain = entries[index].1.array else { return }
             entries[index].1 = .array(chain + [.bytes(caDER)])
         }
-        try file.register("fido-u2f-two-certificates", es256, options: options, .reject(.attestation))
+        try file.register("fido-u2f-two-certificates", u2f, options: options, .reject(.attestation))
 
-        options = Auth.RegistrationOptions()
-        options.attestation = .fidoU2F(ca: ca)
-        try file.register("fido-u2f-p384-credential", try file.authenticator("p384", key: .es384), options: options,
-                          .reject(.attestation))
+        options = Auth.RegistrationOptions(flags: [.userPresent], attestation: .fidoU2F(ca: ca))
+        var u2fP384 = try file.authenticator("p384", key: .es384)
+        u2fP384.aaguid = Array(repeating: 0, count: 16)
+        try file.register("fido-u2f-p384-credential", u2fP384, options: options, .reject(.attestation))
 
         options = Auth.RegistrationOptions()
         options.attestation = .custom(fmt: "none", statement: .map([(.text("sig"), .bytes([0x00]))]))
@@ -403,6 +407,65 @@ struct Corpus {
         options.attestation = .packedSelf
         try file.register("control-packed-self-accepted", es256, options: options,
                           .attested(format: "packed", type: .self, trusted: false))
+        return file
+    }
+
+    /// tpm, android-key, apple and compound statements broken one way each: the signature, the
+    /// value that binds the ceremony (extraData, attestationChallenge, nonce), the certificate.
+    func attestationFormatRejections() throws -> FixtureFile {
+        var file = FixtureFile("registration/attestation-formats.json",
+                               "Registration: tpm, android-key, apple and compound statements that do not verify "
+                               + "(signature, the ceremony binding, the certificate, compound structure); each format's "
+                               + "unaltered statement is accepted as the control")
+        file.trustAnchors = [ca.certificate]
+        let otherKey = try file.authenticator("main").attestationKey(.p256, "unrelated key")
+        // One credential per format, so that each control registers a new credential id.
+        func register(_ name: String, _ attestation: Auth.Attestation, _ verdict: FixtureFile.Verdict,
+                      edit: (inout Auth.RegistrationOptions) -> Void = { _ in }) throws {
+            var options = Auth.RegistrationOptions(attestation: attestation)
+            edit(&options)
+            let format = name.split(separator: "-").prefix(2).joined(separator: "-")
+            try file.register(name, try file.authenticator(format), options: options, verdict)
+        }
+        let flipFirst: (inout [UInt8]) -> Void = { if !$0.isEmpty { $0[0] ^= 0x01 } }
+
+        try register("tpm-bad-signature", .tpm(ca: ca), .reject(.attestation)) { $0.statement = { Self.flipLastByte(of: "sig", in: &$0) } }
+        try register("tpm-extra-data-not-this-ceremony", .tpm(ca: ca), .reject(.attestation)) { $0.nonce = flipFirst }
+        try register("tpm-aik-eku-server-auth", .tpm(ca: ca), .reject(.attestation)) {
+            $0.certificate = { $0.extendedKeyUsage = ["1.3.6.1.5.5.7.3.1"] }  // id-kp-serverAuth, not tcg-kp-AIKCertificate
+        }
+        try register("tpm-version-1.2", .tpm(ca: ca), .reject(.attestation)) {
+            $0.statement = { Self.replace("ver", with: .text("1.2"), in: &$0) }
+        }
+        try register("control-tpm-accepted", .tpm(ca: ca), .attested(format: "tpm", type: .attCA, trusted: true))
+
+        try register("android-key-bad-signature", .androidKey(ca: ca), .reject(.attestation)) {
+            $0.statement = { Self.flipLastByte(of: "sig", in: &$0) }
+        }
+        try register("android-key-challenge-not-client-data-hash", .androidKey(ca: ca), .reject(.attestation)) { $0.nonce = flipFirst }
+        try register("android-key-certificate-for-another-key", .androidKey(ca: ca), .reject(.attestation)) {
+            $0.certificate = { $0.publicKey = otherKey.publicKey }
+        }
+        try register("android-key-no-key-description", .androidKey(ca: ca), .reject(.attestation)) {
+            $0.certificate = { $0.extraExtensions = [] }
+        }
+        try register("control-android-key-accepted", .androidKey(ca: ca),
+                     .attested(format: "android-key", type: .basic, trusted: true))
+
+        try register("apple-nonce-mismatch", .apple(ca: ca), .reject(.attestation)) { $0.nonce = flipFirst }
+        try register("apple-credcert-for-another-key", .apple(ca: ca), .reject(.attestation)) {
+            $0.certificate = { $0.publicKey = otherKey.publicKey }
+        }
+        try register("apple-no-nonce-extension", .apple(ca: ca), .reject(.attestation)) { $0.certificate = { $0.extraExtensions = [] } }
+        try register("control-apple-accepted", .apple(ca: ca), .attested(format: "apple", type: .anonCA, trusted: true))
+
+        try register("compound-single-statement", .compound([.packed(ca: ca)]), .reject(.attestation))
+        try register("compound-nested", .compound([.packed(ca: ca), .compound([.packedSelf, .apple(ca: ca)])]),
+                     .reject(.attestation))
+        try register("compound-component-fails", .compound([.packed(ca: ca), .custom(fmt: "packed", statement: .map([]))]),
+                     .reject(.attestation))
+        try register("control-compound-accepted", .compound([.packed(ca: ca), .apple(ca: ca)]),
+                     .attested(format: "compound", type: .basic, trusted: true))
         return file
     }
 
@@ -668,7 +731,10 @@ struct Corpus {
             try registration.register(name, auth, options: options, .reject(.malformed))
         }
         let jsonCases: [(String, (inout FixtureValue) -> Void)] = [
-            ("client-data-json-not-base64url", { $0.edit("response") { $0.set("clientDataJSON", .string("eyJ0eXBlIjoid2ViYXV0aG4uY3JlYXRlIn0=")) } }),
+            // The real clientDataJSON with padding appended: only the encoding is wrong.
+            ("client-data-json-not-base64url", { $0.edit("response") { response in
+                response.edit("clientDataJSON") { if case .string(let text) = $0 { $0 = .string(text + "=") } }
+            } }),
             ("attestation-object-missing", { $0.edit("response") { $0.set("attestationObject", nil) } }),
             ("raw-id-missing", { $0.set("rawId", nil) }),
             ("raw-id-with-invalid-characters", { $0.set("rawId", .string("not+base64/url")) }),
