@@ -41,10 +41,19 @@ let package = Package(
         // Replays recorded ceremonies (`webauthn-ceremonies/1`); a library so tests can call it.
         .target(name: "WebAuthnReplay", dependencies: ["WebAuthnRP"], swiftSettings: strictSettings),
         .executableTarget(name: "webauthn-replay", dependencies: ["WebAuthnReplay"], swiftSettings: strictSettings),
+        // The software authenticator and the Fixtures/ generator: for tests, the benchmark and
+        // `webauthn-fixtures`, never linked by a server (no product).
+        .target(
+            name: "WebAuthnTestSupport",
+            dependencies: ["WebAuthnRP", "WebAuthnCrypto", "WebAuthnCoding"],
+            swiftSettings: strictSettings
+        ),
+        // Writes (or checks) the project's own recorded ceremonies in Fixtures/.
+        .executableTarget(name: "webauthn-fixtures", dependencies: ["WebAuthnTestSupport"], swiftSettings: strictSettings),
         // Measures whole ceremonies against libcrypto's own verify rate; speed is measured here, not in tests.
         .executableTarget(
             name: "webauthn-bench",
-            dependencies: ["WebAuthnRP", "WebAuthnCrypto", "WebAuthnCoding"],
+            dependencies: ["WebAuthnTestSupport", "WebAuthnRP", "WebAuthnCrypto", "WebAuthnCoding"],
             swiftSettings: strictSettings
         ),
 
@@ -56,12 +65,12 @@ let package = Package(
         ),
         .testTarget(
             name: "WebAuthnRPTests",
-            dependencies: ["WebAuthnRP", "WebAuthnCrypto", "WebAuthnCoding"],
+            dependencies: ["WebAuthnRP", "WebAuthnCrypto", "WebAuthnCoding", "WebAuthnTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "WebAuthnReplayTests",
-            dependencies: ["WebAuthnReplay", "WebAuthnRP"],
+            dependencies: ["WebAuthnReplay", "WebAuthnRP", "WebAuthnTestSupport"],
             swiftSettings: strictSettings
         ),
     ],

@@ -1,7 +1,8 @@
 import Foundation
 import WebAuthnCoding
-@_spi(Benchmarking) import WebAuthnCrypto
+@_spi(Benchmarking) @_spi(Testing) import WebAuthnCrypto
 import WebAuthnRP
+import WebAuthnTestSupport
 
 /// Every case, in the order they run.
 enum BenchCases {
@@ -71,13 +72,15 @@ struct AssertionPool {
     let bodies: [Data]
 
     init(key: TestAuthenticator.KeySpec, credentialId: [UInt8], size: Int) throws {
-        var authenticator = try TestAuthenticator(key: key, credentialId: credentialId)
+        // Seeded: the same keys and signatures every run, so instruction counts repeat.
+        var authenticator = try TestAuthenticator(key: key, credentialId: credentialId,
+                                                  seed: "webauthn-bench \(credentialId.first ?? 0)")
         record = authenticator.record()
         var challenges: [IssuedChallenge] = [], bodies: [Data] = []
         for index in 0..<size {
             // 32 bytes: the credential id's first byte, the index, then random bytes.
             let challenge = [credentialId.first ?? 0] + withUnsafeBytes(of: UInt32(index).bigEndian, Array.init)
-                + (try SecureRandom.bytes(count: 27))
+                + Digest.sha256.hash(withUnsafeBytes(of: UInt32(index).bigEndian, Array.init)).prefix(27)
             challenges.append(IssuedChallenge(challenge: challenge, kind: .authentication, rpId: "example.org",
                                               expiresAt: BenchCases.now.addingTimeInterval(3600)))
             let response = try authenticator.authenticate(challenge: challenge)
@@ -173,18 +176,26 @@ final class RegistrationCase: BenchCase {
     init(name: String, packed: Bool, poolSize: Int) throws {
         self.name = name
         operationsPerRound = poolSize
-        var authenticator = try TestAuthenticator(key: .es256)
+        var authenticator = try TestAuthenticator(key: .es256, seed: "webauthn-bench registration")
         var challenges: [IssuedChallenge] = [], bodies: [Data] = []
         var anchors: [Certificate] = []
-        if packed { throw BenchFailure("\(name): packed attestation needs WebAuthnTestSupport (not merged yet)") }
+        var options = TestAuthenticator.RegistrationOptions()
+        if packed {
+            // packed with x5c: a leaf issued by a root the policy trusts, so the chain is
+            // validated to a trust anchor on every registration.
+            let ca = try TestAuthenticator.CA.make(seed: "webauthn-bench root")
+            anchors = [ca.certificate]
+            options.attestation = .packed(ca: ca)
+        }
         for index in 0..<poolSize {
-            authenticator.credentialId = withUnsafeBytes(of: UInt32(index).bigEndian, Array.init) + Array(4..<32)
-            let challenge = withUnsafeBytes(of: UInt32(index).bigEndian, Array.init) + (try SecureRandom.bytes(count: 28))
+            let counter = withUnsafeBytes(of: UInt32(index).bigEndian, Array.init)
+            authenticator.credentialId = counter + Array(4..<32)
+            let challenge = counter + Digest.sha256.hash(counter).prefix(28)
             challenges.append(IssuedChallenge(challenge: challenge, kind: .registration, rpId: "example.org",
                                               userHandle: authenticator.userHandle, offeredAlgorithms: [.es256],
                                               attestation: packed ? .direct : nil,
                                               expiresAt: BenchCases.now.addingTimeInterval(3600)))
-            let response = try authenticator.register(challenge: challenge)
+            let response = try authenticator.register(challenge: challenge, options)
             bodies.append(try TestAuthenticator.json(response).jsonData())
         }
         self.challenges = challenges
@@ -216,9 +227,10 @@ final class CBORCase: BenchCase {
 
     init(name: String, packed: Bool) throws {
         self.name = name
-        if packed { throw BenchFailure("\(name): packed attestation needs WebAuthnTestSupport (not merged yet)") }
-        let authenticator = try TestAuthenticator(key: .es256)
-        bytes = try authenticator.register(challenge: Array(repeating: 7, count: 32)).attestationObject
+        let authenticator = try TestAuthenticator(key: .es256, seed: "webauthn-bench cbor")
+        var options = TestAuthenticator.RegistrationOptions()
+        if packed { options.attestation = .packed(ca: try TestAuthenticator.CA.make(seed: "webauthn-bench root")) }
+        bytes = try authenticator.register(challenge: Array(repeating: 7, count: 32), options).attestationObject
     }
 
     func prepare(operations: Int) async throws {}
