@@ -64,7 +64,6 @@ public enum Base64URL {
                               allowNonZeroTrailingBits: Bool = false) throws(DecodingError) -> [UInt8] {
         if !allowPadding && !allowNonZeroTrailingBits {
             // The common case: a native string's UTF-8 is read in place.
-            // A native string's UTF-8 is read in place.
             if let fast = string.utf8.withContiguousStorageIfAvailable({ strictDecode($0) }), let bytes = fast {
                 return bytes
             }
@@ -81,6 +80,19 @@ public enum Base64URL {
     public static func decode(utf8: ArraySlice<UInt8>) throws(DecodingError) -> [UInt8] {
         if let bytes = strictDecode(utf8) { return bytes }
         return try decodeReportingErrors(Array(utf8), allowPadding: false, allowNonZeroTrailingBits: false)
+    }
+
+    /// Where the run of base64url alphabet characters that starts at `start` ends: the index
+    /// of the first byte outside the alphabet, or `bytes.endIndex`.
+    /// - Parameters:
+    ///   - bytes: UTF-8 text, for example a JSON document.
+    ///   - start: where the run starts.
+    /// - Returns: the end of the run.
+    package static func alphabetRunEnd(in bytes: ArraySlice<UInt8>, from start: Int) -> Int {
+        let table = decodeTable
+        var index = max(start, bytes.startIndex)
+        while index < bytes.endIndex, table[Int(bytes[index])] != 0xff { index += 1 }
+        return index
     }
 
     /// Whether `text` is exactly the unpadded base64url encoding of `bytes`, decided
@@ -123,23 +135,40 @@ public enum Base64URL {
     /// One pass over strict unpadded base64url; nil on anything the strict rules refuse
     /// (the caller then reruns the checks in order to report the first error).
     private static func strictDecode<C: Collection<UInt8>>(_ chars: C) -> [UInt8]? {
-        guard chars.count % 4 != 1 else { return nil }
+        let count = chars.count
+        guard count % 4 != 1 else { return nil }
+        let table = decodeTable
         var out: [UInt8] = []
-        out.reserveCapacity(chars.count * 3 / 4)
-        var accumulator: UInt32 = 0
-        var bits = 0
-        for c in chars {
-            let v = decodeTable[Int(c)]
-            guard v != 0xff else { return nil }
-            accumulator = (accumulator << 6) | UInt32(v)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                out.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
-                accumulator &= (1 << UInt32(bits)) - 1
-            }
+        out.reserveCapacity(count * 3 / 4)
+        var iterator = chars.makeIterator()
+        // Whole groups of four characters make three bytes.
+        for _ in 0..<(count / 4) {
+            guard let c0 = iterator.next(), let c1 = iterator.next(), let c2 = iterator.next(), let c3 = iterator.next()
+            else { return nil }
+            let v0 = table[Int(c0)], v1 = table[Int(c1)], v2 = table[Int(c2)], v3 = table[Int(c3)]
+            guard (v0 | v1 | v2 | v3) & 0xC0 == 0 else { return nil }
+            let n = UInt32(v0) << 18 | UInt32(v1) << 12 | UInt32(v2) << 6 | UInt32(v3)
+            out.append(UInt8(truncatingIfNeeded: n >> 16))
+            out.append(UInt8(truncatingIfNeeded: n >> 8))
+            out.append(UInt8(truncatingIfNeeded: n))
         }
-        return accumulator == 0 ? out : nil
+        // Two or three characters left make one or two bytes; the unused bits must be zero.
+        switch count % 4 {
+        case 2:
+            guard let c0 = iterator.next(), let c1 = iterator.next() else { return nil }
+            let v0 = table[Int(c0)], v1 = table[Int(c1)]
+            guard (v0 | v1) & 0xC0 == 0, v1 & 0x0F == 0 else { return nil }
+            out.append(v0 << 2 | v1 >> 4)
+        case 3:
+            guard let c0 = iterator.next(), let c1 = iterator.next(), let c2 = iterator.next() else { return nil }
+            let v0 = table[Int(c0)], v1 = table[Int(c1)], v2 = table[Int(c2)]
+            guard (v0 | v1 | v2) & 0xC0 == 0, v2 & 0x03 == 0 else { return nil }
+            out.append(v0 << 2 | v1 >> 4)
+            out.append((v1 & 0x0F) << 4 | v2 >> 2)
+        default:
+            break
+        }
+        return out
     }
 
     private static func decodeReportingErrors(_ input: [UInt8], allowPadding: Bool,

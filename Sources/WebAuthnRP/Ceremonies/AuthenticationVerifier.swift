@@ -203,11 +203,11 @@ public struct AuthenticationVerifier: Sendable {
     }
 
     private func credentialKey(_ record: CredentialRecord) throws(WebAuthnError) -> COSEKey {
-        if let cached = keyCache?.key(for: record.publicKey) { return cached }
+        if let cached = keyCache?.key(for: record) { return cached }
         do throws(CryptoError) {
             let options = CeremonyChecks.credentialKeyOptions(offered: [COSEAlgorithm(rawValue: record.algorithm)], policy: policy)
             let key = try COSEKey(cbor: record.publicKey[...], options: options)
-            keyCache?.insert(key)
+            keyCache?.insert(key, for: record)
             return key
         } catch {
             throw CeremonyChecks.coseKeyError(error, context: "stored credential public key")

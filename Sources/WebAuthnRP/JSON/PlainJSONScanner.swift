@@ -70,10 +70,15 @@ struct PlainJSONScanner {
         string().map { String(decoding: $0, as: UTF8.self) }
     }
 
-    /// A plain string holding strict base64url, decoded.
+    /// A plain string holding strict base64url, decoded. The string is found and checked
+    /// in the same pass: only alphabet characters may come before the closing quote.
     mutating func base64URL() -> [UInt8]? {
-        guard let encoded = string() else { return nil }
-        return try? Base64URL.decode(utf8: encoded)
+        guard consume(UInt8(ascii: "\"")) else { return nil }
+        let start = position
+        let end = Base64URL.alphabetRunEnd(in: bytes, from: start)
+        guard end < bytes.endIndex, bytes[end] == UInt8(ascii: "\"") else { return nil }
+        position = end + 1
+        return try? Base64URL.decode(utf8: bytes[start..<end])
     }
 
     /// `null`, consumed, or false (nothing consumed) when something else is next.
@@ -203,5 +208,15 @@ struct PlainJSONScanner {
 
 /// Tells one member name apart from a fixed set of names, for the fast decoders.
 extension ArraySlice where Element == UInt8 {
-    func `is`(_ name: String) -> Bool { elementsEqual(name.utf8) }
+    func `is`(_ name: String) -> Bool {
+        // Lengths first: most names differ there. The literal's bytes are read through a span.
+        let expected = name.utf8.span
+        guard count == expected.count else { return false }
+        var index = startIndex
+        for offset in 0..<expected.count {
+            guard self[index] == expected[offset] else { return false }
+            index += 1
+        }
+        return true
+    }
 }

@@ -15,6 +15,7 @@ public struct RelyingPartyService: Sendable {
     /// Registered credentials.
     public let credentials: any CredentialStore
     private let keyCache = COSEKeyCache()
+    private let certificateCache = CertificateCache()
 
     /// Creates a service.
     /// - Parameters:
@@ -31,7 +32,9 @@ public struct RelyingPartyService: Sendable {
         self.credentials = credentials
     }
 
-    var registrationVerifier: RegistrationVerifier { RegistrationVerifier(relyingParty: relyingParty, policy: policy) }
+    var registrationVerifier: RegistrationVerifier {
+        RegistrationVerifier(relyingParty: relyingParty, policy: policy, certificateCache: certificateCache)
+    }
     var authenticationVerifier: AuthenticationVerifier {
         AuthenticationVerifier(relyingParty: relyingParty, policy: policy, keyCache: keyCache)
     }
