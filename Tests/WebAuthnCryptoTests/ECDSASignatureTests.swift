@@ -36,3 +36,83 @@ struct ECDSASignatureTests {
         }
     }
 }
+
+@Suite("ECDSA strict DER without libcrypto")
+struct ECDSAStrictDERTests {
+    /// Real signatures and, for each, every single-byte change, truncation and extension,
+    /// plus hand-made encodings at the edges of DER.
+    static func variants() throws -> [[UInt8]] {
+        var out: [[UInt8]] = []
+        for (kind, algorithm) in [(PrivateKey.Kind.p256, COSEAlgorithm.es256), (.p384, .es384), (.p521, .es512)] {
+            let key = try PrivateKey.generate(kind)
+            for round in 0..<4 {
+                let der = try key.sign(Array("message \(round)".utf8), algorithm: algorithm)
+                out.append(der)
+                for index in der.indices {
+                    for delta: UInt8 in [1, 0x80, 0xff] {
+                        var changed = der
+                        changed[index] &+= delta
+                        out.append(changed)
+                    }
+                    out.append(Array(der.prefix(index)))
+                }
+                out.append(der + [0])
+                out.append([0x30, 0x81, UInt8(der.count - 2)] + der.dropFirst(2))  // long form where short fits
+            }
+        }
+        out += [
+            [], [0x30, 0x00], [0x30, 0x06, 0x02, 0x01, 0x00, 0x02, 0x01, 0x00],  // r = s = 0
+            [0x30, 0x06, 0x02, 0x01, 0x80, 0x02, 0x01, 0x01],  // negative r
+            [0x30, 0x07, 0x02, 0x02, 0x00, 0x80, 0x02, 0x01, 0x01],  // needed leading zero
+            [0x30, 0x07, 0x02, 0x02, 0x00, 0x7f, 0x02, 0x01, 0x01],  // needless leading zero
+            [0x30, 0x07, 0x02, 0x01, 0x01, 0x02, 0x01, 0x01, 0x00],  // trailing byte inside
+            [0x30, 0x09, 0x02, 0x01, 0x01, 0x02, 0x01, 0x01, 0x02, 0x01, 0x01],  // three integers
+            [0x30, 0x80, 0x02, 0x01, 0x01, 0x02, 0x01, 0x01, 0x00, 0x00],  // indefinite length
+            [0x30, 0x06, 0x02, 0x81, 0x01, 0x01, 0x02, 0x01],  // long-form integer length
+            [0x31, 0x06, 0x02, 0x01, 0x01, 0x02, 0x01, 0x01],  // SET, not SEQUENCE
+            [0x30, 0x06, 0x03, 0x01, 0x01, 0x02, 0x01, 0x01],  // BIT STRING
+            [0x30, 0x04, 0x02, 0x00, 0x02, 0x00],  // empty integers
+        ]
+        return out
+    }
+
+    @Test("the allocation-free check accepts exactly what libcrypto's parse-and-re-encode accepts")
+    func agreesWithLibCrypto() throws {
+        let all = try Self.variants()
+        #expect(all.count > 1000)
+        var accepted = 0
+        for signature in all {
+            let fast = ECDSAStrictDERCheck.accepts(signature[...])
+            #expect(fast == ECDSAStrictDERCheck.libcryptoAccepts(signature[...]), "\(signature)")
+            if fast { accepted += 1 }
+        }
+        #expect(accepted >= 12, "the real signatures and the zero signature are accepted")
+    }
+
+    @Test("a signature that is not strict DER is malformedSignature before libcrypto verifies")
+    func rejectedBeforeVerify() throws {
+        let key = try PrivateKey.generate(.p256)
+        let message = Array("m".utf8)
+        let der = try key.sign(message, algorithm: .es256)
+        let cose = try COSEKey(cbor: try key.coseKey(algorithm: .es256)[...])
+        #expect(try cose.verify(signature: der[...], over: message[...]))
+        #expect(throws: CryptoError(.malformedSignature, "")) {
+            _ = try cose.verify(signature: (der + [0])[...], over: message[...])
+        }
+    }
+
+    @Test("a signature over first || second verifies from the two parts, for every scheme",
+          arguments: [(PrivateKey.Kind.p256, COSEAlgorithm.es256), (.ed25519, .edDSA), (.rsa(bits: 2048), .rs256),
+                      (.rsa(bits: 2048), .ps256), (.p384, .es384)])
+    func twoParts(kind: PrivateKey.Kind, algorithm: COSEAlgorithm) throws {
+        let key = try PrivateKey.generate(kind)
+        let cose = try COSEKey(cbor: try key.coseKey(algorithm: algorithm)[...])
+        let authData = (0..<37).map { UInt8($0) }, hash = (0..<32).map { UInt8(200 - $0) }
+        let signature = try key.sign(authData + hash, algorithm: algorithm)
+        #expect(try cose.verify(signature: signature[...], over: authData[...], then: hash[...]))
+        #expect(try cose.verify(signature: signature[...], over: (authData + hash)[...]))
+        #expect(try cose.verify(signature: signature[...], over: [][...], then: (authData + hash)[...]))
+        #expect(try !cose.verify(signature: signature[...], over: authData[...], then: hash.dropLast()))
+        #expect(try !cose.verify(signature: signature[...], over: hash[...], then: authData[...]))
+    }
+}
