@@ -14,7 +14,7 @@ final class COSEKeyCache: Sendable {
         let publicKey: [UInt8]
         let algorithm: Int
 
-        func hash(into hasher: inout Hasher) { hasher.combine(credentialId) }
+        func hash(into hasher: inout Hasher) { ByteKey(credentialId).hash(into: &hasher) }
         static func == (a: Key, b: Key) -> Bool {
             a.algorithm == b.algorithm && a.credentialId == b.credentialId && a.publicKey == b.publicKey
         }
