@@ -1,5 +1,6 @@
 import Testing
 @_spi(Testing) @testable import WebAuthnCrypto
+import WebAuthnCoding
 
 @Suite("ECDSA raw r||s to DER")
 struct ECDSASignatureTests {
@@ -114,5 +115,42 @@ struct ECDSAStrictDERTests {
         #expect(try cose.verify(signature: signature[...], over: [][...], then: (authData + hash)[...]))
         #expect(try !cose.verify(signature: signature[...], over: authData[...], then: hash.dropLast()))
         #expect(try !cose.verify(signature: signature[...], over: hash[...], then: authData[...]))
+    }
+}
+
+@Suite("EC credential keys built from group templates")
+struct ECTemplateKeyTests {
+    @Test("a COSE EC2 key is the same key libcrypto generated, and verifies its signatures",
+          arguments: [(PrivateKey.Kind.p256, COSEAlgorithm.es256), (.p384, .es384), (.p521, .es512), (.secp256k1, .es256k)])
+    func sameKey(kind: PrivateKey.Kind, algorithm: COSEAlgorithm) throws {
+        let key = try PrivateKey.generate(kind)
+        let cose = try COSEKey(cbor: try key.coseKey(algorithm: algorithm)[...])
+        #expect(cose.publicKey.isEqual(to: key.publicKey))
+        let signature = try key.sign(Array("m".utf8), algorithm: algorithm)
+        #expect(try cose.verify(signature: signature[...], over: Array("m".utf8)[...]))
+        #expect(cose.publicKey.ecCoordinates?.x == cose.ec2Coordinates?.x)
+    }
+
+    @Test("a point off the curve, or a coordinate not below the field prime, is malformedKey")
+    func refusedPoints() throws {
+        let key = try PrivateKey.generate(.p256)
+        let cose = try COSEKey(cbor: try key.coseKey(algorithm: .es256)[...])
+        let point = try #require(cose.ec2Coordinates)
+        func encode(x: [UInt8], y: [UInt8]) -> [UInt8] {
+            let entries: [(CBORItem, CBORItem)] = [
+                (.int(1), .int(2)), (.int(3), .int(-7)), (.int(-1), .int(1)),
+                (.int(-2), .bytes(x[...])), (.int(-3), .bytes(y[...])),
+            ]
+            return CBOREncoder.encode(CBORItem.map(entries))
+        }
+        var offCurve = point.y
+        offCurve[31] ^= 1
+        #expect(throws: CryptoError(.malformedKey, "")) { _ = try COSEKey(cbor: encode(x: point.x, y: offCurve)[...]) }
+        let fieldPrime: [UInt8] = [0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x01] + Array(repeating: 0, count: 12)
+            + [0x00, 0x00, 0x00, 0x00] + Array(repeating: 0xff, count: 12)
+        #expect(throws: CryptoError(.malformedKey, "")) { _ = try COSEKey(cbor: encode(x: fieldPrime, y: point.y)[...]) }
+        #expect(throws: CryptoError(.malformedKey, "")) {
+            _ = try COSEKey(cbor: encode(x: Array(repeating: 0, count: 32), y: Array(repeating: 0, count: 32))[...])
+        }
     }
 }
