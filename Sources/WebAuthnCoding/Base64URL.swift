@@ -82,19 +82,6 @@ public enum Base64URL {
         return try decodeReportingErrors(Array(utf8), allowPadding: false, allowNonZeroTrailingBits: false)
     }
 
-    /// Where the run of base64url alphabet characters that starts at `start` ends: the index
-    /// of the first byte outside the alphabet, or `bytes.endIndex`.
-    /// - Parameters:
-    ///   - bytes: UTF-8 text, for example a JSON document.
-    ///   - start: where the run starts.
-    /// - Returns: the end of the run.
-    package static func alphabetRunEnd(in bytes: ArraySlice<UInt8>, from start: Int) -> Int {
-        let table = decodeTable
-        var index = max(start, bytes.startIndex)
-        while index < bytes.endIndex, table[Int(bytes[index])] != 0xff { index += 1 }
-        return index
-    }
-
     /// Whether `text` is exactly the unpadded base64url encoding of `bytes`, decided
     /// without building the encoding and in time that does not depend on where they differ.
     /// - Parameters:

@@ -52,14 +52,6 @@ struct CodingFastPathTests {
         #expect(!Base64URL.isEncoding("AAF", of: [0, 1]))
     }
 
-    @Test("alphabetRunEnd stops at the first byte outside the alphabet")
-    func alphabetRun() {
-        let text = Array(#""AbC-_9" rest"#.utf8)[...]
-        #expect(Base64URL.alphabetRunEnd(in: text, from: 1) == 7)
-        #expect(Base64URL.alphabetRunEnd(in: text, from: 0) == 0)
-        #expect(Base64URL.alphabetRunEnd(in: text[9...], from: 9) == text.endIndex)
-    }
-
     @Test("text keys are the same key however their length is written; different texts are not",
           arguments: ["a2 6161 00 780161 01", "a2 780161 00 6161 01", "a3 6162 00 6161 00 790001 61 01"])
     func textKeyIdentity(_ input: String) throws {

@@ -132,6 +132,7 @@ struct PlainJSONFastPathTests {
         // Outside the plain subset, still accepted by JSONDecoder: extension outputs, escapes.
         #"{"id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU"},"clientExtensionResults":{"credProps":{"rk":true}},"type":"public-key"}"#,
         #"{"id":"AA\u0045CAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU"},"clientExtensionResults":{},"type":"public-key"}"#,
+        #"{"id":"AAECAw","rawId":"AAEC\u0041w","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU"},"clientExtensionResults":{},"type":"public-key"}"#,
         // Rejected: missing, mistyped, bad base64url, trailing bytes, not an object.
         #"{"id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU"},"type":"public-key"}"#,
         #"{"id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC"},"clientExtensionResults":{},"type":"public-key"}"#,
@@ -202,7 +203,7 @@ struct PlainJSONFastPathTests {
     }
 
     @Test("a response with a duplicate member, non-ASCII or an escape is not read by the fast path",
-          arguments: [authenticationCases[5], authenticationCases[14], authenticationCases[15],
+          arguments: [authenticationCases[5], authenticationCases[6], authenticationCases[15], authenticationCases[16],
                       #"{"id":"é","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU"},"clientExtensionResults":{},"type":"public-key"}"#])
     func unusualResponsesAreNotFast(_ text: String) {
         #expect(PlainResponseDecoding.authentication(Array(text.utf8)[...]) == nil)

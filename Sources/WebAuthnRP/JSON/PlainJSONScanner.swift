@@ -70,13 +70,14 @@ struct PlainJSONScanner {
         string().map { String(decoding: $0, as: UTF8.self) }
     }
 
-    /// A plain string holding strict base64url, decoded. The string is found and checked
-    /// in the same pass: only alphabet characters may come before the closing quote.
+    /// A plain string holding strict base64url, decoded: only alphabet characters may
+    /// come before the closing quote.
     mutating func base64URL() -> [UInt8]? {
         guard consume(UInt8(ascii: "\"")) else { return nil }
         let start = position
-        let end = Base64URL.alphabetRunEnd(in: bytes, from: start)
-        guard end < bytes.endIndex, bytes[end] == UInt8(ascii: "\"") else { return nil }
+        // The decoder refuses any character outside the alphabet (an escape, a control
+        // character, non-ASCII), so finding the closing quote is enough here.
+        guard let end = bytes[start...].firstIndex(of: UInt8(ascii: "\"")) else { return nil }
         position = end + 1
         return try? Base64URL.decode(utf8: bytes[start..<end])
     }
