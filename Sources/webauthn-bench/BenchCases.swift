@@ -15,6 +15,24 @@ enum BenchCases {
         "cbor.attestation-object", "cbor.attestation-object.packed",
     ]
 
+    /// The cases to run, grouped: a case with its yardstick (`limit.*` with `assertion.*`,
+    /// and the concurrent case with the single-core one), in the order of ``names``.
+    static func groups(of selected: [String]) -> [[String]] {
+        let together = [
+            ["limit.es256", "assertion.es256", "concurrent.assertion.es256"],
+            ["limit.eddsa", "assertion.eddsa"],
+            ["limit.rs256", "assertion.rs256"],
+        ]
+        var groups: [[String]] = []
+        var placed = Set<String>()
+        for name in selected where !placed.contains(name) {
+            let group = (together.first { $0.contains(name) } ?? [name]).filter { selected.contains($0) }
+            groups.append(group)
+            placed.formUnion(group)
+        }
+        return groups
+    }
+
     /// Makes a case; `minimumRound` enlarges its round (and pool) for `--iterations`.
     static func make(_ name: String, minimumRound: Int = 0) throws -> any BenchCase {
         func pool(_ size: Int) -> Int { max(size, minimumRound) }

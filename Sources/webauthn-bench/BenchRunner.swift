@@ -52,11 +52,15 @@ struct BenchRunner {
             try await untimed(benchCase, operations: iterations)
             return 0
         }
+        // A case and its yardstick run their rounds interleaved (one round of each in
+        // turn), so that load from other processes falls on both alike and the ratio holds.
         var results: [CaseResult] = []
-        for name in names {
-            let benchCase = try BenchCases.make(name)
-            results.append(try await timed(benchCase))
-            if !options.json { print(line(results[results.count - 1], among: results)) }
+        for group in BenchCases.groups(of: names) {
+            let cases = try group.map { try BenchCases.make($0) }
+            for result in try await timed(cases) {
+                results.append(result)
+                if !options.json { print(line(result, among: results)) }
+            }
         }
         if options.json { print(json(results)) }
         return 0
@@ -78,22 +82,28 @@ struct BenchRunner {
         webauthnBenchMeasureEnd()
     }
 
-    func timed(_ benchCase: any BenchCase) async throws -> CaseResult {
+    /// Times the cases of one group: a warm-up round of each, then `rounds` rounds of each in turn.
+    func timed(_ cases: [any BenchCase]) async throws -> [CaseResult] {
         let clock = ContinuousClock()
-        let operations = benchCase.operationsPerRound
-        // One untimed warm-up round (key caches, allocator, branch predictors).
-        try await benchCase.prepare(operations: operations)
-        try await benchCase.run(operations: operations)
-        var rates: [Double] = []
-        for _ in 0..<options.rounds {
-            try await benchCase.prepare(operations: operations)
-            let start = clock.now
-            try await benchCase.run(operations: operations)
-            let elapsed = start.duration(to: clock.now)
-            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-            rates.append(Double(operations) / max(seconds, 1e-9))
+        for benchCase in cases {
+            try await benchCase.prepare(operations: benchCase.operationsPerRound)
+            try await benchCase.run(operations: benchCase.operationsPerRound)
         }
-        return CaseResult(name: benchCase.name, limit: benchCase.limit, rates: rates)
+        var rates = Array(repeating: [Double](), count: cases.count)
+        for _ in 0..<options.rounds {
+            for (index, benchCase) in cases.enumerated() {
+                let operations = benchCase.operationsPerRound
+                try await benchCase.prepare(operations: operations)
+                let start = clock.now
+                try await benchCase.run(operations: operations)
+                let elapsed = start.duration(to: clock.now)
+                let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+                rates[index].append(Double(operations) / max(seconds, 1e-9))
+            }
+        }
+        return cases.enumerated().map { index, benchCase in
+            CaseResult(name: benchCase.name, limit: benchCase.limit, rates: rates[index])
+        }
     }
 
     func ratio(_ result: CaseResult, among results: [CaseResult]) -> Double? {

@@ -154,3 +154,44 @@ struct ECTemplateKeyTests {
         }
     }
 }
+
+@Suite("Verification contexts kept by a key")
+struct VerifyContextReuseTests {
+    @Test("a key's reused contexts give the right verdict after good, bad and malformed signatures, from many tasks",
+          arguments: [(PrivateKey.Kind.p256, COSEAlgorithm.es256), (.ed25519, .edDSA), (.rsa(bits: 2048), .rs256),
+                      (.rsa(bits: 2048), .ps256)])
+    func reuse(kind: PrivateKey.Kind, algorithm: COSEAlgorithm) async throws {
+        let key = try PrivateKey.generate(kind)
+        let cose = try COSEKey(cbor: try key.coseKey(algorithm: algorithm)[...])
+        let message = Array("signed bytes".utf8)
+        let good = try key.sign(message, algorithm: algorithm)
+        var flipped = good
+        flipped[flipped.count - 1] ^= 1
+        let bad = flipped
+        let truncated = Array(good.dropLast(3))
+        let verdicts = try await withThrowingTaskGroup(of: [Bool?].self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    var seen: [Bool?] = []
+                    for round in 0..<30 {
+                        let signature = [good, bad, truncated][round % 3]
+                        seen.append(try? cose.verify(signature: signature[...], over: message[...]))
+                    }
+                    return seen
+                }
+            }
+            var all: [[Bool?]] = []
+            for try await seen in group { all.append(seen) }
+            return all
+        }
+        for seen in verdicts {
+            for (round, verdict) in seen.enumerated() {
+                switch round % 3 {
+                case 0: #expect(verdict == true)
+                case 1: #expect(verdict == false)
+                default: #expect(verdict != true)  // false, or malformedSignature for ECDSA
+                }
+            }
+        }
+    }
+}

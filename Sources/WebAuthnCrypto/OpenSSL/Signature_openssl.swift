@@ -40,8 +40,11 @@ extension EVPKey {
                 scheme: AlgorithmProfile.Scheme) throws(CryptoError) -> Bool {
         ERR_clear_error()
         if case .ecdsa = scheme { try ECDSASignature.requireStrictDER(signature) }
-        guard let mdContext = EVP_MD_CTX_new() else { throw libcryptoFailure("EVP_MD_CTX_new") }
-        defer { EVP_MD_CTX_free(mdContext) }
+        guard let mdContext = takeVerifyContext() else { throw libcryptoFailure("EVP_MD_CTX_new") }
+        // Given back for the next verification only after it ran to the end; a context
+        // left by a failure is freed.
+        var reusable = false
+        defer { if reusable { returnVerifyContext(mdContext) } else { EVP_MD_CTX_free(mdContext) } }
         try initialize(mdContext, scheme: scheme, signing: false)
         // The context verifies once: no copy of the key context is kept for a later update.
         EVP_MD_CTX_set_flags(mdContext, EVP_MD_CTX_FLAG_FINALISE)
@@ -75,6 +78,7 @@ extension EVPKey {
         // 1 = verified; 0 = bad signature; < 0 = malformed input (for example an RSA
         // signature longer than the modulus), which is also "does not verify".
         ERR_clear_error()
+        reusable = result >= 0
         return result == 1
     }
 
