@@ -263,13 +263,13 @@ struct CBORReader {
     }
 
     static func validatedText(_ utf8: ArraySlice<UInt8>, offset: Int) throws(CBORError) -> String {
-        // ASCII (every key WebAuthn uses) is valid UTF-8 as it stands.
-        var ascii = true
-        for byte in utf8 where byte >= 0x80 {
-            ascii = false
-            break
+        // ASCII (every key WebAuthn uses) is valid UTF-8 as it stands; the string is made
+        // from the contiguous bytes, the standard library's fast path.
+        let ascii: String? = utf8.withUnsafeBufferPointer { buffer in
+            for byte in buffer where byte >= 0x80 { return nil }
+            return String(decoding: buffer, as: UTF8.self)
         }
-        if ascii { return String(decoding: utf8, as: UTF8.self) }
+        if let ascii { return ascii }
         var iterator = utf8.makeIterator()
         var decoder = UTF8()
         var scalars = 0
@@ -305,13 +305,26 @@ struct DuplicateKeyDetector {
 
     /// Whether `key` is new; `earlier` holds the map's entries read so far.
     mutating func insert(_ key: CBORItem, earlier: [CBORMapEntry]) -> Bool {
-        let identity = Self.identity(key)
         if earlier.count < Self.linearLimit {
-            for entry in earlier where Self.identity(entry.key) == identity { return false }
+            for entry in earlier where Self.sameKey(entry.key, key) { return false }
             return true
         }
         if set.isEmpty { set = Set(earlier.map { Self.identity($0.key) }) }
-        return set.insert(identity).inserted
+        return set.insert(Self.identity(key)).inserted
+    }
+
+    /// The small-map comparison: integer, text and byte keys (all WebAuthn uses) compare
+    /// in place, without building an ``Identity``; anything else goes through one.
+    private static func sameKey(_ a: CBORItem, _ b: CBORItem) -> Bool {
+        switch (a.value, b.value) {
+        case let (.unsigned(x), .unsigned(y)), let (.negative(x), .negative(y)): return x == y
+        case let (.bytes(x), .bytes(y)): return x.count == y.count && x.elementsEqual(y)
+        // String == is canonical equivalence: cheap when the strings differ (small ASCII
+        // strings compare their raw bits), and the exact UTF-8 decides when it says equal.
+        case let (.text(x), .text(y)): return x == y && x.utf8.elementsEqual(y.utf8)
+        case (.unsigned, _), (.negative, _), (.bytes, _), (.text, _): return false
+        default: return identity(a) == identity(b)
+        }
     }
 
     private static func identity(_ key: CBORItem) -> Identity {
