@@ -51,6 +51,24 @@ public struct FuzzTarget: Sendable {
     /// Every target, one per parser and one per whole ceremony, then one per attestation format.
     public static let all: [FuzzTarget] = ParserTargets.all + CeremonyTargets.all + AttestationStatementTargets.all
 
+    /// Builds the fixed inputs every target verifies against (relying party, policy, trust
+    /// anchor, recorded contexts and records) now rather than on the first input.
+    ///
+    /// A harness calls this before fuzzing starts: libFuzzer's leak check looks at the
+    /// allocations of each input, and would otherwise take these one-time allocations, held by
+    /// static storage that LeakSanitizer cannot always trace through Swift's enum payloads, for
+    /// a leak of the first input.
+    public static func prepare() {
+        _ = AttestationStatementTargets.trustAnchors
+        _ = AttestationStatementTargets.packedContext
+        _ = AttestationStatementTargets.fidoU2FContext
+        _ = AttestationStatementTargets.policy
+        _ = CeremonyTargets.records
+        _ = CeremonyTargets.policy
+        _ = CeremonyTargets.relyingParty
+        for target in all { _ = target.run([]) }
+    }
+
     /// The target with this name.
     /// - Parameter name: for example `cbor` or `attstmt-tpm`.
     /// - Returns: the target, or nil for an unknown name.
