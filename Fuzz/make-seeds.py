@@ -444,6 +444,24 @@ def synthesized(seeds, context, anchors):
     seeds.add("attstmt-compound", "assembled-packed-tpm",
               enc([{"fmt": "packed", "attStmt": packed}, {"fmt": "tpm", "attStmt": Raw(enc(tpm))}]))
 
+    # Hostile shapes: huge declared lengths with nothing behind them (run under -malloc_limit_mb,
+    # these show that no parser allocates for a length the input did not deliver) and deep nesting.
+    huge = [bytes([major]) + b"\x7f" + b"\xff" * 7 for major in (0x5B, 0x7B, 0x9B, 0xBB)]
+    huge += [bytes([major]) + b"\xff" * 4 for major in (0x5A, 0x7A, 0x9A, 0xBA)]
+    for index, head_bytes in enumerate(huge):
+        seeds.add("cbor", f"hostile-huge-length-{index}", head_bytes)
+        seeds.add("cose-key", f"hostile-huge-length-{index}", b"\xa4\x01\x02\x03\x26\x20\x01\x21" + head_bytes)
+        seeds.add("authenticator-data", f"hostile-huge-length-{index}", auth[:37 + 18 + auth[54]] + head_bytes)
+        seeds.add("attestation-object", f"hostile-huge-length-{index}",
+                  enc({"fmt": "none", "attStmt": {}}).replace(b"\xa2", b"\xa3", 1) + enc("authData") + head_bytes)
+    seeds.add("authenticator-data", "hostile-credential-id-length", auth[:53] + b"\x03\xff\x01")
+    seeds.add("cbor", "hostile-deep-nesting", b"\x81" * 2000 + b"\x00")
+    for index, der_head in enumerate([b"\x30\x84\x7f\xff\xff\xff", b"\x30\x88\x7f\xff\xff\xff\xff\xff\xff\xff"]):
+        seeds.add("x509", f"hostile-huge-length-{index}", der_head + b"\x02\x01\x00")
+    seeds.add("client-data", "hostile-deep-nesting", b'{"type":' + b"[" * 2000)
+    seeds.add("response-json", "hostile-deep-nesting", b'{"id":"AQ","clientExtensionResults":' + b'{"a":' * 1000)
+    seeds.add("attstmt-packed", "hostile-huge-x5c-length", enc({"alg": -7, "sig": sig, "x5c": [b"\x30\x84\x7f\xff\xff\xff"]}))
+
     # Hand-written CBOR for shapes the recordings never use.
     for label, data in [
         ("indefinite-bytes", bytes.fromhex("5f42010243030405ff")),
