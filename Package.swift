@@ -50,6 +50,15 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .executableTarget(name: "webauthn-replay", dependencies: ["WebAuthnReplay"], swiftSettings: strictSettings),
+        // The software authenticator and the Fixtures/ generator: for tests, the benchmark and
+        // `webauthn-fixtures`, never linked by a server (no product).
+        .target(
+            name: "WebAuthnTestSupport",
+            dependencies: ["WebAuthnRP", "WebAuthnCrypto", "WebAuthnCoding"],
+            swiftSettings: strictSettings
+        ),
+        // Writes (or checks) the project's own recorded ceremonies in Fixtures/.
+        .executableTarget(name: "webauthn-fixtures", dependencies: ["WebAuthnTestSupport"], swiftSettings: strictSettings),
         // Measures parsers and whole-ceremony replay; speed is measured here, not in tests.
         .executableTarget(
             name: "webauthn-benchmark",
@@ -65,12 +74,12 @@ let package = Package(
         ),
         .testTarget(
             name: "WebAuthnRPTests",
-            dependencies: ["WebAuthnRP", "WebAuthnCrypto", "WebAuthnCoding"],
+            dependencies: ["WebAuthnRP", "WebAuthnCrypto", "WebAuthnCoding", "WebAuthnTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "WebAuthnReplayTests",
-            dependencies: ["WebAuthnReplay", "WebAuthnRP"],
+            dependencies: ["WebAuthnReplay", "WebAuthnRP", "WebAuthnTestSupport"],
             swiftSettings: strictSettings
         ),
         // Replays Fuzz/FailingCases and Fuzz/Seeds through their targets; hostile inputs per parser.

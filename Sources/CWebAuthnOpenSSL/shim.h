@@ -25,4 +25,7 @@
 /// `EVP_PKEY_PUBLIC_KEY` is a macro built from other macros; Swift cannot see it.
 static inline int cwebauthn_selection_public_key(void) { return EVP_PKEY_PUBLIC_KEY; }
 
+/// `EVP_PKEY_KEYPAIR`, for the test authenticator's seeded keys.
+static inline int cwebauthn_selection_keypair(void) { return EVP_PKEY_KEYPAIR; }
+
 #endif

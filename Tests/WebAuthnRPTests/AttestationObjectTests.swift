@@ -84,6 +84,22 @@ struct AttestationObjectTests {
         expectMalformed(mentioning: mention) { () throws(WebAuthnError) in try AttestationObject(bytes: object) }
     }
 
+    @Test("a compound attStmt is an array (§8.9); any other format's array, or a compound map, is malformed")
+    func compoundStatementType() throws {
+        let compound = (Self.text("fmt"), Self.text("compound"))
+        let array = (Self.text("attStmt"), [UInt8]([0x80]))
+        let parsed = try AttestationObject(bytes: Self.map([compound, array, Self.authDataPair]))
+        #expect(parsed.format == "compound" && parsed.statement.array?.isEmpty == true)
+        // attStmt before fmt: the type is still checked against the format.
+        #expect(throws: Never.self) { try AttestationObject(bytes: Self.map([array, compound, Self.authDataPair])) }
+        expectMalformed(mentioning: "a compound attStmt is not an array") { () throws(WebAuthnError) in
+            try AttestationObject(bytes: Self.map([compound, Self.attStmt, Self.authDataPair]))
+        }
+        expectMalformed(mentioning: "attStmt is not a map") { () throws(WebAuthnError) in
+            try AttestationObject(bytes: Self.map([array, Self.fmt, Self.authDataPair]))
+        }
+    }
+
     @Test("bytes after the object are malformed")
     func trailing() {
         let object = Self.map([Self.fmt, Self.attStmt, Self.authDataPair]) + [0x00]

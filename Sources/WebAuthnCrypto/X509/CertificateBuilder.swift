@@ -120,7 +120,16 @@ import Foundation
             notBefore: try Self.seconds(notBefore), notAfter: try Self.seconds(notAfter),
             subjectKey: publicKey.evpKey, extensions: try allExtensions(),
             signingKey: key.evpKey, digest: usesDigest ? digest : nil)
-        return try Certificate(derEncoded: der)
+        guard case .ec = key.evpKey.family else { return try Certificate(derEncoded: der) }
+        // libcrypto's ECDSA nonce is random; sign the TBSCertificate again with an RFC 6979
+        // nonce so the same inputs always give the same certificate.
+        guard let parts = try? DER.parseSequence(der), parts.count == 3 else {
+            throw CryptoError(.malformedCertificate, "libcrypto's certificate is not three DER values")
+        }
+        let tbs = Array(parts[0].encodedBytes)
+        let signature = try key.sign(tbs, scheme: .ecdsa(digest))
+        return try Certificate(derEncoded: DEREncoder.sequence([tbs, Array(parts[1].encodedBytes),
+                                                                DEREncoder.bitString(signature)]))
     }
 
     private static func seconds(_ date: Date) throws(CryptoError) -> Int64 {

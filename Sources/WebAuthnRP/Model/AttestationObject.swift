@@ -1,5 +1,5 @@
 /// A parsed attestation object (WebAuthn Level 3 §6.5.4): the CBOR map
-/// `{ "fmt": text, "attStmt": map, "authData": bytes }`.
+/// `{ "fmt": text, "attStmt": map (an array for `compound`), "authData": bytes }`.
 ///
 /// Exactly those three text keys are accepted, each once, and nothing may follow
 /// the map. Canonical CBOR form is not required, since real authenticators do not
@@ -7,7 +7,8 @@
 public struct AttestationObject: Sendable {
     /// The attestation statement format identifier, for example `packed` or `none`.
     public let format: String
-    /// The attestation statement (`attStmt`), a CBOR map whose shape depends on ``format``.
+    /// The attestation statement (`attStmt`): a CBOR map whose shape depends on ``format``,
+    /// or for `compound` an array of `{fmt, attStmt}` maps.
     public let statement: CBORItem
     /// The authenticator data, parsed over the byte string inside the object.
     public let authenticatorData: AuthenticatorData
@@ -47,9 +48,6 @@ public struct AttestationObject: Sendable {
                 format = text
             case "attStmt":
                 guard statement == nil else { throw WebAuthnError(.malformed, "attestation object: duplicate attStmt") }
-                guard entry.value.mapEntries != nil else {
-                    throw WebAuthnError(.malformed, "attestation object: attStmt is not a map")
-                }
                 statement = entry.value
             case "authData":
                 guard authData == nil else { throw WebAuthnError(.malformed, "attestation object: duplicate authData") }
@@ -64,6 +62,15 @@ public struct AttestationObject: Sendable {
         guard let format else { throw WebAuthnError(.malformed, "attestation object: fmt is missing") }
         guard let statement else { throw WebAuthnError(.malformed, "attestation object: attStmt is missing") }
         guard let authData else { throw WebAuthnError(.malformed, "attestation object: authData is missing") }
+        // attStmt's type belongs to the format (§6.5.4): a map for every format, except
+        // compound's array of statements (§8.9). fmt may come after attStmt, so check here.
+        if format == "compound" {
+            guard statement.array != nil else {
+                throw WebAuthnError(.malformed, "attestation object: a compound attStmt is not an array")
+            }
+        } else if statement.mapEntries == nil {
+            throw WebAuthnError(.malformed, "attestation object: attStmt is not a map")
+        }
         self.format = format
         self.statement = statement
         self.authenticatorData = try AuthenticatorData(bytes: authData)

@@ -3,6 +3,7 @@ import Testing
 import WebAuthnCoding
 @_spi(Testing) import WebAuthnCrypto
 @testable import WebAuthnRP
+import WebAuthnTestSupport
 
 /// Builds `android-key` statements: a credential key, a certificate for that key issued
 /// by a test CA and carrying a key description extension, and the signature.

@@ -3,6 +3,7 @@ import Testing
 import WebAuthnCoding
 @_spi(Testing) import WebAuthnCrypto
 @testable import WebAuthnRP
+import WebAuthnTestSupport
 
 /// Builds `android-safetynet` statements: a SafetyNet-style JWS signed by a leaf
 /// certificate (issued by a test CA) for attest.android.com.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @_spi(Testing) import WebAuthnCrypto
 @testable import WebAuthnRP
+import WebAuthnTestSupport
 
 /// Builds `apple` statements from scratch: a test anonymization CA issues credCert for the
 /// credential key with the nonce extension encoded by `DEREncoder`.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @_spi(Testing) import WebAuthnCrypto
 @testable import WebAuthnRP
+import WebAuthnTestSupport
 
 /// W3C WebAuthn L3 §7.2, one test per step that can fail: the exact category and
 /// step label, and the accepting counterpart.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @_spi(Testing) import WebAuthnCrypto
 @testable import WebAuthnRP
+import WebAuthnTestSupport
 
 /// The packed (§8.2), fido-u2f (§8.6) and none (§8.7) formats, run through §7.1.
 @Suite("Packed, fido-u2f and none attestation through §7.1")

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @_spi(Testing) import WebAuthnCrypto
 @testable import WebAuthnRP
+import WebAuthnTestSupport
 
 /// Mistakes relying parties make in practice, each pinned to its rejection.
 @Suite("Relying-party pitfalls")

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @_spi(Testing) import WebAuthnCrypto
 @testable import WebAuthnRP
+import WebAuthnTestSupport
 
 /// The registry under concurrent use through ``RelyingPartyService``: many ceremonies
 /// at once get the right verdicts, a challenge answers exactly one response however

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @_spi(Testing) import WebAuthnCrypto
 @testable import WebAuthnRP
+import WebAuthnTestSupport
 
 /// The server flow end to end: begin (options + issued challenge) then finish.
 @Suite("RelyingPartyService begin/finish flow")

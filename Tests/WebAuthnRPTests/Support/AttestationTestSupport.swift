@@ -1,35 +1,7 @@
 import Foundation
 @_spi(Testing) import WebAuthnCrypto
 @testable import WebAuthnRP
-
-/// Builds authenticator data bytes (W3C L3 §6.1) for tests.
-struct TestAuthData {
-    var rpId = "example.org"
-    var flags: AuthenticatorFlags = [.userPresent, .userVerified]
-    var signCount: UInt32 = 0
-    var aaguid: [UInt8] = Array(repeating: 0, count: 16)
-    var credentialId: [UInt8] = Array(0..<32)
-    /// COSE_Key bytes; nil leaves out attested credential data.
-    var credentialKey: [UInt8]?
-    var extensions: [UInt8]?
-
-    var bytes: [UInt8] {
-        var flags = self.flags
-        if credentialKey != nil { flags.insert(.attestedCredentialData) }
-        if extensions != nil { flags.insert(.extensionData) }
-        var out = Digest.sha256.hash(Array(rpId.utf8))
-        out.append(flags.rawValue)
-        out += withUnsafeBytes(of: signCount.bigEndian, Array.init)
-        if let credentialKey {
-            out += aaguid
-            out += [UInt8(credentialId.count >> 8), UInt8(credentialId.count & 0xff)]
-            out += credentialId
-            out += credentialKey
-        }
-        if let extensions { out += extensions }
-        return out
-    }
-}
+import WebAuthnTestSupport
 
 /// A credential key pair for tests.
 struct TestCredential {
@@ -47,7 +19,7 @@ struct TestCredential {
 }
 
 enum AttestationTestSupport {
-    static let now = Date(timeIntervalSince1970: 1_735_689_600)  // 2025-01-01T00:00:00Z
+    static let now = TestCertificates.now
     static let clientDataHash = Digest.sha256.hash(Array(#"{"type":"webauthn.create"}"#.utf8))
 
     /// An attestation context as the registration verifier would build it.
@@ -61,14 +33,8 @@ enum AttestationTestSupport {
                                   formats: .standard)
     }
 
-    /// A CA and a leaf signed by it, for x5c chains.
+    /// A CA and its key (see ``TestCertificates/makeCA(name:)``).
     static func makeCA(name: String = "Test Attestation Root") throws -> (key: PrivateKey, cert: Certificate) {
-        let key = try PrivateKey.generate(.p256)
-        var builder = CertificateBuilder(subject: try DistinguishedName([.commonName(name), .organization("Test"), .country("AA")]),
-                                         publicKey: key.publicKey, notBefore: now.addingTimeInterval(-86_400 * 365),
-                                         notAfter: now.addingTimeInterval(86_400 * 365 * 10))
-        builder.basicConstraints = .init(isCA: true)
-        builder.keyUsage = [.keyCertSign, .cRLSign]
-        return (key, try builder.sign(with: key))
+        try TestCertificates.makeCA(name: name)
     }
 }

@@ -2,11 +2,11 @@
 /// credential key (`pubArea`) with its attestation identity key (AIK) in a TPMS_ATTEST
 /// (`certInfo`) whose `extraData` binds the ceremony; the AIK certificate comes from an
 /// attestation CA, so the attestation type is always AttCA.
-struct TPMAttestation: AttestationFormat {
+package struct TPMAttestation: AttestationFormat {
     let identifier = "tpm"
 
     /// tcg-kp-AIKCertificate (2.23.133.8.3), the Extended Key Usage an AIK certificate must carry.
-    static let aikCertificateKeyPurposeOID = "2.23.133.8.3"
+    package static let aikCertificateKeyPurposeOID = "2.23.133.8.3"
 
     func verify(_ context: AttestationContext) throws(WebAuthnError) -> AttestationOutcome {
         let statement = context.statement

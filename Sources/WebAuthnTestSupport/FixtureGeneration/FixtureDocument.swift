@@ -1,6 +1,6 @@
 import Foundation
 @_spi(Testing) import WebAuthnCrypto
-@testable import WebAuthnRP
+import WebAuthnRP
 
 /// A JSON value that keeps its members in the order they were written, so the
 /// generated fixture files read top-down (format, description, relying party,

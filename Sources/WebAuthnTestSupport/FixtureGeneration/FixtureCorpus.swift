@@ -1,53 +1,76 @@
 import Foundation
-import Testing
 @_spi(Testing) import WebAuthnCrypto
-@testable import WebAuthnRP
+import WebAuthnRP
 
-/// Writes the project's own recorded ceremonies to `Fixtures/` (see Fixtures/README.md).
+/// Renders the project's own recorded ceremonies and writes or checks `Fixtures/`
+/// (see Fixtures/README.md). Run by `swift run webauthn-fixtures`; the tests check
+/// that a fresh rendering equals the committed files byte for byte.
 ///
-/// Disabled unless `WEBAUTHN_REGENERATE_FIXTURES=1`: the files are committed, and
-/// regenerating changes every key and signature. Run it with
-///
-///     WEBAUTHN_REGENERATE_FIXTURES=1 swift test --filter FixtureGenerator
-///
-/// then `swift run webauthn-replay Fixtures` (and `swift test`) to check them.
-/// It lives in this target because it needs ``TestAuthenticator``; the replay
-/// tests find the files through their own `#filePath`.
-@Suite("Fixture generator")
-struct FixtureGenerator {
-    static let enabled = ProcessInfo.processInfo.environment["WEBAUTHN_REGENERATE_FIXTURES"] == "1"
-
-    /// `<package root>/Fixtures`, from this file's path.
-    static var fixturesFolder: URL {
-        URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent()  // FixtureGeneration
-            .deletingLastPathComponent()  // WebAuthnRPTests
-            .deletingLastPathComponent()  // Tests
-            .deletingLastPathComponent()  // package root
-            .appendingPathComponent("Fixtures", isDirectory: true)
+/// Every key, certificate and signature derives from fixed seeds, and every fixture
+/// replays at ``FixtureFile/verificationTime``, so rendering twice gives the same bytes.
+package enum FixtureWriter {
+    /// A rendered file: its path below `Fixtures/` and its text.
+    package struct RenderedFile: Sendable, Equatable {
+        package let path: String
+        package let text: String
     }
 
-    @Test("regenerate Fixtures/", .enabled(if: enabled, "set WEBAUTHN_REGENERATE_FIXTURES=1 to rewrite Fixtures/"))
-    func regenerate() throws {
-        let corpus = try Corpus()
-        let files = try corpus.allFiles()
-        let root = Self.fixturesFolder
-        // Remove the previous generation's JSON files (README.md and anything else stays).
-        if let enumerator = FileManager.default.enumerator(atPath: root.path) {
-            var stale: [String] = []
-            while let relative = enumerator.nextObject() as? String {
-                if relative.hasSuffix(".json") { stale.append(relative) }
-            }
-            for relative in stale { try FileManager.default.removeItem(at: root.appendingPathComponent(relative)) }
-        }
+    /// Folders below `Fixtures/` that hold recordings made elsewhere (a real browser):
+    /// never written or removed by the generator.
+    package static let keptFolders: Set<String> = ["recorded"]
+
+    /// Every generated file, in a stable order.
+    package static func render() throws -> [RenderedFile] {
+        let files = try Corpus().allFiles()
         var paths = Set<String>()
+        var rendered: [RenderedFile] = []
         for file in files {
-            #expect(paths.insert(file.path).inserted, "duplicate fixture path \(file.path)")
+            guard paths.insert(file.path).inserted else {
+                throw WebAuthnError(.malformed, "two generated fixtures share the path \(file.path)")
+            }
+            rendered.append(RenderedFile(path: file.path, text: file.document.text))
+        }
+        return rendered.sorted { $0.path < $1.path }
+    }
+
+    /// The generated `.json` files now below `root` (recordings in ``keptFolders`` left out).
+    package static func existingFiles(in root: URL) -> [String] {
+        guard let enumerator = FileManager.default.enumerator(atPath: root.path) else { return [] }
+        var found: [String] = []
+        while let relative = enumerator.nextObject() as? String {
+            let top = relative.split(separator: "/").first.map(String.init) ?? relative
+            if relative.hasSuffix(".json"), !keptFolders.contains(top) { found.append(relative) }
+        }
+        return found.sorted()
+    }
+
+    /// Replaces the generated files below `root` with `files`.
+    package static func write(_ files: [RenderedFile], to root: URL) throws {
+        for relative in existingFiles(in: root) {
+            try FileManager.default.removeItem(at: root.appendingPathComponent(relative))
+        }
+        for file in files {
             let url = root.appendingPathComponent(file.path)
             try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try Data(file.document.text.utf8).write(to: url)
+            try Data(file.text.utf8).write(to: url)
         }
-        #expect(files.count > 40)
+    }
+
+    /// How the files below `root` differ from `files`: one line per missing, extra or changed file.
+    package static func differences(_ files: [RenderedFile], from root: URL) -> [String] {
+        var problems: [String] = []
+        let expected = Set(files.map(\.path))
+        for relative in existingFiles(in: root) where !expected.contains(relative) {
+            problems.append("not generated any more: \(relative)")
+        }
+        for file in files {
+            guard let data = FileManager.default.contents(atPath: root.appendingPathComponent(file.path).path) else {
+                problems.append("missing: \(file.path)")
+                continue
+            }
+            if data != Data(file.text.utf8) { problems.append("differs: \(file.path)") }
+        }
+        return problems
     }
 }
 
@@ -62,29 +85,76 @@ struct Corpus {
     let rogueCA: Auth.CA
 
     init() throws {
-        ca = try Auth.CA.make(name: "webauthn-rp Fixtures Attestation Root")
-        rogueCA = try Auth.CA.make(name: "Rogue Attestation Root")
+        ca = try Auth.CA.make(name: "webauthn-rp Fixtures Attestation Root", seed: "fixtures root")
+        rogueCA = try Auth.CA.make(name: "Rogue Attestation Root", seed: "rogue root")
     }
 
     /// The algorithm matrix: file stem, key, description.
     static let algorithms: [(stem: String, key: KeySpec, label: String)] = [
         ("es256", .es256, "ES256 (ECDSA P-256, SHA-256)"),
+        ("esp256", .esp256, "ESP256 (-9, ECDSA P-256, SHA-256)"),
         ("es384", .es384, "ES384 (ECDSA P-384, SHA-384)"),
         ("es512", .es512, "ES512 (ECDSA P-521, SHA-512)"),
+        ("es256k", .es256k, "ES256K (ECDSA secp256k1, SHA-256)"),
         ("eddsa-ed25519", .edDSA, "EdDSA (-8) with Ed25519"),
+        ("ed25519", .ed25519, "Ed25519 (-19)"),
         ("eddsa-ed448", .ed448, "EdDSA (-8) with Ed448"),
         ("rs256", .rs256, "RS256 (RSASSA-PKCS1-v1_5, SHA-256, 2048-bit)"),
         ("ps256", .ps256, "PS256 (RSASSA-PSS, SHA-256, 2048-bit)"),
     ]
 
+    /// One attestation format of the matrix: which credential algorithms it can carry, how
+    /// the test authenticator makes it, and the verdict a relying party must reach.
+    struct FormatCase {
+        /// The folder below `attestation/`.
+        let folder: String
+        /// What the description says about the statement.
+        let summary: String
+        /// The credential algorithms (stems of ``algorithms``) this format is generated for.
+        let stems: Set<String>
+        let attestation: (Corpus) -> Auth.Attestation
+        let verdict: FixtureFile.Verdict
+        /// Whether the statement chains to the fixtures' CA (then trust is required).
+        var chained: Bool { if case .attested(_, _, true) = verdict { return true } else { return false } }
+    }
+
+    static let allStems = Set(algorithms.map(\.stem))
+    /// TPM 2.0 public areas describe RSA keys and NIST-curve ECC keys.
+    static let tpmStems: Set<String> = ["es256", "es384", "es512", "rs256", "ps256"]
+
+    static var formats: [FormatCase] { [
+        FormatCase(folder: "none", summary: "none attestation", stems: allStems, attestation: { _ in .none },
+                   verdict: .attested(format: "none", type: .none, trusted: false)),
+        FormatCase(folder: "packed-self", summary: "packed self attestation", stems: allStems,
+                   attestation: { _ in .packedSelf }, verdict: .attested(format: "packed", type: .self, trusted: false)),
+        FormatCase(folder: "packed-x5c", summary: "packed attestation with x5c (an ES256 leaf issued by the fixtures' test CA)",
+                   stems: allStems, attestation: { .packed(ca: $0.ca) },
+                   verdict: .attested(format: "packed", type: .basic, trusted: true)),
+        FormatCase(folder: "fido-u2f", summary: "fido-u2f attestation (a P-256 leaf issued by the fixtures' test CA)",
+                   stems: ["es256"], attestation: { .fidoU2F(ca: $0.ca) },
+                   verdict: .attested(format: "fido-u2f", type: .basic, trusted: true)),
+        FormatCase(folder: "tpm", summary: "tpm attestation (an RSA-2048 AIK certificate issued by the fixtures' test CA)",
+                   stems: tpmStems, attestation: { .tpm(ca: $0.ca) },
+                   verdict: .attested(format: "tpm", type: .attCA, trusted: true)),
+        FormatCase(folder: "android-key", summary: "android-key attestation (the credential key's certificate, issued by the "
+                   + "fixtures' test CA, with a TEE key description)", stems: allStems, attestation: { .androidKey(ca: $0.ca) },
+                   verdict: .attested(format: "android-key", type: .basic, trusted: true)),
+        FormatCase(folder: "apple", summary: "apple anonymous attestation (credCert for the credential key, issued by the "
+                   + "fixtures' test CA, carrying the nonce)", stems: allStems, attestation: { .apple(ca: $0.ca) },
+                   verdict: .attested(format: "apple", type: .anonCA, trusted: true)),
+        FormatCase(folder: "compound", summary: "compound attestation (packed x5c and android-key, both chaining to the "
+                   + "fixtures' test CA)", stems: allStems,
+                   attestation: { .compound([.packed(ca: $0.ca), .androidKey(ca: $0.ca)]) },
+                   verdict: .attested(format: "compound", type: .basic, trusted: true)),
+    ] }
+
     func allFiles() throws -> [FixtureFile] {
         var files: [FixtureFile] = []
-        for (stem, key, label) in Self.algorithms {
-            files.append(try happyPath(format: "none", stem: stem, key: key, label: label))
-            files.append(try happyPath(format: "packed-self", stem: stem, key: key, label: label))
-            files.append(try happyPath(format: "packed", stem: stem, key: key, label: label))
+        for format in Self.formats {
+            for (stem, key, label) in Self.algorithms where format.stems.contains(stem) {
+                files.append(try happyPath(format, stem: stem, key: key, label: label))
+            }
         }
-        files.append(try happyPath(format: "fido-u2f", stem: "es256", key: .es256, label: "ES256 (ECDSA P-256, SHA-256)"))
         files += try registrationFiles()
         files += try authenticationFiles()
         files += try malformedFiles()
@@ -95,42 +165,29 @@ struct Corpus {
 
     /// Registration then two logins (one listing the credential in allowCredentials,
     /// one discoverable), all accepted.
-    func happyPath(format: String, stem: String, key: KeySpec, label: String) throws -> FixtureFile {
-        let folder = format == "packed" ? "packed-x5c" : format
-        var file = FixtureFile("attestation/\(folder)/\(stem).json", "")
+    func happyPath(_ format: FormatCase, stem: String, key: KeySpec, label: String) throws -> FixtureFile {
+        var file = FixtureFile("attestation/\(format.folder)/\(stem).json", "")
         var authenticator = try file.authenticator("main", key: key)
-        var registration = Auth.RegistrationOptions()
+        var registration = Auth.RegistrationOptions(attestation: format.attestation(self))
         var loginFlags: AuthenticatorFlags = [.userPresent, .userVerified]
-        let verdict: FixtureFile.Verdict
-        switch format {
-        case "none":
-            file.description = "none attestation, \(label): registration and two logins, all accepted"
-            verdict = .attested(format: "none", type: .none, trusted: false)
-        case "packed-self":
-            file.description = "packed self attestation, \(label): registration and two logins, all accepted"
-            registration.attestation = .packedSelf
-            verdict = .attested(format: "packed", type: .self, trusted: false)
-        case "packed":
-            file.description = "packed attestation with x5c (ES256 leaf issued by the fixtures' test CA, which is the "
-                + "only trust anchor; trust required), credential \(label): registration and two logins, all accepted"
-            registration.attestation = .packed(ca: ca)
+        var userVerification = UserVerificationRequirement.preferred
+        file.description = "\(format.summary), credential \(label): registration and two logins, all accepted"
+        if format.chained {
+            file.description += "; the test CA is the only trust anchor and trust is required"
             file.trustAnchors = [ca.certificate]
             file.requireTrustedAttestation = true
-            verdict = .attested(format: "packed", type: .basic, trusted: true)
-        default:  // fido-u2f: P-256 only (W3C L3 §8.6), zero AAGUID, UP without UV, no user handle
-            file.description = "fido-u2f attestation (leaf issued by the fixtures' test CA, the only trust anchor; "
-                + "trust required), \(label): registration and two logins, all accepted"
-            registration.attestation = .fidoU2F(ca: ca)
+        }
+        if format.folder == "fido-u2f" {
+            // U2F tokens (W3C L3 §8.6): zero AAGUID, user presence without verification, no user handle.
             registration.flags = [.userPresent]
             loginFlags = [.userPresent]
+            userVerification = .discouraged
             authenticator.aaguid = Array(repeating: 0, count: 16)
             authenticator.returnsUserHandle = false
-            file.trustAnchors = [ca.certificate]
-            file.requireTrustedAttestation = true
-            verdict = .attested(format: "fido-u2f", type: .basic, trusted: true)
         }
-        try file.register("register", authenticator, userVerification: format == "fido-u2f" ? .discouraged : .preferred,
-                          options: registration, verdict)
+        let offered = FixtureFile.offered.contains(key.algorithm) ? FixtureFile.offered : FixtureFile.offered + [key.algorithm]
+        try file.register("register", authenticator, algorithms: offered, userVerification: userVerification,
+                          options: registration, format.verdict)
         var login = Auth.AuthenticationOptions()
         login.flags = loginFlags
         try file.authenticate("login-allow-credentials", &authenticator, allow: [authenticator.credentialId],
@@ -248,6 +305,7 @@ struct Corpus {
         files.append(algorithm)
 
         files.append(try attestationRejections())
+        files.append(try attestationFormatRejections())
         files += try trustFiles()
 
         var exists = FixtureFile("registration/credentialExists.json",
@@ -311,24 +369,27 @@ struct Corpus {
             aaguid: Array(repeating: 0xEE, count: 16)))
         try file.register("packed-x5c-aaguid-extension-mismatch", es256, options: options, .reject(.attestation))
 
-        options = Auth.RegistrationOptions()
-        options.attestation = .fidoU2F(ca: ca)
+        // U2F tokens report a zero AAGUID and no UV: only the named fault differs from a real token.
+        var u2f = try file.authenticator("u2f")
+        u2f.aaguid = Array(repeating: 0, count: 16)
+        options = Auth.RegistrationOptions(flags: [.userPresent], attestation: .fidoU2F(ca: ca))
         options.statement = { Self.flipLastByte(of: "sig", in: &$0) }
-        try file.register("fido-u2f-bad-signature", es256, options: options, .reject(.attestation))
+        try file.register("fido-u2f-bad-signature", u2f, options: options, .reject(.attestation))
 
         let caDER = ca.certificate.derBytes
         options = Auth.RegistrationOptions()
         options.attestation = .fidoU2F(ca: ca)
+        options.flags = [.userPresent]
         options.statement = { entries in
             guard let index = entries.firstIndex(where: { $0.0.text == "x5c" }), let chain = entries[index].1.array else { return }
             entries[index].1 = .array(chain + [.bytes(caDER)])
         }
-        try file.register("fido-u2f-two-certificates", es256, options: options, .reject(.attestation))
+        try file.register("fido-u2f-two-certificates", u2f, options: options, .reject(.attestation))
 
-        options = Auth.RegistrationOptions()
-        options.attestation = .fidoU2F(ca: ca)
-        try file.register("fido-u2f-p384-credential", try file.authenticator("p384", key: .es384), options: options,
-                          .reject(.attestation))
+        options = Auth.RegistrationOptions(flags: [.userPresent], attestation: .fidoU2F(ca: ca))
+        var u2fP384 = try file.authenticator("p384", key: .es384)
+        u2fP384.aaguid = Array(repeating: 0, count: 16)
+        try file.register("fido-u2f-p384-credential", u2fP384, options: options, .reject(.attestation))
 
         options = Auth.RegistrationOptions()
         options.attestation = .custom(fmt: "none", statement: .map([(.text("sig"), .bytes([0x00]))]))
@@ -346,6 +407,65 @@ struct Corpus {
         options.attestation = .packedSelf
         try file.register("control-packed-self-accepted", es256, options: options,
                           .attested(format: "packed", type: .self, trusted: false))
+        return file
+    }
+
+    /// tpm, android-key, apple and compound statements broken one way each: the signature, the
+    /// value that binds the ceremony (extraData, attestationChallenge, nonce), the certificate.
+    func attestationFormatRejections() throws -> FixtureFile {
+        var file = FixtureFile("registration/attestation-formats.json",
+                               "Registration: tpm, android-key, apple and compound statements that do not verify "
+                               + "(signature, the ceremony binding, the certificate, compound structure); each format's "
+                               + "unaltered statement is accepted as the control")
+        file.trustAnchors = [ca.certificate]
+        let otherKey = try file.authenticator("main").attestationKey(.p256, "unrelated key")
+        // One credential per format, so that each control registers a new credential id.
+        func register(_ name: String, _ attestation: Auth.Attestation, _ verdict: FixtureFile.Verdict,
+                      edit: (inout Auth.RegistrationOptions) -> Void = { _ in }) throws {
+            var options = Auth.RegistrationOptions(attestation: attestation)
+            edit(&options)
+            let format = name.split(separator: "-").prefix(2).joined(separator: "-")
+            try file.register(name, try file.authenticator(format), options: options, verdict)
+        }
+        let flipFirst: (inout [UInt8]) -> Void = { if !$0.isEmpty { $0[0] ^= 0x01 } }
+
+        try register("tpm-bad-signature", .tpm(ca: ca), .reject(.attestation)) { $0.statement = { Self.flipLastByte(of: "sig", in: &$0) } }
+        try register("tpm-extra-data-not-this-ceremony", .tpm(ca: ca), .reject(.attestation)) { $0.nonce = flipFirst }
+        try register("tpm-aik-eku-server-auth", .tpm(ca: ca), .reject(.attestation)) {
+            $0.certificate = { $0.extendedKeyUsage = ["1.3.6.1.5.5.7.3.1"] }  // id-kp-serverAuth, not tcg-kp-AIKCertificate
+        }
+        try register("tpm-version-1.2", .tpm(ca: ca), .reject(.attestation)) {
+            $0.statement = { Self.replace("ver", with: .text("1.2"), in: &$0) }
+        }
+        try register("control-tpm-accepted", .tpm(ca: ca), .attested(format: "tpm", type: .attCA, trusted: true))
+
+        try register("android-key-bad-signature", .androidKey(ca: ca), .reject(.attestation)) {
+            $0.statement = { Self.flipLastByte(of: "sig", in: &$0) }
+        }
+        try register("android-key-challenge-not-client-data-hash", .androidKey(ca: ca), .reject(.attestation)) { $0.nonce = flipFirst }
+        try register("android-key-certificate-for-another-key", .androidKey(ca: ca), .reject(.attestation)) {
+            $0.certificate = { $0.publicKey = otherKey.publicKey }
+        }
+        try register("android-key-no-key-description", .androidKey(ca: ca), .reject(.attestation)) {
+            $0.certificate = { $0.extraExtensions = [] }
+        }
+        try register("control-android-key-accepted", .androidKey(ca: ca),
+                     .attested(format: "android-key", type: .basic, trusted: true))
+
+        try register("apple-nonce-mismatch", .apple(ca: ca), .reject(.attestation)) { $0.nonce = flipFirst }
+        try register("apple-credcert-for-another-key", .apple(ca: ca), .reject(.attestation)) {
+            $0.certificate = { $0.publicKey = otherKey.publicKey }
+        }
+        try register("apple-no-nonce-extension", .apple(ca: ca), .reject(.attestation)) { $0.certificate = { $0.extraExtensions = [] } }
+        try register("control-apple-accepted", .apple(ca: ca), .attested(format: "apple", type: .anonCA, trusted: true))
+
+        try register("compound-single-statement", .compound([.packed(ca: ca)]), .reject(.attestation))
+        try register("compound-nested", .compound([.packed(ca: ca), .compound([.packedSelf, .apple(ca: ca)])]),
+                     .reject(.attestation))
+        try register("compound-component-fails", .compound([.packed(ca: ca), .custom(fmt: "packed", statement: .map([]))]),
+                     .reject(.attestation))
+        try register("control-compound-accepted", .compound([.packed(ca: ca), .apple(ca: ca)]),
+                     .attested(format: "compound", type: .basic, trusted: true))
         return file
     }
 
@@ -504,7 +624,7 @@ struct Corpus {
                               .reject(.signature))
         try file.authenticate("signature-empty", &auth, options: login { $0.signature = { $0 = [] } }, .reject(.signature))
         // Another key claiming the same credential id and user.
-        var impostor = try file.authenticator("main")
+        var impostor = try file.authenticator("main", keyTag: "impostor")
         impostor.signCount = auth.signCount
         try file.authenticate("signed-by-another-key", &impostor, .reject(.signature))
         // Authenticator data changed after signing: UV cleared (UV is not required here).
@@ -611,7 +731,10 @@ struct Corpus {
             try registration.register(name, auth, options: options, .reject(.malformed))
         }
         let jsonCases: [(String, (inout FixtureValue) -> Void)] = [
-            ("client-data-json-not-base64url", { $0.edit("response") { $0.set("clientDataJSON", .string("eyJ0eXBlIjoid2ViYXV0aG4uY3JlYXRlIn0=")) } }),
+            // The real clientDataJSON with padding appended: only the encoding is wrong.
+            ("client-data-json-not-base64url", { $0.edit("response") { response in
+                response.edit("clientDataJSON") { if case .string(let text) = $0 { $0 = .string(text + "=") } }
+            } }),
             ("attestation-object-missing", { $0.edit("response") { $0.set("attestationObject", nil) } }),
             ("raw-id-missing", { $0.set("rawId", nil) }),
             ("raw-id-with-invalid-characters", { $0.set("rawId", .string("not+base64/url")) }),
@@ -696,7 +819,7 @@ struct Corpus {
                          aaguid: [UInt8]? = nil, edit: (inout CertificateBuilder) -> Void = { _ in }) throws -> CBORItem {
         let clientData = Auth.ClientData(type: "webauthn.create", challenge: challenge, origin: authenticator.origin).bytes
         let authData = authenticator.registrationAuthData(flags: flags)
-        let leafKey = try PrivateKey.generate(.p256)
+        let leafKey = try authenticator.attestationKey(.p256, "edited packed leaf")
         let leaf = try Auth.packedLeaf(key: leafKey, ca: ca, aaguid: aaguid ?? authenticator.aaguid, edit: edit)
         let sig = try leafKey.sign(authData + Digest.sha256.hash(clientData), algorithm: .es256)
         let chain: [CBORItem] = [.bytes(leaf.derBytes)]

@@ -1,6 +1,6 @@
 import Foundation
 @_spi(Testing) import WebAuthnCrypto
-@testable import WebAuthnRP
+import WebAuthnRP
 
 /// One `webauthn-ceremonies/1` file being recorded: ceremonies are produced by the
 /// project's ``TestAuthenticator`` and appended in replay order, each with the
@@ -39,9 +39,13 @@ struct FixtureFile {
     /// A stable challenge per file and ceremony name.
     func challenge(_ name: String) -> [UInt8] { Digest.sha256.hash(Array("challenge \(path) \(name)".utf8)) }
 
-    /// A fresh authenticator whose credential id and user handle derive from the file and `tag`.
-    func authenticator(_ tag: String, key: TestAuthenticator.KeySpec = .es256) throws -> TestAuthenticator {
-        var authenticator = try TestAuthenticator(key: key, credentialId: Digest.sha256.hash(Array("credential \(path) \(tag)".utf8)))
+    /// An authenticator whose credential id and user handle derive from the file and `tag`,
+    /// and whose keys derive from the file and `keyTag` (default: `tag`), so regenerating
+    /// gives the same bytes.
+    func authenticator(_ tag: String, key: TestAuthenticator.KeySpec = .es256,
+                       keyTag: String? = nil) throws -> TestAuthenticator {
+        var authenticator = try TestAuthenticator(key: key, credentialId: Digest.sha256.hash(Array("credential \(path) \(tag)".utf8)),
+                                                  seed: "fixture \(path) \(keyTag ?? tag)")
         authenticator.userHandle = Array(Digest.sha256.hash(Array("user \(path) \(tag)".utf8)).prefix(16))
         return authenticator
     }
