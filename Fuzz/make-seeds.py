@@ -54,9 +54,18 @@ HARNESSES = [
     "attstmt-android-safetynet", "attstmt-apple", "attstmt-compound",
 ]
 
-# The fixed attestation context of the attstmt-* harnesses (WebAuthnFuzzing's
-# AttestationStatementTargets): the registration of this file and ceremony.
-CONTEXT_FILE = os.path.join("attestation", "packed-x5c", "es256.json")
+# The fixed attestation contexts of the attstmt-* harnesses (WebAuthnFuzzing's
+# AttestationStatementTargets): per format, the registration of this file and ceremony. A format
+# without a recorded registration (android-safetynet) uses the packed one.
+CONTEXT_FILES = {
+    "packed": os.path.join("attestation", "packed-x5c", "es256.json"),
+    "fido-u2f": os.path.join("attestation", "fido-u2f", "es256.json"),
+    "tpm": os.path.join("attestation", "tpm", "es256.json"),
+    "android-key": os.path.join("attestation", "android-key", "es256.json"),
+    "apple": os.path.join("attestation", "apple", "es256.json"),
+    "compound": os.path.join("attestation", "compound", "es256.json"),
+}
+CONTEXT_FILE = CONTEXT_FILES["packed"]
 CONTEXT_CEREMONY = "register"
 
 
@@ -326,7 +335,6 @@ def collect(seeds):
 # --- RecordedInputs.swift ----------------------------------------------------------------------
 
 SWIFT_OUT = os.path.join(ROOT, "Sources", "WebAuthnFuzzing", "RecordedInputs.swift")
-U2F_CONTEXT_FILE = os.path.join("attestation", "fido-u2f", "es256.json")
 
 
 def swift_bytes(data, indent="        "):
@@ -355,8 +363,9 @@ def write_swift():
                 att = decode(b64url(response["response"]["attestationObject"]))
                 auth = att.get("authData").value
                 client_data = b64url(response["response"]["clientDataJSON"])
-                if ceremony["name"] == CONTEXT_CEREMONY and relative in (CONTEXT_FILE, U2F_CONTEXT_FILE):
-                    contexts["fidoU2F" if relative == U2F_CONTEXT_FILE else "packed"] = (auth, client_data)
+                for fmt, context_file in CONTEXT_FILES.items():
+                    if ceremony["name"] == CONTEXT_CEREMONY and relative == context_file:
+                        contexts[fmt] = (auth, client_data)
                 key_bytes, _ = split_auth_data(auth)
                 key = decode(key_bytes)
                 records.append((relative, b64url(response["rawId"]), key_bytes, key.get(3).value,
@@ -369,11 +378,12 @@ def write_swift():
            "    static let trustAnchorsBase64URL: [String] = ["]
     out += [swift_bytes(a, "        ") + "," for a in anchors]
     out += ["    ]", ""]
-    for label, (auth, client_data) in sorted(contexts.items()):
-        out += [f"    /// authenticatorData of a recorded {label} registration.",
-                f"    static let {label}AuthenticatorData =", swift_bytes(auth), "",
-                f"    /// clientDataJSON of the same registration.",
-                f"    static let {label}ClientDataJSON =", swift_bytes(client_data), ""]
+    out += ["    /// Per attestation format: authenticatorData and clientDataJSON of one recorded registration.",
+            "    static let contexts: [String: (authenticatorData: String, clientDataJSON: String)] = ["]
+    for fmt, (auth, client_data) in sorted(contexts.items()):
+        out += [f"        // {CONTEXT_FILES[fmt]}", f"        \"{fmt}\": (", swift_bytes(auth, "            ") + ",",
+                swift_bytes(client_data, "            ") + "),"]
+    out += ["    ]", ""]
     out += ["    /// One recorded registration's credential record: id, COSE key, alg, user handle, BE, signCount.",
             "    struct Record {", "        let id: String", "        let publicKey: String", "        let algorithm: Int",
             "        let userHandle: String", "        let backupEligible: Bool", "        let signCount: UInt32", "    }", "",
@@ -419,11 +429,17 @@ def synthesized(seeds, context, anchors):
                  + struct.pack(">QIIB", 1, 0, 0, 1) + struct.pack(">Q", 0)
                  + struct.pack(">H", len(name)) + name + struct.pack(">H", 0))
     tpm = {"ver": "2.0", "alg": -7, "x5c": x5c, "sig": sig, "certInfo": cert_info, "pubArea": pub_area}
-    seeds.add("attstmt-tpm", "assembled", enc(tpm))
-    seeds.add("attstmt-tpm", "assembled-rs256", enc(dict(tpm, alg=-257)))
 
-    seeds.add("attstmt-android-key", "assembled", enc({"alg": -7, "sig": sig, "x5c": x5c}))
-    seeds.add("attstmt-apple", "assembled", enc({"x5c": x5c}))
+    def unrecorded(fmt):
+        return not seeds.by_harness[f"attstmt-{fmt}"]
+
+    if unrecorded("tpm"):
+        seeds.add("attstmt-tpm", "assembled", enc(tpm))
+        seeds.add("attstmt-tpm", "assembled-rs256", enc(dict(tpm, alg=-257)))
+    if unrecorded("android-key"):
+        seeds.add("attstmt-android-key", "assembled", enc({"alg": -7, "sig": sig, "x5c": x5c}))
+    if unrecorded("apple"):
+        seeds.add("attstmt-apple", "assembled", enc({"x5c": x5c}))
 
     def std64(data):
         return base64.b64encode(data).decode()
@@ -439,6 +455,7 @@ def synthesized(seeds, context, anchors):
     seeds.add("attstmt-android-safetynet", "assembled", enc({"ver": "1", "response": jws}))
 
     packed = Raw(stmt.raw)
+    # Compound mixes of recorded statements the recordings may not hold (packed with none or tpm).
     seeds.add("attstmt-compound", "assembled-packed-none",
               enc([{"fmt": "packed", "attStmt": packed}, {"fmt": "none", "attStmt": {}}]))
     seeds.add("attstmt-compound", "assembled-packed-tpm",

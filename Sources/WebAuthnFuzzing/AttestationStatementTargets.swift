@@ -5,9 +5,10 @@ import WebAuthnRP
 /// that format's procedure against a fixed, recorded authenticator data and client data hash,
 /// with the fixtures' attestation root as trust anchor so that trust paths run too.
 ///
-/// The context is the recorded `packed` registration of `Fixtures/attestation/packed-x5c/es256.json`
-/// (the `fido-u2f` target: `Fixtures/attestation/fido-u2f/es256.json`), so the seed taken from
-/// that registration verifies completely and the mutations start from a statement that passes.
+/// The context of each format is a recorded registration of that format
+/// (`Fixtures/attestation/<format>/es256.json`; packed: `packed-x5c`; android-safetynet, which
+/// the fixtures do not record: the packed one), so the seed taken from that registration verifies
+/// completely and the mutations start from a statement that passes.
 enum AttestationStatementTargets {
     static let formats = ["packed", "fido-u2f", "tpm", "android-key", "android-safetynet", "apple", "compound"]
     static let all: [FuzzTarget] = formats.map(target)
@@ -26,16 +27,15 @@ enum AttestationStatementTargets {
         let clientDataHash: [UInt8]
     }
 
-    static func context(authenticatorData: String, clientDataJSON: String) -> Context? {
-        guard let auth = try? Base64URL.decode(authenticatorData), let parsed = try? AuthenticatorData(bytes: auth),
-              let clientData = try? Base64URL.decode(clientDataJSON) else { return nil }
+    /// The parsed recorded contexts, by format.
+    static let contexts: [String: Context] = RecordedInputs.contexts.compactMapValues { recorded in
+        guard let auth = try? Base64URL.decode(recorded.authenticatorData), let parsed = try? AuthenticatorData(bytes: auth),
+              let clientData = try? Base64URL.decode(recorded.clientDataJSON) else { return nil }
         return Context(authenticatorData: parsed, clientDataHash: Digest.sha256.hash(clientData))
     }
 
-    static let packedContext = context(authenticatorData: RecordedInputs.packedAuthenticatorData,
-                                       clientDataJSON: RecordedInputs.packedClientDataJSON)
-    static let fidoU2FContext = context(authenticatorData: RecordedInputs.fidoU2FAuthenticatorData,
-                                        clientDataJSON: RecordedInputs.fidoU2FClientDataJSON)
+    /// The context a format's statements are verified against.
+    static func context(for format: String) -> Context? { contexts[format] ?? contexts["packed"] }
 
     static func target(_ format: String) -> FuzzTarget {
         FuzzTarget("attstmt-\(format)", checks: """
@@ -43,7 +43,7 @@ enum AttestationStatementTargets {
             against a recorded authenticator data and client data hash, with trust assessed against the \
             fixtures' root: the same verdict (result, trust path, trust, or error) twice
             """) { bytes, check in
-            guard let context = format == "fido-u2f" ? fidoU2FContext : packedContext else {
+            guard let context = context(for: format) else {
                 check.require(false, "the recorded context parses", "RecordedInputs does not hold a usable context")
                 return
             }

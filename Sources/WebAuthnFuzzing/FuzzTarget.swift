@@ -60,8 +60,7 @@ public struct FuzzTarget: Sendable {
     /// a leak of the first input.
     public static func prepare() {
         _ = AttestationStatementTargets.trustAnchors
-        _ = AttestationStatementTargets.packedContext
-        _ = AttestationStatementTargets.fidoU2FContext
+        _ = AttestationStatementTargets.contexts
         _ = AttestationStatementTargets.policy
         _ = CeremonyTargets.records
         _ = CeremonyTargets.policy

@@ -60,13 +60,13 @@ import WebAuthnRP
     static func decoded(_ text: String) -> [UInt8] { (try? Base64URL.decode(text)) ?? [] }
 
     static let parsers: [Parser] = [
-        Parser(name: "authenticator data", valid: decoded(RecordedInputs.packedAuthenticatorData),
+        Parser(name: "authenticator data", valid: decoded(RecordedInputs.contexts["packed"]?.authenticatorData ?? ""),
                rejection: "webauthn.malformed") { _ = try AuthenticatorData(bytes: $0) },
         Parser(name: "attestation object", valid: seed("attestation-object", prefix: "attestation-packed-x5c-es256-register"),
                rejection: "webauthn.malformed") { _ = try AttestationObject(bytes: $0) },
         Parser(name: "COSE key", valid: decoded(RecordedInputs.records.first?.publicKey ?? ""),
                rejection: "crypto.malformedKey") { _ = try COSEKey(cbor: $0[...]) },
-        Parser(name: "client data JSON", valid: decoded(RecordedInputs.packedClientDataJSON),
+        Parser(name: "client data JSON", valid: decoded(RecordedInputs.contexts["packed"]?.clientDataJSON ?? ""),
                rejection: "webauthn.malformed") { _ = try CollectedClientData(jsonBytes: $0) },
         Parser(name: "registration response JSON", valid: seed("registration", prefix: "attestation-packed-x5c-es256-register"),
                rejection: "webauthn.malformed") { _ = try RegistrationResponseJSON(jsonData: Data($0)) },
@@ -247,8 +247,7 @@ import WebAuthnRP
     static func verify(_ format: String, _ statement: CBORItem) -> Outcome {
         var policy = AttestationStatementTargets.policy
         policy.compoundRequirement = .all
-        let context = format == "fido-u2f" ? AttestationStatementTargets.fidoU2FContext : AttestationStatementTargets.packedContext
-        guard let context else { return .rejected("no context") }
+        guard let context = AttestationStatementTargets.context(for: format) else { return .rejected("no context") }
         return outcome {
             _ = try AttestationStatementCheck.verify(format: format, statement: statement,
                                                      authenticatorData: context.authenticatorData,
