@@ -6,8 +6,8 @@
     Fuzz/make-seeds.py --swift    # also rewrites Sources/WebAuthnFuzzing/RecordedInputs.swift
 
 RecordedInputs.swift holds what the whole-ceremony and attStmt targets verify against: the
-fixtures' attestation trust anchor, the authenticator data and client data of two recorded
-registrations (the fixed attestation contexts) and the credential records of every recorded
+fixtures' attestation trust anchors, the authenticator data and client data of one recorded
+registration per attestation format (the fixed attestation contexts) and the credential records of every recorded
 registration in Fixtures/attestation/ (so recorded logins verify). Regenerate it together with the
 seeds whenever Fixtures/ is regenerated, or the seeds stop reaching the deep steps.
 
@@ -26,10 +26,14 @@ ceremonies is kept once) with a prefix saying where it came from. Sources, per h
   authentication            every authentication response
   fixture                   every fixture file
   attstmt-<fmt>             the attStmt of every attestation object with that fmt (for compound: of
-                            its components too); formats the fixtures do not hold (tpm, android-key,
-                            android-safetynet, apple, compound) get statements assembled here from
-                            the fixtures' certificates and the fixed context of WebAuthnFuzzing, so
-                            the fuzzer starts from the right shape
+                            its components too); a format the fixtures do not record
+                            (android-safetynet, and any other that is missing) gets a statement
+                            assembled here from the fixtures' certificates and the packed context
+                            of WebAuthnFuzzing, so the fuzzer starts from the right shape; compound
+                            also gets packed+none and packed+tpm mixes
+  (hostile)                 per parser, inputs that declare 2^63 - 1 or 2^32 - 1 bytes or elements
+                            with nothing behind them, and deep nesting: every fuzz run checks them
+                            under -malloc_limit_mb
 
 Only the Python standard library is used. The fixture format is specified in
 ceremony-fixtures.md (`webauthn-ceremonies/1`).
