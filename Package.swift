@@ -16,6 +16,9 @@ let package = Package(
         .library(name: "WebAuthnCoding", targets: ["WebAuthnCoding"]),
         .library(name: "WebAuthnReplay", targets: ["WebAuthnReplay"]),
         .executable(name: "webauthn-replay", targets: ["webauthn-replay"]),
+        // For fuzzers and their regression tests only: every fuzz target as a pure function
+        // from bytes to a property verdict (the libFuzzer harnesses in Fuzz/ are thin shims).
+        .library(name: "WebAuthnFuzzing", targets: ["WebAuthnFuzzing"]),
     ],
     targets: [
         // The only place C headers enter the build. Imported by WebAuthnCrypto alone.
@@ -40,6 +43,12 @@ let package = Package(
         ),
         // Replays recorded ceremonies (`webauthn-ceremonies/1`); a library so tests can call it.
         .target(name: "WebAuthnReplay", dependencies: ["WebAuthnRP"], swiftSettings: strictSettings),
+        // The fuzz targets (Fuzz/ harnesses, WebAuthnFuzzingTests). Not for servers.
+        .target(
+            name: "WebAuthnFuzzing",
+            dependencies: ["WebAuthnRP", "WebAuthnCrypto", "WebAuthnCoding", "WebAuthnReplay"],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(name: "webauthn-replay", dependencies: ["WebAuthnReplay"], swiftSettings: strictSettings),
         // The software authenticator and the Fixtures/ generator: for tests, the benchmark and
         // `webauthn-fixtures`, never linked by a server (no product).
@@ -71,6 +80,12 @@ let package = Package(
         .testTarget(
             name: "WebAuthnReplayTests",
             dependencies: ["WebAuthnReplay", "WebAuthnRP", "WebAuthnTestSupport"],
+            swiftSettings: strictSettings
+        ),
+        // Replays Fuzz/FailingCases and Fuzz/Seeds through their targets; hostile inputs per parser.
+        .testTarget(
+            name: "WebAuthnFuzzingTests",
+            dependencies: ["WebAuthnFuzzing", "WebAuthnRP", "WebAuthnCrypto", "WebAuthnCoding"],
             swiftSettings: strictSettings
         ),
     ],

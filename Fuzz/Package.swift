@@ -1,6 +1,6 @@
 // swift-tools-version:6.0
-// libFuzzer harnesses for the parsers. Kept out of the root package so that
-// `swift build` / `swift test` never need sanitizer flags. See run.sh.
+// libFuzzer harnesses, one per WebAuthnFuzzing target. Kept out of the root package so that
+// `swift build` / `swift test` never need sanitizer flags. Build and run with run.sh.
 import Foundation
 import PackageDescription
 
@@ -8,19 +8,20 @@ import PackageDescription
 let rootIdentity = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .lastPathComponent.lowercased()
 
-let harnesses = ["FuzzCBOR", "FuzzAuthenticatorData", "FuzzAttestationObject", "FuzzClientData", "FuzzCOSEKey"]
+/// The WebAuthnFuzzing target names; each harness is `fuzz-<name>` in `Sources/fuzz-<name>/`.
+let targets = [
+    "cbor", "authenticator-data", "attestation-object", "cose-key", "client-data", "x509", "response-json",
+    "registration", "authentication", "fixture",
+    "attstmt-packed", "attstmt-fido-u2f", "attstmt-tpm", "attstmt-android-key", "attstmt-android-safetynet",
+    "attstmt-apple", "attstmt-compound",
+]
 
 let package = Package(
     name: "webauthn-rp-fuzz",
+    products: targets.map { .executable(name: "fuzz-\($0)", targets: ["fuzz-\($0)"]) },
     dependencies: [.package(path: "..")],
-    targets: harnesses.map { name in
-        .executableTarget(
-            name: name,
-            dependencies: [
-                .product(name: "WebAuthnRP", package: rootIdentity),
-                .product(name: "WebAuthnCoding", package: rootIdentity),
-            ]
-        )
-    },
+    targets: [
+        .target(name: "FuzzShim", dependencies: [.product(name: "WebAuthnFuzzing", package: rootIdentity)]),
+    ] + targets.map { .executableTarget(name: "fuzz-\($0)", dependencies: ["FuzzShim"]) },
     swiftLanguageModes: [.v6]
 )

@@ -98,6 +98,20 @@ public enum Replayer {
         if walked, let first = data.first(where: { !" \n\r\t".utf8.contains($0) }), first == UInt8(ascii: "[") {
             return []
         }
+        let (fixture, setup) = try load(data, file: file)
+        let service = RelyingPartyService(relyingParty: setup.relyingParty, policy: setup.policy,
+                                          challenges: InMemoryChallengeStore(),
+                                          credentials: InMemoryCredentialStore(records: setup.credentials))
+        var results: [CeremonyResult] = []
+        for ceremony in fixture.ceremonies {
+            results.append(try await run(ceremony, file: file, service: service, now: setup.now))
+        }
+        return results
+    }
+
+    /// Decodes a fixture document and builds what it describes: every check that makes a file
+    /// unusable (exit code 2) happens here.
+    static func load(_ data: Data, file: String) throws(FixtureError) -> (Fixture, ReplaySetup) {
         let fixture: Fixture
         do {
             fixture = try JSONDecoder().decode(Fixture.self, from: data)
@@ -111,15 +125,7 @@ public enum Replayer {
         for (index, ceremony) in fixture.ceremonies.enumerated() where !names.insert(ceremony.name).inserted {
             throw FixtureError(file: file, member: "ceremonies[\(index)].name", reason: "\"\(ceremony.name)\" is not unique")
         }
-        let setup = try ReplaySetup(fixture: fixture, file: file)
-        let service = RelyingPartyService(relyingParty: setup.relyingParty, policy: setup.policy,
-                                          challenges: InMemoryChallengeStore(),
-                                          credentials: InMemoryCredentialStore(records: setup.credentials))
-        var results: [CeremonyResult] = []
-        for ceremony in fixture.ceremonies {
-            results.append(try await run(ceremony, file: file, service: service, now: setup.now))
-        }
-        return results
+        return (fixture, try ReplaySetup(fixture: fixture, file: file))
     }
 
     private static func run(_ ceremony: Ceremony, file: String, service: RelyingPartyService,

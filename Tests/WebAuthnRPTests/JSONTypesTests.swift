@@ -142,6 +142,34 @@ struct JSONTypesTests {
         }
     }
 
+    /// Fuzz/FailingCases/authentication/extension-results-error-order-ad2a21ecba74: of several extension
+    /// outputs that are not JSON values (strings with invalid UTF-8), the error named a different one
+    /// from one decode to the next (dictionary order). Members are now decoded in name order.
+    @Test("of several malformed extension outputs the error always names the first by name")
+    func extensionResultsErrorIsDeterministic() throws {
+        var bytes = Array(Self.authenticationJSON.utf8)
+        let marker = Array(#""clientExtensionResults": {}"#.utf8)
+        let start = try #require(bytes.indices.first { bytes[$0...].starts(with: marker) })
+        let invalid: [UInt8] = [0x22, 0x61, 0xFF, 0xFE, 0x22]  // "a\xff\xfe": not UTF-8
+        var members: [UInt8] = Array(#""clientExtensionResults": {"#.utf8)
+        for (index, name) in ["zeta", "mu", "alpha", "omega", "beta", "kappa"].enumerated() {
+            if index > 0 { members.append(UInt8(ascii: ",")) }
+            members += Array("\"\(name)\":".utf8) + invalid
+        }
+        members.append(UInt8(ascii: "}"))
+        bytes.replaceSubrange(start..<(start + marker.count), with: members)
+        for _ in 0..<50 {
+            expectMalformed(mentioning: "AuthenticationResponseJSON.clientExtensionResults.alpha") { () throws(WebAuthnError) in
+                try AuthenticationResponseJSON(jsonData: Data(bytes))
+            }
+        }
+        // Well-formed outputs still decode, whatever their order.
+        let valid = Self.authenticationJSON.replacingOccurrences(
+            of: #""clientExtensionResults": {}"#, with: #""clientExtensionResults": {"b": [1, {"c": null}], "a": true}"#)
+        let decoded = try AuthenticationResponseJSON(jsonData: Data(valid.utf8))
+        #expect(decoded.clientExtensionResults == ["a": .bool(true), "b": .array([.number(1), .object(["c": .null])])])
+    }
+
     @Test("creation options decode with the IDL default for excludeCredentials and round-trip")
     func creationOptions() throws {
         let text = #"""

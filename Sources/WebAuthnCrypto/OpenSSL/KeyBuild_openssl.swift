@@ -105,8 +105,21 @@ enum LibCryptoKeyBuilder {
 
     /// `EVP_PKEY_public_check`: for EC, the point is on the curve and not infinity (and,
     /// in the full check, has the group's order). `quick` runs `EVP_PKEY_public_check_quick`,
-    /// only for keys where the two cannot differ (EC groups of cofactor 1).
+    /// only for keys where the two cannot differ (EC groups of cofactor 1). RSA keys are
+    /// checked by ``RSAPublicKeyCheck`` instead: libcrypto's RSA check is probabilistic.
     static func publicCheck(_ key: EVPKey, what: String, quick: Bool = false) throws(CryptoError) {
+        if case .rsa = key.family {
+            guard let parameters = key.rsaParameters else {
+                throw libcryptoFailure("\(what): the RSA parameters cannot be read", code: .malformedKey)
+            }
+            do {
+                try RSAPublicKeyCheck.check(n: parameters.n, e: parameters.e)
+            } catch {
+                throw CryptoError(.malformedKey, "\(what) fails the public-key check: \(error.reason)")
+            }
+            ERR_clear_error()
+            return
+        }
         guard let ctx = EVP_PKEY_CTX_new_from_pkey(nil, key.pointer, nil) else {
             throw libcryptoFailure("EVP_PKEY_CTX_new_from_pkey")
         }

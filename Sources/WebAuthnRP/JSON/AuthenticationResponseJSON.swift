@@ -32,6 +32,20 @@ public struct AuthenticationResponseJSON: Sendable, Hashable, Codable {
         self.clientExtensionResults = clientExtensionResults
         self.type = type
     }
+
+    /// Decodes a response; `clientExtensionResults` member by member in name order, so that the
+    /// same malformed input always gets the same error (see `decodeJSONObject(forKey:)`).
+    /// - Parameter decoder: the decoder.
+    /// - Throws: `DecodingError` for a missing or mistyped member.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        id = try container.decode(String.self, forKey: .id)
+        rawId = try container.decode(Base64URLBytes.self, forKey: .rawId)
+        response = try container.decode(AuthenticatorAssertionResponseJSON.self, forKey: .response)
+        authenticatorAttachment = try container.decodeIfPresent(AuthenticatorAttachment.self, forKey: .authenticatorAttachment)
+        clientExtensionResults = try container.decodeJSONObject(forKey: .clientExtensionResults)
+        type = try container.decode(PublicKeyCredentialType.self, forKey: .type)
+    }
 }
 
 /// The authenticator's part of an authentication response (`AuthenticatorAssertionResponseJSON`).

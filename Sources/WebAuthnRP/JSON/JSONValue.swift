@@ -88,3 +88,38 @@ public enum JSONValue: Sendable, Hashable, Codable {
     /// - Parameter key: the member name.
     public subscript(key: String) -> JSONValue? { objectValue?[key] }
 }
+
+/// A JSON object member name, for decoding objects whose members are not known in advance.
+struct JSONMemberKey: CodingKey {
+    let stringValue: String
+    var intValue: Int? { nil }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { return nil }
+}
+
+extension KeyedDecodingContainer {
+    /// Decodes a member that is a JSON object of arbitrary values (extension inputs and outputs),
+    /// one member at a time in member-name order.
+    ///
+    /// Decoding `[String: JSONValue]` directly visits the members in the order of a dictionary,
+    /// which differs from one decode to the next: of several members that do not decode, the
+    /// error named a different one each time (found by the `authentication` fuzz target,
+    /// `Fuzz/FailingCases/authentication/`). In name order the same input always gets the same error.
+    /// - Parameter key: the member holding the object.
+    /// - Returns: the members.
+    /// - Throws: `DecodingError` when the member is missing, not an object, or holds a value that is not JSON.
+    func decodeJSONObject(forKey key: Key) throws -> [String: JSONValue] {
+        let object = try nestedContainer(keyedBy: JSONMemberKey.self, forKey: key)
+        var members: [String: JSONValue] = [:]
+        for member in object.allKeys.sorted(by: { $0.stringValue.utf8.lexicographicallyPrecedes($1.stringValue.utf8) }) {
+            members[member.stringValue] = try object.decode(JSONValue.self, forKey: member)
+        }
+        return members
+    }
+
+    /// As ``decodeJSONObject(forKey:)``, for an optional member (absent or `null` give nil).
+    func decodeJSONObjectIfPresent(forKey key: Key) throws -> [String: JSONValue]? {
+        guard contains(key), try !decodeNil(forKey: key) else { return nil }
+        return try decodeJSONObject(forKey: key)
+    }
+}

@@ -80,7 +80,7 @@ public struct PublicKeyCredentialCreationOptionsJSON: Sendable, Hashable, Codabl
         hints = try c.decodeIfPresent([PublicKeyCredentialHint].self, forKey: .hints)
         attestation = try c.decodeIfPresent(AttestationConveyancePreference.self, forKey: .attestation)
         attestationFormats = try c.decodeIfPresent([String].self, forKey: .attestationFormats)
-        extensions = try c.decodeIfPresent([String: JSONValue].self, forKey: .extensions)
+        extensions = try c.decodeJSONObjectIfPresent(forKey: .extensions)
     }
 
     /// Encodes the options, leaving out nil members.

@@ -56,7 +56,7 @@ public struct PublicKeyCredentialRequestOptionsJSON: Sendable, Hashable, Codable
         allowCredentials = try c.decodeIfPresent([PublicKeyCredentialDescriptorJSON].self, forKey: .allowCredentials)
         userVerification = try c.decodeIfPresent(UserVerificationRequirement.self, forKey: .userVerification)
         hints = try c.decodeIfPresent([PublicKeyCredentialHint].self, forKey: .hints)
-        extensions = try c.decodeIfPresent([String: JSONValue].self, forKey: .extensions)
+        extensions = try c.decodeJSONObjectIfPresent(forKey: .extensions)
     }
 
     /// Builds authentication options with a fresh challenge.

@@ -1,0 +1,139 @@
+import Foundation
+import WebAuthnReplay
+import WebAuthnRP
+
+/// One target per whole ceremony (§7.1 registration and §7.2 authentication from the JSON a
+/// client posts) and one for loading a recorded-ceremony fixture file.
+///
+/// The relying party, policy, clock and credential records are fixed: `example.org` at
+/// `https://example.org`, 2025-06-01T00:00:00Z, the fixtures' attestation root as the only
+/// anchor, and the records of the recorded registrations (``RecordedInputs``). The issued
+/// challenge is the one the input's client data names (a fixed one when it names none that
+/// decodes): a fuzzer cannot find a 32-byte challenge by mutation, and with a fixed challenge
+/// every mutated input would stop at step 8. The challenge comparison itself is covered by
+/// the unit tests and the fixtures.
+enum CeremonyTargets {
+    static let all: [FuzzTarget] = [registration, authentication, fixture]
+
+    static let relyingParty = RelyingParty(id: "example.org", name: "Example", origins: ["https://example.org"])
+    static let now = ParserTargets.verificationTime
+    static let fallbackChallenge = [UInt8](repeating: 0x42, count: 32)
+    static let policy = VerificationPolicy(
+        acceptedAlgorithms: VerificationPolicy.defaultAlgorithms + [.rs1, .mlDSA44, .mlDSA65, .mlDSA87],
+        attestation: AttestationPolicy(trustAnchors: AttestationStatementTargets.trustAnchors))
+    static let records: [CredentialRecord] = RecordedInputs.records.compactMap { record in
+        guard let id = try? Base64URL.decode(record.id), let key = try? Base64URL.decode(record.publicKey),
+              let user = try? Base64URL.decode(record.userHandle) else { return nil }
+        return CredentialRecord(id: id, publicKey: key, algorithm: record.algorithm, signCount: record.signCount,
+                                userHandle: user, backupEligible: record.backupEligible)
+    }
+
+    /// The challenge the client data names, or the fixed fallback.
+    static func challenge(in clientDataJSON: [UInt8]) -> [UInt8] {
+        (try? CollectedClientData(jsonBytes: clientDataJSON).decodedChallenge()) ?? fallbackChallenge
+    }
+
+    // MARK: Registration
+
+    static let registration = FuzzTarget("registration", checks: """
+        RegistrationResponseJSON bytes through RegistrationVerifier (§7.1, every step) against the fixed \
+        relying party, policy and clock: the same verdict and the same step trace twice; an accepted \
+        registration's record names the credential of the response, with a key that parses again
+        """) { bytes, check in
+        let (first, verified) = verifyRegistration(bytes)
+        let (second, _) = verifyRegistration(bytes)
+        check.requireSame(first, second, "verifying twice gives the same verdict and trace")
+        guard let verified else { return }
+        let record = verified.record
+        check.require(verified.authenticatorData.attestedCredentialData?.credentialId.elementsEqual(record.id) == true,
+                      "the record's id is authData's credential id", record.id.hex)
+        var options = COSEKeyOptions()
+        options.allowRS1 = true
+        let key = try? COSEKey(cbor: record.publicKey[...], options: options)
+        check.require(key?.algorithm.rawValue == record.algorithm, "the record's key parses again with the record's algorithm",
+                      record.publicKey.hex)
+    }
+
+    static func verifyRegistration(_ bytes: ArraySlice<UInt8>) -> (String, VerifiedRegistration?) {
+        let json: RegistrationResponseJSON
+        do {
+            json = try RegistrationResponseJSON(jsonData: Data(bytes))
+        } catch {
+            return ("reject: \(error)", nil)
+        }
+        let response = RegistrationResponse(json: json)
+        let issued = IssuedChallenge(challenge: challenge(in: response.clientDataJSON), kind: .registration,
+                                     rpId: relyingParty.id, userHandle: [1, 2, 3, 4], userVerification: .preferred,
+                                     attestation: .direct, expiresAt: now.addingTimeInterval(300))
+        let verifier = RegistrationVerifier(relyingParty: relyingParty, policy: policy)
+        var trace = CeremonyTrace()
+        let (verdict, verified) = Verdict.of({ () throws(WebAuthnError) in
+            try verifier.verify(response, issued: issued, now: now, trace: &trace)
+        }, describe: describe)
+        return (verdict + "\n" + describe(trace), verified)
+    }
+
+    static func describe(_ verified: VerifiedRegistration) -> String {
+        "record \(verified.record) attestation \(AttestationStatementTargets.describe(verified.attestation))"
+    }
+
+    static func describe(_ trace: CeremonyTrace) -> String {
+        trace.steps.map { "\($0.step) \($0.title) \($0.outcome) \($0.detail ?? "")" }.joined(separator: "\n")
+    }
+
+    // MARK: Authentication
+
+    static let authentication = FuzzTarget("authentication", checks: """
+        AuthenticationResponseJSON bytes through AuthenticationVerifier (§7.2, every step) against the \
+        fixed relying party and the recorded credential records (all listed in allowCredentials): the \
+        same verdict and trace twice; an accepted login updates exactly the record it names, to the \
+        received counter
+        """) { bytes, check in
+        let (first, verified) = verifyAuthentication(bytes)
+        let (second, _) = verifyAuthentication(bytes)
+        check.requireSame(first, second, "verifying twice gives the same verdict and trace")
+        guard let verified else { return }
+        let original = records.first { $0.id == verified.updatedRecord.id }
+        check.require(original != nil, "an accepted login belongs to a known record", verified.updatedRecord.id.hex)
+        check.require(verified.updatedRecord.signCount == verified.authenticatorData.signCount,
+                      "the updated record holds the received counter", "\(verified.updatedRecord.signCount)")
+        check.require(verified.updatedRecord.publicKey == original?.publicKey, "the key is unchanged", verified.updatedRecord.id.hex)
+    }
+
+    static func verifyAuthentication(_ bytes: ArraySlice<UInt8>) -> (String, VerifiedAuthentication?) {
+        let json: AuthenticationResponseJSON
+        do {
+            json = try AuthenticationResponseJSON(jsonData: Data(bytes))
+        } catch {
+            return ("reject: \(error)", nil)
+        }
+        let response = AuthenticationResponse(json: json)
+        let issued = IssuedChallenge(challenge: challenge(in: response.clientDataJSON), kind: .authentication,
+                                     rpId: relyingParty.id, allowCredentials: records.map(\.id),
+                                     userVerification: .preferred, expiresAt: now.addingTimeInterval(300))
+        let record = records.first { $0.id == response.rawId }
+        let verifier = AuthenticationVerifier(relyingParty: relyingParty, policy: policy)
+        var trace = CeremonyTrace()
+        let (verdict, verified) = Verdict.of({ () throws(WebAuthnError) in
+            try verifier.verify(response, issued: issued, record: record, now: now, trace: &trace)
+        }, describe: { "record \($0.updatedRecord) counterRegressed \($0.counterRegressed)" })
+        return (verdict + "\n" + describe(trace), verified)
+    }
+
+    // MARK: Fixture files
+
+    static let fixture = FuzzTarget("fixture", checks: """
+        a webauthn-ceremonies/1 document through WebAuthnReplay's loading (JSON decoding, format and \
+        name checks, relying party, policy, trust anchors, credential records, each ceremony's issued \
+        challenge): the same description, or the same error, twice
+        """) { bytes, check in
+        let load = { () -> String in
+            do {
+                return "accept: " + (try Replayer.describeFixture(Data(bytes), file: "fuzz-input"))
+            } catch {
+                return "reject: \(error)"
+            }
+        }
+        check.requireSame(load(), load(), "loading twice gives the same result")
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import WebAuthnRP
+
+extension Replayer {
+    /// Loads a fixture document the way ``replay(paths:)`` does (decoding, format and name
+    /// checks, relying party, policy, trust anchors, credential records, the challenge each
+    /// ceremony issues) and describes everything it loaded, one line per part.
+    ///
+    /// Package access only: the `fixture` fuzz target loads hostile documents through it and
+    /// requires the description to be the same when the same bytes are loaded twice. The
+    /// clock of a fixture without `verificationTime` (the current time) is left out.
+    /// - Parameters:
+    ///   - data: the document.
+    ///   - file: the name used in errors.
+    /// - Returns: the description.
+    /// - Throws: ``FixtureError`` when the document cannot be replayed.
+    package static func describeFixture(_ data: Data, file: String) throws(FixtureError) -> String {
+        let (fixture, setup) = try load(data, file: file)
+        var lines: [String] = []
+        let rp = setup.relyingParty
+        lines.append("rp \(rp.id) origins \(rp.origins) crossOrigin \(rp.allowCrossOrigin) top \(rp.topOrigins)")
+        if fixture.policy?.verificationTime != nil { lines.append("now \(setup.now.timeIntervalSince1970)") }
+        let attestation = setup.policy.attestation
+        lines.append("anchors \(attestation.trustAnchors.map(\.derBytes)) requireTrust \(attestation.requireTrustedAttestation)"
+            + " counter \(setup.policy.counter)")
+        for record in setup.credentials { lines.append("record \(record)") }
+        let expiry = Date(timeIntervalSince1970: 0)
+        for ceremony in fixture.ceremonies {
+            let issued: IssuedChallenge
+            switch ceremony.options {
+            case .registration(let options):
+                issued = IssuedChallenge(creationOptions: options, relyingParty: rp, expiresAt: expiry)
+            case .authentication(let options):
+                issued = IssuedChallenge(requestOptions: options, relyingParty: rp, expiresAt: expiry)
+            }
+            let response: String
+            switch ceremony.response {
+            // Sorted-key JSON: a dictionary's description would depend on its iteration order.
+            case .registration(let json): response = "registration " + Self.sortedJSON { () throws(WebAuthnError) in try json.jsonData() }
+            case .authentication(let json): response = "authentication " + Self.sortedJSON { () throws(WebAuthnError) in try json.jsonData() }
+            case .undecodable(let reason): response = "undecodable \(reason)"
+            }
+            lines.append("ceremony \(ceremony.name) \(ceremony.kind) issue \(ceremony.issue) \(issued) "
+                + "expect \(ceremony.expect.summary) response \(response)")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    private static func sortedJSON(_ encode: () throws(WebAuthnError) -> Data) -> String {
+        do {
+            return String(decoding: try encode(), as: UTF8.self)
+        } catch {
+            return "unencodable \(error)"
+        }
+    }
+}
