@@ -62,7 +62,105 @@ public enum Base64URL {
     ///   cannot occur (1 mod 4), non-zero trailing bits, or padding.
     public static func decode(_ string: String, allowPadding: Bool = false,
                               allowNonZeroTrailingBits: Bool = false) throws(DecodingError) -> [UInt8] {
-        var chars = Array(string.utf8)
+        if !allowPadding && !allowNonZeroTrailingBits {
+            // The common case: a native string's UTF-8 is read in place.
+            if let fast = string.utf8.withContiguousStorageIfAvailable({ strictDecode($0) }), let bytes = fast {
+                return bytes
+            }
+        }
+        return try decodeReportingErrors(Array(string.utf8), allowPadding: allowPadding,
+                                         allowNonZeroTrailingBits: allowNonZeroTrailingBits)
+    }
+
+    /// Decodes strict, unpadded base64url held as UTF-8 bytes (for example a slice of a
+    /// JSON document), with exactly the rules and errors of ``decode(_:allowPadding:allowNonZeroTrailingBits:)``.
+    /// - Parameter utf8: the encoded text's bytes.
+    /// - Returns: the bytes.
+    /// - Throws: ``DecodingError`` as ``decode(_:allowPadding:allowNonZeroTrailingBits:)`` does.
+    public static func decode(utf8: ArraySlice<UInt8>) throws(DecodingError) -> [UInt8] {
+        if let bytes = strictDecode(utf8) { return bytes }
+        return try decodeReportingErrors(Array(utf8), allowPadding: false, allowNonZeroTrailingBits: false)
+    }
+
+    /// Whether `text` is exactly the unpadded base64url encoding of `bytes`, decided
+    /// without building the encoding and in time that does not depend on where they differ.
+    /// - Parameters:
+    ///   - text: the text.
+    ///   - bytes: the bytes.
+    /// - Returns: `true` when `text == encode(bytes)`.
+    public static func isEncoding(_ text: String, of bytes: [UInt8]) -> Bool {
+        if let result = text.utf8.withContiguousStorageIfAvailable({ matches($0, bytes) }) { return result }
+        let copy = Array(text.utf8)
+        return copy.withUnsafeBufferPointer { matches($0, bytes) }
+    }
+
+    private static func matches(_ text: UnsafeBufferPointer<UInt8>, _ bytes: [UInt8]) -> Bool {
+        let full = bytes.count / 3, left = bytes.count % 3
+        guard text.count == full * 4 + (left == 0 ? 0 : left + 1) else { return false }
+        var difference: UInt8 = 0
+        var out = 0
+        func emit(_ value: UInt32) {
+            difference |= text[out] ^ alphabet[Int(value & 63)]
+            out += 1
+        }
+        var i = 0
+        for _ in 0..<full {
+            let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
+            emit(n >> 18); emit(n >> 12); emit(n >> 6); emit(n)
+            i += 3
+        }
+        if left == 1 {
+            let n = UInt32(bytes[i]) << 16
+            emit(n >> 18); emit(n >> 12)
+        } else if left == 2 {
+            let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8
+            emit(n >> 18); emit(n >> 12); emit(n >> 6)
+        }
+        return difference == 0
+    }
+
+    /// One pass over strict unpadded base64url; nil on anything the strict rules refuse
+    /// (the caller then reruns the checks in order to report the first error).
+    private static func strictDecode<C: Collection<UInt8>>(_ chars: C) -> [UInt8]? {
+        let count = chars.count
+        guard count % 4 != 1 else { return nil }
+        let table = decodeTable
+        var out: [UInt8] = []
+        out.reserveCapacity(count * 3 / 4)
+        var iterator = chars.makeIterator()
+        // Whole groups of four characters make three bytes.
+        for _ in 0..<(count / 4) {
+            guard let c0 = iterator.next(), let c1 = iterator.next(), let c2 = iterator.next(), let c3 = iterator.next()
+            else { return nil }
+            let v0 = table[Int(c0)], v1 = table[Int(c1)], v2 = table[Int(c2)], v3 = table[Int(c3)]
+            guard (v0 | v1 | v2 | v3) & 0xC0 == 0 else { return nil }
+            let n = UInt32(v0) << 18 | UInt32(v1) << 12 | UInt32(v2) << 6 | UInt32(v3)
+            out.append(UInt8(truncatingIfNeeded: n >> 16))
+            out.append(UInt8(truncatingIfNeeded: n >> 8))
+            out.append(UInt8(truncatingIfNeeded: n))
+        }
+        // Two or three characters left make one or two bytes; the unused bits must be zero.
+        switch count % 4 {
+        case 2:
+            guard let c0 = iterator.next(), let c1 = iterator.next() else { return nil }
+            let v0 = table[Int(c0)], v1 = table[Int(c1)]
+            guard (v0 | v1) & 0xC0 == 0, v1 & 0x0F == 0 else { return nil }
+            out.append(v0 << 2 | v1 >> 4)
+        case 3:
+            guard let c0 = iterator.next(), let c1 = iterator.next(), let c2 = iterator.next() else { return nil }
+            let v0 = table[Int(c0)], v1 = table[Int(c1)], v2 = table[Int(c2)]
+            guard (v0 | v1 | v2) & 0xC0 == 0, v2 & 0x03 == 0 else { return nil }
+            out.append(v0 << 2 | v1 >> 4)
+            out.append((v1 & 0x0F) << 4 | v2 >> 2)
+        default:
+            break
+        }
+        return out
+    }
+
+    private static func decodeReportingErrors(_ input: [UInt8], allowPadding: Bool,
+                                              allowNonZeroTrailingBits: Bool) throws(DecodingError) -> [UInt8] {
+        var chars = input
         if let firstPad = chars.firstIndex(of: UInt8(ascii: "=")) {
             guard allowPadding else { throw DecodingError(offset: firstPad, reason: "padding is not accepted") }
             let padCount = chars.count - firstPad

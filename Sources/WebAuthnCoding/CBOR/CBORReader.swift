@@ -177,6 +177,7 @@ struct CBORReader {
         var elements: [CBORItem] = []
         if let declared = head.argument {
             let count = try checkedLength(declared, perElement: 1, at: head.start, what: "array count")
+            elements.reserveCapacity(count)
             for _ in 0..<count { elements.append(try readItem(depth: depth + 1)) }
             return elements
         }
@@ -193,7 +194,7 @@ struct CBORReader {
             let key = try reader.readItem(depth: depth + 1)
             // Duplicates first: a repeated key is a duplicate in canonical mode too,
             // not merely a key out of order.
-            guard keys.insert(key) else {
+            guard keys.insert(key, earlier: entries) else {
                 throw reader.fail(.duplicateKey, at: keyStart, "duplicate map key")
             }
             if reader.options.requireCanonical, let previous = entries.last,
@@ -205,6 +206,7 @@ struct CBORReader {
         }
         if let declared = head.argument {
             let count = try checkedLength(declared, perElement: 2, at: head.start, what: "map size")
+            entries.reserveCapacity(count)
             for _ in 0..<count { try readEntry(&self) }
             return entries
         }
@@ -261,6 +263,13 @@ struct CBORReader {
     }
 
     static func validatedText(_ utf8: ArraySlice<UInt8>, offset: Int) throws(CBORError) -> String {
+        // ASCII (every key WebAuthn uses) is valid UTF-8 as it stands; the string is made
+        // from the contiguous bytes, the standard library's fast path.
+        let ascii: String? = utf8.withUnsafeBufferPointer { buffer in
+            for byte in buffer where byte >= 0x80 { return nil }
+            return String(decoding: buffer, as: UTF8.self)
+        }
+        if let ascii { return ascii }
         var iterator = utf8.makeIterator()
         var decoder = UTF8()
         var scalars = 0
@@ -279,41 +288,68 @@ struct CBORReader {
 /// Finds a repeated map key. Integer, text, byte and float keys compare by value;
 /// other keys by their canonical re-encoding, which is also by value. Small maps
 /// are scanned; large ones use a set.
+/// Finds a repeated map key. Keys compare by value: integers by value, byte strings and
+/// text strings by their bytes (text by its exact UTF-8, not by canonical equivalence),
+/// floats by bit pattern, and anything else by its canonical encoding, so two encodings
+/// of one value are the same key (RFC 8949 §5.6).
+///
+/// Small maps (all WebAuthn uses) are checked against the keys already read, with no
+/// storage of its own; from 16 keys on a set takes over.
 struct DuplicateKeyDetector {
     private enum Identity: Hashable {
-        case unsigned(UInt64), negative(UInt64), bytes(ArraySlice<UInt8>), text([UInt8]), float(UInt64)
+        case unsigned(UInt64), negative(UInt64), bytes(ArraySlice<UInt8>), text(ArraySlice<UInt8>), float(UInt64)
         case encoded(ArraySlice<UInt8>)
     }
-    private var seen: [Identity] = []
+    private static let linearLimit = 16
     private var set: Set<Identity> = []
 
-    /// Returns false when the key was seen before.
-    mutating func insert(_ key: CBORItem) -> Bool {
-        let identity: Identity
+    /// Whether `key` is new; `earlier` holds the map's entries read so far.
+    mutating func insert(_ key: CBORItem, earlier: [CBORMapEntry]) -> Bool {
+        if earlier.count < Self.linearLimit {
+            for entry in earlier where Self.sameKey(entry.key, key) { return false }
+            return true
+        }
+        if set.isEmpty { set = Set(earlier.map { Self.identity($0.key) }) }
+        return set.insert(Self.identity(key)).inserted
+    }
+
+    /// The small-map comparison: integer, text and byte keys (all WebAuthn uses) compare
+    /// in place, without building an ``Identity``; anything else goes through one.
+    private static func sameKey(_ a: CBORItem, _ b: CBORItem) -> Bool {
+        switch (a.value, b.value) {
+        case let (.unsigned(x), .unsigned(y)), let (.negative(x), .negative(y)): return x == y
+        case let (.bytes(x), .bytes(y)): return x.count == y.count && x.elementsEqual(y)
+        // String == is canonical equivalence: cheap when the strings differ (small ASCII
+        // strings compare their raw bits), and the exact UTF-8 decides when it says equal.
+        case let (.text(x), .text(y)): return x == y && x.utf8.elementsEqual(y.utf8)
+        case (.unsigned, _), (.negative, _), (.bytes, _), (.text, _): return false
+        default: return identity(a) == identity(b)
+        }
+    }
+
+    private static func identity(_ key: CBORItem) -> Identity {
         switch key.value {
-        case .unsigned(let n): identity = .unsigned(n)
-        case .negative(let n): identity = .negative(n)
-        case .bytes(let b): identity = .bytes(b)
-        case .text(let s): identity = .text(Array(s.utf8))
-        case .float(let d): identity = .float(d.isNaN ? Double.nan.bitPattern : d.bitPattern)
+        case .unsigned(let n): return .unsigned(n)
+        case .negative(let n): return .negative(n)
+        case .bytes(let b): return .bytes(b)
+        case .text(let s):
+            // A definite-length text item ends with its UTF-8 (validated, so exactly the
+            // string's bytes); an indefinite one is made of chunks and is copied.
+            let count = s.utf8.count
+            if let first = key.encodedBytes.first, first & 0x1f != 31, key.encodedBytes.count >= count {
+                return .text(key.encodedBytes.suffix(count))
+            }
+            return .text(ArraySlice(Array(s.utf8)))
+        case .float(let d): return .float(d.isNaN ? Double.nan.bitPattern : d.bitPattern)
         default:
             // Arrays, maps, tags and simple values compare by value: their canonical
             // encoding, so two encodings of one value (e.g. [1] as 81 01 and 81 18 01)
             // are the same key (RFC 8949 §5.6).
-            identity = .encoded(ArraySlice(CBOREncoder.encode(key.value)))
+            return .encoded(ArraySlice(CBOREncoder.encode(key.value)))
         }
-        if set.isEmpty && seen.count < 16 {
-            if seen.contains(identity) { return false }
-            seen.append(identity)
-            return true
-        }
-        if set.isEmpty { set = Set(seen) }
-        return set.insert(identity).inserted
     }
 }
 
-/// CTAP2 canonical key order (CTAP 2.1 §8, "length-first" ordering): lower major
-/// type first, then shorter encoding, then byte-wise lexical order.
 enum CTAP2Order {
     static func precedes(_ a: ArraySlice<UInt8>, _ b: ArraySlice<UInt8>) -> Bool {
         let majorA = (a.first ?? 0) >> 5, majorB = (b.first ?? 0) >> 5

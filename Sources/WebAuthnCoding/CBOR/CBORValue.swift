@@ -31,7 +31,10 @@ public struct CBORItem: Sendable, Equatable {
 }
 
 /// A CBOR value (RFC 8949 §3), covering every major type.
-public indirect enum CBORValue: Sendable, Equatable {
+///
+/// Only a tagged item is boxed (it holds an item inline); arrays and maps already keep
+/// their elements in their own storage, so the other cases need no allocation of their own.
+public enum CBORValue: Sendable, Equatable {
     /// Major type 0: an unsigned integer.
     case unsigned(UInt64)
     /// Major type 1: the integer `-1 - n`. Holding `n` keeps the whole range
@@ -46,7 +49,7 @@ public indirect enum CBORValue: Sendable, Equatable {
     /// Major type 5: a map, entries in encoded order.
     case map([CBORMapEntry])
     /// Major type 6: a tagged item.
-    case tagged(UInt64, CBORItem)
+    indirect case tagged(UInt64, CBORItem)
     /// Major type 7: `false` or `true`.
     case bool(Bool)
     /// Major type 7: `null`.

@@ -18,8 +18,12 @@ public struct COSEKey: Sendable {
     public let cborBytes: [UInt8]
     /// The libcrypto key.
     public let publicKey: PublicKey
-    /// The policy the key was accepted under; verification uses it again.
+    /// The policy the key was accepted under.
     let options: COSEKeyOptions
+    /// How the key verifies, decided once when the key was accepted: the algorithm's
+    /// profile was required under ``options`` and the libcrypto key checked against it,
+    /// and neither the key nor the options can change afterwards.
+    let scheme: AlgorithmProfile.Scheme
     private let parameters: Parameters
 
     /// The raw public parameters, kept for attestation comparisons.
@@ -120,6 +124,7 @@ public struct COSEKey: Sendable {
         self.cborBytes = Array(item.encodedBytes)
         self.publicKey = publicKey
         self.options = options
+        self.scheme = profile.scheme
         self.parameters = parameters
     }
 
@@ -151,7 +156,20 @@ public struct COSEKey: Sendable {
     /// - Returns: `true` when it verifies, `false` when it does not.
     /// - Throws: ``CryptoError`` `malformedSignature` for an ECDSA signature that is not strict DER.
     public func verify(signature: ArraySlice<UInt8>, over data: ArraySlice<UInt8>) throws(CryptoError) -> Bool {
-        try publicKey.verify(signature: signature, over: data, algorithm: algorithm, options: options)
+        try publicKey.evpKey.verify(signature: signature, over: data, then: [][...], scheme: scheme)
+    }
+
+    /// Verifies a signature over `first || second` without joining the two (an assertion
+    /// signs `authenticatorData || SHA-256(clientDataJSON)`).
+    /// - Parameters:
+    ///   - signature: the signature (ECDSA: DER `ECDSA-Sig-Value`).
+    ///   - first: the first part of the signed bytes.
+    ///   - second: the rest of the signed bytes.
+    /// - Returns: `true` when it verifies, `false` when it does not.
+    /// - Throws: ``CryptoError`` `malformedSignature` for an ECDSA signature that is not strict DER.
+    package func verify(signature: ArraySlice<UInt8>, over first: ArraySlice<UInt8>,
+                        then second: ArraySlice<UInt8>) throws(CryptoError) -> Bool {
+        try publicKey.evpKey.verify(signature: signature, over: first, then: second, scheme: scheme)
     }
 
     /// The EC2 coordinates as received, or nil.

@@ -3,23 +3,31 @@ internal import CWebAuthnOpenSSL
 /// Digests, constant-time comparison and random bytes through libcrypto.
 enum LibCryptoDigest {
     static func compute(_ digest: Digest, _ data: UnsafeBufferPointer<UInt8>) -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        let size = digest.outputSize
+        var ok: Int32 = 0
         var length: UInt32 = 0
-        let ok = withBytePointer(ArraySlice(data)) { pointer, count in
-            EVP_Digest(pointer, count, &out, &length, digest.evpMD, nil)
+        let out = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+            guard let base = buffer.baseAddress else { return }
+            if let input = data.baseAddress, data.count > 0 {
+                ok = EVP_Digest(input, data.count, base, &length, digest.evpMD, nil)
+            } else {
+                // libcrypto wants a non-null input pointer even for empty input.
+                ok = withBytePointer([UInt8]()[...]) { pointer, _ in EVP_Digest(pointer, 0, base, &length, digest.evpMD, nil) }
+            }
+            // Zero-filled on failure, so the array is always fully initialized.
+            if ok != 1 || Int(length) != size { buffer.initialize(repeating: 0) }
+            initialized = size
         }
         // EVP_Digest with a built-in digest and no engine only fails on allocation
         // failure, which Swift treats as fatal everywhere else too.
-        precondition(ok == 1 && Int(length) == digest.outputSize, "EVP_Digest failed: \(libcryptoErrorText("digest"))")
-        return Array(out.prefix(Int(length)))
+        precondition(ok == 1 && Int(length) == size, "EVP_Digest failed: \(libcryptoErrorText("digest"))")
+        return out
     }
 
-    static func memoryEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+    static func memoryEquals(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
         guard a.count == b.count else { return false }
-        if a.isEmpty { return true }
-        return withBytePointer(a[...]) { pa, count in
-            withBytePointer(b[...]) { pb, _ in CRYPTO_memcmp(pa, pb, count) == 0 }
-        }
+        guard let pa = a.baseAddress, let pb = b.baseAddress, a.count > 0 else { return true }
+        return CRYPTO_memcmp(pa, pb, a.count) == 0
     }
 
     static func randomBytes(_ count: Int) throws(CryptoError) -> [UInt8] {
@@ -34,13 +42,35 @@ enum LibCryptoDigest {
 }
 
 extension Digest {
-    /// libcrypto's digest method (a static object; never freed).
+    /// libcrypto's digest method, fetched from the default provider once per process
+    /// (an implicit fetch on every `EVP_DigestInit` is what the plain `EVP_sha256()`
+    /// object costs in OpenSSL 3). Falls back to the built-in object if the fetch fails.
     var evpMD: OpaquePointer? {
         switch self {
-        case .sha1: return EVP_sha1()
-        case .sha256: return EVP_sha256()
-        case .sha384: return EVP_sha384()
-        case .sha512: return EVP_sha512()
+        case .sha1: return FetchedDigests.shared.sha1 ?? EVP_sha1()
+        case .sha256: return FetchedDigests.shared.sha256 ?? EVP_sha256()
+        case .sha384: return FetchedDigests.shared.sha384 ?? EVP_sha384()
+        case .sha512: return FetchedDigests.shared.sha512 ?? EVP_sha512()
         }
+    }
+}
+
+/// Digest methods fetched once and kept for the life of the process (never freed).
+/// `@unchecked Sendable`: fetched `EVP_MD` objects are immutable and reference-counted
+/// by libcrypto, and OpenSSL documents sharing them between threads as safe.
+final class FetchedDigests: @unchecked Sendable {
+    let sha1: OpaquePointer?
+    let sha256: OpaquePointer?
+    let sha384: OpaquePointer?
+    let sha512: OpaquePointer?
+
+    static let shared = FetchedDigests()
+
+    private init() {
+        sha1 = EVP_MD_fetch(nil, "SHA1", nil)
+        sha256 = EVP_MD_fetch(nil, "SHA256", nil)
+        sha384 = EVP_MD_fetch(nil, "SHA384", nil)
+        sha512 = EVP_MD_fetch(nil, "SHA512", nil)
+        ERR_clear_error()
     }
 }

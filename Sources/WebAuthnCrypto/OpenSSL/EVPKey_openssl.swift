@@ -1,4 +1,5 @@
 internal import CWebAuthnOpenSSL
+import Synchronization
 
 /// Owns one libcrypto `EVP_PKEY` and frees it exactly once, in `deinit`.
 ///
@@ -9,13 +10,49 @@ internal import CWebAuthnOpenSSL
 /// verification from any task.
 final class EVPKey: @unchecked Sendable {
     let pointer: OpaquePointer
+    /// Verification contexts this key has used, kept for the next verification. A context
+    /// that verified once keeps its key context, so initializing it again skips building a
+    /// new one from the key (for RSA that search costs about 4% of a verification). Each
+    /// context is taken out while one caller uses it, so none is ever shared.
+    private let spareContexts = Mutex<[SpareContext]>([])
+    private static let maximumSpareContexts = 8
 
     /// Takes ownership of a key from libcrypto; the caller must not free it.
     init(takingOwnershipOf pointer: OpaquePointer) {
         self.pointer = pointer
     }
 
-    deinit { EVP_PKEY_free(pointer) }
+    deinit {
+        spareContexts.withLock { contexts in
+            for context in contexts { EVP_MD_CTX_free(context.pointer) }
+            contexts.removeAll()
+        }
+        EVP_PKEY_free(pointer)
+    }
+
+    /// A verification context used before with this key, or a new one; nil if libcrypto
+    /// cannot allocate one.
+    func takeVerifyContext() -> OpaquePointer? {
+        if let spare = spareContexts.withLock({ $0.popLast() }) { return spare.pointer }
+        return EVP_MD_CTX_new()
+    }
+
+    /// Gives a context back after a verification that ran to the end; frees it when
+    /// enough are kept already.
+    func returnVerifyContext(_ context: OpaquePointer) {
+        let kept = spareContexts.withLock { contexts -> Bool in
+            guard contexts.count < Self.maximumSpareContexts else { return false }
+            contexts.append(SpareContext(pointer: context))
+            return true
+        }
+        if !kept { EVP_MD_CTX_free(context) }
+    }
+}
+
+/// An idle `EVP_MD_CTX` kept by a key. `@unchecked Sendable`: it is only ever held by the
+/// key's lock or by the one caller that took it out.
+struct SpareContext: @unchecked Sendable {
+    let pointer: OpaquePointer
 }
 
 /// The text of libcrypto's most recent error on this thread (and clears the queue).

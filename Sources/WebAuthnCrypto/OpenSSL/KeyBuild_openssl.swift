@@ -4,8 +4,24 @@ internal import CWebAuthnOpenSSL
 /// per-type key APIs) and checks them with `EVP_PKEY_public_check`.
 enum LibCryptoKeyBuilder {
     /// An EC public key from the group name and the uncompressed point `04 || x || y`.
+    ///
+    /// The COSE curves (P-256, P-384, P-521, secp256k1) all have cofactor 1, so every point
+    /// on the curve other than infinity has the group's prime order: the quick public-key
+    /// check (not infinity, coordinates in range, on the curve) accepts exactly the keys the
+    /// full check does, without the full check's scalar multiplication by the order.
+    ///
+    /// The key is made by copying a parameters-only key of the group, built once, and
+    /// setting the point (`EVP_PKEY_dup` + `EVP_PKEY_set1_encoded_public_key`, which decodes
+    /// and checks the point like `EVP_PKEY_fromdata` does, without building the group each
+    /// time). Anything that fails there is redone through `EVP_PKEY_fromdata`, so a refused
+    /// key is refused with exactly the error it always had.
     static func ecPublicKey(group: String, uncompressedPoint: [UInt8]) throws(CryptoError) -> EVPKey {
-        try fromData(algorithm: "EC", what: "EC \(group) key") { (builder) throws(CryptoError) in
+        if let key = ECGroupTemplates.shared.publicKey(group: group, point: uncompressedPoint),
+           (try? publicCheck(key, what: "EC \(group) key", quick: true)) != nil {
+            return key
+        }
+        ERR_clear_error()
+        return try fromData(algorithm: "EC", what: "EC \(group) key", quickCheck: true) { (builder) throws(CryptoError) in
             try builder.pushUTF8("group", group)
             try builder.pushOctets("pub", uncompressedPoint[...])
         }
@@ -65,7 +81,7 @@ enum LibCryptoKeyBuilder {
     /// Runs `fill` on a fresh parameter builder, then `EVP_PKEY_fromdata` with the
     /// public-key selection, then the public-key check.
     private static func fromData(
-        algorithm: String, what: String,
+        algorithm: String, what: String, quickCheck: Bool = false,
         _ fill: (ParameterBuilder) throws(CryptoError) -> Void
     ) throws(CryptoError) -> EVPKey {
         ERR_clear_error()
@@ -83,13 +99,15 @@ enum LibCryptoKeyBuilder {
             throw libcryptoFailure("\(what) is not a valid public key", code: .malformedKey)
         }
         let evpKey = EVPKey(takingOwnershipOf: key)
-        try publicCheck(evpKey, what: what)
+        try publicCheck(evpKey, what: what, quick: quickCheck)
         return evpKey
     }
 
-    /// `EVP_PKEY_public_check`: for EC, the point is on the curve and not infinity. RSA keys are
+    /// `EVP_PKEY_public_check`: for EC, the point is on the curve and not infinity (and,
+    /// in the full check, has the group's order). `quick` runs `EVP_PKEY_public_check_quick`,
+    /// only for keys where the two cannot differ (EC groups of cofactor 1). RSA keys are
     /// checked by ``RSAPublicKeyCheck`` instead: libcrypto's RSA check is probabilistic.
-    static func publicCheck(_ key: EVPKey, what: String) throws(CryptoError) {
+    static func publicCheck(_ key: EVPKey, what: String, quick: Bool = false) throws(CryptoError) {
         if case .rsa = key.family {
             guard let parameters = key.rsaParameters else {
                 throw libcryptoFailure("\(what): the RSA parameters cannot be read", code: .malformedKey)
@@ -106,7 +124,7 @@ enum LibCryptoKeyBuilder {
             throw libcryptoFailure("EVP_PKEY_CTX_new_from_pkey")
         }
         defer { EVP_PKEY_CTX_free(ctx) }
-        let result = EVP_PKEY_public_check(ctx)
+        let result = quick ? EVP_PKEY_public_check_quick(ctx) : EVP_PKEY_public_check(ctx)
         // -2: the check is not implemented for this key type (nothing to check).
         guard result == 1 || result == -2 else {
             throw libcryptoFailure("\(what) fails the public-key check", code: .malformedKey)
@@ -179,5 +197,41 @@ final class ParameterBuilder {
     func build() throws(CryptoError) -> UnsafeMutablePointer<OSSL_PARAM> {
         guard let params = OSSL_PARAM_BLD_to_param(builder) else { throw libcryptoFailure("OSSL_PARAM_BLD_to_param") }
         return params
+    }
+}
+
+/// Parameters-only EC keys of the COSE curves, built once per process and only read
+/// afterwards (`EVP_PKEY_dup` copies them), so sharing them between threads is safe.
+final class ECGroupTemplates: @unchecked Sendable {
+    static let shared = ECGroupTemplates()
+
+    private let templates: [String: OpaquePointer]
+
+    private init() {
+        var templates: [String: OpaquePointer] = [:]
+        for group in ["prime256v1", "secp384r1", "secp521r1", "secp256k1"] {
+            guard let ctx = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else { continue }
+            defer { EVP_PKEY_CTX_free(ctx) }
+            var key: OpaquePointer?
+            guard EVP_PKEY_paramgen_init(ctx) == 1, EVP_PKEY_CTX_set_group_name(ctx, group) == 1,
+                  EVP_PKEY_paramgen(ctx, &key) == 1, let key else { continue }
+            templates[group] = key
+        }
+        ERR_clear_error()
+        self.templates = templates
+    }
+
+    deinit { for key in templates.values { EVP_PKEY_free(key) } }
+
+    /// A new key of `group` holding `point`, or nil when there is no template for the
+    /// group or libcrypto refuses the point.
+    func publicKey(group: String, point: [UInt8]) -> EVPKey? {
+        guard let template = templates[group], let copy = EVP_PKEY_dup(template) else { return nil }
+        let key = EVPKey(takingOwnershipOf: copy)
+        let set = point.withUnsafeBufferPointer { buffer -> Int32 in
+            guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
+            return EVP_PKEY_set1_encoded_public_key(copy, base, buffer.count)
+        }
+        return set == 1 ? key : nil
     }
 }

@@ -29,17 +29,56 @@ extension EVPKey {
     /// Verifies a signature; `false` when it does not verify.
     func verify(signature: ArraySlice<UInt8>, over data: ArraySlice<UInt8>,
                 scheme: AlgorithmProfile.Scheme) throws(CryptoError) -> Bool {
+        try verify(signature: signature, over: data, then: [][...], scheme: scheme)
+    }
+
+    /// Verifies a signature over `first || second` without joining them: digest schemes
+    /// stream both parts through `EVP_DigestVerifyUpdate`; EdDSA, which is one-shot,
+    /// gets them side by side in a temporary buffer (on the stack when small).
+    /// `false` when the signature does not verify.
+    func verify(signature: ArraySlice<UInt8>, over first: ArraySlice<UInt8>, then second: ArraySlice<UInt8>,
+                scheme: AlgorithmProfile.Scheme) throws(CryptoError) -> Bool {
         ERR_clear_error()
-        if case .ecdsa = scheme { try Self.requireStrictDER(signature) }
-        guard let mdContext = EVP_MD_CTX_new() else { throw libcryptoFailure("EVP_MD_CTX_new") }
-        defer { EVP_MD_CTX_free(mdContext) }
+        if case .ecdsa = scheme { try ECDSASignature.requireStrictDER(signature) }
+        guard let mdContext = takeVerifyContext() else { throw libcryptoFailure("EVP_MD_CTX_new") }
+        // Given back for the next verification only after it ran to the end; a context
+        // left by a failure is freed.
+        var reusable = false
+        defer { if reusable { returnVerifyContext(mdContext) } else { EVP_MD_CTX_free(mdContext) } }
         try initialize(mdContext, scheme: scheme, signing: false)
-        let result = withBytePointer(signature) { sig, sigCount in
-            withBytePointer(data) { tbs, tbsCount in EVP_DigestVerify(mdContext, sig, sigCount, tbs, tbsCount) }
+        // The context verifies once: no copy of the key context is kept for a later update.
+        EVP_MD_CTX_set_flags(mdContext, EVP_MD_CTX_FLAG_FINALISE)
+        let result: Int32
+        switch scheme {
+        case .ecdsa, .rsaPKCS1, .rsaPSS:
+            let updated = withBytePointer(first) { EVP_DigestVerifyUpdate(mdContext, $0, $1) } == 1
+                && withBytePointer(second) { EVP_DigestVerifyUpdate(mdContext, $0, $1) } == 1
+            result = updated ? withBytePointer(signature) { EVP_DigestVerifyFinal(mdContext, $0, $1) } : 0
+        case .eddsa, .mlDSA:
+            if second.isEmpty {
+                result = withBytePointer(signature) { sig, sigCount in
+                    withBytePointer(first) { tbs, tbsCount in EVP_DigestVerify(mdContext, sig, sigCount, tbs, tbsCount) }
+                }
+            } else {
+                let total = first.count + second.count
+                result = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: total) { buffer in
+                    guard let base = buffer.baseAddress else { return 0 }
+                    first.withUnsafeBufferPointer { part in
+                        if let p = part.baseAddress { base.update(from: p, count: part.count) }
+                    }
+                    second.withUnsafeBufferPointer { part in
+                        if let p = part.baseAddress { (base + first.count).update(from: p, count: part.count) }
+                    }
+                    return withBytePointer(signature) { sig, sigCount in
+                        EVP_DigestVerify(mdContext, sig, sigCount, UnsafePointer(base), total)
+                    }
+                }
+            }
         }
         // 1 = verified; 0 = bad signature; < 0 = malformed input (for example an RSA
         // signature longer than the modulus), which is also "does not verify".
         ERR_clear_error()
+        reusable = result >= 0
         return result == 1
     }
 
@@ -62,9 +101,10 @@ extension EVPKey {
         }
     }
 
-    /// Requires an ECDSA signature to be one DER `ECDSA-Sig-Value` that re-encodes to
-    /// exactly the same bytes (no BER leniency, no trailing bytes).
-    static func requireStrictDER(_ signature: ArraySlice<UInt8>) throws(CryptoError) {
+    /// The reference form of ``ECDSASignature/requireStrictDER(_:)``: libcrypto parses the
+    /// signature (`d2i_ECDSA_SIG`) and it must re-encode (`i2d_ECDSA_SIG`) to exactly the
+    /// same bytes. Kept so tests can show the allocation-free check agrees with it.
+    static func requireStrictDERByReencoding(_ signature: ArraySlice<UInt8>) throws(CryptoError) {
         guard !signature.isEmpty, let length = Int(exactly: signature.count) else {
             throw CryptoError(.malformedSignature, "ECDSA signature is empty")
         }
@@ -83,5 +123,22 @@ extension EVPKey {
         guard let reencoded, reencoded.elementsEqual(signature) else {
             throw CryptoError(.malformedSignature, "ECDSA signature is not one strict DER ECDSA-Sig-Value (\(signature.count) bytes)")
         }
+    }
+}
+
+/// Test access to both forms of the strict-DER rule for ECDSA signatures.
+@_spi(Testing) public enum ECDSAStrictDERCheck {
+    /// The allocation-free check the verifier uses.
+    /// - Parameter signature: the signature bytes.
+    /// - Returns: whether it is accepted.
+    public static func accepts(_ signature: ArraySlice<UInt8>) -> Bool {
+        (try? ECDSASignature.requireStrictDER(signature)) != nil
+    }
+
+    /// The reference: libcrypto parses it and re-encodes exactly the same bytes.
+    /// - Parameter signature: the signature bytes.
+    /// - Returns: whether it is accepted.
+    public static func libcryptoAccepts(_ signature: ArraySlice<UInt8>) -> Bool {
+        (try? EVPKey.requireStrictDERByReencoding(signature)) != nil
     }
 }

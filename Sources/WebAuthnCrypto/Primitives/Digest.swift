@@ -41,7 +41,15 @@ public enum ConstantTime {
     /// - Returns: `true` when both have the same length and the same bytes.
     public static func equals(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Bool {
         guard a.count == b.count else { return false }
-        return LibCryptoDigest.memoryEquals(Array(a), Array(b))
+        // Contiguous inputs (arrays, slices, a String's UTF-8) are compared in place.
+        let inPlace: Bool?? = a.withContiguousStorageIfAvailable { pa in
+            b.withContiguousStorageIfAvailable { pb in LibCryptoDigest.memoryEquals(pa, pb) }
+        }
+        if let inPlace, let result = inPlace { return result }
+        let copyA = Array(a), copyB = Array(b)
+        return copyA.withUnsafeBufferPointer { pa in
+            copyB.withUnsafeBufferPointer { pb in LibCryptoDigest.memoryEquals(pa, pb) }
+        }
     }
 }
 

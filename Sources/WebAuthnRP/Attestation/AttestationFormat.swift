@@ -33,6 +33,8 @@ struct AttestationContext: Sendable {
     let verificationTime: Date
     /// The format table, for formats that nest others (compound).
     let formats: AttestationFormatTable
+    /// Parsed certificates kept across registrations (nil: parse every time).
+    var certificateCache: CertificateCache? = nil
 
     /// authenticatorData || clientDataHash: what most formats sign.
     var signedData: [UInt8] { Array(authenticatorData.rawBytes) + clientDataHash }
@@ -97,7 +99,11 @@ extension AttestationContext {
         for (index, element) in array.enumerated() {
             guard let der = element.bytes else { throw Self.failure(format, "x5c[\(index)] is not a byte string") }
             do {
-                certificates.append(try Certificate(derEncoded: der))
+                if let certificateCache {
+                    certificates.append(try certificateCache.certificate(derEncoded: der))
+                } else {
+                    certificates.append(try Certificate(derEncoded: der))
+                }
             } catch {
                 // A certificate that does not parse is a structure that does not parse: `malformed`.
                 throw WebAuthnError(.malformed, step: "§7.1 step 23", "\(format): x5c[\(index)] does not parse: \(error)")

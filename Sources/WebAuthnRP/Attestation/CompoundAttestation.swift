@@ -97,7 +97,8 @@ struct CompoundAttestation: AttestationFormat {
         let subContext = AttestationContext(statement: attStmt, authenticatorData: context.authenticatorData,
                                             clientDataHash: context.clientDataHash, credentialKey: context.credentialKey,
                                             attestedCredential: context.attestedCredential, policy: context.policy,
-                                            verificationTime: context.verificationTime, formats: context.formats)
+                                            verificationTime: context.verificationTime, formats: context.formats,
+                                            certificateCache: context.certificateCache)
         return try format.verify(subContext)
     }
 

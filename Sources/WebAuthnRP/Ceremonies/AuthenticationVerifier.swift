@@ -52,7 +52,7 @@ public struct AuthenticationVerifier: Sendable {
             guard response.type == "public-key" else {
                 throw WebAuthnError(.malformed, "credential type is \"\(response.type)\", expected \"public-key\"")
             }
-            guard response.id == Base64URL.encode(response.rawId) else {
+            guard Base64URL.isEncoding(response.id, of: response.rawId) else {
                 throw WebAuthnError(.malformed, "id \"\(response.id)\" is not the base64url of rawId")
             }
         }
@@ -128,10 +128,11 @@ public struct AuthenticationVerifier: Sendable {
         // binary concatenation of authData and hash."
         try trace.check("§7.2 step 22", "the signature over authData || hash verifies with the stored key") { () throws(WebAuthnError) in
             let key = try self.credentialKey(record)
-            let signed = response.authenticatorData + clientDataHash
             let valid: Bool
             do {
-                valid = try key.verify(signature: response.signature[...], over: signed[...])
+                // authData and hash are streamed to libcrypto as two parts, not joined into a copy.
+                valid = try key.verify(signature: response.signature[...], over: response.authenticatorData[...],
+                                       then: clientDataHash[...])
             } catch {
                 throw WebAuthnError(.signature, "the signature could not be checked: \(error)")
             }
@@ -202,11 +203,11 @@ public struct AuthenticationVerifier: Sendable {
     }
 
     private func credentialKey(_ record: CredentialRecord) throws(WebAuthnError) -> COSEKey {
-        if let cached = keyCache?.key(for: record.publicKey) { return cached }
+        if let cached = keyCache?.key(for: record) { return cached }
         do throws(CryptoError) {
             let options = CeremonyChecks.credentialKeyOptions(offered: [COSEAlgorithm(rawValue: record.algorithm)], policy: policy)
             let key = try COSEKey(cbor: record.publicKey[...], options: options)
-            keyCache?.insert(key)
+            keyCache?.insert(key, for: record)
             return key
         } catch {
             throw CeremonyChecks.coseKeyError(error, context: "stored credential public key")

@@ -26,20 +26,27 @@ public struct CeremonyTrace: Sendable {
 
     /// The steps, in the order they ran.
     public private(set) var steps: [Step] = []
+    /// Whether steps are kept. A verdict-only finish (no report asked for) runs every
+    /// check the same way but keeps no steps, so it builds no step list and no details.
+    let isRecording: Bool
 
     /// An empty trace.
-    public init() {}
+    public init() { isRecording = true }
 
-    /// Runs one step's check, recording whether it passed or failed.
-    mutating func check<T>(_ step: String, _ title: String, detail: String? = nil,
+    /// An empty trace that records steps only when `recording` is true.
+    init(recording: Bool) { isRecording = recording }
+
+    /// Runs one step's check, recording whether it passed or failed. The error always
+    /// names its step, recorded or not.
+    mutating func check<T>(_ step: String, _ title: String, detail: @autoclosure () -> String? = nil,
                            _ body: () throws(WebAuthnError) -> T) throws(WebAuthnError) -> T {
         do {
             let value = try body()
-            steps.append(Step(step: step, title: title, outcome: .passed, detail: detail))
+            if isRecording { steps.append(Step(step: step, title: title, outcome: .passed, detail: detail())) }
             return value
         } catch {
             let located = error.step == nil ? WebAuthnError(error.category, step: step, error.message) : error
-            steps.append(Step(step: step, title: title, outcome: .failed(located), detail: detail))
+            if isRecording { steps.append(Step(step: step, title: title, outcome: .failed(located), detail: detail())) }
             throw located
         }
     }
@@ -48,18 +55,18 @@ public struct CeremonyTrace: Sendable {
     mutating func fail(_ step: String, _ title: String, _ category: WebAuthnError.Category,
                        _ message: String) -> WebAuthnError {
         let error = WebAuthnError(category, step: step, message)
-        steps.append(Step(step: step, title: title, outcome: .failed(error), detail: nil))
+        if isRecording { steps.append(Step(step: step, title: title, outcome: .failed(error), detail: nil)) }
         return error
     }
 
     /// Records a passed step that needed no check of its own (a computation).
-    mutating func note(_ step: String, _ title: String, detail: String? = nil) {
-        steps.append(Step(step: step, title: title, outcome: .passed, detail: detail))
+    mutating func note(_ step: String, _ title: String, detail: @autoclosure () -> String? = nil) {
+        if isRecording { steps.append(Step(step: step, title: title, outcome: .passed, detail: detail())) }
     }
 
     /// Records a step that does not apply.
-    mutating func skip(_ step: String, _ title: String, because reason: String) {
-        steps.append(Step(step: step, title: title, outcome: .skipped(reason), detail: nil))
+    mutating func skip(_ step: String, _ title: String, because reason: @autoclosure () -> String) {
+        if isRecording { steps.append(Step(step: step, title: title, outcome: .skipped(reason()), detail: nil)) }
     }
 }
 

@@ -12,15 +12,21 @@ public struct RegistrationVerifier: Sendable {
     /// The policy.
     public let policy: VerificationPolicy
     let formats: AttestationFormatTable
+    private let certificateCache: CertificateCache?
 
     /// Creates a verifier.
     /// - Parameters:
     ///   - relyingParty: RP ID and origins.
     ///   - policy: algorithms, attestation and counter policy.
     public init(relyingParty: RelyingParty, policy: VerificationPolicy) {
+        self.init(relyingParty: relyingParty, policy: policy, certificateCache: nil)
+    }
+
+    init(relyingParty: RelyingParty, policy: VerificationPolicy, certificateCache: CertificateCache?) {
         self.relyingParty = relyingParty
         self.policy = policy
         self.formats = .standard
+        self.certificateCache = certificateCache
     }
 
     /// Verifies a response.
@@ -152,7 +158,7 @@ public struct RegistrationVerifier: Sendable {
         let context = AttestationContext(statement: attestationObject.statement, authenticatorData: authData,
                                          clientDataHash: clientDataHash, credentialKey: credentialKey,
                                          attestedCredential: attested, policy: policy.attestation,
-                                         verificationTime: now, formats: formats)
+                                         verificationTime: now, formats: formats, certificateCache: certificateCache)
         let outcome = try trace.check("§7.1 step 23", "attStmt is a valid \(attestationObject.format) statement") { () throws(WebAuthnError) in
             try format.verify(context)
         }

@@ -78,6 +78,12 @@ extension RegistrationResponseJSON {
     /// - Throws: ``WebAuthnError`` with category `malformed` naming the member that is
     ///   missing, mistyped or not base64url.
     public init(jsonData: Data) throws(WebAuthnError) {
+        // What browsers send is plain JSON, read in one pass; anything else goes through
+        // JSONDecoder, which decides.
+        if let plain = PlainResponseDecoding.registration([UInt8](jsonData)[...]) {
+            self = plain
+            return
+        }
         self = try WebAuthnJSONCoding.decode(Self.self, from: jsonData, root: "RegistrationResponseJSON")
     }
 
@@ -95,6 +101,12 @@ extension AuthenticationResponseJSON {
     /// - Throws: ``WebAuthnError`` with category `malformed` naming the member that is
     ///   missing, mistyped or not base64url.
     public init(jsonData: Data) throws(WebAuthnError) {
+        // What browsers send is plain JSON, read in one pass; anything else goes through
+        // JSONDecoder, which decides.
+        if let plain = PlainResponseDecoding.authentication([UInt8](jsonData)[...]) {
+            self = plain
+            return
+        }
         self = try WebAuthnJSONCoding.decode(Self.self, from: jsonData, root: "AuthenticationResponseJSON")
     }
 

@@ -30,6 +30,29 @@ public struct CollectedClientData: Sendable {
     ///   a top level that is not an object, a duplicate member, or a missing or
     ///   mistyped `type`, `challenge`, `origin`, `crossOrigin` or `topOrigin`.
     public init(jsonBytes: ArraySlice<UInt8>) throws(WebAuthnError) {
+        // Client data as browsers write it (plain ASCII JSON, no escapes) is read in one
+        // pass; anything else goes through the strict reader below, which decides.
+        if let plain = PlainResponseDecoding.clientData(jsonBytes) {
+            self.init(type: plain.type, challenge: plain.challenge, origin: plain.origin,
+                      crossOrigin: plain.crossOrigin, topOrigin: plain.topOrigin, rawBytes: jsonBytes)
+            return
+        }
+        try self.init(strictJSONBytes: jsonBytes)
+    }
+
+    private init(type: String, challenge: String, origin: String, crossOrigin: Bool?, topOrigin: String?,
+                 rawBytes: ArraySlice<UInt8>) {
+        self.type = type
+        self.challenge = challenge
+        self.origin = origin
+        self.crossOrigin = crossOrigin
+        self.topOrigin = topOrigin
+        self.rawBytes = rawBytes
+    }
+
+    /// Parses with the strict reader alone (the general path, and the reference the
+    /// plain fast path is tested against).
+    init(strictJSONBytes jsonBytes: ArraySlice<UInt8>) throws(WebAuthnError) {
         var body = jsonBytes
         if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
         let value: JSONValue

@@ -55,7 +55,7 @@ public protocol ChallengeStore: Sendable {
 /// rather than growing without bound.
 public final class InMemoryChallengeStore: ChallengeStore {
     private struct State {
-        var outstanding: [[UInt8]: IssuedChallenge] = [:]
+        var outstanding: [ByteKey: IssuedChallenge] = [:]
     }
     private let state = Mutex(State())
     /// The most challenges held at once.
@@ -75,15 +75,17 @@ public final class InMemoryChallengeStore: ChallengeStore {
             guard state.outstanding.count < capacity else {
                 throw RegistryError(.capacityExceeded, "\(capacity) challenges are outstanding")
             }
-            guard state.outstanding[challenge.challenge] == nil else {
+            let key = ByteKey(challenge.challenge)
+            guard state.outstanding[key] == nil else {
                 throw RegistryError(.duplicateChallenge, "this challenge is already outstanding")
             }
-            state.outstanding[challenge.challenge] = challenge
+            state.outstanding[key] = challenge
         }
     }
 
     public func consume(_ challenge: [UInt8]) async throws -> IssuedChallenge? {
-        state.withLock { $0.outstanding.removeValue(forKey: challenge) }
+        let key = ByteKey(challenge)
+        return state.withLock { $0.outstanding.removeValue(forKey: key) }
     }
 
     /// How many challenges are outstanding (expired ones included until evicted).

@@ -24,7 +24,7 @@ public protocol CredentialStore: Sendable {
 
 /// A bounded in-memory ``CredentialStore``, safe under concurrent use.
 public final class InMemoryCredentialStore: CredentialStore {
-    private let records = Mutex([[UInt8]: CredentialRecord]())
+    private let records = Mutex([ByteKey: CredentialRecord]())
     /// The most records held.
     public let capacity: Int
 
@@ -35,23 +35,25 @@ public final class InMemoryCredentialStore: CredentialStore {
     public init(records initial: [CredentialRecord] = [], capacity: Int = 1_000_000) {
         self.capacity = max(1, capacity)
         records.withLock { dict in
-            for record in initial { dict[record.id] = record }
+            for record in initial { dict[ByteKey(record.id)] = record }
         }
     }
 
     public func create(_ record: CredentialRecord) async throws -> Bool {
-        try records.withLock { (dict: inout [[UInt8]: CredentialRecord]) throws(RegistryError) -> Bool in
-            guard dict[record.id] == nil else { return false }
+        let key = ByteKey(record.id)
+        return try records.withLock { (dict: inout [ByteKey: CredentialRecord]) throws(RegistryError) -> Bool in
+            guard dict[key] == nil else { return false }
             guard dict.count < capacity else {
                 throw RegistryError(.capacityExceeded, "\(capacity) credentials are stored")
             }
-            dict[record.id] = record
+            dict[key] = record
             return true
         }
     }
 
     public func credential(id: [UInt8]) async throws -> CredentialRecord? {
-        records.withLock { $0[id] }
+        let key = ByteKey(id)
+        return records.withLock { $0[key] }
     }
 
     public func credentials(userHandle: [UInt8]) async throws -> [CredentialRecord] {
@@ -59,8 +61,10 @@ public final class InMemoryCredentialStore: CredentialStore {
     }
 
     public func update(_ record: CredentialRecord) async throws {
+        let key = ByteKey(record.id)
         records.withLock { dict in
-            if dict[record.id] != nil { dict[record.id] = record }
+            // One lookup: replace only an existing record.
+            if let index = dict.index(forKey: key) { dict.values[index] = record }
         }
     }
 }

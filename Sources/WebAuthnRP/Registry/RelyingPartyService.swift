@@ -15,6 +15,7 @@ public struct RelyingPartyService: Sendable {
     /// Registered credentials.
     public let credentials: any CredentialStore
     private let keyCache = COSEKeyCache()
+    private let certificateCache = CertificateCache()
 
     /// Creates a service.
     /// - Parameters:
@@ -31,7 +32,9 @@ public struct RelyingPartyService: Sendable {
         self.credentials = credentials
     }
 
-    var registrationVerifier: RegistrationVerifier { RegistrationVerifier(relyingParty: relyingParty, policy: policy) }
+    var registrationVerifier: RegistrationVerifier {
+        RegistrationVerifier(relyingParty: relyingParty, policy: policy, certificateCache: certificateCache)
+    }
     var authenticationVerifier: AuthenticationVerifier {
         AuthenticationVerifier(relyingParty: relyingParty, policy: policy, keyCache: keyCache)
     }
@@ -59,9 +62,9 @@ public struct RelyingPartyService: Sendable {
     /// - Throws: ``WebAuthnError`` for a rejected response; ``RegistryError`` or the store's own error when storage fails.
     public func finishRegistration(_ response: RegistrationResponse, expectedChallenge: [UInt8]? = nil, now: Date,
                                    keepAttestation: Bool = false) async throws -> VerifiedRegistration {
-        let report = try await finishRegistrationReport(response, expectedChallenge: expectedChallenge, now: now,
-                                                        keepAttestation: keepAttestation)
-        return try report.result.get()
+        var trace = CeremonyTrace(recording: false)
+        return try await finishRegistration(response, expectedChallenge: expectedChallenge, now: now,
+                                            keepAttestation: keepAttestation, trace: &trace).get()
     }
 
     /// ``finishRegistration(_:expectedChallenge:now:keepAttestation:)`` with the step trace.
@@ -75,28 +78,36 @@ public struct RelyingPartyService: Sendable {
     public func finishRegistrationReport(_ response: RegistrationResponse, expectedChallenge: [UInt8]? = nil,
                                          now: Date, keepAttestation: Bool = false) async throws -> CeremonyReport<VerifiedRegistration> {
         var trace = CeremonyTrace()
+        let result = try await finishRegistration(response, expectedChallenge: expectedChallenge, now: now,
+                                                  keepAttestation: keepAttestation, trace: &trace)
+        return CeremonyReport(result: result, trace: trace)
+    }
+
+    /// The registration finish both public forms share; `trace` decides whether steps are kept.
+    private func finishRegistration(_ response: RegistrationResponse, expectedChallenge: [UInt8]?, now: Date,
+                                    keepAttestation: Bool, trace: inout CeremonyTrace)
+        async throws -> Result<VerifiedRegistration, WebAuthnError> {
         let issued: IssuedChallenge, clientData: CollectedClientData?
         switch try await consumeChallenge(clientDataJSON: response.clientDataJSON, expected: expectedChallenge, trace: &trace) {
         case .success(let value): (issued, clientData) = value
-        case .failure(let error): return CeremonyReport(result: .failure(error), trace: trace)
+        case .failure(let error): return .failure(error)
         }
         let verified: VerifiedRegistration
         do {
             verified = try registrationVerifier.verify(response, issued: issued, now: now, keepAttestation: keepAttestation,
                                                        parsedClientData: clientData, trace: &trace)
         } catch {
-            return CeremonyReport(result: .failure(error), trace: trace)
+            return .failure(error)
         }
         // Steps 27-28: "Verify that the credentialId is not yet registered for any user", then store the
         // record. create-if-absent makes the check and the store one atomic operation.
         guard try await credentials.create(verified.record) else {
-            let error = trace.fail("§7.1 step 27", "credentialId is not yet registered", .credentialExists,
-                                   "credential \(response.id) is already registered")
-            return CeremonyReport(result: .failure(error), trace: trace)
+            return .failure(trace.fail("§7.1 step 27", "credentialId is not yet registered", .credentialExists,
+                                       "credential \(response.id) is already registered"))
         }
         trace.note("§7.1 step 27", "credentialId is not yet registered")
         trace.note("§7.1 step 28", "credential record stored")
-        return CeremonyReport(result: .success(verified), trace: trace)
+        return .success(verified)
     }
 
     /// Finishes an authentication: consumes the challenge, looks up the credential,
@@ -109,7 +120,8 @@ public struct RelyingPartyService: Sendable {
     /// - Throws: ``WebAuthnError`` for a rejected response; the store's error when storage fails.
     public func finishAuthentication(_ response: AuthenticationResponse, expectedChallenge: [UInt8]? = nil,
                                      now: Date) async throws -> VerifiedAuthentication {
-        try await finishAuthenticationReport(response, expectedChallenge: expectedChallenge, now: now).result.get()
+        var trace = CeremonyTrace(recording: false)
+        return try await finishAuthentication(response, expectedChallenge: expectedChallenge, now: now, trace: &trace).get()
     }
 
     /// ``finishAuthentication(_:expectedChallenge:now:)`` with the step trace.
@@ -122,10 +134,17 @@ public struct RelyingPartyService: Sendable {
     public func finishAuthenticationReport(_ response: AuthenticationResponse, expectedChallenge: [UInt8]? = nil,
                                            now: Date) async throws -> CeremonyReport<VerifiedAuthentication> {
         var trace = CeremonyTrace()
+        let result = try await finishAuthentication(response, expectedChallenge: expectedChallenge, now: now, trace: &trace)
+        return CeremonyReport(result: result, trace: trace)
+    }
+
+    /// The authentication finish both public forms share; `trace` decides whether steps are kept.
+    private func finishAuthentication(_ response: AuthenticationResponse, expectedChallenge: [UInt8]?, now: Date,
+                                      trace: inout CeremonyTrace) async throws -> Result<VerifiedAuthentication, WebAuthnError> {
         let issued: IssuedChallenge, clientData: CollectedClientData?
         switch try await consumeChallenge(clientDataJSON: response.clientDataJSON, expected: expectedChallenge, trace: &trace) {
         case .success(let value): (issued, clientData) = value
-        case .failure(let error): return CeremonyReport(result: .failure(error), trace: trace)
+        case .failure(let error): return .failure(error)
         }
         let record = try await credentials.credential(id: response.rawId)
         let verified: VerifiedAuthentication
@@ -133,10 +152,44 @@ public struct RelyingPartyService: Sendable {
             verified = try authenticationVerifier.verify(response, issued: issued, record: record, now: now,
                                                          parsedClientData: clientData, trace: &trace)
         } catch {
-            return CeremonyReport(result: .failure(error), trace: trace)
+            return .failure(error)
         }
         try await credentials.update(verified.updatedRecord)
-        return CeremonyReport(result: .success(verified), trace: trace)
+        return .success(verified)
+    }
+
+    /// Finishes an authentication from the `AuthenticationResponseJSON` bytes the client
+    /// posted (`PublicKeyCredential.toJSON()`): parses them, then does everything
+    /// ``finishAuthentication(_:expectedChallenge:now:)`` does.
+    /// - Parameters:
+    ///   - jsonData: the request body.
+    ///   - expectedChallenge: the session's challenge, or nil to take it from the client data.
+    ///   - now: the current time.
+    /// - Returns: the verified authentication (its updated record is stored).
+    /// - Throws: ``WebAuthnError`` for a rejected response (`malformed` for JSON that does not
+    ///   parse); the store's error when storage fails.
+    public func finishAuthentication(jsonData: Data, expectedChallenge: [UInt8]? = nil,
+                                     now: Date) async throws -> VerifiedAuthentication {
+        let json = try AuthenticationResponseJSON(jsonData: jsonData)
+        return try await finishAuthentication(AuthenticationResponse(json: json), expectedChallenge: expectedChallenge,
+                                              now: now)
+    }
+
+    /// Finishes a registration from the `RegistrationResponseJSON` bytes the client posted:
+    /// parses them, then does everything ``finishRegistration(_:expectedChallenge:now:keepAttestation:)`` does.
+    /// - Parameters:
+    ///   - jsonData: the request body.
+    ///   - expectedChallenge: the session's challenge, or nil to take it from the client data.
+    ///   - now: the current time.
+    ///   - keepAttestation: keep the raw attestation object and client data in the record.
+    /// - Returns: the verified registration (its record is stored).
+    /// - Throws: ``WebAuthnError`` for a rejected response (`malformed` for JSON that does not
+    ///   parse); ``RegistryError`` or the store's own error when storage fails.
+    public func finishRegistration(jsonData: Data, expectedChallenge: [UInt8]? = nil, now: Date,
+                                   keepAttestation: Bool = false) async throws -> VerifiedRegistration {
+        let json = try RegistrationResponseJSON(jsonData: jsonData)
+        return try await finishRegistration(RegistrationResponse(json: json), expectedChallenge: expectedChallenge,
+                                            now: now, keepAttestation: keepAttestation)
     }
 
     /// Consumes the challenge this response answers, before any other check. Without a

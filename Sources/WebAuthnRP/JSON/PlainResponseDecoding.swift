@@ -1,0 +1,214 @@
+/// Fast decoders for the response documents and client data as browsers write them,
+/// in front of the general parsers. Each returns nil for anything it does not read
+/// exactly as the general parser would (see ``PlainJSONScanner``); the caller then
+/// runs the general parser, so accepting and rejecting stay exactly as they were.
+enum PlainResponseDecoding {
+    /// `AuthenticationResponseJSON` from plain JSON, or nil.
+    static func authentication(_ bytes: ArraySlice<UInt8>) -> AuthenticationResponseJSON? {
+        var scanner = PlainJSONScanner(bytes)
+        var id: String?, rawId: [UInt8]?, type: String?
+        var attachment: AuthenticatorAttachment??
+        var extensions: [String: JSONValue]?
+        var clientDataJSON: [UInt8]?, authenticatorData: [UInt8]?, signature: [UInt8]?
+        var userHandle: [UInt8]??
+        var sawResponse = false
+        let parsed = scanner.object { scanner, name in
+            if name.is("id") {
+                guard id == nil, let value = scanner.text() else { return .giveUp }
+                id = value
+            } else if name.is("rawId") {
+                guard rawId == nil, let value = scanner.base64URL() else { return .giveUp }
+                rawId = value
+            } else if name.is("type") {
+                guard type == nil, let value = scanner.text() else { return .giveUp }
+                type = value
+            } else if name.is("authenticatorAttachment") {
+                guard attachment == nil, let value = Self.optionalText(&scanner) else { return .giveUp }
+                attachment = .some(value.map { AuthenticatorAttachment(rawValue: $0) })
+            } else if name.is("clientExtensionResults") {
+                guard extensions == nil, let value = Self.emptyObject(&scanner) else { return .giveUp }
+                extensions = value
+            } else if name.is("response") {
+                guard !sawResponse else { return .giveUp }
+                sawResponse = true
+                let ok = scanner.object { scanner, name in
+                    if name.is("clientDataJSON") {
+                        guard clientDataJSON == nil, let value = scanner.base64URL() else { return .giveUp }
+                        clientDataJSON = value
+                    } else if name.is("authenticatorData") {
+                        guard authenticatorData == nil, let value = scanner.base64URL() else { return .giveUp }
+                        authenticatorData = value
+                    } else if name.is("signature") {
+                        guard signature == nil, let value = scanner.base64URL() else { return .giveUp }
+                        signature = value
+                    } else if name.is("userHandle") {
+                        guard userHandle == nil, let value = Self.optionalBase64URL(&scanner) else { return .giveUp }
+                        userHandle = .some(value)
+                    } else {
+                        return scanner.skipValue() ? .skipped : .giveUp
+                    }
+                    return .read
+                }
+                guard ok else { return .giveUp }
+            } else {
+                return scanner.skipValue() ? .skipped : .giveUp
+            }
+            return .read
+        }
+        scanner.skipWhitespace()
+        guard parsed, scanner.atEnd, let id, let rawId, let type, let extensions,
+              let clientDataJSON, let authenticatorData, let signature else { return nil }
+        return AuthenticationResponseJSON(
+            id: id, rawId: Base64URLBytes(rawId),
+            response: AuthenticatorAssertionResponseJSON(
+                clientDataJSON: Base64URLBytes(clientDataJSON), authenticatorData: Base64URLBytes(authenticatorData),
+                signature: Base64URLBytes(signature), userHandle: userHandle.flatMap { $0 }.map { Base64URLBytes($0) }),
+            authenticatorAttachment: attachment.flatMap { $0 }, clientExtensionResults: extensions,
+            type: PublicKeyCredentialType(rawValue: type))
+    }
+
+    /// `RegistrationResponseJSON` from plain JSON, or nil.
+    static func registration(_ bytes: ArraySlice<UInt8>) -> RegistrationResponseJSON? {
+        var scanner = PlainJSONScanner(bytes)
+        var id: String?, rawId: [UInt8]?, type: String?
+        var attachment: AuthenticatorAttachment??
+        var extensions: [String: JSONValue]?
+        var clientDataJSON: [UInt8]?, attestationObject: [UInt8]?
+        var authenticatorData: [UInt8]??, publicKey: [UInt8]??
+        var transports: [AuthenticatorTransport]??
+        var publicKeyAlgorithm: Int??
+        var sawResponse = false
+        let parsed = scanner.object { scanner, name in
+            if name.is("id") {
+                guard id == nil, let value = scanner.text() else { return .giveUp }
+                id = value
+            } else if name.is("rawId") {
+                guard rawId == nil, let value = scanner.base64URL() else { return .giveUp }
+                rawId = value
+            } else if name.is("type") {
+                guard type == nil, let value = scanner.text() else { return .giveUp }
+                type = value
+            } else if name.is("authenticatorAttachment") {
+                guard attachment == nil, let value = Self.optionalText(&scanner) else { return .giveUp }
+                attachment = .some(value.map { AuthenticatorAttachment(rawValue: $0) })
+            } else if name.is("clientExtensionResults") {
+                guard extensions == nil, let value = Self.emptyObject(&scanner) else { return .giveUp }
+                extensions = value
+            } else if name.is("response") {
+                guard !sawResponse else { return .giveUp }
+                sawResponse = true
+                let ok = scanner.object { scanner, name in
+                    if name.is("clientDataJSON") {
+                        guard clientDataJSON == nil, let value = scanner.base64URL() else { return .giveUp }
+                        clientDataJSON = value
+                    } else if name.is("attestationObject") {
+                        guard attestationObject == nil, let value = scanner.base64URL() else { return .giveUp }
+                        attestationObject = value
+                    } else if name.is("authenticatorData") {
+                        guard authenticatorData == nil, let value = Self.optionalBase64URL(&scanner) else { return .giveUp }
+                        authenticatorData = .some(value)
+                    } else if name.is("publicKey") {
+                        guard publicKey == nil, let value = Self.optionalBase64URL(&scanner) else { return .giveUp }
+                        publicKey = .some(value)
+                    } else if name.is("publicKeyAlgorithm") {
+                        guard publicKeyAlgorithm == nil else { return .giveUp }
+                        if scanner.null() {
+                            publicKeyAlgorithm = .some(nil)
+                        } else if let value = scanner.integer() {
+                            publicKeyAlgorithm = .some(value)
+                        } else {
+                            return .giveUp
+                        }
+                    } else if name.is("transports") {
+                        guard transports == nil else { return .giveUp }
+                        if scanner.null() {
+                            transports = .some(nil)
+                        } else {
+                            var list: [AuthenticatorTransport] = []
+                            let ok = scanner.array { scanner in
+                                guard let text = scanner.text() else { return false }
+                                list.append(AuthenticatorTransport(rawValue: text))
+                                return true
+                            }
+                            guard ok else { return .giveUp }
+                            transports = .some(list)
+                        }
+                    } else {
+                        return scanner.skipValue() ? .skipped : .giveUp
+                    }
+                    return .read
+                }
+                guard ok else { return .giveUp }
+            } else {
+                return scanner.skipValue() ? .skipped : .giveUp
+            }
+            return .read
+        }
+        scanner.skipWhitespace()
+        guard parsed, scanner.atEnd, let id, let rawId, let type, let extensions,
+              let clientDataJSON, let attestationObject else { return nil }
+        return RegistrationResponseJSON(
+            id: id, rawId: Base64URLBytes(rawId),
+            response: AuthenticatorAttestationResponseJSON(
+                clientDataJSON: Base64URLBytes(clientDataJSON),
+                authenticatorData: authenticatorData.flatMap { $0 }.map { Base64URLBytes($0) },
+                transports: transports.flatMap { $0 },
+                publicKey: publicKey.flatMap { $0 }.map { Base64URLBytes($0) },
+                publicKeyAlgorithm: publicKeyAlgorithm.flatMap { $0 },
+                attestationObject: Base64URLBytes(attestationObject)),
+            authenticatorAttachment: attachment.flatMap { $0 }, clientExtensionResults: extensions,
+            type: PublicKeyCredentialType(rawValue: type))
+    }
+
+    /// The members of `clientDataJSON` the ceremonies read, from plain JSON, or nil.
+    /// Other members are skipped; they must be plain too, and no name may repeat.
+    static func clientData(_ bytes: ArraySlice<UInt8>)
+        -> (type: String, challenge: String, origin: String, crossOrigin: Bool?, topOrigin: String?)? {
+        guard bytes.count <= CollectedClientData.maximumLength else { return nil }
+        var scanner = PlainJSONScanner(bytes)
+        var type: String?, challenge: String?, origin: String?, topOrigin: String?
+        var crossOrigin: Bool?
+        let parsed = scanner.object { scanner, name in
+            if name.is("type") {
+                guard type == nil, let value = scanner.text() else { return .giveUp }
+                type = value
+            } else if name.is("challenge") {
+                guard challenge == nil, let value = scanner.text() else { return .giveUp }
+                challenge = value
+            } else if name.is("origin") {
+                guard origin == nil, let value = scanner.text() else { return .giveUp }
+                origin = value
+            } else if name.is("crossOrigin") {
+                guard crossOrigin == nil, let value = scanner.bool() else { return .giveUp }
+                crossOrigin = value
+            } else if name.is("topOrigin") {
+                guard topOrigin == nil, let value = scanner.text() else { return .giveUp }
+                topOrigin = value
+            } else {
+                return scanner.skipValue() ? .skipped : .giveUp
+            }
+            return .read
+        }
+        scanner.skipWhitespace()
+        guard parsed, scanner.atEnd, let type, let challenge, let origin else { return nil }
+        return (type, challenge, origin, crossOrigin, topOrigin)
+    }
+
+    /// A plain string or `null` (`.some(nil)`); nil for anything else.
+    private static func optionalText(_ scanner: inout PlainJSONScanner) -> String?? {
+        if scanner.null() { return .some(nil) }
+        return scanner.text().map { .some($0) }
+    }
+
+    /// Strict base64url in a plain string, or `null` (`.some(nil)`); nil for anything else.
+    private static func optionalBase64URL(_ scanner: inout PlainJSONScanner) -> [UInt8]?? {
+        if scanner.null() { return .some(nil) }
+        return scanner.base64URL().map { .some($0) }
+    }
+
+    /// `{}` (what browsers send when no extension ran); nil for anything else.
+    private static func emptyObject(_ scanner: inout PlainJSONScanner) -> [String: JSONValue]? {
+        guard scanner.consume(UInt8(ascii: "{")), scanner.consume(UInt8(ascii: "}")) else { return nil }
+        return [:]
+    }
+}

@@ -1,0 +1,211 @@
+import Foundation
+import Testing
+import WebAuthnCoding
+@testable import WebAuthnRP
+
+/// The plain-JSON fast path in front of the general parsers: what it reads, what it
+/// leaves to the general parser, and that the two always reach the same verdict.
+@Suite("Plain-JSON fast path")
+struct PlainJSONFastPathTests {
+    static let plainClientData = #"{"type":"webauthn.get","challenge":"AAECAwQFBgcICQoLDA0ODw","origin":"https://example.org","crossOrigin":false}"#
+
+    /// Client data texts around the plain form: accepted ones, ones the fast path leaves
+    /// to the strict reader, and every kind of rejection.
+    static let clientDataCases: [String] = [
+        plainClientData,
+        #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example"}"#,
+        #" { "type" : "webauthn.get" , "challenge" : "AA" , "origin" : "https://a.example" } "#,
+        #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","crossOrigin":true,"topOrigin":"https://t.example"}"#,
+        // Unknown members of every plain kind, and Chrome's hint member.
+        #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","other_keys_can_be_added_here":"do not compare clientDataJSON against a template. See https://goo.gl/yabPex"}"#,
+        #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","n":-12,"b":true,"z":null,"o":{"x":[1,"y",{}]},"e":[]}"#,
+        // Outside the plain subset, still valid: escapes, non-ASCII, numbers with fractions, a BOM.
+        #"{"type":"webauthn.get","challenge":"AA","origin":"https:\/\/a.example"}"#,
+        #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":"\u00e9"}"#,
+        #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":"é"}"#,
+        #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":1.5e3}"#,
+        #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":-0}"#,
+        "\u{FEFF}" + #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example"}"#,
+        // Duplicates: known members, unknown members, and one written with an escape.
+        #"{"type":"webauthn.get","type":"webauthn.get","challenge":"AA","origin":"https://a.example"}"#,
+        #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":1,"x":1}"#,
+        #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":{"y":1,"y":2}}"#,
+        #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","t\u0079pe":"webauthn.get"}"#,
+        #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","crossOrigin":false,"crossOrigin":true}"#,
+        // Wrong types and missing members.
+        #"{"type":1,"challenge":"AA","origin":"https://a.example"}"#,
+        #"{"type":"webauthn.get","challenge":null,"origin":"https://a.example"}"#,
+        #"{"type":"webauthn.get","challenge":"AA","origin":["https://a.example"]}"#,
+        #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","crossOrigin":"false"}"#,
+        #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","topOrigin":true}"#,
+        #"{"type":"webauthn.get","origin":"https://a.example"}"#,
+        #"["webauthn.get"]"#,
+        // Not JSON: trailing bytes, bad literals, bad numbers, control characters, truncation.
+        #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example"} x"#,
+        #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","b":tru}"#,
+        #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","n":01}"#,
+        "{\"type\":\"webauthn.get\",\"challenge\":\"AA\",\"origin\":\"https://a.\texample\"}",
+        #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example""#,
+        #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example",}"#,
+        #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":"\q"}"#,
+        #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":"\ud800"}"#,
+        "",
+    ]
+
+    @Test("plain client data is read by the fast path with the strict reader's values")
+    func plainClientDataIsFast() throws {
+        let bytes = Array(Self.plainClientData.utf8)
+        let fast = try #require(PlainResponseDecoding.clientData(bytes[...]))
+        #expect(fast.type == "webauthn.get")
+        #expect(fast.challenge == "AAECAwQFBgcICQoLDA0ODw")
+        #expect(fast.origin == "https://example.org")
+        #expect(fast.crossOrigin == false)
+        #expect(fast.topOrigin == nil)
+    }
+
+    @Test("escapes, non-ASCII, fractions, a BOM and any duplicate are left to the strict reader",
+          arguments: [
+              #"{"type":"webauthn.get","challenge":"AA","origin":"https:\/\/a.example"}"#,
+              #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":"é"}"#,
+              #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":1.5}"#,
+              "\u{FEFF}" + #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example"}"#,
+              #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":1,"x":2}"#,
+              #"{"type":"webauthn.get","type":"webauthn.get","challenge":"AA","origin":"https://a.example"}"#,
+              #"{"type":1,"challenge":"AA","origin":"https://a.example"}"#,
+          ])
+    func unusualClientDataIsNotFast(_ text: String) {
+        #expect(PlainResponseDecoding.clientData(Array(text.utf8)[...]) == nil)
+    }
+
+    @Test("client data: the fast path and the strict reader agree on every case", arguments: clientDataCases)
+    func clientDataAgrees(_ text: String) {
+        let bytes = Array(text.utf8)
+        let combined = Result { () throws(WebAuthnError) in try CollectedClientData(jsonBytes: bytes[...]) }
+        let strict = Result { () throws(WebAuthnError) in try CollectedClientData(strictJSONBytes: bytes[...]) }
+        switch (combined, strict) {
+        case (.success(let a), .success(let b)):
+            #expect(a.type == b.type && a.challenge == b.challenge && a.origin == b.origin)
+            #expect(a.crossOrigin == b.crossOrigin && a.topOrigin == b.topOrigin)
+            #expect(Array(a.rawBytes) == Array(b.rawBytes))
+        case (.failure(let a), .failure(let b)):
+            #expect(a.category == .malformed && a == b, "\(a) vs \(b)")
+        default:
+            Issue.record("verdicts differ for \(text): \(combined) vs \(strict)")
+        }
+    }
+
+    @Test("bad UTF-8 in client data is malformed, through either path")
+    func badUTF8() {
+        var bytes = Array(#"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":"??"}"#.utf8)
+        if let index = bytes.firstIndex(of: UInt8(ascii: "?")) { bytes[index] = 0xC3; bytes[index + 1] = 0x28 }
+        #expect(PlainResponseDecoding.clientData(bytes[...]) == nil)
+        #expect { try CollectedClientData(jsonBytes: bytes) } throws: { error in
+            (error as? WebAuthnError)?.category == .malformed && "\(error)".contains("UTF-8")
+        }
+    }
+
+    @Test("client data rejections keep their category and reason",
+          arguments: [
+              (#"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":1,"x":1}"#, "duplicate member"),
+              (#"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","t\u0079pe":"x"}"#, "duplicate member"),
+              (#"{"type":1,"challenge":"AA","origin":"https://a.example"}"#, "type is a number"),
+              (#"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","crossOrigin":"no"}"#, "crossOrigin is a string"),
+              (#"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","topOrigin":1}"#, "topOrigin is a number"),
+              (#"{"type":"webauthn.get","origin":"https://a.example"}"#, "challenge is missing"),
+              (#"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":"\q"}"#, "invalid escape"),
+          ])
+    func clientDataRejections(_ text: String, _ reason: String) {
+        #expect { try CollectedClientData(jsonBytes: Array(text.utf8)) } throws: { error in
+            (error as? WebAuthnError)?.category == .malformed && "\(error)".contains(reason)
+        }
+    }
+
+    // MARK: Response documents
+
+    static let plainAuthentication = #"{"id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU","userHandle":"dXNlcg"},"authenticatorAttachment":"platform","clientExtensionResults":{},"type":"public-key"}"#
+
+    static let authenticationCases: [String] = [
+        plainAuthentication,
+        #"{"id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU","userHandle":null},"clientExtensionResults":{},"type":"public-key"}"#,
+        #"{"id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU"},"authenticatorAttachment":null,"clientExtensionResults":{},"type":"public-key","extra":[1,{"a":null}]}"#,
+        #"{"type":"public-key","clientExtensionResults":{},"response":{"signature":"MEU","authenticatorData":"AAEC","clientDataJSON":"e30","unknown":"x"},"rawId":"AAECAw","id":"AAECAw"}"#,
+        // Outside the plain subset, still accepted by JSONDecoder: extension outputs, escapes.
+        #"{"id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU"},"clientExtensionResults":{"credProps":{"rk":true}},"type":"public-key"}"#,
+        #"{"id":"AA\u0045CAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU"},"clientExtensionResults":{},"type":"public-key"}"#,
+        #"{"id":"AAECAw","rawId":"AAEC\u0041w","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU"},"clientExtensionResults":{},"type":"public-key"}"#,
+        // Rejected: missing, mistyped, bad base64url, trailing bytes, not an object.
+        #"{"id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU"},"type":"public-key"}"#,
+        #"{"id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC"},"clientExtensionResults":{},"type":"public-key"}"#,
+        #"{"id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU"},"clientExtensionResults":{},"type":7}"#,
+        #"{"id":"AAECAw","rawId":"AAECA=","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU"},"clientExtensionResults":{},"type":"public-key"}"#,
+        #"{"id":"AAECAw","rawId":"AAECAx","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU"},"clientExtensionResults":{},"type":"public-key"}"#,
+        #"{"id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU","userHandle":5},"clientExtensionResults":{},"type":"public-key"}"#,
+        #"{"id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU"},"clientExtensionResults":{},"type":"public-key"}]"#,
+        #"[]"#,
+        // Duplicate members: whatever JSONDecoder makes of them, the fast path leaves them to it.
+        #"{"id":"AAECAw","id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU"},"clientExtensionResults":{},"type":"public-key"}"#,
+        #"{"id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU","signature":"MEU"},"clientExtensionResults":{},"type":"public-key"}"#,
+    ]
+
+    @Test("a plain authentication response is read by the fast path")
+    func plainAuthenticationIsFast() throws {
+        let fast = try #require(PlainResponseDecoding.authentication(Array(Self.plainAuthentication.utf8)[...]))
+        #expect(fast.id == "AAECAw" && fast.rawId.bytes == [0, 1, 2, 3])
+        #expect(fast.response.clientDataJSON.bytes == Array("{}".utf8))
+        #expect(fast.response.userHandle?.bytes == Array("user".utf8))
+        #expect(fast.authenticatorAttachment == .platform)
+        #expect(fast.type == .publicKey)
+    }
+
+    @Test("authentication responses: the fast path and JSONDecoder agree on every case", arguments: authenticationCases)
+    func authenticationAgrees(_ text: String) {
+        let data = Data(text.utf8)
+        let combined = Result { () throws(WebAuthnError) in try AuthenticationResponseJSON(jsonData: data) }
+        let general = Result { () throws(WebAuthnError) in
+            try WebAuthnJSONCoding.decode(AuthenticationResponseJSON.self, from: data, root: "AuthenticationResponseJSON")
+        }
+        switch (combined, general) {
+        case (.success(let a), .success(let b)): #expect(a == b)
+        case (.failure(let a), .failure(let b)): #expect(a.category == .malformed && a == b, "\(a) vs \(b)")
+        default: Issue.record("verdicts differ for \(text): \(combined) vs \(general)")
+        }
+        // Whatever the fast path reads, JSONDecoder reads the same way.
+        if let fast = PlainResponseDecoding.authentication(Array(text.utf8)[...]) {
+            #expect(Result.success(fast) == general.mapError { $0 as WebAuthnError })
+        }
+    }
+
+    static let registrationCases: [String] = [
+        #"{"id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","attestationObject":"oA","transports":["usb","internal"],"publicKeyAlgorithm":-7,"publicKey":"AAEC","authenticatorData":"AAEC"},"authenticatorAttachment":"cross-platform","clientExtensionResults":{},"type":"public-key"}"#,
+        #"{"id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","attestationObject":"oA","transports":null,"publicKeyAlgorithm":null,"publicKey":null},"clientExtensionResults":{},"type":"public-key"}"#,
+        #"{"id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","attestationObject":"oA","publicKeyAlgorithm":-7.0},"clientExtensionResults":{},"type":"public-key"}"#,
+        #"{"id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","attestationObject":"oA","publicKeyAlgorithm":"-7"},"clientExtensionResults":{},"type":"public-key"}"#,
+        #"{"id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","attestationObject":"oA","transports":["usb",1]},"clientExtensionResults":{},"type":"public-key"}"#,
+        #"{"id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30"},"clientExtensionResults":{},"type":"public-key"}"#,
+        #"{"id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","attestationObject":"oA"},"clientExtensionResults":{"credProps":{"rk":true}},"type":"public-key"}"#,
+    ]
+
+    @Test("registration responses: the fast path and JSONDecoder agree on every case", arguments: registrationCases)
+    func registrationAgrees(_ text: String) {
+        let data = Data(text.utf8)
+        let combined = Result { () throws(WebAuthnError) in try RegistrationResponseJSON(jsonData: data) }
+        let general = Result { () throws(WebAuthnError) in
+            try WebAuthnJSONCoding.decode(RegistrationResponseJSON.self, from: data, root: "RegistrationResponseJSON")
+        }
+        switch (combined, general) {
+        case (.success(let a), .success(let b)): #expect(a == b)
+        case (.failure(let a), .failure(let b)): #expect(a.category == .malformed && a == b, "\(a) vs \(b)")
+        default: Issue.record("verdicts differ for \(text): \(combined) vs \(general)")
+        }
+        if let fast = PlainResponseDecoding.registration(Array(text.utf8)[...]) {
+            #expect(Result.success(fast) == general.mapError { $0 as WebAuthnError })
+        }
+    }
+
+    @Test("a response with a duplicate member, non-ASCII or an escape is not read by the fast path",
+          arguments: [authenticationCases[5], authenticationCases[6], authenticationCases[15], authenticationCases[16],
+                      #"{"id":"é","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU"},"clientExtensionResults":{},"type":"public-key"}"#])
+    func unusualResponsesAreNotFast(_ text: String) {
+        #expect(PlainResponseDecoding.authentication(Array(text.utf8)[...]) == nil)
+    }
+}
