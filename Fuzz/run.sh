@@ -48,7 +48,10 @@ known() { local h; for h in "${HARNESSES[@]}"; do [ "$h" = "$1" ] && return 0; d
 
 build() {
   echo "==> building ${#HARNESSES[@]} harnesses (release, -sanitize=fuzzer,address)" >&2
-  swift build -c release -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library >&2
+  # No build-manifest caching: the cache notices changes to this package only, so a source file
+  # added to the root package would be left out of the build ("cannot find ... in scope").
+  swift build -c release --disable-build-manifest-caching \
+    -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library >&2
 }
 
 supported() {
