@@ -70,3 +70,30 @@ struct CodingFastPathTests {
         #expect(try CBOR.decode([0xa2, 0x61, 0x61, 0x00, 0x78, 0x01, 0x62, 0x01][...]).mapEntries?.count == 2)
     }
 }
+
+/// The common WebAuthn texts are returned as literals; every other text, including near
+/// misses, embedded zero bytes and invalid UTF-8, takes the general path with the same result.
+struct CommonTextTests {
+    static func textItem(_ bytes: [UInt8]) -> [UInt8] { [0x60 | UInt8(bytes.count)] + bytes }
+
+    @Test("each common text and its near misses decode to exactly their own bytes",
+          arguments: ["fmt", "attStmt", "authData", "none", "packed", "alg", "sig", "x5c", "tpm", "ver", "certInfo",
+                      "pubArea", "apple", "fido-u2f"])
+    func roundTrip(_ word: String) throws {
+        var variants: [[UInt8]] = [Array(word.utf8)]
+        var changed = Array(word.utf8)
+        changed[changed.count - 1] ^= 0x01
+        variants.append(changed)
+        variants.append(Array(word.utf8.dropLast()))
+        variants.append([0x00] + Array(word.utf8.dropFirst()))
+        for bytes in variants {
+            let item = try CBOR.decode(Self.textItem(bytes))
+            #expect(item.text.map { Array($0.utf8) } == bytes)
+        }
+    }
+
+    @Test("invalid UTF-8 of a common text's length is still refused")
+    func invalid() {
+        #expect(throws: CBORError.self) { try CBOR.decode(Self.textItem([0x66, 0xFF, 0x74])) }
+    }
+}
