@@ -200,20 +200,8 @@ enum LibCryptoDeterministic {
     /// `EVP_PKEY_fromdata` with the key-pair selection.
     private static func keyPair(algorithm: String,
                                 _ fill: (ParameterBuilder) throws(CryptoError) -> Void) throws(CryptoError) -> EVPKey {
-        ERR_clear_error()
-        let builder = try ParameterBuilder()
-        try fill(builder)
-        let params = try builder.build()
-        defer { OSSL_PARAM_free(params) }
-        guard let ctx = EVP_PKEY_CTX_new_from_name(nil, algorithm, nil) else {
-            throw libcryptoFailure("libcrypto does not provide \(algorithm) keys", code: .unsupportedByLibCrypto)
-        }
-        defer { EVP_PKEY_CTX_free(ctx) }
-        var key: OpaquePointer?
-        guard EVP_PKEY_fromdata_init(ctx) == 1,
-              EVP_PKEY_fromdata(ctx, &key, cwebauthn_selection_keypair(), params) == 1, let key
-        else { throw libcryptoFailure("EVP_PKEY_fromdata(\(algorithm) key pair)") }
-        return EVPKey(takingOwnershipOf: key)
+        try LibCryptoKeyBuilder.fromData(algorithm: algorithm, selection: cwebauthn_selection_keypair(),
+                                         failure: "EVP_PKEY_fromdata(\(algorithm) key pair)", fill)
     }
 }
 

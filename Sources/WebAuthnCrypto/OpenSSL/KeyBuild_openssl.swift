@@ -84,6 +84,18 @@ enum LibCryptoKeyBuilder {
         algorithm: String, what: String, quickCheck: Bool = false,
         _ fill: (ParameterBuilder) throws(CryptoError) -> Void
     ) throws(CryptoError) -> EVPKey {
+        let evpKey = try fromData(algorithm: algorithm, selection: cwebauthn_selection_public_key(),
+                                  failure: "\(what) is not a valid public key", fill)
+        try publicCheck(evpKey, what: what, quick: quickCheck)
+        return evpKey
+    }
+
+    /// `EVP_PKEY_fromdata` of the parameters `fill` pushes, with the given selection
+    /// (public key, or key pair for the test authenticator's seeded keys); no check.
+    static func fromData(
+        algorithm: String, selection: Int32, failure: String,
+        _ fill: (ParameterBuilder) throws(CryptoError) -> Void
+    ) throws(CryptoError) -> EVPKey {
         ERR_clear_error()
         let builder = try ParameterBuilder()
         try fill(builder)
@@ -95,12 +107,10 @@ enum LibCryptoKeyBuilder {
         defer { EVP_PKEY_CTX_free(ctx) }
         guard EVP_PKEY_fromdata_init(ctx) == 1 else { throw libcryptoFailure("EVP_PKEY_fromdata_init(\(algorithm))") }
         var key: OpaquePointer?
-        guard EVP_PKEY_fromdata(ctx, &key, cwebauthn_selection_public_key(), params) == 1, let key else {
-            throw libcryptoFailure("\(what) is not a valid public key", code: .malformedKey)
+        guard EVP_PKEY_fromdata(ctx, &key, selection, params) == 1, let key else {
+            throw libcryptoFailure(failure, code: .malformedKey)
         }
-        let evpKey = EVPKey(takingOwnershipOf: key)
-        try publicCheck(evpKey, what: what, quick: quickCheck)
-        return evpKey
+        return EVPKey(takingOwnershipOf: key)
     }
 
     /// `EVP_PKEY_public_check`: for EC, the point is on the curve and not infinity (and,
