@@ -5,150 +5,86 @@
 enum PlainResponseDecoding {
     /// `AuthenticationResponseJSON` from plain JSON, or nil.
     static func authentication(_ bytes: ArraySlice<UInt8>) -> AuthenticationResponseJSON? {
-        var scanner = PlainJSONScanner(bytes)
-        var id: String?, rawId: [UInt8]?, type: String?
-        var attachment: AuthenticatorAttachment??
-        var extensions: [String: JSONValue]?
         var clientDataJSON: [UInt8]?, authenticatorData: [UInt8]?, signature: [UInt8]?
         var userHandle: [UInt8]??
-        var sawResponse = false
-        let parsed = scanner.object { scanner, name in
-            if name.is("id") {
-                guard id == nil, let value = scanner.text() else { return .giveUp }
-                id = value
-            } else if name.is("rawId") {
-                guard rawId == nil, let value = scanner.base64URL() else { return .giveUp }
-                rawId = value
-            } else if name.is("type") {
-                guard type == nil, let value = scanner.text() else { return .giveUp }
-                type = value
-            } else if name.is("authenticatorAttachment") {
-                guard attachment == nil, let value = Self.optionalText(&scanner) else { return .giveUp }
-                attachment = .some(value.map { AuthenticatorAttachment(rawValue: $0) })
-            } else if name.is("clientExtensionResults") {
-                guard extensions == nil, let value = Self.emptyObject(&scanner) else { return .giveUp }
-                extensions = value
-            } else if name.is("response") {
-                guard !sawResponse else { return .giveUp }
-                sawResponse = true
-                let ok = scanner.object { scanner, name in
-                    if name.is("clientDataJSON") {
-                        guard clientDataJSON == nil, let value = scanner.base64URL() else { return .giveUp }
-                        clientDataJSON = value
-                    } else if name.is("authenticatorData") {
-                        guard authenticatorData == nil, let value = scanner.base64URL() else { return .giveUp }
-                        authenticatorData = value
-                    } else if name.is("signature") {
-                        guard signature == nil, let value = scanner.base64URL() else { return .giveUp }
-                        signature = value
-                    } else if name.is("userHandle") {
-                        guard userHandle == nil, let value = Self.optionalBase64URL(&scanner) else { return .giveUp }
-                        userHandle = .some(value)
-                    } else {
-                        return scanner.skipValue() ? .skipped : .giveUp
-                    }
-                    return .read
-                }
-                guard ok else { return .giveUp }
+        let envelope = Self.envelope(bytes) { scanner, name in
+            if name.is("clientDataJSON") {
+                guard clientDataJSON == nil, let value = scanner.base64URL() else { return .giveUp }
+                clientDataJSON = value
+            } else if name.is("authenticatorData") {
+                guard authenticatorData == nil, let value = scanner.base64URL() else { return .giveUp }
+                authenticatorData = value
+            } else if name.is("signature") {
+                guard signature == nil, let value = scanner.base64URL() else { return .giveUp }
+                signature = value
+            } else if name.is("userHandle") {
+                guard userHandle == nil, let value = Self.optionalBase64URL(&scanner) else { return .giveUp }
+                userHandle = .some(value)
             } else {
                 return scanner.skipValue() ? .skipped : .giveUp
             }
             return .read
         }
-        scanner.skipWhitespace()
-        guard parsed, scanner.atEnd, let id, let rawId, let type, let extensions,
-              let clientDataJSON, let authenticatorData, let signature else { return nil }
+        guard let envelope, let clientDataJSON, let authenticatorData, let signature else { return nil }
         return AuthenticationResponseJSON(
-            id: id, rawId: Base64URLBytes(rawId),
+            id: envelope.id, rawId: Base64URLBytes(envelope.rawId),
             response: AuthenticatorAssertionResponseJSON(
                 clientDataJSON: Base64URLBytes(clientDataJSON), authenticatorData: Base64URLBytes(authenticatorData),
                 signature: Base64URLBytes(signature), userHandle: userHandle.flatMap { $0 }.map { Base64URLBytes($0) }),
-            authenticatorAttachment: attachment.flatMap { $0 }, clientExtensionResults: extensions,
-            type: PublicKeyCredentialType(rawValue: type))
+            authenticatorAttachment: envelope.attachment, clientExtensionResults: envelope.extensions,
+            type: PublicKeyCredentialType(rawValue: envelope.type))
     }
 
     /// `RegistrationResponseJSON` from plain JSON, or nil.
     static func registration(_ bytes: ArraySlice<UInt8>) -> RegistrationResponseJSON? {
-        var scanner = PlainJSONScanner(bytes)
-        var id: String?, rawId: [UInt8]?, type: String?
-        var attachment: AuthenticatorAttachment??
-        var extensions: [String: JSONValue]?
         var clientDataJSON: [UInt8]?, attestationObject: [UInt8]?
         var authenticatorData: [UInt8]??, publicKey: [UInt8]??
         var transports: [AuthenticatorTransport]??
         var publicKeyAlgorithm: Int??
-        var sawResponse = false
-        let parsed = scanner.object { scanner, name in
-            if name.is("id") {
-                guard id == nil, let value = scanner.text() else { return .giveUp }
-                id = value
-            } else if name.is("rawId") {
-                guard rawId == nil, let value = scanner.base64URL() else { return .giveUp }
-                rawId = value
-            } else if name.is("type") {
-                guard type == nil, let value = scanner.text() else { return .giveUp }
-                type = value
-            } else if name.is("authenticatorAttachment") {
-                guard attachment == nil, let value = Self.optionalText(&scanner) else { return .giveUp }
-                attachment = .some(value.map { AuthenticatorAttachment(rawValue: $0) })
-            } else if name.is("clientExtensionResults") {
-                guard extensions == nil, let value = Self.emptyObject(&scanner) else { return .giveUp }
-                extensions = value
-            } else if name.is("response") {
-                guard !sawResponse else { return .giveUp }
-                sawResponse = true
-                let ok = scanner.object { scanner, name in
-                    if name.is("clientDataJSON") {
-                        guard clientDataJSON == nil, let value = scanner.base64URL() else { return .giveUp }
-                        clientDataJSON = value
-                    } else if name.is("attestationObject") {
-                        guard attestationObject == nil, let value = scanner.base64URL() else { return .giveUp }
-                        attestationObject = value
-                    } else if name.is("authenticatorData") {
-                        guard authenticatorData == nil, let value = Self.optionalBase64URL(&scanner) else { return .giveUp }
-                        authenticatorData = .some(value)
-                    } else if name.is("publicKey") {
-                        guard publicKey == nil, let value = Self.optionalBase64URL(&scanner) else { return .giveUp }
-                        publicKey = .some(value)
-                    } else if name.is("publicKeyAlgorithm") {
-                        guard publicKeyAlgorithm == nil else { return .giveUp }
-                        if scanner.null() {
-                            publicKeyAlgorithm = .some(nil)
-                        } else if let value = scanner.integer() {
-                            publicKeyAlgorithm = .some(value)
-                        } else {
-                            return .giveUp
-                        }
-                    } else if name.is("transports") {
-                        guard transports == nil else { return .giveUp }
-                        if scanner.null() {
-                            transports = .some(nil)
-                        } else {
-                            var list: [AuthenticatorTransport] = []
-                            let ok = scanner.array { scanner in
-                                guard let text = scanner.text() else { return false }
-                                list.append(AuthenticatorTransport(rawValue: text))
-                                return true
-                            }
-                            guard ok else { return .giveUp }
-                            transports = .some(list)
-                        }
-                    } else {
-                        return scanner.skipValue() ? .skipped : .giveUp
-                    }
-                    return .read
+        let envelope = Self.envelope(bytes) { scanner, name in
+            if name.is("clientDataJSON") {
+                guard clientDataJSON == nil, let value = scanner.base64URL() else { return .giveUp }
+                clientDataJSON = value
+            } else if name.is("attestationObject") {
+                guard attestationObject == nil, let value = scanner.base64URL() else { return .giveUp }
+                attestationObject = value
+            } else if name.is("authenticatorData") {
+                guard authenticatorData == nil, let value = Self.optionalBase64URL(&scanner) else { return .giveUp }
+                authenticatorData = .some(value)
+            } else if name.is("publicKey") {
+                guard publicKey == nil, let value = Self.optionalBase64URL(&scanner) else { return .giveUp }
+                publicKey = .some(value)
+            } else if name.is("publicKeyAlgorithm") {
+                guard publicKeyAlgorithm == nil else { return .giveUp }
+                if scanner.null() {
+                    publicKeyAlgorithm = .some(nil)
+                } else if let value = scanner.integer() {
+                    publicKeyAlgorithm = .some(value)
+                } else {
+                    return .giveUp
                 }
-                guard ok else { return .giveUp }
+            } else if name.is("transports") {
+                guard transports == nil else { return .giveUp }
+                if scanner.null() {
+                    transports = .some(nil)
+                } else {
+                    var list: [AuthenticatorTransport] = []
+                    let ok = scanner.array { scanner in
+                        guard let text = scanner.text() else { return false }
+                        list.append(AuthenticatorTransport(rawValue: text))
+                        return true
+                    }
+                    guard ok else { return .giveUp }
+                    transports = .some(list)
+                }
             } else {
                 return scanner.skipValue() ? .skipped : .giveUp
             }
             return .read
         }
-        scanner.skipWhitespace()
-        guard parsed, scanner.atEnd, let id, let rawId, let type, let extensions,
-              let clientDataJSON, let attestationObject else { return nil }
+        guard let envelope, let clientDataJSON, let attestationObject else { return nil }
         return RegistrationResponseJSON(
-            id: id, rawId: Base64URLBytes(rawId),
+            id: envelope.id, rawId: Base64URLBytes(envelope.rawId),
             response: AuthenticatorAttestationResponseJSON(
                 clientDataJSON: Base64URLBytes(clientDataJSON),
                 authenticatorData: authenticatorData.flatMap { $0 }.map { Base64URLBytes($0) },
@@ -156,8 +92,59 @@ enum PlainResponseDecoding {
                 publicKey: publicKey.flatMap { $0 }.map { Base64URLBytes($0) },
                 publicKeyAlgorithm: publicKeyAlgorithm.flatMap { $0 },
                 attestationObject: Base64URLBytes(attestationObject)),
-            authenticatorAttachment: attachment.flatMap { $0 }, clientExtensionResults: extensions,
-            type: PublicKeyCredentialType(rawValue: type))
+            authenticatorAttachment: envelope.attachment, clientExtensionResults: envelope.extensions,
+            type: PublicKeyCredentialType(rawValue: envelope.type))
+    }
+
+    /// The members both credential documents share; `response`'s members go to the caller.
+    private struct Envelope {
+        var id: String
+        var rawId: [UInt8]
+        var type: String
+        var attachment: AuthenticatorAttachment?
+        var extensions: [String: JSONValue]
+    }
+
+    /// Reads `id`, `rawId`, `type`, `authenticatorAttachment` and `clientExtensionResults`,
+    /// hands each member of `response` to `response`, and skips unknown plain members.
+    /// Nil when anything is not plain, repeats, or is missing.
+    private static func envelope(
+        _ bytes: ArraySlice<UInt8>,
+        response: (inout PlainJSONScanner, ArraySlice<UInt8>) -> PlainJSONScanner.Member
+    ) -> Envelope? {
+        var scanner = PlainJSONScanner(bytes)
+        var id: String?, rawId: [UInt8]?, type: String?
+        var attachment: AuthenticatorAttachment??
+        var extensions: [String: JSONValue]?
+        var sawResponse = false
+        let parsed = scanner.object { scanner, name in
+            if name.is("id") {
+                guard id == nil, let value = scanner.text() else { return .giveUp }
+                id = value
+            } else if name.is("rawId") {
+                guard rawId == nil, let value = scanner.base64URL() else { return .giveUp }
+                rawId = value
+            } else if name.is("type") {
+                guard type == nil, let value = scanner.text() else { return .giveUp }
+                type = value
+            } else if name.is("authenticatorAttachment") {
+                guard attachment == nil, let value = Self.optionalText(&scanner) else { return .giveUp }
+                attachment = .some(value.map { AuthenticatorAttachment(rawValue: $0) })
+            } else if name.is("clientExtensionResults") {
+                guard extensions == nil, let value = Self.emptyObject(&scanner) else { return .giveUp }
+                extensions = value
+            } else if name.is("response") {
+                guard !sawResponse else { return .giveUp }
+                sawResponse = true
+                guard scanner.object(response) else { return .giveUp }
+            } else {
+                return scanner.skipValue() ? .skipped : .giveUp
+            }
+            return .read
+        }
+        scanner.skipWhitespace()
+        guard parsed, scanner.atEnd, let id, let rawId, let type, let extensions else { return nil }
+        return Envelope(id: id, rawId: rawId, type: type, attachment: attachment.flatMap { $0 }, extensions: extensions)
     }
 
     /// The members of `clientDataJSON` the ceremonies read, from plain JSON, or nil.
