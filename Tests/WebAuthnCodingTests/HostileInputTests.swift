@@ -213,6 +213,11 @@ struct HostileInputTests {
         "a2 8101 00 811801 00",  // the same array, element non-shortest
         "a2 c101 00 d80101 00",  // the same tagged value, tag non-shortest
         "a2 a10102 00 a1011802 00",  // the same map, value non-shortest
+        "a2 7f6161ff 00 6161 00",  // same text, the first one indefinite
+        "a2 7f6161ff 00 7f6161ff 00",  // both indefinite
+        "a2 1b0000000100000000 00 1b0000000100000000 00",  // eight-byte integer
+        "a2 3bffffffffffffffff 00 3bffffffffffffffff 00",  // the most negative integer
+        "a2 6261 62 00 790002 6162 00",  // two-byte text, second length non-shortest
     ])
     func duplicateKeys(_ input: String) {
         #expect(decodeErrorCode(hex(input)) == .duplicateKey)
@@ -228,8 +233,25 @@ struct HostileInputTests {
         #expect(decodeErrorCode(input) == nil)
     }
 
+    @Test("duplicates are found in a slice that does not start at index 0")
+    func duplicateInOffsetSlice() throws {
+        let padded = hex("ff ff a2 6161 00 6161 01")
+        do {
+            _ = try CBOR.decode(padded[2...])
+            Issue.record("a duplicate key decoded")
+        } catch {
+            #expect(error.code == .duplicateKey)
+            #expect(error.offset == 4)  // the second key, counted from the slice's start
+        }
+        let distinct = hex("ff ff a2 6161 00 6162 01")
+        #expect(try CBOR.decode(distinct[2...]).mapEntries?.count == 2)
+    }
+
     @Test("keys that differ only in type or sign are not duplicates")
     func distinctKeys() {
+        #expect(decodeErrorCode(hex("a2 6261 62 00 6262 61 00")) == nil)  // "ab" and "ba"
+        #expect(decodeErrorCode(hex("a2 1b0000000100000000 00 1b0000000100000001 00")) == nil)
+        #expect(decodeErrorCode(hex("a2 7f6161ff 00 6162 00")) == nil)  // indefinite "a" and "b"
         #expect(decodeErrorCode(hex("a2 01 00 20 00")) == nil)  // 1 and -2
         #expect(decodeErrorCode(hex("a2 00 00 20 00")) == nil)  // 0 and -1
         #expect(decodeErrorCode(hex("a2 01 00 f93c00 00")) == nil)  // 1 and 1.0

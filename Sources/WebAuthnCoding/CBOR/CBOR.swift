@@ -14,10 +14,11 @@ public enum CBOR {
     public static func decode(
         _ bytes: ArraySlice<UInt8>, options: CBORDecodingOptions = .default
     ) throws(CBORError) -> CBORItem {
-        let (item, rest) = try decodePrefix(bytes, options: options)
-        guard rest.isEmpty else {
-            throw CBORError(.trailing, offset: rest.startIndex - bytes.startIndex,
-                            "\(rest.count) byte(s) after the top-level item")
+        var reader = CBORReader(input: bytes, options: options)
+        let item = try reader.readItem(depth: 1)
+        guard reader.position == bytes.endIndex else {
+            throw CBORError(.trailing, offset: reader.position - bytes.startIndex,
+                            "\(bytes.endIndex - reader.position) byte(s) after the top-level item")
         }
         return item
     }

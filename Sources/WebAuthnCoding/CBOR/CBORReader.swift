@@ -24,6 +24,7 @@ struct CBORReader {
 
     // MARK: Primitive reads
 
+    @inline(__always)
     private mutating func readByte() throws(CBORError) -> UInt8 {
         guard position < input.endIndex else { throw fail(.truncated, "input ended where a byte was expected") }
         let b = input[position]
@@ -31,6 +32,7 @@ struct CBORReader {
         return b
     }
 
+    @inline(__always)
     private mutating func readBigEndian(_ count: Int) throws(CBORError) -> UInt64 {
         guard remaining >= count else {
             throw fail(.truncated, "input ended inside a \(count)-byte argument")
@@ -41,6 +43,7 @@ struct CBORReader {
         return v
     }
 
+    @inline(__always)
     private mutating func take(_ count: Int) -> ArraySlice<UInt8> {
         let s = input[position..<(position + count)]
         position += count
@@ -60,9 +63,10 @@ struct CBORReader {
         let initial = try readByte()
         let major = initial >> 5
         let ai = initial & 0x1f
+        // Most heads carry their argument in the initial byte, which is always canonical.
+        if ai < 24 { return Head(major: major, additional: ai, argument: UInt64(ai), start: start) }
         let argument: UInt64?
         switch ai {
-        case 0..<24: argument = UInt64(ai)
         case 24: argument = try readBigEndian(1)
         case 25: argument = try readBigEndian(2)
         case 26: argument = try readBigEndian(4)
@@ -97,6 +101,7 @@ struct CBORReader {
         return Int(declared)  // declared <= available <= Int.max
     }
 
+    @inline(__always)
     private mutating func countItem(at start: Int) throws(CBORError) {
         guard itemsLeft > 0 else {
             throw fail(.limit, at: start, "more than \(options.maximumItems) data items")
@@ -124,8 +129,7 @@ struct CBORReader {
         case 2:
             value = .bytes(try readString(head, major: 2))
         case 3:
-            let utf8 = try readString(head, major: 3)
-            value = .text(try Self.validatedText(utf8, offset: start - input.startIndex))
+            value = .text(try readText(head, itemStart: start))
         case 4:
             value = .array(try readArray(head, depth: depth))
         case 5:
@@ -173,6 +177,19 @@ struct CBORReader {
         return joined[...]
     }
 
+    /// A text string. A definite-length one is read in place: the common WebAuthn texts
+    /// come back as literals without a slice being made of them.
+    private mutating func readText(_ head: Head, itemStart: Int) throws(CBORError) -> String {
+        guard let declared = head.argument else {
+            return try Self.validatedText(try readString(head, major: 3), offset: itemStart - input.startIndex)
+        }
+        let length = try checkedLength(declared, perElement: 1, at: head.start, what: "string length")
+        let range = position..<(position + length)
+        position += length
+        if let known = CommonText.lookup(input, range) { return known }
+        return try Self.validatedText(input[range], offset: itemStart - input.startIndex)
+    }
+
     private mutating func readArray(_ head: Head, depth: Int) throws(CBORError) -> [CBORItem] {
         var elements: [CBORItem] = []
         if let declared = head.argument {
@@ -188,13 +205,13 @@ struct CBORReader {
 
     private mutating func readMap(_ head: Head, depth: Int) throws(CBORError) -> [CBORMapEntry] {
         var entries: [CBORMapEntry] = []
-        var keys = DuplicateKeyDetector()
+        var largeMapKeys = DuplicateKeyDetector()
         func readEntry(_ reader: inout CBORReader) throws(CBORError) {
             let keyStart = reader.position
             let key = try reader.readItem(depth: depth + 1)
             // Duplicates first: a repeated key is a duplicate in canonical mode too,
             // not merely a key out of order.
-            guard keys.insert(key, earlier: entries) else {
+            guard reader.isNewKey(key, at: keyStart, earlier: entries, largeMapKeys: &largeMapKeys) else {
                 throw reader.fail(.duplicateKey, at: keyStart, "duplicate map key")
             }
             if reader.options.requireCanonical, let previous = entries.last,
@@ -202,7 +219,7 @@ struct CBORReader {
                 throw reader.fail(.nonCanonical, at: keyStart, "map keys are not in CTAP2 canonical order")
             }
             let value = try reader.readItem(depth: depth + 1)
-            entries.append(CBORMapEntry(key: key, value: value))
+            entries.append(CBORMapEntry(key: consume key, value: consume value))
         }
         if let declared = head.argument {
             let count = try checkedLength(declared, perElement: 2, at: head.start, what: "map size")
@@ -213,6 +230,73 @@ struct CBORReader {
         guard !options.requireCanonical else { throw fail(.nonCanonical, at: head.start, "indefinite-length map") }
         while try !consumeBreak() { try readEntry(&self) }
         return entries
+    }
+
+    // MARK: Duplicate keys
+
+    /// Whether `key`, read at `start`, differs from every key in `earlier`.
+    ///
+    /// Small maps whose keys are integers or definite-length strings (every map WebAuthn
+    /// uses) are checked from the keys' heads and bytes in the input, so no decoded item
+    /// is copied; anything else goes to ``DuplicateKeyDetector``, which compares values.
+    private func isNewKey(_ key: CBORItem, at start: Int, earlier: [CBORMapEntry],
+                          largeMapKeys: inout DuplicateKeyDetector) -> Bool {
+        guard earlier.count < DuplicateKeyDetector.linearLimit, let new = scalarKey(at: start) else {
+            return largeMapKeys.insert(key, earlier: earlier)
+        }
+        for index in earlier.indices {
+            if let old = scalarKey(at: earlier[index].key.encodedBytes.startIndex) {
+                if sameScalarKey(old, new) { return false }
+            } else if DuplicateKeyDetector.sameKey(earlier[index].key, key) {
+                // An indefinite-length string can equal a definite one.
+                return false
+            }
+        }
+        return true
+    }
+
+    /// A key that is an integer or a definite-length string, as read from its head:
+    /// major type, argument (the integer, or the string's length) and where a string's
+    /// bytes begin.
+    private struct ScalarKey {
+        var major: UInt8
+        var argument: UInt64
+        var contentStart: Int
+    }
+
+    /// The ``ScalarKey`` of the item that starts at `start`, or nil for any other kind of item.
+    private func scalarKey(at start: Int) -> ScalarKey? {
+        guard start >= input.startIndex, start < input.endIndex else { return nil }
+        let initial = input[start]
+        let major = initial >> 5, additional = initial & 0x1f
+        guard major <= 3 else { return nil }
+        let width: Int
+        switch additional {
+        case 0..<24: return ScalarKey(major: major, argument: UInt64(additional), contentStart: start + 1)
+        case 24: width = 1
+        case 25: width = 2
+        case 26: width = 4
+        case 27: width = 8
+        default: return nil
+        }
+        guard input.endIndex - start > width else { return nil }
+        var argument: UInt64 = 0
+        for i in (start + 1)...(start + width) { argument = argument << 8 | UInt64(input[i]) }
+        return ScalarKey(major: major, argument: argument, contentStart: start + 1 + width)
+    }
+
+    /// Integers compare by value; strings by their exact bytes (text by its UTF-8, not by
+    /// canonical equivalence), which are compared in place.
+    private func sameScalarKey(_ a: ScalarKey, _ b: ScalarKey) -> Bool {
+        guard a.major == b.major, a.argument == b.argument else { return false }
+        guard a.major >= 2 else { return true }
+        guard let length = Int(exactly: a.argument),
+              input.endIndex - a.contentStart >= length, input.endIndex - b.contentStart >= length
+        else { return false }
+        for offset in 0..<length where input[a.contentStart + offset] != input[b.contentStart + offset] {
+            return false
+        }
+        return true
     }
 
     /// Consumes a break byte if one is next; throws `truncated` at end of input.
@@ -266,7 +350,6 @@ struct CBORReader {
         // ASCII (every key WebAuthn uses) is valid UTF-8 as it stands; the string is made
         // from the contiguous bytes, the standard library's fast path.
         let ascii: String? = utf8.withUnsafeBufferPointer { buffer in
-            if let known = CommonText.lookup(buffer) { return known }
             for byte in buffer where byte >= 0x80 { return nil }
             return String(decoding: buffer, as: UTF8.self)
         }
@@ -290,52 +373,58 @@ struct CBORReader {
 /// format names), returned as string literals: making a `String` from bytes validates and
 /// copies them, which was about a sixth of decoding a `none` attestation object.
 enum CommonText {
-    /// The literal whose UTF-8 is exactly `bytes`, if it is one of the table's. The bytes are
-    /// packed big-endian into one integer; no text here starts with a zero byte, so the
-    /// packed value also fixes the length.
-    static func lookup(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
-        guard bytes.count >= 3, bytes.count <= 8 else { return nil }
+    /// The literal whose UTF-8 is exactly `input[range]`, if it is one of the table's.
+    /// The bytes are packed big-endian into one integer and matched by length.
+    static func lookup(_ input: ArraySlice<UInt8>, _ range: Range<Int>) -> String? {
+        guard range.count >= 3, range.count <= 8,
+              range.lowerBound >= input.startIndex, range.upperBound <= input.endIndex else { return nil }
         var packed: UInt64 = 0
-        for byte in bytes {
-            guard byte != 0 else { return nil }
-            packed = packed << 8 | UInt64(byte)
-        }
-        switch packed {
-        case 0x666D74: return "fmt"
-        case 0x61747453746D74: return "attStmt"
-        case 0x6175746844617461: return "authData"
-        case 0x6E6F6E65: return "none"
-        case 0x7061636B6564: return "packed"
-        case 0x616C67: return "alg"
-        case 0x736967: return "sig"
-        case 0x783563: return "x5c"
-        case 0x74706D: return "tpm"
-        case 0x766572: return "ver"
-        case 0x63657274496E666F: return "certInfo"
-        case 0x70756241726561: return "pubArea"
-        case 0x6170706C65: return "apple"
-        case 0x6669646F2D753266: return "fido-u2f"
-        default: return nil
+        for index in range { packed = packed << 8 | UInt64(input[index]) }
+        switch range.count {
+        case 3:
+            switch packed {
+            case 0x666D74: return "fmt"
+            case 0x616C67: return "alg"
+            case 0x736967: return "sig"
+            case 0x783563: return "x5c"
+            case 0x74706D: return "tpm"
+            case 0x766572: return "ver"
+            default: return nil
+            }
+        case 4: return packed == 0x6E6F6E65 ? "none" : nil
+        case 5: return packed == 0x6170706C65 ? "apple" : nil
+        case 6: return packed == 0x7061636B6564 ? "packed" : nil
+        case 7:
+            switch packed {
+            case 0x61747453746D74: return "attStmt"
+            case 0x70756241726561: return "pubArea"
+            default: return nil
+            }
+        default:
+            switch packed {
+            case 0x6175746844617461: return "authData"
+            case 0x63657274496E666F: return "certInfo"
+            case 0x6669646F2D753266: return "fido-u2f"
+            default: return nil
+            }
         }
     }
 }
 
-/// Finds a repeated map key. Integer, text, byte and float keys compare by value;
-/// other keys by their canonical re-encoding, which is also by value. Small maps
-/// are scanned; large ones use a set.
 /// Finds a repeated map key. Keys compare by value: integers by value, byte strings and
 /// text strings by their bytes (text by its exact UTF-8, not by canonical equivalence),
 /// floats by bit pattern, and anything else by its canonical encoding, so two encodings
 /// of one value are the same key (RFC 8949 §5.6).
 ///
-/// Small maps (all WebAuthn uses) are checked against the keys already read, with no
-/// storage of its own; from 16 keys on a set takes over.
+/// The reader checks small maps of integer and string keys itself, in place; this takes
+/// the other small maps, scanning the keys already read, and from 16 keys on every map,
+/// with a set.
 struct DuplicateKeyDetector {
     private enum Identity: Hashable {
         case unsigned(UInt64), negative(UInt64), bytes(ArraySlice<UInt8>), text(ArraySlice<UInt8>), float(UInt64)
         case encoded(ArraySlice<UInt8>)
     }
-    private static let linearLimit = 16
+    static let linearLimit = 16
     private var set: Set<Identity> = []
 
     /// Whether `key` is new; `earlier` holds the map's entries read so far.
@@ -350,7 +439,7 @@ struct DuplicateKeyDetector {
 
     /// The small-map comparison: integer, text and byte keys (all WebAuthn uses) compare
     /// in place, without building an ``Identity``; anything else goes through one.
-    private static func sameKey(_ a: CBORItem, _ b: CBORItem) -> Bool {
+    static func sameKey(_ a: CBORItem, _ b: CBORItem) -> Bool {
         switch (a.value, b.value) {
         case let (.unsigned(x), .unsigned(y)), let (.negative(x), .negative(y)): return x == y
         case let (.bytes(x), .bytes(y)): return x.count == y.count && x.elementsEqual(y)
