@@ -62,7 +62,7 @@ struct DeterministicSigningTests {
                                              notAfter: Date(timeIntervalSince1970: 1_800_000_000))
             builder.basicConstraints = .init(isCA: true)
             let certificate = try builder.sign(with: key)
-            #expect(try certificate.publicKey.isEqual(to: key.publicKey))
+            #expect(certificate.publicKey.isEqual(to: key.publicKey))
             return certificate.derBytes
         }
         let first = try build()

@@ -17,9 +17,14 @@ final class EVPKey: @unchecked Sendable {
     private let spareContexts = Mutex<[SpareContext]>([])
     private static let maximumSpareContexts = 8
 
+    /// The key's family, read from libcrypto once: each read is a series of name lookups
+    /// (about a tenth of a registration), and every verification checks it.
+    let family: KeyFamily
+
     /// Takes ownership of a key from libcrypto; the caller must not free it.
     init(takingOwnershipOf pointer: OpaquePointer) {
         self.pointer = pointer
+        self.family = Self.family(of: pointer)
     }
 
     deinit {

@@ -1,10 +1,10 @@
 internal import CWebAuthnOpenSSL
 
 extension EVPKey {
-    /// The key's family, read from libcrypto.
-    var family: KeyFamily {
+    /// The family of the key at `pointer`, read from libcrypto.
+    static func family(of pointer: OpaquePointer) -> KeyFamily {
         if EVP_PKEY_is_a(pointer, "EC") == 1 {
-            let group = utf8Parameter(OSSL_PKEY_PARAM_GROUP_NAME) ?? "unknown group"
+            let group = utf8Parameter(of: pointer, OSSL_PKEY_PARAM_GROUP_NAME) ?? "unknown group"
             return .ec(COSECurve(libcryptoGroupName: group), groupName: group)
         }
         if EVP_PKEY_is_a(pointer, "RSA") == 1 { return .rsa(bits: Int(EVP_PKEY_get_bits(pointer))) }
@@ -18,7 +18,7 @@ extension EVPKey {
         return .other("unknown key type")
     }
 
-    private func utf8Parameter(_ name: String) -> String? {
+    private static func utf8Parameter(of pointer: OpaquePointer, _ name: String) -> String? {
         var buffer = [CChar](repeating: 0, count: 80)
         var length = 0
         guard EVP_PKEY_get_utf8_string_param(pointer, name, &buffer, buffer.count, &length) == 1 else {
