@@ -155,6 +155,64 @@ struct ECTemplateKeyTests {
     }
 }
 
+/// Points with a small x, one per COSE curve, with x + p: the same point mathematically, in an
+/// encoding whose x is not below the field prime (computed with Python's integers).
+private let smallXPoints: [(curve: COSECurve, group: String, x: UInt8, y: String, xPlusP: String)] = [
+    (.p256, "prime256v1", 5, "459243b9aa581806fe913bce99817ade11ca503c64d9a3c533415c083248fbcc",
+     "ffffffff00000001000000000000000000000001000000000000000000000004"),
+    (.p384, "secp384r1", 2,
+     "8cdeadbbd04911a3c1931e26df3fa6439dca9c7eb286fbd46fc319f0e2bb780232baf57825fc0c1912ada2fefe84024c",
+     "fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffeffffffff000000000000000100000001"),
+    (.p521, "secp521r1", 1,
+     "0010e59be93c4f269c0269c79e2afd65d6aeaa9b701eacc194fb3ee03df47849bf550ec636ebee0ddd4a16f1cd9406605af38f584567770e3f272d688c832e843564",
+     "020000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"),
+    (.secp256k1, "secp256k1", 1, "4218f20ae6c646b363db68605822fb14264ca8d2587fdd6fbc750d587e76a7ee",
+     "fffffffffffffffffffffffffffffffffffffffffffffffffffffffefffffc30"),
+]
+
+private func hexBytes(_ hex: String) -> [UInt8] {
+    let digits = Array(hex.utf8)
+    return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(decoding: digits[$0..<($0 + 2)], as: UTF8.self), radix: 16) ?? 0 }
+}
+
+@Suite("EC template keys need no second check")
+struct ECTemplatePointTests {
+    /// Credential keys skip the quick public-key check because setting the point already
+    /// refuses everything it would; this holds libcrypto to that on every curve.
+    @Test("setting a point refuses a coordinate not below the prime and a point off the curve",
+          arguments: smallXPoints.indices)
+    func templateRefuses(_ index: Int) throws {
+        let vector = smallXPoints[index]
+        let width = vector.y.utf8.count / 2
+        let x = Array(repeating: 0, count: width - 1) + [vector.x]
+        let y = hexBytes(vector.y)
+        let valid = try #require(ECGroupTemplates.shared.publicKey(group: vector.group, point: [0x04] + x + y))
+        // What the template accepted passes libcrypto's full check.
+        try LibCryptoKeyBuilder.publicCheck(valid, what: "template key")
+        #expect(ECGroupTemplates.shared.publicKey(group: vector.group, point: [0x04] + hexBytes(vector.xPlusP) + y) == nil)
+        var offCurve = y
+        offCurve[width - 1] ^= 1
+        #expect(ECGroupTemplates.shared.publicKey(group: vector.group, point: [0x04] + x + offCurve) == nil)
+        #expect(ECGroupTemplates.shared.publicKey(group: vector.group, point: [0x02] + x) == nil)
+
+        // Through COSE: the valid point is a key, the other encoding of it is malformedKey.
+        let algorithm: COSEAlgorithm = switch vector.curve {
+            case .p384: .es384
+            case .p521: .es512
+            case .secp256k1: .es256k
+            default: .es256
+        }
+        func cose(x: [UInt8]) -> [UInt8] {
+            CBOREncoder.encode(CBORItem.map([
+                (.int(1), .int(2)), (.int(3), .int(Int64(algorithm.rawValue))), (.int(-1), .int(Int64(vector.curve.rawValue))),
+                (.int(-2), .bytes(x[...])), (.int(-3), .bytes(y[...])),
+            ]))
+        }
+        #expect(try COSEKey(cbor: cose(x: x)[...]).curve == vector.curve)
+        #expect(throws: CryptoError(.malformedKey, "")) { _ = try COSEKey(cbor: cose(x: hexBytes(vector.xPlusP))[...]) }
+    }
+}
+
 @Suite("Verification contexts kept by a key")
 struct VerifyContextReuseTests {
     @Test("a key's reused contexts give the right verdict after good, bad and malformed signatures, from many tasks",

@@ -11,13 +11,16 @@ enum LibCryptoKeyBuilder {
     /// full check does, without the full check's scalar multiplication by the order.
     ///
     /// The key is made by copying a parameters-only key of the group, built once, and
-    /// setting the point (`EVP_PKEY_dup` + `EVP_PKEY_set1_encoded_public_key`, which decodes
-    /// and checks the point like `EVP_PKEY_fromdata` does, without building the group each
-    /// time). Anything that fails there is redone through `EVP_PKEY_fromdata`, so a refused
-    /// key is refused with exactly the error it always had.
+    /// setting the point (`EVP_PKEY_dup` + `EVP_PKEY_set1_encoded_public_key`). Setting an
+    /// uncompressed point decodes it with `EC_POINT_oct2point`, which refuses a coordinate
+    /// not below the field prime and a point off the curve, and an uncompressed encoding
+    /// cannot express infinity: that is all the quick check tests, so it is not run a
+    /// second time (it converts the point back to affine coordinates, a fifth of a `none`
+    /// registration). `ECTemplateKeyTests` holds libcrypto to this for every curve.
+    /// Anything refused there is redone through `EVP_PKEY_fromdata` and the quick check,
+    /// so a refused key is refused with exactly the error it always had.
     static func ecPublicKey(group: String, uncompressedPoint: [UInt8]) throws(CryptoError) -> EVPKey {
-        if let key = ECGroupTemplates.shared.publicKey(group: group, point: uncompressedPoint),
-           (try? publicCheck(key, what: "EC \(group) key", quick: true)) != nil {
+        if let key = ECGroupTemplates.shared.publicKey(group: group, point: uncompressedPoint) {
             return key
         }
         ERR_clear_error()
@@ -233,10 +236,12 @@ final class ECGroupTemplates: @unchecked Sendable {
 
     deinit { for key in templates.values { EVP_PKEY_free(key) } }
 
-    /// A new key of `group` holding `point`, or nil when there is no template for the
-    /// group or libcrypto refuses the point.
+    /// A new key of `group` holding `point`, an uncompressed point (`04 || x || y`), or nil
+    /// when there is no template for the group, the point is not uncompressed, or libcrypto
+    /// refuses it.
     func publicKey(group: String, point: [UInt8]) -> EVPKey? {
-        guard let template = templates[group], let copy = EVP_PKEY_dup(template) else { return nil }
+        guard point.first == 0x04, point.count % 2 == 1,
+              let template = templates[group], let copy = EVP_PKEY_dup(template) else { return nil }
         let key = EVPKey(takingOwnershipOf: copy)
         let set = point.withUnsafeBufferPointer { buffer -> Int32 in
             guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
