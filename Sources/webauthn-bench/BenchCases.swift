@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import WebAuthnCoding
 @_spi(Benchmarking) @_spi(Testing) import WebAuthnCrypto
 import WebAuthnRP
@@ -108,19 +109,36 @@ struct AssertionPool {
         self.bodies = bodies
     }
 
-    /// Untimed: resets the record and issues the first `count` challenges.
+    /// Untimed: resets the record and issues the first `count` challenges (withdrawing any
+    /// a round that stopped early left outstanding).
     func prepare(_ service: RelyingPartyService, count: Int) async throws {
         guard count <= bodies.count else { throw BenchFailure("a round is larger than the pool") }
         try await service.credentials.update(record)
+        for challenge in challenges { _ = try await service.challenges.consume(challenge.challenge) }
         for challenge in challenges.prefix(count) { try await service.issue(challenge, now: BenchCases.now) }
     }
 
-    /// Timed: finishes the first `count` logins from their JSON bodies.
-    func run(_ service: RelyingPartyService, count: Int) async throws {
+    /// Timed: finishes the first `count` logins from their JSON bodies, or fewer when
+    /// `stop` is raised first; raises `stop` itself when it has done all `count`.
+    /// - Returns: how many logins it finished.
+    @discardableResult
+    func run(_ service: RelyingPartyService, count: Int, stop: StopSignal? = nil) async throws -> Int {
+        var done = 0
         for body in bodies.prefix(count) {
+            if let stop, stop.isRaised { return done }
             _ = try await service.finishAuthentication(jsonData: body, now: BenchCases.now)
+            done += 1
         }
+        stop?.raise()
+        return done
     }
+}
+
+/// Raised by the first worker of a concurrent round to finish its share.
+final class StopSignal: Sendable {
+    private let raised = Mutex(false)
+    var isRaised: Bool { raised.withLock { $0 } }
+    func raise() { raised.withLock { $0 = true } }
 }
 
 /// `assertion.*`: one login from the AuthenticationResponseJSON bytes to the stored record.
@@ -168,6 +186,7 @@ final class ConcurrentAssertionCase: BenchCase {
         for pool in pools { try await pool.prepare(service, count: share) }
     }
 
+    /// `--iterations`: every worker finishes its whole share.
     func run(operations: Int) async throws {
         let share = (operations + pools.count - 1) / pools.count
         let service = self.service
@@ -176,6 +195,21 @@ final class ConcurrentAssertionCase: BenchCase {
                 group.addTask { try await pool.run(service, count: share) }
             }
             try await group.waitForAll()
+        }
+    }
+
+    /// A timed round ends when the first worker has finished its share, and counts what
+    /// every worker finished by then: the cores of a shared VM do not run at one speed, and
+    /// waiting for the slowest would measure it alone, twice, instead of both cores.
+    func runRound(operations: Int) async throws -> Int {
+        let share = (operations + pools.count - 1) / pools.count
+        let service = self.service
+        let stop = StopSignal()
+        return try await withThrowingTaskGroup(of: Int.self) { group in
+            for pool in pools {
+                group.addTask { try await pool.run(service, count: share, stop: stop) }
+            }
+            return try await group.reduce(0, +)
         }
     }
 }

@@ -14,6 +14,16 @@ protocol BenchCase: AnyObject {
     func prepare(operations: Int) async throws
     /// The timed region: exactly `operations` operations.
     func run(operations: Int) async throws
+    /// A timed round of up to `operations` operations; returns how many ran. Only a case
+    /// that runs several workers stops short (when its first worker is done).
+    func runRound(operations: Int) async throws -> Int
+}
+
+extension BenchCase {
+    func runRound(operations: Int) async throws -> Int {
+        try await run(operations: operations)
+        return operations
+    }
 }
 
 struct BenchFailure: Error, CustomStringConvertible {
@@ -95,10 +105,10 @@ struct BenchRunner {
                 let operations = benchCase.operationsPerRound
                 try await benchCase.prepare(operations: operations)
                 let start = clock.now
-                try await benchCase.run(operations: operations)
+                let done = try await benchCase.runRound(operations: operations)
                 let elapsed = start.duration(to: clock.now)
                 let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-                rates[index].append(Double(operations) / max(seconds, 1e-9))
+                rates[index].append(Double(done) / max(seconds, 1e-9))
             }
         }
         return cases.enumerated().map { index, benchCase in
@@ -106,11 +116,21 @@ struct BenchRunner {
         }
     }
 
+    /// The ratio to the yardstick: the median, over the rounds, of this case's rate divided
+    /// by the yardstick's rate in the round run just before it. The two rounds of a pair
+    /// are a fraction of a second apart, so a change in the machine's speed (a shared VM
+    /// drifts by a third within seconds) falls on both; the ratio of the two medians
+    /// could pair a fast phase with a slow one. On a steady machine the two agree.
     func ratio(_ result: CaseResult, among results: [CaseResult]) -> Double? {
         guard let limit = result.limit, let base = results.first(where: { $0.name == limit }), base.median > 0 else {
             return nil
         }
-        return result.median / base.median
+        guard result.rates.count == base.rates.count, !result.rates.isEmpty,
+              base.rates.allSatisfy({ $0 > 0 }) else {
+            return result.median / base.median
+        }
+        let paired = zip(result.rates, base.rates).map { $0 / $1 }.sorted()
+        return paired[paired.count / 2]
     }
 
     func line(_ result: CaseResult, among results: [CaseResult]) -> String {

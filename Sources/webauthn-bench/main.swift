@@ -15,7 +15,7 @@ struct Options {
     var iterations: Int?
     var setupOnly = false
     var warmup = 0
-    var rounds = 11
+    var rounds = 21
 }
 
 func parseOptions() -> Options? {
@@ -49,7 +49,7 @@ let usage = """
 
       --json          print one JSON object keyed by case name
       --case NAME     run one case (names below)
-      --rounds N      timed rounds per case (default 11); the median is reported
+      --rounds N      timed rounds per case (default 21); the median is reported
       --iterations N  run exactly N operations of the case, untimed (for valgrind)
       --warmup K      with --iterations: first run K operations (caches filled) before the N
       --setup-only    with --iterations: prepare the N operations but do not run them,
