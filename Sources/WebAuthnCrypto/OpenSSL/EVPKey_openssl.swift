@@ -18,7 +18,7 @@ final class EVPKey: @unchecked Sendable {
     private static let maximumSpareContexts = 8
 
     /// The key's family, read from libcrypto once: each read is a series of name lookups
-    /// (about a tenth of a registration), and every verification checks it.
+    /// (about 5,000 instructions), and every key check and verification needs it.
     let family: KeyFamily
 
     /// Takes ownership of a key from libcrypto; the caller must not free it.

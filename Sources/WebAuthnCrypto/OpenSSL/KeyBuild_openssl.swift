@@ -16,7 +16,7 @@ enum LibCryptoKeyBuilder {
     /// not below the field prime and a point off the curve, and an uncompressed encoding
     /// cannot express infinity: that is all the quick check tests, so it is not run a
     /// second time (it converts the point back to affine coordinates, a fifth of a `none`
-    /// registration). `ECTemplateKeyTests` holds libcrypto to this for every curve.
+    /// registration). `ECTemplatePointTests` holds libcrypto to this for every curve.
     /// Anything refused there is redone through `EVP_PKEY_fromdata` and the quick check,
     /// so a refused key is refused with exactly the error it always had.
     static func ecPublicKey(group: String, uncompressedPoint: [UInt8]) throws(CryptoError) -> EVPKey {
