@@ -156,27 +156,14 @@ package struct TestAuthenticator {
         /// The JSON bytes, members in the order browsers write them.
         package var bytes: [UInt8] {
             var members = [
-                "\"type\":\(Self.quoted(type))",
-                "\"challenge\":\(Self.quoted(challengeText ?? Base64URL.encode(challenge)))",
-                "\"origin\":\(Self.quoted(origin))",
+                "\"type\":\(JSONStringLiteral.quoted(type))",
+                "\"challenge\":\(JSONStringLiteral.quoted(challengeText ?? Base64URL.encode(challenge)))",
+                "\"origin\":\(JSONStringLiteral.quoted(origin))",
             ]
             if let crossOrigin { members.append("\"crossOrigin\":\(crossOrigin)") }
-            if let topOrigin { members.append("\"topOrigin\":\(Self.quoted(topOrigin))") }
+            if let topOrigin { members.append("\"topOrigin\":\(JSONStringLiteral.quoted(topOrigin))") }
             members += extraMembers
             return Array(("{" + members.joined(separator: ",") + "}").utf8)
-        }
-
-        package static func quoted(_ s: String) -> String {
-            var out = "\""
-            for scalar in s.unicodeScalars {
-                switch scalar {
-                case "\"": out += "\\\""
-                case "\\": out += "\\\\"
-                case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-                default: out.unicodeScalars.append(scalar)
-                }
-            }
-            return out + "\""
         }
     }
 

@@ -42,7 +42,7 @@ indirect enum FixtureValue {
         case .object(let members):
             out += "{\n"
             for (i, (key, value)) in members.enumerated() {
-                out += inner + Self.quoted(key) + ": "
+                out += inner + JSONStringLiteral.quoted(key) + ": "
                 value.write(into: &out, indent: inner)
                 out += i == members.count - 1 ? "\n" : ",\n"
             }
@@ -53,7 +53,7 @@ indirect enum FixtureValue {
     /// The one-line form of a scalar or of a container holding only scalars; nil otherwise.
     private var inlineText: String? {
         switch self {
-        case .string(let s): return Self.quoted(s)
+        case .string(let s): return JSONStringLiteral.quoted(s)
         case .int(let n): return String(n)
         case .bool(let b): return b ? "true" : "false"
         case .array(let items):
@@ -61,7 +61,7 @@ indirect enum FixtureValue {
             guard parts.count == items.count else { return nil }
             return "[" + parts.joined(separator: ", ") + "]"
         case .object(let members):
-            let parts = members.compactMap { key, value in value.isScalar ? value.inlineText.map { Self.quoted(key) + ": " + $0 } : nil }
+            let parts = members.compactMap { key, value in value.isScalar ? value.inlineText.map { JSONStringLiteral.quoted(key) + ": " + $0 } : nil }
             guard parts.count == members.count else { return nil }
             return parts.isEmpty ? "{}" : "{ " + parts.joined(separator: ", ") + " }"
         }
@@ -74,19 +74,6 @@ indirect enum FixtureValue {
         }
     }
 
-    private static func quoted(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
-    }
 
     /// Sets (or, with nil, removes) `key` of an object; other values are unchanged.
     mutating func set(_ key: String, _ value: FixtureValue?) {
