@@ -9,21 +9,15 @@ enum PlainResponseDecoding {
         var userHandle: [UInt8]??
         let envelope = Self.envelope(bytes) { scanner, name in
             if name.is("clientDataJSON") {
-                guard clientDataJSON == nil, let value = scanner.base64URL() else { return .giveUp }
-                clientDataJSON = value
+                return once(&clientDataJSON) { scanner.base64URL() }
             } else if name.is("authenticatorData") {
-                guard authenticatorData == nil, let value = scanner.base64URL() else { return .giveUp }
-                authenticatorData = value
+                return once(&authenticatorData) { scanner.base64URL() }
             } else if name.is("signature") {
-                guard signature == nil, let value = scanner.base64URL() else { return .giveUp }
-                signature = value
+                return once(&signature) { scanner.base64URL() }
             } else if name.is("userHandle") {
-                guard userHandle == nil, let value = Self.optionalBase64URL(&scanner) else { return .giveUp }
-                userHandle = .some(value)
-            } else {
-                return scanner.skipValue() ? .skipped : .giveUp
+                return once(&userHandle) { Self.optionalBase64URL(&scanner) }
             }
-            return .read
+            return scanner.skipValue() ? .skipped : .giveUp
         }
         guard let envelope, let clientDataJSON, let authenticatorData, let signature else { return nil }
         return AuthenticationResponseJSON(
@@ -43,44 +37,19 @@ enum PlainResponseDecoding {
         var publicKeyAlgorithm: Int??
         let envelope = Self.envelope(bytes) { scanner, name in
             if name.is("clientDataJSON") {
-                guard clientDataJSON == nil, let value = scanner.base64URL() else { return .giveUp }
-                clientDataJSON = value
+                return once(&clientDataJSON) { scanner.base64URL() }
             } else if name.is("attestationObject") {
-                guard attestationObject == nil, let value = scanner.base64URL() else { return .giveUp }
-                attestationObject = value
+                return once(&attestationObject) { scanner.base64URL() }
             } else if name.is("authenticatorData") {
-                guard authenticatorData == nil, let value = Self.optionalBase64URL(&scanner) else { return .giveUp }
-                authenticatorData = .some(value)
+                return once(&authenticatorData) { Self.optionalBase64URL(&scanner) }
             } else if name.is("publicKey") {
-                guard publicKey == nil, let value = Self.optionalBase64URL(&scanner) else { return .giveUp }
-                publicKey = .some(value)
+                return once(&publicKey) { Self.optionalBase64URL(&scanner) }
             } else if name.is("publicKeyAlgorithm") {
-                guard publicKeyAlgorithm == nil else { return .giveUp }
-                if scanner.null() {
-                    publicKeyAlgorithm = .some(nil)
-                } else if let value = scanner.integer() {
-                    publicKeyAlgorithm = .some(value)
-                } else {
-                    return .giveUp
-                }
+                return once(&publicKeyAlgorithm) { Self.optionalInteger(&scanner) }
             } else if name.is("transports") {
-                guard transports == nil else { return .giveUp }
-                if scanner.null() {
-                    transports = .some(nil)
-                } else {
-                    var list: [AuthenticatorTransport] = []
-                    let ok = scanner.array { scanner in
-                        guard let text = scanner.text() else { return false }
-                        list.append(AuthenticatorTransport(rawValue: text))
-                        return true
-                    }
-                    guard ok else { return .giveUp }
-                    transports = .some(list)
-                }
-            } else {
-                return scanner.skipValue() ? .skipped : .giveUp
+                return once(&transports) { Self.optionalTransports(&scanner) }
             }
-            return .read
+            return scanner.skipValue() ? .skipped : .giveUp
         }
         guard let envelope, let clientDataJSON, let attestationObject else { return nil }
         return RegistrationResponseJSON(
@@ -119,20 +88,15 @@ enum PlainResponseDecoding {
         var sawResponse = false
         let parsed = scanner.object { scanner, name in
             if name.is("id") {
-                guard id == nil, let value = scanner.text() else { return .giveUp }
-                id = value
+                return once(&id) { scanner.text() }
             } else if name.is("rawId") {
-                guard rawId == nil, let value = scanner.base64URL() else { return .giveUp }
-                rawId = value
+                return once(&rawId) { scanner.base64URL() }
             } else if name.is("type") {
-                guard type == nil, let value = scanner.text() else { return .giveUp }
-                type = value
+                return once(&type) { scanner.text() }
             } else if name.is("authenticatorAttachment") {
-                guard attachment == nil, let value = Self.optionalText(&scanner) else { return .giveUp }
-                attachment = .some(value.map { AuthenticatorAttachment(rawValue: $0) })
+                return once(&attachment) { Self.optionalText(&scanner).map { $0.map(AuthenticatorAttachment.init(rawValue:)) } }
             } else if name.is("clientExtensionResults") {
-                guard extensions == nil, let value = Self.emptyObject(&scanner) else { return .giveUp }
-                extensions = value
+                return once(&extensions) { Self.emptyObject(&scanner) }
             } else if name.is("response") {
                 guard !sawResponse else { return .giveUp }
                 sawResponse = true
@@ -157,34 +121,53 @@ enum PlainResponseDecoding {
         var crossOrigin: Bool?
         let parsed = scanner.object { scanner, name in
             if name.is("type") {
-                guard type == nil, let value = scanner.text() else { return .giveUp }
-                type = value
+                return once(&type) { scanner.text() }
             } else if name.is("challenge") {
-                guard challenge == nil, let value = scanner.text() else { return .giveUp }
-                challenge = value
+                return once(&challenge) { scanner.text() }
             } else if name.is("origin") {
-                guard origin == nil, let value = scanner.text() else { return .giveUp }
-                origin = value
+                return once(&origin) { scanner.text() }
             } else if name.is("crossOrigin") {
-                guard crossOrigin == nil, let value = scanner.bool() else { return .giveUp }
-                crossOrigin = value
+                return once(&crossOrigin) { scanner.bool() }
             } else if name.is("topOrigin") {
-                guard topOrigin == nil, let value = scanner.text() else { return .giveUp }
-                topOrigin = value
-            } else {
-                return scanner.skipValue() ? .skipped : .giveUp
+                return once(&topOrigin) { scanner.text() }
             }
-            return .read
+            return scanner.skipValue() ? .skipped : .giveUp
         }
         scanner.skipWhitespace()
         guard parsed, scanner.atEnd, let type, let challenge, let origin else { return nil }
         return (type, challenge, origin, crossOrigin, topOrigin)
     }
 
+    /// Stores a member's value in `slot` once: a member that repeats, or whose value `read`
+    /// does not take as plain, gives up.
+    private static func once<Value>(_ slot: inout Value?, _ read: () -> Value?) -> PlainJSONScanner.Member {
+        guard slot == nil, let value = read() else { return .giveUp }
+        slot = value
+        return .read
+    }
+
     /// A plain string or `null` (`.some(nil)`); nil for anything else.
     private static func optionalText(_ scanner: inout PlainJSONScanner) -> String?? {
         if scanner.null() { return .some(nil) }
         return scanner.text().map { .some($0) }
+    }
+
+    /// A plain integer or `null` (`.some(nil)`); nil for anything else.
+    private static func optionalInteger(_ scanner: inout PlainJSONScanner) -> Int?? {
+        if scanner.null() { return .some(nil) }
+        return scanner.integer().map { .some($0) }
+    }
+
+    /// An array of plain strings, as transports, or `null` (`.some(nil)`); nil for anything else.
+    private static func optionalTransports(_ scanner: inout PlainJSONScanner) -> [AuthenticatorTransport]?? {
+        if scanner.null() { return .some(nil) }
+        var list: [AuthenticatorTransport] = []
+        let ok = scanner.array { scanner in
+            guard let text = scanner.text() else { return false }
+            list.append(AuthenticatorTransport(rawValue: text))
+            return true
+        }
+        return ok ? .some(list) : nil
     }
 
     /// Strict base64url in a plain string, or `null` (`.some(nil)`); nil for anything else.
