@@ -3,15 +3,25 @@
 #
 #   Fuzz/run.sh NAME SECONDS [libFuzzer flags]   one harness, e.g. Fuzz/run.sh cbor 300
 #   Fuzz/run.sh all SECONDS [libFuzzer flags]    every harness, FUZZ_JOBS (default 2) at a time
+#   Fuzz/run.sh campaign SECONDS CHUNKS          CHUNKS runs of SECONDS, each on the harness with the
+#                                                fewest executions in the ledger, FUZZ_JOBS at a time,
+#                                                each minimised into Fuzz/Corpus/NAME when it ends
+#   Fuzz/run.sh minimize NAME|all                merge new inputs into the kept corpus, minimised
+#   Fuzz/run.sh ledger                           per-harness totals of Fuzz/ledger.tsv (Markdown)
 #   Fuzz/run.sh build                            build only
 #   Fuzz/run.sh list                             the harness names
 #   Fuzz/run.sh supported                        exit 0 when this toolchain can build libFuzzer harnesses
 #
-# Each run reads Fuzz/Seeds/NAME and Fuzz/Corpus/NAME (the working corpus, git-ignored, where
-# new inputs are kept) and writes crashes, timeouts and out-of-memory inputs to
-# Fuzz/FailingCases/NAME/. Every run ends with one summary line per harness:
-#   | name | seconds | execs | cov | ft | findings | peak RSS MB |
-# and the script exits 1 when any harness had a finding. Docs/Fuzzing.md explains the limits.
+# Each run starts from Fuzz/Seeds/NAME and the kept corpus Fuzz/Corpus/NAME (both committed) and
+# writes the new inputs it finds to Fuzz/.build/fuzz-work/NAME (git-ignored), so a run never
+# changes a committed file but Fuzz/ledger.tsv. `minimize` merges those new inputs with the kept
+# corpus (libFuzzer -merge=1, counting the seeds as already covered) into a fresh folder that
+# replaces Fuzz/Corpus/NAME. Crashes, timeouts and out-of-memory inputs go to
+# Fuzz/FailingCases/NAME/. Every run appends one row to Fuzz/ledger.tsv (FUZZ_LEDGER) and ends
+# with one summary line per harness:
+#   | name | seconds | execs | cov | ft | findings | peak RSS MB | corpus files |
+# and the script exits 1 when any harness had a finding. FUZZ_DEADLINE (a `date -d` time) stops a
+# campaign from starting a chunk that would end after it. Docs/Fuzzing.md explains the limits.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -33,8 +43,12 @@ TIMEOUT_S=10
 ASAN_SETTINGS="quarantine_size_mb=32"
 BUILD_DIR=.build/release
 LOG_DIR=.build/fuzz-logs
+# New inputs of runs not yet merged into the kept corpus (git-ignored, like all of .build).
+WORK_DIR=.build/fuzz-work
+LEDGER="${FUZZ_LEDGER:-ledger.tsv}"
+LEDGER_HEADER="utc	commit	harness	seconds	execs	cov	ft	findings	peak_rss_mb	corpus_files	corpus_kb	note"
 
-usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,24p' "$(basename "$0")" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 dictionary() {
   case "$1" in
@@ -66,19 +80,70 @@ SWIFT
   return $ok
 }
 
-# Runs one harness; prints its summary row on stdout; returns 1 on a finding.
-run_one() {
-  local name="$1" seconds="$2"; shift 2
-  local failing="FailingCases/$name" corpus="Corpus/$name" log="$LOG_DIR/$name.log"
-  mkdir -p "$failing" "$corpus" "$LOG_DIR"
-  local before; before="$(find "$failing" -type f ! -name README.md ! -name '*.log' | wc -l)"
-  local status=0
+# Runs a harness binary with the limits and sanitizer settings every mode shares.
+fuzzer() {
+  local name="$1"; shift
   SWIFT_BACKTRACE=enable=no ASAN_OPTIONS="${ASAN_OPTIONS:-$ASAN_SETTINGS}" \
   LSAN_OPTIONS="suppressions=$PWD/lsan.supp:print_suppressions=0" "$BUILD_DIR/fuzz-$name" \
-    -max_total_time="$seconds" -rss_limit_mb="$RSS_LIMIT_MB" -malloc_limit_mb="$MALLOC_LIMIT_MB" \
-    -timeout="$TIMEOUT_S" -dict="$(dictionary "$name")" -artifact_prefix="$failing/" \
-    -print_final_stats=1 "$@" "$corpus" "Seeds/$name" >"$log" 2>&1 || status=$?
-  local after; after="$(find "$failing" -type f ! -name README.md ! -name '*.log' | wc -l)"
+    -rss_limit_mb="$RSS_LIMIT_MB" -malloc_limit_mb="$MALLOC_LIMIT_MB" -timeout="$TIMEOUT_S" \
+    -artifact_prefix="FailingCases/$name/" "$@"
+}
+
+# "FILES KB" of the input files in the given folders (missing folders count as empty).
+corpus_size() {
+  local dir files=0 bytes=0 f b
+  for dir in "$@"; do
+    [ -d "$dir" ] || continue
+    read -r f b < <(find "$dir" -type f ! -name '.*' -printf '%s\n' | awk '{ n++; s += $1 } END { print n + 0, s + 0 }')
+    files=$((files + f)); bytes=$((bytes + b))
+  done
+  echo "$files $(( (bytes + 1023) / 1024 ))"
+}
+
+# The commit the harnesses were built from, "-dirty" when the code under test has local changes.
+code_commit() {
+  local commit
+  commit="$(git -C .. rev-parse --short=12 HEAD 2>/dev/null)" || { echo unknown; return; }
+  if [ -n "$(git -C .. status --porcelain -- Sources Package.swift Fuzz/Sources Fuzz/Package.swift 2>/dev/null)" ]; then
+    commit="$commit-dirty"
+  fi
+  echo "$commit"
+}
+
+# Merges the new inputs of earlier runs (WORK_DIR/NAME) and the kept corpus into a fresh folder
+# with libFuzzer's -merge=1, the seeds placed there first so that only inputs adding features
+# beyond the seeds are kept, and makes that folder the kept corpus Corpus/NAME.
+minimize_one() {
+  local name="$1" kept="Corpus/$1" work="$WORK_DIR/$1" fresh="$WORK_DIR/$1.merge" log="$LOG_DIR/$1.merge.log"
+  mkdir -p "$kept" "$work" "$LOG_DIR" "FailingCases/$name"
+  rm -rf -- "$fresh"; mkdir -p "$fresh"
+  cp -pR "Seeds/$name/." "$fresh/"
+  local before; before="$(corpus_size "$kept" "$work")"
+  if ! fuzzer "$name" -merge=1 "$fresh" "$kept" "$work" >"$log" 2>&1; then
+    echo "==> $name: minimising failed; Corpus/$name left as it was; log: Fuzz/$log" >&2
+    rm -rf -- "$fresh"
+    return 1
+  fi
+  local seed
+  for seed in "Seeds/$name"/*; do rm -f -- "$fresh/$(basename "$seed")"; done
+  rm -rf -- "$kept"; mv "$fresh" "$kept"
+  rm -rf -- "$work"; mkdir -p "$work"
+  local after; after="$(corpus_size "$kept")"
+  echo "==> minimised $name: ${before% *} files (kept + new) -> ${after% *} files, ${after#* } KB ($(grep -Eo 'MERGE-OUTER: [0-9]+ new files with [0-9]+ new features' "$log" | tail -1 || true) over the seeds)" >&2
+}
+
+# Runs one harness; prints its summary row on stdout and appends it to the ledger (after
+# minimising when FUZZ_MINIMIZE=1); returns 1 on a finding.
+run_one() {
+  local name="$1" seconds="$2"; shift 2
+  local failing="FailingCases/$name" corpus="Corpus/$name" work="$WORK_DIR/$name" log="$LOG_DIR/$name.log"
+  mkdir -p "$failing" "$corpus" "$work" "$LOG_DIR"
+  local commit; commit="$(code_commit)"
+  local before; before="$(find "$failing" -type f ! -name README.md ! -name '*.log' ! -name '.*' | wc -l)"
+  local status=0
+  fuzzer "$name" -max_total_time="$seconds" -dict="$(dictionary "$name")" -print_final_stats=1 "$@" \
+    "$work" "$corpus" "Seeds/$name" >"$log" 2>&1 || status=$?
+  local after; after="$(find "$failing" -type f ! -name README.md ! -name '*.log' ! -name '.*' | wc -l)"
   local findings=$((after - before))
   [ "$status" -ne 0 ] && [ "$findings" -eq 0 ] && findings=1  # a failure that left no artifact still counts
   local execs cov ft rss
@@ -87,7 +152,18 @@ run_one() {
   # The last status line carries the final coverage: "#N <event> cov: C ft: F ...".
   cov="$(grep -Eo 'cov: [0-9]+' "$log" | tail -1 | grep -Eo '[0-9]+' || true)"
   ft="$(grep -Eo 'ft: [0-9]+' "$log" | tail -1 | grep -Eo '[0-9]+' || true)"
-  printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$name" "$seconds" "${execs:-?}" "${cov:-?}" "${ft:-?}" "$findings" "${rss:-?}"
+  local note="kept + new inputs, not minimised"
+  if [ "${FUZZ_MINIMIZE:-0}" = 1 ]; then
+    if minimize_one "$name"; then note="minimised"; else note="minimising failed"; fi
+  fi
+  local size; size="$(corpus_size "$corpus" "$work")"
+  [ -s "$LEDGER" ] || printf '%s\n' "$LEDGER_HEADER" >"$LEDGER"
+  # One short line per append: concurrent jobs never interleave inside a row.
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$commit" \
+    "$name" "$seconds" "${execs:-0}" "${cov:-?}" "${ft:-?}" "$findings" "${rss:-?}" "${size% *}" "${size#* }" \
+    "$note" >>"$LEDGER"
+  printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$name" "$seconds" "${execs:-?}" "${cov:-?}" "${ft:-?}" \
+    "$findings" "${rss:-?}" "${size% *}"
   if [ "$findings" -ne 0 ]; then
     echo "==> $name: finding (exit $status); log: Fuzz/$log" >&2
     grep -E '==PROPERTY VIOLATION==|ERROR: (libFuzzer|AddressSanitizer|LeakSanitizer)|Fatal error|SUMMARY' "$log" | head -5 >&2 || true
@@ -96,7 +172,69 @@ run_one() {
   return 0
 }
 
-header() { printf '| harness | seconds | execs | cov | ft | findings | peak RSS MB |\n|---|---|---|---|---|---|---|\n'; }
+header() {
+  printf '| harness | seconds | execs | cov | ft | findings | peak RSS MB | corpus files |\n'
+  printf '|---|---|---|---|---|---|---|---|\n'
+}
+
+# Per harness: runs, seconds and executions summed over the ledger, the coverage of its latest
+# run, findings, and the kept corpus as it is now.
+ledger_summary() {
+  local name size
+  printf '| harness | runs | seconds | execs | to 10 M | last cov | last ft | findings | kept corpus files | kept corpus KB |\n'
+  printf '|---|---|---|---|---|---|---|---|---|---|\n'
+  for name in "${HARNESSES[@]}"; do
+    size="$(corpus_size "Corpus/$name")"
+    awk -F'\t' -v name="$name" -v files="${size% *}" -v kb="${size#* }" '
+      NR > 1 && $3 == name { runs++; secs += $4; execs += $5; cov = $6; ft = $7; found += $8 }
+      END {
+        left = 10000000 - execs; if (left < 0) left = 0
+        printf "| %s | %d | %d | %d | %d | %s | %s | %d | %s | %s |\n", name, runs, secs, execs, left,
+          (cov == "" ? "-" : cov), (ft == "" ? "-" : ft), found, files, kb
+      }' "$LEDGER"
+  done
+  local total; total="$(corpus_size Corpus)"
+  printf '\nKept corpora: %s files, %s KB.\n' "${total% *}" "${total#* }"
+}
+
+# The harness with the fewest executions in the ledger that is not running (state folder).
+next_harness() {
+  local state="$1" name
+  for name in "${HARNESSES[@]}"; do
+    [ -e "$state/$name" ] && continue
+    awk -F'\t' -v name="$name" 'NR > 1 && $3 == name { n += $5 } END { printf "%d\t%s\n", n, name }' "$LEDGER"
+  done | sort -n -k1,1 -s | head -1 | cut -f2
+}
+
+campaign() {
+  local seconds="$1" chunks="$2"; shift 2
+  local jobs="${FUZZ_JOBS:-2}" state rows deadline=""
+  [ -n "${FUZZ_DEADLINE:-}" ] && deadline="$(date -d "$FUZZ_DEADLINE" +%s)"
+  state="$(mktemp -d)"; rows="$(mktemp -d)"
+  [ -s "$LEDGER" ] || printf '%s\n' "$LEDGER_HEADER" >"$LEDGER"
+  local started=0 name
+  while [ "$started" -lt "$chunks" ]; do
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+    # A chunk takes its seconds plus loading and minimising (a few minutes at most).
+    if [ -n "$deadline" ] && [ $(( $(date +%s) + seconds + 300 )) -gt "$deadline" ]; then
+      echo "==> FUZZ_DEADLINE: no chunk started after $started" >&2
+      break
+    fi
+    name="$(next_harness "$state")"
+    [ -n "$name" ] || { wait -n || true; continue; }
+    touch "$state/$name"
+    started=$((started + 1))
+    echo "==> chunk $started/$chunks: $name for ${seconds}s ($(date -u +%H:%M:%SZ))" >&2
+    ( if FUZZ_MINIMIZE=1 run_one "$name" "$seconds" "$@" >>"$rows/rows"; then :; else touch "$rows/failed"; fi
+      rm -f "$state/$name" ) &
+  done
+  wait || true
+  header
+  cat "$rows/rows" 2>/dev/null || true
+  local failed=0; [ -e "$rows/failed" ] && failed=1
+  rm -rf "$state" "$rows"
+  return $failed
+}
 
 command="${1:-}"
 case "$command" in
@@ -104,6 +242,28 @@ case "$command" in
   list) printf '%s\n' "${HARNESSES[@]}"; exit 0 ;;
   supported) supported; exit $? ;;
   build) build; exit 0 ;;
+  ledger) ledger_summary; exit 0 ;;
+  minimize)
+    target="${2:-}"
+    [ -n "$target" ] || usage
+    if [ "$target" != all ] && ! known "$target"; then
+      echo "unknown harness '$target'; one of: all ${HARNESSES[*]}" >&2
+      exit 2
+    fi
+    build
+    failed=0
+    if [ "$target" = all ]; then
+      for name in "${HARNESSES[@]}"; do minimize_one "$name" || failed=1; done
+    else
+      minimize_one "$target" || failed=1
+    fi
+    exit $failed ;;
+  campaign)
+    [[ "${2:-}" =~ ^[0-9]+$ ]] && [[ "${3:-}" =~ ^[0-9]+$ ]] || usage
+    seconds="$2"; chunks="$3"; shift 3
+    build
+    campaign "$seconds" "$chunks" "$@"
+    exit $? ;;
 esac
 seconds="${2:-}"
 [[ "$seconds" =~ ^[0-9]+$ ]] || usage
