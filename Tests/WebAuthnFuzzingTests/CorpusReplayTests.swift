@@ -3,7 +3,9 @@ import Testing
 import WebAuthnFuzzing
 
 /// Every file of `Fuzz/FailingCases/<target>/` (inputs the fuzzers once broke a property or
-/// crashed with) and of `Fuzz/Seeds/<target>/` goes through its target; none may break a property.
+/// crashed with), of `Fuzz/Seeds/<target>/` and of the kept corpus `Fuzz/Corpus/<target>/` (the
+/// minimised inputs of every campaign so far, which reach paths the seeds do not) goes through its
+/// target; none may break a property.
 @Suite struct CorpusReplayTests {
     static let fuzzFolder = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -40,9 +42,15 @@ import WebAuthnFuzzing
         #expect(count > 0, "Fuzz/Seeds/\(name) is empty: run Fuzz/make-seeds.py")
     }
 
-    @Test("the failing-cases and seed folders name only known targets")
+    @Test("every kept corpus input holds every property", arguments: FuzzTarget.all.map(\.name))
+    func keptCorpus(_ name: String) throws {
+        let target = try #require(FuzzTarget.named(name))
+        _ = try Self.replay("Corpus", target)
+    }
+
+    @Test("the failing-cases, seed and corpus folders name only known targets")
     func foldersNameTargets() throws {
-        for folder in ["FailingCases", "Seeds"] {
+        for folder in ["FailingCases", "Seeds", "Corpus"] {
             let url = Self.fuzzFolder.appendingPathComponent(folder)
             let entries = try FileManager.default.contentsOfDirectory(atPath: url.path)
             for entry in entries where !entry.hasPrefix(".") && entry != "README.md" {
