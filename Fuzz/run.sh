@@ -61,7 +61,9 @@ dictionary() {
 known() { local h; for h in "${HARNESSES[@]}"; do [ "$h" = "$1" ] && return 0; done; return 1; }
 
 build() {
-  echo "==> building ${#HARNESSES[@]} harnesses (release, -sanitize=fuzzer,address)" >&2
+  # The ledger names the commit the binaries were built from, even if HEAD moves during a campaign.
+  CODE_COMMIT="$(code_commit)"
+  echo "==> building ${#HARNESSES[@]} harnesses (release, -sanitize=fuzzer,address) at $CODE_COMMIT" >&2
   # No build-manifest caching: the cache notices changes to this package only, so a source file
   # added to the root package would be left out of the build ("cannot find ... in scope").
   swift build -c release --disable-build-manifest-caching \
@@ -140,7 +142,7 @@ run_one() {
   local name="$1" seconds="$2"; shift 2
   local failing="FailingCases/$name" corpus="Corpus/$name" work="$WORK_DIR/$name" log="$LOG_DIR/$name.log"
   mkdir -p "$failing" "$corpus" "$work" "$LOG_DIR"
-  local commit; commit="$(code_commit)"
+  local commit="${CODE_COMMIT:-$(code_commit)}"
   local before; before="$(find "$failing" -type f ! -name README.md ! -name '*.log' ! -name '.*' | wc -l)"
   local status=0
   fuzzer "$name" -max_total_time="$seconds" -dict="$(dictionary "$name")" -print_final_stats=1 "$@" \
