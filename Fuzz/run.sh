@@ -185,6 +185,7 @@ header() {
 # run, findings, and the kept corpus as it is now.
 ledger_summary() {
   local name size
+  [ -s "$LEDGER" ] || printf '%s\n' "$LEDGER_HEADER" >"$LEDGER"
   printf '| harness | runs | seconds | execs | to 10 M | last cov | last ft | findings | kept corpus files | kept corpus KB |\n'
   printf '|---|---|---|---|---|---|---|---|---|---|\n'
   for name in "${HARNESSES[@]}"; do
