@@ -500,7 +500,7 @@ struct TPMAttestTests {
 
 @Suite("TPM manufacturer identifiers")
 struct TPMManufacturerTests {
-    @Test("registered identifiers resolve in the TCG form: \"id:\" and upper-case hex")
+    @Test("registered identifiers resolve in the TCG form: \"id:\" and eight hex digits, either case")
     func known() {
         #expect(TPMManufacturer.name(forID: "id:494E5443") == "Intel")
         #expect(TPMManufacturer.name(forID: "id:4D534654") == "Microsoft")
@@ -514,11 +514,16 @@ struct TPMManufacturerTests {
         #expect(TPMManufacturer.isKnown(TPMManufacturer.fidoConformanceTestingID))
         #expect(TPMManufacturer.isKnown(TPMManufacturer.webAuthnTestVectorsID))
         #expect(TPMManufacturer.name(forID: "id:00000000") == "W3C WebAuthn test vectors")
+        // Hex digits in either case: Qualcomm fTPMs send lower case, the registry writes IBM 49424d00.
+        #expect(TPMManufacturer.name(forID: "id:51434f4d") == "Qualcomm")
+        #expect(TPMManufacturer.name(forID: "id:49424d00") == "IBM")
+        #expect(TPMManufacturer.name(forID: "id:494e5443") == "Intel")
+        #expect(TPMManufacturer.isKnown("id:fffff1d0"))
     }
 
-    @Test("other letter cases are not the TCG form: malformed, so not known")
+    @Test("the prefix is exactly \"id:\": other cases of it are malformed, so not known")
     func letterCase() {
-        for id in ["id:494e5443", "ID:494E5443", "Id:4D534654", "iD:4D534654", "id:fffff1d0", "id:4E54430a"] {
+        for id in ["ID:494E5443", "Id:4D534654", "iD:4D534654", "ID:fffff1d0"] {
             #expect(!TPMManufacturer.isWellFormed(id), "\(id)")
             #expect(!TPMManufacturer.isKnown(id), "\(id)")
         }

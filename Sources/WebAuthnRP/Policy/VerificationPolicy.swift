@@ -39,7 +39,7 @@ public struct AttestationPolicy: Sendable {
     /// in the TCG TPM vendor registry (see ``TPMManufacturer``; the FIDO conformance and W3C
     /// test-vector identifiers count as known). On by default, as in the other relying-party
     /// libraries; `false` accepts any vendor. Either way a TPMManufacturer that is not
-    /// `id:` and eight upper-case hex digits is rejected.
+    /// `id:` and eight hex digits is rejected.
     public var requireKnownTPMManufacturer: Bool
 
     /// Which Android Key authorization lists are consulted for origin and purpose.

@@ -38,16 +38,21 @@ extension Corpus {
         try register("tpm-san-not-critical", tpm, .tpm(ca: ca), .reject(.attestation)) {
             $0.certificate = { $0.subjectAlternativeNamesAreCritical = false }
         }
-        // TPMManufacturer: a TCG-registered vendor (by default), written "id:" + eight upper-case hex digits.
-        for (name, value) in [("unregistered-vendor", "id:12345678"), ("lower-case-hex", "id:4e544300"),
-                              ("no-id-prefix", "4E544300"), ("seven-digits", "id:4E54430"),
-                              ("upper-case-prefix", "ID:4E544300")] {
+        // TPMManufacturer: a TCG-registered vendor (by default), written "id:" + eight hex digits.
+        for (name, value) in [("unregistered-vendor", "id:12345678"), ("no-id-prefix", "4E544300"),
+                              ("seven-digits", "id:4E54430"), ("upper-case-prefix", "ID:4E544300"),
+                              ("non-hex-digit", "id:4E54430G")] {
             try register("tpm-manufacturer-\(name)", tpm, .tpm(ca: ca), .reject(.attestation)) {
                 $0.details.tpmManufacturer = value
             }
         }
         try register("control-tpm-manufacturer-nuvoton", try file.authenticator("tpm nuvoton"), .tpm(ca: ca), tpmAccepted) {
             $0.details.tpmManufacturer = "id:4E544300"
+        }
+        // Qualcomm fTPMs write the hex digits in lower case.
+        try register("control-tpm-manufacturer-qualcomm-lower-case-hex", try file.authenticator("tpm qualcomm"), .tpm(ca: ca),
+                     tpmAccepted) {
+            $0.details.tpmManufacturer = "id:51434f4d"
         }
 
         // tpm §8.3: the key "specified by the parameters and unique fields of pubArea".

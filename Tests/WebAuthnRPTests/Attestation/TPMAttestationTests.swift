@@ -591,13 +591,13 @@ struct TPMAttestationCertificateTests {
         #expect(AttestationPolicy().requireKnownTPMManufacturer)
     }
 
-    @Test("a TPMManufacturer not in the \"id:\" + eight upper-case hex form is refused, whatever the policy")
+    @Test("a TPMManufacturer not in the \"id:\" + eight hex digits form is refused, whatever the policy")
     func malformedManufacturer() {
-        for value in ["id:494e5443", "ID:494E5443", "494E5443", "id:494E544", "id:494E54430", "id:494E544G", "Infineon"] {
+        for value in ["ID:494E5443", "494E5443", "id:494E544", "id:494E54430", "id:494E544G", "Infineon"] {
             for relaxed in [false, true] {
                 var statement = TPMStatement(.ecc, alg: .es256)
                 statement.manufacturer = value
-                expectRejection(statement, "TPMManufacturer \"\(value)\" is not \"id:\" and eight upper-case hex digits",
+                expectRejection(statement, "TPMManufacturer \"\(value)\" is not \"id:\" and eight hex digits",
                                 policy: AttestationPolicy(requireKnownTPMManufacturer: !relaxed))
             }
         }

@@ -206,7 +206,7 @@ package struct TPMAttestation: AttestationFormat {
         // The profile's TPMManufacturer is "id:" and the eight hex digits of TPM_PT_MANUFACTURER.
         guard TPMManufacturer.isWellFormed(device.manufacturer) else {
             throw AttestationContext.failure(format,
-                "aikCert TPMManufacturer \"\(device.manufacturer)\" is not \"id:\" and eight upper-case hex digits")
+                "aikCert TPMManufacturer \"\(device.manufacturer)\" is not \"id:\" and eight hex digits")
         }
         // "The Extended Key Usage extension MUST contain the OID 2.23.133.8.3 ("joint-iso-itu-t(2)
         // internationalorganizations(23) 133 tcg-kp(8) tcg-kp-AIKCertificate(3))."

@@ -4,9 +4,11 @@
 // §3.2.9). That value is the vendor's four-character ASCII code, padded with NUL (or space), so
 // "id:494E5443" is "INTC" (Intel).
 //
-// The form is exact: lower-case "id:" and eight upper-case hex digits, as the TCG profile and the
-// registry write them and as every recorded TPM (Infineon, Intel, Nuvoton, STMicroelectronics)
-// sends them. Anything else ("ID:", "id:4e544300", "id:4E5443", "4E544300") is refused.
+// The form: "id:" and exactly eight hex digits. The profile asks for the characters 0-9 and A-F,
+// but the hex digits are compared without regard to case: the registry itself writes IBM as
+// 0x49 0x42 0x4d 0x00, and Qualcomm fTPMs (Snapdragon Windows PCs) send "id:51434f4d", which
+// the other relying-party libraries accept after normalizing. Anything else ("ID:", "id:4E5443",
+// "4E544300", "id: 4E544300") is refused.
 //
 // The vendor table is the "TPM Capabilities Vendor ID" list of the TCG TPM Vendor ID Registry
 // (Family 1.2 and 2.0); each entry's hex decodes to the vendor code noted beside it. Two test
@@ -69,7 +71,7 @@ public enum TPMManufacturer {
     }
 
     /// The manufacturer's name for an identifier.
-    /// - Parameter id: the attribute value: "id:" and eight upper-case hex digits, exactly.
+    /// - Parameter id: the attribute value: "id:" and eight hex digits (either case).
     /// - Returns: the vendor's (or test identifier's) name, or `nil` when the identifier is
     ///   malformed or not known.
     public static func name(forID id: String) -> String? {
@@ -78,26 +80,31 @@ public enum TPMManufacturer {
     }
 
     /// Whether an identifier names a registered manufacturer or one of the two test identifiers.
-    /// - Parameter id: the attribute value: "id:" and eight upper-case hex digits, exactly.
+    /// - Parameter id: the attribute value: "id:" and eight hex digits (either case).
     /// - Returns: `true` when `name(forID:)` finds it.
     public static func isKnown(_ id: String) -> Bool {
         name(forID: id) != nil
     }
 
-    /// Whether an identifier has the TCG form: "id:" and exactly eight upper-case hex digits.
+    /// Whether an identifier has the TCG form: "id:" and exactly eight hex digits.
     /// - Parameter id: the TPMManufacturer attribute value.
-    /// - Returns: `true` for `id:4E544300`, `false` for `id:4e544300`, `ID:4E544300`, `id:4E5443`.
+    /// - Returns: `true` for `id:4E544300` and `id:51434f4d`, `false` for `ID:4E544300`, `id:4E5443`.
     public static func isWellFormed(_ id: String) -> Bool {
         registryKey(id) != nil
     }
 
-    /// The eight hex digits after "id:" when `id` has the exact TCG form, else `nil`.
+    /// The eight hex digits after "id:", upper-cased, when `id` has the TCG form, else `nil`.
     static func registryKey(_ id: String) -> String? {
         let bytes = Array(id.utf8)
         guard bytes.count == 11, bytes.starts(with: Array("id:".utf8)) else { return nil }
-        let digits = bytes.dropFirst(3)
-        // 0-9 and A-F only: the profile's form is upper-case hex.
-        guard digits.allSatisfy({ (0x30...0x39).contains($0) || (0x41...0x46).contains($0) }) else { return nil }
+        var digits: [UInt8] = []
+        for byte in bytes.dropFirst(3) {
+            switch byte {
+            case 0x30...0x39, 0x41...0x46: digits.append(byte)
+            case 0x61...0x66: digits.append(byte - 0x20)  // a-f as A-F
+            default: return nil
+            }
+        }
         return String(decoding: digits, as: UTF8.self)
     }
 }
