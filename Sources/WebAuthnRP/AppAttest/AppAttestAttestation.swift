@@ -53,8 +53,9 @@ extension AppAttestVerifier {
             () throws(WebAuthnError) in try AppAttestAttestationObject(bytes: attestation[...])
         }
         let authData = parsed.object.authenticatorData
-        // parse guarantees at least two certificates
-        let credCert = parsed.certificates[0]
+        guard let credCert = parsed.certificates.first else {  // the parser requires two; never trap on it
+            throw trace.fail(AppAttestStep.attestation(1), "x5c holds credCert", .attestation, "attStmt.x5c is empty")
+        }
 
         // 1. "Verify that the x5c array contains the intermediate and leaf certificates for App Attest,
         //    starting from the credential certificate in the first data buffer in the array (credcert).
