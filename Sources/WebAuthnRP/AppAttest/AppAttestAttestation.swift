@@ -133,17 +133,20 @@ extension AppAttestVerifier {
         //    operating in the production environment."
         try trace.check(AppAttestStep.attestation(8), "the AAGUID is the \(environment.rawValue) environment's") {
             () throws(WebAuthnError) in
-            let aaguid = parsed.attested.aaguid.bytes
+            guard let attested = parsed.attested else {
+                throw WebAuthnError(.attestation, "authData has no attested credential data (the AT flag is clear), so no AAGUID")
+            }
+            let aaguid = attested.aaguid.bytes
             guard aaguid == environment.aaguid else {
                 let other = AppAttestEnvironment.allCases.first { $0.aaguid == aaguid }
                 throw WebAuthnError(.attestation, other.map { "the AAGUID is the \($0.rawValue) environment's, expected \(environment.rawValue)" }
-                    ?? "the AAGUID \(parsed.attested.aaguid) is not an App Attest environment's")
+                    ?? "the AAGUID \(attested.aaguid) is not an App Attest environment's")
             }
         }
 
         // 9. "Verify that the authenticator data's credentialId field is the same as the key identifier."
         try trace.check(AppAttestStep.attestation(9), "the credential id is the key id") { () throws(WebAuthnError) in
-            guard parsed.attested.credentialId.elementsEqual(keyId) else {
+            guard let attested = parsed.attested, attested.credentialId.elementsEqual(keyId) else {
                 throw WebAuthnError(.attestation, "the credential id differs from the key id")
             }
         }

@@ -95,22 +95,20 @@ package struct AppAttestAttestationObject: Sendable {
     package let certificates: [Certificate]
     /// `attStmt.receipt`.
     package let receipt: [UInt8]
-    /// The attested credential data of ``object``'s authenticator data.
-    package let attested: AttestedCredentialData
+    /// The attested credential data of ``object``'s authenticator data (nil when the AT flag is
+    /// clear: Apple's steps 8 and 9 then fail with `attestation`).
+    package let attested: AttestedCredentialData?
 
     static let format = "apple-appattest"
 
     /// Parses an attestation object.
-    /// - Throws: `malformed` for bytes that do not parse (CBOR, authenticator data without
-    ///   attested credential data, a certificate), `attestation` for another `fmt` or an
+    /// - Throws: `malformed` for bytes that do not parse (CBOR, authenticator data, a
+    ///   certificate), `attestation` for another `fmt` or an
     ///   `attStmt` without a two-certificate `x5c` or a byte-string `receipt`.
     package init(bytes: ArraySlice<UInt8>) throws(WebAuthnError) {
         let object = try AttestationObject(bytes: bytes)
         guard object.format == Self.format else {
             throw WebAuthnError(.attestation, "fmt is \"\(object.format.prefix(40))\", expected \"\(Self.format)\"")
-        }
-        guard let attested = object.authenticatorData.attestedCredentialData else {
-            throw WebAuthnError(.malformed, "authenticator data has no attested credential data (the AT flag is clear)")
         }
         let statement = object.statement
         guard let x5c = statement[textKey: "x5c"]?.array else {
@@ -136,7 +134,7 @@ package struct AppAttestAttestationObject: Sendable {
         self.object = object
         self.certificates = certificates
         self.receipt = Array(receipt)
-        self.attested = attested
+        self.attested = object.authenticatorData.attestedCredentialData
     }
 }
 

@@ -58,6 +58,8 @@ package struct TestAppAttestDevice: Sendable {
         package var object: (inout [UInt8]) -> Void = { _ in }
         /// The `fmt` (default `apple-appattest`).
         package var format = "apple-appattest"
+        /// Leaves attested credential data out of authData (AT clear).
+        package var omitAttestedCredentialData = false
 
         package init() {}
     }
@@ -126,7 +128,8 @@ package struct TestAppAttestDevice: Sendable {
         let coseKey = try privateKey.coseKey(algorithm: .es256)
         let authData = TestAuthData(rpId: appId, flags: [], signCount: options.signCount,
                                     aaguid: options.aaguid ?? environment.aaguid,
-                                    credentialId: options.credentialId ?? keyId, credentialKey: coseKey).bytes
+                                    credentialId: options.credentialId ?? keyId,
+                                    credentialKey: options.omitAttestedCredentialData ? nil : coseKey).bytes
         var nonce = Digest.sha256.hash(authData + Digest.sha256.hash(challenge))
         options.nonce(&nonce)
         let certified = options.certifiedKey ?? privateKey

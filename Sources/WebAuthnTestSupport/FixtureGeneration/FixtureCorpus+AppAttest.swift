@@ -114,6 +114,9 @@ enum AppAttestFixtureCorpus {
         var credentialId = AppAttestationOptions()
         credentialId.credentialId = other.keyId
         try file.attest("credential-id-differs", phone, credentialId, expect: .reject(.attestation))
+        var noAttestedData = AppAttestationOptions()
+        noAttestedData.omitAttestedCredentialData = true
+        try file.attest("authdata-without-attested-credential-data", phone, noAttestedData, expect: .reject(.attestation))
         var format = AppAttestationOptions()
         format.format = "apple"
         try file.attest("fmt-apple", phone, format, expect: .reject(.attestation))

@@ -158,6 +158,12 @@ struct AppAttestVerifierTests {
         #expect(AppAttestEnvironment.development.aaguid == Array("appattestdevelop".utf8))
     }
 
+    @Test("steps 8-9: authData without attested credential data has no AAGUID or credential id: attestation")
+    func step8NoAttestedData() throws {
+        let failure = try Self.attestationFailure { $0.omitAttestedCredentialData = true }
+        #expect(failure?.category == .attestation && failure?.step == "App Attest attestation step 8")
+    }
+
     @Test("step 9: the credential id must be the key id")
     func step9CredentialId() throws {
         let failure = try Self.attestationFailure { $0.credentialId = Array($0.credentialId ?? []) + [UInt8](repeating: 1, count: 32) }
