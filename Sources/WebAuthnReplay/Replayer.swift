@@ -98,6 +98,7 @@ public enum Replayer {
         if walked, let first = data.first(where: { !" \n\r\t".utf8.contains($0) }), first == UInt8(ascii: "[") {
             return []
         }
+        if AppAttestReplay.isAppAttestDocument(data) { return try await AppAttestReplay.replay(data, file: file) }
         let (fixture, setup) = try load(data, file: file)
         let service = RelyingPartyService(relyingParty: setup.relyingParty, policy: setup.policy,
                                           challenges: InMemoryChallengeStore(),
