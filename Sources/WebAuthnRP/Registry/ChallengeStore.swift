@@ -50,7 +50,8 @@ public protocol ChallengeStore: Sendable {
 
 /// A bounded in-memory ``ChallengeStore``, safe under concurrent use.
 ///
-/// Expired challenges are evicted whenever a new one is issued; when the store is
+/// Expired challenges (those whose `expiresAt` is before the issue time) are evicted
+/// when a new one is issued into a full store; when the store is
 /// still at capacity, issuing fails with ``RegistryError/Code/capacityExceeded``
 /// rather than growing without bound.
 public final class InMemoryChallengeStore: ChallengeStore {
@@ -70,7 +71,10 @@ public final class InMemoryChallengeStore: ChallengeStore {
     public func issue(_ challenge: IssuedChallenge, now: Date) async throws {
         try state.withLock { (state: inout State) throws(RegistryError) in
             if state.outstanding.count >= capacity {
-                state.outstanding = state.outstanding.filter { $0.value.expiresAt > now }
+                // A challenge is answerable through its expiresAt instant, so only later ones go (and a
+                // NaN expiry, which no instant is before). Compared as Doubles: Date's `>=` holds for NaN.
+                let instant = now.timeIntervalSinceReferenceDate
+                state.outstanding = state.outstanding.filter { $0.value.expiresAt.timeIntervalSinceReferenceDate >= instant }
             }
             guard state.outstanding.count < capacity else {
                 throw RegistryError(.capacityExceeded, "\(capacity) challenges are outstanding")

@@ -243,13 +243,13 @@ extension RelyingPartyService {
             rp: PublicKeyCredentialRpEntity(id: relyingParty.id, name: relyingParty.name.isEmpty ? relyingParty.id : relyingParty.name),
             user: user,
             pubKeyCredParams: policy.acceptedAlgorithms.map { PublicKeyCredentialParameters($0) },
-            timeout: UInt32(clamping: Int(policy.challengeLifetime * 1000)),
+            timeout: policy.challengeTimeoutMilliseconds,
             excludeCredentials: existing.map { PublicKeyCredentialDescriptorJSON(id: Base64URLBytes($0.id)) },
             authenticatorSelection: AuthenticatorSelectionCriteria(residentKey: residentKey,
                                                                    requireResidentKey: residentKey == .required,
                                                                    userVerification: userVerification),
             attestation: attestation)
-        try await issue(IssuedChallenge(creationOptions: options, relyingParty: relyingParty,
+        try await issue(IssuedChallenge(creationOptions: options, relyingParty: relyingParty, issuedAt: now,
                                         expiresAt: now.addingTimeInterval(policy.challengeLifetime),
                                         conditional: conditional), now: now)
         return options
@@ -275,10 +275,10 @@ extension RelyingPartyService {
             }
         }
         let options = try PublicKeyCredentialRequestOptionsJSON.make(
-            timeout: UInt32(clamping: Int(policy.challengeLifetime * 1000)), rpId: relyingParty.id,
+            timeout: policy.challengeTimeoutMilliseconds, rpId: relyingParty.id,
             allowCredentials: allow, userVerification: userVerification)
         try await issue(IssuedChallenge(requestOptions: options, relyingParty: relyingParty, userHandle: userHandle,
-                                        expiresAt: now.addingTimeInterval(policy.challengeLifetime)), now: now)
+                                        issuedAt: now, expiresAt: now.addingTimeInterval(policy.challengeLifetime)), now: now)
         return options
     }
 }
