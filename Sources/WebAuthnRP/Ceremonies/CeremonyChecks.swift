@@ -30,7 +30,9 @@ enum CeremonyChecks {
     static func describe(_ date: Date) -> String {
         let seconds = date.timeIntervalSinceReferenceDate
         guard seconds.isFinite, seconds > -6.3e10, seconds < 2.5e11 else { return "\(seconds) s after 2001-01-01" }
-        return "\(date)"
+        // Rounded to the millisecond shown, so 0.001 s stored as 0.000999… does not print as .000.
+        let shown = Date(timeIntervalSinceReferenceDate: (seconds * 1000).rounded() / 1000)
+        return shown.ISO8601Format(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 
     static func parseClientData(_ bytes: [UInt8]) throws(WebAuthnError) -> CollectedClientData {
