@@ -1,7 +1,8 @@
 import Foundation
 
-/// The instants a fixture names (`policy.verificationTime`, a ceremony's `issuedAt` and
-/// `receivedAt`): RFC 3339 date-times, read strictly and the same way on every platform.
+/// The instants a fixture names (a ceremony's `issuedAt` and `receivedAt`, and
+/// `policy.verificationTime`, which also still takes any form Foundation's ISO 8601 reader
+/// took before): RFC 3339 date-times, read strictly and the same way on every platform.
 ///
 /// `YYYY-MM-DDTHH:MM:SS`, an optional fraction of a second, then `Z` or an offset
 /// `±HH:MM`. Every field is range-checked (no 30 February, no hour 24); a leap second

@@ -189,7 +189,9 @@ struct ReplaySetup {
                                     allowCrossOrigin: rp.crossOrigin ?? false, topOrigins: rp.topOrigins ?? [])
         let spec = fixture.policy
         if let text = spec?.verificationTime {
-            guard let date = FixtureTime.parse(text) else {
+            // Foundation's ISO 8601 reader, which read this member before, still reads any form
+            // it accepted, so older recordings keep their clock.
+            guard let date = FixtureTime.parse(text) ?? ISO8601DateFormatter().date(from: text) else {
                 throw FixtureError(file: file, member: "policy.verificationTime",
                                    reason: "\"\(text)\" is not an RFC 3339 date-time such as 2024-06-01T00:00:00Z")
             }
