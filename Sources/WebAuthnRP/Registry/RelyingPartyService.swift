@@ -229,22 +229,34 @@ extension RelyingPartyService {
     ///   - userVerification: the UV requirement (default `preferred`).
     ///   - residentKey: the discoverable-credential requirement (default `preferred`).
     ///   - attestation: the attestation conveyance to ask for (default `none`).
+    ///   - algorithms: the algorithms to offer, in order of preference (default EdDSA, ES256,
+    ///     RS256); those the policy does not accept are left out. The response must use one of
+    ///     those offered.
     ///   - conditional: the page will call `create()` with conditional mediation.
     ///   - now: the current time.
     /// - Returns: options to send to the browser (`PublicKeyCredential.parseCreationOptionsFromJSON`).
-    /// - Throws: ``WebAuthnError`` for an invalid user entity; ``RegistryError`` when the challenge cannot be stored.
+    /// - Throws: ``WebAuthnError`` for an invalid user entity or when no offered algorithm is
+    ///   accepted by the policy; ``RegistryError`` when the challenge cannot be stored.
     public func beginRegistration(user: PublicKeyCredentialUserEntityJSON,
                                   userVerification: UserVerificationRequirement = .preferred,
                                   residentKey: ResidentKeyRequirement = .preferred,
                                   attestation: AttestationConveyancePreference = AttestationConveyancePreference.none,
+                                  algorithms: [COSEAlgorithm] = PublicKeyCredentialParameters.recommended.map(\.algorithm),
                                   conditional: Bool = false, now: Date) async throws -> PublicKeyCredentialCreationOptionsJSON {
+        let offered = algorithms.filter { policy.acceptedAlgorithms.contains($0) }
+        guard !offered.isEmpty else {
+            throw WebAuthnError(.algorithm, "none of the algorithms \(algorithms) is accepted by the policy")
+        }
         let existing = try await credentials.credentials(userHandle: user.id.bytes)
         let options = try PublicKeyCredentialCreationOptionsJSON.make(
             rp: PublicKeyCredentialRpEntity(id: relyingParty.id, name: relyingParty.name.isEmpty ? relyingParty.id : relyingParty.name),
             user: user,
-            pubKeyCredParams: policy.acceptedAlgorithms.map { PublicKeyCredentialParameters($0) },
+            pubKeyCredParams: offered.map { PublicKeyCredentialParameters($0) },
             timeout: policy.challengeTimeoutMilliseconds,
-            excludeCredentials: existing.map { PublicKeyCredentialDescriptorJSON(id: Base64URLBytes($0.id)) },
+            excludeCredentials: existing.map { record in
+                PublicKeyCredentialDescriptorJSON(id: Base64URLBytes(record.id),
+                                                  transports: record.transports.map { AuthenticatorTransport(rawValue: $0) })
+            },
             authenticatorSelection: AuthenticatorSelectionCriteria(residentKey: residentKey,
                                                                    requireResidentKey: residentKey == .required,
                                                                    userVerification: userVerification),

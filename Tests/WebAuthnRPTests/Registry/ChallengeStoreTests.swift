@@ -109,6 +109,19 @@ struct ChallengeStoreTests {
         #expect(store.count == 1)
     }
 
+    @Test("a challenge with a NaN expiry is evicted at the next issue and does not stall the queue")
+    func evictsNaNExpiry() async throws {
+        let store = InMemoryChallengeStore(capacity: 2)
+        try await store.issue(Self.challenge(1, expiresAt: Date(timeIntervalSinceReferenceDate: .nan)), now: Self.now)
+        try await store.issue(Self.challenge(2, expiresAt: Self.now.addingTimeInterval(5)), now: Self.now)
+        // Both slots are taken until the NaN one goes; later the second expires normally too.
+        try await store.issue(Self.challenge(3, expiresAt: Self.now.addingTimeInterval(100)), now: Self.now.addingTimeInterval(1))
+        #expect(try await store.consume(Self.challenge(1).challenge) == nil)
+        try await store.issue(Self.challenge(4, expiresAt: Self.now.addingTimeInterval(100)), now: Self.now.addingTimeInterval(6))
+        #expect(try await store.consume(Self.challenge(2).challenge) == nil)
+        #expect(store.count == 2)
+    }
+
     @Test("capacity is at least one")
     func capacityFloor() async throws {
         #expect(InMemoryChallengeStore(capacity: 0).capacity == 1)
