@@ -71,6 +71,44 @@ struct ServerNeedsTests {
         }
     }
 
+    @Test("the request builders carry every option member, and the issued challenge remembers what was asked")
+    func builders() async throws {
+        let service = RelyingPartyService(relyingParty: CeremonyFixture.relyingParty)
+        var request = RegistrationRequest(user: user)
+        request.authenticatorAttachment = .platform
+        request.residentKey = .required
+        request.userVerification = .required
+        request.attestation = .direct
+        request.attestationFormats = ["packed", "tpm"]
+        request.hints = [.clientDevice]
+        request.timeout = 120_000
+        request.algorithms = [.es256]
+        let options = try await service.beginRegistration(request, now: now)
+        #expect(options.authenticatorSelection == AuthenticatorSelectionCriteria(authenticatorAttachment: .platform,
+                                                                                 residentKey: .required, requireResidentKey: true,
+                                                                                 userVerification: .required))
+        #expect(options.attestation == .direct && options.attestationFormats == ["packed", "tpm"])
+        #expect(options.hints == [.clientDevice] && options.timeout == 120_000)
+        #expect(options.pubKeyCredParams.map(\.alg) == [-7])
+        let issued = try #require(try await service.challenges.consume(options.challenge.bytes))
+        #expect(issued.userVerification == .required && issued.offeredAlgorithms == [.es256] && issued.attestation == .direct)
+
+        var authenticator = try TestAuthenticator()
+        let registration = try await service.beginRegistration(user: user, now: now)
+        _ = try await service.finishRegistration(try authenticator.register(challenge: registration.challenge.bytes), now: now)
+        var notExcluding = RegistrationRequest(user: user)
+        notExcluding.excludeExistingCredentials = false
+        #expect(try await service.beginRegistration(notExcluding, now: now).excludeCredentials.isEmpty)
+
+        let login = try await service.beginAuthentication(
+            AuthenticationRequest(userHandle: Array("user-a".utf8), userVerification: .required, hints: [.securityKey],
+                                  timeout: 30_000), now: now)
+        #expect(login.allowCredentials?.map(\.id.bytes) == [authenticator.credentialId])
+        #expect(login.userVerification == .required && login.hints == [.securityKey] && login.timeout == 30_000)
+        let assertion = try authenticator.authenticate(challenge: login.challenge.bytes)
+        _ = try await service.finishAuthentication(assertion, expectedChallenge: login.challenge.bytes, now: now)
+    }
+
     @Test("excludeCredentials keeps each credential's transports, as allowCredentials does")
     func excludeTransports() async throws {
         let service = RelyingPartyService(relyingParty: CeremonyFixture.relyingParty)
