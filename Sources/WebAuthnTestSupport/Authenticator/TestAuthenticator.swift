@@ -187,6 +187,8 @@ package struct TestAuthenticator {
         /// Edits the value the attestation binds to this ceremony before it is certified or signed:
         /// android-key's attestationChallenge, apple's nonce, tpm's extraData.
         package var nonce: (inout [UInt8]) -> Void = { _ in }
+        /// Format-specific contents of the tpm and android-key statements (TestAttestations.swift).
+        package var details = StatementDetails()
         /// Edits the encoded attestation object.
         package var attestationObject: (inout [UInt8]) -> Void = { _ in }
         /// Edits the finished response (id, rawId, type, transports...).
