@@ -159,6 +159,7 @@ struct Corpus {
         files += try registrationFiles()
         files += try authenticationFiles()
         files += try malformedFiles()
+        files += try replayMemberFiles()
         return files
     }
 

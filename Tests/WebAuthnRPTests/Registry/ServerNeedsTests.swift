@@ -165,7 +165,7 @@ struct ServerNeedsTests {
         for n in 0 ..< 10 { try await store.issue(Self.challenge(n, expiresAt: now.addingTimeInterval(Double(n + 1))), now: now) }
         #expect(store.count == 10)
         try await store.issue(Self.challenge(100, expiresAt: now.addingTimeInterval(600)), now: now.addingTimeInterval(5))
-        #expect(store.count == 6)  // 1...5 s gone; 6...10 s and the new one held
+        #expect(store.count == 7)  // 1...4 s gone; 5 s (answerable through its expiry instant), 6...10 s and the new one held
         #expect(try await store.consume(Self.challenge(3, expiresAt: now).challenge) == nil)
         #expect(try await store.consume(Self.challenge(7, expiresAt: now).challenge) != nil)
     }
@@ -177,7 +177,11 @@ struct ServerNeedsTests {
         await #expect {
             try await store.issue(Self.challenge(9, expiresAt: now.addingTimeInterval(60)), now: now)
         } throws: { ($0 as? RegistryError)?.code == .capacityExceeded }
-        try await store.issue(Self.challenge(9, expiresAt: now.addingTimeInterval(120)), now: now.addingTimeInterval(60))
+        // At 60 s the four are still answerable (the expiry instant is in time); just after, they are gone.
+        await #expect {
+            try await store.issue(Self.challenge(9, expiresAt: now.addingTimeInterval(120)), now: now.addingTimeInterval(60))
+        } throws: { ($0 as? RegistryError)?.code == .capacityExceeded }
+        try await store.issue(Self.challenge(9, expiresAt: now.addingTimeInterval(120)), now: now.addingTimeInterval(60.001))
         #expect(store.count == 1)
     }
 
