@@ -29,6 +29,8 @@ struct FixtureFile {
     var requireTrustedAttestation = false
     var allowCounterRegression = false
     var credentials: [FixtureValue] = []
+    /// More `policy` members, written after the standard ones (for example `challengeLifetime`).
+    var policyMembers: [(String, FixtureValue)] = []
     private(set) var ceremonies: [FixtureValue] = []
 
     init(_ path: String, _ description: String) {
@@ -60,14 +62,14 @@ struct FixtureFile {
     mutating func register(_ name: String, _ authenticator: TestAuthenticator, algorithms: [COSEAlgorithm] = offered,
                            userVerification: UserVerificationRequirement = .preferred, attestation: String = "direct",
                            options: TestAuthenticator.RegistrationOptions = .init(), user: [UInt8]? = nil,
-                           editJSON: (inout FixtureValue) -> Void = { _ in },
+                           parameters: [FixtureValue]? = nil, editJSON: (inout FixtureValue) -> Void = { _ in },
                            _ verdict: Verdict) throws -> (options: FixtureValue, response: FixtureValue) {
         let challenge = self.challenge(name)
         let userHandle = user ?? authenticator.userHandle
         let optionsJSON = FixtureJSONForms.creationOptions(
             challenge: challenge, rpId: "example.org", user: userHandle,
             userName: "\(name)@example.org", algorithms: algorithms, userVerification: userVerification,
-            attestation: attestation)
+            attestation: attestation, parameters: parameters)
         var response = FixtureJSONForms.registrationResponse(try authenticator.register(challenge: challenge, options))
         editJSON(&response)
         let expect: FixtureValue
@@ -117,6 +119,12 @@ struct FixtureFile {
         if !issue { members.append(("issue", .bool(false))) }
         members += [("response", response), ("expect", expect)]
         ceremonies.append(.object(members))
+    }
+
+    /// Edits the ceremony recorded last (to add members such as `issuedAt` or `user`).
+    mutating func editLastCeremony(_ body: (inout FixtureValue) -> Void) {
+        guard !ceremonies.isEmpty else { return }
+        body(&ceremonies[ceremonies.count - 1])
     }
 
     /// A record that exists before the replay starts (the file's `credentials`).
@@ -172,6 +180,7 @@ struct FixtureFile {
         if !trustAnchors.isEmpty { policy.append(("trustAnchors", .array(trustAnchors.map { .bytes($0.derBytes) }))) }
         policy += [("requireTrustedAttestation", .bool(requireTrustedAttestation)),
                    ("allowCounterRegression", .bool(allowCounterRegression))]
+        policy += policyMembers
         var members: [(String, FixtureValue)] = [
             ("format", .string("webauthn-ceremonies/1")),
             ("description", .string(description)),
