@@ -24,13 +24,17 @@
 #   --results FILE      append one tab-separated line per mutant (id, status, seconds, file, filters)
 #   --markdown FILE     write a Markdown table of this run's results
 #   --scratch DIR       scratch copy (default ${MUTATION_SCRATCH:-/tmp/mutation-scratch})
+#   --in-place          mutate the checkout itself, restoring each file (for CI: a fresh clone whose
+#                       .build `swift test` just filled, so no second full build is needed)
 #   --no-baseline       skip the unmutated run of the selected filters
 #   --keep-going        a surviving mutant does not make the exit status non-zero
 # Exit status: 0 when every mutant run was killed (or --keep-going), 1 when one survived or
 # did not build, 2 for a stale list or a failing baseline.
 set -euo pipefail
 
-repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+# MUTATION_REPO_ROOT: the checkout to mutate, when this script runs from a copy (a long campaign
+# should run from a copy, so that editing the checkout's run.sh cannot disturb it).
+repo_root="${MUTATION_REPO_ROOT:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
 list="$repo_root/Tests/Mutation/mutants.txt"
 scratch="${MUTATION_SCRATCH:-/tmp/mutation-scratch}"
 results=""
@@ -42,6 +46,7 @@ check_only=0
 baseline=1
 keep_going=0
 filter_override=""
+in_place=0
 build_timeout="${MUTATION_BUILD_TIMEOUT:-1200}"
 test_timeout="${MUTATION_TEST_TIMEOUT:-300}"
 
@@ -60,13 +65,18 @@ while [ $# -gt 0 ]; do
     --markdown) markdown="${2:?}"; shift 2 ;;
     --scratch) scratch="${2:?}"; shift 2 ;;
     --no-baseline) baseline=0; shift ;;
+    --in-place) in_place=1; shift ;;
     --keep-going) keep_going=1; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "${BASH_SOURCE[0]}" | sed '$d'; exit 0 ;;
     *) die "unknown argument: $1" ;;
   esac
 done
 [ -f "$list" ] || die "no mutant list at $list"
-case "$scratch" in /|"$repo_root"|"$repo_root"/*) die "the scratch copy must lie outside the checkout" ;; esac
+if [ "$in_place" = 1 ]; then
+  scratch="$repo_root"
+else
+  case "$scratch" in /|"$repo_root"|"$repo_root"/*) die "the scratch copy must lie outside the checkout" ;; esac
+fi
 
 # --- The list ------------------------------------------------------------------------------
 # Directives: "%define NAME PATTERN" names a test-filter pattern that filter fields use as %NAME;
@@ -173,20 +183,23 @@ if [ -n "$filter_override" ]; then
 fi
 
 # --- Scratch copy --------------------------------------------------------------------------
-# Only files whose content differs are copied, so the scratch .build stays valid and every
-# mutant is an incremental build.
+# What the build and the tests read (the package, its sources, tests and fixtures) is copied;
+# only files whose content differs, so the scratch .build stays valid and every mutant is an
+# incremental build. The campaign then works from this snapshot: edits made to the checkout
+# while it runs do not leak into it.
+tree_parts=(Package.swift Sources Tests Fixtures)
 mkdir -p "$scratch"
 sync_tree() {
   if command -v rsync >/dev/null 2>&1; then
-    rsync -a --delete --exclude /.build --exclude /.git --exclude /.swiftpm "$repo_root"/ "$scratch"/
+    (cd "$repo_root" && rsync -a --delete --relative "${tree_parts[@]}" "$scratch"/)
     return
   fi
   local listing
   listing="$(mktemp)"
   if git -C "$repo_root" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-    git -C "$repo_root" ls-files -co --exclude-standard -z > "$listing"
+    git -C "$repo_root" ls-files -co --exclude-standard -z -- "${tree_parts[@]}" > "$listing"
   else
-    (cd "$repo_root" && find . -path ./.build -prune -o -path ./.git -prune -o -type f -print0) > "$listing"
+    (cd "$repo_root" && find "${tree_parts[@]}" -type f -print0) > "$listing"
   fi
   while IFS= read -r -d '' f; do
     f="${f#./}"
@@ -197,13 +210,17 @@ sync_tree() {
     fi
   done < "$listing"
   # Drop sources the checkout no longer has (a stale file would still be compiled).
-  (cd "$scratch" && find Sources Tests -type f -print0 2>/dev/null) | while IFS= read -r -d '' f; do
+  (cd "$scratch" && find Sources Tests Fixtures -type f -print0 2>/dev/null) | while IFS= read -r -d '' f; do
     [ -e "$repo_root/$f" ] || rm -f "$scratch/$f"
   done
   rm -f "$listing"
 }
-log "mutation: syncing $repo_root -> $scratch"
-sync_tree
+if [ "$in_place" = 1 ]; then
+  log "mutation: mutating the checkout in place (each file is restored)"
+else
+  log "mutation: syncing $repo_root -> $scratch"
+  sync_tree
+fi
 
 # Only the test product is built per mutant (the executables need not be relinked each time).
 package_name="$(sed -n 's/^ *name: *"\([^"]*\)".*/\1/p' "$repo_root/Package.swift" | head -n 1)"
@@ -218,7 +235,9 @@ run_tests() {
   (cd "$scratch" && timeout "$test_timeout" swift test --skip-build "${args[@]}")
 }
 
-logdir="$scratch/.mutation-logs"
+# Logs (and each mutated file's original) live beside the scratch copy, or in a temporary
+# directory when the checkout itself is mutated.
+if [ "$in_place" = 1 ]; then logdir="$(mktemp -d "${TMPDIR:-/tmp}/mutation-logs.XXXXXX")"; else logdir="$scratch/.mutation-logs"; fi
 mkdir -p "$logdir"
 
 if [ "$baseline" = 1 ]; then
@@ -256,7 +275,6 @@ for i in "${selected[@]}"; do
   k=$((k + 1))
   id="${ids[$i]}"; rel="${files[$i]}"
   current_file="$scratch/$rel"; current_backup="$logdir/$id.orig"
-  cmp -s "$repo_root/$rel" "$current_file" || cp "$repo_root/$rel" "$current_file"
   cp "$current_file" "$current_backup"
   replace_text "$current_file" "${finds[$i]}" "${repls[$i]}"
   start=$(date +%s)
