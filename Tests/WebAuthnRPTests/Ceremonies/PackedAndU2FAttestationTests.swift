@@ -272,6 +272,16 @@ struct PackedAndU2FAttestationTests {
     func u2fCredentialKey() throws {
         let ca = try TestAuthenticator.CA.make()
         try register(try TestAuthenticator(key: .es384), .fidoU2F(ca: ca)).expectRejected(.attestation, step: "§7.1 step 23")
+        // An ES256K (secp256k1) credential key has P-256's coordinate length: only its curve tells it apart.
+        let k1 = try TestAuthenticator(key: .es256k)
+        let acceptsK1 = VerificationPolicy(acceptedAlgorithms: [.es256, .es256k])
+        let response = try k1.register(challenge: Self.challenge, Options(attestation: .fidoU2F(ca: ca)))
+        let outcome = F.register(response, issued: F.registrationChallenge(offered: [.es256k]), policy: acceptsK1)
+        outcome.expectRejected(.attestation, step: "§7.1 step 23")
+        outcome.expectMessage(containing: "not an EC2 P-256 key")
+        // The same key with fmt none registers under that policy: the refusal is fido-u2f's.
+        _ = F.register(try k1.register(challenge: Self.challenge), issued: F.registrationChallenge(offered: [.es256k]),
+                       policy: acceptsK1).accepted()
     }
 
     @Test("fido-u2f: a signature that does not cover this registration is rejected")
