@@ -64,7 +64,7 @@ enum CeremonyTargets {
         let response = RegistrationResponse(json: json)
         let issued = IssuedChallenge(challenge: challenge(in: response.clientDataJSON), kind: .registration,
                                      rpId: relyingParty.id, userHandle: [1, 2, 3, 4], userVerification: .preferred,
-                                     attestation: .direct, expiresAt: now.addingTimeInterval(300))
+                                     offeredAlgorithms: policy.acceptedAlgorithms, attestation: .direct, expiresAt: now.addingTimeInterval(300))
         let verifier = RegistrationVerifier(relyingParty: relyingParty, policy: policy)
         var trace = CeremonyTrace()
         let (verdict, verified) = Verdict.of({ () throws(WebAuthnError) in

@@ -76,17 +76,17 @@ enum RecordedInputs {
                    "pAEBAzIgBiFYIK63aODg5akQvBWBNz0eKXruN-Qw9LziPXf9IxjaCP7_",
                algorithm: -19, userHandle: "rPOaEm6Z94na1Ri3o_QKHw",
                backupEligible: false, signCount: 0),
+        // attestation/android-key/ed448.json
+        Record(id: "8EePlNfObkPMQoSEVfSGFczFJquaGBx2JIg8mtrw_Dw",
+               publicKey:
+                   "pAEBAzg0IAchWDk5ZphndkOPEUmwptGZkvGq_pchqeXpxKs6LEzRObi6KQdX_HNrUVu4CGECttdX-QEIdWXwbfCkogA",
+               algorithm: -53, userHandle: "P9FUZi6Fne8bhbHsLcoazw",
+               backupEligible: false, signCount: 0),
         // attestation/android-key/eddsa-ed25519.json
         Record(id: "ZFiLm9I8IKh2Z8qHypNzMXN-FeJYorcP-xV9W0VrmY8",
                publicKey:
                    "pAEBAycgBiFYIETzhWQo3u_Z3kq2_CX7hBsV0SL48sG4F5y3oc0V4SAf",
                algorithm: -8, userHandle: "f0DjdMCaKsvn2WrESV_FPA",
-               backupEligible: false, signCount: 0),
-        // attestation/android-key/eddsa-ed448.json
-        Record(id: "IkRPu5pLMCBmLWLR_h_E9Xg8ZWQ-TDte6uOrvVBP0NE",
-               publicKey:
-                   "pAEBAycgByFYOZoWnMo1_sgeatHBFm_am_yWKfsYiUxQRcGjPa5G6UDPnmOuU-O5D8meygsrZTfJvinoWMnzL2vmAA",
-               algorithm: -8, userHandle: "PGQNZRqhd0e4o1iAHL59HQ",
                backupEligible: false, signCount: 0),
         // attestation/android-key/es256.json
         Record(id: "BjfkkLWneJ3bCPNeQji2WToRQbutvI6QhJMiwBa2AIA",
@@ -148,17 +148,17 @@ enum RecordedInputs {
                    "pAEBAzIgBiFYICyLwVl-6Jm4uxG6Ujx7aqh8oyWVh2U5q-Ic9f8dmAmv",
                algorithm: -19, userHandle: "_gfkHIngD0O0m-NLsCJuDQ",
                backupEligible: false, signCount: 0),
+        // attestation/apple/ed448.json
+        Record(id: "GE_f0NUsJNO_CtqLHhc0HBWvnUPD5uVxh3iVAAsjztQ",
+               publicKey:
+                   "pAEBAzg0IAchWDkQPde6jtwZLl_x82PioNoqChlT34pmIxl2SuVvSmnXwHqK3oX8OoK6xdhR0ScF2l_D_R7xdTigKgA",
+               algorithm: -53, userHandle: "DYhFfQpmpewH7Rp-4R_nvA",
+               backupEligible: false, signCount: 0),
         // attestation/apple/eddsa-ed25519.json
         Record(id: "UbyDBh2b08MSY_B1SgVnKtcfbKcGBBcSvfY21V-azbU",
                publicKey:
                    "pAEBAycgBiFYIH1dmNMbDQiJNF9ycfmpxS8wfFE3dAPFWHkCun-4RDV6",
                algorithm: -8, userHandle: "CwMTLj0MuiF_hQWSaFLrgg",
-               backupEligible: false, signCount: 0),
-        // attestation/apple/eddsa-ed448.json
-        Record(id: "TyzVhnzs-SOtREZLGgE6aCno8DRl2mF2hVfMFytoYTA",
-               publicKey:
-                   "pAEBAycgByFYORLiCsjiOycsY326l6C7eTTqWsF81xvepcYeUcZQTxmsOXR-7sxcF3ztVhsTzuK2cFspyuVsotMrAA",
-               algorithm: -8, userHandle: "Xle88QkbhNymMFyIpig3Iw",
                backupEligible: false, signCount: 0),
         // attestation/apple/es256.json
         Record(id: "n-jpLvfhgEFavjsHaFGyOwbKqp5zAgkDukVjm52Nz-A",
@@ -220,17 +220,17 @@ enum RecordedInputs {
                    "pAEBAzIgBiFYIBv0zFp_ww_k0A6YCAoIzF3x58D4si-rE9ciFdsmEREK",
                algorithm: -19, userHandle: "OjJaGtFY5AfbzNZEKE8-zw",
                backupEligible: false, signCount: 0),
+        // attestation/compound/ed448.json
+        Record(id: "TsNTlCcPmZ2QyvGYsVFR1Fk84m3p-7vKOpOExGH34uA",
+               publicKey:
+                   "pAEBAzg0IAchWDlAE1b5HM1B5rCFkLrnWkdmBQ4PvGYGlRwBASyRcV-0phC5tFGy4kkDcmR9F05xIJzkN9NdBwjvigA",
+               algorithm: -53, userHandle: "SEovpL5w_-g20y7HnH0hjg",
+               backupEligible: false, signCount: 0),
         // attestation/compound/eddsa-ed25519.json
         Record(id: "a8EcF4bM7akChnTRy3fx5lmMnOdrGsoYVQ3eVaHuOtQ",
                publicKey:
                    "pAEBAycgBiFYIJL82yN012XNAJNsNBdom9vfBYtASRMJMUHym5SzTojQ",
                algorithm: -8, userHandle: "t5uk4WUF6JtGw1_xvSFoSQ",
-               backupEligible: false, signCount: 0),
-        // attestation/compound/eddsa-ed448.json
-        Record(id: "TyFH38VU6bxg4MZDUlpQdl1tpZlNHXdUZgbibHAuGq0",
-               publicKey:
-                   "pAEBAycgByFYOTHHqhSwzXvpYjXlplahEs-40q6QE4z_BMrH1CIMlS-O6ewoFvIQreaNOPvTgQeJCoLEVdWpUCWWgA",
-               algorithm: -8, userHandle: "FwuQPcbH_54Exb4Zoa6JGw",
                backupEligible: false, signCount: 0),
         // attestation/compound/es256.json
         Record(id: "76sD4MSDv6QnZt04nE4P49I0tdOAGIf-X2wRUUGWQLg",
@@ -299,17 +299,17 @@ enum RecordedInputs {
                    "pAEBAzIgBiFYIAqpkU76uKrvRkPSYOqyUksyGLbAxQVrjf3q_yAh87Pf",
                algorithm: -19, userHandle: "LfugJImKGPhSWOtuKIChMA",
                backupEligible: false, signCount: 0),
+        // attestation/none/ed448.json
+        Record(id: "8unuJa7FF8DE9xL_h6x1fP4Z102MjCdyWpW9eM1r_ag",
+               publicKey:
+                   "pAEBAzg0IAchWDm7qR2a-WDgvO42bBEot6K98bPM6vyKyE1b5S1JLZx9yd4r2ucguNf6pWXYflTW6P_wPohBVqyauAA",
+               algorithm: -53, userHandle: "gb5f6HRKWfaMbDQWln0-HA",
+               backupEligible: false, signCount: 0),
         // attestation/none/eddsa-ed25519.json
         Record(id: "af5SewGzt6E4iHQrVgK4XNvrpOT0NdkrelAZ4N35HVI",
                publicKey:
                    "pAEBAycgBiFYIErTgMI7ukQ-p3n8O2Rj5cAb060ZYoar8xhUfV6Wk9T0",
                algorithm: -8, userHandle: "h_TBHoT2OsF8Wg5zujdU1A",
-               backupEligible: false, signCount: 0),
-        // attestation/none/eddsa-ed448.json
-        Record(id: "PDUJBTn7t3ezv9diKWVNig0IegFROGa2_Cjb4uwAm6A",
-               publicKey:
-                   "pAEBAycgByFYOeVLQyoDArPdUSRkEVKC4ezzNavr0s4u8N-YewC4FqDir8Kfzw6lQiIhcRq0ayFqwlTkW_TnfgwAAA",
-               algorithm: -8, userHandle: "HjfkdZMEP125nvOtAUq3zw",
                backupEligible: false, signCount: 0),
         // attestation/none/es256.json
         Record(id: "l2VnaqZXECSRtpF3HogVyueBHTXPJPcvK59M2WuVuYI",
@@ -371,17 +371,17 @@ enum RecordedInputs {
                    "pAEBAzIgBiFYIOwNXT5zyfklJOECV4KfC3JX_D8v1lM7t6737JzgxtGx",
                algorithm: -19, userHandle: "b90BNCQmKoKRglrWkVjJFQ",
                backupEligible: false, signCount: 0),
+        // attestation/packed-self/ed448.json
+        Record(id: "hLli8fIpOFZb-4H02sm_cv-C9lZxIb0vUVS40h2MJv0",
+               publicKey:
+                   "pAEBAzg0IAchWDk0utj_4ceYY8vjMLwyUBrNqlk9Rq0dZ-txkIISqxuaVIGP2J4bTj0Dr6yM8ak8BI5yqK2igdTQmYA",
+               algorithm: -53, userHandle: "47c9yzeDtH3CaHff0PHPog",
+               backupEligible: false, signCount: 0),
         // attestation/packed-self/eddsa-ed25519.json
         Record(id: "BZk-N8VWm31_q8PLS_5xisCFnGaLWlgcB-gZz5T4c0E",
                publicKey:
                    "pAEBAycgBiFYIIH7BwrRWEvnBHzkZrya0NJVTrziWLI0-FMY2ATmoRQo",
                algorithm: -8, userHandle: "3v0X1YrLKj-TKNJzgv9DPQ",
-               backupEligible: false, signCount: 0),
-        // attestation/packed-self/eddsa-ed448.json
-        Record(id: "XnJDlqkOGeDiwwmF5FyKmVzG_biFHAydZFZM1MOuitw",
-               publicKey:
-                   "pAEBAycgByFYOUNbdI8U_hN-Fj2xcs2ia4a4TC8xm9wB--KXqgmm5LBwVM2HEkvLg-Iltv1_3L9mSOZstZbd3KixAA",
-               algorithm: -8, userHandle: "yMkMuHAQPn8SD7ovNmmb7g",
                backupEligible: false, signCount: 0),
         // attestation/packed-self/es256.json
         Record(id: "HKmLuCrY80e1uCxQUVWqcbBcT0zg6aSO3Rfk2yF2awk",
@@ -443,17 +443,17 @@ enum RecordedInputs {
                    "pAEBAzIgBiFYIJ-HEl_qgpWP52ni8gsYxqDNEpvanqDBFeyKvEq6DD0s",
                algorithm: -19, userHandle: "K092wRJD6bYMbylAeKTUow",
                backupEligible: false, signCount: 0),
+        // attestation/packed-x5c/ed448.json
+        Record(id: "asVeG2nyNcKZvuTfrHrBnan73gkP07_TdGYqeifKVlE",
+               publicKey:
+                   "pAEBAzg0IAchWDmVNrICBIRO2YM5yiDJzHBf7H0UDN8iBBo9p1TtSV7SID-vOsIGbQjUT8fElJuL47fSNw4jysVne4A",
+               algorithm: -53, userHandle: "ZxUjPNx3ggTTUKO4g-WV4A",
+               backupEligible: false, signCount: 0),
         // attestation/packed-x5c/eddsa-ed25519.json
         Record(id: "eBmZZuD-xX4CXq6RTGgFJvJF_MagWxVv4-E5V0g6G6Y",
                publicKey:
                    "pAEBAycgBiFYIATHWzAnS-pVcvpXeevZD3TkgHG6nANc0vppCBzs9dzX",
                algorithm: -8, userHandle: "m1Twu6TyX6S0TBYkTfjM7w",
-               backupEligible: false, signCount: 0),
-        // attestation/packed-x5c/eddsa-ed448.json
-        Record(id: "AJ0ra_LQqpd1Br4Dfn-ZBxvPiiarAzNMb3kFIeHW1l0",
-               publicKey:
-                   "pAEBAycgByFYOQ06CQTCDGcgWaB86IiPna8liX1EfhPAt76tfmhOSsDYLhnpzr46i--RkOFILHBu7MJsoOVT2lRiAA",
-               algorithm: -8, userHandle: "dFE94vqEKaXG7JTyxnkCKA",
                backupEligible: false, signCount: 0),
         // attestation/packed-x5c/es256.json
         Record(id: "vbccfWcHCGzFI_uvMSCqMtUpHbT4RTuCbtUkhqgwCak",

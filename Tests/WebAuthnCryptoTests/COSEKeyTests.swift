@@ -137,8 +137,12 @@ struct COSEKeyTests {
         let ed25519 = try PrivateKey.generate(.ed25519).coseKey(algorithm: .ed25519)
         #expect(throws: CryptoError(.algorithmMismatch, "")) { try COSEKey(cbor: try editCOSE(ed25519, set: [(3, .int(-53))])[...]) }
         // OKP crv with the wrong x length: Ed448 curve with a 32-byte key.
-        let wrongLength = try editCOSE(ed25519, set: [(3, .int(-8)), (-1, .int(7))])
+        let wrongLength = try editCOSE(ed25519, set: [(3, .int(-53)), (-1, .int(7))])
         #expect(throws: CryptoError(.malformedKey, "")) { try COSEKey(cbor: wrongLength[...]) }
+        // EdDSA (-8) on Ed448 (L3 §5.8.5: -8 keys use crv 6 only), and the same key under -53.
+        let edDSAOn448 = try editCOSE(ed448, set: [(3, .int(-8))])
+        #expect(throws: CryptoError(.algorithmMismatch, "")) { try COSEKey(cbor: edDSAOn448[...]) }
+        #expect(try COSEKey(cbor: ed448[...]).curve == .ed448)
     }
 
     @Test func keyTypeAndAlgorithmMustAgree() throws {

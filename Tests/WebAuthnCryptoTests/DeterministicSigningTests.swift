@@ -28,7 +28,7 @@ struct DeterministicSigningTests {
 
     static let kinds: [(PrivateKey.Kind, COSEAlgorithm)] = [
         (.p256, .es256), (.p384, .es384), (.p521, .es512), (.secp256k1, .es256k),
-        (.ed25519, .edDSA), (.ed448, .edDSA), (.rsa(bits: 2048), .rs256), (.rsa(bits: 2048), .ps256),
+        (.ed25519, .edDSA), (.ed448, .ed448), (.rsa(bits: 2048), .rs256), (.rsa(bits: 2048), .ps256),
     ]
 
     @Test("a seed always gives the same key, and signatures repeat and verify", arguments: 0 ..< kinds.count)

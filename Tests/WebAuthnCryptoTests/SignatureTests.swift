@@ -24,7 +24,6 @@ struct SignatureTests {
         Case(algorithm: .esp384, kind: .p384),
         Case(algorithm: .esp512, kind: .p521),
         Case(algorithm: .edDSA, kind: .ed25519),
-        Case(algorithm: .edDSA, kind: .ed448),
         Case(algorithm: .ed25519, kind: .ed25519),
         Case(algorithm: .ed448, kind: .ed448),
         Case(algorithm: .rs256, kind: .rsa(bits: 2048)),

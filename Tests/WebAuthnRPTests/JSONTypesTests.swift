@@ -242,7 +242,7 @@ struct JSONTypesTests {
         #expect(first.challenge.bytes.count == 32)
         #expect(first.challenge != second.challenge)
         #expect(first.attestation == AttestationConveyancePreference.none)
-        #expect(first.pubKeyCredParams.map(\.alg) == [-7, -8, -257])
+        #expect(first.pubKeyCredParams.map(\.alg) == [-8, -7, -257])
         #expect(String(decoding: try first.jsonData(), as: UTF8.self).contains(#""attestation":"none""#))
 
         let given = [UInt8](repeating: 7, count: 16)

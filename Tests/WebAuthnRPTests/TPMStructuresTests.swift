@@ -500,12 +500,10 @@ struct TPMAttestTests {
 
 @Suite("TPM manufacturer identifiers")
 struct TPMManufacturerTests {
-    @Test("registered identifiers resolve, in any letter case")
+    @Test("registered identifiers resolve in the TCG form: \"id:\" and eight hex digits, either case")
     func known() {
         #expect(TPMManufacturer.name(forID: "id:494E5443") == "Intel")
-        #expect(TPMManufacturer.name(forID: "id:494e5443") == "Intel")
-        #expect(TPMManufacturer.name(forID: "ID:494e5443") == "Intel")
-        #expect(TPMManufacturer.name(forID: "Id:4D534654") == "Microsoft")
+        #expect(TPMManufacturer.name(forID: "id:4D534654") == "Microsoft")
         #expect(TPMManufacturer.name(forID: "id:49465800") == "Infineon")
         #expect(TPMManufacturer.name(forID: "id:4E544300") == "Nuvoton Technology")
         #expect(TPMManufacturer.name(forID: "id:53544D20") == "STMicroelectronics")
@@ -514,13 +512,30 @@ struct TPMManufacturerTests {
         #expect(TPMManufacturer.name(forID: "id:524F4343") == "Fuzhou Rockchip")
         #expect(TPMManufacturer.isKnown("id:49424D00"))
         #expect(TPMManufacturer.isKnown(TPMManufacturer.fidoConformanceTestingID))
+        #expect(TPMManufacturer.isKnown(TPMManufacturer.webAuthnTestVectorsID))
+        #expect(TPMManufacturer.name(forID: "id:00000000") == "W3C WebAuthn test vectors")
+        // Hex digits in either case: Qualcomm fTPMs send lower case, the registry writes IBM 49424d00.
+        #expect(TPMManufacturer.name(forID: "id:51434f4d") == "Qualcomm")
+        #expect(TPMManufacturer.name(forID: "id:49424d00") == "IBM")
+        #expect(TPMManufacturer.name(forID: "id:494e5443") == "Intel")
         #expect(TPMManufacturer.isKnown("id:fffff1d0"))
+    }
+
+    @Test("the prefix is exactly \"id:\": other cases of it are malformed, so not known")
+    func letterCase() {
+        for id in ["ID:494E5443", "Id:4D534654", "iD:4D534654", "ID:fffff1d0"] {
+            #expect(!TPMManufacturer.isWellFormed(id), "\(id)")
+            #expect(!TPMManufacturer.isKnown(id), "\(id)")
+        }
+        #expect(TPMManufacturer.isWellFormed("id:12345678"))
+        #expect(!TPMManufacturer.isKnown("id:12345678"))
     }
 
     @Test("each registry entry is the hex of its vendor's ASCII code, NUL- or space-padded")
     func registryIsASCII() {
-        #expect(TPMManufacturer.knownIDs.count == 31)
-        for id in TPMManufacturer.knownIDs where id != TPMManufacturer.fidoConformanceTestingID {
+        #expect(TPMManufacturer.knownIDs.count == 32)
+        let testIDs = [TPMManufacturer.fidoConformanceTestingID, TPMManufacturer.webAuthnTestVectorsID]
+        for id in TPMManufacturer.knownIDs where !testIDs.contains(id) {
             #expect(id.hasPrefix("id:"))
             #expect(TPMManufacturer.isKnown(id))
             let key = String(id.dropFirst(3))
@@ -538,12 +553,15 @@ struct TPMManufacturerTests {
 
     @Test("unregistered or malformed identifiers are unknown")
     func unknown() {
-        for id in ["id:00000000", // the W3C test vectors' AIK certificate uses this
-                   "id:49424D20", "id:12345678",
+        for id in ["id:49424D20", "id:12345678",
                    "494E5443", "id494E5443", "id: 494E5443", "id:494E544", "id:494E54430", "id:494E544G",
                    "id:494E5443 ", "", "id:", "id:４９４E5443", "íd:494E5443"] {
             #expect(TPMManufacturer.name(forID: id) == nil, "\(id)")
             #expect(!TPMManufacturer.isKnown(id), "\(id)")
+        }
+        for id in ["494E5443", "id494E5443", "id: 494E5443", "id:494E544", "id:494E54430", "id:494E544G",
+                   "id:494E5443 ", "", "id:", "id:４９４E5443", "íd:494E5443"] {
+            #expect(!TPMManufacturer.isWellFormed(id), "\(id)")
         }
     }
 }

@@ -42,7 +42,8 @@ struct AlgorithmProfile: Sendable {
         case .esp256: return .init(algorithm, .ec2, [.p256], .ecdsa(.sha256))
         case .esp384: return .init(algorithm, .ec2, [.p384], .ecdsa(.sha384))
         case .esp512: return .init(algorithm, .ec2, [.p521], .ecdsa(.sha512))
-        case .edDSA: return .init(algorithm, .okp, [.ed25519, .ed448], .eddsa)
+        // L3 §5.8.5: "keys with algorithm EdDSA (-8) MUST use crv 6 (Ed25519)"; Ed448 has -53.
+        case .edDSA: return .init(algorithm, .okp, [.ed25519], .eddsa)
         case .ed25519: return .init(algorithm, .okp, [.ed25519], .eddsa)
         case .ed448: return .init(algorithm, .okp, [.ed448], .eddsa)
         case .rs256: return .init(algorithm, .rsa, [], .rsaPKCS1(.sha256))

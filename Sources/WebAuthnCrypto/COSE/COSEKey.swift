@@ -5,8 +5,8 @@ import WebAuthnCoding
 ///
 /// Accepted: EC2 (P-256, P-384, P-521, secp256k1), OKP (Ed25519, Ed448), RSA (RFC 8230)
 /// and AKP (ML-DSA, where libcrypto provides it). `kty`, `alg` and `crv` must agree, EC2
-/// coordinates must be exactly the curve's length and the point on the curve, and a key
-/// carrying private members is refused.
+/// coordinates must be exactly the curve's length and the point on the curve, OKP keys
+/// canonically encoded and not of small order, and a key carrying private members is refused.
 public struct COSEKey: Sendable {
     /// The key type (label 1).
     public let keyType: COSEKeyType
@@ -59,6 +59,13 @@ public struct COSEKey: Sendable {
     ///   - options: RSA size floor and RS1 opt-in.
     /// - Throws: ``CryptoError`` as for ``init(cbor:options:)``.
     public init(item: CBORItem, options: COSEKeyOptions = .default) throws(CryptoError) {
+        if options.requireCanonicalEncoding {
+            do {
+                _ = try CBOR.decode(item.encodedBytes, options: .ctap2Canonical)
+            } catch {
+                throw CryptoError(.malformedKey, "COSE key is not CTAP2 canonical CBOR: \(error)")
+            }
+        }
         let map = try COSEKeyMap(item)
         let kty = try map.requiredInt(1, "kty")
         guard let keyType = COSEKeyType(rawValue: kty) else {
@@ -89,6 +96,7 @@ public struct COSEKey: Sendable {
             try map.refusePrivate([-4], keyType: "OKP")
             let chosen = try Self.curve(in: map, keyType: .okp, profile: profile)
             let x = try map.requiredBytes(-2, "x", length: chosen.coordinateLength)
+            try EdwardsPointCheck.check(x, curve: chosen)
             key = try LibCryptoKeyBuilder.rawPublicKey(algorithm: chosen.libcryptoName, x)
             curve = chosen
             parameters = .okp(x: Array(x))

@@ -83,14 +83,36 @@ struct AndroidKeyAttestation: AttestationFormat {
         }
 
         // "The value in the AuthorizationList.purpose field is equal to KM_PURPOSE_SIGN."
-        // purpose is a SET OF INTEGER; the key must be authorized for signing.
-        let purposes = lists.compactMap(\.list.purposes).joined()
-        guard purposes.contains(AndroidAuthorizationList.purposeSign) else {
-            throw AttestationContext.failure(identifier, "purpose in \(listNames) does not include KM_PURPOSE_SIGN (2)")
+        // purpose is a SET OF INTEGER: "equal to" means the set is exactly {KM_PURPOSE_SIGN}, not a
+        // set that also allows DECRYPT, AGREE_KEY… A key the keystore would also use for other
+        // operations is not the single-purpose signing key the spec asks for. As with origin, every
+        // list that states a purpose must state exactly that, and at least one consulted list must.
+        var purposeFound = false
+        for (name, list) in lists {
+            guard let purposes = list.purposes else { continue }
+            try Self.requireSignOnly(purposes, in: name)
+            purposeFound = true
+        }
+        guard purposeFound else {
+            throw AttestationContext.failure(identifier, "no purpose in \(listNames): the key is not known to be a signing key")
+        }
+        // With teeEnforcedOnly the software list is not consulted for what the key is, but it may
+        // not contradict the TEE: a softwareEnforced purpose other than SIGN is refused too.
+        if context.policy.androidKeyAuthorizations == .teeEnforcedOnly, let purposes = description.softwareEnforced.purposes {
+            try Self.requireSignOnly(purposes, in: "softwareEnforced")
         }
 
         // "If successful, return implementation-specific values representing attestation type Basic
         // and attestation trust path x5c."
         return AttestationOutcome(type: .basic, trustPath: chain)
+    }
+
+    /// Refuses a purpose set other than exactly {KM_PURPOSE_SIGN} (an empty set included).
+    static func requireSignOnly(_ purposes: [Int], in list: String) throws(WebAuthnError) {
+        guard !purposes.isEmpty, purposes.allSatisfy({ $0 == AndroidAuthorizationList.purposeSign }) else {
+            let stated = purposes.map(String.init).joined(separator: ", ")
+            throw AttestationContext.failure("android-key",
+                "\(list) purpose is {\(stated)}, not exactly {KM_PURPOSE_SIGN (2)}")
+        }
     }
 }

@@ -14,12 +14,11 @@ struct AndroidSafetyNetAttestation: AttestationFormat {
         // "Verify that attStmt is valid CBOR conforming to the syntax defined above and perform CBOR
         // decoding on it to extract the contained fields."
         guard statement.mapEntries != nil else { throw AttestationContext.failure(identifier, "attStmt is not a map") }
-        guard let ver = statement[textKey: "ver"]?.text, !ver.isEmpty else {
-            throw AttestationContext.failure(identifier, "ver is missing, not a text string, or empty")
-        }
-        guard let response = statement[textKey: "response"]?.bytes else {
-            throw AttestationContext.failure(identifier, "response is missing or not a byte string")
-        }
+        let ver = try AttestationContext.member(statement[textKey: "ver"], "ver", is: "a text string",
+                                                format: identifier) { $0.text }
+        guard !ver.isEmpty else { throw AttestationContext.failure(identifier, "ver is an empty text string") }
+        let response = try AttestationContext.member(statement[textKey: "response"], "response", is: "a byte string",
+                                                     format: identifier) { $0.bytes }
 
         // "Verify that response is a valid SafetyNet response of version ver by following the steps
         // indicated by the SafetyNet online documentation." The response is a JWS whose header names
@@ -34,9 +33,7 @@ struct AndroidSafetyNetAttestation: AttestationFormat {
             // RFC 7515 §4.1.11: a recipient that does not understand a critical extension must reject.
             throw AttestationContext.failure(identifier, "JWS header has crit extensions this verifier does not understand")
         }
-        guard let algName = jws.header["alg"]?.stringValue else {
-            throw AttestationContext.failure(identifier, "JWS header alg is missing or not a string")
-        }
+        let algName = try jsonMember(jws.header["alg"], "JWS header alg", is: "a string") { $0.stringValue }
         guard let algorithm = CompactJWS.Algorithm.named(algName) else {
             throw AttestationContext.failure(identifier, "JWS alg \(algName) is not supported")
         }
@@ -64,9 +61,7 @@ struct AndroidSafetyNetAttestation: AttestationFormat {
 
         // "Verify that the nonce attribute in the payload of response is identical to the Base64
         // encoding of the SHA-256 hash of the concatenation of authenticatorData and clientDataHash."
-        guard let nonce = payload["nonce"]?.stringValue else {
-            throw AttestationContext.failure(identifier, "payload nonce is missing or not a string")
-        }
+        let nonce = try jsonMember(payload["nonce"], "payload nonce", is: "a string") { $0.stringValue }
         let expectedNonce = StandardBase64.encode(Digest.sha256.hash(context.signedData))
         guard nonce == expectedNonce else {
             throw AttestationContext.failure(identifier,
@@ -96,9 +91,8 @@ struct AndroidSafetyNetAttestation: AttestationFormat {
 
     /// The header's `x5c`: a non-empty array of standard base64 DER certificates, leaf first.
     private func headerCertificates(_ value: JSONValue?) throws(WebAuthnError) -> [Certificate] {
-        guard let entries = value?.arrayValue, !entries.isEmpty else {
-            throw AttestationContext.failure(identifier, "JWS header x5c is missing or not a non-empty array")
-        }
+        let entries = try jsonMember(value, "JWS header x5c", is: "an array") { $0.arrayValue }
+        guard !entries.isEmpty else { throw AttestationContext.failure(identifier, "JWS header x5c is an empty array") }
         var chain: [Certificate] = []
         for (index, entry) in entries.enumerated() {
             guard let text = entry.stringValue else {
@@ -140,10 +134,19 @@ struct AndroidSafetyNetAttestation: AttestationFormat {
         return a.utf8.map(lower) == b.utf8.map(lower)
     }
 
+    /// A required JSON member of the JWS header or payload: "missing" when absent, "not …" when
+    /// of another type.
+    private func jsonMember<T>(_ value: JSONValue?, _ name: String, is kind: String,
+                               _ read: (JSONValue) -> T?) throws(WebAuthnError) -> T {
+        guard let value else { throw AttestationContext.failure(identifier, "\(name) is missing") }
+        guard let typed = read(value) else { throw AttestationContext.failure(identifier, "\(name) is not \(kind)") }
+        return typed
+    }
+
     private func checkTimestamp(_ value: JSONValue?, context: AttestationContext) throws(WebAuthnError) {
-        guard let milliseconds = value?.numberValue, milliseconds >= 0, milliseconds.rounded(.towardZero) == milliseconds,
-              milliseconds < 1e15 else {
-            throw AttestationContext.failure(identifier, "payload timestampMs is missing or not a non-negative integer")
+        let milliseconds = try jsonMember(value, "payload timestampMs", is: "a number") { $0.numberValue }
+        guard milliseconds >= 0, milliseconds.rounded(.towardZero) == milliseconds, milliseconds < 1e15 else {
+            throw AttestationContext.failure(identifier, "payload timestampMs \(milliseconds) is not a non-negative integer")
         }
         let generated = Date(timeIntervalSince1970: milliseconds / 1000)
         let age = context.verificationTime.timeIntervalSince(generated)

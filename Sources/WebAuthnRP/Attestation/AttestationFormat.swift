@@ -90,11 +90,25 @@ extension AttestationContext {
         WebAuthnError(.attestation, step: "§7.1 step 23", "\(format): \(message)")
     }
 
+    /// A required attStmt member read as one CBOR type. An absent member and a member of another
+    /// type are different faults and get different messages ("… is missing", "… is not …").
+    /// - Parameters:
+    ///   - item: the member, nil when absent.
+    ///   - name: its name in messages (`ver`, `attStmt[1].fmt`).
+    ///   - kind: the expected type in words (`a byte string`).
+    ///   - format: the attestation format, for the message prefix.
+    ///   - read: the typed accessor (`\.bytes`, `\.text`, …).
+    static func member<T>(_ item: CBORItem?, _ name: String, is kind: String, format: String,
+                          _ read: (CBORItem) -> T?) throws(WebAuthnError) -> T {
+        guard let item else { throw failure(format, "\(name) is missing") }
+        guard let value = read(item) else { throw failure(format, "\(name) is not \(kind)") }
+        return value
+    }
+
     /// Parses the `x5c` array of DER certificates (leaf first).
     func certificates(_ item: CBORItem?, format: String) throws(WebAuthnError) -> [Certificate] {
-        guard let array = item?.array, !array.isEmpty else {
-            throw Self.failure(format, "x5c is missing or not a non-empty array")
-        }
+        let array = try Self.member(item, "x5c", is: "an array", format: format) { $0.array }
+        guard !array.isEmpty else { throw Self.failure(format, "x5c is an empty array") }
         var certificates: [Certificate] = []
         for (index, element) in array.enumerated() {
             guard let der = element.bytes else { throw Self.failure(format, "x5c[\(index)] is not a byte string") }
@@ -127,13 +141,11 @@ extension AttestationContext {
 
     /// The `alg` member as a COSE algorithm.
     func algorithm(_ item: CBORItem?, format: String) throws(WebAuthnError) -> COSEAlgorithm {
-        guard let raw = item?.int else { throw Self.failure(format, "alg is missing or not an integer") }
-        return COSEAlgorithm(rawValue: raw)
+        COSEAlgorithm(rawValue: try Self.member(item, "alg", is: "an integer", format: format) { $0.int })
     }
 
     /// The `sig` member's bytes.
     func signature(_ item: CBORItem?, format: String) throws(WebAuthnError) -> ArraySlice<UInt8> {
-        guard let sig = item?.bytes else { throw Self.failure(format, "sig is missing or not a byte string") }
-        return sig
+        try Self.member(item, "sig", is: "a byte string", format: format) { $0.bytes }
     }
 }

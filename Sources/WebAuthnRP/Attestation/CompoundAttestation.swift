@@ -37,9 +37,8 @@ struct CompoundAttestation: AttestationFormat {
             guard let entries = item.mapEntries else {
                 throw AttestationContext.failure(identifier, "attStmt[\(index)] is not a map")
             }
-            guard let fmt = item[textKey: "fmt"]?.text else {
-                throw AttestationContext.failure(identifier, "attStmt[\(index)].fmt is missing or not a text string")
-            }
+            let fmt = try AttestationContext.member(item[textKey: "fmt"], "attStmt[\(index)].fmt", is: "a text string",
+                                                    format: identifier) { $0.text }
             guard let attStmt = item[textKey: "attStmt"] else {
                 throw AttestationContext.failure(identifier, "attStmt[\(index)].attStmt is missing")
             }

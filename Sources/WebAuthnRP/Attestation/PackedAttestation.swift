@@ -77,8 +77,13 @@ package struct PackedAttestation: AttestationFormat {
             try checkAAGUIDExtension(ext, aaguid: aaguid, format: format)
         }
         // "The Basic Constraints extension MUST have the CA component set to false."
-        guard let constraints = cert.basicConstraints, !constraints.isCA else {
-            throw AttestationContext.failure(format, "attestation certificate basicConstraints is absent or CA=true")
+        // An absent extension does not "have the CA component set to false": both are refused,
+        // each with its own message.
+        guard let constraints = cert.basicConstraints else {
+            throw AttestationContext.failure(format, "attestation certificate has no Basic Constraints extension")
+        }
+        guard !constraints.isCA else {
+            throw AttestationContext.failure(format, "attestation certificate Basic Constraints has CA=true")
         }
     }
 

@@ -120,7 +120,13 @@ public struct AuthenticationVerifier: Sendable {
                 throw WebAuthnError(.backupFlags, "BE is \(currentBE) but was \(record.backupEligible) at registration")
             }
         }
-        trace.note("§7.2 step 20", "extension outputs: none requested, unsolicited outputs ignored")
+        if authData.extensions == nil {
+            trace.note("§7.2 step 20", "extension outputs: none requested, none present")
+        } else {
+            try trace.check("§7.2 step 20", "extension outputs are canonical CBOR; none requested, unsolicited outputs ignored") { () throws(WebAuthnError) in
+                try CeremonyChecks.checkExtensionsCanonical(authData)
+            }
+        }
         // Step 21: "Let hash be the result of computing a hash over the cData using SHA-256."
         let clientDataHash = Digest.sha256.hash(response.clientDataJSON)
         trace.note("§7.2 step 21", "hash = SHA-256(clientDataJSON)")

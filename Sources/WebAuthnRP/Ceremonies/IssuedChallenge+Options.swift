@@ -12,8 +12,18 @@ extension IssuedChallenge {
         self.init(challenge: options.challenge.bytes, kind: .registration, rpId: options.rp.id ?? relyingParty.id,
                   userHandle: options.user.id.bytes, allowCredentials: [],
                   userVerification: options.authenticatorSelection?.userVerification ?? .preferred,
-                  offeredAlgorithms: options.pubKeyCredParams.filter { $0.type == .publicKey }.map(\.algorithm),
+                  offeredAlgorithms: Self.clientAlgorithms(options.pubKeyCredParams),
                   conditionalCreate: conditional, attestation: options.attestation, expiresAt: expiresAt)
+    }
+
+    /// The algorithms a client may create a credential with for these `pubKeyCredParams`
+    /// (L3 §5.1.3, createCredential): an empty list means ES256 and RS256; otherwise the
+    /// entries whose `type` the client knows (`public-key`), in order. When every entry had an
+    /// unknown type the client throws `NotSupportedError`, so no credential can be answered:
+    /// the result is empty.
+    static func clientAlgorithms(_ parameters: [PublicKeyCredentialParameters]) -> [COSEAlgorithm] {
+        if parameters.isEmpty { return [.es256, .rs256] }
+        return parameters.filter { $0.type == .publicKey }.map(\.algorithm)
     }
 
     /// The issued challenge that request options describe.

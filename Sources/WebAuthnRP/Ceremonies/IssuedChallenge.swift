@@ -27,7 +27,10 @@ public struct IssuedChallenge: Sendable, Hashable {
     public let allowCredentials: [[UInt8]]
     /// The user-verification requirement the options carried.
     public let userVerification: UserVerificationRequirement
-    /// Registration: the algorithms offered in `pubKeyCredParams`, in order.
+    /// Registration: the algorithms the client may create the credential with, in order of
+    /// preference: the `public-key` entries of `pubKeyCredParams`, or ES256 and RS256 when that
+    /// list was empty (L3 §5.1.3). Empty: nothing usable was offered, so every response is
+    /// refused (`algorithm`).
     public let offeredAlgorithms: [COSEAlgorithm]
     /// Registration: `mediation: "conditional"` was requested (UP is then not required).
     public let conditionalCreate: Bool
@@ -44,7 +47,9 @@ public struct IssuedChallenge: Sendable, Hashable {
     ///   - userHandle: the user the ceremony is for, if known.
     ///   - allowCredentials: credential ids offered (authentication).
     ///   - userVerification: the UV requirement.
-    ///   - offeredAlgorithms: `pubKeyCredParams` algorithms (registration).
+    ///   - offeredAlgorithms: registration: the algorithms the client may use (see
+    ///     ``offeredAlgorithms``; ``init(creationOptions:relyingParty:expiresAt:conditional:)``
+    ///     derives them from `pubKeyCredParams`). Empty for a registration: nothing is accepted.
     ///   - conditionalCreate: conditional mediation was requested (registration).
     ///   - attestation: the attestation conveyance requested (registration).
     ///   - expiresAt: expiry time.

@@ -122,11 +122,20 @@ public struct RegistrationVerifier: Sendable {
         trace.note("§7.1 steps 18-19", "BE and BS recorded for the caller's policy",
                    detail: "BE \(authData.flags.contains(.backupEligible)) BS \(authData.flags.contains(.backupState))")
         let credentialKey = try trace.check("§7.1 step 20", "the credential key's alg was offered and is accepted") { () throws(WebAuthnError) in
-            let offered = issued.offeredAlgorithms.isEmpty ? policy.acceptedAlgorithms : issued.offeredAlgorithms
+            // The client creates credentials only with an offered algorithm (§5.1.3: ES256 and
+            // RS256 when pubKeyCredParams was empty; nothing when every entry had an unknown type).
+            let offered = issued.offeredAlgorithms
+            guard !offered.isEmpty else {
+                throw WebAuthnError(.algorithm, "pubKeyCredParams offered no public-key algorithm, so no credential can answer it")
+            }
+            // Every real authenticator measured writes its credential key in CTAP2 canonical form
+            // (Docs/SpecMap.md, "Canonical CBOR"), so a new key must be canonical (L3 §2.5) and the
+            // record stores canonical bytes. Keys read back from storage are not held to it.
+            var options = CeremonyChecks.credentialKeyOptions(offered: offered, policy: policy)
+            options.requireCanonicalEncoding = true
             let key: COSEKey
             do throws(CryptoError) {
-                key = try COSEKey(item: attested.credentialPublicKey,
-                                  options: CeremonyChecks.credentialKeyOptions(offered: offered, policy: policy))
+                key = try COSEKey(item: attested.credentialPublicKey, options: options)
             } catch {
                 throw CeremonyChecks.coseKeyError(error, context: "credential public key")
             }
@@ -140,8 +149,13 @@ public struct RegistrationVerifier: Sendable {
         }
         // Step 21: extension outputs. This verifier requests no extensions; L3 lets the RP ignore
         // unsolicited ones, which it does (they stay available in authenticatorData.extensions).
-        trace.note("§7.1 step 21", "extension outputs: none requested, unsolicited outputs ignored",
-                   detail: authData.extensions == nil ? "no authenticator extensions" : "authenticator extensions present")
+        if authData.extensions == nil {
+            trace.note("§7.1 step 21", "extension outputs: none requested, none present")
+        } else {
+            try trace.check("§7.1 step 21", "extension outputs are canonical CBOR; none requested, unsolicited outputs ignored") { () throws(WebAuthnError) in
+                try CeremonyChecks.checkExtensionsCanonical(authData)
+            }
+        }
         // Step 22: "Determine the attestation statement format by performing a USASCII case-sensitive
         // match on fmt against the set of supported WebAuthn Attestation Statement Format Identifier values."
         let format = try trace.check("§7.1 step 22", "fmt is a supported attestation format",

@@ -23,3 +23,18 @@ enum ChallengeSource {
         }
     }
 }
+
+extension PublicKeyCredentialUserEntityJSON {
+    /// A new user handle: 64 random bytes from libcrypto's CSPRNG, as L3 §14.6.1 advises (a
+    /// random value of the maximum length that says nothing about the user). Keep it with the
+    /// account; it is `user.id` in every registration of that account.
+    /// - Returns: 64 random bytes.
+    /// - Throws: ``WebAuthnError`` when no random bytes could be drawn.
+    public static func newUserHandle() throws(WebAuthnError) -> [UInt8] {
+        do {
+            return try SecureRandom.bytes(count: 64)
+        } catch {
+            throw WebAuthnError(.malformed, "no random user handle could be drawn: \(error)")
+        }
+    }
+}

@@ -63,9 +63,10 @@ public struct PublicKeyCredentialParameters: Sendable, Hashable, Codable {
     /// The algorithm as a ``COSEAlgorithm``.
     public var algorithm: COSEAlgorithm { COSEAlgorithm(rawValue: alg) }
 
-    /// ES256 (-7), EdDSA (-8) and RS256 (-257), in that order of preference.
+    /// EdDSA (-8), ES256 (-7) and RS256 (-257), in that order of preference: what practically
+    /// every authenticator supports, as the spec's own examples list them.
     public static let recommended: [PublicKeyCredentialParameters] = [
-        PublicKeyCredentialParameters(alg: -7), PublicKeyCredentialParameters(alg: -8),
+        PublicKeyCredentialParameters(alg: -8), PublicKeyCredentialParameters(alg: -7),
         PublicKeyCredentialParameters(alg: -257),
     ]
 }

@@ -36,8 +36,10 @@ public struct AttestationPolicy: Sendable {
     /// unattested credential; set this to reject it (category `trust`).
     public var rejectNoneWhenAttestationRequested: Bool
     /// `tpm`: reject (category `attestation`) an AIK certificate whose TPMManufacturer is not
-    /// in the TCG vendor registry (see ``TPMManufacturer``). Off by default: W3C test vectors
-    /// and some test TPMs use identifiers such as `id:00000000`.
+    /// in the TCG TPM vendor registry (see ``TPMManufacturer``; the FIDO conformance and W3C
+    /// test-vector identifiers count as known). On by default, as in the other relying-party
+    /// libraries; `false` accepts any vendor. Either way a TPMManufacturer that is not
+    /// `id:` and eight hex digits is rejected.
     public var requireKnownTPMManufacturer: Bool
 
     /// Which Android Key authorization lists are consulted for origin and purpose.
@@ -66,13 +68,13 @@ public struct AttestationPolicy: Sendable {
     ///   - compoundRequirement: all or any sub-statement (default all).
     ///   - allowedFormats: formats accepted (default all supported).
     ///   - rejectNoneWhenAttestationRequested: reject `none` when `direct`/`enterprise` was asked for.
-    ///   - requireKnownTPMManufacturer: reject `tpm` attestations from unregistered TPM vendors (default false).
+    ///   - requireKnownTPMManufacturer: reject `tpm` attestations from unregistered TPM vendors (default true).
     public init(trustAnchors: [Certificate] = [], requireTrustedAttestation: Bool = false,
                 acceptUnattestedWhenTrustRequired: Bool = false,
                 androidKeyAuthorizations: AndroidKeyAuthorizationPolicy = .teeOrSoftware,
                 safetyNetMaximumAge: TimeInterval = 60, compoundRequirement: CompoundRequirement = .all,
                 allowedFormats: Set<String>? = nil, rejectNoneWhenAttestationRequested: Bool = false,
-                requireKnownTPMManufacturer: Bool = false) {
+                requireKnownTPMManufacturer: Bool = true) {
         self.trustAnchors = trustAnchors
         self.requireTrustedAttestation = requireTrustedAttestation
         self.acceptUnattestedWhenTrustRequired = acceptUnattestedWhenTrustRequired

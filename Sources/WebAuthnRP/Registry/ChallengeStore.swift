@@ -27,6 +27,23 @@ public struct RegistryError: Error, Hashable, Sendable, CustomStringConvertible 
     }
     /// `registry.<code>: <message>`.
     public var description: String { "registry.\(code.rawValue): \(message)" }
+
+    /// A text safe to send to the client; it says nothing about the store. Log ``description``.
+    public var clientMessage: String {
+        switch code {
+        case .capacityExceeded, .storage: return "The service is busy. Please try again shortly."
+        case .duplicateChallenge: return "Please try again."
+        }
+    }
+
+    /// The suggested HTTP status: 503 (Service Unavailable) for a full or failing store, which
+    /// a client may retry; 500 for a challenge issued twice, which is the server's own fault.
+    public var httpStatus: Int {
+        switch code {
+        case .capacityExceeded, .storage: return 503
+        case .duplicateChallenge: return 500
+        }
+    }
 }
 
 /// Outstanding challenges. Each is consumed exactly once, whatever the verdict.
@@ -50,12 +67,60 @@ public protocol ChallengeStore: Sendable {
 
 /// A bounded in-memory ``ChallengeStore``, safe under concurrent use.
 ///
-/// Expired challenges are evicted whenever a new one is issued; when the store is
-/// still at capacity, issuing fails with ``RegistryError/Code/capacityExceeded``
-/// rather than growing without bound.
+/// Expired challenges are evicted as time passes: every `issue` first drops the entries whose
+/// expiry is at or before `now`, oldest first, at a cost proportional to what it drops (an
+/// expiry queue, no timer thread). When the store is still at capacity, issuing fails with
+/// ``RegistryError/Code/capacityExceeded`` rather than growing without bound, so anonymous
+/// callers cannot exhaust memory; limiting how fast one caller may ask for challenges is the
+/// server's job (rate limiting per client address or account).
 public final class InMemoryChallengeStore: ChallengeStore {
     private struct State {
         var outstanding: [ByteKey: IssuedChallenge] = [:]
+        /// Every issued challenge by expiry (a binary min-heap). An entry whose challenge was
+        /// consumed, or re-issued, stays until its time comes and is then skipped.
+        var expiries: [(expiresAt: Date, key: ByteKey)] = []
+
+        mutating func evict(through now: Date) {
+            while let first = expiries.first, first.expiresAt <= now {
+                popFirst()
+                if let held = outstanding[first.key], held.expiresAt <= now { outstanding[first.key] = nil }
+            }
+        }
+
+        mutating func push(_ expiresAt: Date, _ key: ByteKey) {
+            expiries.append((expiresAt, key))
+            var child = expiries.count - 1
+            while child > 0 {
+                let parent = (child - 1) / 2
+                guard expiries[child].expiresAt < expiries[parent].expiresAt else { break }
+                expiries.swapAt(child, parent)
+                child = parent
+            }
+        }
+
+        mutating func popFirst() {
+            guard let last = expiries.popLast(), !expiries.isEmpty else { return }
+            expiries[0] = last
+            var parent = 0
+            while true {
+                let left = 2 * parent + 1, right = left + 1
+                var smallest = parent
+                if left < expiries.count, expiries[left].expiresAt < expiries[smallest].expiresAt { smallest = left }
+                if right < expiries.count, expiries[right].expiresAt < expiries[smallest].expiresAt { smallest = right }
+                guard smallest != parent else { return }
+                expiries.swapAt(parent, smallest)
+                parent = smallest
+            }
+        }
+
+        /// Rebuilds the queue from what is outstanding, so consumed challenges cannot make it
+        /// grow past twice the store's size.
+        mutating func compact() {
+            let live = outstanding.map { (expiresAt: $0.value.expiresAt, key: $0.key) }
+            expiries = []
+            expiries.reserveCapacity(live.count)
+            for entry in live { push(entry.expiresAt, entry.key) }
+        }
     }
     private let state = Mutex(State())
     /// The most challenges held at once.
@@ -69,9 +134,7 @@ public final class InMemoryChallengeStore: ChallengeStore {
 
     public func issue(_ challenge: IssuedChallenge, now: Date) async throws {
         try state.withLock { (state: inout State) throws(RegistryError) in
-            if state.outstanding.count >= capacity {
-                state.outstanding = state.outstanding.filter { $0.value.expiresAt > now }
-            }
+            state.evict(through: now)
             guard state.outstanding.count < capacity else {
                 throw RegistryError(.capacityExceeded, "\(capacity) challenges are outstanding")
             }
@@ -80,6 +143,8 @@ public final class InMemoryChallengeStore: ChallengeStore {
                 throw RegistryError(.duplicateChallenge, "this challenge is already outstanding")
             }
             state.outstanding[key] = challenge
+            if state.expiries.count >= 2 * capacity { state.compact() }
+            state.push(challenge.expiresAt, key)
         }
     }
 
@@ -88,6 +153,9 @@ public final class InMemoryChallengeStore: ChallengeStore {
         return state.withLock { $0.outstanding.removeValue(forKey: key) }
     }
 
-    /// How many challenges are outstanding (expired ones included until evicted).
+    /// How many entries the expiry queue holds (tests check it stays bounded).
+    var queuedExpiries: Int { state.withLock { $0.expiries.count } }
+
+    /// How many challenges are held (expired ones included until the next `issue` evicts them).
     public var count: Int { state.withLock { $0.outstanding.count } }
 }

@@ -222,41 +222,85 @@ public struct RelyingPartyService: Sendable {
 // MARK: Beginning ceremonies
 
 extension RelyingPartyService {
-    /// Starts a registration: builds creation options with a fresh 32-byte challenge
-    /// and registers the challenge, bound to this ceremony, as outstanding.
+    /// Starts a registration: builds creation options from `request` with a fresh 32-byte
+    /// challenge and registers the challenge, bound to this ceremony, as outstanding.
+    /// - Parameters:
+    ///   - request: what to ask the client for (see ``RegistrationRequest`` for the defaults).
+    ///   - now: the current time.
+    /// - Returns: options to send to the browser (`PublicKeyCredential.parseCreationOptionsFromJSON`).
+    /// - Throws: ``WebAuthnError`` for an invalid user entity or when no requested algorithm is
+    ///   accepted by the policy; ``RegistryError`` or the store's error when storage fails.
+    public func beginRegistration(_ request: RegistrationRequest, now: Date) async throws -> PublicKeyCredentialCreationOptionsJSON {
+        let offered = request.algorithms.filter { policy.acceptedAlgorithms.contains($0) }
+        guard !offered.isEmpty else {
+            throw WebAuthnError(.algorithm, "none of the algorithms \(request.algorithms) is accepted by the policy")
+        }
+        let existing = request.excludeExistingCredentials ? try await credentials.credentials(userHandle: request.user.id.bytes) : []
+        let options = try PublicKeyCredentialCreationOptionsJSON.make(
+            rp: PublicKeyCredentialRpEntity(id: relyingParty.id, name: relyingParty.name.isEmpty ? relyingParty.id : relyingParty.name),
+            user: request.user,
+            pubKeyCredParams: offered.map { PublicKeyCredentialParameters($0) },
+            timeout: request.timeout ?? defaultTimeout,
+            excludeCredentials: existing.map(Self.descriptor),
+            authenticatorSelection: AuthenticatorSelectionCriteria(authenticatorAttachment: request.authenticatorAttachment,
+                                                                   residentKey: request.residentKey,
+                                                                   requireResidentKey: request.residentKey == .required,
+                                                                   userVerification: request.userVerification),
+            hints: request.hints, attestation: request.attestation, attestationFormats: request.attestationFormats,
+            extensions: request.extensions.json)
+        try await issue(IssuedChallenge(creationOptions: options, relyingParty: relyingParty,
+                                        expiresAt: now.addingTimeInterval(policy.challengeLifetime),
+                                        conditional: request.conditional), now: now)
+        return options
+    }
+
+    /// Starts a registration with the common choices; ``beginRegistration(_:now:)`` takes every
+    /// option.
     /// - Parameters:
     ///   - user: the user entity (`user.id` is the user handle, 1 to 64 bytes).
     ///   - userVerification: the UV requirement (default `preferred`).
     ///   - residentKey: the discoverable-credential requirement (default `preferred`).
     ///   - attestation: the attestation conveyance to ask for (default `none`).
+    ///   - algorithms: the algorithms to offer, in order of preference (default EdDSA, ES256,
+    ///     RS256); those the policy does not accept are left out. The response must use one of
+    ///     those offered.
     ///   - conditional: the page will call `create()` with conditional mediation.
     ///   - now: the current time.
     /// - Returns: options to send to the browser (`PublicKeyCredential.parseCreationOptionsFromJSON`).
-    /// - Throws: ``WebAuthnError`` for an invalid user entity; ``RegistryError`` when the challenge cannot be stored.
+    /// - Throws: as ``beginRegistration(_:now:)``.
     public func beginRegistration(user: PublicKeyCredentialUserEntityJSON,
                                   userVerification: UserVerificationRequirement = .preferred,
                                   residentKey: ResidentKeyRequirement = .preferred,
                                   attestation: AttestationConveyancePreference = AttestationConveyancePreference.none,
+                                  algorithms: [COSEAlgorithm] = PublicKeyCredentialParameters.recommended.map(\.algorithm),
                                   conditional: Bool = false, now: Date) async throws -> PublicKeyCredentialCreationOptionsJSON {
-        let existing = try await credentials.credentials(userHandle: user.id.bytes)
-        let options = try PublicKeyCredentialCreationOptionsJSON.make(
-            rp: PublicKeyCredentialRpEntity(id: relyingParty.id, name: relyingParty.name.isEmpty ? relyingParty.id : relyingParty.name),
-            user: user,
-            pubKeyCredParams: policy.acceptedAlgorithms.map { PublicKeyCredentialParameters($0) },
-            timeout: UInt32(clamping: Int(policy.challengeLifetime * 1000)),
-            excludeCredentials: existing.map { PublicKeyCredentialDescriptorJSON(id: Base64URLBytes($0.id)) },
-            authenticatorSelection: AuthenticatorSelectionCriteria(residentKey: residentKey,
-                                                                   requireResidentKey: residentKey == .required,
-                                                                   userVerification: userVerification),
-            attestation: attestation)
-        try await issue(IssuedChallenge(creationOptions: options, relyingParty: relyingParty,
-                                        expiresAt: now.addingTimeInterval(policy.challengeLifetime),
-                                        conditional: conditional), now: now)
+        try await beginRegistration(RegistrationRequest(user: user, algorithms: algorithms, userVerification: userVerification,
+                                                        residentKey: residentKey, attestation: attestation,
+                                                        conditional: conditional), now: now)
+    }
+
+    /// Starts an authentication: builds request options from `request` with a fresh challenge
+    /// and registers it as outstanding.
+    /// - Parameters:
+    ///   - request: what to ask the client for (see ``AuthenticationRequest``).
+    ///   - now: the current time.
+    /// - Returns: options to send to the browser (`PublicKeyCredential.parseRequestOptionsFromJSON`).
+    /// - Throws: ``RegistryError`` or the store's error when storage fails.
+    public func beginAuthentication(_ request: AuthenticationRequest, now: Date) async throws -> PublicKeyCredentialRequestOptionsJSON {
+        var allow: [PublicKeyCredentialDescriptorJSON]? = nil
+        if let userHandle = request.userHandle {
+            allow = try await credentials.credentials(userHandle: userHandle).map(Self.descriptor)
+        }
+        let options = try PublicKeyCredentialRequestOptionsJSON.make(
+            timeout: request.timeout ?? defaultTimeout, rpId: relyingParty.id, allowCredentials: allow,
+            userVerification: request.userVerification, hints: request.hints, extensions: request.extensions.json)
+        try await issue(IssuedChallenge(requestOptions: options, relyingParty: relyingParty, userHandle: request.userHandle,
+                                        expiresAt: now.addingTimeInterval(policy.challengeLifetime)), now: now)
         return options
     }
 
-    /// Starts an authentication: builds request options with a fresh challenge and
-    /// registers it as outstanding.
+    /// Starts an authentication with the common choices; ``beginAuthentication(_:now:)`` takes
+    /// every option.
     /// - Parameters:
     ///   - userHandle: the user identified before the ceremony (their credentials go into
     ///     `allowCredentials`), or nil for a discoverable, usernameless login.
@@ -267,18 +311,15 @@ extension RelyingPartyService {
     public func beginAuthentication(userHandle: [UInt8]? = nil,
                                     userVerification: UserVerificationRequirement = .preferred,
                                     now: Date) async throws -> PublicKeyCredentialRequestOptionsJSON {
-        var allow: [PublicKeyCredentialDescriptorJSON]? = nil
-        if let userHandle {
-            allow = try await credentials.credentials(userHandle: userHandle).map { record in
-                PublicKeyCredentialDescriptorJSON(id: Base64URLBytes(record.id),
-                                                  transports: record.transports.map { AuthenticatorTransport(rawValue: $0) })
-            }
-        }
-        let options = try PublicKeyCredentialRequestOptionsJSON.make(
-            timeout: UInt32(clamping: Int(policy.challengeLifetime * 1000)), rpId: relyingParty.id,
-            allowCredentials: allow, userVerification: userVerification)
-        try await issue(IssuedChallenge(requestOptions: options, relyingParty: relyingParty, userHandle: userHandle,
-                                        expiresAt: now.addingTimeInterval(policy.challengeLifetime)), now: now)
-        return options
+        try await beginAuthentication(AuthenticationRequest(userHandle: userHandle, userVerification: userVerification), now: now)
+    }
+
+    /// The options' timeout when the request names none: the challenge lifetime, in milliseconds.
+    private var defaultTimeout: UInt32 { UInt32(clamping: Int(policy.challengeLifetime * 1000)) }
+
+    /// A stored credential as `excludeCredentials` and `allowCredentials` name it, transports included.
+    private static func descriptor(_ record: CredentialRecord) -> PublicKeyCredentialDescriptorJSON {
+        PublicKeyCredentialDescriptorJSON(id: Base64URLBytes(record.id),
+                                          transports: record.transports.map { AuthenticatorTransport(rawValue: $0) })
     }
 }

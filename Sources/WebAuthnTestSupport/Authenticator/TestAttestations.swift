@@ -17,18 +17,9 @@ extension TestAuthenticator {
     /// SHA-256(authData || clientDataHash), and an RSA-2048 AIK signs certInfo with RS256.
     func tpmStatement(ca: CA, authData: [UInt8], clientDataHash: [UInt8],
                       options: RegistrationOptions) throws -> CBORItem {
-        let credentialKey = privateKey.publicKey
-        let pubArea: [UInt8]
-        if let (n, _) = credentialKey.rsaParameters {
-            // Scheme TPM_ALG_NULL, as Windows Hello's TPM keys carry: the signing scheme is
-            // chosen per signature, not fixed in the key.
-            pubArea = TPMStructureEncoder.rsaPublicArea(keyBits: UInt16(clamping: n.count * 8), modulus: n)
-        } else if let (x, y) = credentialKey.ecCoordinates {
-            let curve: TPMECCCurve = x.count == 32 ? .p256 : x.count == 48 ? .p384 : .p521
-            pubArea = TPMStructureEncoder.eccPublicArea(curveID: curve.rawValue, x: x, y: y)
-        } else {
-            throw WebAuthnError(.malformed, "a TPM credential is RSA or ECC")
-        }
+        var fields = try TPMPublicAreaFields(credentialKey: privateKey.publicKey)
+        options.details.tpmPublicArea(&fields)
+        let pubArea = fields.encoded
         var extraData = Digest.sha256.hash(authData + clientDataHash)
         options.nonce(&extraData)
         let name = withUnsafeBytes(of: TPMHashAlgorithm.sha256.tpmAlgID.bigEndian, Array.init) + Digest.sha256.hash(pubArea)
@@ -38,7 +29,7 @@ extension TestAuthenticator {
         let sig = try aikKey.sign(certInfo, algorithm: .rs256)
 
         let directory = try DistinguishedName(rdns: [[
-            .init(oid: DistinguishedName.tpmManufacturerOID, value: "id:49465800"),  // Infineon, a real TPM vendor id
+            .init(oid: DistinguishedName.tpmManufacturerOID, value: options.details.tpmManufacturer),
             .init(oid: DistinguishedName.tpmModelOID, value: "webauthn-rp test TPM"),
             .init(oid: DistinguishedName.tpmVersionOID, value: "id:13"),
         ]])
@@ -72,15 +63,17 @@ extension TestAuthenticator {
                              options: RegistrationOptions) throws -> CBORItem {
         var challenge = clientDataHash
         options.nonce(&challenge)
-        let teeEnforced = [
-            DEREncoder.explicit(1, DEREncoder.set([DEREncoder.integer(2)])),  // purpose: [KM_PURPOSE_SIGN]
-            DEREncoder.explicit(702, DEREncoder.integer(0)),                  // origin: KM_ORIGIN_GENERATED
-        ]
+        // purpose [1] (default [KM_PURPOSE_SIGN] in teeEnforced), origin [702]: KM_ORIGIN_GENERATED.
+        func purpose(_ values: [Int]?) -> [[UInt8]] {
+            values.map { [DEREncoder.explicit(1, DEREncoder.set($0.map { DEREncoder.integer($0) }))] } ?? []
+        }
+        let teeEnforced = purpose(options.details.androidKeyTEEPurposes) + [DEREncoder.explicit(702, DEREncoder.integer(0))]
+        let softwareEnforced = purpose(options.details.androidKeySoftwarePurposes)
         let keyDescription = DEREncoder.sequence([
             DEREncoder.integer(3), DEREncoder.enumerated(1),  // attestationVersion, attestationSecurityLevel TEE
             DEREncoder.integer(4), DEREncoder.enumerated(1),  // keymasterVersion, keymasterSecurityLevel TEE
             DEREncoder.octetString(challenge), DEREncoder.octetString([]),
-            DEREncoder.sequence([]), DEREncoder.sequence(teeEnforced),
+            DEREncoder.sequence(softwareEnforced), DEREncoder.sequence(teeEnforced),
         ])
         let validity = Self.certificateValidity
         var builder = CertificateBuilder(subject: try DistinguishedName([.commonName("Android Keystore Key")]),
@@ -119,5 +112,79 @@ extension TestAuthenticator {
         options.certificate(&builder)
         let credCert = try builder.sign(with: ca.key)
         return .map([(.text("x5c"), .array([.bytes(credCert.derBytes), .bytes(ca.certificate.derBytes)]))])
+    }
+}
+
+// MARK: - Knobs for one detail of a statement
+
+extension TestAuthenticator {
+    /// Format-specific contents of the `tpm` and `android-key` statements, so a test can make
+    /// exactly one of them wrong while everything else stays signed and valid.
+    package struct StatementDetails {
+        /// tpm: the TPMManufacturer the AIK certificate's Subject Alternative Name carries
+        /// (default `id:49465800`, Infineon, a TCG-registered vendor).
+        package var tpmManufacturer = "id:49465800"
+        /// tpm: edits the pubArea fields (made from the credential key) before the pubArea is
+        /// encoded, named and certified, so the TPM signature covers the edited structure.
+        package var tpmPublicArea: (inout TPMPublicAreaFields) -> Void = { _ in }
+        /// android-key: teeEnforced purpose (default [KM_PURPOSE_SIGN]; nil: the field is absent).
+        package var androidKeyTEEPurposes: [Int]? = [2]
+        /// android-key: softwareEnforced purpose (default absent).
+        package var androidKeySoftwarePurposes: [Int]?
+
+        /// The defaults: what a well-behaved TPM and Android keystore send.
+        package init() {}
+    }
+
+    /// The fields of a `tpm` pubArea (TPMT_PUBLIC) as the test authenticator writes them.
+    package struct TPMPublicAreaFields {
+        /// TPMA_OBJECT bits.
+        package var objectAttributes = TPMStructureEncoder.defaultObjectAttributes
+        /// The symmetric definition, nil for TPM_ALG_NULL.
+        package var symmetric: TPMSymmetricDefinition?
+        /// The signing scheme, nil for TPM_ALG_NULL.
+        package var scheme: TPMScheme?
+        /// RSA: the declared modulus size in bits.
+        package var keyBits: UInt16 = 0
+        /// RSA: the exponent as written (0 means 65537).
+        package var exponent: UInt32 = 0
+        /// RSA: the modulus (unique.rsa); nil for an ECC key.
+        package var modulus: [UInt8]?
+        /// ECC: the TPM_ECC_CURVE.
+        package var curveID: UInt16 = 0
+        /// ECC: the KDF scheme, nil for TPM_ALG_NULL.
+        package var kdf: TPMScheme?
+        /// ECC: the point's x coordinate (unique.ecc.x).
+        package var x: [UInt8] = []
+        /// ECC: the point's y coordinate (unique.ecc.y).
+        package var y: [UInt8] = []
+
+        /// The fields a TPM writes for `key`: RSA with keyBits of the modulus and exponent 0, or
+        /// ECC on the key's NIST curve; scheme, symmetric and kdf TPM_ALG_NULL (as Windows Hello's
+        /// TPM keys carry: the signing scheme is chosen per signature, not fixed in the key).
+        init(credentialKey key: PublicKey) throws {
+            if let (n, _) = key.rsaParameters {
+                keyBits = UInt16(clamping: n.count * 8)
+                modulus = n
+            } else if let (x, y) = key.ecCoordinates {
+                let curve: TPMECCCurve = x.count == 32 ? .p256 : x.count == 48 ? .p384 : .p521
+                curveID = curve.rawValue
+                self.x = x
+                self.y = y
+            } else {
+                throw WebAuthnError(.malformed, "a TPM credential is RSA or ECC")
+            }
+        }
+
+        /// The encoded TPMT_PUBLIC.
+        var encoded: [UInt8] {
+            if let modulus {
+                return TPMStructureEncoder.rsaPublicArea(objectAttributes: objectAttributes, symmetric: symmetric,
+                                                         scheme: scheme, keyBits: keyBits, exponent: exponent,
+                                                         modulus: modulus)
+            }
+            return TPMStructureEncoder.eccPublicArea(objectAttributes: objectAttributes, symmetric: symmetric,
+                                                     scheme: scheme, curveID: curveID, kdf: kdf, x: x, y: y)
+        }
     }
 }

@@ -33,7 +33,7 @@ package struct TestAuthenticator {
         package static let es256k = KeySpec(kind: .secp256k1, algorithm: .es256k)
         package static let edDSA = KeySpec(kind: .ed25519, algorithm: .edDSA)
         package static let ed25519 = KeySpec(kind: .ed25519, algorithm: .ed25519)
-        package static let ed448 = KeySpec(kind: .ed448, algorithm: .edDSA)
+        package static let ed448 = KeySpec(kind: .ed448, algorithm: .ed448)
         package static let rs256 = KeySpec(kind: .rsa(bits: 2048), algorithm: .rs256)
         package static let ps256 = KeySpec(kind: .rsa(bits: 2048), algorithm: .ps256)
     }
@@ -110,8 +110,9 @@ package struct TestAuthenticator {
     package let privateKey: PrivateKey
     /// The key's COSE algorithm.
     package let algorithm: COSEAlgorithm
-    /// The COSE_Key bytes of the credential public key.
-    package let coseKey: [UInt8]
+    /// The COSE_Key bytes of the credential public key (a test may replace them with a key
+    /// the verifier must refuse; signatures are still made with ``privateKey``).
+    package var coseKey: [UInt8]
     /// Where every key this authenticator makes comes from: nil for fresh random keys;
     /// a seed derives the credential key and attestation keys, so output repeats exactly.
     package let seed: String?
@@ -186,6 +187,8 @@ package struct TestAuthenticator {
         /// Edits the value the attestation binds to this ceremony before it is certified or signed:
         /// android-key's attestationChallenge, apple's nonce, tpm's extraData.
         package var nonce: (inout [UInt8]) -> Void = { _ in }
+        /// Format-specific contents of the tpm and android-key statements (TestAttestations.swift).
+        package var details = StatementDetails()
         /// Edits the encoded attestation object.
         package var attestationObject: (inout [UInt8]) -> Void = { _ in }
         /// Edits the finished response (id, rawId, type, transports...).

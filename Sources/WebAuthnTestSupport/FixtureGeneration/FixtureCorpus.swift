@@ -98,7 +98,7 @@ struct Corpus {
         ("es256k", .es256k, "ES256K (ECDSA secp256k1, SHA-256)"),
         ("eddsa-ed25519", .edDSA, "EdDSA (-8) with Ed25519"),
         ("ed25519", .ed25519, "Ed25519 (-19)"),
-        ("eddsa-ed448", .ed448, "EdDSA (-8) with Ed448"),
+        ("ed448", .ed448, "Ed448 (-53)"),
         ("rs256", .rs256, "RS256 (RSASSA-PKCS1-v1_5, SHA-256, 2048-bit)"),
         ("ps256", .ps256, "PS256 (RSASSA-PSS, SHA-256, 2048-bit)"),
     ]
@@ -302,10 +302,27 @@ struct Corpus {
         try algorithm.register("rs256-not-offered", try algorithm.authenticator("rsa", key: .rs256),
                                algorithms: [.ps256], .reject(.algorithm))
         try algorithm.register("control-es256-offered", try algorithm.authenticator("p256"), algorithms: [.es256], .accept)
+        // L3 §5.1.3: an empty pubKeyCredParams means ES256 and RS256; entries of an unknown type are
+        // dropped, and when none is left the client creates nothing.
+        try algorithm.register("empty-list-es256", try algorithm.authenticator("p256 empty list"), parameters: [], .accept)
+        try algorithm.register("empty-list-rs256", try algorithm.authenticator("rsa empty list", key: .rs256), parameters: [], .accept)
+        try algorithm.register("empty-list-eddsa", try algorithm.authenticator("ed25519", key: .edDSA), parameters: [],
+                               .reject(.algorithm))
+        try algorithm.register("empty-list-es384", try algorithm.authenticator("p384", key: .es384), parameters: [],
+                               .reject(.algorithm))
+        let unknownType: [FixtureValue] = [.object([("type", .string("secret-key")), ("alg", .int(-7))]),
+                                           .object([("type", .string("password")), ("alg", .int(-257))])]
+        try algorithm.register("only-unknown-types-es256", try algorithm.authenticator("p256 unknown types"), parameters: unknownType,
+                               .reject(.algorithm))
+        try algorithm.register("unknown-type-skipped", try algorithm.authenticator("ed25519 unknown types", key: .edDSA),
+                               parameters: unknownType + [.object([("type", .string("public-key")), ("alg", .int(-8))])],
+                               .accept)
         files.append(algorithm)
+        files.append(try credentialKeyRejections())
 
         files.append(try attestationRejections())
         files.append(try attestationFormatRejections())
+        files.append(try attestationRuleRejections())
         files += try trustFiles()
 
         var exists = FixtureFile("registration/credentialExists.json",

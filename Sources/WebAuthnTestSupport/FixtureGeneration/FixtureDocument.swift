@@ -129,12 +129,12 @@ enum FixtureJSONForms {
 
     static func creationOptions(challenge: [UInt8], rpId: String, user: [UInt8], userName: String,
                                 algorithms: [COSEAlgorithm], userVerification: UserVerificationRequirement,
-                                attestation: String) -> FixtureValue {
+                                attestation: String, parameters: [FixtureValue]? = nil) -> FixtureValue {
         .object([
             ("rp", .object([("id", .string(rpId)), ("name", .string("Example"))])),
             ("user", .object([("id", .bytes(user)), ("name", .string(userName)), ("displayName", .string(userName))])),
             ("challenge", .bytes(challenge)),
-            ("pubKeyCredParams", .array(algorithms.map {
+            ("pubKeyCredParams", .array(parameters ?? algorithms.map {
                 .object([("type", .string("public-key")), ("alg", .int($0.rawValue))])
             })),
             ("timeout", .int(60_000)),

@@ -60,14 +60,14 @@ struct FixtureFile {
     mutating func register(_ name: String, _ authenticator: TestAuthenticator, algorithms: [COSEAlgorithm] = offered,
                            userVerification: UserVerificationRequirement = .preferred, attestation: String = "direct",
                            options: TestAuthenticator.RegistrationOptions = .init(), user: [UInt8]? = nil,
-                           editJSON: (inout FixtureValue) -> Void = { _ in },
+                           parameters: [FixtureValue]? = nil, editJSON: (inout FixtureValue) -> Void = { _ in },
                            _ verdict: Verdict) throws -> (options: FixtureValue, response: FixtureValue) {
         let challenge = self.challenge(name)
         let userHandle = user ?? authenticator.userHandle
         let optionsJSON = FixtureJSONForms.creationOptions(
             challenge: challenge, rpId: "example.org", user: userHandle,
             userName: "\(name)@example.org", algorithms: algorithms, userVerification: userVerification,
-            attestation: attestation)
+            attestation: attestation, parameters: parameters)
         var response = FixtureJSONForms.registrationResponse(try authenticator.register(challenge: challenge, options))
         editJSON(&response)
         let expect: FixtureValue

@@ -107,7 +107,7 @@ struct CompoundAttestationTests {
         let cases: [(CBORItem, String)] = [
             (.array([]), "attStmt[1] is not a map"),
             (.map([(.text("attStmt"), .map([]))]), "attStmt[1].fmt is missing"),
-            (.map([(.text("fmt"), .int(1)), (.text("attStmt"), .map([]))]), "attStmt[1].fmt is missing or not a text"),
+            (.map([(.text("fmt"), .int(1)), (.text("attStmt"), .map([]))]), "attStmt[1].fmt is not a text string"),
             (.map([(.text("fmt"), .text("none"))]), "attStmt[1].attStmt is missing"),
             (.map([(.text("fmt"), .text("none")), (.text("attStmt"), .map([])), (.text("authData"), .bytes([1]))]),
              "only fmt and attStmt"),

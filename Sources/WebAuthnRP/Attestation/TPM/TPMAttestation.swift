@@ -14,9 +14,8 @@ package struct TPMAttestation: AttestationFormat {
         // decoding on it to extract the contained fields."
         guard statement.mapEntries != nil else { throw AttestationContext.failure(identifier, "attStmt is not a map") }
         // ver: "2.0" — "The version of the TPM specification to which the signature conforms."
-        guard let ver = statement[textKey: "ver"]?.text else {
-            throw AttestationContext.failure(identifier, "ver is missing or not a text string")
-        }
+        let ver = try AttestationContext.member(statement[textKey: "ver"], "ver", is: "a text string",
+                                                format: identifier) { $0.text }
         guard ver == "2.0" else { throw AttestationContext.failure(identifier, "ver is \"\(ver)\", not \"2.0\"") }
         // ECDAA was removed from Level 3; the syntax has no ecdaaKeyId, and no ECDAA verification exists.
         guard statement[textKey: "ecdaaKeyId"] == nil else {
@@ -24,12 +23,10 @@ package struct TPMAttestation: AttestationFormat {
         }
         let alg = try context.algorithm(statement[textKey: "alg"], format: identifier)
         let sig = try context.signature(statement[textKey: "sig"], format: identifier)
-        guard let certInfoBytes = statement[textKey: "certInfo"]?.bytes else {
-            throw AttestationContext.failure(identifier, "certInfo is missing or not a byte string")
-        }
-        guard let pubAreaBytes = statement[textKey: "pubArea"]?.bytes else {
-            throw AttestationContext.failure(identifier, "pubArea is missing or not a byte string")
-        }
+        let certInfoBytes = try AttestationContext.member(statement[textKey: "certInfo"], "certInfo", is: "a byte string",
+                                                          format: identifier) { $0.bytes }
+        let pubAreaBytes = try AttestationContext.member(statement[textKey: "pubArea"], "pubArea", is: "a byte string",
+                                                         format: identifier) { $0.bytes }
         // "Verify that x5c is present." (x5c: [ aikCert: bytes, * (caCert: bytes) ])
         guard statement[textKey: "x5c"] != nil else { throw AttestationContext.failure(identifier, "x5c is missing") }
         let chain = try context.certificates(statement[textKey: "x5c"], format: identifier)
@@ -39,6 +36,8 @@ package struct TPMAttestation: AttestationFormat {
 
         // "Verify that the public key specified by the parameters and unique fields of pubArea is
         // identical to the credentialPublicKey in the attestedCredentialData in authenticatorData."
+        // The parameters must describe the key in unique, and allow the credential's signatures.
+        try Self.checkParameters(pubArea, algorithm: context.credentialKey.algorithm, format: identifier)
         try Self.checkPublicKey(pubArea, matches: context.credentialKey, format: identifier)
 
         // "Concatenate authenticatorData and clientDataHash to form attToBeSigned."
@@ -84,9 +83,11 @@ package struct TPMAttestation: AttestationFormat {
 
         // "Verify that aikCert meets the requirements in § 8.3.1."
         let device = try Self.checkCertificateRequirements(aikCert, format: identifier)
+        // Not a spec step: like every peer library, refuse a TPM whose vendor the TCG registry
+        // does not know (on by default; AttestationPolicy.requireKnownTPMManufacturer relaxes it).
         if context.policy.requireKnownTPMManufacturer, device.manufacturerName == nil {
             throw AttestationContext.failure(identifier,
-                "aikCert names TPM manufacturer \(device.manufacturer), which is not a registered TPM vendor")
+                "aikCert names TPM manufacturer \(device.manufacturer), which is not in the TCG TPM vendor registry")
         }
 
         // "If aikCert contains an extension with OID 1.3.6.1.4.1.45724.1.1.4 (id-fido-gen-ce-aaguid)
@@ -202,6 +203,11 @@ package struct TPMAttestation: AttestationFormat {
         // "The Subject Alternative Name extension MUST be set as defined in [TPMv2-EK-Profile] section 3.2.9."
         // There: a directoryName holding TPMManufacturer, TPMModel and TPMVersion.
         let device = try deviceAttributes(cert, format: format)
+        // The profile's TPMManufacturer is "id:" and the eight hex digits of TPM_PT_MANUFACTURER.
+        guard TPMManufacturer.isWellFormed(device.manufacturer) else {
+            throw AttestationContext.failure(format,
+                "aikCert TPMManufacturer \"\(device.manufacturer)\" is not \"id:\" and eight hex digits")
+        }
         // "The Extended Key Usage extension MUST contain the OID 2.23.133.8.3 ("joint-iso-itu-t(2)
         // internationalorganizations(23) 133 tcg-kp(8) tcg-kp-AIKCertificate(3))."
         guard let purposes = cert.extendedKeyUsage else {
@@ -224,8 +230,15 @@ package struct TPMAttestation: AttestationFormat {
     /// Reads TPMManufacturer, TPMModel and TPMVersion from one directoryName of the Subject
     /// Alternative Name. The attributes may sit in one multi-valued RDN or one RDN each.
     static func deviceAttributes(_ cert: Certificate, format: String) throws(WebAuthnError) -> DeviceAttributes {
-        guard cert.extension(oid: CertificateExtension.subjectAlternativeNameOID) != nil else {
+        guard let san = cert.extension(oid: CertificateExtension.subjectAlternativeNameOID) else {
             throw AttestationContext.failure(format, "aikCert has no Subject Alternative Name extension")
+        }
+        // TPMv2-EK-Profile §3.2.9 follows RFC 5280 §4.2.1.6: with an empty subject the identity is
+        // in the SAN alone, and "the subjectAltName extension MUST be marked critical". (The
+        // subject was checked to be empty before this is called.)
+        guard san.isCritical else {
+            throw AttestationContext.failure(format,
+                "aikCert subject is empty but its Subject Alternative Name extension is not marked critical")
         }
         let directoryNames = cert.subjectAlternativeNames.compactMap { name -> DistinguishedName? in
             if case .directoryName(let directory) = name { return directory }

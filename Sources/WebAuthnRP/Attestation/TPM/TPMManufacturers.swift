@@ -1,17 +1,34 @@
 // TPM manufacturer identifiers as a `tpm` attestation certificate carries them: the
 // TPMManufacturer attribute (2.23.133.2.1) in the Subject Alternative Name directory name holds
-// "id:" followed by eight hex digits, the TPM_PT_MANUFACTURER value. That value is the vendor's
-// four-character ASCII code, padded with NUL (or space), so "id:494E5443" is "INTC" (Intel).
+// "id:" followed by eight hex digits, the TPM_PT_MANUFACTURER value (TCG EK Credential Profile
+// §3.2.9). That value is the vendor's four-character ASCII code, padded with NUL (or space), so
+// "id:494E5443" is "INTC" (Intel).
 //
-// The table is the "TPM Capabilities Vendor ID" list of the TCG TPM Vendor ID Registry
-// (Family 1.2 and 2.0), plus the identifier the FIDO Alliance conformance tools put in their
-// test TPM certificates. Each entry's hex decodes to the vendor code noted beside it.
+// The form: "id:" and exactly eight hex digits. The profile asks for the characters 0-9 and A-F,
+// but the hex digits are compared without regard to case: the registry itself writes IBM as
+// 0x49 0x42 0x4d 0x00, and Qualcomm fTPMs (Snapdragon Windows PCs) send "id:51434f4d", which
+// the other relying-party libraries accept after normalizing. Anything else ("ID:", "id:4E5443",
+// "4E544300", "id: 4E544300") is refused.
+//
+// The vendor table is the "TPM Capabilities Vendor ID" list of the TCG TPM Vendor ID Registry
+// (Family 1.2 and 2.0); each entry's hex decodes to the vendor code noted beside it. Two test
+// identifiers, which are not registry entries, are kept apart from it (see `testIDs`).
 
 /// Looks up TPM manufacturer identifiers ("id:XXXXXXXX") from an attestation certificate.
 public enum TPMManufacturer {
     /// The identifier FIDO Alliance conformance tools use for their test TPMs.
     /// It is not a TCG registry entry; a deployment may refuse it outside testing.
     public static let fidoConformanceTestingID = "id:FFFFF1D0"
+    /// The identifier the W3C WebAuthn Level 3 test vectors put in their TPM AIK certificate
+    /// (TPM_PT_MANUFACTURER 0: no vendor code). It is not a TCG registry entry.
+    public static let webAuthnTestVectorsID = "id:00000000"
+
+    /// The test identifiers (hex without "id:") `isKnown(_:)` accepts besides the registry:
+    /// what the FIDO conformance tools and the W3C WebAuthn L3 test vectors send.
+    static let testIDs: [String: String] = [
+        "FFFFF1D0": "FIDO Alliance conformance testing",
+        "00000000": "W3C WebAuthn test vectors",
+    ]
 
     /// Upper-case hex (without "id:") to vendor name.
     static let registry: [String: String] = [
@@ -45,37 +62,49 @@ public enum TPMManufacturer {
         "54584E00": "Texas Instruments",        // "TXN\0"
         "57454300": "Winbond",                  // "WEC\0"
         "5345414C": "Wisekey",                  // "SEAL"
-        "FFFFF1D0": "FIDO Alliance conformance testing",
     ]
 
-    /// Every identifier `isKnown(_:)` accepts, as "id:" and eight upper-case hex digits, sorted.
+    /// Every identifier `isKnown(_:)` accepts (registry and test identifiers), as "id:" and
+    /// eight upper-case hex digits, sorted.
     public static var knownIDs: [String] {
-        registry.keys.sorted().map { "id:" + $0 }
+        (Array(registry.keys) + Array(testIDs.keys)).sorted().map { "id:" + $0 }
     }
 
     /// The manufacturer's name for an identifier.
-    /// - Parameter id: the attribute value, "id:" and eight hex digits; both are case-insensitive.
-    /// - Returns: the vendor's name, or `nil` when the identifier is malformed or not registered.
+    /// - Parameter id: the attribute value: "id:" and eight hex digits (either case).
+    /// - Returns: the vendor's (or test identifier's) name, or `nil` when the identifier is
+    ///   malformed or not known.
     public static func name(forID id: String) -> String? {
         guard let key = registryKey(id) else { return nil }
-        return registry[key]
+        return registry[key] ?? testIDs[key]
     }
 
-    /// Whether an identifier names a registered manufacturer (or the FIDO conformance test TPM).
-    /// - Parameter id: the attribute value, "id:" and eight hex digits; both are case-insensitive.
+    /// Whether an identifier names a registered manufacturer or one of the two test identifiers.
+    /// - Parameter id: the attribute value: "id:" and eight hex digits (either case).
     /// - Returns: `true` when `name(forID:)` finds it.
     public static func isKnown(_ id: String) -> Bool {
         name(forID: id) != nil
     }
 
-    /// "id:" (any case) and exactly eight hex digits, returned upper-cased without the prefix.
+    /// Whether an identifier has the TCG form: "id:" and exactly eight hex digits.
+    /// - Parameter id: the TPMManufacturer attribute value.
+    /// - Returns: `true` for `id:4E544300` and `id:51434f4d`, `false` for `ID:4E544300`, `id:4E5443`.
+    public static func isWellFormed(_ id: String) -> Bool {
+        registryKey(id) != nil
+    }
+
+    /// The eight hex digits after "id:", upper-cased, when `id` has the TCG form, else `nil`.
     static func registryKey(_ id: String) -> String? {
-        let scalars = Array(id.unicodeScalars)
-        guard scalars.count == 11 else { return nil }
-        let prefix = String(String.UnicodeScalarView(scalars.prefix(3))).lowercased()
-        guard prefix == "id:" else { return nil }
-        let digits = scalars.dropFirst(3)
-        guard digits.allSatisfy({ $0.isASCII && $0.properties.isASCIIHexDigit }) else { return nil }
-        return String(String.UnicodeScalarView(digits)).uppercased()
+        let bytes = Array(id.utf8)
+        guard bytes.count == 11, bytes.starts(with: Array("id:".utf8)) else { return nil }
+        var digits: [UInt8] = []
+        for byte in bytes.dropFirst(3) {
+            switch byte {
+            case 0x30...0x39, 0x41...0x46: digits.append(byte)
+            case 0x61...0x66: digits.append(byte - 0x20)  // a-f as A-F
+            default: return nil
+            }
+        }
+        return String(decoding: digits, as: UTF8.self)
     }
 }

@@ -1,0 +1,49 @@
+extension RelyingParty {
+    /// The origin an Android app's passkey ceremonies report in client data:
+    /// `android:apk-key-hash:` followed by the base64url (unpadded) SHA-256 of the app's signing
+    /// certificate. Add it to ``origins`` next to the web origins. (An iOS or macOS app using
+    /// AuthenticationServices reports `https://<rp id>`, the web origin itself, once the
+    /// associated domain is set up.)
+    /// - Parameter signingCertificate: the DER bytes of the certificate the APK or app bundle is
+    ///   signed with (for Play App Signing, Google's app signing certificate).
+    /// - Returns: the origin string.
+    public static func androidOrigin(signingCertificate: [UInt8]) -> String {
+        "android:apk-key-hash:" + Base64URL.encode(Digest.sha256.hash(signingCertificate))
+    }
+
+    /// The Android origin from the SHA-256 fingerprint that `keytool -list -v`, `apksigner` or
+    /// the Play Console shows (`AB:CD:…`, 32 bytes in hex, colons optional).
+    /// - Parameter sha256Fingerprint: the fingerprint text.
+    /// - Returns: the origin string.
+    /// - Throws: ``WebAuthnError`` `malformed` when the text is not 32 bytes of hex.
+    public static func androidOrigin(sha256Fingerprint: String) throws(WebAuthnError) -> String {
+        var bytes: [UInt8] = []
+        var high: UInt8?
+        for scalar in sha256Fingerprint.unicodeScalars where scalar != ":" && scalar != " " {
+            guard let nibble = scalar.hexValue else {
+                throw WebAuthnError(.malformed, "SHA-256 fingerprint: \"\(scalar)\" is not a hex digit")
+            }
+            if let h = high {
+                bytes.append(h << 4 | nibble)
+                high = nil
+            } else {
+                high = nibble
+            }
+        }
+        guard high == nil, bytes.count == 32 else {
+            throw WebAuthnError(.malformed, "SHA-256 fingerprint: expected 32 bytes of hex")
+        }
+        return "android:apk-key-hash:" + Base64URL.encode(bytes)
+    }
+}
+
+private extension Unicode.Scalar {
+    var hexValue: UInt8? {
+        switch value {
+        case 0x30 ... 0x39: return UInt8(value - 0x30)
+        case 0x41 ... 0x46: return UInt8(value - 0x41 + 10)
+        case 0x61 ... 0x66: return UInt8(value - 0x61 + 10)
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,228 @@
+import Foundation
+import Testing
+@_spi(Testing) import WebAuthnCrypto
+@testable import WebAuthnRP
+import WebAuthnTestSupport
+
+/// What a server writing against the library needs without writing around it: storable
+/// records, short default algorithms, transports kept, user handles, client-safe errors and a
+/// challenge store that forgets expired challenges as time passes.
+@Suite("What a server needs")
+struct ServerNeedsTests {
+    let now = CeremonyFixture.now
+    let user = PublicKeyCredentialUserEntityJSON(id: Base64URLBytes(Array("user-a".utf8)), name: "ada", displayName: "Ada")
+
+    // MARK: Records
+
+    @Test("a record encodes its bytes as base64url text and decodes back to the same record")
+    func recordJSON() throws {
+        let record = CredentialRecord(id: [0xFB, 0xFF, 0x01], publicKey: [0xA5, 0x01, 0x02], algorithm: -7, signCount: 7,
+                                      userHandle: Array("user-a".utf8), uvInitialized: true, transports: ["usb"],
+                                      attestationObject: [0xA3], registrationClientDataJSON: Array("{}".utf8))
+        let data = try JSONEncoder().encode(record)
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(object["id"] as? String == "-_8B")
+        #expect(object["publicKey"] as? String == "pQEC")
+        #expect(object["userHandle"] as? String == "dXNlci1h")
+        #expect(object["attestationObject"] as? String == "ow")
+        #expect(try JSONDecoder().decode(CredentialRecord.self, from: data) == record)
+    }
+
+    @Test("a record written with bytes as arrays of numbers, and without later members, still decodes")
+    func legacyRecordJSON() throws {
+        let legacy = Data("""
+        {"id":[251,255,1],"publicKey":[165,1,2],"algorithm":-7,"signCount":3,"userHandle":[117,115,101,114],
+         "uvInitialized":false,"backupEligible":true,"backupState":false,"transports":["internal"],
+         "aaguid":"00000000-0000-0000-0000-000000000000","attestationFormat":"none","attestationType":"none",
+         "attestationTrusted":false}
+        """.utf8)
+        let record = try JSONDecoder().decode(CredentialRecord.self, from: legacy)
+        #expect(record.id == [251, 255, 1])
+        #expect(record.publicKey == [165, 1, 2])
+        #expect(record.userHandle == Array("user".utf8))
+        #expect(record.backupEligible && record.transports == ["internal"])
+        #expect(record.attestationObject == nil)
+        let minimal = Data(#"{"id":"AQ","publicKey":"Ag","algorithm":-8,"signCount":0}"#.utf8)
+        let sparse = try JSONDecoder().decode(CredentialRecord.self, from: minimal)
+        #expect(sparse.userHandle == nil && sparse.aaguid == "00000000-0000-0000-0000-000000000000")
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(CredentialRecord.self, from: Data(#"{"id":"A+","publicKey":"Ag","algorithm":-8,"signCount":0}"#.utf8))
+        }
+    }
+
+    // MARK: Options
+
+    @Test("registration offers EdDSA, ES256 and RS256 by default, less what the policy refuses, and accepts only those")
+    func defaultAlgorithms() async throws {
+        let service = RelyingPartyService(relyingParty: CeremonyFixture.relyingParty)
+        let options = try await service.beginRegistration(user: user, now: now)
+        #expect(options.pubKeyCredParams.map(\.alg) == [-8, -7, -257])
+        let es384 = try TestAuthenticator(key: .es384)
+        await #expect(throws: WebAuthnError(.algorithm, "")) {
+            _ = try await service.finishRegistration(try es384.register(challenge: options.challenge.bytes), now: now)
+        }
+        let narrow = RelyingPartyService(relyingParty: CeremonyFixture.relyingParty,
+                                         policy: VerificationPolicy(acceptedAlgorithms: [.es256, .ps256]))
+        #expect(try await narrow.beginRegistration(user: user, now: now).pubKeyCredParams.map(\.alg) == [-7])
+        #expect(try await narrow.beginRegistration(user: user, algorithms: [.ps256, .es256], now: now)
+            .pubKeyCredParams.map(\.alg) == [-37, -7])
+        await #expect(throws: WebAuthnError(.algorithm, "")) {
+            _ = try await narrow.beginRegistration(user: user, algorithms: [.edDSA], now: now)
+        }
+    }
+
+    @Test("the request builders carry every option member, and the issued challenge remembers what was asked")
+    func builders() async throws {
+        let service = RelyingPartyService(relyingParty: CeremonyFixture.relyingParty)
+        var request = RegistrationRequest(user: user)
+        request.authenticatorAttachment = .platform
+        request.residentKey = .required
+        request.userVerification = .required
+        request.attestation = .direct
+        request.attestationFormats = ["packed", "tpm"]
+        request.hints = [.clientDevice]
+        request.timeout = 120_000
+        request.algorithms = [.es256]
+        let options = try await service.beginRegistration(request, now: now)
+        #expect(options.authenticatorSelection == AuthenticatorSelectionCriteria(authenticatorAttachment: .platform,
+                                                                                 residentKey: .required, requireResidentKey: true,
+                                                                                 userVerification: .required))
+        #expect(options.attestation == .direct && options.attestationFormats == ["packed", "tpm"])
+        #expect(options.hints == [.clientDevice] && options.timeout == 120_000)
+        #expect(options.pubKeyCredParams.map(\.alg) == [-7])
+        let issued = try #require(try await service.challenges.consume(options.challenge.bytes))
+        #expect(issued.userVerification == .required && issued.offeredAlgorithms == [.es256] && issued.attestation == .direct)
+
+        var authenticator = try TestAuthenticator()
+        let registration = try await service.beginRegistration(user: user, now: now)
+        _ = try await service.finishRegistration(try authenticator.register(challenge: registration.challenge.bytes), now: now)
+        var notExcluding = RegistrationRequest(user: user)
+        notExcluding.excludeExistingCredentials = false
+        #expect(try await service.beginRegistration(notExcluding, now: now).excludeCredentials.isEmpty)
+
+        let login = try await service.beginAuthentication(
+            AuthenticationRequest(userHandle: Array("user-a".utf8), userVerification: .required, hints: [.securityKey],
+                                  timeout: 30_000), now: now)
+        #expect(login.allowCredentials?.map(\.id.bytes) == [authenticator.credentialId])
+        #expect(login.userVerification == .required && login.hints == [.securityKey] && login.timeout == 30_000)
+        let assertion = try authenticator.authenticate(challenge: login.challenge.bytes)
+        _ = try await service.finishAuthentication(assertion, expectedChallenge: login.challenge.bytes, now: now)
+    }
+
+    @Test("excludeCredentials keeps each credential's transports, as allowCredentials does")
+    func excludeTransports() async throws {
+        let service = RelyingPartyService(relyingParty: CeremonyFixture.relyingParty)
+        var authenticator = try TestAuthenticator()
+        authenticator.transports = ["usb", "nfc"]
+        let options = try await service.beginRegistration(user: user, now: now)
+        _ = try await service.finishRegistration(try authenticator.register(challenge: options.challenge.bytes), now: now)
+        let again = try await service.beginRegistration(user: user, now: now)
+        #expect(again.excludeCredentials.first?.transports?.map(\.rawValue) == ["usb", "nfc"])
+        let login = try await service.beginAuthentication(userHandle: Array("user-a".utf8), now: now)
+        #expect(login.allowCredentials?.first?.transports?.map(\.rawValue) == ["usb", "nfc"])
+    }
+
+    @Test("a new user handle is 64 random bytes")
+    func userHandle() throws {
+        let first = try PublicKeyCredentialUserEntityJSON.newUserHandle()
+        let second = try PublicKeyCredentialUserEntityJSON.newUserHandle()
+        #expect(first.count == 64 && second.count == 64)
+        #expect(first != second)
+    }
+
+    // MARK: Errors
+
+    @Test("the client-safe message names no configuration; every category has a status")
+    func clientSafeErrors() throws {
+        let error = WebAuthnError(.origin, step: "§7.1 step 9",
+                                  "origin https://evil.example is not one of https://example.org, https://internal.example.org")
+        #expect(!error.clientMessage.contains("example"))
+        #expect(error.httpStatus == 403)
+        for category in WebAuthnError.Category.allCases {
+            #expect(!category.clientMessage.isEmpty)
+            #expect([400, 401, 403, 409].contains(category.httpStatus), "\(category)")
+        }
+        #expect(WebAuthnError(.malformed, "").httpStatus == 400)
+        #expect(WebAuthnError(.challenge, "").httpStatus == 400)
+        #expect(WebAuthnError(.credentialExists, "").httpStatus == 409)
+        #expect(WebAuthnError(.signature, "").httpStatus == 401)
+        #expect(WebAuthnError(.trust, "").httpStatus == 403)
+        #expect(RegistryError(.capacityExceeded, "100000 challenges").httpStatus == 503)
+        #expect(RegistryError(.storage, "connection refused to 10.0.0.5").httpStatus == 503)
+        #expect(!RegistryError(.storage, "connection refused to 10.0.0.5").clientMessage.contains("10.0"))
+    }
+
+    // MARK: Challenge store
+
+    static func challenge(_ n: Int, expiresAt: Date) -> IssuedChallenge {
+        IssuedChallenge(challenge: Array("challenge-\(n)-padding-to-sixteen".utf8), kind: .authentication, rpId: "example.org",
+                        expiresAt: expiresAt)
+    }
+
+    @Test("expired challenges are evicted as time passes, not only when the store is full")
+    func evictsAsTimePasses() async throws {
+        let store = InMemoryChallengeStore(capacity: 1000)
+        for n in 0 ..< 10 { try await store.issue(Self.challenge(n, expiresAt: now.addingTimeInterval(Double(n + 1))), now: now) }
+        #expect(store.count == 10)
+        try await store.issue(Self.challenge(100, expiresAt: now.addingTimeInterval(600)), now: now.addingTimeInterval(5))
+        #expect(store.count == 6)  // 1...5 s gone; 6...10 s and the new one held
+        #expect(try await store.consume(Self.challenge(3, expiresAt: now).challenge) == nil)
+        #expect(try await store.consume(Self.challenge(7, expiresAt: now).challenge) != nil)
+    }
+
+    @Test("a full store of live challenges refuses more; once they expire it takes new ones")
+    func boundedStore() async throws {
+        let store = InMemoryChallengeStore(capacity: 4)
+        for n in 0 ..< 4 { try await store.issue(Self.challenge(n, expiresAt: now.addingTimeInterval(60)), now: now) }
+        await #expect {
+            try await store.issue(Self.challenge(9, expiresAt: now.addingTimeInterval(60)), now: now)
+        } throws: { ($0 as? RegistryError)?.code == .capacityExceeded }
+        try await store.issue(Self.challenge(9, expiresAt: now.addingTimeInterval(120)), now: now.addingTimeInterval(60))
+        #expect(store.count == 1)
+    }
+
+    @Test("issuing and consuming many challenges keeps the store's bookkeeping bounded, and a re-issued challenge survives its old expiry")
+    func churn() async throws {
+        let store = InMemoryChallengeStore(capacity: 8)
+        for n in 0 ..< 1000 {
+            let issued = Self.challenge(n, expiresAt: now.addingTimeInterval(300))
+            try await store.issue(issued, now: now)
+            _ = try await store.consume(issued.challenge)
+        }
+        #expect(store.count == 0)
+        #expect(store.queuedExpiries <= 16)
+        let early = Self.challenge(1, expiresAt: now.addingTimeInterval(10))
+        try await store.issue(early, now: now)
+        _ = try await store.consume(early.challenge)
+        try await store.issue(Self.challenge(1, expiresAt: now.addingTimeInterval(100)), now: now)
+        try await store.issue(Self.challenge(2, expiresAt: now.addingTimeInterval(100)), now: now.addingTimeInterval(50))
+        #expect(try await store.consume(early.challenge)?.expiresAt == now.addingTimeInterval(100))
+    }
+}
+
+@Suite("Native-app origins")
+struct NativeAppOriginTests {
+    @Test("the Android origin is android:apk-key-hash: and the base64url SHA-256 of the signing certificate")
+    func androidOrigin() throws {
+        let certificate = Array("not really a certificate, any bytes hash the same way".utf8)
+        let digest = Digest.sha256.hash(certificate)
+        let origin = RelyingParty.androidOrigin(signingCertificate: certificate)
+        #expect(origin == "android:apk-key-hash:" + Base64URL.encode(digest))
+        let fingerprint = digest.map { String(format: "%02X", $0) }.joined(separator: ":")
+        #expect(try RelyingParty.androidOrigin(sha256Fingerprint: fingerprint) == origin)
+        #expect(try RelyingParty.androidOrigin(sha256Fingerprint: fingerprint.lowercased().replacingOccurrences(of: ":", with: "")) == origin)
+        #expect(throws: WebAuthnError(.malformed, "")) { try RelyingParty.androidOrigin(sha256Fingerprint: "AB:CD") }
+        #expect(throws: WebAuthnError(.malformed, "")) { try RelyingParty.androidOrigin(sha256Fingerprint: String(fingerprint.dropLast()) + "G") }
+    }
+
+    @Test("a relying party that lists the Android origin accepts a ceremony from the app")
+    func androidCeremony() throws {
+        let origin = RelyingParty.androidOrigin(signingCertificate: [1, 2, 3])
+        let relyingParty = RelyingParty(id: "example.org", name: "Example", origins: ["https://example.org", origin])
+        var authenticator = try TestAuthenticator()
+        authenticator.origin = origin
+        let issued = CeremonyFixture.registrationChallenge()
+        _ = try #require(CeremonyFixture.register(try authenticator.register(challenge: issued.challenge), issued: issued,
+                                                  relyingParty: relyingParty).accepted())
+    }
+}
