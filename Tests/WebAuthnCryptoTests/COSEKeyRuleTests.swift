@@ -85,8 +85,14 @@ struct COSEKeyRuleTests {
     @Test("an even RSA modulus is refused (2 is a factor the small-prime sieve does not try)")
     func evenModulusIsRefused() throws {
         let good = try COSEKey(cbor: try #require(SignatureTests.rsaKey).coseKey(algorithm: .rs256)[...])
-        var n = try #require(good.rsaParameters?.n)
-        n[n.count - 1] &= 0xFE
-        #expect(throws: CryptoError(.malformedKey, "")) { try COSEKey(cbor: Self.rsaCOSE(n: n)[...]) }
+        // 2·n: even, and free of every odd small prime (n = pq has none), so only the parity rule refuses it.
+        var doubled: [UInt8] = []
+        var carry: UInt8 = 0
+        for byte in try #require(good.rsaParameters?.n).reversed() {
+            doubled.insert(byte << 1 | carry, at: 0)
+            carry = byte >> 7
+        }
+        if carry != 0 { doubled.insert(carry, at: 0) }
+        #expect(throws: CryptoError(.malformedKey, "")) { try COSEKey(cbor: Self.rsaCOSE(n: doubled)[...]) }
     }
 }
