@@ -172,7 +172,7 @@ if [ "${#only[@]}" -gt 0 ]; then
   done
 elif [ "$sample" -gt 0 ]; then
   mapfile -t selected < <(for i in "${!ids[@]}"; do echo "$i"; done \
-    | SEED="$seed" perl -e 'srand(unpack("N", pack("A4", $ENV{SEED}))); my @a = <STDIN>; for (my $i = @a; --$i;) { my $j = int rand($i + 1); @a[$i, $j] = @a[$j, $i] } print @a' \
+    | SEED="$seed" perl -e 'srand($ENV{SEED} =~ /^\d{1,9}$/ ? $ENV{SEED} : unpack("%32C*", $ENV{SEED})); my @a = <STDIN>; for (my $i = @a; --$i;) { my $j = int rand($i + 1); @a[$i, $j] = @a[$j, $i] } print @a' \
     | head -n "$sample")
 else
   selected=("${!ids[@]}")
