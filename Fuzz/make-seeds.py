@@ -31,6 +31,8 @@ ceremonies is kept once) with a prefix saying where it came from. Sources, per h
                             assembled here from the fixtures' certificates and the packed context
                             of WebAuthnFuzzing, so the fuzzer starts from the right shape; compound
                             also gets packed+none and packed+tpm mixes
+  appattest-attestation     the attestation of every appAttestation ceremony (also a cbor seed)
+  appattest-assertion       the assertion of every appAssertion ceremony (also a cbor seed)
   (hostile)                 per parser, inputs that declare 2^63 - 1 or 2^32 - 1 bytes or elements
                             with nothing behind them, and deep nesting: every fuzz run checks them
                             under -malloc_limit_mb
@@ -56,6 +58,7 @@ HARNESSES = [
     "response-json", "registration", "authentication", "fixture",
     "attstmt-packed", "attstmt-fido-u2f", "attstmt-tpm", "attstmt-android-key",
     "attstmt-android-safetynet", "attstmt-apple", "attstmt-compound",
+    "appattest-attestation", "appattest-assertion",
 ]
 
 # The fixed attestation contexts of the attstmt-* harnesses (WebAuthnFuzzing's
@@ -301,6 +304,15 @@ def collect(seeds):
                 seeds.add("cose-key", stem + "-credential", key)
             for ceremony in fixture.get("ceremonies", []):
                 prefix = stem + "-" + ceremony.get("name", "ceremony").replace(" ", "_")[:40]
+                app_member = {"appAttestation": "attestation", "appAssertion": "assertion"}.get(ceremony.get("kind"))
+                if app_member is not None:
+                    try:
+                        data = b64url(ceremony[app_member])
+                    except Exception:
+                        continue
+                    seeds.add("appattest-" + app_member, prefix, data)
+                    seeds.add("cbor", prefix, data)
+                    continue
                 response = ceremony.get("response")
                 if not isinstance(response, dict):
                     continue

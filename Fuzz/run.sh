@@ -19,7 +19,7 @@ HARNESSES=(
   cbor authenticator-data attestation-object cose-key client-data x509 response-json
   registration authentication fixture
   attstmt-packed attstmt-fido-u2f attstmt-tpm attstmt-android-key attstmt-android-safetynet
-  attstmt-apple attstmt-compound
+  attstmt-apple attstmt-compound appattest-attestation appattest-assertion
 )
 
 # Limits (Docs/Fuzzing.md, "Limits"): an input is at most a few hundred KB, so any single

@@ -48,8 +48,9 @@ public struct FuzzTarget: Sendable {
     /// - Returns: the first property that did not hold, or nil.
     public func run(_ bytes: [UInt8]) -> PropertyViolation? { run(bytes[...]) }
 
-    /// Every target, one per parser and one per whole ceremony, then one per attestation format.
+    /// Every target, one per parser and one per whole ceremony, then one per attestation format, then App Attest.
     public static let all: [FuzzTarget] = ParserTargets.all + CeremonyTargets.all + AttestationStatementTargets.all
+        + AppAttestTargets.all
 
     /// Builds the fixed inputs every target verifies against (relying party, policy, trust
     /// anchor, recorded contexts and records) now rather than on the first input.
@@ -65,6 +66,11 @@ public struct FuzzTarget: Sendable {
         _ = CeremonyTargets.records
         _ = CeremonyTargets.policy
         _ = CeremonyTargets.relyingParty
+        _ = AppAttestTargets.verifier
+        _ = AppAttestTargets.storedKey
+        _ = AppAttestTargets.attestationKeyId
+        _ = AppAttestTargets.attestationChallenge
+        _ = AppAttestTargets.clientData
         for target in all { _ = target.run([]) }
     }
 

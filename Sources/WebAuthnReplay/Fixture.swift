@@ -58,6 +58,8 @@ struct Fixture: Decodable {
         var trustAnchors: [String]?
         var requireTrustedAttestation: Bool?
         var allowCounterRegression: Bool?
+        /// Seconds a challenge stays answerable after `issuedAt` (checked in ``ReplaySetup``).
+        var challengeLifetime: Double?
     }
 
     struct CredentialSpec: Decodable {
@@ -106,8 +108,14 @@ struct Ceremony: Decodable {
     var issue: Bool
     var response: Response
     var expect: Expectation
+    /// When the challenge was issued (nil: `policy.verificationTime`).
+    var issuedAt: Date?
+    /// When the response is verified (nil: `policy.verificationTime`).
+    var receivedAt: Date?
+    /// Authentication: the user the RP identified before the ceremony (username-first login).
+    var user: [UInt8]?
 
-    private enum CodingKeys: String, CodingKey { case name, kind, options, issue, response, expect }
+    private enum CodingKeys: String, CodingKey { case name, kind, options, issue, response, expect, issuedAt, receivedAt, user }
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -120,25 +128,52 @@ struct Ceremony: Decodable {
         self.kind = kind
         issue = try container.decodeIfPresent(Bool.self, forKey: .issue) ?? true
         expect = try container.decode(Expectation.self, forKey: .expect)
+        issuedAt = try FixtureTime.decodeIfPresent(container, forKey: .issuedAt)
+        receivedAt = try FixtureTime.decodeIfPresent(container, forKey: .receivedAt)
+        user = try Self.decodeUser(container, kind: kind)
         guard container.contains(.response) else {
             throw DecodingError.keyNotFound(CodingKeys.response, .init(codingPath: container.codingPath, debugDescription: "missing"))
         }
+        // `kind` is what the RP issued; the response is what came back, which may be the other
+        // ceremony's (an assertion answering a registration challenge, or the reverse): that is a
+        // `challenge` verdict, reached by handing it to the other ceremony's finish.
         switch kind {
         case .registration:
             options = .registration(try container.decode(PublicKeyCredentialCreationOptionsJSON.self, forKey: .options))
             do {
                 response = .registration(try container.decode(RegistrationResponseJSON.self, forKey: .response))
             } catch {
-                response = .undecodable(FixtureError(file: "", decoding: error).memberAndReason)
+                response = (try? container.decode(AuthenticationResponseJSON.self, forKey: .response)).map(Response.authentication)
+                    ?? .undecodable(FixtureError(file: "", decoding: error).memberAndReason)
             }
         case .authentication:
             options = .authentication(try container.decode(PublicKeyCredentialRequestOptionsJSON.self, forKey: .options))
             do {
                 response = .authentication(try container.decode(AuthenticationResponseJSON.self, forKey: .response))
             } catch {
-                response = .undecodable(FixtureError(file: "", decoding: error).memberAndReason)
+                response = (try? container.decode(RegistrationResponseJSON.self, forKey: .response)).map(Response.registration)
+                    ?? .undecodable(FixtureError(file: "", decoding: error).memberAndReason)
             }
         }
+    }
+
+    /// `user`: a base64url user handle of 1 to 64 bytes (WebAuthn L3 §5.4.3), on an authentication only.
+    private static func decodeUser(_ container: KeyedDecodingContainer<CodingKeys>,
+                                   kind: CeremonyKind) throws -> [UInt8]? {
+        guard let text = try container.decodeIfPresent(String.self, forKey: .user) else { return nil }
+        guard kind == .authentication else {
+            throw DecodingError.dataCorruptedError(forKey: .user, in: container,
+                                                   debugDescription: "is for authentication ceremonies only (a registration's user is options.user)")
+        }
+        let bytes: [UInt8]
+        do { bytes = try Base64URL.decode(text) } catch {
+            throw DecodingError.dataCorruptedError(forKey: .user, in: container, debugDescription: "is not base64url (\(error))")
+        }
+        guard (1...64).contains(bytes.count) else {
+            throw DecodingError.dataCorruptedError(forKey: .user, in: container,
+                                                   debugDescription: "is \(bytes.count) bytes; a user handle is 1 to 64 bytes")
+        }
+        return bytes
     }
 }
 

@@ -4,7 +4,7 @@ import WebAuthnRP
 extension Replayer {
     /// Loads a fixture document the way ``replay(paths:)`` does (decoding, format and name
     /// checks, relying party, policy, trust anchors, credential records, the challenge each
-    /// ceremony issues) and describes everything it loaded, one line per part.
+    /// ceremony issues, its times and identified user) and describes everything it loaded, one line per part.
     ///
     /// Package access only: the `fixture` fuzz target loads hostile documents through it and
     /// requires the description to be the same when the same bytes are loaded twice. The
@@ -22,7 +22,7 @@ extension Replayer {
         if fixture.policy?.verificationTime != nil { lines.append("now \(setup.now.timeIntervalSince1970)") }
         let attestation = setup.policy.attestation
         lines.append("anchors \(attestation.trustAnchors.map(\.derBytes)) requireTrust \(attestation.requireTrustedAttestation)"
-            + " counter \(setup.policy.counter)")
+            + " counter \(setup.policy.counter) challengeLifetime \(setup.policy.challengeLifetime)")
         for record in setup.credentials { lines.append("record \(record)") }
         let expiry = Date(timeIntervalSince1970: 0)
         for ceremony in fixture.ceremonies {
@@ -31,8 +31,11 @@ extension Replayer {
             case .registration(let options):
                 issued = IssuedChallenge(creationOptions: options, relyingParty: rp, expiresAt: expiry)
             case .authentication(let options):
-                issued = IssuedChallenge(requestOptions: options, relyingParty: rp, expiresAt: expiry)
+                issued = IssuedChallenge(requestOptions: options, relyingParty: rp, userHandle: ceremony.user, expiresAt: expiry)
             }
+            // Times as seconds, not Date descriptions (which Foundation formats through a calendar).
+            let times = "issuedAt \(ceremony.issuedAt.map { "\($0.timeIntervalSince1970)" } ?? "default") "
+                + "receivedAt \(ceremony.receivedAt.map { "\($0.timeIntervalSince1970)" } ?? "default")"
             let response: String
             switch ceremony.response {
             // Sorted-key JSON: a dictionary's description would depend on its iteration order.
@@ -40,7 +43,7 @@ extension Replayer {
             case .authentication(let json): response = "authentication " + Self.sortedJSON { () throws(WebAuthnError) in try json.jsonData() }
             case .undecodable(let reason): response = "undecodable \(reason)"
             }
-            lines.append("ceremony \(ceremony.name) \(ceremony.kind) issue \(ceremony.issue) \(issued) "
+            lines.append("ceremony \(ceremony.name) \(ceremony.kind) issue \(ceremony.issue) \(times) \(issued) "
                 + "expect \(ceremony.expect.summary) response \(response)")
         }
         return lines.joined(separator: "\n")

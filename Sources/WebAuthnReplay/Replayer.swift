@@ -98,6 +98,7 @@ public enum Replayer {
         if walked, let first = data.first(where: { !" \n\r\t".utf8.contains($0) }), first == UInt8(ascii: "[") {
             return []
         }
+        if AppAttestReplay.isAppAttestDocument(data) { return try await AppAttestReplay.replay(data, file: file) }
         let (fixture, setup) = try load(data, file: file)
         let service = RelyingPartyService(relyingParty: setup.relyingParty, policy: setup.policy,
                                           challenges: InMemoryChallengeStore(),
@@ -130,17 +131,24 @@ public enum Replayer {
 
     private static func run(_ ceremony: Ceremony, file: String, service: RelyingPartyService,
                             now: Date) async throws -> CeremonyResult {
-        let expiry = now.addingTimeInterval(service.policy.challengeLifetime)
+        // The challenge is issued at issuedAt and the response verified at receivedAt; both
+        // default to the fixture's clock. The library's own expiry and clock checks judge them.
+        let issuedAt = ceremony.issuedAt ?? now
+        let receivedAt = ceremony.receivedAt ?? now
+        let expiry = issuedAt.addingTimeInterval(service.policy.challengeLifetime)
         let challenge = ceremony.options.challenge
         if ceremony.issue {
             let issued: IssuedChallenge
             switch ceremony.options {
             case .registration(let options):
-                issued = IssuedChallenge(creationOptions: options, relyingParty: service.relyingParty, expiresAt: expiry)
+                issued = IssuedChallenge(creationOptions: options, relyingParty: service.relyingParty,
+                                         issuedAt: issuedAt, expiresAt: expiry)
             case .authentication(let options):
-                issued = IssuedChallenge(requestOptions: options, relyingParty: service.relyingParty, expiresAt: expiry)
+                // `user`: the RP identified the user first (username-first login, §7.2 step 6).
+                issued = IssuedChallenge(requestOptions: options, relyingParty: service.relyingParty,
+                                         userHandle: ceremony.user, issuedAt: issuedAt, expiresAt: expiry)
             }
-            try await service.issue(issued, now: now)
+            try await service.issue(issued, now: issuedAt)
         }
         let verdict: Verdict
         switch ceremony.response {
@@ -149,14 +157,14 @@ public enum Replayer {
             verdict = .rejected(WebAuthnError(.malformed, "response: \(reason)"), CeremonyTrace())
         case .registration(let json):
             let report = try await service.finishRegistrationReport(RegistrationResponse(json: json),
-                                                                    expectedChallenge: challenge, now: now)
+                                                                    expectedChallenge: challenge, now: receivedAt)
             switch report.result {
             case .success(let verified): verdict = .registered(verified, report.trace)
             case .failure(let error): verdict = .rejected(error, report.trace)
             }
         case .authentication(let json):
             let report = try await service.finishAuthenticationReport(AuthenticationResponse(json: json),
-                                                                      expectedChallenge: challenge, now: now)
+                                                                      expectedChallenge: challenge, now: receivedAt)
             switch report.result {
             case .success(let verified): verdict = .authenticated(verified, report.trace)
             case .failure(let error): verdict = .rejected(error, report.trace)
@@ -182,12 +190,21 @@ struct ReplaySetup {
                                     allowCrossOrigin: rp.crossOrigin ?? false, topOrigins: rp.topOrigins ?? [])
         let spec = fixture.policy
         if let text = spec?.verificationTime {
-            guard let date = ISO8601DateFormatter().date(from: text) else {
-                throw FixtureError(file: file, member: "policy.verificationTime", reason: "\"\(text)\" is not an ISO 8601 time")
+            // Foundation's ISO 8601 reader, which read this member before, still reads any form
+            // it accepted, so older recordings keep their clock.
+            guard let date = FixtureTime.parse(text) ?? ISO8601DateFormatter().date(from: text) else {
+                throw FixtureError(file: file, member: "policy.verificationTime",
+                                   reason: "\"\(text)\" is not an RFC 3339 date-time such as 2024-06-01T00:00:00Z")
             }
             now = date
         } else {
             now = Date()
+        }
+        // A lifetime that is negative, NaN or infinite describes no relying party: the file is unusable.
+        let lifetime = spec?.challengeLifetime ?? VerificationPolicy().challengeLifetime
+        guard lifetime.isFinite, lifetime >= 0 else {
+            throw FixtureError(file: file, member: "policy.challengeLifetime",
+                               reason: "is \(lifetime); it must be a finite number of seconds, 0 or more")
         }
         var anchors: [Certificate] = []
         for (index, text) in (spec?.trustAnchors ?? []).enumerated() {
@@ -203,7 +220,8 @@ struct ReplaySetup {
             acceptedAlgorithms: VerificationPolicy.defaultAlgorithms + [.rs1, .mlDSA44, .mlDSA65, .mlDSA87],
             attestation: AttestationPolicy(trustAnchors: anchors,
                                            requireTrustedAttestation: spec?.requireTrustedAttestation ?? false),
-            counter: (spec?.allowCounterRegression ?? false) ? .acceptAndFlag : .reject)
+            counter: (spec?.allowCounterRegression ?? false) ? .acceptAndFlag : .reject,
+            challengeLifetime: lifetime)
         var records: [CredentialRecord] = []
         for (index, credential) in (fixture.credentials ?? []).enumerated() {
             func bytes(_ text: String, _ name: String) throws(FixtureError) -> [UInt8] {

@@ -361,6 +361,11 @@ class Replayer:
         self.require_trust = bool(policy.get("requireTrustedAttestation", False))
         self.allow_regression = bool(policy.get("allowCounterRegression", False))
         self.verification_time = self._parse_time(policy.get("verificationTime"))
+        lifetime = policy.get("challengeLifetime", 300)
+        if isinstance(lifetime, bool) or not isinstance(lifetime, (int, float)) or not lifetime >= 0 \
+                or lifetime == float("inf"):
+            raise FixtureError("policy.challengeLifetime is not a finite number of seconds, 0 or more")
+        self.challenge_lifetime = float(lifetime)
         self.anchor_pems: list[bytes] = []
         for index, anchor in enumerate(policy.get("trustAnchors") or []):
             der = b64url_strict(anchor)
@@ -393,15 +398,15 @@ class Replayer:
         self.ceremonies = ceremonies
 
     @staticmethod
-    def _parse_time(value: Any) -> Optional[dt.datetime]:
+    def _parse_time(value: Any, member: str = "policy.verificationTime") -> Optional[dt.datetime]:
         if value is None:
             return None
         if not isinstance(value, str):
-            raise FixtureError("policy.verificationTime is not a string")
+            raise FixtureError(f"{member} is not a string")
         try:
-            return dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+            return dt.datetime.fromisoformat(value.replace("Z", "+00:00").replace("z", "+00:00"))
         except ValueError:
-            raise FixtureError(f"policy.verificationTime {value!r} is not RFC 3339")
+            raise FixtureError(f"{member} {value!r} is not RFC 3339")
 
     # -- clock ----------------------------------------------------------------
 
@@ -452,12 +457,23 @@ class Replayer:
             limits.append(Limit("lenient", "challenge",
                                 "py_webauthn does not track issued challenges (single use is the caller's job)"))
         self.outstanding.discard(challenge)  # every verdict consumes the challenge
+        self.note_issue_time(name, ceremony, limits)
+        responds_as = self.response_kind(kind, response)
+        if responds_as != kind:
+            limits.append(Limit("lenient", "challenge",
+                                f"harness: a {kind} challenge answered by a {responds_as} response; py_webauthn does "
+                                "not know which ceremony a challenge was issued for (the caller's job)"))
+        user = ceremony.get("user")
+        if user is not None:
+            user = b64url_strict(user)
+            if user is None:
+                raise FixtureError(f"ceremony {name}: user is not base64url")
 
         parsed = self.inspect_response(response, limits)
         if kind == "registration":
             verdict, error, new_record = self.registration(options, response, parsed, limits)
         elif kind == "authentication":
-            verdict, error, new_record = self.authentication(options, response, parsed, limits)
+            verdict, error, new_record = self.authentication(options, response, parsed, limits, user)
         else:
             raise FixtureError(f"ceremony {name}: kind {kind!r}")
 
@@ -470,6 +486,34 @@ class Replayer:
             key, record = new_record
             self.records[key] = record
         return result
+
+    def note_issue_time(self, name: str, ceremony: dict, limits: list[Limit]) -> None:
+        """issuedAt / receivedAt / challengeLifetime: expiry is the caller's job in py_webauthn."""
+        issued = self._parse_time(ceremony.get("issuedAt"), f"ceremony {name}: issuedAt") or self.verification_time
+        received = self._parse_time(ceremony.get("receivedAt"), f"ceremony {name}: receivedAt") or self.verification_time
+        if issued is None or received is None:
+            return  # both default to the wall clock: no difference
+        elapsed = (received - issued).total_seconds()
+        if elapsed < 0:
+            limits.append(Limit("lenient", "challenge",
+                                "harness: received before the challenge was issued; py_webauthn does not know "
+                                "when a challenge was issued (the caller's job)"))
+        elif elapsed > self.challenge_lifetime:
+            limits.append(Limit("lenient", "challenge",
+                                "harness: received after the challenge lifetime; py_webauthn does not track "
+                                "challenge expiry (the caller's job)"))
+
+    @staticmethod
+    def response_kind(kind: str, response: Any) -> str:
+        """The ceremony a response's JSON shape belongs to (kind when it is neither)."""
+        inner = response.get("response") if isinstance(response, dict) else None
+        if not isinstance(inner, dict):
+            return kind
+        if "attestationObject" not in inner and "signature" in inner and "authenticatorData" in inner:
+            return "authentication"
+        if "attestationObject" in inner and "signature" not in inner:
+            return "registration"
+        return kind
 
     def inspect_response(self, response: Any, limits: list[Limit]) -> dict:
         """Strictly decode what the harness needs; note what py_webauthn decodes leniently."""
@@ -629,7 +673,8 @@ class Replayer:
         except Exception as exc:  # py_webauthn raises many types; every one is a rejection
             return "reject", describe_exception(exc), new_record
 
-    def authentication(self, options: dict, response: Any, info: dict, limits: list[Limit]):
+    def authentication(self, options: dict, response: Any, info: dict, limits: list[Limit],
+                       user: Optional[bytes] = None):
         raw_id = info.get("raw_id")
         record = self.records.get(raw_id) if raw_id is not None else None
         auth_data: Optional[AuthData] = info.get("auth_data")
@@ -647,7 +692,17 @@ class Replayer:
         if allowed and raw_id not in allowed_ids:
             limits.append(Limit("lenient", "unknownCredential",
                                 "py_webauthn does not check allowCredentials (the caller's job)"))
-        if info.get("user_handle_present"):
+        if user is not None:
+            # Username-first login (§7.2 step 6, first branch).
+            if record.user_handle != user:
+                limits.append(Limit("lenient", "unknownCredential",
+                                    "py_webauthn does not check that the credential belongs to the identified user "
+                                    "(the caller's job)"))
+            elif info.get("user_handle") and info["user_handle"] != user:
+                limits.append(Limit("lenient", "userHandle",
+                                    "py_webauthn does not compare the user handle with the identified user "
+                                    "(the caller's job)"))
+        elif info.get("user_handle_present"):
             if info.get("user_handle") is not None and info["user_handle"] != record.user_handle:
                 limits.append(Limit("lenient", "userHandle",
                                     "py_webauthn does not compare the user handle with the record (the caller's job)"))

@@ -3,14 +3,36 @@ import Foundation
 /// Checks shared by §7.1 and §7.2 (client data, rpIdHash, flags), written once so
 /// both ceremonies apply exactly the same rule.
 enum CeremonyChecks {
-    /// The issued challenge is for this ceremony and has not expired.
+    /// The issued challenge is for this ceremony, was issued before `now`, and has not expired.
+    ///
+    /// A response verified exactly at `expiresAt` is accepted: only one received *more than*
+    /// the lifetime after issue is late. A response verified before the recorded issue time
+    /// is rejected: it cannot precede its challenge, so the clock went back between the two
+    /// readings and the challenge's age, which the lifetime bounds, is unknown. Failing
+    /// closed costs one retry; accepting would let a stepped-back clock stretch the lifetime.
     static func checkIssued(_ issued: IssuedChallenge, kind: CeremonyKind, now: Date) throws(WebAuthnError) {
         guard issued.kind == kind else {
             throw WebAuthnError(.challenge, "the challenge was issued for \(issued.kind.rawValue), not \(kind.rawValue)")
         }
-        guard now < issued.expiresAt else {
-            throw WebAuthnError(.challenge, "the challenge expired at \(issued.expiresAt)")
+        // Compared as Doubles: Date's `<=` is `!(b < a)`, which holds for a NaN date.
+        let verifiedAt = now.timeIntervalSinceReferenceDate
+        if let issuedAt = issued.issuedAt, !(verifiedAt >= issuedAt.timeIntervalSinceReferenceDate) {
+            throw WebAuthnError(.challenge, "the response is verified at \(describe(now)), before the challenge was issued at "
+                                + "\(describe(issuedAt)): the clock went back, so the challenge's age is unknown")
         }
+        guard verifiedAt <= issued.expiresAt.timeIntervalSinceReferenceDate else {
+            throw WebAuthnError(.challenge, "the challenge expired at \(describe(issued.expiresAt))")
+        }
+    }
+
+    /// A time for a message. Foundation traps describing a NaN date, so NaN, infinite and
+    /// far-off times (outside roughly years 1 to 9900) are given as seconds since 2001.
+    static func describe(_ date: Date) -> String {
+        let seconds = date.timeIntervalSinceReferenceDate
+        guard seconds.isFinite, seconds > -6.3e10, seconds < 2.5e11 else { return "\(seconds) s after 2001-01-01" }
+        // Rounded to the millisecond shown, so 0.001 s stored as 0.000999… does not print as .000.
+        let shown = Date(timeIntervalSinceReferenceDate: (seconds * 1000).rounded() / 1000)
+        return shown.ISO8601Format(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 
     /// The authenticator's extension outputs are CTAP2 canonical CBOR, as CTAP2 requires them

@@ -5,15 +5,17 @@ extension IssuedChallenge {
     /// - Parameters:
     ///   - options: the options sent to the client.
     ///   - relyingParty: supplies the RP ID when `options.rp.id` is absent.
-    ///   - expiresAt: when the challenge stops being answerable.
+    ///   - issuedAt: when the challenge was issued (nil: not recorded).
+    ///   - expiresAt: the last instant a response is accepted.
     ///   - conditional: whether the creation uses conditional mediation.
     public init(creationOptions options: PublicKeyCredentialCreationOptionsJSON, relyingParty: RelyingParty,
-                expiresAt: Date, conditional: Bool = false) {
+                issuedAt: Date? = nil, expiresAt: Date, conditional: Bool = false) {
         self.init(challenge: options.challenge.bytes, kind: .registration, rpId: options.rp.id ?? relyingParty.id,
                   userHandle: options.user.id.bytes, allowCredentials: [],
                   userVerification: options.authenticatorSelection?.userVerification ?? .preferred,
                   offeredAlgorithms: Self.clientAlgorithms(options.pubKeyCredParams),
-                  conditionalCreate: conditional, attestation: options.attestation, expiresAt: expiresAt)
+                  conditionalCreate: conditional, attestation: options.attestation, issuedAt: issuedAt,
+                  expiresAt: expiresAt)
     }
 
     /// The algorithms a client may create a credential with for these `pubKeyCredParams`
@@ -30,13 +32,15 @@ extension IssuedChallenge {
     /// - Parameters:
     ///   - options: the options sent to the client.
     ///   - relyingParty: supplies the RP ID when `options.rpId` is absent.
-    ///   - userHandle: the user identified before the ceremony, or nil (discoverable login).
-    ///   - expiresAt: when the challenge stops being answerable.
+    ///   - userHandle: the user identified before the ceremony (username-first login: §7.2
+    ///     step 6 then requires the credential to be that user's), or nil (discoverable login).
+    ///   - issuedAt: when the challenge was issued (nil: not recorded).
+    ///   - expiresAt: the last instant a response is accepted.
     public init(requestOptions options: PublicKeyCredentialRequestOptionsJSON, relyingParty: RelyingParty,
-                userHandle: [UInt8]? = nil, expiresAt: Date) {
+                userHandle: [UInt8]? = nil, issuedAt: Date? = nil, expiresAt: Date) {
         self.init(challenge: options.challenge.bytes, kind: .authentication, rpId: options.rpId ?? relyingParty.id,
                   userHandle: userHandle, allowCredentials: (options.allowCredentials ?? []).map(\.id.bytes),
-                  userVerification: options.userVerification ?? .preferred, expiresAt: expiresAt)
+                  userVerification: options.userVerification ?? .preferred, issuedAt: issuedAt, expiresAt: expiresAt)
     }
 }
 

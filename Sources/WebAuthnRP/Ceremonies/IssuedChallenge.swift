@@ -36,7 +36,13 @@ public struct IssuedChallenge: Sendable, Hashable {
     public let conditionalCreate: Bool
     /// Registration: the attestation conveyance the options asked for (nil: not stated, meaning `none`).
     public let attestation: AttestationConveyancePreference?
-    /// When the challenge stops being answerable.
+    /// When the challenge was issued, if the issuer recorded it. A response verified
+    /// before this instant is rejected (`challenge`): the clock went back between issue and
+    /// verification, so the challenge's age cannot be known.
+    public let issuedAt: Date?
+    /// The last instant at which a response is accepted: one verified at `expiresAt` is
+    /// accepted, one verified after it is rejected (`challenge`). ``RelyingPartyService``
+    /// sets it to the issue time plus ``VerificationPolicy/challengeLifetime``.
     public let expiresAt: Date
 
     /// Creates an issued challenge. Prefer the registry's and builders' factories.
@@ -52,11 +58,12 @@ public struct IssuedChallenge: Sendable, Hashable {
     ///     derives them from `pubKeyCredParams`). Empty for a registration: nothing is accepted.
     ///   - conditionalCreate: conditional mediation was requested (registration).
     ///   - attestation: the attestation conveyance requested (registration).
-    ///   - expiresAt: expiry time.
+    ///   - issuedAt: when the challenge was issued (nil: not recorded, no clock check).
+    ///   - expiresAt: the last instant a response is accepted.
     public init(challenge: [UInt8], kind: CeremonyKind, rpId: String, userHandle: [UInt8]? = nil,
                 allowCredentials: [[UInt8]] = [], userVerification: UserVerificationRequirement = .preferred,
                 offeredAlgorithms: [COSEAlgorithm] = [], conditionalCreate: Bool = false,
-                attestation: AttestationConveyancePreference? = nil, expiresAt: Date) {
+                attestation: AttestationConveyancePreference? = nil, issuedAt: Date? = nil, expiresAt: Date) {
         self.challenge = challenge
         self.kind = kind
         self.rpId = rpId
@@ -66,6 +73,7 @@ public struct IssuedChallenge: Sendable, Hashable {
         self.offeredAlgorithms = offeredAlgorithms
         self.conditionalCreate = conditionalCreate
         self.attestation = attestation
+        self.issuedAt = issuedAt
         self.expiresAt = expiresAt
     }
 }

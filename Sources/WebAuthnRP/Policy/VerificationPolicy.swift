@@ -98,7 +98,9 @@ public struct VerificationPolicy: Sendable {
     public var attestation: AttestationPolicy
     /// What a non-increasing signature counter does.
     public var counter: CounterPolicy
-    /// How long an issued challenge stays answerable, in seconds (default 300).
+    /// How long an issued challenge stays answerable, in seconds (default 300). A response
+    /// verified exactly `challengeLifetime` after issue is accepted; one verified later is
+    /// rejected (`challenge`). A negative or NaN lifetime makes every challenge expired.
     public var challengeLifetime: TimeInterval
 
     /// Algorithms offered by default, most preferred first.
@@ -120,5 +122,15 @@ public struct VerificationPolicy: Sendable {
         self.attestation = attestation
         self.counter = counter
         self.challengeLifetime = challengeLifetime
+    }
+}
+
+extension VerificationPolicy {
+    /// `challengeLifetime` as the options' `timeout` in milliseconds: clamped to
+    /// 0...UInt32.max, 0 for a negative or NaN lifetime, never a trap.
+    var challengeTimeoutMilliseconds: UInt32 {
+        let milliseconds = (challengeLifetime * 1000).rounded(.down)
+        guard !milliseconds.isNaN, milliseconds > 0 else { return 0 }
+        return milliseconds >= Double(UInt32.max) ? .max : UInt32(milliseconds)
     }
 }

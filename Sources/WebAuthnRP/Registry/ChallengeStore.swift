@@ -68,8 +68,8 @@ public protocol ChallengeStore: Sendable {
 /// A bounded in-memory ``ChallengeStore``, safe under concurrent use.
 ///
 /// Expired challenges are evicted as time passes: every `issue` first drops the entries whose
-/// expiry is at or before `now`, oldest first, at a cost proportional to what it drops (an
-/// expiry queue, no timer thread). When the store is still at capacity, issuing fails with
+/// expiry is before `now` (a challenge is answerable through its `expiresAt` instant), oldest
+/// first, at a cost proportional to what it drops (an expiry queue, no timer thread). When the store is still at capacity, issuing fails with
 /// ``RegistryError/Code/capacityExceeded`` rather than growing without bound, so anonymous
 /// callers cannot exhaust memory; limiting how fast one caller may ask for challenges is the
 /// server's job (rate limiting per client address or account).
@@ -80,15 +80,23 @@ public final class InMemoryChallengeStore: ChallengeStore {
         /// consumed, or re-issued, stays until its time comes and is then skipped.
         var expiries: [(expiresAt: Date, key: ByteKey)] = []
 
+        /// Drops what expired before `now`: a challenge is answerable through its `expiresAt`
+        /// instant, so one expiring exactly at `now` stays.
         mutating func evict(through now: Date) {
-            while let first = expiries.first, first.expiresAt <= now {
+            while let first = expiries.first, first.expiresAt < now {
                 popFirst()
-                if let held = outstanding[first.key], held.expiresAt <= now { outstanding[first.key] = nil }
+                if let held = outstanding[first.key], Self.queued(held.expiresAt) < now { outstanding[first.key] = nil }
             }
         }
 
+        /// The time an expiry is queued under: a NaN expiry (no instant is before it, and it
+        /// would break the heap's order) counts as long past.
+        static func queued(_ expiresAt: Date) -> Date {
+            expiresAt.timeIntervalSinceReferenceDate.isNaN ? .distantPast : expiresAt
+        }
+
         mutating func push(_ expiresAt: Date, _ key: ByteKey) {
-            expiries.append((expiresAt, key))
+            expiries.append((Self.queued(expiresAt), key))
             var child = expiries.count - 1
             while child > 0 {
                 let parent = (child - 1) / 2

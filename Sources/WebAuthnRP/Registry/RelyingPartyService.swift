@@ -248,7 +248,7 @@ extension RelyingPartyService {
                                                                    userVerification: request.userVerification),
             hints: request.hints, attestation: request.attestation, attestationFormats: request.attestationFormats,
             extensions: request.extensions.json)
-        try await issue(IssuedChallenge(creationOptions: options, relyingParty: relyingParty,
+        try await issue(IssuedChallenge(creationOptions: options, relyingParty: relyingParty, issuedAt: now,
                                         expiresAt: now.addingTimeInterval(policy.challengeLifetime),
                                         conditional: request.conditional), now: now)
         return options
@@ -295,7 +295,7 @@ extension RelyingPartyService {
             timeout: request.timeout ?? defaultTimeout, rpId: relyingParty.id, allowCredentials: allow,
             userVerification: request.userVerification, hints: request.hints, extensions: request.extensions.json)
         try await issue(IssuedChallenge(requestOptions: options, relyingParty: relyingParty, userHandle: request.userHandle,
-                                        expiresAt: now.addingTimeInterval(policy.challengeLifetime)), now: now)
+                                        issuedAt: now, expiresAt: now.addingTimeInterval(policy.challengeLifetime)), now: now)
         return options
     }
 
@@ -315,7 +315,7 @@ extension RelyingPartyService {
     }
 
     /// The options' timeout when the request names none: the challenge lifetime, in milliseconds.
-    private var defaultTimeout: UInt32 { UInt32(clamping: Int(policy.challengeLifetime * 1000)) }
+    private var defaultTimeout: UInt32 { policy.challengeTimeoutMilliseconds }
 
     /// A stored credential as `excludeCredentials` and `allowCredentials` name it, transports included.
     private static func descriptor(_ record: CredentialRecord) -> PublicKeyCredentialDescriptorJSON {

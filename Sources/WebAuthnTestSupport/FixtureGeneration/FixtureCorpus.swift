@@ -30,6 +30,7 @@ package enum FixtureWriter {
             }
             rendered.append(RenderedFile(path: file.path, text: file.document.text))
         }
+        rendered += try AppAttestFixtureCorpus.rendered(excluding: &paths)
         return rendered.sorted { $0.path < $1.path }
     }
 
@@ -158,6 +159,7 @@ struct Corpus {
         files += try registrationFiles()
         files += try authenticationFiles()
         files += try malformedFiles()
+        files += try replayMemberFiles()
         return files
     }
 

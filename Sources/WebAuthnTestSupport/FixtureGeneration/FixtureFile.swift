@@ -29,6 +29,8 @@ struct FixtureFile {
     var requireTrustedAttestation = false
     var allowCounterRegression = false
     var credentials: [FixtureValue] = []
+    /// More `policy` members, written after the standard ones (for example `challengeLifetime`).
+    var policyMembers: [(String, FixtureValue)] = []
     private(set) var ceremonies: [FixtureValue] = []
 
     init(_ path: String, _ description: String) {
@@ -119,6 +121,12 @@ struct FixtureFile {
         ceremonies.append(.object(members))
     }
 
+    /// Edits the ceremony recorded last (to add members such as `issuedAt` or `user`).
+    mutating func editLastCeremony(_ body: (inout FixtureValue) -> Void) {
+        guard !ceremonies.isEmpty else { return }
+        body(&ceremonies[ceremonies.count - 1])
+    }
+
     /// A record that exists before the replay starts (the file's `credentials`).
     mutating func preload(_ authenticator: TestAuthenticator, signCount: UInt32 = 0, backupEligible: Bool = false) {
         credentials.append(.object([
@@ -172,6 +180,7 @@ struct FixtureFile {
         if !trustAnchors.isEmpty { policy.append(("trustAnchors", .array(trustAnchors.map { .bytes($0.derBytes) }))) }
         policy += [("requireTrustedAttestation", .bool(requireTrustedAttestation)),
                    ("allowCounterRegression", .bool(allowCounterRegression))]
+        policy += policyMembers
         var members: [(String, FixtureValue)] = [
             ("format", .string("webauthn-ceremonies/1")),
             ("description", .string(description)),

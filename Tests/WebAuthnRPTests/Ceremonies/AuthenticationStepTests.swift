@@ -51,8 +51,13 @@ struct AuthenticationStepTests {
         let registration = F.registrationChallenge(Self.challenge)
         try login(&authenticator, issued: registration).expectRejected(.challenge, step: "pending")
         let issued = F.authenticationChallenge(expiresAt: F.now)
-        try login(&authenticator, issued: issued, now: F.now).expectRejected(.challenge, step: "pending")
+        try login(&authenticator, issued: issued, now: F.now.addingTimeInterval(0.001)).expectRejected(.challenge, step: "pending")
+        _ = try login(&authenticator, issued: issued, now: F.now).accepted()
         _ = try login(&authenticator, issued: issued, now: F.now.addingTimeInterval(-0.5)).accepted()
+        // Verified before the recorded issue time: the clock went back.
+        let stamped = F.authenticationChallenge(issuedAt: F.now)
+        try login(&authenticator, issued: stamped, now: F.now.addingTimeInterval(-0.001)).expectRejected(.challenge, step: "pending")
+        _ = try login(&authenticator, issued: stamped, now: F.now).accepted()
     }
 
     // MARK: Step 3
@@ -422,7 +427,7 @@ struct AuthenticationStepTests {
         let service = try await Self.registeredService(authenticator)
         try await service.issue(F.authenticationChallenge(Self.challenge, expiresAt: F.now.addingTimeInterval(30)), now: F.now)
         let response = try authenticator.authenticate(challenge: Self.challenge)
-        try await service.finishAuthenticationReport(response, now: F.now.addingTimeInterval(30))
+        try await service.finishAuthenticationReport(response, now: F.now.addingTimeInterval(30.001))
             .outcome.expectRejected(.challenge, step: "pending")
         try await service.finishAuthenticationReport(response, now: F.now).outcome.expectRejected(.challenge, step: "consume")
     }

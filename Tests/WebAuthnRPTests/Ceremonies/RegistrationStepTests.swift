@@ -69,13 +69,27 @@ struct RegistrationStepTests {
         F.register(response, issued: issued).expectRejected(.challenge, step: "pending")
     }
 
-    @Test("pending: an expired challenge is rejected, one second before expiry it is not")
+    @Test("pending: a response at the expiry instant is accepted; a millisecond later it is rejected")
     func pendingExpired() throws {
         let authenticator = try TestAuthenticator()
         let issued = F.registrationChallenge(expiresAt: F.now)
-        try register(authenticator, issued: issued, now: F.now).expectRejected(.challenge, step: "pending")
-        try register(authenticator, issued: issued, now: F.now.addingTimeInterval(1)).expectRejected(.challenge, step: "pending")
+        _ = try register(authenticator, issued: issued, now: F.now).accepted()
         _ = try register(authenticator, issued: issued, now: F.now.addingTimeInterval(-1)).accepted()
+        try register(authenticator, issued: issued, now: F.now.addingTimeInterval(0.001)).expectRejected(.challenge, step: "pending")
+        try register(authenticator, issued: issued, now: F.now.addingTimeInterval(1)).expectRejected(.challenge, step: "pending")
+        try register(authenticator, issued: F.registrationChallenge(expiresAt: Date(timeIntervalSinceReferenceDate: .nan)))
+            .expectRejected(.challenge, step: "pending")
+    }
+
+    @Test("pending: a response verified before its challenge was issued (the clock went back) is rejected")
+    func pendingClockWentBack() throws {
+        let authenticator = try TestAuthenticator()
+        let issued = F.registrationChallenge(issuedAt: F.now)
+        try register(authenticator, issued: issued, now: F.now.addingTimeInterval(-0.001)).expectRejected(.challenge, step: "pending")
+        try register(authenticator, issued: issued, now: F.now.addingTimeInterval(-3600)).expectRejected(.challenge, step: "pending")
+        _ = try register(authenticator, issued: issued, now: F.now).accepted()
+        // Without a recorded issue time there is nothing to compare with.
+        _ = try register(authenticator, issued: F.registrationChallenge(), now: F.now.addingTimeInterval(-3600)).accepted()
     }
 
     // MARK: Step 3

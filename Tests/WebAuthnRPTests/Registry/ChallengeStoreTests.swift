@@ -96,15 +96,30 @@ struct ChallengeStoreTests {
         #expect(try await store.consume(Self.challenge(4).challenge) != nil)
     }
 
-    @Test("a challenge expiring exactly at the issue time counts as expired for eviction")
+    @Test("a challenge is answerable through its expiry instant, so eviction waits until after it")
     func evictsAtBoundary() async throws {
         let store = InMemoryChallengeStore(capacity: 1)
         try await store.issue(Self.challenge(1, expiresAt: Self.now.addingTimeInterval(5)), now: Self.now)
-        await #expect { try await store.issue(Self.challenge(2), now: Self.now.addingTimeInterval(4)) } throws: {
-            Self.registryCode($0) == .capacityExceeded
+        for offset in [4.0, 5.0] {
+            await #expect { try await store.issue(Self.challenge(2), now: Self.now.addingTimeInterval(offset)) } throws: {
+                Self.registryCode($0) == .capacityExceeded
+            }
         }
-        try await store.issue(Self.challenge(2), now: Self.now.addingTimeInterval(5))
+        try await store.issue(Self.challenge(2), now: Self.now.addingTimeInterval(5.001))
         #expect(store.count == 1)
+    }
+
+    @Test("a challenge with a NaN expiry is evicted at the next issue and does not stall the queue")
+    func evictsNaNExpiry() async throws {
+        let store = InMemoryChallengeStore(capacity: 2)
+        try await store.issue(Self.challenge(1, expiresAt: Date(timeIntervalSinceReferenceDate: .nan)), now: Self.now)
+        try await store.issue(Self.challenge(2, expiresAt: Self.now.addingTimeInterval(5)), now: Self.now)
+        // Both slots are taken until the NaN one goes; later the second expires normally too.
+        try await store.issue(Self.challenge(3, expiresAt: Self.now.addingTimeInterval(100)), now: Self.now.addingTimeInterval(1))
+        #expect(try await store.consume(Self.challenge(1).challenge) == nil)
+        try await store.issue(Self.challenge(4, expiresAt: Self.now.addingTimeInterval(100)), now: Self.now.addingTimeInterval(6))
+        #expect(try await store.consume(Self.challenge(2).challenge) == nil)
+        #expect(store.count == 2)
     }
 
     @Test("capacity is at least one")
@@ -161,7 +176,7 @@ struct ChallengeStoreTests {
         let issued = Self.challenge(5, expiresAt: Self.now.addingTimeInterval(300))
         try await service.issue(issued, now: Self.now)
         let report = try await service.finishRegistrationReport(Self.junkRegistration(), expectedChallenge: issued.challenge,
-                                                                now: Self.now.addingTimeInterval(300))
+                                                                now: Self.now.addingTimeInterval(300.001))
         guard case .failure(let error) = report.result else {
             Issue.record("an expired challenge was accepted")
             return
@@ -175,7 +190,7 @@ struct ChallengeStoreTests {
         }
     }
 
-    @Test("a challenge one second before expiry passes the challenge step")
+    @Test("a challenge at its expiry instant passes the challenge step")
     func serviceBeforeExpiry() async throws {
         let service = Self.service()
         let issued = Self.challenge(6, expiresAt: Self.now.addingTimeInterval(300))
@@ -183,7 +198,7 @@ struct ChallengeStoreTests {
         // The junk client data then fails to parse: malformed, not challenge.
         await #expect(throws: WebAuthnError(.malformed, "")) {
             try await service.finishRegistration(Self.junkRegistration(), expectedChallenge: issued.challenge,
-                                                 now: Self.now.addingTimeInterval(299))
+                                                 now: Self.now.addingTimeInterval(300))
         }
     }
 

@@ -165,7 +165,7 @@ struct ServerNeedsTests {
         for n in 0 ..< 10 { try await store.issue(Self.challenge(n, expiresAt: now.addingTimeInterval(Double(n + 1))), now: now) }
         #expect(store.count == 10)
         try await store.issue(Self.challenge(100, expiresAt: now.addingTimeInterval(600)), now: now.addingTimeInterval(5))
-        #expect(store.count == 6)  // 1...5 s gone; 6...10 s and the new one held
+        #expect(store.count == 7)  // 1...4 s gone; 5 s (answerable through its expiry instant), 6...10 s and the new one held
         #expect(try await store.consume(Self.challenge(3, expiresAt: now).challenge) == nil)
         #expect(try await store.consume(Self.challenge(7, expiresAt: now).challenge) != nil)
     }
@@ -177,7 +177,11 @@ struct ServerNeedsTests {
         await #expect {
             try await store.issue(Self.challenge(9, expiresAt: now.addingTimeInterval(60)), now: now)
         } throws: { ($0 as? RegistryError)?.code == .capacityExceeded }
-        try await store.issue(Self.challenge(9, expiresAt: now.addingTimeInterval(120)), now: now.addingTimeInterval(60))
+        // At 60 s the four are still answerable (the expiry instant is in time); just after, they are gone.
+        await #expect {
+            try await store.issue(Self.challenge(9, expiresAt: now.addingTimeInterval(120)), now: now.addingTimeInterval(60))
+        } throws: { ($0 as? RegistryError)?.code == .capacityExceeded }
+        try await store.issue(Self.challenge(9, expiresAt: now.addingTimeInterval(120)), now: now.addingTimeInterval(60.001))
         #expect(store.count == 1)
     }
 
@@ -224,5 +228,40 @@ struct NativeAppOriginTests {
         let issued = CeremonyFixture.registrationChallenge()
         _ = try #require(CeremonyFixture.register(try authenticator.register(challenge: issued.challenge), issued: issued,
                                                   relyingParty: relyingParty).accepted())
+    }
+}
+
+@Suite("Issued challenge storage")
+struct IssuedChallengeStorageTests {
+    @Test("an issued challenge round-trips through JSON compactly, whatever the encoder's date strategy")
+    func roundTrip() throws {
+        let issued = IssuedChallenge(challenge: Array(repeating: 0xFB, count: 32), kind: .registration, rpId: "example.org",
+                                     userHandle: Array("user-a".utf8), allowCredentials: [[1, 2, 3]], userVerification: .required,
+                                     offeredAlgorithms: [.edDSA, .es256, COSEAlgorithm(rawValue: -999)], conditionalCreate: true,
+                                     attestation: .direct, issuedAt: Date(timeIntervalSince1970: 1_700_000_000.25),
+                                     expiresAt: Date(timeIntervalSince1970: 1_700_000_300.5))
+        let plain = try JSONEncoder().encode(issued)
+        let text = String(decoding: plain, as: UTF8.self)
+        #expect(text.contains("\"challenge\":\"-_v7") && !text.contains("[251"))
+        #expect(try JSONDecoder().decode(IssuedChallenge.self, from: plain) == issued)
+        let other = JSONEncoder()
+        other.dateEncodingStrategy = .iso8601
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        #expect(try decoder.decode(IssuedChallenge.self, from: try other.encode(issued)) == issued)
+    }
+
+    @Test("an older row without later members decodes with their defaults; a newer version or bad bytes are refused")
+    func versions() throws {
+        let old = Data(#"{"v":1,"challenge":"AAAAAAAAAAAAAAAAAAAAAA","kind":"authentication","rpId":"example.org","expiresAt":10}"#.utf8)
+        let decoded = try JSONDecoder().decode(IssuedChallenge.self, from: old)
+        #expect(decoded.userHandle == nil && decoded.allowCredentials.isEmpty && decoded.userVerification == .preferred)
+        #expect(decoded.issuedAt == nil && decoded.expiresAt == Date(timeIntervalSince1970: 10))
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(IssuedChallenge.self, from: Data(String(decoding: old, as: UTF8.self).replacingOccurrences(of: "\"v\":1", with: "\"v\":2").utf8))
+        }
+        #expect(throws: DecodingError.self) {
+            try JSONDecoder().decode(IssuedChallenge.self, from: Data(String(decoding: old, as: UTF8.self).replacingOccurrences(of: "AAAAAAAA", with: "AAAA+AAA").utf8))
+        }
     }
 }

@@ -79,6 +79,47 @@ struct ServiceFlowTests {
         }
     }
 
+    @Test("begin records the issue time: the lifetime later is accepted, a millisecond more is not, nor a clock gone back")
+    func lifetimeBoundaries() async throws {
+        let service = service(VerificationPolicy(challengeLifetime: 60))
+        var authenticator = try TestAuthenticator()
+        let options = try await service.beginRegistration(user: user, now: now)
+        _ = try await service.finishRegistration(try authenticator.register(challenge: options.challenge.bytes),
+                                                 now: now.addingTimeInterval(60))
+        for (offset, accepted) in [(60.0, true), (60.001, false), (-0.001, false), (0, true)] {
+            let request = try await service.beginAuthentication(now: now)
+            let report = try await service.finishAuthenticationReport(
+                try authenticator.authenticate(challenge: request.challenge.bytes), now: now.addingTimeInterval(offset))
+            #expect(report.result.failureCategory == (accepted ? nil : .challenge), "at +\(offset) s")
+        }
+    }
+
+    @Test("username-first login (§7.2 step 6, first branch): only the identified user's credential logs in")
+    func usernameFirst() async throws {
+        let service = service()
+        var authenticator = try TestAuthenticator()
+        let options = try await service.beginRegistration(user: user, now: now)
+        _ = try await service.finishRegistration(try authenticator.register(challenge: options.challenge.bytes), now: now)
+        // Another user, with no credential: allowCredentials is empty, yet user-a's credential must not answer.
+        let forB = try await service.beginAuthentication(userHandle: Array("user-b".utf8), now: now)
+        #expect(forB.allowCredentials?.isEmpty == true)
+        let asB = try await service.finishAuthenticationReport(try authenticator.authenticate(challenge: forB.challenge.bytes), now: now)
+        #expect(asB.result.failureCategory == .unknownCredential)
+        // The identified user, without a user handle in the response (allowed in the first branch).
+        authenticator.returnsUserHandle = false
+        let forA = try await service.beginAuthentication(userHandle: Array("user-a".utf8), now: now)
+        _ = try await service.finishAuthentication(try authenticator.authenticate(challenge: forA.challenge.bytes), now: now)
+    }
+
+    @Test("the options' timeout is the lifetime in milliseconds, clamped, for any lifetime")
+    func timeoutClamps() {
+        let cases: [(TimeInterval, UInt32)] = [(300, 300_000), (0.0015, 1), (0, 0), (-5, 0), (.nan, 0), (.infinity, .max),
+                                               (-.infinity, 0), (1e300, .max), (4_294_967.295, 4_294_967_295)]
+        for (lifetime, expected) in cases {
+            #expect(VerificationPolicy(challengeLifetime: lifetime).challengeTimeoutMilliseconds == expected, "\(lifetime)")
+        }
+    }
+
     @Test("the requested conveyance is remembered: none answering direct is refused only when the policy says so")
     func conveyance() async throws {
         let strict = service(VerificationPolicy(attestation: AttestationPolicy(rejectNoneWhenAttestationRequested: true)))

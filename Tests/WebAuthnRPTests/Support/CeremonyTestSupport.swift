@@ -14,21 +14,22 @@ enum CeremonyFixture {
                                       userHandle: [UInt8] = Array("user-a".utf8),
                                       userVerification: UserVerificationRequirement = .preferred,
                                       offered: [COSEAlgorithm] = [.es256, .edDSA, .ed25519, .es384, .es512, .ps256, .rs256],
-                                      conditional: Bool = false, rpId: String = "example.org",
+                                      conditional: Bool = false, rpId: String = "example.org", issuedAt: Date? = nil,
                                       expiresAt: Date = now.addingTimeInterval(300)) -> IssuedChallenge {
         IssuedChallenge(challenge: bytes, kind: .registration, rpId: rpId, userHandle: userHandle,
                         userVerification: userVerification, offeredAlgorithms: offered,
-                        conditionalCreate: conditional, expiresAt: expiresAt)
+                        conditionalCreate: conditional, issuedAt: issuedAt, expiresAt: expiresAt)
     }
 
     /// An authentication challenge issued now.
     static func authenticationChallenge(_ bytes: [UInt8] = Array(repeating: 0xB2, count: 32),
                                         userHandle: [UInt8]? = nil, allowCredentials: [[UInt8]] = [],
                                         userVerification: UserVerificationRequirement = .preferred,
-                                        rpId: String = "example.org",
+                                        rpId: String = "example.org", issuedAt: Date? = nil,
                                         expiresAt: Date = now.addingTimeInterval(300)) -> IssuedChallenge {
         IssuedChallenge(challenge: bytes, kind: .authentication, rpId: rpId, userHandle: userHandle,
-                        allowCredentials: allowCredentials, userVerification: userVerification, expiresAt: expiresAt)
+                        allowCredentials: allowCredentials, userVerification: userVerification, issuedAt: issuedAt,
+                        expiresAt: expiresAt)
     }
 }
 

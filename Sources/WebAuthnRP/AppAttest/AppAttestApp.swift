@@ -1,0 +1,47 @@
+/// The app whose instances attest keys: its App ID is `teamId.bundleId`, and App Attest's
+/// `rpIdHash` is SHA-256 of that App ID (Apple, "Validating apps that connect to your server").
+public struct AppAttestApp: Sendable, Hashable {
+    /// The ten-character Apple Developer Team ID, for example `0352187391`.
+    public let teamId: String
+    /// The app's bundle identifier, for example `com.example.app`.
+    public let bundleId: String
+
+    /// Names an app.
+    /// - Parameters:
+    ///   - teamId: the Team ID.
+    ///   - bundleId: the bundle identifier.
+    public init(teamId: String, bundleId: String) {
+        self.teamId = teamId
+        self.bundleId = bundleId
+    }
+
+    /// `teamId + "." + bundleId`.
+    public var appId: String { teamId + "." + bundleId }
+
+    /// SHA-256 of the App ID's UTF-8 bytes: the `rpIdHash` every attestation and assertion carries.
+    public var rpIdHash: [UInt8] { Digest.sha256.hash(Array(appId.utf8)) }
+}
+
+/// Which App Attest environment issued a key. Apple marks it in the attestation's AAGUID;
+/// an app built with the `development` entitlement value attests in the development
+/// environment, a distributed build in production.
+public enum AppAttestEnvironment: String, Sendable, Hashable, Codable, CaseIterable {
+    /// AAGUID `appattestdevelop`.
+    case development
+    /// AAGUID `appattest` followed by seven zero bytes.
+    case production
+
+    /// The 16-byte AAGUID an attestation from this environment carries.
+    public var aaguid: [UInt8] {
+        switch self {
+        case .development: return Array("appattestdevelop".utf8)
+        case .production: return Array("appattest".utf8) + [UInt8](repeating: 0, count: 7)
+        }
+    }
+}
+
+/// The steps of Apple's "Validating apps that connect to your server" as trace labels.
+enum AppAttestStep {
+    static func attestation(_ n: Int) -> String { "App Attest attestation step \(n)" }
+    static func assertion(_ n: Int) -> String { "App Attest assertion step \(n)" }
+}

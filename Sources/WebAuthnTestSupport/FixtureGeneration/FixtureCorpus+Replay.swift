@@ -1,0 +1,159 @@
+import Foundation
+@_spi(Testing) import WebAuthnCrypto
+import WebAuthnRP
+
+/// Fixtures for the replay members that say when and for whom a challenge was issued:
+/// `issuedAt` / `receivedAt` with `policy.challengeLifetime`, a challenge answered by the
+/// other ceremony's response, and `user` (username-first login, WebAuthn L3 §7.2 step 6,
+/// first branch). Every file replays at ``FixtureFile/verificationTime`` (T below).
+extension Corpus {
+    func replayMemberFiles() throws -> [FixtureFile] {
+        [try registrationLifetime(), try authenticationLifetime(), try registrationAnsweredByAssertion(),
+         try authenticationAnsweredByAttestation(), try usernameFirst()]
+    }
+
+    /// A lifetime of 60 s: in time up to and including the limit, late a millisecond after it,
+    /// and refused when the response would precede its challenge.
+    func registrationLifetime() throws -> FixtureFile {
+        var file = FixtureFile("registration/challenge-lifetime.json",
+                               "Registration with policy.challengeLifetime 60: a response received up to 60 s after issuedAt "
+                               + "(the limit included) is accepted, one received later is challenge, and one received "
+                               + "before its challenge was issued (a clock that went back) is challenge")
+        file.policyMembers = [("challengeLifetime", .int(60))]
+        let cases: [(name: String, issuedAt: String, receivedAt: String?, verdict: FixtureFile.Verdict)] = [
+            ("issued-30s-before-accepted", "2025-05-31T23:59:30Z", nil, .accept),
+            ("received-at-the-limit-accepted", "2025-06-01T00:00:00Z", "2025-06-01T00:01:00Z", .accept),
+            ("received-1ms-after-the-limit", "2025-06-01T00:00:00Z", "2025-06-01T00:01:00.001Z", .reject(.challenge)),
+            ("issued-an-hour-before", "2025-05-31T23:00:00Z", nil, .reject(.challenge)),
+            ("received-before-issued", "2025-06-01T00:00:10Z", "2025-06-01T00:00:00Z", .reject(.challenge)),
+            ("received-1ms-before-issued", "2025-06-01T00:00:00.001Z", nil, .reject(.challenge)),
+        ]
+        for item in cases {
+            // Each accepted registration stores its credential, so every case has its own.
+            try file.register(item.name, try file.authenticator(item.name), item.verdict)
+            file.stamp(issuedAt: item.issuedAt, receivedAt: item.receivedAt)
+        }
+        return file
+    }
+
+    /// No `challengeLifetime`: the default, 300 s, on logins; and a ceremony whose times both
+    /// lie after verificationTime (receivedAt is the verifier's clock), one in another time zone.
+    func authenticationLifetime() throws -> FixtureFile {
+        var (file, auth) = try loginFile("authentication/challenge-lifetime.json",
+                                         "Authentication with the default challenge lifetime (300 s, no policy.challengeLifetime): "
+                                         + "the limit is accepted, a millisecond past it is challenge, as is a response "
+                                         + "received before its challenge was issued")
+        let cases: [(name: String, issuedAt: String, receivedAt: String?, verdict: FixtureFile.Verdict)] = [
+            ("issued-300s-before-accepted", "2025-05-31T23:55:00Z", nil, .accept),
+            ("issued-300.001s-before", "2025-05-31T23:54:59.999Z", nil, .reject(.challenge)),
+            ("issued-a-day-before", "2025-05-31T00:00:00Z", nil, .reject(.challenge)),
+            ("received-1s-before-issued", "2025-06-01T00:00:00Z", "2025-05-31T23:59:59Z", .reject(.challenge)),
+            ("issued-and-received-later-accepted", "2025-06-01T02:10:00+02:00", "2025-06-01T00:11:40Z", .accept),
+            ("received-301s-after-issued", "2025-06-01T00:20:00Z", "2025-06-01T00:25:01Z", .reject(.challenge)),
+        ]
+        for item in cases {
+            try file.authenticate(item.name, &auth, item.verdict)
+            file.stamp(issuedAt: item.issuedAt, receivedAt: item.receivedAt)
+        }
+        return file
+    }
+
+    /// A challenge issued for a registration, answered by a valid assertion of a known credential.
+    func registrationAnsweredByAssertion() throws -> FixtureFile {
+        var file = FixtureFile("registration/challenge-kind.json",
+                               "Registration: a challenge issued for a registration answered by an assertion (a valid one, "
+                               + "of a credential in the file's credentials) is challenge")
+        var known = try file.authenticator("known")
+        file.preload(known)
+        let name = "assertion-answers-registration-challenge"
+        let challenge = file.challenge(name)
+        let options = FixtureJSONForms.creationOptions(challenge: challenge, rpId: "example.org", user: known.userHandle,
+                                                       userName: "\(name)@example.org", algorithms: FixtureFile.offered,
+                                                       userVerification: .preferred, attestation: "direct")
+        let assertion = FixtureJSONForms.authenticationResponse(try known.authenticate(challenge: challenge))
+        file.add(name, kind: .registration, options: options, response: assertion, expect: FixtureFile.reject(.challenge))
+        try file.register("control-registration-accepted", try file.authenticator("fresh"), .accept)
+        try file.authenticate("control-login-accepted", &known, .accept)
+        return file
+    }
+
+    /// A challenge issued for an authentication, answered by a valid attestation response.
+    func authenticationAnsweredByAttestation() throws -> FixtureFile {
+        var (file, auth) = try loginFile("authentication/challenge-kind.json",
+                                         "Authentication: a challenge issued for a login answered by a registration response "
+                                         + "(a valid one, of a new credential) is challenge")
+        let fresh = try file.authenticator("fresh")
+        let name = "attestation-answers-login-challenge"
+        let challenge = file.challenge(name)
+        let options = FixtureJSONForms.requestOptions(challenge: challenge, rpId: "example.org", allowCredentials: [],
+                                                      userVerification: .preferred)
+        let attestation = FixtureJSONForms.registrationResponse(try fresh.register(challenge: challenge))
+        file.add(name, kind: .authentication, options: options, response: attestation, expect: FixtureFile.reject(.challenge))
+        // Nothing was stored: the same authenticator registers afterwards, and the first credential logs in.
+        try file.register("control-registration-accepted", fresh, .accept)
+        try file.authenticate("control-login-accepted", &auth, .accept)
+        return file
+    }
+
+    /// `user`: the RP identified the user before the ceremony. Only that user's credentials
+    /// may answer (`unknownCredential` otherwise, even when the id is registered and listed),
+    /// and a returned user handle must be that user's (`userHandle`); none returned is fine.
+    func usernameFirst() throws -> FixtureFile {
+        var file = FixtureFile("authentication/username-first.json",
+                               "Authentication with user (username-first login, §7.2 step 6 first branch): the credential "
+                               + "must belong to the identified user, a returned userHandle must be theirs, and a "
+                               + "response without userHandle is accepted")
+        var alice = try file.authenticator("alice")
+        var bob = try file.authenticator("bob")
+        let carol = Array(Digest.sha256.hash(Array("user \(file.path) carol".utf8)).prefix(16))
+        try file.register("register-alice", alice, .accept)
+        try file.register("register-bob", bob, .accept)
+
+        try file.authenticate("alice-listed-accepted", &alice, allow: [alice.credentialId], .accept)
+        file.stamp(user: alice.userHandle)
+        try file.authenticate("alice-allow-list-empty-accepted", &alice, .accept)
+        file.stamp(user: alice.userHandle)
+        alice.returnsUserHandle = false
+        try file.authenticate("alice-without-user-handle-accepted", &alice, allow: [alice.credentialId], .accept)
+        file.stamp(user: alice.userHandle)
+        try file.authenticate("alice-without-user-handle-allow-list-empty-accepted", &alice, .accept)
+        file.stamp(user: alice.userHandle)
+        alice.returnsUserHandle = true
+
+        try file.authenticate("bob-credential-for-alice", &bob, .reject(.unknownCredential))
+        file.stamp(user: alice.userHandle)
+        try file.authenticate("bob-credential-for-alice-listed", &bob, allow: [alice.credentialId, bob.credentialId],
+                              .reject(.unknownCredential))
+        file.stamp(user: alice.userHandle)
+        bob.returnsUserHandle = false
+        try file.authenticate("bob-credential-for-alice-without-user-handle", &bob, .reject(.unknownCredential))
+        file.stamp(user: alice.userHandle)
+        bob.returnsUserHandle = true
+        try file.authenticate("alice-credential-for-carol-who-has-none", &alice, .reject(.unknownCredential))
+        file.stamp(user: carol)
+        let bobHandle = bob.userHandle
+        try file.authenticate("alice-credential-returns-bob-user-handle", &alice, allow: [alice.credentialId],
+                              options: login { $0.response = { $0.userHandle = bobHandle } }, .reject(.userHandle))
+        file.stamp(user: alice.userHandle)
+
+        try file.authenticate("bob-listed-accepted", &bob, allow: [bob.credentialId], .accept)
+        file.stamp(user: bob.userHandle)
+        try file.authenticate("alice-usernameless-accepted", &alice, .accept)
+        return file
+    }
+}
+
+extension FixtureFile {
+    /// Adds `issuedAt`, `receivedAt` and `user` to the ceremony recorded last, before its `expect`.
+    mutating func stamp(issuedAt: String? = nil, receivedAt: String? = nil, user: [UInt8]? = nil) {
+        var added: [(String, FixtureValue)] = []
+        if let issuedAt { added.append(("issuedAt", .string(issuedAt))) }
+        if let receivedAt { added.append(("receivedAt", .string(receivedAt))) }
+        if let user { added.append(("user", .bytes(user))) }
+        editLastCeremony { ceremony in
+            guard case .object(var members) = ceremony else { return }
+            members.insert(contentsOf: added, at: members.firstIndex { $0.0 == "expect" } ?? members.count)
+            ceremony = .object(members)
+        }
+    }
+}

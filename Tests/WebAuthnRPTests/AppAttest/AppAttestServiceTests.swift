@@ -1,0 +1,120 @@
+import Foundation
+import Testing
+@testable import WebAuthnRP
+import WebAuthnTestSupport
+
+/// The App Attest service and key store: storing attested keys, finding them for assertions,
+/// advancing counters atomically, and the caller's client-data check (Apple's step 6).
+@Suite("App Attest service")
+struct AppAttestServiceTests {
+    typealias T = AppAttestVerifierTests
+
+    static func service(keys: any AppAttestKeyStore = InMemoryAppAttestKeyStore()) -> AppAttestService {
+        AppAttestService(app: T.app, environment: .production, trustAnchors: [T.authority.root.certificate], keys: keys)
+    }
+
+    @Test("attest stores the key with its receipt; a second attestation of the key id is credentialExists")
+    func attestStores() async throws {
+        let service = Self.service()
+        let phone = try T.device("service phone")
+        let verified = try await service.attest(keyId: phone.keyId, attestation: try phone.attest(challenge: T.challenge),
+                                                challenge: T.challenge, now: T.now)
+        let stored = try #require(try await service.keys.key(id: phone.keyId))
+        #expect(stored == verified.key)
+        #expect(stored.receipt == verified.receipt && !stored.receipt.isEmpty)
+        let again = try phone.attest(challenge: Array("second".utf8))
+        await #expect(throws: WebAuthnError(.credentialExists, "")) {
+            try await service.attest(keyId: phone.keyId, attestation: again, challenge: Array("second".utf8), now: T.now)
+        }
+    }
+
+    @Test("a rejected attestation stores nothing")
+    func rejectedNotStored() async throws {
+        let service = Self.service()
+        let phone = try T.device("rejected phone")
+        var options = TestAppAttestDevice.AttestationOptions()
+        options.signCount = 3
+        await #expect(throws: WebAuthnError(.attestation, "")) {
+            try await service.attest(keyId: phone.keyId, attestation: try phone.attest(challenge: T.challenge, options),
+                                     challenge: T.challenge, now: T.now)
+        }
+        #expect(try await service.keys.key(id: phone.keyId) == nil)
+    }
+
+    @Test("assert finds the key, stores the new counter, and refuses a replay with signCount")
+    func assertAdvances() async throws {
+        let service = Self.service()
+        var phone = try T.device("assert phone")
+        _ = try await service.attest(keyId: phone.keyId, attestation: try phone.attest(challenge: T.challenge),
+                                     challenge: T.challenge, now: T.now)
+        let body = Array("{\"order\":1}".utf8)
+        let assertion = try phone.assert(clientData: body)
+        let verified = try await service.assert(keyId: phone.keyId, assertion: assertion, clientData: body)
+        #expect(verified.signCount == 1)
+        #expect(try await service.keys.key(id: phone.keyId)?.signCount == 1)
+        await #expect(throws: WebAuthnError(.signCount, "")) {
+            try await service.assert(keyId: phone.keyId, assertion: assertion, clientData: body)
+        }
+    }
+
+    @Test("an assertion for a key id never attested is unknownCredential")
+    func unknownKey() async throws {
+        var phone = try T.device("stranger")
+        await #expect(throws: WebAuthnError(.unknownCredential, "")) {
+            try await Self.service().assert(keyId: phone.keyId, assertion: try phone.assert(clientData: [1]), clientData: [1])
+        }
+    }
+
+    @Test("the client-data check: a challenge prefix or exact bytes pass; anything else is challenge")
+    func clientDataCheck() async throws {
+        let service = Self.service()
+        var phone = try T.device("check phone")
+        _ = try await service.attest(keyId: phone.keyId, attestation: try phone.attest(challenge: T.challenge),
+                                     challenge: T.challenge, now: T.now)
+        let challenge = [UInt8](repeating: 0x5a, count: 16)
+        let clientData = challenge + Array("POST /v1/orders".utf8)
+        _ = try await service.assert(keyId: phone.keyId, assertion: try phone.assert(clientData: clientData), clientData: clientData,
+                                     check: .startsWith(challenge: challenge))
+        _ = try await service.assert(keyId: phone.keyId, assertion: try phone.assert(clientData: clientData), clientData: clientData,
+                                     check: .equals(clientData))
+        let report = try await service.assertReport(keyId: phone.keyId, assertion: try phone.assert(clientData: clientData),
+                                                    clientData: clientData, check: .startsWith(challenge: [0x01] + challenge))
+        guard case .failure(let error) = report.result else { Issue.record("accepted"); return }
+        #expect(error.category == .challenge && error.step == "App Attest assertion step 6")
+        #expect(!AppAttestClientDataCheck.startsWith(challenge: []).run(clientData))
+        // a refused check leaves the counter where it was
+        #expect(try await service.keys.key(id: phone.keyId)?.signCount == 2)
+    }
+
+    @Test("two assertions racing with the same stored counter: only one is accepted")
+    func counterCompareAndSwap() async throws {
+        let store = InMemoryAppAttestKeyStore()
+        let key = AttestedAppKey(keyId: [1, 2, 3], publicKey: [4], signCount: 7, environment: .production)
+        #expect(try await store.create(key))
+        #expect(try await !store.create(key))
+        #expect(try await store.updateSignCount(keyId: [1, 2, 3], from: 7, to: 8))
+        #expect(try await !store.updateSignCount(keyId: [1, 2, 3], from: 7, to: 9))
+        #expect(try await !store.updateSignCount(keyId: [9], from: 0, to: 1))
+        #expect(try await store.key(id: [1, 2, 3])?.signCount == 8)
+    }
+
+    @Test("the in-memory store refuses keys beyond its capacity")
+    func capacity() async throws {
+        let store = InMemoryAppAttestKeyStore(capacity: 1)
+        #expect(try await store.create(AttestedAppKey(keyId: [1], publicKey: [], signCount: 0, environment: .production)))
+        await #expect(throws: RegistryError.self) {
+            try await store.create(AttestedAppKey(keyId: [2], publicKey: [], signCount: 0, environment: .production))
+        }
+    }
+
+    @Test("the report's trace names every App Attest step of both ceremonies")
+    func traces() async throws {
+        let service = Self.service()
+        var phone = try T.device("trace phone")
+        let attestation = try await service.attestReport(keyId: phone.keyId, attestation: try phone.attest(challenge: T.challenge),
+                                                         challenge: T.challenge, now: T.now)
+        #expect((1...9).allSatisfy { n in attestation.trace.steps.contains { $0.step == "App Attest attestation step \(n)" } })
+        let assertion = try await service.assertReport(keyId: phone.keyId, assertion: try phone.assert(clientData: [3]), clientData: [3])
+        #expect((1...6).allSatisfy { n in assertion.trace.steps.contains { $0.step == "App Attest assertion step \(n)" } })
+    }
+}

@@ -1,0 +1,280 @@
+import Foundation
+import Testing
+@_spi(Testing) @testable import WebAuthnCrypto
+@testable import WebAuthnRP
+import WebAuthnTestSupport
+
+/// App Attest verification, one test per Apple step: each rejection is produced by the test
+/// device with exactly one thing wrong, so it fails only when that step's check is missing.
+@Suite("App Attest verifier")
+struct AppAttestVerifierTests {
+    static let app = AppAttestApp(teamId: "0352187391", bundleId: "com.example.app")
+    static let now = Date(timeIntervalSince1970: 1_748_736_000)  // 2025-06-01
+    static let authority = try! TestAppAttestDevice.Authority.make(seed: "unit app attest root")
+    static let rogue = try! TestAppAttestDevice.Authority.make(name: "Rogue", seed: "unit rogue root")
+    static let challenge = Array("server challenge 1".utf8)
+
+    static func device(_ seed: String = "unit phone", _ environment: AppAttestEnvironment = .production) throws -> TestAppAttestDevice {
+        try TestAppAttestDevice(seed: seed, app: app, environment: environment, authority: authority)
+    }
+
+    static func verifier(_ environment: AppAttestEnvironment = .production) -> AppAttestVerifier {
+        AppAttestVerifier(app: app, environment: environment, trustAnchors: [authority.root.certificate])
+    }
+
+    /// Verifies an attestation built with `edit`, returning the error's category and step.
+    static func attestationFailure(_ environment: AppAttestEnvironment = .production, keyId: [UInt8]? = nil,
+                                   verifier: AppAttestVerifier? = nil, at time: Date = now,
+                                   _ edit: (inout TestAppAttestDevice.AttestationOptions) -> Void) throws -> WebAuthnError? {
+        let phone = try device("unit phone", environment)
+        var options = TestAppAttestDevice.AttestationOptions()
+        edit(&options)
+        let object = try phone.attest(challenge: challenge, options)
+        do {
+            _ = try (verifier ?? Self.verifier(environment)).verifyAttestation(object, keyId: keyId ?? phone.keyId,
+                                                                                challenge: challenge, at: time)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    // MARK: Attestation accepted
+
+    @Test("a production attestation verifies: key id, uncompressed point, counter 0, receipt, environment, chain")
+    func acceptsProduction() throws {
+        let phone = try Self.device()
+        let object = try phone.attest(challenge: Self.challenge)
+        var trace = CeremonyTrace()
+        let verified = try Self.verifier().verifyAttestation(object, keyId: phone.keyId,
+                                                             clientDataHash: Digest.sha256.hash(Self.challenge), at: Self.now, trace: &trace)
+        #expect(verified.key.keyId == phone.keyId)
+        #expect(verified.key.publicKey == phone.publicPoint && verified.key.publicKey.count == 65)
+        #expect(verified.key.signCount == 0)
+        #expect(verified.environment == .production)
+        #expect(!verified.receipt.isEmpty)
+        #expect(verified.certificateChain.count == 3)
+        #expect(verified.certificateChain.last?.derBytes == Self.authority.root.certificate.derBytes)
+        let steps = trace.steps.map(\.step)
+        #expect(steps == ["App Attest attestation object"] + (1...9).map { "App Attest attestation step \($0)" })
+    }
+
+    @Test("a development attestation verifies under the development environment only")
+    func acceptsDevelopment() throws {
+        let phone = try Self.device("dev phone", .development)
+        let object = try phone.attest(challenge: Self.challenge)
+        let verified = try Self.verifier(.development).verifyAttestation(object, keyId: phone.keyId, challenge: Self.challenge, at: Self.now)
+        #expect(verified.environment == .development)
+        #expect(throws: WebAuthnError(.attestation, "")) {
+            try Self.verifier(.production).verifyAttestation(object, keyId: phone.keyId, challenge: Self.challenge, at: Self.now)
+        }
+    }
+
+    // MARK: Attestation steps
+
+    @Test("step 1: a chain to another root, the default Apple root, or an expired time is trust")
+    func step1Chain() throws {
+        let rogue = try Self.attestationFailure { $0.authority = Self.rogue }
+        #expect(rogue?.category == .trust && rogue?.step == "App Attest attestation step 1")
+        let apple = try Self.attestationFailure(verifier: AppAttestVerifier(app: Self.app, environment: .production)) { _ in }
+        #expect(apple?.category == .trust)
+        let late = try Self.attestationFailure(at: Self.now.addingTimeInterval(86_400 * 365 * 20)) { _ in }
+        #expect(late?.category == .trust)
+        let swapped = try Self.attestationFailure { $0.x5c = { $0[1] = Self.rogue.intermediate.derBytes } }
+        #expect(swapped?.category == .trust)
+    }
+
+    @Test("step 1: x5c needs credCert and the intermediate")
+    func step1Shape() throws {
+        let leafOnly = try Self.attestationFailure { $0.x5c = { $0 = [$0[0]] } }
+        #expect(leafOnly?.category == .attestation)
+        let notBytes = try Self.attestationFailure { $0.statement = { $0[0].1 = .array([.int(1), .int(2)]) } }
+        #expect(notBytes?.category == .attestation)
+        let truncated = try Self.attestationFailure { $0.x5c = { $0[0] = Array($0[0].prefix(30)) } }
+        #expect(truncated?.category == .malformed)
+    }
+
+    @Test("step 4: the nonce must equal SHA-256(authData ‖ SHA-256(challenge))")
+    func step4Nonce() throws {
+        let wrong = try Self.attestationFailure { $0.nonce = { $0[5] ^= 0x20 } }
+        #expect(wrong?.category == .attestation && wrong?.step == "App Attest attestation step 4")
+        // the challenge is hashed: passing the hash itself as the challenge fails
+        let phone = try Self.device()
+        let object = try phone.attest(challenge: Self.challenge)
+        #expect(throws: WebAuthnError(.attestation, "")) {
+            try Self.verifier().verifyAttestation(object, keyId: phone.keyId, challenge: Digest.sha256.hash(Self.challenge), at: Self.now)
+        }
+    }
+
+    @Test("step 4: the extension is strictly SEQUENCE { [1] EXPLICIT OCTET STRING (32) }")
+    func step4ExtensionShape() throws {
+        func with(_ value: [UInt8]) throws -> WebAuthnError? {
+            try Self.attestationFailure { options in
+                options.certificate = { $0.extraExtensions = [CertificateExtension(oid: "1.2.840.113635.100.8.2", isCritical: false, value: value)] }
+            }
+        }
+        let nonce = [UInt8](repeating: 9, count: 32)
+        #expect(try Self.attestationFailure { $0.certificate = { $0.extraExtensions = [] } }?.category == .attestation)
+        #expect(try with(DEREncoder.sequence([DEREncoder.octetString(nonce)]))?.category == .attestation)
+        #expect(try with(DEREncoder.sequence([DEREncoder.explicit(2, DEREncoder.octetString(nonce))]))?.category == .attestation)
+        #expect(try with(DEREncoder.sequence([DEREncoder.explicit(1, DEREncoder.octetString(Array(nonce.prefix(31))))]))?.category == .attestation)
+        #expect(try with(DEREncoder.sequence([DEREncoder.explicit(1, DEREncoder.octetString(nonce)), DEREncoder.integer(1)]))?.category == .attestation)
+        #expect(try with(DEREncoder.sequence([DEREncoder.explicit(1, DEREncoder.octetString(nonce))]) + [0])?.category == .attestation)
+    }
+
+    @Test("step 5: SHA-256 of credCert's key must be the key id")
+    func step5KeyId() throws {
+        let other = try Self.device("other phone")
+        let wrongId = try Self.attestationFailure(keyId: other.keyId) { _ in }
+        #expect(wrongId?.category == .attestation && wrongId?.step == "App Attest attestation step 5")
+        let wrongKey = try Self.attestationFailure { $0.certifiedKey = other.privateKey }
+        #expect(wrongKey?.step == "App Attest attestation step 5")
+    }
+
+    @Test("step 6: rpIdHash must be SHA-256 of teamId.bundleId")
+    func step6RpIdHash() throws {
+        for appId in ["0352187391.com.example.other", "com.example.app", "0352187391com.example.app"] {
+            let failure = try Self.attestationFailure { $0.appId = appId }
+            #expect(failure?.category == .rpIdHash && failure?.step == "App Attest attestation step 6", "\(appId)")
+        }
+        #expect(Self.app.rpIdHash == Digest.sha256.hash(Array("0352187391.com.example.app".utf8)))
+    }
+
+    @Test("step 7: the counter must be 0")
+    func step7Counter() throws {
+        let failure = try Self.attestationFailure { $0.signCount = 1 }
+        #expect(failure?.category == .attestation && failure?.step == "App Attest attestation step 7")
+    }
+
+    @Test("step 8: the AAGUID must be the configured environment's")
+    func step8AAGUID() throws {
+        let dev = try Self.attestationFailure { $0.aaguid = AppAttestEnvironment.development.aaguid }
+        #expect(dev?.category == .attestation && dev?.step == "App Attest attestation step 8")
+        let prod = try Self.attestationFailure(.development) { $0.aaguid = AppAttestEnvironment.production.aaguid }
+        #expect(prod?.step == "App Attest attestation step 8")
+        let zero = try Self.attestationFailure { $0.aaguid = [UInt8](repeating: 0, count: 16) }
+        #expect(zero?.step == "App Attest attestation step 8")
+        #expect(AppAttestEnvironment.production.aaguid == Array("appattest".utf8) + [0, 0, 0, 0, 0, 0, 0])
+        #expect(AppAttestEnvironment.development.aaguid == Array("appattestdevelop".utf8))
+    }
+
+    @Test("steps 8-9: authData without attested credential data has no AAGUID or credential id: attestation")
+    func step8NoAttestedData() throws {
+        let failure = try Self.attestationFailure { $0.omitAttestedCredentialData = true }
+        #expect(failure?.category == .attestation && failure?.step == "App Attest attestation step 8")
+    }
+
+    @Test("step 9: the credential id must be the key id")
+    func step9CredentialId() throws {
+        let failure = try Self.attestationFailure { $0.credentialId = Array($0.credentialId ?? []) + [UInt8](repeating: 1, count: 32) }
+        #expect(failure?.category == .attestation && failure?.step == "App Attest attestation step 9")
+    }
+
+    @Test("the object: fmt apple-appattest, a receipt, parseable CBOR and attested credential data")
+    func attestationObjectShape() throws {
+        #expect(try Self.attestationFailure { $0.format = "apple" }?.category == .attestation)
+        #expect(try Self.attestationFailure { $0.statement = { $0.removeAll { $0.0.text == "receipt" } } }?.category == .attestation)
+        #expect(try Self.attestationFailure { $0.object = { $0.append(0) } }?.category == .malformed)
+        #expect(try Self.attestationFailure { $0.object = { $0 = Array($0.prefix(100)) } }?.category == .malformed)
+        // a statement with alg/sig members still verifies: App Attest has none, extra members are ignored
+        #expect(try Self.attestationFailure { $0.statement = { $0.append((.text("alg"), .int(-7))) } } == nil)
+    }
+
+    // MARK: Assertion
+
+    static func attested(_ seed: String = "assert phone") throws -> (TestAppAttestDevice, AttestedAppKey) {
+        let phone = try device(seed)
+        let verified = try verifier().verifyAttestation(try phone.attest(challenge: challenge), keyId: phone.keyId,
+                                                        challenge: challenge, at: now)
+        return (phone, verified.key)
+    }
+
+    static func assertionFailure(_ edit: (inout TestAppAttestDevice.AssertionOptions) -> Void) throws -> WebAuthnError? {
+        var (phone, key) = try attested()
+        var options = TestAppAttestDevice.AssertionOptions()
+        edit(&options)
+        let clientData = Array("request".utf8)
+        let assertion = try phone.assert(clientData: clientData, options)
+        do {
+            _ = try verifier().verifyAssertion(assertion, clientData: clientData, key: key)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test("an assertion verifies and reports the new counter")
+    func acceptsAssertion() throws {
+        var (phone, key) = try Self.attested()
+        var trace = CeremonyTrace()
+        let verified = try Self.verifier().verifyAssertion(try phone.assert(clientData: [1, 2, 3]), clientData: [1, 2, 3],
+                                                            key: key, trace: &trace)
+        #expect(verified.signCount == 1 && verified.updatedKey.signCount == 1)
+        #expect(trace.steps.map(\.step) == ["App Attest assertion object"] + (1...5).map { "App Attest assertion step \($0)" })
+    }
+
+    @Test("step 3: the signature must verify over the nonce with the stored key")
+    func assertionStep3() throws {
+        let otherData = try Self.assertionFailure { $0.signedClientData = Array("other".utf8) }
+        #expect(otherData?.category == .signature && otherData?.step == "App Attest assertion step 3")
+        let otherKey = try Self.assertionFailure { $0.signingKey = try? PrivateKey.derive(.p256, seed: "intruder") }
+        #expect(otherKey?.category == .signature)
+        let notDER = try Self.assertionFailure { $0.signature = { $0 = Array($0.dropLast()) } }
+        #expect(notDER?.category == .signature)
+    }
+
+    @Test("step 4: rpIdHash must be the App ID's")
+    func assertionStep4() throws {
+        let failure = try Self.assertionFailure { $0.appId = "0352187391.com.example.other" }
+        #expect(failure?.category == .rpIdHash && failure?.step == "App Attest assertion step 4")
+    }
+
+    @Test("step 5: the counter must be greater than the stored one")
+    func assertionStep5() throws {
+        let zero = try Self.assertionFailure { $0.signCount = 0 }
+        #expect(zero?.category == .signCount && zero?.step == "App Attest assertion step 5")
+        var (phone, key) = try Self.attested()
+        key.signCount = 9
+        var options = TestAppAttestDevice.AssertionOptions()
+        options.signCount = 9
+        #expect(throws: WebAuthnError(.signCount, "")) {
+            try Self.verifier().verifyAssertion(try phone.assert(clientData: [7], options), clientData: [7], key: key)
+        }
+    }
+
+    @Test("the assertion object: exactly {signature, authenticatorData}, at least 37 bytes of authenticator data")
+    func assertionShape() throws {
+        #expect(try Self.assertionFailure { $0.object = { $0[0] = 0xa3; $0 += [0x61, 0x78, 0x00] } }?.category == .malformed)
+        #expect(try Self.assertionFailure { $0.object = { $0 = Array($0.dropLast()) } }?.category == .malformed)
+        #expect(try Self.assertionFailure { $0.object = { $0 = [0xa0] } }?.category == .malformed)
+        let (_, key) = try Self.attested()
+        let short = CBOREncoder.encode(CBORItem.map([(.text("signature"), .bytes([0x30, 0])),
+                                                     (.text("authenticatorData"), .bytes([UInt8](repeating: 0, count: 36)))]))
+        #expect(throws: WebAuthnError(.malformed, "")) { try Self.verifier().verifyAssertion(short, clientData: [], key: key) }
+    }
+
+    @Test("a device's assertion shape verifies: AT flag set without attested data, then an extensions map")
+    func assertionWithDeviceFlags() throws {
+        let (phone, key) = try Self.attested()
+        let extensions = CBOREncoder.encode(CBORItem.map([(.text("apple_bundle_version_01"), .text("1314"))]))
+        let authData = Self.app.rpIdHash + [0xC0, 0, 0, 0, 1] + extensions
+        let clientData = Array("ABCDE".utf8)
+        let signature = try phone.privateKey.sign(Digest.sha256.hash(authData + Digest.sha256.hash(clientData)), algorithm: .es256)
+        let assertion = CBOREncoder.encode(CBORItem.map([(.text("signature"), .bytes(signature)), (.text("authenticatorData"), .bytes(authData))]))
+        let verified = try Self.verifier().verifyAssertion(assertion, clientData: clientData, key: key)
+        #expect(verified.signCount == 1)
+        #expect(verified.authenticatorData.flags == 0xC0)
+    }
+
+    // MARK: Root
+
+    @Test("Apple's App Attestation Root CA is embedded, parses and has the published fingerprint")
+    func appleRoot() throws {
+        let root = try #require(AppAttestRootCA.certificate)
+        let hex = Digest.sha256.hash(root.derBytes).map { String(format: "%02x", $0) }.joined()
+        #expect(hex == AppAttestRootCA.sha256Fingerprint)
+        #expect(root.subject.description.contains("Apple App Attestation Root CA"))
+        #expect(AppAttestRootCA.trustAnchors.count == 1)
+        #expect(AppAttestVerifier(app: Self.app, environment: .production).trustAnchors.map(\.derBytes) == [root.derBytes])
+    }
+}
