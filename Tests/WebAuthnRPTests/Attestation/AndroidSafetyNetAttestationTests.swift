@@ -24,6 +24,8 @@ private struct SafetyNetFixture {
     var ctsProfileMatch = "true"
     /// Seconds relative to the verification time.
     var timestampOffset: TimeInterval = -5
+    /// Rewrites the timestampMs JSON value (given the right milliseconds); nil: the integer itself.
+    var timestampJSON: ((Int64) -> String)?
     var ver: CBORItem? = .text("17122037")
     var corruptSignature = false
     /// Rewrites the finished compact JWS text.
@@ -56,7 +58,7 @@ private struct SafetyNetFixture {
         let header = "{\"alg\":\(alg)" + (includeX5c ? ",\"x5c\":\(chain)" : "") + extraHeader + "}"
         let expectedNonce = Self.standardBase64(Digest.sha256.hash(authData + clientDataHash))
         let timestamp = Int64(((AttestationTestSupport.now.timeIntervalSince1970 + timestampOffset) * 1000).rounded())
-        let payload = "{\"nonce\":\"\(nonce ?? expectedNonce)\",\"timestampMs\":\(timestamp),"
+        let payload = "{\"nonce\":\"\(nonce ?? expectedNonce)\",\"timestampMs\":\(timestampJSON?(timestamp) ?? String(timestamp)),"
             + "\"apkPackageName\":\"com.google.android.gms\",\"ctsProfileMatch\":\(ctsProfileMatch),\"basicIntegrity\":true}"
         let signingInput = Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(payload.utf8))
         var signature: [UInt8]
@@ -257,6 +259,18 @@ struct AndroidSafetyNetAttestationTests {
         var fixture = try SafetyNetFixture()
         fixture.timestampOffset = offset
         try expectRejected(fixture, offset < 0 ? "old" : "future")
+    }
+
+    @Test("a timestampMs that is not a non-negative integer is rejected, even inside the window",
+          arguments: ["fraction", "string", "negative"])
+    func timestampNotAnInteger(form: String) throws {
+        var fixture = try SafetyNetFixture()
+        switch form {
+        case "fraction": fixture.timestampJSON = { "\($0).5" }
+        case "string": fixture.timestampJSON = { "\"\($0)\"" }
+        default: fixture.timestampJSON = { _ in "-1" }
+        }
+        try expectRejected(fixture, "timestampMs")
     }
 
     @Test("a stricter policy window applies")

@@ -33,15 +33,19 @@ struct AppleStatementFactory {
         case absent
         /// These exact extension value bytes.
         case value([UInt8])
+        /// The correct nonce, correctly encoded, under this other OID (and none under Apple's).
+        case otherOID(String)
     }
 
     /// A credCert for `subjectKey` (default: the credential key) with `nonceExtension`, signed by the CA.
     func credCert(subjectKey: PublicKey? = nil, nonceExtension: NonceExtension = .correct) throws -> Certificate {
         let value: [UInt8]?
+        var oid = AppleAttestation.nonceExtensionOID
         switch nonceExtension {
         case .correct: value = Self.nonceExtensionValue(expectedNonce)
         case .absent: value = nil
         case .value(let bytes): value = bytes
+        case .otherOID(let other): value = Self.nonceExtensionValue(expectedNonce); oid = other
         }
         var builder = CertificateBuilder(
             subject: try DistinguishedName([.commonName("Test credential"), .organization("Test"), .init("ST", "Test")]),
@@ -51,7 +55,7 @@ struct AppleStatementFactory {
         builder.issued(by: ca.cert)
         builder.serialNumber = [0x42]
         if let value {
-            builder.extraExtensions = [CertificateExtension(oid: AppleAttestation.nonceExtensionOID, isCritical: false, value: value)]
+            builder.extraExtensions = [CertificateExtension(oid: oid, isCritical: false, value: value)]
         }
         return try builder.sign(with: ca.key)
     }
@@ -126,6 +130,17 @@ struct AppleAttestationTests {
         let cert = try factory.credCert(nonceExtension: .absent)
         expectAttestationFailure("no nonce extension") {
             _ = try AppleAttestation().verify(try factory.context(AppleStatementFactory.statement([cert])))
+        }
+    }
+
+    @Test("the right nonce under another OID is not the nonce extension")
+    func nonceUnderAnotherOID() throws {
+        let factory = try AppleStatementFactory()
+        for oid in ["1.2.840.113635.100.8.3", "1.2.840.113635.100.8.1", "2.5.29.99"] {
+            let cert = try factory.credCert(nonceExtension: .otherOID(oid))
+            expectAttestationFailure("no nonce extension") {
+                _ = try AppleAttestation().verify(try factory.context(AppleStatementFactory.statement([cert])))
+            }
         }
     }
 

@@ -299,6 +299,16 @@ struct AuthenticationStepTests {
         try login(&authenticator, record: record).expectRejected(.malformed, step: "§7.2 step 22")
     }
 
+    @Test("step 22: a stored RS1 key logs in only while the policy accepts RS1 (algorithm otherwise)")
+    func step22StoredRS1NeedsThePolicy() throws {
+        let key = TestAuthenticator.KeySpec(kind: .rsa(bits: 2048), algorithm: .rs1)
+        var authenticator = try TestAuthenticator(key: key)
+        let legacy = VerificationPolicy(acceptedAlgorithms: [.rs1, .es256])
+        _ = try login(&authenticator, policy: legacy).accepted()
+        // The same record after the relying party dropped RS1 from its policy.
+        try login(&authenticator).expectRejected(.algorithm, step: "§7.2 step 22")
+    }
+
     // MARK: Step 23
 
     @Test("step 23: a counter that does not increase is rejected (signCount)")

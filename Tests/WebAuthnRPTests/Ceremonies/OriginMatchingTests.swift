@@ -94,4 +94,18 @@ struct OriginMatchingTests {
         #expect(!rp.isAllowedTopOrigin("https://portal.example.com:444"))
         #expect(!rp.isAllowedTopOrigin("https://example.org"))
     }
+
+    @Test("user info, a path, a query, a fragment or a blank is no origin, even below an allowed host",
+          arguments: [
+            "https://user@login.example.org",
+            "https://evil.net@login.example.org",
+            "https://login.example.org/path",
+            "https://login.example.org?x",
+            "https://login.example.org#x",
+            "https://login.example.org\\x",
+            "https://login .example.org",
+          ])
+    func notAnOriginBelowAllowedHost(_ origin: String) {
+        #expect(!Self.withSubdomains.isAllowedOrigin(origin), "\(origin)")
+    }
 }

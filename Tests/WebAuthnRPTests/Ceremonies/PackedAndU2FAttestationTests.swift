@@ -146,6 +146,10 @@ struct PackedAndU2FAttestationTests {
         try packedLeaf(ca: ca) { $0.basicConstraints = nil }.expectRejected(.attestation, step: "§7.1 step 23")
         try packedLeaf(aaguid: nil, ca: ca) { $0.version = 1; $0.basicConstraints = nil }
             .expectRejected(.attestation, step: "§7.1 step 23")
+        // The version alone: a v1 or v2 leaf that is right in every other field is still refused.
+        for version in [1, 2] {
+            try packedLeaf(ca: ca) { $0.version = version }.expectRejected(.attestation, step: "§7.1 step 23")
+        }
     }
 
     @Test("§8.2: the AAGUID extension must match authData, be an OCTET STRING and not be critical")
@@ -161,6 +165,12 @@ struct PackedAndU2FAttestationTests {
         try packedLeaf(aaguid: nil, ca: ca) {
             $0.extraExtensions = [CertificateExtension(oid: aaguidOID, isCritical: false, value: [0x03, 0x11, 0x00] + aaguid)]
         }.expectRejected(.attestation, step: "§7.1 step 23")
+        // The right 16 bytes behind another tag, or behind a length that is not 16, are not an OCTET STRING of 16.
+        for header: [UInt8] in [[0x05, 0x10], [0x0C, 0x10], [0x04, 0x0F], [0x04, 0x11]] {
+            try packedLeaf(aaguid: nil, ca: ca) {
+                $0.extraExtensions = [CertificateExtension(oid: aaguidOID, isCritical: false, value: header + aaguid)]
+            }.expectRejected(.attestation, step: "§7.1 step 23")
+        }
     }
 
     @Test("packed x5c: an expired leaf verifies but is not trusted")
@@ -262,6 +272,16 @@ struct PackedAndU2FAttestationTests {
     func u2fCredentialKey() throws {
         let ca = try TestAuthenticator.CA.make()
         try register(try TestAuthenticator(key: .es384), .fidoU2F(ca: ca)).expectRejected(.attestation, step: "§7.1 step 23")
+        // An ES256K (secp256k1) credential key has P-256's coordinate length: only its curve tells it apart.
+        let k1 = try TestAuthenticator(key: .es256k)
+        let acceptsK1 = VerificationPolicy(acceptedAlgorithms: [.es256, .es256k])
+        let response = try k1.register(challenge: Self.challenge, Options(attestation: .fidoU2F(ca: ca)))
+        let outcome = F.register(response, issued: F.registrationChallenge(offered: [.es256k]), policy: acceptsK1)
+        outcome.expectRejected(.attestation, step: "§7.1 step 23")
+        outcome.expectMessage(containing: "not an EC2 P-256 key")
+        // The same key with fmt none registers under that policy: the refusal is fido-u2f's.
+        _ = F.register(try k1.register(challenge: Self.challenge), issued: F.registrationChallenge(offered: [.es256k]),
+                       policy: acceptsK1).accepted()
     }
 
     @Test("fido-u2f: a signature that does not cover this registration is rejected")

@@ -287,6 +287,17 @@ struct RegistrationStepTests {
         try register(try TestAuthenticator(), options).expectRejected(.malformed, step: "§7.1 step 20")
     }
 
+    @Test("step 20: when nothing was offered every response is algorithm, even one whose key is malformed")
+    func step20NothingOffered() throws {
+        let nothing = F.registrationChallenge(offered: [])
+        try register(try TestAuthenticator(), issued: nothing).expectRejected(.algorithm, step: "§7.1 step 20")
+        // The key is never read: the client could not have created any credential.
+        let noCoordinates = CBOREncoder.encode(CBORItem.map([(.int(1), .int(2)), (.int(3), .int(-7)), (.int(-1), .int(1))]))
+        var options = Options()
+        options.authData = Self.credentialKey(noCoordinates)
+        try register(try TestAuthenticator(), options, issued: nothing).expectRejected(.algorithm, step: "§7.1 step 20")
+    }
+
     @Test("step 20: an RS1 credential needs both the policy and the offer")
     func step20RS1() throws {
         let key = TestAuthenticator.KeySpec(kind: .rsa(bits: 2048), algorithm: .rs1)
