@@ -15,19 +15,8 @@ enum AppAttestReplay {
     /// Replays an App Attest file.
     /// - Throws: ``FixtureError`` when the file cannot be replayed.
     static func replay(_ data: Data, file: String) async throws -> [CeremonyResult] {
-        let fixture: AppAttestFixture
-        do {
-            fixture = try JSONDecoder().decode(AppAttestFixture.self, from: data)
-        } catch {
-            throw FixtureError(file: file, decoding: error)
-        }
-        guard fixture.format == Fixture.formatIdentifier else {
-            throw FixtureError(file: file, member: "format", reason: "is \"\(fixture.format)\", expected \"\(Fixture.formatIdentifier)\"")
-        }
-        var names = Set<String>()
-        for (index, ceremony) in fixture.ceremonies.enumerated() where !names.insert(ceremony.name).inserted {
-            throw FixtureError(file: file, member: "ceremonies[\(index)].name", reason: "\"\(ceremony.name)\" is not unique")
-        }
+        let fixture = try Replayer.decodeDocument(AppAttestFixture.self, data, file: file, format: \.format,
+                                                  names: { $0.ceremonies.map(\.name) })
         let setup = try Setup(fixture: fixture, file: file)
         let service = AppAttestService(app: setup.app, environment: setup.environment, trustAnchors: setup.trustAnchors,
                                        keys: InMemoryAppAttestKeyStore(keys: setup.keys))

@@ -113,20 +113,30 @@ public enum Replayer {
     /// Decodes a fixture document and builds what it describes: every check that makes a file
     /// unusable (exit code 2) happens here.
     static func load(_ data: Data, file: String) throws(FixtureError) -> (Fixture, ReplaySetup) {
-        let fixture: Fixture
+        let fixture = try decodeDocument(Fixture.self, data, file: file, format: \.format,
+                                         names: { $0.ceremonies.map(\.name) })
+        return (fixture, try ReplaySetup(fixture: fixture, file: file))
+    }
+
+    /// Decodes a `webauthn-ceremonies/1` document of either kind (WebAuthn or App Attest) and
+    /// checks what both share: the format identifier and unique ceremony names.
+    static func decodeDocument<Document: Decodable>(_ type: Document.Type, _ data: Data, file: String,
+                                                    format: (Document) -> String,
+                                                    names: (Document) -> [String]) throws(FixtureError) -> Document {
+        let document: Document
         do {
-            fixture = try JSONDecoder().decode(Fixture.self, from: data)
+            document = try JSONDecoder().decode(type, from: data)
         } catch {
             throw FixtureError(file: file, decoding: error)
         }
-        guard fixture.format == Fixture.formatIdentifier else {
-            throw FixtureError(file: file, member: "format", reason: "is \"\(fixture.format)\", expected \"\(Fixture.formatIdentifier)\"")
+        guard format(document) == Fixture.formatIdentifier else {
+            throw FixtureError(file: file, member: "format", reason: "is \"\(format(document))\", expected \"\(Fixture.formatIdentifier)\"")
         }
-        var names = Set<String>()
-        for (index, ceremony) in fixture.ceremonies.enumerated() where !names.insert(ceremony.name).inserted {
-            throw FixtureError(file: file, member: "ceremonies[\(index)].name", reason: "\"\(ceremony.name)\" is not unique")
+        var seen = Set<String>()
+        for (index, name) in names(document).enumerated() where !seen.insert(name).inserted {
+            throw FixtureError(file: file, member: "ceremonies[\(index)].name", reason: "\"\(name)\" is not unique")
         }
-        return (fixture, try ReplaySetup(fixture: fixture, file: file))
+        return document
     }
 
     private static func run(_ ceremony: Ceremony, file: String, service: RelyingPartyService,
