@@ -6,23 +6,9 @@ import WebAuthnReplay
 /// Exit codes of a replay: 0 every ceremony met its expectation, 1 some did not,
 /// 2 a fixture file is unusable (naming the file and the member).
 @Suite("Replay exit codes")
-struct ReplayExitCodeTests {
+struct ReplayExitCodeTests: ReplaysOneDocument {
     typealias J = FixtureJSON
 
-    /// Replays one document and returns the report.
-    func replay(_ json: [String: Any]) async throws -> (ReplayReport, String) {
-        let temp = try TempFixtures()
-        defer { temp.remove() }
-        let path = try temp.write("fixture.json", json: json)
-        return (await Replayer.replay(paths: [path]), path)
-    }
-
-    func replay(text: String) async throws -> (ReplayReport, String) {
-        let temp = try TempFixtures()
-        defer { temp.remove() }
-        let path = try temp.write("fixture.json", text)
-        return (await Replayer.replay(paths: [path]), path)
-    }
 
     // MARK: 0 and 1
 

@@ -10,23 +10,10 @@ import WebAuthnRP
 /// ceremonies are in `Fixtures/`), so a broken response that gets past the challenge
 /// check shows up as its own later rejection.
 @Suite("Replay: issuedAt, receivedAt, challengeLifetime, user, ceremony kind")
-struct ReplayIssuedMembersTests {
+struct ReplayIssuedMembersTests: ReplaysOneDocument {
     typealias J = FixtureJSON
     static let t = "2025-06-01T00:00:00Z"
 
-    func replay(_ json: [String: Any]) async throws -> (ReplayReport, String) {
-        let temp = try TempFixtures()
-        defer { temp.remove() }
-        let path = try temp.write("fixture.json", json: json)
-        return (await Replayer.replay(paths: [path]), path)
-    }
-
-    func replay(text: String) async throws -> (ReplayReport, String) {
-        let temp = try TempFixtures()
-        defer { temp.remove() }
-        let path = try temp.write("fixture.json", text)
-        return (await Replayer.replay(paths: [path]), path)
-    }
 
     /// A document whose policy has the fixed clock plus `policy`.
     static func document(_ ceremonies: [[String: Any]], policy: [String: Any] = [:],

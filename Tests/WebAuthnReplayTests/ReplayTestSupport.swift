@@ -111,3 +111,24 @@ enum FixtureJSON {
         document([registration("broken-attestation-object", expect: reject("malformed"))])
     }
 }
+
+/// Suites that replay one fixture document written to a temporary file.
+protocol ReplaysOneDocument {}
+
+extension ReplaysOneDocument {
+    /// Writes `json` as a fixture file, replays it, and returns the report and the file's path.
+    func replay(_ json: [String: Any]) async throws -> (ReplayReport, String) {
+        let temp = try TempFixtures()
+        defer { temp.remove() }
+        let path = try temp.write("fixture.json", json: json)
+        return (await Replayer.replay(paths: [path]), path)
+    }
+
+    /// Writes `text` as a fixture file, replays it, and returns the report and the file's path.
+    func replay(text: String) async throws -> (ReplayReport, String) {
+        let temp = try TempFixtures()
+        defer { temp.remove() }
+        let path = try temp.write("fixture.json", text)
+        return (await Replayer.replay(paths: [path]), path)
+    }
+}
