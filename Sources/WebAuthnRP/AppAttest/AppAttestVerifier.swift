@@ -7,7 +7,7 @@ public import WebAuthnCrypto
 ///
 /// Stateless: it neither stores keys nor tracks counters (``AppAttestService`` does, through an
 /// ``AppAttestKeyStore``). Every rejection is a ``WebAuthnError`` whose step names Apple's step
-/// (`App Attest attestation step 4`), and the `…Report` forms return the ``CeremonyTrace``.
+/// (`App Attest attestation step 4`), and the `…Report` forms return the step trace (package-only: the replay's `--explain` reads it).
 public struct AppAttestVerifier: Sendable {
     /// The app whose instances attest (its App ID gives the `rpIdHash`).
     public let app: AppAttestApp
@@ -91,7 +91,7 @@ public struct AppAttestAssertionAuthenticatorData: Sendable {
 ///
 /// Package access: the fuzz targets parse hostile objects through it.
 package struct AppAttestAttestationObject: Sendable {
-    /// The whole object, parsed strictly (``AttestationObject``).
+    /// The whole object, parsed strictly (`AttestationObject`).
     package let object: AttestationObject
     /// `attStmt.x5c`, leaf first, parsed.
     package let certificates: [Certificate]

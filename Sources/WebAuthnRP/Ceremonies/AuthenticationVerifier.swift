@@ -1,4 +1,4 @@
-package import Foundation
+public import Foundation
 import WebAuthnCoding
 import WebAuthnCrypto
 
@@ -28,7 +28,21 @@ public struct AuthenticationVerifier: Sendable {
         self.keyCache = keyCache
     }
 
-    /// Verifies a response.
+    /// Verifies a response (WebAuthn L3 §7.2), for servers that keep challenges themselves.
+    /// - Parameters:
+    ///   - response: the decoded response.
+    ///   - issued: the challenge issued for this ceremony (already consumed).
+    ///   - record: the credential record found for `response.rawId`, or nil when there is none.
+    ///   - now: the current time (challenge expiry).
+    /// - Returns: the verified authentication; store its ``VerifiedAuthentication/updatedRecord``.
+    /// - Throws: ``WebAuthnError``.
+    public func verify(_ response: AuthenticationResponse, issued: IssuedChallenge, record: CredentialRecord?,
+                       now: Date) throws(WebAuthnError) -> VerifiedAuthentication {
+        var trace = CeremonyTrace(recording: false)
+        return try verify(response, issued: issued, record: record, now: now, trace: &trace)
+    }
+
+    /// Verifies a response and records each step (the replay's `--explain`).
     /// - Parameters:
     ///   - response: the decoded response.
     ///   - issued: the challenge issued for this ceremony (already consumed).

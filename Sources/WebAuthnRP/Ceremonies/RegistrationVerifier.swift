@@ -1,4 +1,4 @@
-package import Foundation
+public import Foundation
 import WebAuthnCoding
 import WebAuthnCrypto
 
@@ -31,7 +31,21 @@ public struct RegistrationVerifier: Sendable {
         self.certificateCache = certificateCache
     }
 
-    /// Verifies a response.
+    /// Verifies a response (WebAuthn L3 §7.1), for servers that keep challenges themselves.
+    /// - Parameters:
+    ///   - response: the decoded response.
+    ///   - issued: the challenge issued for this ceremony (already consumed).
+    ///   - now: the current time: challenge expiry and certificate validity.
+    ///   - keepAttestation: keep the raw attestation object and client data in the record.
+    /// - Returns: the verified registration; store its ``VerifiedRegistration/record``.
+    /// - Throws: ``WebAuthnError``.
+    public func verify(_ response: RegistrationResponse, issued: IssuedChallenge, now: Date,
+                       keepAttestation: Bool = false) throws(WebAuthnError) -> VerifiedRegistration {
+        var trace = CeremonyTrace(recording: false)
+        return try verify(response, issued: issued, now: now, keepAttestation: keepAttestation, trace: &trace)
+    }
+
+    /// Verifies a response and records each step (the replay's `--explain`).
     /// - Parameters:
     ///   - response: the decoded response.
     ///   - issued: the challenge issued for this ceremony (already consumed).

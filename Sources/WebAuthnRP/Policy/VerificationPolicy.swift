@@ -37,7 +37,7 @@ public struct AttestationPolicy: Sendable {
     /// unattested credential; set this to reject it (category `trust`).
     public var rejectNoneWhenAttestationRequested: Bool
     /// `tpm`: reject (category `attestation`) an AIK certificate whose TPMManufacturer is not
-    /// in the TCG TPM vendor registry (see ``TPMManufacturer``; the FIDO conformance and W3C
+    /// in the TCG TPM vendor registry (see `TPMManufacturer`; the FIDO conformance and W3C
     /// test-vector identifiers count as known). On by default, as in the other relying-party
     /// libraries; `false` accepts any vendor. Either way a TPMManufacturer that is not
     /// `id:` and eight hex digits is rejected.

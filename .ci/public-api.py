@@ -1,0 +1,49 @@
+#!/usr/bin/env python3
+"""Counts the public declarations a server sees, per module, and fails when a module grows
+past its budget. The symbol graphs come from `swift package dump-symbol-graph`, which this
+script runs (it builds the package first when needed).
+
+The count is every public symbol the compiler lists for the module (types, members, cases,
+typealiases, extension members), without compiler-synthesized ones. A server imports
+WebAuthnRP only; WebAuthnCrypto's public symbols are the few its signatures name (COSEAlgorithm,
+Certificate, CryptoError), WebAuthnCoding has none. Raise a budget on purpose, with the
+change that needs it, and record the new count in Docs/Architecture.md.
+
+Usage: .ci/public-api.py [symbol-graph-dir]   (a directory given is read, nothing is built)
+"""
+import collections, glob, json, os, re, subprocess, sys
+
+BUDGET = {"WebAuthnRP": 600, "WebAuthnCrypto": 55, "WebAuthnCoding": 0}
+
+if len(sys.argv) > 1:
+    graphs = sys.argv[1]
+else:
+    os.chdir(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    run = subprocess.run(["swift", "package", "dump-symbol-graph", "--minimum-access-level", "public"],
+                         capture_output=True, text=True)
+    found = re.search(r"Files written to (\S+)", run.stdout + run.stderr)
+    if not found:
+        sys.exit("swift package dump-symbol-graph wrote no symbol graphs:\n" + run.stdout + run.stderr)
+    graphs = found.group(1)
+counts = collections.Counter()
+for path in glob.glob(os.path.join(graphs, "*.symbols.json")):
+    module = os.path.basename(path).split(".")[0].split("@")[0]
+    with open(path) as handle:
+        graph = json.load(handle)
+    for symbol in graph.get("symbols", []):
+        if symbol.get("accessLevel") not in ("public", "open"):
+            continue
+        if "::SYNTHESIZED::" in symbol["identifier"]["precise"]:
+            continue
+        counts[module] += 1
+
+failed = False
+for module in sorted(BUDGET):
+    count, budget = counts.get(module, 0), BUDGET[module]
+    verdict = "ok" if count <= budget else "OVER BUDGET"
+    failed |= count > budget
+    print(f"{module:16} {count:5} public symbols (budget {budget}) {verdict}")
+if "WebAuthnRP" not in counts:
+    print(f"no WebAuthnRP symbol graph in {graphs}: run .ci/docc.sh first", file=sys.stderr)
+    failed = True
+sys.exit(1 if failed else 0)
