@@ -12,20 +12,17 @@ public struct AuthenticationVerifier: Sendable {
     public let relyingParty: RelyingParty
     /// The policy.
     public let policy: VerificationPolicy
-    private let keyCache: COSEKeyCache?
+    private let cache: VerificationCache?
 
     /// Creates a verifier.
     /// - Parameters:
     ///   - relyingParty: RP ID and origins.
-    ///   - policy: algorithms and counter policy.
-    public init(relyingParty: RelyingParty, policy: VerificationPolicy) {
-        self.init(relyingParty: relyingParty, policy: policy, keyCache: nil)
-    }
-
-    init(relyingParty: RelyingParty, policy: VerificationPolicy, keyCache: COSEKeyCache?) {
+    ///   - policy: algorithms, attestation and counter policy.
+    ///   - cache: credential keys to share between logins, or nil to rebuild each key from its record.
+    public init(relyingParty: RelyingParty, policy: VerificationPolicy, cache: VerificationCache? = nil) {
         self.relyingParty = relyingParty
         self.policy = policy
-        self.keyCache = keyCache
+        self.cache = cache
     }
 
     /// Verifies a response (WebAuthn L3 §7.2), for servers that keep challenges themselves.
@@ -53,13 +50,6 @@ public struct AuthenticationVerifier: Sendable {
     /// - Throws: ``WebAuthnError``.
     package func verify(_ response: AuthenticationResponse, issued: IssuedChallenge, record: CredentialRecord?,
                        now: Date, trace: inout CeremonyTrace) throws(WebAuthnError) -> VerifiedAuthentication {
-        try verify(response, issued: issued, record: record, now: now, parsedClientData: nil, trace: &trace)
-    }
-
-    /// `parsedClientData`: the client data when the caller already parsed `response.clientDataJSON`
-    /// (the registry does, to find the challenge), so it is not parsed twice.
-    func verify(_ response: AuthenticationResponse, issued: IssuedChallenge, record: CredentialRecord?, now: Date,
-                parsedClientData: CollectedClientData?, trace: inout CeremonyTrace) throws(WebAuthnError) -> VerifiedAuthentication {
         try trace.check("pending", "the challenge was issued for an authentication and has not expired") { () throws(WebAuthnError) in
             try CeremonyChecks.checkIssued(issued, kind: .authentication, now: now)
         }
@@ -90,8 +80,7 @@ public struct AuthenticationVerifier: Sendable {
         }
         // Steps 7-9: decode and parse client data.
         let clientData = try trace.check("§7.2 steps 7-9", "clientDataJSON is UTF-8 JSON client data") { () throws(WebAuthnError) in
-            if let parsedClientData { return parsedClientData }
-            return try CeremonyChecks.parseClientData(response.clientDataJSON)
+            try response.clientData()
         }
         try trace.check("§7.2 step 10", "C.type is webauthn.get") { () throws(WebAuthnError) in
             try CeremonyChecks.checkType(clientData, expected: "webauthn.get")
@@ -225,11 +214,11 @@ public struct AuthenticationVerifier: Sendable {
     }
 
     private func credentialKey(_ record: CredentialRecord) throws(WebAuthnError) -> COSEKey {
-        if let cached = keyCache?.key(for: record) { return cached }
+        if let cached = cache?.keys.key(for: record) { return cached }
         do throws(CryptoError) {
             let options = CeremonyChecks.credentialKeyOptions(offered: [COSEAlgorithm(rawValue: record.algorithm)], policy: policy)
             let key = try COSEKey(cbor: record.publicKey[...], options: options)
-            keyCache?.insert(key, for: record)
+            cache?.keys.insert(key, for: record)
             return key
         } catch {
             throw CeremonyChecks.coseKeyError(error, context: "stored credential public key")

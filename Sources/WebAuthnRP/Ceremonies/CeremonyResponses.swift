@@ -9,7 +9,10 @@ public struct RegistrationResponse: Sendable {
     /// `type`: must be `public-key`.
     public var type: String
     /// `response.clientDataJSON`, exactly as received.
-    public var clientDataJSON: [UInt8]
+    public var clientDataJSON: [UInt8] { didSet { preparsedClientData = nil } }
+    /// The parse of ``clientDataJSON`` when the registry already made it (to find the challenge),
+    /// so the verifier does not parse it twice; cleared whenever the bytes change.
+    var preparsedClientData: CollectedClientData?
     /// `response.attestationObject`, exactly as received.
     public var attestationObject: [UInt8]
     /// `response.transports`.
@@ -43,7 +46,10 @@ public struct AuthenticationResponse: Sendable {
     /// `type`: must be `public-key`.
     public var type: String
     /// `response.clientDataJSON`, exactly as received.
-    public var clientDataJSON: [UInt8]
+    public var clientDataJSON: [UInt8] { didSet { preparsedClientData = nil } }
+    /// The parse of ``clientDataJSON`` when the registry already made it; cleared whenever the
+    /// bytes change.
+    var preparsedClientData: CollectedClientData?
     /// `response.authenticatorData`, exactly as received.
     public var authenticatorData: [UInt8]
     /// `response.signature`.
@@ -104,4 +110,20 @@ public struct VerifiedAuthentication: Sendable {
     public var userPresent: Bool { authenticatorData.flags.contains(.userPresent) }
     /// UV flag.
     public var userVerified: Bool { authenticatorData.flags.contains(.userVerified) }
+}
+
+extension RegistrationResponse {
+    /// The client data, parsed once (§7.1 steps 5-6).
+    func clientData() throws(WebAuthnError) -> CollectedClientData {
+        if let preparsedClientData { return preparsedClientData }
+        return try CeremonyChecks.parseClientData(clientDataJSON)
+    }
+}
+
+extension AuthenticationResponse {
+    /// The client data, parsed once (§7.2 steps 9-10).
+    func clientData() throws(WebAuthnError) -> CollectedClientData {
+        if let preparsedClientData { return preparsedClientData }
+        return try CeremonyChecks.parseClientData(clientDataJSON)
+    }
 }

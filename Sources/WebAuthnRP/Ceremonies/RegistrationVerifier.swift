@@ -14,21 +14,18 @@ public struct RegistrationVerifier: Sendable {
     /// The policy.
     public let policy: VerificationPolicy
     let formats: AttestationFormatTable
-    private let certificateCache: CertificateCache?
+    private let cache: VerificationCache?
 
     /// Creates a verifier.
     /// - Parameters:
     ///   - relyingParty: RP ID and origins.
     ///   - policy: algorithms, attestation and counter policy.
-    public init(relyingParty: RelyingParty, policy: VerificationPolicy) {
-        self.init(relyingParty: relyingParty, policy: policy, certificateCache: nil)
-    }
-
-    init(relyingParty: RelyingParty, policy: VerificationPolicy, certificateCache: CertificateCache?) {
+    ///   - cache: parsed attestation certificates to share between ceremonies, or nil to keep none.
+    public init(relyingParty: RelyingParty, policy: VerificationPolicy, cache: VerificationCache? = nil) {
         self.relyingParty = relyingParty
         self.policy = policy
         self.formats = .standard
-        self.certificateCache = certificateCache
+        self.cache = cache
     }
 
     /// Verifies a response (WebAuthn L3 §7.1), for servers that keep challenges themselves.
@@ -56,13 +53,6 @@ public struct RegistrationVerifier: Sendable {
     /// - Throws: ``WebAuthnError``.
     package func verify(_ response: RegistrationResponse, issued: IssuedChallenge, now: Date,
                        keepAttestation: Bool = false, trace: inout CeremonyTrace) throws(WebAuthnError) -> VerifiedRegistration {
-        try verify(response, issued: issued, now: now, keepAttestation: keepAttestation, parsedClientData: nil, trace: &trace)
-    }
-
-    /// `parsedClientData`: the client data when the caller already parsed `response.clientDataJSON`
-    /// (the registry does, to find the challenge), so it is not parsed twice.
-    func verify(_ response: RegistrationResponse, issued: IssuedChallenge, now: Date, keepAttestation: Bool,
-                parsedClientData: CollectedClientData?, trace: inout CeremonyTrace) throws(WebAuthnError) -> VerifiedRegistration {
         try trace.check("pending", "the challenge was issued for a registration and has not expired") { () throws(WebAuthnError) in
             try CeremonyChecks.checkIssued(issued, kind: .registration, now: now)
         }
@@ -75,8 +65,7 @@ public struct RegistrationVerifier: Sendable {
         trace.note("§7.1 step 4", "client extension results collected")
         // Steps 5-6: UTF-8 decode and parse clientDataJSON.
         let clientData = try trace.check("§7.1 steps 5-6", "clientDataJSON is UTF-8 JSON client data") { () throws(WebAuthnError) in
-            if let parsedClientData { return parsedClientData }
-            return try CeremonyChecks.parseClientData(response.clientDataJSON)
+            try response.clientData()
         }
         try trace.check("§7.1 step 7", "C.type is webauthn.create") { () throws(WebAuthnError) in
             try CeremonyChecks.checkType(clientData, expected: "webauthn.create")
@@ -188,7 +177,7 @@ public struct RegistrationVerifier: Sendable {
         let context = AttestationContext(statement: attestationObject.statement, authenticatorData: authData,
                                          clientDataHash: clientDataHash, credentialKey: credentialKey,
                                          attestedCredential: attested, policy: policy.attestation,
-                                         verificationTime: now, formats: formats, certificateCache: certificateCache)
+                                         verificationTime: now, formats: formats, certificateCache: cache?.certificates)
         let outcome = try trace.check("§7.1 step 23", "attStmt is a valid \(attestationObject.format) statement") { () throws(WebAuthnError) in
             try format.verify(context)
         }

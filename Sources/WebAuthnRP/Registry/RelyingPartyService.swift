@@ -15,8 +15,9 @@ public struct RelyingPartyService: Sendable {
     public let challenges: any ChallengeStore
     /// Registered credentials.
     public let credentials: any CredentialStore
-    private let keyCache = COSEKeyCache()
-    private let certificateCache = CertificateCache()
+    /// Credential keys and attestation certificates kept between ceremonies, shared by the
+    /// service's verifiers.
+    private let cache = VerificationCache()
 
     /// Creates a service.
     /// - Parameters:
@@ -34,10 +35,10 @@ public struct RelyingPartyService: Sendable {
     }
 
     var registrationVerifier: RegistrationVerifier {
-        RegistrationVerifier(relyingParty: relyingParty, policy: policy, certificateCache: certificateCache)
+        RegistrationVerifier(relyingParty: relyingParty, policy: policy, cache: cache)
     }
     var authenticationVerifier: AuthenticationVerifier {
-        AuthenticationVerifier(relyingParty: relyingParty, policy: policy, keyCache: keyCache)
+        AuthenticationVerifier(relyingParty: relyingParty, policy: policy, cache: cache)
     }
 
     // MARK: Issuing
@@ -95,8 +96,10 @@ public struct RelyingPartyService: Sendable {
         }
         let verified: VerifiedRegistration
         do {
+            var response = response
+            response.preparsedClientData = clientData
             verified = try registrationVerifier.verify(response, issued: issued, now: now, keepAttestation: keepAttestation,
-                                                       parsedClientData: clientData, trace: &trace)
+                                                       trace: &trace)
         } catch {
             return .failure(error)
         }
@@ -150,8 +153,9 @@ public struct RelyingPartyService: Sendable {
         let record = try await credentials.credential(id: response.rawId)
         let verified: VerifiedAuthentication
         do {
-            verified = try authenticationVerifier.verify(response, issued: issued, record: record, now: now,
-                                                         parsedClientData: clientData, trace: &trace)
+            var response = response
+            response.preparsedClientData = clientData
+            verified = try authenticationVerifier.verify(response, issued: issued, record: record, now: now, trace: &trace)
         } catch {
             return .failure(error)
         }

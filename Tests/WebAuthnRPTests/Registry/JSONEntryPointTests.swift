@@ -98,6 +98,29 @@ struct JSONEntryPointTests {
         _ = try await service.finishAuthentication(try second.authenticate(challenge: challenge(3).challenge), now: now)
     }
 
+    @Test("verifiers a server builds itself share one VerificationCache, and a changed key under the same id is still noticed")
+    func sharedVerificationCache() throws {
+        var first = try TestAuthenticator(key: .es256)
+        var second = try TestAuthenticator(key: .es256)  // same credential id, another key
+        let cache = VerificationCache(credentialKeyCapacity: 8)
+        let policy = VerificationPolicy()
+        let verifier = { AuthenticationVerifier(relyingParty: CeremonyFixture.relyingParty, policy: policy, cache: cache) }
+        let login = try verifier().verify(try first.authenticate(challenge: challenge(1).challenge), issued: challenge(1),
+                                          record: first.record(), now: now)
+        #expect(login.updatedRecord.signCount == 1)
+        #expect(cache.keys.key(for: first.record()) != nil, "the first login left its key in the shared cache")
+        // A second verifier with the same cache, and a record whose key changed: the first key's
+        // signature must fail, the second's must pass.
+        first.signCount = 5
+        #expect(throws: WebAuthnError(.signature, "")) {
+            _ = try verifier().verify(try first.authenticate(challenge: challenge(2).challenge), issued: challenge(2),
+                                      record: second.record(), now: now)
+        }
+        second.signCount = 5
+        _ = try verifier().verify(try second.authenticate(challenge: challenge(3).challenge), issued: challenge(3),
+                                  record: second.record(), now: now)
+    }
+
     @Test("a cached attestation certificate is the same certificate parsed again")
     func certificateCache() throws {
         let ca = try TestAuthenticator.CA.make()
