@@ -111,19 +111,3 @@ public struct VerifiedAuthentication: Sendable {
     /// UV flag.
     public var userVerified: Bool { authenticatorData.flags.contains(.userVerified) }
 }
-
-extension RegistrationResponse {
-    /// The client data, parsed once (§7.1 steps 5-6).
-    func clientData() throws(WebAuthnError) -> CollectedClientData {
-        if let preparsedClientData { return preparsedClientData }
-        return try CeremonyChecks.parseClientData(clientDataJSON)
-    }
-}
-
-extension AuthenticationResponse {
-    /// The client data, parsed once (§7.2 steps 9-10).
-    func clientData() throws(WebAuthnError) -> CollectedClientData {
-        if let preparsedClientData { return preparsedClientData }
-        return try CeremonyChecks.parseClientData(clientDataJSON)
-    }
-}

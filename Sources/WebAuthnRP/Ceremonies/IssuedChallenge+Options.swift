@@ -44,25 +44,3 @@ extension IssuedChallenge {
                   userVerification: options.userVerification ?? .preferred, issuedAt: issuedAt, expiresAt: expiresAt)
     }
 }
-
-extension RegistrationResponse {
-    /// The decoded form of a `RegistrationResponseJSON` (what `PublicKeyCredential.toJSON()` sent).
-    /// - Parameter json: the decoded JSON.
-    public init(json: RegistrationResponseJSON) {
-        self.init(id: json.id, rawId: json.rawId.bytes, type: json.type.rawValue,
-                  clientDataJSON: json.response.clientDataJSON.bytes,
-                  attestationObject: json.response.attestationObject.bytes,
-                  transports: (json.response.transports ?? []).map(\.rawValue))
-    }
-}
-
-extension AuthenticationResponse {
-    /// The decoded form of an `AuthenticationResponseJSON`.
-    /// - Parameter json: the decoded JSON.
-    public init(json: AuthenticationResponseJSON) {
-        self.init(id: json.id, rawId: json.rawId.bytes, type: json.type.rawValue,
-                  clientDataJSON: json.response.clientDataJSON.bytes,
-                  authenticatorData: json.response.authenticatorData.bytes,
-                  signature: json.response.signature.bytes, userHandle: json.response.userHandle?.bytes)
-    }
-}
