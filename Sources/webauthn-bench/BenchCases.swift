@@ -252,7 +252,7 @@ final class RegistrationCase: BenchCase {
         }
         self.challenges = challenges
         self.bodies = bodies
-        policy = VerificationPolicy(attestation: AttestationPolicy(trustAnchors: anchors))
+        policy = VerificationPolicy(attestation: AttestationPolicy(requirement: AttestationRequirement(anchors: anchors)))
         service = RelyingPartyService(relyingParty: BenchCases.relyingParty, policy: policy)
     }
 
