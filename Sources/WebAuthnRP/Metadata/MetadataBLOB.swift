@@ -108,8 +108,11 @@ public struct MetadataBLOB: Sendable {
     /// - Parameter time: the current time.
     public func isStale(at time: Date) -> Bool { time > nextUpdate }
 
-    /// Lowercase hex SHA-1 of the subjectPublicKey BIT STRING's value (without the unused-bits octet).
-    static func keyIdentifier(of certificate: Certificate) -> String? {
+    /// A certificate's key identifier as MDS3 writes `attestationCertificateKeyIdentifiers`:
+    /// lowercase hex SHA-1 of the subjectPublicKey BIT STRING's value (RFC 5280 §4.2.1.2 method 1).
+    /// - Parameter certificate: the certificate.
+    /// - Returns: 40 hex digits, or nil when the key cannot be read.
+    public static func keyIdentifier(of certificate: Certificate) -> String? {
         guard let spki = try? DER.parseSequence(certificate.subjectPublicKeyInfoDER), spki.count == 2,
               let bitString = spki.last, bitString.tag == .bitString, let first = bitString.content.first,
               first == 0 else { return nil }
