@@ -231,3 +231,14 @@ enum MetadataJWSVerifier {
         return chain
     }
 }
+
+extension MetadataBLOB {
+    /// Reads and indexes a payload as if its signature had verified (no signing chain).
+    ///
+    /// Package access only: the `metadata-payload` fuzz target feeds hostile payload JSON
+    /// through this. Servers use ``init(jws:trustAnchor:crls:at:)``, which verifies first.
+    /// - Throws: ``WebAuthnError`` with category `metadata`.
+    package static func indexUnverifiedPayload(_ bytes: [UInt8]) throws(WebAuthnError) -> MetadataBLOB {
+        MetadataBLOB(payload: try MetadataPayloadParser.parse(bytes), signingChain: [])
+    }
+}
