@@ -149,13 +149,32 @@ enum MetadataJWSVerifier {
         var start = jws.startIndex, end = jws.endIndex
         while start < end, [0x20, 0x09, 0x0A, 0x0D].contains(jws[start]) { start += 1 }
         while end > start, [0x20, 0x09, 0x0A, 0x0D].contains(jws[end - 1]) { end -= 1 }
-        let parsed: CompactJWS
-        do {
-            parsed = try CompactJWS(jws[start..<end])
-        } catch {
-            throw failure("not a compact JWS: \(error)")
+        // Compact serialization (RFC 7515 §7.1): three base64url parts. The signing input is verified as
+        // a slice of the input and the payload decoded only after the signature verified, so a
+        // multi-megabyte BLOB is neither copied nor decoded before it is known to be genuine.
+        let body = jws[start..<end]
+        let dots = body.indices.filter { body[$0] == UInt8(ascii: ".") }
+        guard dots.count == 2, let firstDot = dots.first, let secondDot = dots.last else {
+            throw failure("not a compact JWS: \(dots.count + 1) part(s), the compact serialization has 3")
         }
-        let header = parsed.header
+        let headerPart = body[body.startIndex..<firstDot], payloadPart = body[(firstDot + 1)..<secondDot]
+        let signaturePart = body[(secondDot + 1)...]
+        guard !headerPart.isEmpty, !payloadPart.isEmpty, !signaturePart.isEmpty else {
+            throw failure("not a compact JWS: a part is empty")
+        }
+        let headerJSON: JSONValue
+        do {
+            headerJSON = try StrictJSONReader.parse(try Base64URL.decode(utf8: headerPart)[...])
+        } catch {
+            throw failure("not a compact JWS: the header is not base64url JSON: \(error)")
+        }
+        guard let header = headerJSON.objectValue else { throw failure("not a compact JWS: the header is not a JSON object") }
+        let rawSignature: [UInt8]
+        do {
+            rawSignature = try Base64URL.decode(utf8: signaturePart)
+        } catch {
+            throw failure("not a compact JWS: the signature is not base64url: \(error)")
+        }
         if header["crit"] != nil {
             // RFC 7515 §4.1.11: a critical extension this verifier does not understand refuses the JWS.
             throw failure("JWS header has crit extensions this verifier does not understand")
@@ -188,21 +207,30 @@ enum MetadataJWSVerifier {
             }
             signer = trustAnchor
         }
-        let signature: [UInt8]
-        do {
-            signature = try parsed.signatureForVerification(algorithm)
-        } catch {
-            throw failure("JWS signature: \(error)")
+        var signature = rawSignature
+        if let coordinateLength = algorithm.ecdsaCoordinateLength {
+            // RFC 7518 §3.4: ECDSA as the fixed-width r || s, re-encoded as DER for libcrypto.
+            do {
+                signature = try ECDSASignature.derEncoded(raw: rawSignature[...], coordinateLength: coordinateLength)
+            } catch {
+                throw failure("JWS \(algName) signature: \(error.reason)")
+            }
         }
         let valid: Bool
         do {
-            valid = try signer.publicKey.verify(signature: signature[...], over: parsed.signingInput[...],
+            valid = try signer.publicKey.verify(signature: signature[...], over: body[body.startIndex..<secondDot],
                                                 algorithm: algorithm.cose)
         } catch {
             throw failure("JWS \(algName) signature could not be checked with the signing certificate's key: \(error)")
         }
         guard valid else { throw failure("JWS \(algName) signature does not verify") }
-        return Verified(payload: parsed.payload, chain: verifiedChain)
+        let payload: [UInt8]
+        do {
+            payload = try Base64URL.decode(utf8: payloadPart)
+        } catch {
+            throw failure("the JWS payload is not base64url: \(error)")
+        }
+        return Verified(payload: payload, chain: verifiedChain)
     }
 
     private static func certificates(_ header: [String: JSONValue]) throws(WebAuthnError) -> [Certificate] {
