@@ -30,7 +30,11 @@ package enum MetadataListing {
             }
         }
         guard let blobPath, let rootPath else { return (usage, 2) }
-        guard let blob = FileManager.default.contents(atPath: blobPath) else { return ("cannot read \(blobPath)", 2) }
+        // Read straight into the bytes the verifier takes (the file's Data is released at once), so the
+        // process holds the BLOB once while verifying (Docs/Performance.md measures this command's memory).
+        guard let blob = FileManager.default.contents(atPath: blobPath).map({ [UInt8]($0) }) else {
+            return ("cannot read \(blobPath)", 2)
+        }
         let root: Certificate
         do {
             root = try Certificate(derEncoded: try derOrPEM(path: rootPath, label: "CERTIFICATE"))
@@ -47,7 +51,7 @@ package enum MetadataListing {
         }
         let verified: MetadataBLOB
         do {
-            verified = try MetadataBLOB(jws: Array(blob), trustAnchor: root, crls: crls, at: time)
+            verified = try MetadataBLOB(jws: blob, trustAnchor: root, crls: crls, at: time)
         } catch {
             return ("REFUSED \(error)", 1)
         }
@@ -56,9 +60,7 @@ package enum MetadataListing {
 
     /// One header line, then one line per entry: identifier, latest status, level, name.
     package static func describe(_ blob: MetadataBLOB, at time: Date) -> String {
-        let day = ISO8601DateFormatter()
-        day.formatOptions = [.withFullDate]
-        var lines = ["VERIFIED BLOB no \(blob.number), nextUpdate \(day.string(from: blob.nextUpdate))"
+        var lines = ["VERIFIED BLOB no \(blob.number), nextUpdate \(fullDate(blob.nextUpdate))"
             + (blob.isStale(at: time) ? " (STALE)" : "") + ", \(blob.entries.count) entries, signed by "
             + (blob.signingChain.first.map { "\($0.subject)" } ?? "?")]
         for entry in blob.entries {
@@ -68,6 +70,27 @@ package enum MetadataListing {
             lines.append("\(identifier)  \(entry.status?.rawValue ?? "-")  \(level)  \(entry.name ?? "(no statement)")")
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// `YYYY-MM-DD` in UTC, computed directly (a date formatter would load ICU, several megabytes,
+    /// into a process whose memory Docs/Performance.md measures).
+    static func fullDate(_ date: Date) -> String {
+        let days = Int((date.timeIntervalSince1970 / 86_400).rounded(.down))
+        // Howard Hinnant's civil_from_days.
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthIndex = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
+        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        func pad(_ value: Int, _ width: Int) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))"
     }
 
     private static func derOrPEM(path: String, label: String) throws -> [UInt8] {
