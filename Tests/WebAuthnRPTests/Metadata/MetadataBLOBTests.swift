@@ -122,6 +122,8 @@ struct MetadataBLOBTests {
         let clean = try TestMetadataService.crl(issuer: mds.intermediate, revokedSerials: [[0x09]], thisUpdate: start, nextUpdate: end)
         let rootCRL = try TestMetadataService.crl(issuer: mds.root, revokedSerials: [], thisUpdate: start, nextUpdate: end)
         _ = try MetadataBLOB(jws: text, trustAnchor: mds.root.certificate, crls: [clean, rootCRL], at: Self.now)
+        // A certificate whose issuer has no list given (the intermediate: no root CRL) is not checked.
+        _ = try MetadataBLOB(jws: text, trustAnchor: mds.root.certificate, crls: [clean], at: Self.now)
         // The intermediate revoked by the root's list.
         let rootRevoking = try TestMetadataService.crl(issuer: mds.root, revokedSerials: [[0x02]], thisUpdate: start, nextUpdate: end)
         #expect(failure { () throws(WebAuthnError) in
