@@ -236,9 +236,10 @@ struct MetadataBLOBTests {
     @Test("the latest status report is the one with the latest effectiveDate")
     func latestStatus() throws {
         var entry = TestMetadataService.Entry(aaguid: Self.aaguid, description: "Order")
+        // Written out of date order: the latest by date is not the last written.
         entry.statuses = [.init("USER_VERIFICATION_BYPASS", effectiveDate: "2024-06-01"),
-                          .init("FIDO_CERTIFIED_L2", effectiveDate: "2023-01-01"),
-                          .init("UPDATE_AVAILABLE", effectiveDate: "2024-09-01")]
+                          .init("UPDATE_AVAILABLE", effectiveDate: "2024-09-01"),
+                          .init("FIDO_CERTIFIED_L2", effectiveDate: "2023-01-01")]
         let mds = try Self.service()
         let text = try mds.blob(payload: try TestMetadataService.payload(entries: [entry.json]))
         let blob = try MetadataBLOB(jws: text, trustAnchor: mds.root.certificate, at: Self.now)
