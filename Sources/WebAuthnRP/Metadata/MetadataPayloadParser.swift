@@ -220,10 +220,10 @@ enum MetadataDate {
 }
 
 /// Base64 as the metadata statements carry certificates: the standard alphabet, padding
-/// optional; white space (line breaks in hand-edited statements) is refused.
+/// optional, line breaks and spaces (from PEM bodies pasted into a statement) skipped.
 enum MetadataBase64 {
     static func decode(_ text: String) -> [UInt8]? {
-        var normalized = text
+        var normalized = String(text.unicodeScalars.filter { !" \t\r\n".unicodeScalars.contains($0) })
         let remainder = normalized.utf8.count % 4
         if remainder == 2 { normalized += "==" } else if remainder == 3 { normalized += "=" } else if remainder == 1 { return nil }
         return Data(base64Encoded: normalized).map(Array.init)

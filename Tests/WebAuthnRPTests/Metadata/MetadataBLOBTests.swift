@@ -224,6 +224,22 @@ struct MetadataBLOBTests {
         try refused(["no": 1, "nextUpdate": "2025-07-01", "entries": [], "extra": deep], "payload is not JSON")
     }
 
+    @Test("attestation roots: standard base64 with or without padding, line breaks skipped")
+    func rootEncodings() throws {
+        let mds = try Self.service()
+        let der = mds.intermediate.certificate.derBytes
+        let padded = Data(der).base64EncodedString()
+        let wrapped = Data(der).base64EncodedString(options: [.lineLength64Characters, .endLineWithCarriageReturn, .endLineWithLineFeed])
+        let unpadded = String(padded.prefix { $0 != "=" })
+        var entry = TestMetadataService.Entry(aaguid: Self.aaguid, description: "Encodings").json
+        var statement = try #require(entry["metadataStatement"] as? [String: Any])
+        statement["attestationRootCertificates"] = [padded, wrapped, unpadded]
+        entry["metadataStatement"] = statement
+        let text = try mds.blob(payload: try TestMetadataService.payload(entries: [entry]))
+        let blob = try MetadataBLOB(jws: text, trustAnchor: mds.root.certificate, at: Self.now)
+        #expect(blob.entries.first?.statement?.attestationRootCertificates == [der, der, der])
+    }
+
     @Test("an oversized BLOB is refused before parsing")
     func oversized() throws {
         let mds = try Self.service()
