@@ -33,6 +33,8 @@ ceremonies is kept once) with a prefix saying where it came from. Sources, per h
                             also gets packed+none and packed+tpm mixes
   appattest-attestation     the attestation of every appAttestation ceremony (also a cbor seed)
   appattest-assertion       the assertion of every appAssertion ceremony (also a cbor seed)
+  metadata-blob             the policy.metadata BLOB of every fixture that has one
+  metadata-payload          the payload JSON of those BLOBs
   (hostile)                 per parser, inputs that declare 2^63 - 1 or 2^32 - 1 bytes or elements
                             with nothing behind them, and deep nesting: every fuzz run checks them
                             under -malloc_limit_mb
@@ -58,7 +60,7 @@ HARNESSES = [
     "response-json", "registration", "authentication", "fixture",
     "attstmt-packed", "attstmt-fido-u2f", "attstmt-tpm", "attstmt-android-key",
     "attstmt-android-safetynet", "attstmt-apple", "attstmt-compound",
-    "appattest-attestation", "appattest-assertion",
+    "appattest-attestation", "appattest-assertion", "metadata-blob", "metadata-payload",
 ]
 
 # The fixed attestation contexts of the attstmt-* harnesses (WebAuthnFuzzing's
@@ -296,6 +298,13 @@ def collect(seeds):
             for anchor in (fixture.get("policy") or {}).get("trustAnchors") or []:
                 seeds.add("x509", stem + "-anchor", b64url(anchor))
                 anchors.append(b64url(anchor))
+            metadata = (fixture.get("policy") or {}).get("metadata")
+            if isinstance(metadata, dict) and isinstance(metadata.get("blob"), str):
+                blob = metadata["blob"].encode()
+                seeds.add("metadata-blob", stem, blob)
+                parts = blob.split(b".")
+                if len(parts) == 3:
+                    seeds.add("metadata-payload", stem, b64url(parts[1].decode()))
             for credential in fixture.get("credentials") or []:
                 try:
                     key = b64url(credential["publicKey"])

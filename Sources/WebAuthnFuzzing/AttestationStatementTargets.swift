@@ -22,7 +22,7 @@ enum AttestationStatementTargets {
 
     /// Any sub-statement of a compound statement suffices, so a compound that holds one good
     /// statement reaches the trust assessment of its components.
-    static let policy = AttestationPolicy(trustAnchors: trustAnchors, compoundRequirement: .any)
+    static let policy = AttestationPolicy(requirement: AttestationRequirement(anchors: trustAnchors), compoundRequirement: .any)
 
     struct Context {
         let authenticatorData: AuthenticatorData

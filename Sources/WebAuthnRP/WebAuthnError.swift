@@ -40,6 +40,10 @@ public struct WebAuthnError: Error, Hashable, Sendable, CustomStringConvertible 
         case signature
         /// The signature counter did not increase.
         case signCount
+        /// The FIDO metadata BLOB does not verify, or the authenticator's metadata forbids it (a
+        /// compromise or revocation status, no entry while one is required, an attestation type its
+        /// statement does not declare, stale metadata the policy does not accept).
+        case metadata
     }
 
     /// The category of the rejection.

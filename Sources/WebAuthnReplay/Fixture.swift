@@ -61,6 +61,16 @@ struct Fixture: Decodable {
         var allowCounterRegression: Bool?
         /// Seconds a challenge stays answerable after `issuedAt` (checked in ``ReplaySetup``).
         var challengeLifetime: Double?
+        /// The FIDO metadata BLOB the registrations are judged with.
+        var metadata: MetadataSpec?
+    }
+
+    /// `policy.metadata`: an MDS3 BLOB, the root its chain must end in, CRLs, and whether an entry is required.
+    struct MetadataSpec: Decodable {
+        var blob: String
+        var trustAnchor: String
+        var crls: [String]?
+        var requireEntry: Bool?
     }
 
     struct CredentialSpec: Decodable {
@@ -195,6 +205,10 @@ struct Expectation: Decodable {
     var userVerified: Bool?
     var backupEligible: Bool?
     var backupState: Bool?
+    /// With `policy.metadata`: the entry's description.
+    var authenticatorName: String?
+    /// With `policy.metadata`: the entry's latest status.
+    var metadataStatus: String?
 
     /// `accept` or `reject(<error>)`.
     var summary: String {

@@ -21,9 +21,15 @@ extension Replayer {
         let rp = setup.relyingParty
         lines.append("rp \(rp.id) origins \(rp.origins) crossOrigin \(rp.allowCrossOrigin) top \(rp.topOrigins)")
         if fixture.policy?.verificationTime != nil { lines.append("now \(setup.now.timeIntervalSince1970)") }
-        let attestation = setup.policy.attestation
-        lines.append("anchors \(attestation.trustAnchors.map(\.derBytes)) requireTrust \(attestation.requireTrustedAttestation)"
+        let requirement = setup.policy.attestation.requirement
+        lines.append("anchors \(setup.anchors.map(\.derBytes)) chain \(requirement.chain) unattested \(requirement.unattested)"
             + " counter \(setup.policy.counter) challengeLifetime \(setup.policy.challengeLifetime)")
+        switch setup.metadata {
+        case .none: break
+        case .some(.success(let blob)):
+            lines.append("metadata no \(blob.number) nextUpdate \(blob.nextUpdate.timeIntervalSince1970) entries \(blob.entries.count)")
+        case .some(.failure(let error)): lines.append("metadata refused \(error)")
+        }
         for record in setup.credentials { lines.append("record \(record)") }
         let expiry = Date(timeIntervalSince1970: 0)
         for ceremony in fixture.ceremonies {

@@ -193,6 +193,10 @@ package enum Replayer {
 struct ReplaySetup {
     let relyingParty: RelyingParty
     let policy: VerificationPolicy
+    /// `policy.trustAnchors`, parsed.
+    let anchors: [Certificate]
+    /// `policy.metadata`, when given: the BLOB verified at `now`, or why it did not verify.
+    let metadata: Result<MetadataBLOB, WebAuthnError>?
     let credentials: [CredentialRecord]
     let now: Date
 
@@ -227,11 +231,30 @@ struct ReplaySetup {
                 throw FixtureError(file: file, member: member, reason: "is not a base64url DER certificate (\(error))")
             }
         }
+        self.anchors = anchors
+        let requireTrust = spec?.requireTrustedAttestation ?? false
+        var source: any AttestationTrustSource = FixedTrustAnchors(anchors)
+        if let metadataSpec = spec?.metadata {
+            let loaded = try Self.loadMetadata(metadataSpec, at: now, file: file)
+            metadata = loaded
+            switch loaded {
+            case .success(let blob):
+                // The fixture format has no staleness member: a stale BLOB is judged like a fresh one.
+                source = MetadataTrust(blob: blob, policy: MetadataPolicy(requireEntry: metadataSpec.requireEntry ?? false,
+                                                                          acceptStale: true),
+                                       additionalAnchors: anchors)
+            case .failure(let error):
+                source = RefusingTrustSource(error: error)
+            }
+        } else {
+            metadata = nil
+        }
         // The fixture's RP accepts whatever its options offer: legacy RS1 and ML-DSA included.
         policy = VerificationPolicy(
             acceptedAlgorithms: VerificationPolicy.defaultAlgorithms + [.rs1, .mlDSA44, .mlDSA65, .mlDSA87],
-            attestation: AttestationPolicy(trustAnchors: anchors,
-                                           requireTrustedAttestation: spec?.requireTrustedAttestation ?? false),
+            attestation: AttestationPolicy(requirement: AttestationRequirement(
+                source: source, chain: requireTrust ? .required : .reported,
+                unattested: requireTrust ? .rejected : .accepted)),
             counter: (spec?.allowCounterRegression ?? false) ? .acceptAndFlag : .reject,
             challengeLifetime: lifetime)
         var records: [CredentialRecord] = []
@@ -251,6 +274,40 @@ struct ReplaySetup {
                 transports: credential.transports ?? []))
         }
         credentials = records
+    }
+
+    /// Decodes `policy.metadata` (an unusable anchor or CRL makes the file unusable) and verifies
+    /// the BLOB; a BLOB that does not verify is a verdict (`metadata`) for every registration.
+    private static func loadMetadata(_ spec: Fixture.MetadataSpec, at now: Date,
+                                     file: String) throws(FixtureError) -> Result<MetadataBLOB, WebAuthnError> {
+        let anchor: Certificate
+        do {
+            anchor = try Certificate(derEncoded: try Base64URL.decode(spec.trustAnchor)[...])
+        } catch {
+            throw FixtureError(file: file, member: "policy.metadata.trustAnchor", reason: "is not a base64url DER certificate (\(error))")
+        }
+        var crls: [CertificateRevocationList] = []
+        for (index, text) in (spec.crls ?? []).enumerated() {
+            do {
+                crls.append(try CertificateRevocationList(derEncoded: try Base64URL.decode(text)))
+            } catch {
+                throw FixtureError(file: file, member: "policy.metadata.crls[\(index)]", reason: "is not a base64url DER CRL (\(error))")
+            }
+        }
+        do throws(WebAuthnError) {
+            return .success(try MetadataBLOB(jws: spec.blob, trustAnchor: anchor, crls: crls, at: now))
+        } catch {
+            return .failure(error)
+        }
+    }
+}
+
+/// The trust source of a fixture whose metadata BLOB did not verify: every registration is refused with why.
+struct RefusingTrustSource: AttestationTrustSource {
+    let error: WebAuthnError
+
+    func trust(for authenticator: AttestedAuthenticator, at time: Date) throws(WebAuthnError) -> AuthenticatorTrust {
+        throw error
     }
 }
 
@@ -302,12 +359,19 @@ enum ExpectationMatcher {
             compare("algorithm", expect.algorithm, verified.record.algorithm)
             compare("signCount", expect.signCount, verified.authenticatorData.signCount)
             compareFlags(expect, verified.authenticatorData.flags, into: &out)
+            if let expected = expect.authenticatorName, expected != verified.attestation.authenticatorName {
+                out.append("authenticatorName: expected \(expected), got \(verified.attestation.authenticatorName ?? "no metadata entry")")
+            }
+            let status = verified.attestation.metadata?.status?.rawValue
+            if let expected = expect.metadataStatus, expected != status {
+                out.append("metadataStatus: expected \(expected), got \(status ?? "no metadata status")")
+            }
         case (.accept, .authenticated(let verified, _)):
             compare("credentialId", expect.credentialId, Base64URL.encode(verified.updatedRecord.id))
             compare("signCount", expect.signCount, verified.authenticatorData.signCount)
             compareFlags(expect, verified.authenticatorData.flags, into: &out)
             if expect.attestationFormat != nil || expect.attestationType != nil || expect.trusted != nil
-                || expect.aaguid != nil {
+                || expect.aaguid != nil || expect.authenticatorName != nil || expect.metadataStatus != nil {
                 out.append("attestation details were expected from an authentication")
             }
         }

@@ -14,6 +14,7 @@ enum BenchCases {
         "concurrent.assertion.es256",
         "registration.none.es256", "registration.packed.es256",
         "cbor.attestation-object", "cbor.attestation-object.packed",
+        "metadata.blob.verify-index", "metadata.lookup.aaguid",
     ]
 
     /// The cases to run, grouped: a case with its yardstick (`limit.*` with `assertion.*`,
@@ -49,6 +50,8 @@ enum BenchCases {
         case "registration.packed.es256": return try RegistrationCase(name: name, packed: true, poolSize: pool(500))
         case "cbor.attestation-object": return try CBORCase(name: name, packed: false)
         case "cbor.attestation-object.packed": return try CBORCase(name: name, packed: true)
+        case "metadata.blob.verify-index": return try MetadataBLOBCase()
+        case "metadata.lookup.aaguid": return try MetadataLookupCase()
         default: throw BenchFailure("unknown case \(name)")
         }
     }
@@ -252,7 +255,7 @@ final class RegistrationCase: BenchCase {
         }
         self.challenges = challenges
         self.bodies = bodies
-        policy = VerificationPolicy(attestation: AttestationPolicy(trustAnchors: anchors))
+        policy = VerificationPolicy(attestation: AttestationPolicy(requirement: AttestationRequirement(anchors: anchors)))
         service = RelyingPartyService(relyingParty: BenchCases.relyingParty, policy: policy)
     }
 

@@ -8,7 +8,15 @@ let usage = """
     usage: webauthn-replay [--json] [--explain] <file-or-folder>...
       --json      print one JSON document instead of text lines
       --explain   print each ceremony's verification steps
+           webauthn-replay metadata BLOB --root ROOT [--crl CRL]... [--at TIME]
+      verifies a downloaded FIDO MDS3 BLOB against ROOT (DER or PEM) and lists its entries
     """
+
+if CommandLine.arguments.dropFirst().first == "metadata" {
+    let (text, code) = MetadataListing.run(Array(CommandLine.arguments.dropFirst(2)))
+    print(text)
+    exit(code)
+}
 
 var paths: [String] = []
 var json = false

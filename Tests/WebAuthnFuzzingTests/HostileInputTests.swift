@@ -61,6 +61,11 @@ import WebAuthnCrypto
 
     static func decoded(_ text: String) -> [UInt8] { (try? Base64URL.decode(text)) ?? [] }
 
+    /// A one-entry MDS3 payload (the seeds' payloads are larger than a truncation sweep needs).
+    static let smallMetadataPayload = Array(("""
+        {"no":3,"nextUpdate":"2025-07-01","entries":[{"aaguid":"4d455441-0000-4000-8000-000000000001",        "attestationCertificateKeyIdentifiers":["82cc4a935ab01f94473d23fec38697e81b83bffa"],        "statusReports":[{"status":"FIDO_CERTIFIED_L1","effectiveDate":"2024-01-01"}],        "timeOfLastStatusChange":"2024-01-01","metadataStatement":{"description":"Key","authenticatorVersion":2,        "attestationTypes":["basic_full"],"attestationRootCertificates":["MIIB"],"keyProtection":["hardware"],        "userVerificationDetails":[[{"userVerificationMethod":"presence_internal"}]]}}]}
+        """).utf8)
+
     static let parsers: [Parser] = [
         Parser(name: "authenticator data", valid: decoded(RecordedInputs.contexts["packed"]?.authenticatorData ?? ""),
                rejection: "webauthn.malformed") { _ = try AuthenticatorData(bytes: $0) },
@@ -77,6 +82,8 @@ import WebAuthnCrypto
                rejection: "webauthn.malformed") { _ = try AuthenticationResponseJSON(jsonData: Data($0)) },
         Parser(name: "X.509 certificate", valid: decoded(RecordedInputs.trustAnchorsBase64URL.first ?? ""),
                rejection: "crypto.malformedCertificate") { _ = try Certificate(derEncoded: $0) },
+        Parser(name: "metadata BLOB payload", valid: smallMetadataPayload,
+               rejection: "webauthn.metadata") { _ = try MetadataBLOB.indexUnverifiedPayload($0) },
     ]
 
     @Test("the valid inputs parse", arguments: parsers)
@@ -154,6 +161,7 @@ import WebAuthnCrypto
             ("authentication response", Self.outcome { _ = try AuthenticationResponseJSON(jsonData: Data(Self.deepJSON)) },
              .rejected("webauthn.malformed")),
             ("X.509", Self.outcome { _ = try Certificate(derEncoded: Self.deepDER) }, .rejected("crypto.malformedCertificate")),
+            ("metadata payload", Self.outcome { _ = try MetadataBLOB.indexUnverifiedPayload(Self.deepJSON) }, .rejected("webauthn.metadata")),
         ]
         for (name, outcome, expected) in cases {
             #expect(outcome == expected, "\(name)")

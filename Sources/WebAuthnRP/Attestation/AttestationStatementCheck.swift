@@ -17,7 +17,7 @@ package enum AttestationStatementCheck {
     ///   - clientDataHash: SHA-256 of the client data.
     ///   - policy: anchors and format choices.
     ///   - time: the clock for certificates and timestamps.
-    /// - Returns: the attestation result, trust judged against `policy.trustAnchors`.
+    /// - Returns: the attestation result, trust judged against the anchors of `policy.requirement`.
     /// - Throws: ``WebAuthnError``: `malformed` for authenticator data without a usable credential
     ///   key or a certificate that does not parse, `attestation` for a statement that does not verify.
     package static func verify(format: String, statement: CBORItem, authenticatorData: AuthenticatorData,
@@ -41,7 +41,8 @@ package enum AttestationStatementCheck {
                                          attestedCredential: attested, policy: policy,
                                          verificationTime: time, formats: formats)
         let outcome = try verifier.verify(context)
-        let verdict = AttestationTrustEvaluator.evaluate(outcome, policy: policy, at: time)
-        return AttestationResult(format: format, outcome: outcome, verdict: verdict)
+        let (verdict, trust) = try AttestationTrustEvaluator.assess(outcome, format: format, aaguid: attested.aaguid,
+                                                                    policy: policy, at: time)
+        return AttestationResult(format: format, outcome: outcome, verdict: verdict, authenticator: trust)
     }
 }

@@ -21,9 +21,18 @@ public struct AttestationResult: Sendable {
     public let details: [String: String]
     /// For `compound`: the result of each sub-statement that verified, with its own trust.
     public let components: [AttestationResult]
+    /// The authenticator's name for people, when the trust source knows it (the FIDO metadata
+    /// statement's description).
+    public let authenticatorName: String?
+    /// The FIDO metadata entry the trust decision used, when the source is ``MetadataTrust``
+    /// and the authenticator has an entry: its status reports, certification level, statement.
+    public let metadata: MetadataEntry?
+    /// True when that metadata was past its nextUpdate (accepted because the policy allows stale metadata).
+    public let metadataStale: Bool
 
-    /// Builds the public result from a format's outcome and the trust verdict.
-    init(format: String, outcome: AttestationOutcome, verdict: AttestationTrustEvaluator.Verdict) {
+    /// Builds the public result from a format's outcome, the trust verdict and what the trust source said.
+    init(format: String, outcome: AttestationOutcome, verdict: AttestationTrustEvaluator.Verdict,
+         authenticator: AuthenticatorTrust? = nil) {
         self.format = format
         self.type = outcome.type
         self.trusted = verdict.trusted
@@ -31,6 +40,9 @@ public struct AttestationResult: Sendable {
         self.trustPath = outcome.trustPath
         self.untrustedReason = verdict.trusted ? nil : verdict.reason
         self.details = outcome.details
+        self.authenticatorName = authenticator?.authenticatorName
+        self.metadata = authenticator?.metadata
+        self.metadataStale = authenticator?.metadataStale ?? false
         // The verdict holds one verdict per component, in the same order (each chain verified once).
         self.components = zip(outcome.components, verdict.components).map { component, componentVerdict in
             AttestationResult(format: component.format, outcome: component.outcome, verdict: componentVerdict)
@@ -48,12 +60,28 @@ enum AttestationTrustEvaluator {
         var components: [Verdict] = []
     }
 
-    /// Judges trust; a compound outcome is trusted per ``AttestationPolicy/compoundRequirement``.
-    static func evaluate(_ outcome: AttestationOutcome, policy: AttestationPolicy, at time: Date) -> Verdict {
+    /// Steps 24-25 as a registration runs them: asks the policy's trust source for this
+    /// authenticator's anchors (it may refuse the authenticator, category `metadata`), then
+    /// judges the trust path against them.
+    /// - Throws: ``WebAuthnError`` from the trust source.
+    static func assess(_ outcome: AttestationOutcome, format: String, aaguid: AAGUID, policy: AttestationPolicy,
+                       at time: Date) throws(WebAuthnError) -> (Verdict, AuthenticatorTrust) {
+        let path = outcome.components.isEmpty ? outcome.trustPath : outcome.components.flatMap(\.outcome.trustPath)
+        let authenticator = AttestedAuthenticator(aaguid: aaguid, format: format, type: outcome.type, trustPath: path)
+        let trust = try policy.requirement.source.trust(for: authenticator, at: time)
+        let verdict = evaluate(outcome, anchors: trust.anchors, compoundRequirement: policy.compoundRequirement, at: time)
+        return (verdict, trust)
+    }
+
+    /// Judges trust against `anchors`; a compound outcome is trusted per `compoundRequirement`.
+    static func evaluate(_ outcome: AttestationOutcome, anchors: [Certificate],
+                         compoundRequirement: AttestationPolicy.CompoundRequirement, at time: Date) -> Verdict {
         if !outcome.components.isEmpty {
-            let verdicts = outcome.components.map { evaluate($0.outcome, policy: policy, at: time) }
+            let verdicts = outcome.components.map {
+                evaluate($0.outcome, anchors: anchors, compoundRequirement: compoundRequirement, at: time)
+            }
             let trustedOnes = verdicts.filter(\.trusted)
-            let ok = policy.compoundRequirement == .all ? trustedOnes.count == verdicts.count : !trustedOnes.isEmpty
+            let ok = compoundRequirement == .all ? trustedOnes.count == verdicts.count : !trustedOnes.isEmpty
             return Verdict(trusted: ok, anchor: trustedOnes.first?.anchor,
                            reason: ok ? nil : verdicts.compactMap(\.reason).joined(separator: "; "), components: verdicts)
         }
@@ -65,12 +93,12 @@ enum AttestationTrustEvaluator {
         guard let leaf = outcome.trustPath.first else {
             return Verdict(trusted: false, anchor: nil, reason: "empty trust path")
         }
-        guard !policy.trustAnchors.isEmpty else {
-            return Verdict(trusted: false, anchor: nil, reason: "the policy has no trust anchors")
+        guard !anchors.isEmpty else {
+            return Verdict(trusted: false, anchor: nil, reason: "the policy has no trust anchors for this authenticator")
         }
         do {
             let chain = try CertificateChain.verify(leaf: leaf, intermediates: Array(outcome.trustPath.dropFirst()),
-                                                    trustAnchors: policy.trustAnchors, at: time)
+                                                    trustAnchors: anchors, at: time)
             return Verdict(trusted: true, anchor: chain.anchor, reason: nil)
         } catch {
             return Verdict(trusted: false, anchor: nil, reason: "\(error)")

@@ -181,9 +181,16 @@ public struct RegistrationVerifier: Sendable {
         let outcome = try trace.check("§7.1 step 23", "attStmt is a valid \(attestationObject.format) statement") { () throws(WebAuthnError) in
             try format.verify(context)
         }
-        // Steps 24-25: trust anchors from policy; assess the trust path.
-        let verdict = AttestationTrustEvaluator.evaluate(outcome, policy: policy.attestation, at: now)
-        trace.note("§7.1 steps 24-25", "attestation trust assessed",
+        // Step 24: "Obtain a list of acceptable trust anchors … for that attestation type and attestation
+        // statement format fmt, from a trusted source": the requirement's source (fixed roots, FIDO
+        // metadata, or the caller's own), which may refuse the authenticator outright (`metadata`).
+        let (verdict, authenticatorTrust) = try trace.check("§7.1 step 24", "trust anchors for this authenticator",
+                                                            detail: attested.aaguid.uuidString) { () throws(WebAuthnError) in
+            try AttestationTrustEvaluator.assess(outcome, format: attestationObject.format, aaguid: attested.aaguid,
+                                                 policy: policy.attestation, at: now)
+        }
+        // Step 25: assess the trust path against those anchors.
+        trace.note("§7.1 step 25", "attestation trust assessed",
                    detail: verdict.trusted ? "trusted" : "untrusted: \(verdict.reason ?? "")")
         // Step 26: "Verify that the credentialId is ≤ 1023 bytes." AuthenticatorData refuses a longer id
         // while parsing (step 13, category malformed), so by here it always holds.
@@ -195,15 +202,9 @@ public struct RegistrationVerifier: Sendable {
         // `enterprise` request is refused only when the policy says so.
         try trace.check("§7.1 step 29", "untrusted attestation rejected when trust is required",
                         detail: "requested \(issued.attestation?.rawValue ?? "none"), received \(outcome.type.rawValue)") { () throws(WebAuthnError) in
-            let attestation = policy.attestation
             let requested = issued.attestation ?? AttestationConveyancePreference.none
-            if outcome.type == .none, attestation.rejectNoneWhenAttestationRequested,
-               requested == .direct || requested == .enterprise {
-                throw WebAuthnError(.trust, "the options asked for \(requested.rawValue) attestation and none arrived")
-            }
-            guard attestation.requireTrustedAttestation, !verdict.trusted else { return }
-            if attestation.acceptUnattestedWhenTrustRequired, outcome.type == .none || outcome.type == .self { return }
-            throw WebAuthnError(.trust, "attestation (\(outcome.type.rawValue)) is not trusted: \(verdict.reason ?? "no anchor")")
+            try policy.attestation.requirement.check(type: outcome.type, trusted: verdict.trusted,
+                                                     reason: verdict.reason, requested: requested)
         }
         let record = CredentialRecord(
             id: Array(attested.credentialId), publicKey: credentialKey.cborBytes,
@@ -215,7 +216,8 @@ public struct RegistrationVerifier: Sendable {
             attestationTrusted: verdict.trusted,
             attestationObject: keepAttestation ? response.attestationObject : nil,
             registrationClientDataJSON: keepAttestation ? response.clientDataJSON : nil)
-        let attestation = AttestationResult(format: attestationObject.format, outcome: outcome, verdict: verdict)
+        let attestation = AttestationResult(format: attestationObject.format, outcome: outcome, verdict: verdict,
+                                            authenticator: authenticatorTrust)
         return VerifiedRegistration(record: record, attestation: attestation, authenticatorData: authData,
                                     clientData: clientData, credentialKey: credentialKey)
     }

@@ -11,17 +11,10 @@ public enum CounterPolicy: Sendable, Equatable {
 
 /// How a verified attestation is judged, and which roots make it trusted.
 public struct AttestationPolicy: Sendable {
-    /// Roots (or intermediates) an attestation trust path may end in. Never trusted
-    /// implicitly: a self-signed certificate inside `x5c` is not an anchor.
-    public var trustAnchors: [Certificate]
-    /// Reject (category `trust`) a registration whose attestation does not chain to
-    /// one of ``trustAnchors``. `none` and `self` attestations have no chain, so
-    /// they are rejected too unless ``acceptUnattestedWhenTrustRequired`` is set.
-    public var requireTrustedAttestation: Bool
-    /// With ``requireTrustedAttestation``, still accept `none` and `self`
-    /// attestations (recorded as untrusted). Platforms may send `none` even when the
-    /// RP asked for `direct`; this is where the caller decides what that means.
-    public var acceptUnattestedWhenTrustRequired: Bool
+    /// What the attestation must establish and where its trust anchors come from (fixed
+    /// roots, the FIDO Metadata Service, or the caller's own source). Default: nothing
+    /// required, no anchors.
+    public var requirement: AttestationRequirement
     /// Android Key attestation: which authorization lists count.
     public var androidKeyAuthorizations: AndroidKeyAuthorizationPolicy
     /// SafetyNet: the largest accepted age (and clock skew) of the attestation
@@ -31,11 +24,6 @@ public struct AttestationPolicy: Sendable {
     public var compoundRequirement: CompoundRequirement
     /// Formats accepted at all (nil: every supported format).
     public var allowedFormats: Set<String>?
-    /// What a `none` statement means when the options asked for `direct` or
-    /// `enterprise` attestation. Platforms may answer such a request with `none`
-    /// (privacy settings, synced passkeys), so the default accepts it as an
-    /// unattested credential; set this to reject it (category `trust`).
-    public var rejectNoneWhenAttestationRequested: Bool
     /// `tpm`: reject (category `attestation`) an AIK certificate whose TPMManufacturer is not
     /// in the TCG TPM vendor registry (see `TPMManufacturer`; the FIDO conformance and W3C
     /// test-vector identifiers count as known). On by default, as in the other relying-party
@@ -61,29 +49,21 @@ public struct AttestationPolicy: Sendable {
 
     /// Creates a policy.
     /// - Parameters:
-    ///   - trustAnchors: attestation roots the caller trusts (default none).
-    ///   - requireTrustedAttestation: reject attestations that do not chain to an anchor.
-    ///   - acceptUnattestedWhenTrustRequired: accept `none`/`self` even when trust is required.
+    ///   - requirement: what the attestation must establish, and the anchors (default: nothing required).
     ///   - androidKeyAuthorizations: which Android Key lists count (default union).
     ///   - safetyNetMaximumAge: SafetyNet timestamp window in seconds (default 60).
     ///   - compoundRequirement: all or any sub-statement (default all).
     ///   - allowedFormats: formats accepted (default all supported).
-    ///   - rejectNoneWhenAttestationRequested: reject `none` when `direct`/`enterprise` was asked for.
     ///   - requireKnownTPMManufacturer: reject `tpm` attestations from unregistered TPM vendors (default true).
-    public init(trustAnchors: [Certificate] = [], requireTrustedAttestation: Bool = false,
-                acceptUnattestedWhenTrustRequired: Bool = false,
+    public init(requirement: AttestationRequirement = .none,
                 androidKeyAuthorizations: AndroidKeyAuthorizationPolicy = .teeOrSoftware,
                 safetyNetMaximumAge: TimeInterval = 60, compoundRequirement: CompoundRequirement = .all,
-                allowedFormats: Set<String>? = nil, rejectNoneWhenAttestationRequested: Bool = false,
-                requireKnownTPMManufacturer: Bool = true) {
-        self.trustAnchors = trustAnchors
-        self.requireTrustedAttestation = requireTrustedAttestation
-        self.acceptUnattestedWhenTrustRequired = acceptUnattestedWhenTrustRequired
+                allowedFormats: Set<String>? = nil, requireKnownTPMManufacturer: Bool = true) {
+        self.requirement = requirement
         self.androidKeyAuthorizations = androidKeyAuthorizations
         self.safetyNetMaximumAge = safetyNetMaximumAge
         self.compoundRequirement = compoundRequirement
         self.allowedFormats = allowedFormats
-        self.rejectNoneWhenAttestationRequested = rejectNoneWhenAttestationRequested
         self.requireKnownTPMManufacturer = requireKnownTPMManufacturer
     }
 }

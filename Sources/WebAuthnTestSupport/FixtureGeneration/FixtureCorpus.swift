@@ -326,6 +326,7 @@ struct Corpus {
         files.append(try attestationRejections())
         files.append(try attestationFormatRejections())
         files.append(try attestationRuleRejections())
+        files += try metadataFiles()
         files += try trustFiles()
 
         var exists = FixtureFile("registration/credentialExists.json",

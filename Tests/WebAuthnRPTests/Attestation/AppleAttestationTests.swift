@@ -100,10 +100,10 @@ struct AppleAttestationTests {
         let factory = try AppleStatementFactory()
         let format = try #require(AttestationFormatTable.standard.format("apple"))
         let outcome = try format.verify(try factory.context(try factory.validStatement()))
-        let trusted = AttestationTrustEvaluator.evaluate(outcome, policy: AttestationPolicy(trustAnchors: [factory.ca.cert]), at: AttestationTestSupport.now)
+        let trusted = AttestationTrustEvaluator.evaluate(outcome, anchors: [factory.ca.cert], compoundRequirement: .all, at: AttestationTestSupport.now)
         #expect(trusted.trusted)
         let other = try AttestationTestSupport.makeCA(name: "Some other root")
-        let untrusted = AttestationTrustEvaluator.evaluate(outcome, policy: AttestationPolicy(trustAnchors: [other.cert]), at: AttestationTestSupport.now)
+        let untrusted = AttestationTrustEvaluator.evaluate(outcome, anchors: [other.cert], compoundRequirement: .all, at: AttestationTestSupport.now)
         #expect(!untrusted.trusted)
     }
 

@@ -31,7 +31,7 @@ struct CompoundStatementFactory {
 
     func context(_ entries: [CBORItem], requirement: AttestationPolicy.CompoundRequirement = .all,
                  trustAnchors: [Certificate] = [], allowedFormats: Set<String>? = nil) throws -> AttestationContext {
-        try apple.context(.array(entries), policy: AttestationPolicy(trustAnchors: trustAnchors, compoundRequirement: requirement,
+        try apple.context(.array(entries), policy: AttestationPolicy(requirement: AttestationRequirement(anchors: trustAnchors), compoundRequirement: requirement,
                                                                       allowedFormats: allowedFormats))
     }
 
@@ -178,11 +178,11 @@ struct CompoundAttestationTests {
         let entries = [try factory.appleEntry(), try factory.packedSelfEntry()]
         let anchors = [factory.apple.ca.cert]
         let allOutcome = try CompoundAttestation().verify(try factory.context(entries, requirement: .all, trustAnchors: anchors))
-        let allVerdict = AttestationTrustEvaluator.evaluate(allOutcome, policy: AttestationPolicy(trustAnchors: anchors, compoundRequirement: .all),
+        let allVerdict = AttestationTrustEvaluator.evaluate(allOutcome, anchors: anchors, compoundRequirement: .all,
                                                             at: AttestationTestSupport.now)
         #expect(!allVerdict.trusted)
         let anyOutcome = try CompoundAttestation().verify(try factory.context(entries, requirement: .any, trustAnchors: anchors))
-        let anyVerdict = AttestationTrustEvaluator.evaluate(anyOutcome, policy: AttestationPolicy(trustAnchors: anchors, compoundRequirement: .any),
+        let anyVerdict = AttestationTrustEvaluator.evaluate(anyOutcome, anchors: anchors, compoundRequirement: .any,
                                                             at: AttestationTestSupport.now)
         #expect(anyVerdict.trusted)
         #expect(anyVerdict.anchor?.derBytes == factory.apple.ca.cert.derBytes)

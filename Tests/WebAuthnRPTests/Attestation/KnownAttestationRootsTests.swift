@@ -95,8 +95,9 @@ struct KnownAttestationRootsTests {
     }
 
     @Test("no known root is trusted by default")
-    func notTrustedByDefault() {
-        #expect(AttestationPolicy().trustAnchors.isEmpty)
-        #expect(VerificationPolicy().attestation.trustAnchors.isEmpty)
+    func notTrustedByDefault() throws {
+        let authenticator = AttestedAuthenticator(aaguid: .zero, format: "packed", type: .basic, trustPath: [])
+        #expect(try AttestationPolicy().requirement.source.trust(for: authenticator, at: Date()).anchors.isEmpty)
+        #expect(try VerificationPolicy().attestation.requirement.source.trust(for: authenticator, at: Date()).anchors.isEmpty)
     }
 }

@@ -21,7 +21,7 @@ struct PackedAndU2FAttestationTests {
     }
 
     static func trusting(_ ca: TestAuthenticator.CA) -> VerificationPolicy {
-        VerificationPolicy(attestation: AttestationPolicy(trustAnchors: [ca.certificate], requireTrustedAttestation: true))
+        VerificationPolicy(attestation: AttestationPolicy(requirement: .trusted(by: [ca.certificate])))
     }
 
     /// Replaces attStmt member `key` with `value` (or removes it when nil).

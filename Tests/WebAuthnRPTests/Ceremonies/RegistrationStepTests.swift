@@ -39,7 +39,7 @@ struct RegistrationStepTests {
         #expect(ran == ["pending", "§7.1 step 3", "§7.1 step 4", "§7.1 steps 5-6", "§7.1 step 7", "§7.1 step 8",
                         "§7.1 step 9", "§7.1 step 10", "§7.1 step 11", "§7.1 step 12", "§7.1 step 13", "§7.1 step 13",
                         "§7.1 step 14", "§7.1 step 15", "§7.1 step 16", "§7.1 step 17", "§7.1 steps 18-19",
-                        "§7.1 step 20", "§7.1 step 21", "§7.1 step 22", "§7.1 step 23", "§7.1 steps 24-25",
+                        "§7.1 step 20", "§7.1 step 21", "§7.1 step 22", "§7.1 step 23", "§7.1 step 24", "§7.1 step 25",
                         "§7.1 step 26", "§7.1 step 29"])
         #expect(outcome.trace.skipped("§7.1 step 11"))  // no topOrigin
         for step in ["pending", "§7.1 step 3", "§7.1 step 8", "§7.1 step 9", "§7.1 step 13", "§7.1 step 14",
@@ -359,25 +359,23 @@ struct RegistrationStepTests {
     func step29Untrusted() throws {
         let ca = try TestAuthenticator.CA.make()
         let other = try TestAuthenticator.CA.make(name: "Other Root")
-        let requireTrust = VerificationPolicy(attestation: AttestationPolicy(trustAnchors: [other.certificate],
-                                                                             requireTrustedAttestation: true))
+        let requireTrust = VerificationPolicy(attestation: AttestationPolicy(requirement: .trusted(by: [other.certificate])))
         try register(try TestAuthenticator(), Options(attestation: .packed(ca: ca)), policy: requireTrust)
             .expectRejected(.trust, step: "§7.1 step 29")
-        // acceptUnattestedWhenTrustRequired covers none and self, never an untrusted chain.
+        // Accepting unattested registrations covers none and self, never an untrusted chain.
         var lenient = requireTrust
-        lenient.attestation.acceptUnattestedWhenTrustRequired = true
+        lenient.attestation.requirement.unattested = .accepted
         try register(try TestAuthenticator(), Options(attestation: .packed(ca: ca)), policy: lenient)
             .expectRejected(.trust, step: "§7.1 step 29")
         // The same chain with its root as an anchor is trusted.
-        let trusting = VerificationPolicy(attestation: AttestationPolicy(trustAnchors: [ca.certificate],
-                                                                         requireTrustedAttestation: true))
+        let trusting = VerificationPolicy(attestation: AttestationPolicy(requirement: .trusted(by: [ca.certificate])))
         let verified = try #require(try register(try TestAuthenticator(), Options(attestation: .packed(ca: ca)),
                                                  policy: trusting).accepted())
         #expect(verified.attestation.trusted)
         #expect(verified.attestation.trustAnchor == ca.certificate)
         #expect(verified.record.attestationTrusted)
         // Without the requirement, the untrusted chain registers, recorded as untrusted.
-        let open = VerificationPolicy(attestation: AttestationPolicy(trustAnchors: [other.certificate]))
+        let open = VerificationPolicy(attestation: AttestationPolicy(requirement: AttestationRequirement(anchors: [other.certificate])))
         let untrusted = try #require(try register(try TestAuthenticator(), Options(attestation: .packed(ca: ca)),
                                                   policy: open).accepted())
         #expect(!untrusted.attestation.trusted)
@@ -388,11 +386,10 @@ struct RegistrationStepTests {
           arguments: [TestAuthenticator.Attestation.none, .packedSelf])
     func step29Unattested(_ attestation: TestAuthenticator.Attestation) throws {
         let ca = try TestAuthenticator.CA.make()
-        var policy = VerificationPolicy(attestation: AttestationPolicy(trustAnchors: [ca.certificate],
-                                                                       requireTrustedAttestation: true))
+        var policy = VerificationPolicy(attestation: AttestationPolicy(requirement: .trusted(by: [ca.certificate])))
         try register(try TestAuthenticator(), Options(attestation: attestation), policy: policy)
             .expectRejected(.trust, step: "§7.1 step 29")
-        policy.attestation.acceptUnattestedWhenTrustRequired = true
+        policy.attestation.requirement.unattested = .accepted
         let verified = try #require(try register(try TestAuthenticator(), Options(attestation: attestation), policy: policy).accepted())
         #expect(!verified.attestation.trusted)
         #expect(!verified.record.attestationTrusted)

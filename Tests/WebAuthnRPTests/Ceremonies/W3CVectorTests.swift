@@ -166,7 +166,7 @@ struct W3CVectorTests {
     static func policy(_ vector: Vector) throws -> VerificationPolicy {
         guard let anchor = vector.trustAnchor else { return VerificationPolicy() }
         let certificate = try Certificate(derEncoded: try bytes(anchor))
-        return VerificationPolicy(attestation: AttestationPolicy(trustAnchors: [certificate], requireTrustedAttestation: true))
+        return VerificationPolicy(attestation: AttestationPolicy(requirement: .trusted(by: [certificate])))
     }
 
     static func registration(_ vector: Vector) throws -> RegistrationResponse {

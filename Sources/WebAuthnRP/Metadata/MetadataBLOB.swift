@@ -1,0 +1,272 @@
+import Foundation
+
+/// A FIDO Metadata Service (MDS3) BLOB whose signature and signing chain verified, indexed
+/// for lookups by AAGUID and by attestation certificate key identifier.
+///
+/// The server downloads the BLOB however it likes (the production BLOB is at
+/// `https://mds3.fidoalliance.org/`) and hands the bytes here with the root it trusts for
+/// the BLOB's signing chain (``KnownAttestationRoots/fidoMetadataServiceRoot`` for
+/// production, opted into explicitly). Verification follows the MDS3 processing rules: the
+/// compact JWS's `alg` must be one this library verifies, its `x5c` chain must end in the
+/// root at the given time (and pass the given CRLs), and the signature must verify with the
+/// leaf's key; only then is the payload read. A BLOB past its `nextUpdate` still verifies:
+/// ``isStale(at:)`` reports it and ``MetadataPolicy`` decides.
+///
+/// Every refusal is a ``WebAuthnError`` of category `metadata` whose message names what failed
+/// (the header member, the certificate, the entry and member of the payload).
+public struct MetadataBLOB: Sendable {
+    /// The BLOB's serial number (`no`); a newer BLOB has a larger one.
+    public let number: Int
+    /// When the next BLOB will be published at the latest (`nextUpdate`, 00:00 UTC of that day).
+    public let nextUpdate: Date
+    /// The legal header, if given.
+    public let legalHeader: String?
+    /// Every entry, in the BLOB's order.
+    public let entries: [MetadataEntry]
+    /// The signing chain that verified, leaf first, the trust anchor last.
+    public let signingChain: [Certificate]
+
+    private let byAAGUID: [AAGUID: Int]
+    private let byKeyIdentifier: [String: Int]
+
+    /// The largest BLOB accepted, in bytes (the production BLOB is a few megabytes).
+    public static let maximumBytes = 32 << 20
+    /// The most certificates accepted in the header's `x5c`.
+    static let maximumChainLength = 10
+
+    /// Verifies and indexes a BLOB.
+    /// - Parameters:
+    ///   - jws: the BLOB as downloaded: a compact JWS (`header.payload.signature`), ASCII.
+    ///   - trustAnchor: the root the signing chain must end in.
+    ///   - crls: revocation lists for the chain (empty: no revocation check). A listed
+    ///     certificate, or a list past its nextUpdate, refuses the BLOB.
+    ///   - time: the moment at which the chain must be valid.
+    /// - Throws: ``WebAuthnError`` with category `metadata`.
+    public init(jws: [UInt8], trustAnchor: Certificate, crls: [CertificateRevocationList] = [],
+                at time: Date) throws(WebAuthnError) {
+        let verified = try MetadataJWSVerifier.verify(jws, trustAnchor: trustAnchor, crls: crls, at: time)
+        let payload = try MetadataPayloadParser.parse(verified.payload)
+        self.init(payload: payload, signingChain: verified.chain)
+    }
+
+    /// Verifies and indexes a BLOB given as text.
+    /// - Parameters:
+    ///   - jws: the compact JWS text.
+    ///   - trustAnchor: the root the signing chain must end in.
+    ///   - crls: revocation lists for the chain.
+    ///   - time: the moment at which the chain must be valid.
+    /// - Throws: ``WebAuthnError`` with category `metadata`.
+    public init(jws: String, trustAnchor: Certificate, crls: [CertificateRevocationList] = [],
+                at time: Date) throws(WebAuthnError) {
+        try self.init(jws: Array(jws.utf8), trustAnchor: trustAnchor, crls: crls, at: time)
+    }
+
+    init(payload: MetadataPayloadParser.Payload, signingChain: [Certificate]) {
+        number = payload.number
+        nextUpdate = payload.nextUpdate
+        legalHeader = payload.legalHeader
+        entries = payload.entries
+        self.signingChain = signingChain
+        var byAAGUID: [AAGUID: Int] = [:]
+        var byKeyIdentifier: [String: Int] = [:]
+        byAAGUID.reserveCapacity(payload.entries.count)
+        // The first entry for an identifier wins; a signed BLOB listing one twice is the publisher's error.
+        for (index, entry) in payload.entries.enumerated() {
+            if let aaguid = entry.aaguid, byAAGUID[aaguid] == nil { byAAGUID[aaguid] = index }
+            for identifier in entry.attestationCertificateKeyIdentifiers where byKeyIdentifier[identifier] == nil {
+                byKeyIdentifier[identifier] = index
+            }
+        }
+        self.byAAGUID = byAAGUID
+        self.byKeyIdentifier = byKeyIdentifier
+    }
+
+    /// The entry for an AAGUID, if the BLOB has one.
+    /// - Parameter aaguid: the authenticator's AAGUID.
+    public func entry(aaguid: AAGUID) -> MetadataEntry? {
+        guard let index = byAAGUID[aaguid], entries.indices.contains(index) else { return nil }
+        return entries[index]
+    }
+
+    /// The entry listing an attestation certificate key identifier (fido-u2f authenticators,
+    /// which have no AAGUID), if any.
+    /// - Parameter identifier: hex SHA-1 of the certificate's subject public key (either case).
+    public func entry(attestationCertificateKeyIdentifier identifier: String) -> MetadataEntry? {
+        guard let index = byKeyIdentifier[identifier.lowercased()], entries.indices.contains(index) else { return nil }
+        return entries[index]
+    }
+
+    /// The entry for a certificate: looked up by its key identifier (RFC 5280 §4.2.1.2 method 1,
+    /// as MDS3 computes `attestationCertificateKeyIdentifiers`).
+    /// - Parameter certificate: an attestation certificate.
+    public func entry(attestationCertificate certificate: Certificate) -> MetadataEntry? {
+        guard let identifier = Self.keyIdentifier(of: certificate) else { return nil }
+        return entry(attestationCertificateKeyIdentifier: identifier)
+    }
+
+    /// Whether `time` is past ``nextUpdate``: a newer BLOB should exist.
+    /// - Parameter time: the current time.
+    public func isStale(at time: Date) -> Bool { time > nextUpdate }
+
+    /// A certificate's key identifier as MDS3 writes `attestationCertificateKeyIdentifiers`:
+    /// lowercase hex SHA-1 of the subjectPublicKey BIT STRING's value (RFC 5280 §4.2.1.2 method 1).
+    /// - Parameter certificate: the certificate.
+    /// - Returns: 40 hex digits, or nil when the key cannot be read.
+    public static func keyIdentifier(of certificate: Certificate) -> String? {
+        guard let spki = try? DER.parseSequence(certificate.subjectPublicKeyInfoDER), spki.count == 2,
+              let bitString = spki.last, bitString.tag == .bitString, let first = bitString.content.first,
+              first == 0 else { return nil }
+        let digest = Digest.sha1.hash(bitString.content.dropFirst())
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(digest.count * 2)
+        for byte in digest {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}
+
+/// The JWS part of the MDS3 processing rules: header, chain, signature.
+enum MetadataJWSVerifier {
+    struct Verified {
+        let payload: [UInt8]
+        let chain: [Certificate]
+    }
+
+    static func failure(_ message: String) -> WebAuthnError {
+        WebAuthnError(.metadata, step: "MDS3 §3.2", "metadata BLOB: \(message)")
+    }
+
+    /// Parses the compact JWS and checks its header, signing chain and signature.
+    static func verify(_ jws: [UInt8], trustAnchor: Certificate, crls: [CertificateRevocationList],
+                       at time: Date) throws(WebAuthnError) -> Verified {
+        guard jws.count <= MetadataBLOB.maximumBytes else {
+            throw failure("\(jws.count) bytes exceeds the limit of \(MetadataBLOB.maximumBytes)")
+        }
+        // Surrounding white space (a trailing newline from a download) is not part of the JWS.
+        var start = jws.startIndex, end = jws.endIndex
+        while start < end, [0x20, 0x09, 0x0A, 0x0D].contains(jws[start]) { start += 1 }
+        while end > start, [0x20, 0x09, 0x0A, 0x0D].contains(jws[end - 1]) { end -= 1 }
+        // Compact serialization (RFC 7515 §7.1): three base64url parts. The signing input is verified as
+        // a slice of the input and the payload decoded only after the signature verified, so a
+        // multi-megabyte BLOB is neither copied nor decoded before it is known to be genuine.
+        let body = jws[start..<end]
+        let dots = body.indices.filter { body[$0] == UInt8(ascii: ".") }
+        guard dots.count == 2, let firstDot = dots.first, let secondDot = dots.last else {
+            throw failure("not a compact JWS: \(dots.count + 1) part(s), the compact serialization has 3")
+        }
+        let headerPart = body[body.startIndex..<firstDot], payloadPart = body[(firstDot + 1)..<secondDot]
+        let signaturePart = body[(secondDot + 1)...]
+        guard !headerPart.isEmpty, !payloadPart.isEmpty, !signaturePart.isEmpty else {
+            throw failure("not a compact JWS: a part is empty")
+        }
+        let headerJSON: JSONValue
+        do {
+            headerJSON = try StrictJSONReader.parse(try Base64URL.decode(utf8: headerPart)[...])
+        } catch {
+            throw failure("not a compact JWS: the header is not base64url JSON: \(error)")
+        }
+        guard let header = headerJSON.objectValue else { throw failure("not a compact JWS: the header is not a JSON object") }
+        let rawSignature: [UInt8]
+        do {
+            rawSignature = try Base64URL.decode(utf8: signaturePart)
+        } catch {
+            throw failure("not a compact JWS: the signature is not base64url: \(error)")
+        }
+        if header["crit"] != nil {
+            // RFC 7515 §4.1.11: a critical extension this verifier does not understand refuses the JWS.
+            throw failure("JWS header has crit extensions this verifier does not understand")
+        }
+        guard let algName = header["alg"]?.stringValue else { throw failure("JWS header alg is missing or not a string") }
+        guard let algorithm = CompactJWS.Algorithm.named(algName) else {
+            throw failure("JWS alg \(algName) is not supported (RS256/384/512, PS256/384/512, ES256/384/512)")
+        }
+        let chain = try certificates(header)
+        let signer: Certificate
+        let verifiedChain: [Certificate]
+        if let leaf = chain.first {
+            do {
+                verifiedChain = try CertificateChain.verify(leaf: leaf, intermediates: Array(chain.dropFirst()),
+                                                            trustAnchors: [trustAnchor], crls: crls, at: time).certificates
+            } catch {
+                throw failure("the x5c signing chain does not verify to the trust anchor: \(error)")
+            }
+            signer = leaf
+        } else {
+            // MDS3 §3.2 step 3: without x5u and x5c, the trust anchor itself is the signing certificate.
+            guard header["x5u"] == nil else {
+                throw failure("JWS header has x5u but no x5c; this verifier does not fetch certificates")
+            }
+            do {
+                verifiedChain = try CertificateChain.verify(leaf: trustAnchor, intermediates: [], trustAnchors: [trustAnchor],
+                                                            crls: crls, at: time).certificates
+            } catch {
+                throw failure("no x5c, and the trust anchor is not valid as the signer: \(error)")
+            }
+            signer = trustAnchor
+        }
+        var signature = rawSignature
+        if let coordinateLength = algorithm.ecdsaCoordinateLength {
+            // RFC 7518 §3.4: ECDSA as the fixed-width r || s, re-encoded as DER for libcrypto.
+            do {
+                signature = try ECDSASignature.derEncoded(raw: rawSignature[...], coordinateLength: coordinateLength)
+            } catch {
+                throw failure("JWS \(algName) signature: \(error.reason)")
+            }
+        }
+        let valid: Bool
+        do {
+            valid = try signer.publicKey.verify(signature: signature[...], over: body[body.startIndex..<secondDot],
+                                                algorithm: algorithm.cose)
+        } catch {
+            throw failure("JWS \(algName) signature could not be checked with the signing certificate's key: \(error)")
+        }
+        guard valid else { throw failure("JWS \(algName) signature does not verify") }
+        let payload: [UInt8]
+        do {
+            payload = try Base64URL.decode(utf8: payloadPart)
+        } catch {
+            throw failure("the JWS payload is not base64url: \(error)")
+        }
+        return Verified(payload: payload, chain: verifiedChain)
+    }
+
+    private static func certificates(_ header: [String: JSONValue]) throws(WebAuthnError) -> [Certificate] {
+        guard let value = header["x5c"] else { return [] }
+        guard let entries = value.arrayValue else { throw failure("JWS header x5c is not an array") }
+        guard !entries.isEmpty else { throw failure("JWS header x5c is an empty array") }
+        guard entries.count <= MetadataBLOB.maximumChainLength else {
+            throw failure("JWS header x5c holds \(entries.count) certificates, more than \(MetadataBLOB.maximumChainLength)")
+        }
+        var chain: [Certificate] = []
+        for (index, entry) in entries.enumerated() {
+            guard let text = entry.stringValue else { throw failure("JWS header x5c[\(index)] is not a string") }
+            // RFC 7515 §4.1.6: standard base64 (not base64url) DER.
+            let der: [UInt8]
+            do {
+                der = try StandardBase64.decode(text)
+            } catch {
+                throw failure("JWS header x5c[\(index)] is not base64: \(error)")
+            }
+            do {
+                chain.append(try Certificate(derEncoded: der))
+            } catch {
+                throw failure("JWS header x5c[\(index)] does not parse: \(error)")
+            }
+        }
+        return chain
+    }
+}
+
+extension MetadataBLOB {
+    /// Reads and indexes a payload as if its signature had verified (no signing chain).
+    ///
+    /// Package access only: the `metadata-payload` fuzz target feeds hostile payload JSON
+    /// through this. Servers use ``init(jws:trustAnchor:crls:at:)``, which verifies first.
+    /// - Throws: ``WebAuthnError`` with category `metadata`.
+    package static func indexUnverifiedPayload(_ bytes: [UInt8]) throws(WebAuthnError) -> MetadataBLOB {
+        MetadataBLOB(payload: try MetadataPayloadParser.parse(bytes), signingChain: [])
+    }
+}

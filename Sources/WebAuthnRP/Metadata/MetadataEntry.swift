@@ -1,0 +1,174 @@
+import Foundation
+
+/// An authenticator status from the FIDO Metadata Service (MDS3 `AuthenticatorStatus`).
+///
+/// Kept as text so that a status this library does not know yet still reaches the caller;
+/// the known values are constants.
+public struct AuthenticatorStatus: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    /// The status as written in the BLOB, for example `FIDO_CERTIFIED_L1`.
+    public let rawValue: String
+
+    /// Wraps a status text.
+    /// - Parameter rawValue: the status as written in the BLOB.
+    public init(rawValue: String) { self.rawValue = rawValue }
+
+    /// The status text.
+    public var description: String { rawValue }
+
+    /// Not certified by the FIDO Alliance.
+    public static let notFIDOCertified = AuthenticatorStatus(rawValue: "NOT_FIDO_CERTIFIED")
+    /// Certified (before levels existed; counts as level 1).
+    public static let fidoCertified = AuthenticatorStatus(rawValue: "FIDO_CERTIFIED")
+    /// Malware can bypass user verification.
+    public static let userVerificationBypass = AuthenticatorStatus(rawValue: "USER_VERIFICATION_BYPASS")
+    /// An attestation key of this model is compromised.
+    public static let attestationKeyCompromise = AuthenticatorStatus(rawValue: "ATTESTATION_KEY_COMPROMISE")
+    /// Credential keys can be extracted remotely.
+    public static let userKeyRemoteCompromise = AuthenticatorStatus(rawValue: "USER_KEY_REMOTE_COMPROMISE")
+    /// Credential keys can be extracted with physical access.
+    public static let userKeyPhysicalCompromise = AuthenticatorStatus(rawValue: "USER_KEY_PHYSICAL_COMPROMISE")
+    /// A firmware update is available.
+    public static let updateAvailable = AuthenticatorStatus(rawValue: "UPDATE_AVAILABLE")
+    /// The FIDO Alliance revoked the model's certification.
+    public static let revoked = AuthenticatorStatus(rawValue: "REVOKED")
+    /// The vendor submitted a self-assertion.
+    public static let selfAssertionSubmitted = AuthenticatorStatus(rawValue: "SELF_ASSERTION_SUBMITTED")
+    /// Certified at level 1.
+    public static let fidoCertifiedL1 = AuthenticatorStatus(rawValue: "FIDO_CERTIFIED_L1")
+    /// Certified at level 1+.
+    public static let fidoCertifiedL1plus = AuthenticatorStatus(rawValue: "FIDO_CERTIFIED_L1plus")
+    /// Certified at level 2.
+    public static let fidoCertifiedL2 = AuthenticatorStatus(rawValue: "FIDO_CERTIFIED_L2")
+    /// Certified at level 2+.
+    public static let fidoCertifiedL2plus = AuthenticatorStatus(rawValue: "FIDO_CERTIFIED_L2plus")
+    /// Certified at level 3.
+    public static let fidoCertifiedL3 = AuthenticatorStatus(rawValue: "FIDO_CERTIFIED_L3")
+    /// Certified at level 3+.
+    public static let fidoCertifiedL3plus = AuthenticatorStatus(rawValue: "FIDO_CERTIFIED_L3plus")
+
+    /// The statuses that mean the authenticator must not be trusted (the default refusal set).
+    public static let compromised: Set<AuthenticatorStatus> = [
+        .revoked, .attestationKeyCompromise, .userVerificationBypass, .userKeyRemoteCompromise, .userKeyPhysicalCompromise,
+    ]
+
+    /// The certification level this status states, or nil when it states none.
+    public var certificationLevel: CertificationLevel? {
+        switch rawValue {
+        case "FIDO_CERTIFIED", "FIDO_CERTIFIED_L1": return .l1
+        case "FIDO_CERTIFIED_L1plus": return .l1plus
+        case "FIDO_CERTIFIED_L2": return .l2
+        case "FIDO_CERTIFIED_L2plus": return .l2plus
+        case "FIDO_CERTIFIED_L3": return .l3
+        case "FIDO_CERTIFIED_L3plus": return .l3plus
+        default: return nil
+        }
+    }
+}
+
+/// A FIDO authenticator certification level, ordered from weakest to strongest.
+public enum CertificationLevel: Int, Sendable, Comparable, CaseIterable {
+    /// Level 1.
+    case l1 = 10
+    /// Level 1+.
+    case l1plus = 15
+    /// Level 2.
+    case l2 = 20
+    /// Level 2+.
+    case l2plus = 25
+    /// Level 3.
+    case l3 = 30
+    /// Level 3+.
+    case l3plus = 35
+
+    /// Orders by strength.
+    public static func < (lhs: CertificationLevel, rhs: CertificationLevel) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// One status report of a metadata entry (MDS3 `StatusReport`).
+public struct MetadataStatusReport: Sendable, Hashable {
+    /// The status.
+    public let status: AuthenticatorStatus
+    /// When the status took effect (`effectiveDate`), if given.
+    public let effectiveDate: Date?
+    /// The authenticator version the report applies to (and earlier), if given.
+    public let authenticatorVersion: UInt32?
+    /// The certification descriptor (`certificationDescriptor`), if given.
+    public let certificationDescriptor: String?
+    /// The certificate number (`certificateNumber`), if given.
+    public let certificateNumber: String?
+    /// Where more information is (`url`), if given.
+    public let url: String?
+}
+
+/// One way of verifying the user that an authenticator offers (MDS3 `VerificationMethodDescriptor`).
+public struct UserVerificationMethod: Sendable, Hashable {
+    /// The method, for example `presence_internal`, `fingerprint_internal`, `passcode_external`.
+    public let method: String
+}
+
+/// The parts of a metadata statement (MDS3 `MetadataStatement`) a server shows or decides on.
+public struct MetadataStatement: Sendable {
+    /// The authenticator's name for people (`description`).
+    public let description: String
+    /// The icon, a `data:` URL, if given.
+    public let icon: String?
+    /// The firmware version the statement describes (`authenticatorVersion`).
+    public let authenticatorVersion: UInt32
+    /// `protocolFamily`: `fido2`, `u2f` or `uaf`.
+    public let protocolFamily: String
+    /// The attestation types the authenticator supports (`basic_full`, `basic_surrogate`,
+    /// `attca`, `anonca`, `none`, `ecdaa`).
+    public let attestationTypes: [String]
+    /// The attestation root certificates, DER (the trust anchors for this authenticator).
+    public let attestationRootCertificates: [[UInt8]]
+    /// Key protection (`software`, `hardware`, `tee`, `secure_element`, `remote_handle`).
+    public let keyProtection: [String]
+    /// User verification: alternatives (OR) of combinations (AND) of methods.
+    public let userVerificationDetails: [[UserVerificationMethod]]
+}
+
+/// One authenticator in a verified metadata BLOB (MDS3 `MetadataBLOBPayloadEntry`).
+public struct MetadataEntry: Sendable {
+    /// The AAGUID (FIDO2 authenticators), if given.
+    public let aaguid: AAGUID?
+    /// The attestation certificate key identifiers (fido-u2f): lowercase hex SHA-1 of the
+    /// certificates' subject public keys.
+    public let attestationCertificateKeyIdentifiers: [String]
+    /// The metadata statement, if the entry has one.
+    public let statement: MetadataStatement?
+    /// The status reports, in the BLOB's order.
+    public let statusReports: [MetadataStatusReport]
+    /// `timeOfLastStatusChange`, as written.
+    public let timeOfLastStatusChange: String?
+
+    /// The latest status report: the one with the latest `effectiveDate`; among equal dates
+    /// (or none), the one written last. Nil when the entry has no reports.
+    public let latestStatusReport: MetadataStatusReport?
+
+    /// The latest status, if any.
+    public var status: AuthenticatorStatus? { latestStatusReport?.status }
+
+    /// The certification level stated by the latest report that states a level or
+    /// `NOT_FIDO_CERTIFIED`/`REVOKED` (which give nil).
+    public let certificationLevel: CertificationLevel?
+
+    /// The name to show: the statement's description, if any.
+    public var name: String? { statement?.description }
+
+    init(aaguid: AAGUID?, attestationCertificateKeyIdentifiers: [String], statement: MetadataStatement?,
+         statusReports: [MetadataStatusReport], timeOfLastStatusChange: String?) {
+        self.aaguid = aaguid
+        self.attestationCertificateKeyIdentifiers = attestationCertificateKeyIdentifiers
+        self.statement = statement
+        self.statusReports = statusReports
+        self.timeOfLastStatusChange = timeOfLastStatusChange
+        let ordered = statusReports.enumerated().sorted { left, right in
+            let l = left.element.effectiveDate ?? .distantPast, r = right.element.effectiveDate ?? .distantPast
+            return l == r ? left.offset < right.offset : l < r
+        }.map(\.element)
+        latestStatusReport = ordered.last
+        let certificationStatuses: Set<AuthenticatorStatus> = [.notFIDOCertified, .revoked]
+        certificationLevel = ordered.last { $0.status.certificationLevel != nil || certificationStatuses.contains($0.status) }?
+            .status.certificationLevel
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+
+/// What a relying party accepts from the FIDO metadata of an authenticator.
+public struct MetadataPolicy: Sendable {
+    /// An authenticator whose latest status report has one of these statuses is refused
+    /// (category `metadata`). Default: ``AuthenticatorStatus/compromised`` (REVOKED,
+    /// ATTESTATION_KEY_COMPROMISE, USER_VERIFICATION_BYPASS, USER_KEY_REMOTE_COMPROMISE,
+    /// USER_KEY_PHYSICAL_COMPROMISE).
+    public var refusedStatuses: Set<AuthenticatorStatus>
+    /// When set, an authenticator must be certified at this level or better (by its
+    /// ``MetadataEntry/certificationLevel``); otherwise it is refused (`metadata`).
+    public var minimumCertificationLevel: CertificationLevel?
+    /// Refuse (`metadata`) an authenticator the BLOB has no entry for. Default false: such an
+    /// authenticator is judged by the other anchors only (usually: untrusted).
+    public var requireEntry: Bool
+    /// Accept metadata whose BLOB is past its `nextUpdate` (reported as
+    /// ``AttestationResult/metadataStale``). Default false: stale metadata refuses every
+    /// registration (`metadata`) until a fresh BLOB is loaded.
+    public var acceptStale: Bool
+
+    /// Creates a policy; the defaults are the safe ones.
+    /// - Parameters:
+    ///   - refusedStatuses: statuses that refuse an authenticator (default: the compromise statuses and REVOKED).
+    ///   - minimumCertificationLevel: the weakest certification accepted (default: any, certified or not).
+    ///   - requireEntry: refuse authenticators without an entry (default false).
+    ///   - acceptStale: accept a BLOB past its nextUpdate (default false).
+    public init(refusedStatuses: Set<AuthenticatorStatus> = AuthenticatorStatus.compromised,
+                minimumCertificationLevel: CertificationLevel? = nil, requireEntry: Bool = false,
+                acceptStale: Bool = false) {
+        self.refusedStatuses = refusedStatuses
+        self.minimumCertificationLevel = minimumCertificationLevel
+        self.requireEntry = requireEntry
+        self.acceptStale = acceptStale
+    }
+}
+
+/// Trust from the FIDO Metadata Service: each authenticator's chain is judged against the
+/// attestation roots of its own metadata entry, and its statuses can refuse it.
+///
+/// Used as the source of an ``AttestationRequirement``:
+/// ```swift
+/// let blob = try MetadataBLOB(jws: downloaded, trustAnchor: root, at: Date())
+/// let requirement = AttestationRequirement(source: MetadataTrust(blob: blob), chain: .required)
+/// ```
+/// For each registration (W3C L3 §7.1 step 24): the entry is found by AAGUID, or, for an
+/// authenticator without one (fido-u2f), by the key identifier of a certificate of its
+/// attestation path; statuses and certification are checked against ``policy``; the attestation
+/// type must be one the statement declares (`basic_full` for Basic, `basic_surrogate` for
+/// self, `attca` for AttCA, `anonca` for AnonCA; a `none` statement is not checked, since the
+/// client may strip any attestation); the statement's attestation root certificates become the
+/// anchors for that authenticator alone, together with ``additionalAnchors``.
+public struct MetadataTrust: AttestationTrustSource {
+    /// The verified BLOB.
+    public var blob: MetadataBLOB
+    /// What is accepted.
+    public var policy: MetadataPolicy
+    /// Anchors that count for every authenticator besides its entry's roots (default none).
+    public var additionalAnchors: [Certificate]
+
+    /// Creates the source.
+    /// - Parameters:
+    ///   - blob: a verified BLOB.
+    ///   - policy: what is accepted (default: the safe defaults).
+    ///   - additionalAnchors: anchors for every authenticator, besides the entry's roots.
+    public init(blob: MetadataBLOB, policy: MetadataPolicy = MetadataPolicy(), additionalAnchors: [Certificate] = []) {
+        self.blob = blob
+        self.policy = policy
+        self.additionalAnchors = additionalAnchors
+    }
+
+    static func failure(_ message: String) -> WebAuthnError {
+        WebAuthnError(.metadata, step: "§7.1 step 24", message)
+    }
+
+    /// The entry for an authenticator: by AAGUID, else by the key identifier of a certificate of its path.
+    public func entry(for authenticator: AttestedAuthenticator) -> MetadataEntry? {
+        if !authenticator.aaguid.isZero, let entry = blob.entry(aaguid: authenticator.aaguid) { return entry }
+        for certificate in authenticator.trustPath {
+            if let entry = blob.entry(attestationCertificate: certificate) { return entry }
+        }
+        return nil
+    }
+
+    /// Finds the authenticator's entry, applies the policy, and returns its roots as anchors.
+    /// - Throws: ``WebAuthnError`` `metadata` when the policy refuses the authenticator.
+    public func trust(for authenticator: AttestedAuthenticator, at time: Date) throws(WebAuthnError) -> AuthenticatorTrust {
+        let stale = blob.isStale(at: time)
+        if stale, !policy.acceptStale {
+            throw Self.failure("the metadata BLOB (no \(blob.number)) was due for replacement at its nextUpdate "
+                               + "\(blob.nextUpdate) and the policy does not accept stale metadata")
+        }
+        guard let entry = entry(for: authenticator) else {
+            if policy.requireEntry {
+                throw Self.failure("authenticator \(authenticator.aaguid.uuidString) (\(authenticator.format)) has no metadata entry "
+                                   + "and the policy requires one")
+            }
+            return AuthenticatorTrust(anchors: additionalAnchors, metadataStale: stale)
+        }
+        try check(entry, authenticator: authenticator)
+        var anchors = additionalAnchors
+        for der in entry.statement?.attestationRootCertificates ?? [] {
+            // A root that does not parse cannot anchor anything; the others still count.
+            if let certificate = try? Certificate(derEncoded: der) { anchors.append(certificate) }
+        }
+        return AuthenticatorTrust(anchors: anchors, authenticatorName: entry.name, metadata: entry, metadataStale: stale)
+    }
+
+    /// Checks an entry against the policy: status, certification, declared attestation type.
+    func check(_ entry: MetadataEntry, authenticator: AttestedAuthenticator?) throws(WebAuthnError) {
+        let name = entry.name.map { "\"\($0)\"" } ?? entry.aaguid?.uuidString ?? "authenticator"
+        if let status = entry.status, policy.refusedStatuses.contains(status) {
+            throw Self.failure("\(name): the latest metadata status is \(status.rawValue)")
+        }
+        if let minimum = policy.minimumCertificationLevel {
+            guard let level = entry.certificationLevel, level >= minimum else {
+                throw Self.failure("\(name) is certified at \(entry.certificationLevel.map { "\($0)" } ?? "no level"), "
+                                   + "the policy requires \(minimum) or better")
+            }
+        }
+        guard let authenticator, let statement = entry.statement, authenticator.type != .none else { return }
+        let declared: String
+        switch authenticator.type {
+        case .basic: declared = "basic_full"
+        case .self: declared = "basic_surrogate"
+        case .attCA: declared = "attca"
+        case .anonCA: declared = "anonca"
+        case .none: return
+        }
+        guard statement.attestationTypes.contains(declared) else {
+            throw Self.failure("\(name): attestation type \(authenticator.type.rawValue) (\(declared)) is not one its metadata "
+                               + "statement declares (\(statement.attestationTypes.joined(separator: ", ")))")
+        }
+    }
+
+    /// Re-checks a stored credential against this (typically newer) BLOB: cheap, no
+    /// signature work. Use at login, or when a new BLOB arrives, to find credentials whose
+    /// authenticator has since been reported compromised.
+    /// - Parameters:
+    ///   - record: the credential's record (its ``CredentialRecord/aaguid``).
+    ///   - time: the current time (for staleness).
+    /// - Returns: the entry, or nil when the authenticator has none (and none is required).
+    /// - Throws: ``WebAuthnError`` `metadata` when the policy now refuses the authenticator.
+    public func recheck(_ record: CredentialRecord, at time: Date) throws(WebAuthnError) -> MetadataEntry? {
+        if blob.isStale(at: time), !policy.acceptStale {
+            throw Self.failure("the metadata BLOB (no \(blob.number)) is past its nextUpdate")
+        }
+        guard let aaguid = AAGUID(uuidString: record.aaguid), !aaguid.isZero,
+              let entry = blob.entry(aaguid: aaguid) else {
+            if policy.requireEntry { throw Self.failure("the credential's authenticator has no metadata entry") }
+            return nil
+        }
+        try check(entry, authenticator: nil)
+        return entry
+    }
+}

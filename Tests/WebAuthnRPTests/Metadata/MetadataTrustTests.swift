@@ -1,0 +1,216 @@
+import Foundation
+import Testing
+@_spi(Testing) import WebAuthnCrypto
+@testable import WebAuthnRP
+import WebAuthnTestSupport
+
+/// Registrations judged with FIDO metadata: each authenticator against its own entry.
+@Suite("FIDO metadata trust during registration")
+struct MetadataTrustTests {
+    typealias F = CeremonyFixture
+    typealias Options = TestAuthenticator.RegistrationOptions
+    static let aaguid = "01020304-0506-0708-090a-0b0c0d0e0f10"
+
+    /// The attestation CA of the test authenticator, and the metadata PKI.
+    struct World {
+        let ca: TestAuthenticator.CA
+        let otherCA: TestAuthenticator.CA
+        let mds: TestMetadataService
+
+        init() throws {
+            ca = try TestAuthenticator.CA.make(name: "Vendor Attestation Root", seed: "metadata trust vendor")
+            otherCA = try TestAuthenticator.CA.make(name: "Other Vendor Root", seed: "metadata trust other")
+            mds = try TestMetadataService.make(seed: "metadata trust")
+        }
+
+        func entry(_ edit: (inout TestMetadataService.Entry) -> Void = { _ in }) -> TestMetadataService.Entry {
+            var entry = TestMetadataService.Entry(aaguid: MetadataTrustTests.aaguid, description: "Vendor Key")
+            entry.roots = [ca.certificate]
+            entry.attestationTypes = ["basic_full", "basic_surrogate"]
+            edit(&entry)
+            return entry
+        }
+
+        func blob(_ entries: [TestMetadataService.Entry], nextUpdate: String = "2025-07-01") throws -> MetadataBLOB {
+            let text = try mds.blob(payload: try TestMetadataService.payload(entries: entries.map(\.json), nextUpdate: nextUpdate))
+            return try MetadataBLOB(jws: text, trustAnchor: mds.root.certificate, at: F.now)
+        }
+
+        func policy(_ blob: MetadataBLOB, _ metadataPolicy: MetadataPolicy = MetadataPolicy(),
+                    chain: AttestationRequirement.Chain = .required) -> VerificationPolicy {
+            VerificationPolicy(attestation: AttestationPolicy(requirement: AttestationRequirement(
+                source: MetadataTrust(blob: blob, policy: metadataPolicy), chain: chain)))
+        }
+    }
+
+    func register(_ attestation: TestAuthenticator.Attestation, policy: VerificationPolicy,
+                  aaguid: [UInt8] = TestAuthenticator.defaultAAGUID, now: Date = F.now) throws -> CeremonyOutcome<VerifiedRegistration> {
+        var authenticator = try TestAuthenticator(seed: "metadata trust credential")
+        authenticator.aaguid = aaguid
+        let issued = F.registrationChallenge()
+        return F.register(try authenticator.register(challenge: issued.challenge, Options(attestation: attestation)),
+                          issued: issued, policy: policy, now: now)
+    }
+
+    @Test("the entry's roots anchor its authenticator: trusted, named, with its status; the record keeps the AAGUID")
+    func trustedByEntry() throws {
+        let world = try World()
+        let policy = world.policy(try world.blob([world.entry()]))
+        let verified = try #require(try register(.packed(ca: world.ca), policy: policy).accepted())
+        #expect(verified.attestation.trusted)
+        #expect(verified.attestation.trustAnchor == world.ca.certificate)
+        #expect(verified.attestation.authenticatorName == "Vendor Key")
+        #expect(verified.attestation.metadata?.status == .fidoCertifiedL1)
+        #expect(!verified.attestation.metadataStale)
+        #expect(verified.record.aaguid == Self.aaguid)
+    }
+
+    @Test("roots belong to their entry alone: another authenticator's chain to them is not trusted")
+    func rootsPerAuthenticator() throws {
+        let world = try World()
+        // This entry lists the other vendor's root; the authenticator's chain ends in its own vendor's root.
+        let blob = try world.blob([world.entry { $0.roots = [world.otherCA.certificate] },
+                                   world.entry { $0.aaguid = "99999999-9999-9999-9999-999999999999"; $0.roots = [world.ca.certificate] }])
+        try register(.packed(ca: world.ca), policy: world.policy(blob)).expectRejected(.trust, step: "§7.1 step 29")
+        let reported = try #require(try register(.packed(ca: world.ca), policy: world.policy(blob, chain: .reported)).accepted())
+        #expect(!reported.attestation.trusted)
+        #expect(reported.attestation.authenticatorName == "Vendor Key")
+    }
+
+    @Test("a compromise or revocation as the latest status refuses the authenticator (metadata)",
+          arguments: ["REVOKED", "ATTESTATION_KEY_COMPROMISE", "USER_VERIFICATION_BYPASS",
+                      "USER_KEY_REMOTE_COMPROMISE", "USER_KEY_PHYSICAL_COMPROMISE"])
+    func compromised(_ status: String) throws {
+        let world = try World()
+        let blob = try world.blob([world.entry {
+            $0.statuses = [.init("FIDO_CERTIFIED_L1", effectiveDate: "2023-01-01"), .init(status, effectiveDate: "2024-05-01")]
+        }])
+        try register(.packed(ca: world.ca), policy: world.policy(blob)).expectRejected(.metadata, step: "§7.1 step 24")
+        // Even with trust only reported, the status refuses it.
+        try register(.packed(ca: world.ca), policy: world.policy(blob, chain: .reported)).expectRejected(.metadata, step: "§7.1 step 24")
+        // A caller may choose to accept it.
+        let lenient = world.policy(blob, MetadataPolicy(refusedStatuses: []))
+        #expect(try register(.packed(ca: world.ca), policy: lenient).accepted()?.attestation.metadata?.status.map(\.rawValue) == status)
+    }
+
+    @Test("a compromise followed by a later certification is judged by the latest report")
+    func latestWins() throws {
+        let world = try World()
+        let blob = try world.blob([world.entry {
+            $0.statuses = [.init("USER_VERIFICATION_BYPASS", effectiveDate: "2023-01-01"), .init("FIDO_CERTIFIED_L2", effectiveDate: "2024-05-01")]
+        }])
+        let verified = try #require(try register(.packed(ca: world.ca), policy: world.policy(blob)).accepted())
+        #expect(verified.attestation.metadata?.status == .fidoCertifiedL2)
+    }
+
+    @Test("stricter rules: certified L2 or better only")
+    func certificationLevel() throws {
+        let world = try World()
+        let blob = try world.blob([world.entry()])  // FIDO_CERTIFIED_L1
+        let l2 = world.policy(blob, MetadataPolicy(minimumCertificationLevel: .l2))
+        try register(.packed(ca: world.ca), policy: l2).expectRejected(.metadata, step: "§7.1 step 24")
+        let l1 = world.policy(blob, MetadataPolicy(minimumCertificationLevel: .l1))
+        _ = try #require(try register(.packed(ca: world.ca), policy: l1).accepted())
+    }
+
+    @Test("no entry: allowed (untrusted), or refused when the policy requires an entry")
+    func noEntry() throws {
+        let world = try World()
+        let blob = try world.blob([world.entry { $0.aaguid = "99999999-9999-9999-9999-999999999999" }])
+        let open = try #require(try register(.packed(ca: world.ca), policy: world.policy(blob, chain: .reported)).accepted())
+        #expect(!open.attestation.trusted)
+        #expect(open.attestation.authenticatorName == nil)
+        try register(.packed(ca: world.ca), policy: world.policy(blob)).expectRejected(.trust, step: "§7.1 step 29")
+        try register(.packed(ca: world.ca), policy: world.policy(blob, MetadataPolicy(requireEntry: true)))
+            .expectRejected(.metadata, step: "§7.1 step 24")
+        try register(.none, policy: world.policy(blob, MetadataPolicy(requireEntry: true), chain: .reported))
+            .expectRejected(.metadata, step: "§7.1 step 24")
+    }
+
+    @Test("the attestation type must be one the statement declares")
+    func declaredType() throws {
+        let world = try World()
+        let basicOnly = try world.blob([world.entry { $0.attestationTypes = ["basic_full"] }])
+        try register(.packedSelf, policy: world.policy(basicOnly, chain: .reported)).expectRejected(.metadata, step: "§7.1 step 24")
+        let attcaOnly = try world.blob([world.entry { $0.attestationTypes = ["attca"] }])
+        try register(.packed(ca: world.ca), policy: world.policy(attcaOnly)).expectRejected(.metadata, step: "§7.1 step 24")
+        // Self attestation declared as basic_surrogate is accepted (untrusted: no chain).
+        let both = try world.blob([world.entry()])
+        let selfAttested = try #require(try register(.packedSelf, policy: world.policy(both, chain: .reported)).accepted())
+        #expect(selfAttested.attestation.authenticatorName == "Vendor Key")
+        // none is never held to the declared types (the client may strip attestation).
+        _ = try #require(try register(.none, policy: world.policy(attcaOnly, chain: .reported)).accepted())
+    }
+
+    @Test("stale metadata refuses registrations by default; accepted and flagged when the policy allows")
+    func stale() throws {
+        let world = try World()
+        let blob = try world.blob([world.entry()], nextUpdate: "2024-12-01")
+        try register(.packed(ca: world.ca), policy: world.policy(blob)).expectRejected(.metadata, step: "§7.1 step 24")
+        let lenient = world.policy(blob, MetadataPolicy(acceptStale: true))
+        let verified = try #require(try register(.packed(ca: world.ca), policy: lenient).accepted())
+        #expect(verified.attestation.metadataStale)
+        #expect(verified.attestation.trusted)
+    }
+
+    @Test("fido-u2f (no AAGUID) is found by the attestation certificate's key identifier")
+    func u2fByKeyIdentifier() throws {
+        let world = try World()
+        // Register once to learn the leaf the authenticator makes, then list its key identifier.
+        let probe = try #require(try register(.fidoU2F(ca: world.ca), policy: VerificationPolicy()).accepted())
+        let leaf = try #require(probe.attestation.trustPath.first)
+        let identifier = try #require(MetadataBLOB.keyIdentifier(of: leaf))
+        let blob = try world.blob([world.entry {
+            $0.aaguid = nil
+            $0.keyIdentifiers = [identifier.uppercased()]
+            $0.description = "Vendor U2F Key"
+            $0.protocolFamily = "u2f"
+        }])
+        let verified = try #require(try register(.fidoU2F(ca: world.ca), policy: world.policy(blob)).accepted())
+        #expect(verified.attestation.trusted)
+        #expect(verified.attestation.authenticatorName == "Vendor U2F Key")
+    }
+
+    @Test("re-checking a stored credential against a newer BLOB finds a new compromise")
+    func recheck() throws {
+        let world = try World()
+        let first = try world.blob([world.entry()])
+        let verified = try #require(try register(.packed(ca: world.ca), policy: world.policy(first)).accepted())
+        #expect(try MetadataTrust(blob: first).recheck(verified.record, at: F.now)?.name == "Vendor Key")
+        let newer = try world.blob([world.entry { $0.statuses.append(.init("ATTESTATION_KEY_COMPROMISE", effectiveDate: "2025-05-01")) }])
+        #expect(throws: WebAuthnError(.metadata, "")) { try MetadataTrust(blob: newer).recheck(verified.record, at: F.now) }
+    }
+
+    @Test("a server's own trust source: an AAGUID allow-list")
+    func customSource() throws {
+        struct AllowList: AttestationTrustSource {
+            let allowed: Set<AAGUID>
+            let anchors: [Certificate]
+            func trust(for authenticator: AttestedAuthenticator, at time: Date) throws(WebAuthnError) -> AuthenticatorTrust {
+                guard allowed.contains(authenticator.aaguid) else { throw WebAuthnError(.metadata, "not on the allow-list") }
+                return AuthenticatorTrust(anchors: anchors, authenticatorName: "Allowed")
+            }
+        }
+        let world = try World()
+        let aaguid = try #require(AAGUID(bytes: TestAuthenticator.defaultAAGUID))
+        let allowing = VerificationPolicy(attestation: AttestationPolicy(requirement: AttestationRequirement(
+            source: AllowList(allowed: [aaguid], anchors: [world.ca.certificate]), chain: .required)))
+        #expect(try register(.packed(ca: world.ca), policy: allowing).accepted()?.attestation.authenticatorName == "Allowed")
+        let refusing = VerificationPolicy(attestation: AttestationPolicy(requirement: AttestationRequirement(
+            source: AllowList(allowed: [], anchors: [world.ca.certificate]), chain: .required)))
+        try register(.packed(ca: world.ca), policy: refusing).expectRejected(.metadata, step: "§7.1 step 24")
+    }
+
+    @Test("the requirement's combinations", arguments: [
+        (AttestationRequirement.Chain.reported, AttestationRequirement.Unattested.accepted, true),
+        (.reported, .rejected, false),
+        (.required, .accepted, true),
+        (.required, .rejected, false),
+        (.required, .rejectedWhenRequested, true),
+    ])
+    func combinations(_ chain: AttestationRequirement.Chain, _ unattested: AttestationRequirement.Unattested, _ selfAccepted: Bool) throws {
+        let policy = VerificationPolicy(attestation: AttestationPolicy(requirement: AttestationRequirement(chain: chain, unattested: unattested)))
+        let outcome = try register(.packedSelf, policy: policy)
+        if selfAccepted { _ = try #require(outcome.accepted()) } else { outcome.expectRejected(.trust, step: "§7.1 step 29") }
+    }
+}
