@@ -1,5 +1,7 @@
 import Foundation
 import WebAuthnRP
+import WebAuthnCoding
+import WebAuthnCrypto
 
 /// The FIDO Metadata Service BLOB: the whole compact JWS (header, chain, signature, payload)
 /// verified against the test root of `Fixtures/metadata/`, and the payload JSON alone.

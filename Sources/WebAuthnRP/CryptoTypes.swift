@@ -15,3 +15,7 @@ public typealias Certificate = WebAuthnCrypto.Certificate
 /// Why the crypto layer refused a key, signature or certificate, for example a trust anchor
 /// that does not parse.
 public typealias CryptoError = WebAuthnCrypto.CryptoError
+
+/// A certificate revocation list (RFC 5280 §5, DER) a caller hands to metadata verification, for
+/// example the CRLs named by the FIDO Metadata Service BLOB's signing chain.
+public typealias CertificateRevocationList = WebAuthnCrypto.CertificateRevocationList

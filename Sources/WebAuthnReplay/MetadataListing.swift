@@ -1,5 +1,6 @@
-import Foundation
-import WebAuthnRP
+package import Foundation
+package import WebAuthnRP
+import WebAuthnCrypto
 
 /// `webauthn-replay metadata BLOB --root ROOT [--crl CRL]... [--at TIME]`: verifies a downloaded
 /// MDS3 BLOB the way a relying party would and lists its entries, for an engineer checking the

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WebAuthnRP
 @testable import WebAuthnReplay
+import WebAuthnCoding
 
 /// `policy.metadata`, `expect.authenticatorName` and `expect.metadataStatus` (the signed
 /// registrations judged with metadata are in `Fixtures/metadata/`).

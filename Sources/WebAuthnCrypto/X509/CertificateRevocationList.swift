@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// An X.509 certificate revocation list (RFC 5280 §5), parsed by libcrypto.
 ///
@@ -42,7 +42,7 @@ extension CertificateChain {
     ///   - time: the moment at which every certificate and list must be valid.
     /// - Returns: the verified chain.
     /// - Throws: ``CryptoError`` with code ``CryptoError/Code/untrustedChain``.
-    public static func verify(
+    package static func verify(
         leaf: Certificate, intermediates: [Certificate], trustAnchors: [Certificate],
         crls: [CertificateRevocationList], at time: Date
     ) throws(CryptoError) -> VerifiedCertificateChain {

@@ -1,4 +1,6 @@
-import Foundation
+public import Foundation
+import WebAuthnCoding
+public import WebAuthnCrypto
 
 /// A FIDO Metadata Service (MDS3) BLOB whose signature and signing chain verified, indexed
 /// for lookups by AAGUID and by attestation certificate key identifier.

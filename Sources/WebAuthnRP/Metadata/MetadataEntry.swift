@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// An authenticator status from the FIDO Metadata Service (MDS3 `AuthenticatorStatus`).
 ///

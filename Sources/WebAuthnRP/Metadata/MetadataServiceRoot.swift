@@ -1,4 +1,5 @@
 import Foundation
+public import WebAuthnCrypto
 
 extension KnownAttestationRoots {
     /// GlobalSign Root CA - R3: the root of the production FIDO Metadata Service BLOB's signing

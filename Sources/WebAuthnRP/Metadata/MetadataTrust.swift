@@ -1,4 +1,5 @@
-import Foundation
+public import Foundation
+public import WebAuthnCrypto
 
 /// What a relying party accepts from the FIDO metadata of an authenticator.
 public struct MetadataPolicy: Sendable {

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// What a registration's attestation must establish, and where the roots that judge it
 /// come from: one value instead of separate switches, so that every combination it can

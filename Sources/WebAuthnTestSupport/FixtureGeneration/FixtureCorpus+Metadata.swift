@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthnCoding
 @_spi(Testing) import WebAuthnCrypto
 @_spi(Testing) import WebAuthnRP
 

@@ -1,6 +1,8 @@
-import Foundation
+package import WebAuthnCrypto
+package import Foundation
 @_spi(Testing) import WebAuthnCrypto
 import WebAuthnRP
+import WebAuthnCoding
 
 /// A stand-in for the FIDO Metadata Service: a test root, an intermediate and a BLOB signing
 /// certificate (all derived from a seed, so the same seed gives the same bytes), and builders

@@ -3,6 +3,7 @@ import Testing
 @_spi(Testing) import WebAuthnCrypto
 @testable import WebAuthnRP
 import WebAuthnTestSupport
+import WebAuthnCoding
 
 /// The MDS3 BLOB: JWS, signing chain (root, time, CRLs), payload, index.
 @Suite("FIDO metadata BLOB")
