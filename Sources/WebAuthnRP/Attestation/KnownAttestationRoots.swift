@@ -3,8 +3,8 @@ public import WebAuthnCrypto
 
 /// A catalogue of the public attestation roots that vendors publish, embedded so a relying
 /// party does not have to fetch them. Nothing here is ever trusted implicitly: a root counts
-/// only when the caller puts it into ``AttestationPolicy/trustAnchors``, for example
-/// `AttestationPolicy(trustAnchors: KnownAttestationRoots.googleHardwareAttestationRoots)`.
+/// only when the caller names it in the ``AttestationRequirement``, for example
+/// `AttestationPolicy(requirement: .trusted(by: KnownAttestationRoots.googleHardwareAttestationRoots))`.
 ///
 /// The certificates are embedded as base64 DER and parsed once, on first use. An embedded
 /// constant that failed to parse would be left out (never a trap); the test suite checks that

@@ -266,7 +266,7 @@ extension MetadataBLOB {
     /// Reads and indexes a payload as if its signature had verified (no signing chain).
     ///
     /// Package access only: the `metadata-payload` fuzz target feeds hostile payload JSON
-    /// through this. Servers use ``init(jws:trustAnchor:crls:at:)``, which verifies first.
+    /// through this. Servers use ``init(jws:trustAnchor:crls:at:)-([UInt8],_,_,_)``, which verifies first.
     /// - Throws: ``WebAuthnError`` with category `metadata`.
     package static func indexUnverifiedPayload(_ bytes: [UInt8]) throws(WebAuthnError) -> MetadataBLOB {
         MetadataBLOB(payload: try MetadataPayloadParser.parse(bytes), signingChain: [])
