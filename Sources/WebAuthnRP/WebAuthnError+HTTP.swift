@@ -32,6 +32,7 @@ extension WebAuthnError.Category {
         case .userHandle: return "This passkey belongs to a different account."
         case .signature: return "The passkey's signature could not be verified."
         case .signCount: return "The authenticator's counter went backwards; it may have been cloned."
+        case .extension: return "The authenticator's extension outputs were not accepted."
         }
     }
 
@@ -41,7 +42,8 @@ extension WebAuthnError.Category {
         case .malformed, .type, .challenge: return 400
         case .credentialExists: return 409
         case .unknownCredential, .userHandle, .signature, .signCount: return 401
-        case .origin, .rpIdHash, .userPresence, .userVerification, .backupFlags, .algorithm, .attestation, .trust:
+        case .origin, .rpIdHash, .userPresence, .userVerification, .backupFlags, .algorithm, .attestation, .trust,
+             .extension:
             return 403
         }
     }

@@ -42,6 +42,9 @@ public struct WebAuthnError: Error, Hashable, Sendable, CustomStringConvertible 
         case signature
         /// The signature counter did not increase.
         case signCount
+        /// An extension output breaks its definition or what the relying party asked for
+        /// (also: an extension input the client would refuse, when options are built).
+        case `extension`
     }
 
     /// The category of the rejection.

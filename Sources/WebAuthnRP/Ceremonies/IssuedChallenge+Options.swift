@@ -14,7 +14,8 @@ extension IssuedChallenge {
                   userHandle: options.user.id.bytes, allowCredentials: [],
                   userVerification: options.authenticatorSelection?.userVerification ?? .preferred,
                   offeredAlgorithms: Self.clientAlgorithms(options.pubKeyCredParams),
-                  conditionalCreate: conditional, attestation: options.attestation, issuedAt: issuedAt,
+                  conditionalCreate: conditional, attestation: options.attestation, extensions: options.extensions,
+                  issuedAt: issuedAt,
                   expiresAt: expiresAt)
     }
 
@@ -40,7 +41,8 @@ extension IssuedChallenge {
                 userHandle: [UInt8]? = nil, issuedAt: Date? = nil, expiresAt: Date) {
         self.init(challenge: options.challenge.bytes, kind: .authentication, rpId: options.rpId ?? relyingParty.id,
                   userHandle: userHandle, allowCredentials: (options.allowCredentials ?? []).map(\.id.bytes),
-                  userVerification: options.userVerification ?? .preferred, issuedAt: issuedAt, expiresAt: expiresAt)
+                  userVerification: options.userVerification ?? .preferred, extensions: options.extensions,
+                  issuedAt: issuedAt, expiresAt: expiresAt)
     }
 }
 
@@ -51,7 +53,8 @@ extension RegistrationResponse {
         self.init(id: json.id, rawId: json.rawId.bytes, type: json.type.rawValue,
                   clientDataJSON: json.response.clientDataJSON.bytes,
                   attestationObject: json.response.attestationObject.bytes,
-                  transports: (json.response.transports ?? []).map(\.rawValue))
+                  transports: (json.response.transports ?? []).map(\.rawValue),
+                  clientExtensionResults: json.clientExtensionResults)
     }
 }
 
@@ -62,6 +65,7 @@ extension AuthenticationResponse {
         self.init(id: json.id, rawId: json.rawId.bytes, type: json.type.rawValue,
                   clientDataJSON: json.response.clientDataJSON.bytes,
                   authenticatorData: json.response.authenticatorData.bytes,
-                  signature: json.response.signature.bytes, userHandle: json.response.userHandle?.bytes)
+                  signature: json.response.signature.bytes, userHandle: json.response.userHandle?.bytes,
+                  clientExtensionResults: json.clientExtensionResults)
     }
 }
