@@ -194,6 +194,8 @@ struct Expectation: Decodable {
     var userVerified: Bool?
     var backupEligible: Bool?
     var backupState: Bool?
+    /// Extension outputs as verified; each member compared when present (ReplayExtensions.swift).
+    var extensions: [String: JSONValue]?
 
     /// `accept` or `reject(<error>)`.
     var summary: String {

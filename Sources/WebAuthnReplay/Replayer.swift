@@ -300,10 +300,12 @@ enum ExpectationMatcher {
             compare("algorithm", expect.algorithm, verified.record.algorithm)
             compare("signCount", expect.signCount, verified.authenticatorData.signCount)
             compareFlags(expect, verified.authenticatorData.flags, into: &out)
+            ReplayExtensions.compare(expect.extensions, verified.extensions.replayJSON, into: &out)
         case (.accept, .authenticated(let verified, _)):
             compare("credentialId", expect.credentialId, Base64URL.encode(verified.updatedRecord.id))
             compare("signCount", expect.signCount, verified.authenticatorData.signCount)
             compareFlags(expect, verified.authenticatorData.flags, into: &out)
+            ReplayExtensions.compare(expect.extensions, verified.extensions.replayJSON, into: &out)
             if expect.attestationFormat != nil || expect.attestationType != nil || expect.trusted != nil
                 || expect.aaguid != nil {
                 out.append("attestation details were expected from an authentication")

@@ -123,12 +123,9 @@ public struct AuthenticationVerifier: Sendable {
             }
         }
         // Step 20: the client and authenticator extension outputs are as expected.
-        let extensions = try trace.check("§7.2 step 20", "extension outputs fit their definitions and what was asked",
-                                         detail: ExtensionChecks.describe(issued: issued, clientOutputs: response.clientExtensionResults,
-                                                                          authData: authData)) { () throws(WebAuthnError) in
-            try ExtensionChecks.verifyAuthentication(clientOutputs: response.clientExtensionResults, authData: authData,
-                                                     credentialId: response.rawId, issued: issued, policy: policy.extensions)
-        }
+        let extensions = try ExtensionChecks.verifyAuthentication(clientOutputs: response.clientExtensionResults,
+                                                                  authData: authData, credentialId: response.rawId,
+                                                                  issued: issued, policy: policy.extensions, trace: &trace)
         // Step 21: "Let hash be the result of computing a hash over the cData using SHA-256."
         let clientDataHash = Digest.sha256.hash(response.clientDataJSON)
         trace.note("§7.2 step 21", "hash = SHA-256(clientDataJSON)")

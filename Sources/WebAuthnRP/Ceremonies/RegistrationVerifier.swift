@@ -149,12 +149,8 @@ public struct RegistrationVerifier: Sendable {
         }
         // Step 21: "Verify that the values of the client extension outputs in clientExtensionResults and
         // the authenticator extension outputs in the extensions in authData are as expected."
-        let extensions = try trace.check("§7.1 step 21", "extension outputs fit their definitions and what was asked",
-                                         detail: ExtensionChecks.describe(issued: issued, clientOutputs: response.clientExtensionResults,
-                                                                          authData: authData)) { () throws(WebAuthnError) in
-            try ExtensionChecks.verifyRegistration(clientOutputs: response.clientExtensionResults, authData: authData,
-                                                   issued: issued, policy: policy.extensions)
-        }
+        let extensions = try ExtensionChecks.verifyRegistration(clientOutputs: response.clientExtensionResults, authData: authData,
+                                                                issued: issued, policy: policy.extensions, trace: &trace)
         // Step 22: "Determine the attestation statement format by performing a USASCII case-sensitive
         // match on fmt against the set of supported WebAuthn Attestation Statement Format Identifier values."
         let format = try trace.check("§7.1 step 22", "fmt is a supported attestation format",

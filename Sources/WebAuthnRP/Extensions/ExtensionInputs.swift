@@ -143,7 +143,7 @@ public struct RegistrationExtensionInputs: Sendable, Hashable {
 
     /// The `extensions` member of the options, or nil when nothing is asked.
     /// - Throws: ``WebAuthnError`` (`extension`) for an input the client would refuse.
-    func validatedJSON() throws(WebAuthnError) -> [String: JSONValue]? {
+    package func validatedJSON() throws(WebAuthnError) -> [String: JSONValue]? {
         var out: [String: JSONValue] = [:]
         if credProps { out["credProps"] = .bool(true) }
         if let prf {
@@ -207,7 +207,7 @@ public struct AuthenticationExtensionInputs: Sendable, Hashable {
     /// The `extensions` member of the options, or nil when nothing is asked.
     /// - Parameter allowCredentials: the credential ids the options allow (empty: any).
     /// - Throws: ``WebAuthnError`` (`extension`) for an input the client would refuse.
-    func validatedJSON(allowCredentials: [[UInt8]]) throws(WebAuthnError) -> [String: JSONValue]? {
+    package func validatedJSON(allowCredentials: [[UInt8]]) throws(WebAuthnError) -> [String: JSONValue]? {
         var out: [String: JSONValue] = [:]
         if let prf {
             if !prf.evalByCredential.isEmpty {
