@@ -14,6 +14,7 @@ let targets = [
     "registration", "authentication", "fixture",
     "attstmt-packed", "attstmt-fido-u2f", "attstmt-tpm", "attstmt-android-key", "attstmt-android-safetynet",
     "attstmt-apple", "attstmt-compound", "appattest-attestation", "appattest-assertion",
+    "extension-outputs",
 ]
 
 let package = Package(

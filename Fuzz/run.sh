@@ -30,6 +30,7 @@ HARNESSES=(
   registration authentication fixture
   attstmt-packed attstmt-fido-u2f attstmt-tpm attstmt-android-key attstmt-android-safetynet
   attstmt-apple attstmt-compound appattest-attestation appattest-assertion
+  extension-outputs
 )
 
 # Limits (Docs/Fuzzing.md, "Limits"): an input is at most a few hundred KB, so any single

@@ -68,6 +68,7 @@ import WebAuthnFuzzing
             "registration", "authentication", "fixture",
             "attstmt-packed", "attstmt-fido-u2f", "attstmt-tpm", "attstmt-android-key", "attstmt-android-safetynet",
             "attstmt-apple", "attstmt-compound", "appattest-attestation", "appattest-assertion",
+            "extension-outputs",
         ])
     }
 }
