@@ -1,5 +1,6 @@
 import Foundation
 import WebAuthnRP
+import WebAuthnCoding
 
 /// The extension output parsers: the authenticator extensions map (CBOR) and the client's
 /// `clientExtensionResults` (JSON).

@@ -1,4 +1,5 @@
 import WebAuthnRP
+import WebAuthnCoding
 
 /// `expect.extensions` (../shared/spec/ceremony-fixtures.md, replay semantics 9): the verified
 /// extension outputs in the spec's names, and a member-by-member comparison in which every

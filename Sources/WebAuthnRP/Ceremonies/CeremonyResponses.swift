@@ -1,3 +1,4 @@
+public import WebAuthnCrypto
 /// A registration response with its binary members decoded (from
 /// ``RegistrationResponseJSON``, or built directly by a server that decoded them).
 public struct RegistrationResponse: Sendable {
@@ -92,7 +93,7 @@ public struct VerifiedRegistration: Sendable {
     /// The parsed client data.
     public let clientData: CollectedClientData
     /// The credential public key, built once.
-    public let credentialKey: COSEKey
+    package let credentialKey: COSEKey
     /// The verified extension outputs.
     public let extensions: RegistrationExtensionResults
     /// UP flag.

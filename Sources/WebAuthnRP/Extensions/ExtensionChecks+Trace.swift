@@ -1,3 +1,5 @@
+import WebAuthnCoding
+
 extension ExtensionChecks {
     /// §7.1 step 21 with its trace: one checked step for the outputs, then one line per
     /// verified result (what `webauthn-replay --explain` shows).

@@ -1,3 +1,6 @@
+import WebAuthnCoding
+import WebAuthnCrypto
+
 /// Verifies extension outputs against their definitions and against what the relying party
 /// asked for (WebAuthn L3 §7.1 step 21 / §7.2 step 20, §9, §10; CTAP 2.2 §12). One entry point
 /// per ceremony, plus the appid rule of §7.2 step 15.

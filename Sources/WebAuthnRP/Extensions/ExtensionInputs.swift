@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthnCoding
 
 // Typed client extension inputs (WebAuthn L3 §9, §10; CTAP 2.2 §12). A server fills these in the
 // options builders; they are validated the way the client would validate them, then rendered as

@@ -1,3 +1,5 @@
+package import WebAuthnCoding
+
 /// The client extension outputs of a response (`clientExtensionResults`), each member of a known
 /// extension checked for its type (L3 §10 and CTAP 2.2 §12 as the JSON serialization writes
 /// them: bytes as base64url text). Whether an output fits what was asked is checked later, by

@@ -1,4 +1,5 @@
-import Foundation
+public import Foundation
+import WebAuthnCoding
 
 /// An iOS, iPadOS or macOS app whose passkeys belong to the relying party: its App ID is
 /// `<teamId>.<bundleId>` (the `webcredentials` entry of `apple-app-site-association`).

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A related-origins configuration a browser would not honour (L3 §5.11 "Using Web
 /// Authentication across related origins"), found when the server starts rather than in a

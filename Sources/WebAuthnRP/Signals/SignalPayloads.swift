@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthnCoding
 
 /// The argument of `PublicKeyCredential.signalUnknownCredential()` (L3 §5.1.10, "Signal
 /// Credential Changes to the Authenticator"): the credential is not known to the relying party,

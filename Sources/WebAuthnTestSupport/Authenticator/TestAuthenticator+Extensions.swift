@@ -1,6 +1,7 @@
 import Foundation
-@_spi(Testing) import WebAuthnCrypto
-import WebAuthnRP
+@_spi(Testing) package import WebAuthnCrypto
+package import WebAuthnRP
+package import WebAuthnCoding
 
 extension TestAuthenticator {
     /// The extension outputs one ceremony returns: the authenticator's (a CBOR map appended to

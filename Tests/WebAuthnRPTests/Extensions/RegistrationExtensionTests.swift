@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebAuthnCoding
 @_spi(Testing) import WebAuthnCrypto
 @testable import WebAuthnRP
 import WebAuthnTestSupport

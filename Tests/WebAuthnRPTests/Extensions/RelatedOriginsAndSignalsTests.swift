@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import WebAuthnCrypto
+import WebAuthnCoding
 @testable import WebAuthnRP
 import WebAuthnTestSupport
 
