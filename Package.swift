@@ -15,13 +15,12 @@ let strictSettings: [SwiftSetting] = [
 let package = Package(
     name: "webauthn-rp",
     products: [
+        // The one library a server depends on.
         .library(name: "WebAuthnRP", targets: ["WebAuthnRP"]),
-        .library(name: "WebAuthnCoding", targets: ["WebAuthnCoding"]),
-        .library(name: "WebAuthnReplay", targets: ["WebAuthnReplay"]),
         .executable(name: "webauthn-replay", targets: ["webauthn-replay"]),
-        // For fuzzers and their regression tests only: every fuzz target as a pure function
-        // from bytes to a property verdict (the libFuzzer harnesses in Fuzz/ are thin shims).
-        .library(name: "WebAuthnFuzzing", targets: ["WebAuthnFuzzing"]),
+        // Not for servers (the leading underscore says so, as in SwiftNIO): the fuzz targets for
+        // the Fuzz/ sub-package, and the software authenticator for the Benchmarks/ sub-package.
+        .library(name: "_WebAuthnFuzzing", targets: ["WebAuthnFuzzing"]),
     ],
     targets: [
         // The only place C headers enter the build. Imported by WebAuthnCrypto alone.
@@ -57,7 +56,9 @@ let package = Package(
         // `webauthn-fixtures`, never linked by a server (no product).
         .target(
             name: "WebAuthnTestSupport",
-            dependencies: ["WebAuthnRP", "WebAuthnCrypto", "WebAuthnCoding"],
+            // libcrypto for test-only signing, key generation and certificate building,
+            // fenced in Sources/WebAuthnTestSupport/OpenSSL like the crypto layer's own calls.
+            dependencies: ["WebAuthnRP", "WebAuthnCrypto", "WebAuthnCoding", "CWebAuthnOpenSSL"],
             swiftSettings: strictSettings
         ),
         // Writes (or checks) the project's own recorded ceremonies in Fixtures/.
@@ -72,7 +73,7 @@ let package = Package(
         .testTarget(name: "WebAuthnCodingTests", dependencies: ["WebAuthnCoding"], swiftSettings: strictSettings),
         .testTarget(
             name: "WebAuthnCryptoTests",
-            dependencies: ["WebAuthnCrypto", "WebAuthnCoding"],
+            dependencies: ["WebAuthnCrypto", "WebAuthnCoding", "WebAuthnTestSupport"],
             swiftSettings: strictSettings
         ),
         .testTarget(

@@ -22,7 +22,7 @@ let package = Package(
     products: targets.map { .executable(name: "fuzz-\($0)", targets: ["fuzz-\($0)"]) },
     dependencies: [.package(path: "..")],
     targets: [
-        .target(name: "FuzzShim", dependencies: [.product(name: "WebAuthnFuzzing", package: rootIdentity)]),
+        .target(name: "FuzzShim", dependencies: [.product(name: "_WebAuthnFuzzing", package: rootIdentity)]),
     ] + targets.map { .executableTarget(name: "fuzz-\($0)", dependencies: ["FuzzShim"]) },
     swiftLanguageModes: [.v6]
 )

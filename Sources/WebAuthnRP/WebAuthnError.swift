@@ -63,7 +63,9 @@ public struct WebAuthnError: Error, Hashable, Sendable, CustomStringConvertible 
         self.message = message
     }
 
+    /// Errors are equal when their categories are: step and message may change between releases.
     public static func == (lhs: WebAuthnError, rhs: WebAuthnError) -> Bool { lhs.category == rhs.category }
+    /// Hashes the category only, consistent with `==`.
     public func hash(into hasher: inout Hasher) { hasher.combine(category) }
 
     /// `<category> (<step>): <message>`.

@@ -4,16 +4,16 @@ import WebAuthnCoding
 
 /// A fixture file that cannot be replayed at all (replay exit code 2): not JSON,
 /// the wrong `format`, or a member missing or of the wrong type.
-public struct FixtureError: Error, Sendable, CustomStringConvertible {
+package struct FixtureError: Error, Sendable, CustomStringConvertible {
     /// The file.
-    public let file: String
+    package let file: String
     /// The member that is wrong, for example `ceremonies[2].expect.outcome`.
-    public let member: String
+    package let member: String
     /// What is wrong with it.
-    public let reason: String
+    package let reason: String
 
     /// `<file>: <member>: <reason>`.
-    public var description: String { "\(file): \(memberAndReason)" }
+    package var description: String { "\(file): \(memberAndReason)" }
 
     var memberAndReason: String { "\(member): \(reason)" }
 

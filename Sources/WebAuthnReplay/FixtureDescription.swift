@@ -1,5 +1,6 @@
 package import Foundation
 import WebAuthnRP
+import WebAuthnCrypto
 
 extension Replayer {
     /// Loads a fixture document the way ``replay(paths:)`` does (decoding, format and name

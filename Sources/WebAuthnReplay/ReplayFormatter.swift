@@ -2,14 +2,14 @@ import Foundation
 import WebAuthnRP
 
 /// Renders a ``ReplayReport`` for people (text) or machines (JSON).
-public enum ReplayFormatter {
+package enum ReplayFormatter {
     /// One line per ceremony (`PASS|FAIL file name: expected …, got …`), each fixture
     /// error, then the closing `N passed, N failed` line.
     /// - Parameters:
     ///   - report: the report.
     ///   - explain: also print each ceremony's step trace.
     /// - Returns: the text.
-    public static func text(_ report: ReplayReport, explain: Bool) -> String {
+    package static func text(_ report: ReplayReport, explain: Bool) -> String {
         var lines: [String] = []
         for result in report.results {
             let mark = result.passed ? "PASS" : "FAIL"
@@ -46,7 +46,7 @@ public enum ReplayFormatter {
     ///   - report: the report.
     ///   - explain: include each ceremony's trace.
     /// - Returns: the JSON text.
-    public static func json(_ report: ReplayReport, explain: Bool) -> String {
+    package static func json(_ report: ReplayReport, explain: Bool) -> String {
         struct TraceStep: Encodable { var step: String; var title: String; var outcome: String; var reason: String? }
         struct Row: Encodable {
             var file: String; var name: String; var expected: String; var actual: String; var passed: Bool

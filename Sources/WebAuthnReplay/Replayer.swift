@@ -1,41 +1,41 @@
 import Foundation
-public import WebAuthnRP
+package import WebAuthnRP
 import WebAuthnCoding
 import WebAuthnCrypto
 
 /// The outcome of replaying one ceremony.
-public struct CeremonyResult: Sendable {
+package struct CeremonyResult: Sendable {
     /// The fixture file.
-    public let file: String
+    package let file: String
     /// The ceremony's name.
-    public let name: String
+    package let name: String
     /// What the fixture expected, for example `accept` or `reject(signature)`.
-    public let expected: String
+    package let expected: String
     /// What happened, in the same form.
-    public let actual: String
+    package let actual: String
     /// Whether the verdict met the expectation.
-    public let passed: Bool
+    package let passed: Bool
     /// Each expectation detail that did not hold (empty when passed).
-    public let mismatches: [String]
+    package let mismatches: [String]
     /// The rejection, when there was one.
-    public let error: WebAuthnError?
+    package let error: WebAuthnError?
     /// The step trace of the verification.
-    public let trace: CeremonyTrace
+    package let trace: CeremonyTrace
 }
 
 /// The outcome of a whole replay run.
-public struct ReplayReport: Sendable {
+package struct ReplayReport: Sendable {
     /// Every ceremony replayed, in order.
-    public var results: [CeremonyResult] = []
+    package var results: [CeremonyResult] = []
     /// Files that could not be replayed at all.
-    public var fixtureErrors: [FixtureError] = []
+    package var fixtureErrors: [FixtureError] = []
 
     /// Ceremonies that met their expectation.
-    public var passed: Int { results.filter(\.passed).count }
+    package var passed: Int { results.filter(\.passed).count }
     /// Ceremonies that did not.
-    public var failed: Int { results.count - passed }
+    package var failed: Int { results.count - passed }
     /// 0 when every ceremony passed, 2 when any file was unusable, 1 otherwise.
-    public var exitCode: Int32 {
+    package var exitCode: Int32 {
         if !fixtureErrors.isEmpty { return 2 }
         return failed == 0 ? 0 : 1
     }
@@ -43,11 +43,11 @@ public struct ReplayReport: Sendable {
 
 /// Replays `webauthn-ceremonies/1` fixture files: the logic behind `webauthn-replay`,
 /// kept in a library so tests run the same code.
-public enum Replayer {
+package enum Replayer {
     /// Replays files and folders (folders are walked for `*.json`, in name order).
     /// - Parameter paths: files or folders.
     /// - Returns: the report.
-    public static func replay(paths: [String]) async -> ReplayReport {
+    package static func replay(paths: [String]) async -> ReplayReport {
         var report = ReplayReport()
         for path in paths {
             let files: [String]

@@ -1,5 +1,6 @@
 import Testing
 @testable import WebAuthnCrypto
+import WebAuthnTestSupport
 import WebAuthnCoding
 
 /// COSE_Key rules the mutation campaign (Docs/Mutation.md) found without a test of their own.

@@ -1,5 +1,6 @@
 import Testing
 import WebAuthnCrypto
+import WebAuthnTestSupport
 import WebAuthnCoding
 
 /// COSE_Key parsing: published keys as facts, then every rejection with its code.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebAuthnCrypto
+import WebAuthnTestSupport
 
 @Suite("Certificate chain verification")
 struct CertificateChainTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebAuthnCrypto
+import WebAuthnTestSupport
 import WebAuthnCoding
 
 /// X.509 rules the mutation campaign (Docs/Mutation.md) found without a test of their own.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebAuthnCrypto
+import WebAuthnTestSupport
 
 /// Small helpers that build the certificates the X.509 tests use.
 enum TestPKI {

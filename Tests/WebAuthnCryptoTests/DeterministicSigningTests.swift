@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WebAuthnCrypto
+@testable import WebAuthnTestSupport
 import WebAuthnCoding
 
 /// Seeded keys and deterministic signatures: what lets `webauthn-fixtures` regenerate

@@ -1,5 +1,6 @@
 import Testing
 @testable import WebAuthnCrypto
+import WebAuthnTestSupport
 import WebAuthnCoding
 
 @Suite("ECDSA raw r||s to DER")

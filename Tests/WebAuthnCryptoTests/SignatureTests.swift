@@ -1,5 +1,6 @@
 import Testing
 import WebAuthnCrypto
+import WebAuthnTestSupport
 import WebAuthnCoding
 
 /// Round trips through libcrypto: a key generated in-process signs, its public key

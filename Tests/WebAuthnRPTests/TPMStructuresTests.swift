@@ -1,5 +1,7 @@
 import Testing
 import WebAuthnRP
+import WebAuthnCrypto
+import WebAuthnTestSupport
 
 // The `pubArea` and `certInfo` of the W3C WebAuthn L3 test vector "TPM Attestation with ES256
 // Credential" (#sctn-test-vectors-tpm-es256), restated as hex.

@@ -1,4 +1,4 @@
-/// Limits and strictness for ``CBOR/decode(_:options:)``.
+/// Limits and strictness for `CBOR.decode(_:options:)`.
 ///
 /// Every limit is checked before anything is allocated for the item it guards.
 package struct CBORDecodingOptions: Sendable, Equatable {

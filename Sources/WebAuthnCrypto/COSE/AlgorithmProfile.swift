@@ -1,8 +1,8 @@
 /// How one COSE algorithm signs: which key type and curves it pairs with and which
 /// libcrypto scheme verifies it. The single table the crypto layer consults.
-struct AlgorithmProfile: Sendable {
+package struct AlgorithmProfile: Sendable {
     /// The libcrypto operation behind an algorithm.
-    enum Scheme: Sendable, Equatable {
+    package enum Scheme: Sendable, Equatable {
         /// ECDSA over the digest; signatures are DER `ECDSA-Sig-Value`.
         case ecdsa(Digest)
         /// Pure EdDSA (no pre-hash).
@@ -15,13 +15,13 @@ struct AlgorithmProfile: Sendable {
         case mlDSA(String)
     }
 
-    let algorithm: COSEAlgorithm
-    let keyType: COSEKeyType
+    package let algorithm: COSEAlgorithm
+    package let keyType: COSEKeyType
     /// Curves a COSE key may carry with this algorithm (empty for RSA and AKP).
-    let coseCurves: [COSECurve]
-    let scheme: Scheme
+    package let coseCurves: [COSECurve]
+    package let scheme: Scheme
     /// Whether the algorithm is refused unless ``COSEKeyOptions/allowRS1`` is set.
-    let needsRS1OptIn: Bool
+    package let needsRS1OptIn: Bool
 
     private init(_ algorithm: COSEAlgorithm, _ keyType: COSEKeyType, _ curves: [COSECurve], _ scheme: Scheme,
                  rs1: Bool = false) {
@@ -33,7 +33,7 @@ struct AlgorithmProfile: Sendable {
     }
 
     /// The profile for an algorithm, or nil when the crypto layer does not know it.
-    static func of(_ algorithm: COSEAlgorithm) -> AlgorithmProfile? {
+    package static func of(_ algorithm: COSEAlgorithm) -> AlgorithmProfile? {
         switch algorithm {
         case .es256: return .init(algorithm, .ec2, [.p256], .ecdsa(.sha256))
         case .es384: return .init(algorithm, .ec2, [.p384], .ecdsa(.sha384))
@@ -61,7 +61,7 @@ struct AlgorithmProfile: Sendable {
     }
 
     /// The profile, or `unsupportedAlgorithm`; RS1 also needs the opt-in.
-    static func require(_ algorithm: COSEAlgorithm, options: COSEKeyOptions) throws(CryptoError) -> AlgorithmProfile {
+    package static func require(_ algorithm: COSEAlgorithm, options: COSEKeyOptions) throws(CryptoError) -> AlgorithmProfile {
         guard let profile = of(algorithm) else {
             throw CryptoError(.unsupportedAlgorithm, "unknown or unsupported COSE algorithm \(algorithm.rawValue)")
         }

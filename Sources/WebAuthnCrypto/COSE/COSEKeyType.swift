@@ -34,7 +34,7 @@ package enum COSECurve: Int, Sendable {
     }
 
     /// Length of one EC2 coordinate, or of the OKP public key, in bytes.
-    var coordinateLength: Int {
+    package var coordinateLength: Int {
         switch self {
         case .p256, .secp256k1: return 32
         case .p384: return 48
@@ -45,7 +45,7 @@ package enum COSECurve: Int, Sendable {
     }
 
     /// libcrypto's name: the EC group name, or the key algorithm name for OKP.
-    var libcryptoName: String {
+    package var libcryptoName: String {
         switch self {
         case .p256: return "prime256v1"
         case .p384: return "secp384r1"

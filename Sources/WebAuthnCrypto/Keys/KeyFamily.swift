@@ -1,5 +1,5 @@
 /// What kind of key libcrypto holds, as far as WebAuthn cares.
-enum KeyFamily: Sendable, Equatable {
+package enum KeyFamily: Sendable, Equatable {
     /// An EC key; the curve is nil for a group WebAuthn does not use.
     case ec(COSECurve?, groupName: String)
     /// An RSA key with its modulus size in bits.
@@ -12,7 +12,7 @@ enum KeyFamily: Sendable, Equatable {
     case other(String)
 
     /// The COSE key type this family maps to, if any.
-    var coseKeyType: COSEKeyType? {
+    package var coseKeyType: COSEKeyType? {
         switch self {
         case .ec: return .ec2
         case .rsa: return .rsa
@@ -23,7 +23,7 @@ enum KeyFamily: Sendable, Equatable {
     }
 
     /// The curve (EC2 or OKP), if any.
-    var curve: COSECurve? {
+    package var curve: COSECurve? {
         switch self {
         case .ec(let curve, _): return curve
         case .ed25519: return .ed25519
@@ -33,7 +33,7 @@ enum KeyFamily: Sendable, Equatable {
     }
 
     /// "EC P-256", "RSA 2048", "Ed25519", "ML-DSA-44", ...
-    var description: String {
+    package var description: String {
         switch self {
         case .ec(let curve, let group): return "EC \(curve?.displayName ?? group)"
         case .rsa(let bits): return "RSA \(bits)"

@@ -55,7 +55,7 @@ extension PublicKey {
     package var curve: COSECurve? { evpKey.family.curve }
 
     /// Checks that a key of `family` may be used with `profile`.
-    static func check(family: KeyFamily, fits profile: AlgorithmProfile,
+    package static func check(family: KeyFamily, fits profile: AlgorithmProfile,
                       options: COSEKeyOptions) throws(CryptoError) {
         guard family.coseKeyType == profile.keyType else {
             throw CryptoError(.algorithmMismatch, "\(profile.algorithm) cannot be used with a \(family.description) key")

@@ -2,7 +2,7 @@
 ///
 /// Made from a COSE key (``COSEKey``), a SubjectPublicKeyInfo, or a certificate.
 package struct PublicKey: Sendable {
-    let evpKey: EVPKey
+    package let evpKey: EVPKey
 
-    init(evpKey: EVPKey) { self.evpKey = evpKey }
+    package init(evpKey: EVPKey) { self.evpKey = evpKey }
 }

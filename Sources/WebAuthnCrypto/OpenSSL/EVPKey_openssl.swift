@@ -8,8 +8,8 @@ import Synchronization
 /// `EVP_PKEY_CTX`, and OpenSSL 3 documents concurrent use of a const `EVP_PKEY`
 /// by several threads as safe. That lets one key, built once, serve every later
 /// verification from any task.
-final class EVPKey: @unchecked Sendable {
-    let pointer: OpaquePointer
+package final class EVPKey: @unchecked Sendable {
+    package let pointer: OpaquePointer
     /// Verification contexts this key has used, kept for the next verification. A context
     /// that verified once keeps its key context, so initializing it again skips building a
     /// new one from the key (for RSA that search costs about 4% of a verification). Each
@@ -19,10 +19,10 @@ final class EVPKey: @unchecked Sendable {
 
     /// The key's family, read from libcrypto once: each read is a series of name lookups
     /// (about 5,000 instructions), and every key check and verification needs it.
-    let family: KeyFamily
+    package let family: KeyFamily
 
     /// Takes ownership of a key from libcrypto; the caller must not free it.
-    init(takingOwnershipOf pointer: OpaquePointer) {
+    package init(takingOwnershipOf pointer: OpaquePointer) {
         self.pointer = pointer
         self.family = Self.family(of: pointer)
     }
@@ -57,7 +57,7 @@ final class EVPKey: @unchecked Sendable {
 /// An idle `EVP_MD_CTX` kept by a key. `@unchecked Sendable`: it is only ever held by the
 /// key's lock or by the one caller that took it out.
 struct SpareContext: @unchecked Sendable {
-    let pointer: OpaquePointer
+    package let pointer: OpaquePointer
 }
 
 /// The text of libcrypto's most recent error on this thread (and clears the queue).

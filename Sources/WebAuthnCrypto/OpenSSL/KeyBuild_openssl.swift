@@ -2,7 +2,7 @@ internal import CWebAuthnOpenSSL
 
 /// Builds public keys with `EVP_PKEY_fromdata` / `OSSL_PARAM_BLD` (no deprecated
 /// per-type key APIs) and checks them with `EVP_PKEY_public_check`.
-enum LibCryptoKeyBuilder {
+package enum LibCryptoKeyBuilder {
     /// An EC public key from the group name and the uncompressed point `04 || x || y`.
     ///
     /// The COSE curves (P-256, P-384, P-521, secp256k1) all have cofactor 1, so every point
@@ -19,7 +19,7 @@ enum LibCryptoKeyBuilder {
     /// registration). `ECTemplatePointTests` holds libcrypto to this for every curve.
     /// Anything refused there is redone through `EVP_PKEY_fromdata` and the quick check,
     /// so a refused key is refused with exactly the error it always had.
-    static func ecPublicKey(group: String, uncompressedPoint: [UInt8]) throws(CryptoError) -> EVPKey {
+    package static func ecPublicKey(group: String, uncompressedPoint: [UInt8]) throws(CryptoError) -> EVPKey {
         if let key = ECGroupTemplates.shared.publicKey(group: group, point: uncompressedPoint) {
             return key
         }
@@ -31,7 +31,7 @@ enum LibCryptoKeyBuilder {
     }
 
     /// An RSA public key from big-endian modulus and exponent.
-    static func rsaPublicKey(n: ArraySlice<UInt8>, e: ArraySlice<UInt8>) throws(CryptoError) -> EVPKey {
+    package static func rsaPublicKey(n: ArraySlice<UInt8>, e: ArraySlice<UInt8>) throws(CryptoError) -> EVPKey {
         try fromData(algorithm: "RSA", what: "RSA key") { (builder) throws(CryptoError) in
             try builder.pushBigNumber("n", n)
             try builder.pushBigNumber("e", e)
@@ -39,7 +39,7 @@ enum LibCryptoKeyBuilder {
     }
 
     /// An Ed25519 / Ed448 public key from its raw encoding.
-    static func rawPublicKey(algorithm name: String, _ bytes: ArraySlice<UInt8>) throws(CryptoError) -> EVPKey {
+    package static func rawPublicKey(algorithm name: String, _ bytes: ArraySlice<UInt8>) throws(CryptoError) -> EVPKey {
         ERR_clear_error()
         let key = withBytePointer(bytes) { base, count in EVP_PKEY_new_raw_public_key_ex(nil, name, nil, base, count) }
         guard let key else { throw libcryptoFailure("\(name) public key does not decode", code: .malformedKey) }
@@ -49,7 +49,7 @@ enum LibCryptoKeyBuilder {
     }
 
     /// An ML-DSA public key from its encoding, where libcrypto provides ML-DSA.
-    static func mlDSAPublicKey(algorithm name: String, _ bytes: ArraySlice<UInt8>) throws(CryptoError) -> EVPKey {
+    package static func mlDSAPublicKey(algorithm name: String, _ bytes: ArraySlice<UInt8>) throws(CryptoError) -> EVPKey {
         guard LibCrypto.providesKeyAlgorithm(name) else {
             throw CryptoError(.unsupportedByLibCrypto,
                               "\(name) needs a libcrypto with ML-DSA (OpenSSL 3.5 or later); linked: \(LibCrypto.versionText)")
@@ -60,7 +60,7 @@ enum LibCryptoKeyBuilder {
     }
 
     /// A public key from a DER SubjectPublicKeyInfo that must span the whole input.
-    static func subjectPublicKeyInfo(_ der: ArraySlice<UInt8>) throws(CryptoError) -> EVPKey {
+    package static func subjectPublicKeyInfo(_ der: ArraySlice<UInt8>) throws(CryptoError) -> EVPKey {
         ERR_clear_error()
         guard !der.isEmpty else { throw CryptoError(.malformedKey, "SubjectPublicKeyInfo is empty") }
         let parsed: (OpaquePointer?, Int) = withBytePointer(der) { base, count in
@@ -95,7 +95,7 @@ enum LibCryptoKeyBuilder {
 
     /// `EVP_PKEY_fromdata` of the parameters `fill` pushes, with the given selection
     /// (public key, or key pair for the test authenticator's seeded keys); no check.
-    static func fromData(
+    package static func fromData(
         algorithm: String, selection: Int32, failure: String,
         _ fill: (ParameterBuilder) throws(CryptoError) -> Void
     ) throws(CryptoError) -> EVPKey {
@@ -120,7 +120,7 @@ enum LibCryptoKeyBuilder {
     /// in the full check, has the group's order). `quick` runs `EVP_PKEY_public_check_quick`,
     /// only for keys where the two cannot differ (EC groups of cofactor 1). RSA keys are
     /// checked by ``RSAPublicKeyCheck`` instead: libcrypto's RSA check is probabilistic.
-    static func publicCheck(_ key: EVPKey, what: String, quick: Bool = false) throws(CryptoError) {
+    package static func publicCheck(_ key: EVPKey, what: String, quick: Bool = false) throws(CryptoError) {
         if case .rsa = key.family {
             guard let parameters = key.rsaParameters else {
                 throw libcryptoFailure("\(what): the RSA parameters cannot be read", code: .malformedKey)
@@ -152,12 +152,12 @@ enum LibCryptoKeyBuilder {
 /// copies the values; keys are never copied, so they must be static strings
 /// (`StaticString` literals), and values are copied here into memory that lives as
 /// long as this object.
-final class ParameterBuilder {
+package final class ParameterBuilder {
     private let builder: OpaquePointer
     private var buffers: [UnsafeMutableRawBufferPointer] = []
     private var bigNumbers: [OpaquePointer] = []
 
-    init() throws(CryptoError) {
+    package init() throws(CryptoError) {
         guard let builder = OSSL_PARAM_BLD_new() else { throw libcryptoFailure("OSSL_PARAM_BLD_new") }
         self.builder = builder
     }
@@ -181,14 +181,14 @@ final class ParameterBuilder {
         return buffer
     }
 
-    func pushOctets(_ key: StaticString, _ bytes: ArraySlice<UInt8>) throws(CryptoError) {
+    package func pushOctets(_ key: StaticString, _ bytes: ArraySlice<UInt8>) throws(CryptoError) {
         let buffer = keep(bytes)
         guard OSSL_PARAM_BLD_push_octet_string(builder, Self.cKey(key), buffer.baseAddress, bytes.count) == 1 else {
             throw libcryptoFailure("OSSL_PARAM_BLD_push_octet_string(\(key))")
         }
     }
 
-    func pushUTF8(_ key: StaticString, _ value: String) throws(CryptoError) {
+    package func pushUTF8(_ key: StaticString, _ value: String) throws(CryptoError) {
         let buffer = keep(value.utf8)
         let text = buffer.baseAddress.map { $0.assumingMemoryBound(to: CChar.self) }
         guard OSSL_PARAM_BLD_push_utf8_string(builder, Self.cKey(key), text, value.utf8.count) == 1 else {
@@ -196,7 +196,7 @@ final class ParameterBuilder {
         }
     }
 
-    func pushBigNumber(_ key: StaticString, _ bytes: ArraySlice<UInt8>) throws(CryptoError) {
+    package func pushBigNumber(_ key: StaticString, _ bytes: ArraySlice<UInt8>) throws(CryptoError) {
         guard let count = Int32(exactly: bytes.count) else { throw CryptoError(.malformedKey, "\(key) is too long") }
         let bn = withBytePointer(bytes) { base, _ in BN_bin2bn(base, count, nil) }
         guard let bn else { throw libcryptoFailure("BN_bin2bn(\(key))") }
@@ -239,7 +239,7 @@ final class ECGroupTemplates: @unchecked Sendable {
     /// A new key of `group` holding `point`, an uncompressed point (`04 || x || y`), or nil
     /// when there is no template for the group, the point is not uncompressed, or libcrypto
     /// refuses it.
-    func publicKey(group: String, point: [UInt8]) -> EVPKey? {
+    package func publicKey(group: String, point: [UInt8]) -> EVPKey? {
         guard point.first == 0x04, point.count % 2 == 1,
               let template = templates[group], let copy = EVP_PKEY_dup(template) else { return nil }
         let key = EVPKey(takingOwnershipOf: copy)

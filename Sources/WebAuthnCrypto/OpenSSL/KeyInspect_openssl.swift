@@ -2,7 +2,7 @@ internal import CWebAuthnOpenSSL
 
 extension EVPKey {
     /// The family of the key at `pointer`, read from libcrypto.
-    static func family(of pointer: OpaquePointer) -> KeyFamily {
+    package static func family(of pointer: OpaquePointer) -> KeyFamily {
         if EVP_PKEY_is_a(pointer, "EC") == 1 {
             let group = utf8Parameter(of: pointer, OSSL_PKEY_PARAM_GROUP_NAME) ?? "unknown group"
             return .ec(COSECurve(libcryptoGroupName: group), groupName: group)
@@ -45,7 +45,7 @@ extension EVPKey {
     }
 
     /// EC affine coordinates, each left-padded to the curve's field length.
-    var ecCoordinates: (x: [UInt8], y: [UInt8])? {
+    package var ecCoordinates: (x: [UInt8], y: [UInt8])? {
         guard case .ec(let curve, _) = family else { return nil }
         let width = curve?.coordinateLength ?? (Int(EVP_PKEY_get_bits(pointer)) + 7) / 8
         guard let x = bigNumberParameter(OSSL_PKEY_PARAM_EC_PUB_X, width: width),
@@ -54,7 +54,7 @@ extension EVPKey {
     }
 
     /// RSA modulus and public exponent, minimal big-endian.
-    var rsaParameters: (n: [UInt8], e: [UInt8])? {
+    package var rsaParameters: (n: [UInt8], e: [UInt8])? {
         guard case .rsa = family,
               let n = bigNumberParameter(OSSL_PKEY_PARAM_RSA_N),
               let e = bigNumberParameter(OSSL_PKEY_PARAM_RSA_E) else { return nil }
@@ -62,7 +62,7 @@ extension EVPKey {
     }
 
     /// The raw public key of an Ed25519/Ed448 key, or the encoded public key of ML-DSA.
-    var rawPublicKey: [UInt8]? {
+    package var rawPublicKey: [UInt8]? {
         switch family {
         case .ed25519, .ed448:
             var length = 0
@@ -86,7 +86,7 @@ extension EVPKey {
     }
 
     /// The public key as a DER SubjectPublicKeyInfo (`i2d_PUBKEY`).
-    func subjectPublicKeyInfoDER() throws(CryptoError) -> [UInt8] {
+    package func subjectPublicKeyInfoDER() throws(CryptoError) -> [UInt8] {
         ERR_clear_error()
         var out: UnsafeMutablePointer<UInt8>?
         let length = i2d_PUBKEY(pointer, &out)

@@ -2,7 +2,7 @@ internal import CWebAuthnOpenSSL
 
 extension EVPKey {
     /// Starts a sign or verify operation with the scheme's digest and padding.
-    private func initialize(_ mdContext: OpaquePointer, scheme: AlgorithmProfile.Scheme, signing: Bool) throws(CryptoError) {
+    package func initialize(_ mdContext: OpaquePointer, scheme: AlgorithmProfile.Scheme, signing: Bool) throws(CryptoError) {
         var md: OpaquePointer?
         var pss = false
         switch scheme {
@@ -80,25 +80,6 @@ extension EVPKey {
         ERR_clear_error()
         reusable = result >= 0
         return result == 1
-    }
-
-    /// Signs (tests only); ECDSA output is DER.
-    func sign(_ data: ArraySlice<UInt8>, scheme: AlgorithmProfile.Scheme) throws(CryptoError) -> [UInt8] {
-        ERR_clear_error()
-        guard let mdContext = EVP_MD_CTX_new() else { throw libcryptoFailure("EVP_MD_CTX_new") }
-        defer { EVP_MD_CTX_free(mdContext) }
-        try initialize(mdContext, scheme: scheme, signing: true)
-        return try withBytePointer(data) { (tbs, tbsCount) throws(CryptoError) -> [UInt8] in
-            var length = 0
-            guard EVP_DigestSign(mdContext, nil, &length, tbs, tbsCount) == 1 else {
-                throw libcryptoFailure("EVP_DigestSign (length)")
-            }
-            var signature = [UInt8](repeating: 0, count: length)
-            guard EVP_DigestSign(mdContext, &signature, &length, tbs, tbsCount) == 1 else {
-                throw libcryptoFailure("EVP_DigestSign")
-            }
-            return Array(signature.prefix(length))
-        }
     }
 
     /// The reference form of ``ECDSASignature/requireStrictDER(_:)``: libcrypto parses the

@@ -10,7 +10,7 @@ import Foundation
 /// caches decoded extensions inside the `X509` on first use, under the object's
 /// own lock, so concurrent verifications from several tasks are safe.
 final class X509Handle: @unchecked Sendable {
-    let pointer: OpaquePointer
+    package let pointer: OpaquePointer
 
     /// Takes ownership of a certificate from libcrypto; the caller must not free it.
     init(takingOwnershipOf pointer: OpaquePointer) {
@@ -141,7 +141,7 @@ final class X509Handle: @unchecked Sendable {
     }
 
     /// The SubjectPublicKeyInfo's DER.
-    var subjectPublicKeyInfoDER: [UInt8]? {
+    package var subjectPublicKeyInfoDER: [UInt8]? {
         guard let spki = X509_get_X509_PUBKEY(pointer) else { return nil }
         return encodedBytes { i2d_X509_PUBKEY(spki, $0) }
     }
@@ -155,7 +155,7 @@ final class X509Handle: @unchecked Sendable {
 }
 
 /// Runs an `i2d_*` call that allocates its output and returns the bytes (nil on failure).
-private func encodedBytes(_ encode: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>) -> Int32) -> [UInt8]? {
+package func encodedBytes(_ encode: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>) -> Int32) -> [UInt8]? {
     var out: UnsafeMutablePointer<UInt8>?
     let length = withUnsafeMutablePointer(to: &out) { encode($0) }
     guard length > 0, let out else {
@@ -257,73 +257,5 @@ enum X509ChainVerification {
             indices.append(index)
         }
         return indices
-    }
-}
-
-// MARK: - Test-only building
-
-enum X509Building {
-    /// One certificate, assembled and signed by libcrypto; returns its DER.
-    static func certificateDER(
-        version: Int, serialNumber: [UInt8], issuerNameDER: [UInt8], subjectNameDER: [UInt8],
-        notBefore: Int64, notAfter: Int64, subjectKey: EVPKey, extensions: [CertificateExtension],
-        signingKey: EVPKey, digest: Digest?
-    ) throws(CryptoError) -> [UInt8] {
-        ERR_clear_error()
-        guard let x509 = X509_new() else { throw libcryptoFailure("X509_new") }
-        defer { X509_free(x509) }
-        guard X509_set_version(x509, version - 1) == 1 else { throw libcryptoFailure("X509_set_version") }
-
-        guard let number = serialNumber.withUnsafeBufferPointer({ BN_bin2bn($0.baseAddress, Int32($0.count), nil) }) else {
-            throw libcryptoFailure("BN_bin2bn")
-        }
-        defer { BN_free(number) }
-        guard let serial = BN_to_ASN1_INTEGER(number, nil) else { throw libcryptoFailure("BN_to_ASN1_INTEGER") }
-        defer { ASN1_INTEGER_free(serial) }
-        guard X509_set_serialNumber(x509, serial) == 1 else { throw libcryptoFailure("X509_set_serialNumber") }
-
-        let issuer = try name(issuerNameDER)
-        defer { X509_NAME_free(issuer) }
-        let subject = try name(subjectNameDER)
-        defer { X509_NAME_free(subject) }
-        guard X509_set_issuer_name(x509, issuer) == 1, X509_set_subject_name(x509, subject) == 1 else {
-            throw libcryptoFailure("X509_set_*_name")
-        }
-
-        guard let start = ASN1_TIME_set(nil, time_t(notBefore)) else { throw libcryptoFailure("ASN1_TIME_set") }
-        defer { ASN1_TIME_free(start) }
-        guard let end = ASN1_TIME_set(nil, time_t(notAfter)) else { throw libcryptoFailure("ASN1_TIME_set") }
-        defer { ASN1_TIME_free(end) }
-        guard X509_set1_notBefore(x509, start) == 1, X509_set1_notAfter(x509, end) == 1 else {
-            throw libcryptoFailure("X509_set1_not*")
-        }
-        guard X509_set_pubkey(x509, subjectKey.pointer) == 1 else { throw libcryptoFailure("X509_set_pubkey") }
-
-        for item in extensions {
-            guard let object = OBJ_txt2obj(item.oid, 1) else { throw libcryptoFailure("OBJ_txt2obj(\(item.oid))") }
-            defer { ASN1_OBJECT_free(object) }
-            guard let octets = ASN1_OCTET_STRING_new() else { throw libcryptoFailure("ASN1_OCTET_STRING_new") }
-            defer { ASN1_OCTET_STRING_free(octets) }
-            let stored = item.value.withUnsafeBufferPointer { ASN1_OCTET_STRING_set(octets, $0.baseAddress, Int32($0.count)) }
-            guard stored == 1 else { throw libcryptoFailure("ASN1_OCTET_STRING_set") }
-            guard let ext = X509_EXTENSION_create_by_OBJ(nil, object, item.isCritical ? 1 : 0, octets) else {
-                throw libcryptoFailure("X509_EXTENSION_create_by_OBJ")
-            }
-            defer { X509_EXTENSION_free(ext) }
-            guard X509_add_ext(x509, ext, -1) == 1 else { throw libcryptoFailure("X509_add_ext") }
-        }
-
-        guard X509_sign(x509, signingKey.pointer, digest?.evpMD) > 0 else { throw libcryptoFailure("X509_sign") }
-        guard let der = encodedBytes({ i2d_X509(x509, $0) }) else { throw libcryptoFailure("i2d_X509") }
-        return der
-    }
-
-    private static func name(_ der: [UInt8]) throws(CryptoError) -> OpaquePointer {
-        let parsed: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
-            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
-            return d2i_X509_NAME(nil, &cursor, buffer.count)
-        }
-        guard let parsed else { throw libcryptoFailure("d2i_X509_NAME") }
-        return parsed
     }
 }

@@ -109,7 +109,7 @@ package struct KeyUsage: OptionSet, Hashable, Sendable {
     }
 
     /// The DER BIT STRING for these bits (named-bit-list form: trailing zero bits dropped).
-    var derEncoded: [UInt8] {
+    package var derEncoded: [UInt8] {
         var highest = -1
         for position in 0..<16 where rawValue & (1 << position) != 0 { highest = position }
         guard highest >= 0 else { return DEREncoder.bitString([]) }
@@ -177,7 +177,7 @@ package enum GeneralName: Hashable, Sendable {
     }
 
     /// This name's DER encoding.
-    var derEncoded: [UInt8] {
+    package var derEncoded: [UInt8] {
         switch self {
         case .rfc822Name(let text): return DEREncoder.ia5String(text, tag: .context(1, constructed: false))
         case .dnsName(let text): return DEREncoder.ia5String(text, tag: .context(2, constructed: false))

@@ -42,6 +42,15 @@ package struct DistinguishedName: Hashable, Sendable, CustomStringConvertible {
     /// The Name's DER encoding as it appeared in the certificate (not part of equality).
     package let derBytes: [UInt8]
 
+    /// A name from its parts, for code that encodes names itself (test certificate building).
+    /// - Parameters:
+    ///   - relativeDistinguishedNames: the RDNs in order.
+    ///   - derBytes: their DER encoding, which the caller vouches for.
+    package init(relativeDistinguishedNames: [[Attribute]], derBytes: [UInt8]) {
+        self.relativeDistinguishedNames = relativeDistinguishedNames
+        self.derBytes = derBytes
+    }
+
     /// Every attribute, RDN by RDN, flattened.
     package var attributes: [Attribute] { relativeDistinguishedNames.flatMap { $0 } }
     /// Whether the name has no attributes (a TPM AIK certificate's subject).
@@ -113,33 +122,6 @@ package struct DistinguishedName: Hashable, Sendable, CustomStringConvertible {
         self.derBytes = Array(node.encodedBytes)
     }
 
-    /// Builds a name (and its DER) from RDNs. countryName is written as a
-    /// PrintableString, every other value as a UTF8String.
-    /// - Parameter rdns: the RDNs; an inner array of several attributes is one multi-valued RDN.
-    /// - Throws: ``DERError/Code/invalidValue`` for an OID that is not dotted decimal.
-    package init(rdns: [[Attribute]]) throws(DERError) {
-        var encodedRDNs: [[UInt8]] = []
-        for rdn in rdns {
-            var members: [[UInt8]] = []
-            for attribute in rdn {
-                let value = attribute.oid == Self.countryOID
-                    ? DEREncoder.printableString(attribute.value)
-                    : DEREncoder.utf8String(attribute.value)
-                members.append(DEREncoder.sequence([try DEREncoder.objectIdentifier(attribute.oid), value]))
-            }
-            encodedRDNs.append(DEREncoder.set(members))
-        }
-        self.relativeDistinguishedNames = rdns
-        self.derBytes = DEREncoder.sequence(encodedRDNs)
-    }
-
-    /// Builds a name with one RDN per attribute.
-    /// - Parameter attributes: the attributes in order.
-    /// - Throws: ``DERError/Code/invalidValue`` for an OID that is not dotted decimal.
-    package init(_ attributes: [Attribute]) throws(DERError) {
-        try self.init(rdns: attributes.map { [$0] })
-    }
-
     private static func text(of value: DERNode) -> String {
         if let text = try? value.string() { return text }
         let hexDigits: [Character] = Array("0123456789abcdef")
@@ -149,18 +131,5 @@ package struct DistinguishedName: Hashable, Sendable, CustomStringConvertible {
             out.append(hexDigits[Int(byte & 0x0F)])
         }
         return out
-    }
-}
-
-extension DistinguishedName.Attribute {
-    /// commonName (CN).
-    package static func commonName(_ value: String) -> Self { Self(oid: DistinguishedName.commonNameOID, value: value) }
-    /// countryName (C).
-    package static func country(_ value: String) -> Self { Self(oid: DistinguishedName.countryOID, value: value) }
-    /// organizationName (O).
-    package static func organization(_ value: String) -> Self { Self(oid: DistinguishedName.organizationOID, value: value) }
-    /// organizationalUnitName (OU).
-    package static func organizationalUnit(_ value: String) -> Self {
-        Self(oid: DistinguishedName.organizationalUnitOID, value: value)
     }
 }

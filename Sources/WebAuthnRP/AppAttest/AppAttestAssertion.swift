@@ -27,7 +27,7 @@ extension AppAttestVerifier {
     ///   - trace: receives each step.
     /// - Returns: the key with its new counter.
     /// - Throws: as ``verifyAssertion(_:clientData:key:)``.
-    public func verifyAssertion(_ assertion: [UInt8], clientData: [UInt8], key: AttestedAppKey,
+    package func verifyAssertion(_ assertion: [UInt8], clientData: [UInt8], key: AttestedAppKey,
                                 trace: inout CeremonyTrace) throws(WebAuthnError) -> VerifiedAppAssertion {
         let parsed = try trace.check("App Attest assertion object", "the assertion parses: {signature, authenticatorData}") {
             () throws(WebAuthnError) in try AppAttestAssertionObject(bytes: assertion[...])

@@ -25,7 +25,7 @@ extension AppAttestVerifier {
     ///   - challenge: the server's one-time challenge.
     ///   - time: the clock for certificate validity.
     /// - Returns: the verdict and its trace.
-    public func verifyAttestationReport(_ attestation: [UInt8], keyId: [UInt8], challenge: [UInt8],
+    package func verifyAttestationReport(_ attestation: [UInt8], keyId: [UInt8], challenge: [UInt8],
                                         at time: Date) -> CeremonyReport<VerifiedAppAttestation> {
         var trace = CeremonyTrace()
         do {
@@ -47,7 +47,7 @@ extension AppAttestVerifier {
     ///   - trace: receives each step.
     /// - Returns: the key to store.
     /// - Throws: ``WebAuthnError``: `malformed`, `attestation`, `trust` or `rpIdHash`.
-    public func verifyAttestation(_ attestation: [UInt8], keyId: [UInt8], clientDataHash: [UInt8],
+    package func verifyAttestation(_ attestation: [UInt8], keyId: [UInt8], clientDataHash: [UInt8],
                                   at time: Date, trace: inout CeremonyTrace) throws(WebAuthnError) -> VerifiedAppAttestation {
         let parsed = try trace.check("App Attest attestation object",
                                      "the attestation object parses: fmt apple-appattest, attStmt {x5c, receipt}, authData") {

@@ -62,7 +62,7 @@ public final class InMemoryAppAttestKeyStore: AppAttestKeyStore {
 
     /// Creates a store.
     /// - Parameters:
-    ///   - keys: keys known from the start.
+    ///   - initial: keys known from the start (the `keys:` argument).
     ///   - capacity: the most keys held (default 1,000,000).
     public init(keys initial: [AttestedAppKey] = [], capacity: Int = 1_000_000) {
         self.capacity = max(1, capacity)
@@ -71,6 +71,10 @@ public final class InMemoryAppAttestKeyStore: AppAttestKeyStore {
         }
     }
 
+    /// Stores a new key only if no key has its id.
+    /// - Parameter key: the key.
+    /// - Returns: false when a key with this id exists (nothing is changed).
+    /// - Throws: ``RegistryError/Code/capacityExceeded`` when ``capacity`` keys are stored.
     public func create(_ key: AttestedAppKey) async throws -> Bool {
         let id = ByteKey(key.keyId)
         return try keys.withLock { (dict: inout [ByteKey: AttestedAppKey]) throws(RegistryError) -> Bool in
@@ -83,11 +87,20 @@ public final class InMemoryAppAttestKeyStore: AppAttestKeyStore {
         }
     }
 
+    /// The key with this id.
+    /// - Parameter keyId: the key identifier.
+    /// - Returns: the key, or nil.
     public func key(id keyId: [UInt8]) async throws -> AttestedAppKey? {
         let id = ByteKey(keyId)
         return keys.withLock { $0[id] }
     }
 
+    /// Sets the counter of a key to `newValue` only if it is still `expected` (compare and swap, under one lock).
+    /// - Parameters:
+    ///   - keyId: the key identifier.
+    ///   - expected: the counter the assertion was checked against.
+    ///   - newValue: the assertion's counter.
+    /// - Returns: false when the key is gone or its counter changed meanwhile.
     public func updateSignCount(keyId: [UInt8], from expected: UInt32, to newValue: UInt32) async throws -> Bool {
         let id = ByteKey(keyId)
         return keys.withLock { dict in

@@ -88,7 +88,7 @@ public struct AppAttestService: Sendable {
     ///   - now: the clock.
     /// - Returns: the verdict and its trace.
     /// - Throws: only storage failures.
-    public func attestReport(keyId: [UInt8], attestation: [UInt8], challenge: [UInt8],
+    package func attestReport(keyId: [UInt8], attestation: [UInt8], challenge: [UInt8],
                              now: Date) async throws -> CeremonyReport<VerifiedAppAttestation> {
         var trace = CeremonyTrace()
         let result = try await attest(keyId: keyId, attestation: attestation, challenge: challenge, now: now, trace: &trace)
@@ -136,7 +136,7 @@ public struct AppAttestService: Sendable {
     ///   - check: the client-data check, or nil.
     /// - Returns: the verdict and its trace.
     /// - Throws: only storage failures.
-    public func assertReport(keyId: [UInt8], assertion: [UInt8], clientData: [UInt8],
+    package func assertReport(keyId: [UInt8], assertion: [UInt8], clientData: [UInt8],
                              check: AppAttestClientDataCheck? = nil) async throws -> CeremonyReport<VerifiedAppAssertion> {
         var trace = CeremonyTrace()
         let result = try await assert(keyId: keyId, assertion: assertion, clientData: clientData, check: check, trace: &trace)

@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 import WebAuthnCoding
 import WebAuthnCrypto
 
@@ -37,7 +37,7 @@ public struct AuthenticationVerifier: Sendable {
     ///   - trace: receives every step.
     /// - Returns: the verified authentication with the updated record.
     /// - Throws: ``WebAuthnError``.
-    public func verify(_ response: AuthenticationResponse, issued: IssuedChallenge, record: CredentialRecord?,
+    package func verify(_ response: AuthenticationResponse, issued: IssuedChallenge, record: CredentialRecord?,
                        now: Date, trace: inout CeremonyTrace) throws(WebAuthnError) -> VerifiedAuthentication {
         try verify(response, issued: issued, record: record, now: now, parsedClientData: nil, trace: &trace)
     }

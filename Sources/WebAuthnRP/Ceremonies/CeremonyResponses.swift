@@ -1,4 +1,4 @@
-public import WebAuthnCrypto
+package import WebAuthnCrypto
 /// A registration response with its binary members decoded (from
 /// ``RegistrationResponseJSON``, or built directly by a server that decoded them).
 public struct RegistrationResponse: Sendable {

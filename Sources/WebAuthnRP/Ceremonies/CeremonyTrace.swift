@@ -1,9 +1,9 @@
 /// What happened at each verification step of one ceremony, in order.
 ///
 /// Every verifier records its steps here; `webauthn-replay --explain` prints it.
-public struct CeremonyTrace: Sendable {
+package struct CeremonyTrace: Sendable {
     /// How a step ended.
-    public enum Outcome: Sendable {
+    package enum Outcome: Sendable {
         /// The step's condition held.
         case passed
         /// The step did not apply, with the reason.
@@ -13,32 +13,32 @@ public struct CeremonyTrace: Sendable {
     }
 
     /// One step.
-    public struct Step: Sendable {
+    package struct Step: Sendable {
         /// The specification step, for example `§7.1 step 14`.
-        public let step: String
+        package let step: String
         /// What the step checks.
-        public let title: String
+        package let title: String
         /// How it ended.
-        public let outcome: Outcome
+        package let outcome: Outcome
         /// Extra facts worth showing (a value compared, a choice made).
-        public let detail: String?
+        package let detail: String?
     }
 
     /// The steps, in the order they ran.
-    public private(set) var steps: [Step] = []
+    package private(set) var steps: [Step] = []
     /// Whether steps are kept. A verdict-only finish (no report asked for) runs every
     /// check the same way but keeps no steps, so it builds no step list and no details.
     let isRecording: Bool
 
     /// An empty trace.
-    public init() { isRecording = true }
+    package init() { isRecording = true }
 
     /// An empty trace that records steps only when `recording` is true.
     init(recording: Bool) { isRecording = recording }
 
     /// Runs one step's check, recording whether it passed or failed. The error always
     /// names its step, recorded or not.
-    mutating func check<T>(_ step: String, _ title: String, detail: @autoclosure () -> String? = nil,
+    package mutating func check<T>(_ step: String, _ title: String, detail: @autoclosure () -> String? = nil,
                            _ body: () throws(WebAuthnError) -> T) throws(WebAuthnError) -> T {
         do {
             let value = try body()
@@ -71,9 +71,9 @@ public struct CeremonyTrace: Sendable {
 }
 
 /// A verdict together with the trace that led to it.
-public struct CeremonyReport<Verified: Sendable>: Sendable {
+package struct CeremonyReport<Verified: Sendable>: Sendable {
     /// The verified result, or the rejection.
-    public let result: Result<Verified, WebAuthnError>
+    package let result: Result<Verified, WebAuthnError>
     /// Every step with passed, skipped or failed.
-    public let trace: CeremonyTrace
+    package let trace: CeremonyTrace
 }

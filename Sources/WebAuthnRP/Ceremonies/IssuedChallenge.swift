@@ -57,7 +57,7 @@ public struct IssuedChallenge: Sendable, Hashable {
     ///   - allowCredentials: credential ids offered (authentication).
     ///   - userVerification: the UV requirement.
     ///   - offeredAlgorithms: registration: the algorithms the client may use (see
-    ///     ``offeredAlgorithms``; ``init(creationOptions:relyingParty:expiresAt:conditional:)``
+    ///     ``offeredAlgorithms``; ``init(creationOptions:relyingParty:issuedAt:expiresAt:conditional:)``
     ///     derives them from `pubKeyCredParams`). Empty for a registration: nothing is accepted.
     ///   - conditionalCreate: conditional mediation was requested (registration).
     ///   - attestation: the attestation conveyance requested (registration).

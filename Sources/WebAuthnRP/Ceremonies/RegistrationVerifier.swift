@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 import WebAuthnCoding
 import WebAuthnCrypto
 
@@ -40,7 +40,7 @@ public struct RegistrationVerifier: Sendable {
     ///   - trace: receives every step.
     /// - Returns: the verified registration.
     /// - Throws: ``WebAuthnError``.
-    public func verify(_ response: RegistrationResponse, issued: IssuedChallenge, now: Date,
+    package func verify(_ response: RegistrationResponse, issued: IssuedChallenge, now: Date,
                        keepAttestation: Bool = false, trace: inout CeremonyTrace) throws(WebAuthnError) -> VerifiedRegistration {
         try verify(response, issued: issued, now: now, keepAttestation: keepAttestation, parsedClientData: nil, trace: &trace)
     }

@@ -2,7 +2,7 @@ import WebAuthnCoding
 /// Bytes that travel in WebAuthn's JSON forms as unpadded base64url text
 /// (`Base64URLString` in WebAuthn Level 3 §5.1).
 ///
-/// Decoding is strict (see ``Base64URL/decode(_:allowPadding:)``); a bad string makes
+/// Decoding is strict (see `Base64URL.decode(_:allowPadding:allowNonZeroTrailingBits:)`); a bad string makes
 /// `Decodable` throw `DecodingError.dataCorrupted` at the member's coding path, which
 /// the `init(jsonData:)` initializers turn into a `malformed` ``WebAuthnError``
 /// naming the member.

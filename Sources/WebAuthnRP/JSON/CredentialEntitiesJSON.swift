@@ -61,7 +61,7 @@ public struct PublicKeyCredentialParameters: Sendable, Hashable, Codable {
         self.init(alg: algorithm.rawValue)
     }
 
-    /// The algorithm as a ``COSEAlgorithm``.
+    /// The algorithm as a `COSEAlgorithm`.
     public var algorithm: COSEAlgorithm { COSEAlgorithm(rawValue: alg) }
 
     /// EdDSA (-8), ES256 (-7) and RS256 (-257), in that order of preference: what practically

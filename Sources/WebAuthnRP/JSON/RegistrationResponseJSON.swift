@@ -95,7 +95,7 @@ public struct AuthenticatorAttestationResponseJSON: Sendable, Hashable, Codable 
     /// Parses ``attestationObject``.
     /// - Returns: the attestation object.
     /// - Throws: ``WebAuthnError`` with category `malformed`.
-    public func parsedAttestationObject() throws(WebAuthnError) -> AttestationObject {
+    package func parsedAttestationObject() throws(WebAuthnError) -> AttestationObject {
         try AttestationObject(bytes: attestationObject.bytes[...])
     }
 }

@@ -5,23 +5,23 @@ package import WebAuthnCoding
 /// Exactly those three text keys are accepted, each once, and nothing may follow
 /// the map. Canonical CBOR form is not required, since real authenticators do not
 /// always produce it.
-public struct AttestationObject: Sendable {
+package struct AttestationObject: Sendable {
     /// The attestation statement format identifier, for example `packed` or `none`.
-    public let format: String
+    package let format: String
     /// The attestation statement (`attStmt`): a CBOR map whose shape depends on ``format``,
     /// or for `compound` an array of `{fmt, attStmt}` maps.
     package let statement: CBORItem
     /// The authenticator data, parsed over the byte string inside the object.
-    public let authenticatorData: AuthenticatorData
+    package let authenticatorData: AuthenticatorData
     /// Exactly the bytes received.
-    public let rawBytes: ArraySlice<UInt8>
+    package let rawBytes: ArraySlice<UInt8>
 
     /// Parses an attestation object in place.
     /// - Parameter bytes: the received bytes.
     /// - Throws: ``WebAuthnError`` with category `malformed`: bytes that are not one CBOR
     ///   map, a missing, extra, duplicate or mistyped member, trailing bytes, or
     ///   authenticator data that does not parse.
-    public init(bytes: ArraySlice<UInt8>) throws(WebAuthnError) {
+    package init(bytes: ArraySlice<UInt8>) throws(WebAuthnError) {
         let item: CBORItem
         do {
             item = try CBOR.decode(bytes)
@@ -81,7 +81,7 @@ public struct AttestationObject: Sendable {
     /// Parses an attestation object held in an array.
     /// - Parameter bytes: the received bytes.
     /// - Throws: as ``init(bytes:)-(ArraySlice<UInt8>)``.
-    public init(bytes: [UInt8]) throws(WebAuthnError) {
+    package init(bytes: [UInt8]) throws(WebAuthnError) {
         try self.init(bytes: bytes[...])
     }
 

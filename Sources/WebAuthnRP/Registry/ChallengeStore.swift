@@ -140,6 +140,12 @@ public final class InMemoryChallengeStore: ChallengeStore {
         self.capacity = max(1, capacity)
     }
 
+    /// Records a newly issued challenge, first evicting the challenges that expired before `now`.
+    /// - Parameters:
+    ///   - challenge: the issued challenge and its ceremony binding.
+    ///   - now: the current time.
+    /// - Throws: ``RegistryError/Code/capacityExceeded`` when ``capacity`` challenges are still
+    ///   outstanding, ``RegistryError/Code/duplicateChallenge`` when these bytes are outstanding.
     public func issue(_ challenge: IssuedChallenge, now: Date) async throws {
         try state.withLock { (state: inout State) throws(RegistryError) in
             state.evict(through: now)
@@ -156,6 +162,9 @@ public final class InMemoryChallengeStore: ChallengeStore {
         }
     }
 
+    /// Removes and returns the outstanding challenge with these bytes (atomic: one caller gets it).
+    /// - Parameter challenge: the challenge bytes.
+    /// - Returns: the issued challenge, or nil when it was never issued, already consumed or evicted.
     public func consume(_ challenge: [UInt8]) async throws -> IssuedChallenge? {
         let key = ByteKey(challenge)
         return state.withLock { $0.outstanding.removeValue(forKey: key) }

@@ -30,7 +30,7 @@ public final class InMemoryCredentialStore: CredentialStore {
 
     /// Creates a store.
     /// - Parameters:
-    ///   - records: records that exist from the start.
+    ///   - initial: records that exist from the start (the `records:` argument).
     ///   - capacity: the most records held (default 1,000,000).
     public init(records initial: [CredentialRecord] = [], capacity: Int = 1_000_000) {
         self.capacity = max(1, capacity)
@@ -39,6 +39,10 @@ public final class InMemoryCredentialStore: CredentialStore {
         }
     }
 
+    /// Stores a new record only if no record has its id.
+    /// - Parameter record: the record.
+    /// - Returns: false when a record with this id already exists (nothing is changed).
+    /// - Throws: ``RegistryError/Code/capacityExceeded`` when ``capacity`` records are stored.
     public func create(_ record: CredentialRecord) async throws -> Bool {
         let key = ByteKey(record.id)
         return try records.withLock { (dict: inout [ByteKey: CredentialRecord]) throws(RegistryError) -> Bool in
@@ -51,15 +55,23 @@ public final class InMemoryCredentialStore: CredentialStore {
         }
     }
 
+    /// The record with this credential id.
+    /// - Parameter id: the credential id.
+    /// - Returns: the record, or nil.
     public func credential(id: [UInt8]) async throws -> CredentialRecord? {
         let key = ByteKey(id)
         return records.withLock { $0[key] }
     }
 
+    /// Every record of one user.
+    /// - Parameter userHandle: the user handle.
+    /// - Returns: the user's records, in no particular order.
     public func credentials(userHandle: [UInt8]) async throws -> [CredentialRecord] {
         records.withLock { dict in dict.values.filter { $0.userHandle == userHandle } }
     }
 
+    /// Replaces the record with the same id; does nothing when no record has it.
+    /// - Parameter record: the updated record.
     public func update(_ record: CredentialRecord) async throws {
         let key = ByteKey(record.id)
         records.withLock { dict in

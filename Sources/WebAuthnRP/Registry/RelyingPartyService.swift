@@ -76,7 +76,7 @@ public struct RelyingPartyService: Sendable {
     ///   - keepAttestation: keep raw attestation data in the record.
     /// - Returns: the verdict and its trace.
     /// - Throws: only storage failures; verdicts are in the report.
-    public func finishRegistrationReport(_ response: RegistrationResponse, expectedChallenge: [UInt8]? = nil,
+    package func finishRegistrationReport(_ response: RegistrationResponse, expectedChallenge: [UInt8]? = nil,
                                          now: Date, keepAttestation: Bool = false) async throws -> CeremonyReport<VerifiedRegistration> {
         var trace = CeremonyTrace()
         let result = try await finishRegistration(response, expectedChallenge: expectedChallenge, now: now,
@@ -132,7 +132,7 @@ public struct RelyingPartyService: Sendable {
     ///   - now: the current time.
     /// - Returns: the verdict and its trace.
     /// - Throws: only storage failures.
-    public func finishAuthenticationReport(_ response: AuthenticationResponse, expectedChallenge: [UInt8]? = nil,
+    package func finishAuthenticationReport(_ response: AuthenticationResponse, expectedChallenge: [UInt8]? = nil,
                                            now: Date) async throws -> CeremonyReport<VerifiedAuthentication> {
         var trace = CeremonyTrace()
         let result = try await finishAuthentication(response, expectedChallenge: expectedChallenge, now: now, trace: &trace)

@@ -14,7 +14,7 @@ extension Corpus {
         let ed448Offered: [COSEAlgorithm] = FixtureFile.offered + [.ed448]
 
         var mislabelled = try file.authenticator("ed448 as -8", key: .ed448)
-        mislabelled.coseKey = Self.okpKey(alg: .edDSA, crv: .ed448, x: try mislabelled.privateKey.publicKey.rawOKPKey ?? [])
+        mislabelled.coseKey = Self.okpKey(alg: .edDSA, crv: .ed448, x: mislabelled.privateKey.publicKey.rawOKPKey ?? [])
         try file.register("eddsa-with-ed448", mislabelled, algorithms: ed448Offered, .reject(.malformed))
         try file.register("ed448-as-minus-53", try file.authenticator("ed448", key: .ed448), algorithms: ed448Offered, .accept)
 

@@ -3,6 +3,7 @@ import Testing
 import WebAuthnCrypto
 @testable import WebAuthnRP
 import WebAuthnCoding
+import WebAuthnTestSupport
 
 /// Sub-statements about one credential and one authenticator data, for compound statements.
 struct CompoundStatementFactory {

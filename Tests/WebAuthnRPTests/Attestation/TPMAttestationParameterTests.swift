@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WebAuthnCrypto
 @testable import WebAuthnRP
+import WebAuthnTestSupport
 
 /// pubArea parameter rules (§8.3, TPM 2.0 Part 2) the mutation campaign (Docs/Mutation.md)
 /// found without a test that isolates them.

@@ -15,7 +15,7 @@
 ///
 /// The raw value is the TPM_ALG_ID. The verifier hashes with WebAuthnCrypto's digests; this type
 /// only says which digest and how long it is.
-public enum TPMHashAlgorithm: UInt16, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+package enum TPMHashAlgorithm: UInt16, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// TPM_ALG_SHA1.
     case sha1 = 0x0004
     /// TPM_ALG_SHA256.
@@ -26,10 +26,10 @@ public enum TPMHashAlgorithm: UInt16, Sendable, Hashable, CaseIterable, CustomSt
     case sha512 = 0x000D
 
     /// The TPM_ALG_ID as it appears on the wire.
-    public var tpmAlgID: UInt16 { rawValue }
+    package var tpmAlgID: UInt16 { rawValue }
 
     /// The digest length in bytes.
-    public var digestSize: Int {
+    package var digestSize: Int {
         switch self {
         case .sha1: return 20
         case .sha256: return 32
@@ -39,7 +39,7 @@ public enum TPMHashAlgorithm: UInt16, Sendable, Hashable, CaseIterable, CustomSt
     }
 
     /// `SHA-1`, `SHA-256`, `SHA-384` or `SHA-512`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .sha1: return "SHA-1"
         case .sha256: return "SHA-256"
@@ -50,7 +50,7 @@ public enum TPMHashAlgorithm: UInt16, Sendable, Hashable, CaseIterable, CustomSt
 }
 
 /// The public-key types a `pubArea` may hold. The raw value is the TPM_ALG_ID.
-public enum TPMKeyType: UInt16, Sendable, Hashable, CaseIterable {
+package enum TPMKeyType: UInt16, Sendable, Hashable, CaseIterable {
     /// TPM_ALG_RSA.
     case rsa = 0x0001
     /// TPM_ALG_ECC.
@@ -58,7 +58,7 @@ public enum TPMKeyType: UInt16, Sendable, Hashable, CaseIterable {
 }
 
 /// The elliptic curves a `pubArea` may name. The raw value is the TPM_ECC_CURVE.
-public enum TPMECCCurve: UInt16, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+package enum TPMECCCurve: UInt16, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// TPM_ECC_NIST_P256.
     case p256 = 0x0003
     /// TPM_ECC_NIST_P384.
@@ -67,7 +67,7 @@ public enum TPMECCCurve: UInt16, Sendable, Hashable, CaseIterable, CustomStringC
     case p521 = 0x0005
 
     /// The byte length of a field element (one coordinate) on this curve.
-    public var coordinateSize: Int {
+    package var coordinateSize: Int {
         switch self {
         case .p256: return 32
         case .p384: return 48
@@ -76,7 +76,7 @@ public enum TPMECCCurve: UInt16, Sendable, Hashable, CaseIterable, CustomStringC
     }
 
     /// `P-256`, `P-384` or `P-521`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .p256: return "P-256"
         case .p384: return "P-384"
@@ -86,8 +86,8 @@ public enum TPMECCCurve: UInt16, Sendable, Hashable, CaseIterable, CustomStringC
 }
 
 /// TPM_ALG_ID values that select union members inside the structures below.
-enum TPMAlgorithmID {
-    static let null: UInt16 = 0x0010
+package enum TPMAlgorithmID {
+    package static let null: UInt16 = 0x0010
     // Symmetric block ciphers (TPMI_ALG_SYM_OBJECT).
     static let aes: UInt16 = 0x0006
     static let sm4: UInt16 = 0x0013
@@ -114,20 +114,20 @@ enum TPMAlgorithmID {
 
 /// A TPMT_SYM_DEF_OBJECT that is not TPM_ALG_NULL: the symmetric cipher of a storage key.
 /// (A `nil` where one is expected means the structure said TPM_ALG_NULL.)
-public struct TPMSymmetricDefinition: Sendable, Hashable {
+package struct TPMSymmetricDefinition: Sendable, Hashable {
     /// The cipher's TPM_ALG_ID (AES, SM4 or Camellia).
-    public var algorithm: UInt16
+    package var algorithm: UInt16
     /// The key size in bits.
-    public var keyBits: UInt16
+    package var keyBits: UInt16
     /// The block-cipher mode's TPM_ALG_ID.
-    public var mode: UInt16
+    package var mode: UInt16
 
     /// Creates a symmetric definition from its wire fields.
     /// - Parameters:
     ///   - algorithm: the cipher's TPM_ALG_ID.
     ///   - keyBits: the key size in bits.
     ///   - mode: the mode's TPM_ALG_ID.
-    public init(algorithm: UInt16, keyBits: UInt16, mode: UInt16) {
+    package init(algorithm: UInt16, keyBits: UInt16, mode: UInt16) {
         self.algorithm = algorithm
         self.keyBits = keyBits
         self.mode = mode
@@ -136,20 +136,20 @@ public struct TPMSymmetricDefinition: Sendable, Hashable {
 
 /// A scheme that is not TPM_ALG_NULL: a TPMT_RSA_SCHEME, TPMT_ECC_SCHEME or TPMT_KDF_SCHEME.
 /// (A `nil` where one is expected means the structure said TPM_ALG_NULL.)
-public struct TPMScheme: Sendable, Hashable {
+package struct TPMScheme: Sendable, Hashable {
     /// The scheme's TPM_ALG_ID, for example TPM_ALG_RSASSA (0x0014) or TPM_ALG_ECDSA (0x0018).
-    public var scheme: UInt16
+    package var scheme: UInt16
     /// The scheme's hash TPM_ALG_ID; `nil` for TPM_ALG_RSAES, whose details are empty.
-    public var hashAlgorithm: UInt16?
+    package var hashAlgorithm: UInt16?
     /// The commit count; present only for TPM_ALG_ECDAA.
-    public var count: UInt16?
+    package var count: UInt16?
 
     /// Creates a scheme from its wire fields.
     /// - Parameters:
     ///   - scheme: the scheme's TPM_ALG_ID.
     ///   - hashAlgorithm: the hash TPM_ALG_ID, or `nil` for a scheme without details.
     ///   - count: the ECDAA commit count, or `nil` for any other scheme.
-    public init(scheme: UInt16, hashAlgorithm: UInt16?, count: UInt16? = nil) {
+    package init(scheme: UInt16, hashAlgorithm: UInt16?, count: UInt16? = nil) {
         self.scheme = scheme
         self.hashAlgorithm = hashAlgorithm
         self.count = count
@@ -159,39 +159,39 @@ public struct TPMScheme: Sendable, Hashable {
 // MARK: - pubArea (TPMT_PUBLIC)
 
 /// A parsed `pubArea`: the TPMT_PUBLIC describing the credential key the TPM certified.
-public struct TPMPublicArea: Sendable, Hashable {
+package struct TPMPublicArea: Sendable, Hashable {
     /// The RSA half of a TPMT_PUBLIC: TPMS_RSA_PARMS and the TPM2B_PUBLIC_KEY_RSA.
-    public struct RSAParameters: Sendable, Hashable {
+    package struct RSAParameters: Sendable, Hashable {
         /// The symmetric definition; `nil` for TPM_ALG_NULL (the usual value for a signing key).
-        public let symmetric: TPMSymmetricDefinition?
+        package let symmetric: TPMSymmetricDefinition?
         /// The RSA scheme; `nil` for TPM_ALG_NULL.
-        public let scheme: TPMScheme?
+        package let scheme: TPMScheme?
         /// The modulus size in bits, as the structure declares it.
-        public let keyBits: UInt16
+        package let keyBits: UInt16
         /// The public exponent, with the wire value 0 already replaced by 65537 (its meaning).
-        public let exponent: UInt32
+        package let exponent: UInt32
         /// The modulus `n`, big-endian, exactly as the structure carries it.
-        public let modulus: ArraySlice<UInt8>
+        package let modulus: ArraySlice<UInt8>
     }
 
     /// The ECC half of a TPMT_PUBLIC: TPMS_ECC_PARMS and the TPMS_ECC_POINT.
-    public struct ECCParameters: Sendable, Hashable {
+    package struct ECCParameters: Sendable, Hashable {
         /// The symmetric definition; `nil` for TPM_ALG_NULL (the usual value for a signing key).
-        public let symmetric: TPMSymmetricDefinition?
+        package let symmetric: TPMSymmetricDefinition?
         /// The ECC scheme; `nil` for TPM_ALG_NULL.
-        public let scheme: TPMScheme?
+        package let scheme: TPMScheme?
         /// The curve.
-        public let curve: TPMECCCurve
+        package let curve: TPMECCCurve
         /// The key derivation function; `nil` for TPM_ALG_NULL.
-        public let kdf: TPMScheme?
+        package let kdf: TPMScheme?
         /// The x coordinate, big-endian, exactly as the structure carries it.
-        public let x: ArraySlice<UInt8>
+        package let x: ArraySlice<UInt8>
         /// The y coordinate, big-endian, exactly as the structure carries it.
-        public let y: ArraySlice<UInt8>
+        package let y: ArraySlice<UInt8>
     }
 
     /// The type-specific part of the structure.
-    public enum Parameters: Sendable, Hashable {
+    package enum Parameters: Sendable, Hashable {
         /// An RSA key (TPM_ALG_RSA).
         case rsa(RSAParameters)
         /// An elliptic-curve key (TPM_ALG_ECC).
@@ -200,18 +200,18 @@ public struct TPMPublicArea: Sendable, Hashable {
 
     /// The Name algorithm (`nameAlg`): the hash of this structure, prefixed by this
     /// algorithm's identifier, is the object's Name.
-    public let nameAlgorithm: TPMHashAlgorithm
+    package let nameAlgorithm: TPMHashAlgorithm
     /// The TPMA_OBJECT attribute bits.
-    public let objectAttributes: UInt32
+    package let objectAttributes: UInt32
     /// The authorization policy digest (often empty).
-    public let authPolicy: ArraySlice<UInt8>
+    package let authPolicy: ArraySlice<UInt8>
     /// The key type's parameters and public key.
-    public let parameters: Parameters
+    package let parameters: Parameters
     /// The exact bytes parsed; the object's Name is computed over them.
-    public let rawBytes: ArraySlice<UInt8>
+    package let rawBytes: ArraySlice<UInt8>
 
     /// The key type.
-    public var type: TPMKeyType {
+    package var type: TPMKeyType {
         switch parameters {
         case .rsa: return .rsa
         case .ecc: return .ecc
@@ -219,13 +219,13 @@ public struct TPMPublicArea: Sendable, Hashable {
     }
 
     /// The RSA parameters, or `nil` for an ECC key.
-    public var rsa: RSAParameters? {
+    package var rsa: RSAParameters? {
         if case .rsa(let value) = parameters { return value }
         return nil
     }
 
     /// The ECC parameters, or `nil` for an RSA key.
-    public var ecc: ECCParameters? {
+    package var ecc: ECCParameters? {
         if case .ecc(let value) = parameters { return value }
         return nil
     }
@@ -234,7 +234,7 @@ public struct TPMPublicArea: Sendable, Hashable {
     /// the algorithm identifier, big-endian, followed by the digest (TPM 2.0 Part 1, "Names").
     /// - Parameter digest: the `nameAlgorithm` hash of `rawBytes`.
     /// - Returns: the Name bytes, comparable with `TPMCertifyInfo.name.bytes`.
-    public func name(withDigest digest: some Sequence<UInt8>) -> [UInt8] {
+    package func name(withDigest digest: some Sequence<UInt8>) -> [UInt8] {
         var result = TPMWriter.bigEndian(nameAlgorithm.tpmAlgID)
         result.append(contentsOf: digest)
         return result
@@ -243,7 +243,7 @@ public struct TPMPublicArea: Sendable, Hashable {
     /// Parses a `pubArea`. The whole input must be one TPMT_PUBLIC.
     /// - Parameter bytes: the `pubArea` byte string from the attestation statement.
     /// - Throws: `WebAuthnError` (`attestation`) naming the field that does not parse.
-    public init(parsing bytes: ArraySlice<UInt8>) throws(WebAuthnError) {
+    package init(parsing bytes: ArraySlice<UInt8>) throws(WebAuthnError) {
         var reader = TPMReader(bytes, structure: "pubArea")
         let typeID = try reader.read(UInt16.self, "type")
         guard let type = TPMKeyType(rawValue: typeID) else {
@@ -287,7 +287,7 @@ public struct TPMPublicArea: Sendable, Hashable {
     /// Parses a `pubArea` held in an array.
     /// - Parameter bytes: the `pubArea` byte string.
     /// - Throws: `WebAuthnError` (`attestation`) naming the field that does not parse.
-    public init(parsing bytes: [UInt8]) throws(WebAuthnError) {
+    package init(parsing bytes: [UInt8]) throws(WebAuthnError) {
         try self.init(parsing: bytes[...])
     }
 }
@@ -295,30 +295,30 @@ public struct TPMPublicArea: Sendable, Hashable {
 // MARK: - certInfo (TPMS_ATTEST)
 
 /// A TPM2B_NAME's contents: empty, a 4-byte handle, or a digest Name (`nameAlg` + digest).
-public struct TPMName: Sendable, Hashable {
+package struct TPMName: Sendable, Hashable {
     /// The Name bytes exactly as carried (without the size prefix).
-    public let bytes: ArraySlice<UInt8>
+    package let bytes: ArraySlice<UInt8>
 
     /// Wraps Name bytes.
     /// - Parameter bytes: the bytes after the TPM2B size.
-    public init(bytes: ArraySlice<UInt8>) { self.bytes = bytes }
+    package init(bytes: ArraySlice<UInt8>) { self.bytes = bytes }
 
     /// The leading TPM_ALG_ID if the Name is long enough to be a digest Name (more than 4
     /// bytes; a 4-byte Name is a handle), else `nil`.
-    public var algorithmID: UInt16? {
+    package var algorithmID: UInt16? {
         guard bytes.count > 4 else { return nil }
         return bytes.prefix(2).reduce(0) { $0 << 8 | UInt16($1) }
     }
 
     /// The digest after the algorithm identifier, when `algorithmID` is not `nil`.
-    public var digest: ArraySlice<UInt8>? {
+    package var digest: ArraySlice<UInt8>? {
         guard algorithmID != nil else { return nil }
         return bytes.dropFirst(2)
     }
 
     /// The hash algorithm of a digest Name, when it is one of the known four and the digest has
     /// that algorithm's length; else `nil`.
-    public var hashAlgorithm: TPMHashAlgorithm? {
+    package var hashAlgorithm: TPMHashAlgorithm? {
         guard let id = algorithmID, let algorithm = TPMHashAlgorithm(rawValue: id),
               let digest, digest.count == algorithm.digestSize else { return nil }
         return algorithm
@@ -326,39 +326,39 @@ public struct TPMName: Sendable, Hashable {
 }
 
 /// TPMS_CLOCK_INFO: the TPM's clock when it signed.
-public struct TPMClockInfo: Sendable, Hashable {
+package struct TPMClockInfo: Sendable, Hashable {
     /// Milliseconds the TPM has been powered since it was last cleared.
-    public let clock: UInt64
+    package let clock: UInt64
     /// TPM resets since the last clear.
-    public let resetCount: UInt32
+    package let resetCount: UInt32
     /// Restarts since the last reset.
-    public let restartCount: UInt32
+    package let restartCount: UInt32
     /// The TPMI_YES_NO `safe` byte as carried: 1 (YES) when `clock` is known never to have
     /// reported a smaller value, 0 (NO) otherwise. Other values are kept, not judged: the W3C
     /// WebAuthn test vectors put filler there, and WebAuthn does not use the field.
-    public let safe: UInt8
+    package let safe: UInt8
 }
 
 /// TPMS_CERTIFY_INFO: what TPM2_Certify attests about an object.
-public struct TPMCertifyInfo: Sendable, Hashable {
+package struct TPMCertifyInfo: Sendable, Hashable {
     /// The certified object's Name; for WebAuthn, `nameAlg` + hash of `pubArea`.
-    public let name: TPMName
+    package let name: TPMName
     /// The certified object's Qualified Name.
-    public let qualifiedName: TPMName
+    package let qualifiedName: TPMName
 }
 
 /// A parsed `certInfo`: the TPMS_ATTEST structure the attestation key signed.
 ///
 /// Parsing does not judge `magic`, `type` or `extraData`; the verifier checks them against
 /// §8.3. A TPM_ST_ATTEST_CERTIFY body is parsed; any other type's body is kept unparsed.
-public struct TPMAttest: Sendable, Hashable {
+package struct TPMAttest: Sendable, Hashable {
     /// TPM_GENERATED_VALUE, the `magic` of every structure a TPM signs itself.
-    public static let generatedValue: UInt32 = 0xFF54_4347
+    package static let generatedValue: UInt32 = 0xFF54_4347
     /// TPM_ST_ATTEST_CERTIFY, the `type` WebAuthn requires.
-    public static let attestCertifyType: UInt16 = 0x8017
+    package static let attestCertifyType: UInt16 = 0x8017
 
     /// The `attested` union member.
-    public enum Attested: Sendable, Hashable {
+    package enum Attested: Sendable, Hashable {
         /// A TPMS_CERTIFY_INFO (type TPM_ST_ATTEST_CERTIFY).
         case certify(TPMCertifyInfo)
         /// The body of any other type, not interpreted.
@@ -366,24 +366,24 @@ public struct TPMAttest: Sendable, Hashable {
     }
 
     /// The `magic` field (should be `generatedValue`).
-    public let magic: UInt32
+    package let magic: UInt32
     /// The `type` field, a TPM_ST value (should be `attestCertifyType`).
-    public let type: UInt16
+    package let type: UInt16
     /// The Qualified Name of the signing key.
-    public let qualifiedSigner: TPMName
+    package let qualifiedSigner: TPMName
     /// `extraData`: for WebAuthn, the hash of `attToBeSigned` with the `alg` hash.
-    public let extraData: ArraySlice<UInt8>
+    package let extraData: ArraySlice<UInt8>
     /// The clock information.
-    public let clockInfo: TPMClockInfo
+    package let clockInfo: TPMClockInfo
     /// The TPM vendor's firmware version.
-    public let firmwareVersion: UInt64
+    package let firmwareVersion: UInt64
     /// The type-specific body.
-    public let attested: Attested
+    package let attested: Attested
     /// The exact bytes parsed; the statement's `sig` is over them.
-    public let rawBytes: ArraySlice<UInt8>
+    package let rawBytes: ArraySlice<UInt8>
 
     /// The certify body, or `nil` when `type` is not TPM_ST_ATTEST_CERTIFY.
-    public var certifyInfo: TPMCertifyInfo? {
+    package var certifyInfo: TPMCertifyInfo? {
         if case .certify(let info) = attested { return info }
         return nil
     }
@@ -391,7 +391,7 @@ public struct TPMAttest: Sendable, Hashable {
     /// Parses a `certInfo`. For a certify structure the whole input must be consumed.
     /// - Parameter bytes: the `certInfo` byte string from the attestation statement.
     /// - Throws: `WebAuthnError` (`attestation`) naming the field that does not parse.
-    public init(parsing bytes: ArraySlice<UInt8>) throws(WebAuthnError) {
+    package init(parsing bytes: ArraySlice<UInt8>) throws(WebAuthnError) {
         var reader = TPMReader(bytes, structure: "certInfo")
         magic = try reader.read(UInt32.self, "magic")
         type = try reader.read(UInt16.self, "type")
@@ -417,7 +417,7 @@ public struct TPMAttest: Sendable, Hashable {
     /// Parses a `certInfo` held in an array.
     /// - Parameter bytes: the `certInfo` byte string.
     /// - Throws: `WebAuthnError` (`attestation`) naming the field that does not parse.
-    public init(parsing bytes: [UInt8]) throws(WebAuthnError) {
+    package init(parsing bytes: [UInt8]) throws(WebAuthnError) {
         try self.init(parsing: bytes[...])
     }
 }
@@ -547,163 +547,9 @@ struct TPMReader {
     }
 }
 
-// MARK: - Test support: encoders
-
-/// Builds TPM structures from their fields so tests can make valid and deliberately broken
-/// `tpm` attestation statements. Sizes are written as given, truncated to 16 bits.
-package enum TPMStructureEncoder {
-    /// A TPM2B: the byte count as a big-endian UInt16, then the bytes.
-    /// - Parameter bytes: the contents.
-    /// - Returns: the encoded TPM2B.
-    public static func sized(_ bytes: [UInt8]) -> [UInt8] {
-        TPMWriter.bigEndian(UInt16(truncatingIfNeeded: bytes.count)) + bytes
-    }
-
-    /// A TPMT_PUBLIC from raw parts, for types and layouts the parser must refuse.
-    /// - Parameters:
-    ///   - type: the TPM_ALG_ID of the key type.
-    ///   - nameAlg: the Name algorithm's TPM_ALG_ID.
-    ///   - objectAttributes: the TPMA_OBJECT bits.
-    ///   - authPolicy: the policy digest.
-    ///   - parameters: the already-encoded parameters.
-    ///   - unique: the already-encoded unique field.
-    /// - Returns: the encoded structure.
-    public static func publicArea(type: UInt16, nameAlg: UInt16 = TPMHashAlgorithm.sha256.tpmAlgID,
-                                  objectAttributes: UInt32 = defaultObjectAttributes, authPolicy: [UInt8] = [],
-                                  parameters: [UInt8], unique: [UInt8]) -> [UInt8] {
-        var out = TPMWriter.bigEndian(type)
-        out += TPMWriter.bigEndian(nameAlg)
-        out += TPMWriter.bigEndian(objectAttributes)
-        out += sized(authPolicy)
-        out += parameters
-        out += unique
-        return out
-    }
-
-    /// An RSA TPMT_PUBLIC.
-    /// - Parameters:
-    ///   - nameAlg: the Name algorithm's TPM_ALG_ID.
-    ///   - objectAttributes: the TPMA_OBJECT bits.
-    ///   - authPolicy: the policy digest.
-    ///   - symmetric: the symmetric definition, `nil` for TPM_ALG_NULL.
-    ///   - scheme: the RSA scheme, `nil` for TPM_ALG_NULL.
-    ///   - keyBits: the declared modulus size.
-    ///   - exponent: the exponent as written (0 means 65537).
-    ///   - modulus: the modulus bytes.
-    /// - Returns: the encoded structure.
-    public static func rsaPublicArea(nameAlg: UInt16 = TPMHashAlgorithm.sha256.tpmAlgID,
-                                     objectAttributes: UInt32 = defaultObjectAttributes, authPolicy: [UInt8] = [],
-                                     symmetric: TPMSymmetricDefinition? = nil, scheme: TPMScheme? = nil,
-                                     keyBits: UInt16 = 2048, exponent: UInt32 = 0, modulus: [UInt8]) -> [UInt8] {
-        var parameters = encode(symmetric)
-        parameters += encode(scheme)
-        parameters += TPMWriter.bigEndian(keyBits)
-        parameters += TPMWriter.bigEndian(exponent)
-        return publicArea(type: TPMKeyType.rsa.rawValue, nameAlg: nameAlg, objectAttributes: objectAttributes,
-                          authPolicy: authPolicy, parameters: parameters, unique: sized(modulus))
-    }
-
-    /// An ECC TPMT_PUBLIC.
-    /// - Parameters:
-    ///   - nameAlg: the Name algorithm's TPM_ALG_ID.
-    ///   - objectAttributes: the TPMA_OBJECT bits.
-    ///   - authPolicy: the policy digest.
-    ///   - symmetric: the symmetric definition, `nil` for TPM_ALG_NULL.
-    ///   - scheme: the ECC scheme, `nil` for TPM_ALG_NULL.
-    ///   - curveID: the TPM_ECC_CURVE.
-    ///   - kdf: the KDF scheme, `nil` for TPM_ALG_NULL.
-    ///   - x: the x coordinate.
-    ///   - y: the y coordinate.
-    /// - Returns: the encoded structure.
-    public static func eccPublicArea(nameAlg: UInt16 = TPMHashAlgorithm.sha256.tpmAlgID,
-                                     objectAttributes: UInt32 = defaultObjectAttributes, authPolicy: [UInt8] = [],
-                                     symmetric: TPMSymmetricDefinition? = nil, scheme: TPMScheme? = nil,
-                                     curveID: UInt16 = TPMECCCurve.p256.rawValue, kdf: TPMScheme? = nil,
-                                     x: [UInt8], y: [UInt8]) -> [UInt8] {
-        var parameters = encode(symmetric)
-        parameters += encode(scheme)
-        parameters += TPMWriter.bigEndian(curveID)
-        parameters += encode(kdf)
-        return publicArea(type: TPMKeyType.ecc.rawValue, nameAlg: nameAlg, objectAttributes: objectAttributes,
-                          authPolicy: authPolicy, parameters: parameters, unique: sized(x) + sized(y))
-    }
-
-    /// A TPMS_ATTEST with an already-encoded `attested` body.
-    /// - Parameters:
-    ///   - magic: the magic value.
-    ///   - type: the TPM_ST type.
-    ///   - qualifiedSigner: the signer's Qualified Name.
-    ///   - extraData: the extra data (for WebAuthn, the hash of `attToBeSigned`).
-    ///   - clock: clockInfo.clock.
-    ///   - resetCount: clockInfo.resetCount.
-    ///   - restartCount: clockInfo.restartCount.
-    ///   - safe: clockInfo.safe as written (0 or 1 when valid).
-    ///   - firmwareVersion: the firmware version.
-    ///   - attested: the encoded body.
-    /// - Returns: the encoded structure.
-    public static func attest(magic: UInt32 = TPMAttest.generatedValue, type: UInt16 = TPMAttest.attestCertifyType,
-                              qualifiedSigner: [UInt8] = [], extraData: [UInt8], clock: UInt64 = 0,
-                              resetCount: UInt32 = 0, restartCount: UInt32 = 0, safe: UInt8 = 1,
-                              firmwareVersion: UInt64 = 0, attested: [UInt8]) -> [UInt8] {
-        var out = TPMWriter.bigEndian(magic)
-        out += TPMWriter.bigEndian(type)
-        out += sized(qualifiedSigner)
-        out += sized(extraData)
-        out += TPMWriter.bigEndian(clock)
-        out += TPMWriter.bigEndian(resetCount)
-        out += TPMWriter.bigEndian(restartCount)
-        out.append(safe)
-        out += TPMWriter.bigEndian(firmwareVersion)
-        out += attested
-        return out
-    }
-
-    /// A certify TPMS_ATTEST: `attest(…)` with a TPMS_CERTIFY_INFO body.
-    /// - Parameters:
-    ///   - magic: the magic value.
-    ///   - type: the TPM_ST type.
-    ///   - qualifiedSigner: the signer's Qualified Name.
-    ///   - extraData: the extra data.
-    ///   - clock: clockInfo.clock.
-    ///   - resetCount: clockInfo.resetCount.
-    ///   - restartCount: clockInfo.restartCount.
-    ///   - safe: clockInfo.safe as written.
-    ///   - firmwareVersion: the firmware version.
-    ///   - name: the certified object's Name (nameAlg + digest).
-    ///   - qualifiedName: the certified object's Qualified Name.
-    /// - Returns: the encoded structure.
-    public static func certifyAttest(magic: UInt32 = TPMAttest.generatedValue,
-                                     type: UInt16 = TPMAttest.attestCertifyType, qualifiedSigner: [UInt8] = [],
-                                     extraData: [UInt8], clock: UInt64 = 0, resetCount: UInt32 = 0,
-                                     restartCount: UInt32 = 0, safe: UInt8 = 1, firmwareVersion: UInt64 = 0,
-                                     name: [UInt8], qualifiedName: [UInt8] = []) -> [UInt8] {
-        attest(magic: magic, type: type, qualifiedSigner: qualifiedSigner, extraData: extraData, clock: clock,
-               resetCount: resetCount, restartCount: restartCount, safe: safe, firmwareVersion: firmwareVersion,
-               attested: sized(name) + sized(qualifiedName))
-    }
-
-    /// fixedTPM | fixedParent | sensitiveDataOrigin | userWithAuth | noDA | sign: a typical
-    /// attestation-key object.
-    public static let defaultObjectAttributes: UInt32 = 0x0004_0472
-
-    private static func encode(_ symmetric: TPMSymmetricDefinition?) -> [UInt8] {
-        guard let symmetric else { return TPMWriter.bigEndian(TPMAlgorithmID.null) }
-        return TPMWriter.bigEndian(symmetric.algorithm) + TPMWriter.bigEndian(symmetric.keyBits)
-            + TPMWriter.bigEndian(symmetric.mode)
-    }
-
-    private static func encode(_ scheme: TPMScheme?) -> [UInt8] {
-        guard let scheme else { return TPMWriter.bigEndian(TPMAlgorithmID.null) }
-        var out = TPMWriter.bigEndian(scheme.scheme)
-        if let hash = scheme.hashAlgorithm { out += TPMWriter.bigEndian(hash) }
-        if let count = scheme.count { out += TPMWriter.bigEndian(count) }
-        return out
-    }
-}
-
 /// Big-endian integer bytes.
-enum TPMWriter {
-    static func bigEndian<T: FixedWidthInteger>(_ value: T) -> [UInt8] {
+package enum TPMWriter {
+    package static func bigEndian<T: FixedWidthInteger>(_ value: T) -> [UInt8] {
         let size = MemoryLayout<T>.size
         return (0..<size).map { index in
             UInt8(truncatingIfNeeded: value >> ((size - 1 - index) * 8))

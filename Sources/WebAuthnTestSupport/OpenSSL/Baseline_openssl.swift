@@ -1,3 +1,4 @@
+package import WebAuthnCrypto
 internal import CWebAuthnOpenSSL
 
 /// The benchmark's yardstick: libcrypto's own signature-verification rate, written

@@ -1,4 +1,5 @@
 import WebAuthnCoding
+package import WebAuthnCrypto
 
 // Seeded keys and deterministic signatures for the test authenticator, so that the
 // project's Fixtures regenerate byte for byte: the same seed gives the same key, and

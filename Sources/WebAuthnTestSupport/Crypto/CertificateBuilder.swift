@@ -1,4 +1,5 @@
 package import Foundation
+package import WebAuthnCrypto
 
 /// Builds and signs certificates for tests and the test authenticator. Not for production use.
 ///

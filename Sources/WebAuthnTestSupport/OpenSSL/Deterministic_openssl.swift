@@ -1,3 +1,4 @@
+import WebAuthnCrypto
 internal import CWebAuthnOpenSSL
 
 /// The big-number arithmetic behind the test authenticator's seeded keys and

@@ -1,3 +1,4 @@
+import WebAuthnCrypto
 internal import CWebAuthnOpenSSL
 
 /// Key generation for tests (``PrivateKey``).
