@@ -156,6 +156,12 @@ struct RegistrationExtensionTests {
         // Keys out of canonical order.
         let unordered: [UInt8] = [0xA2, 0x62, 0x62, 0x62, 0xF5, 0x61, 0x61, 0xF5]
         try register(inputs, Outputs(authenticatorBytes: unordered)).expectRejected(.malformed, step: "§7.1 step 21")
+        // More than 64 client outputs: refused before any is read.
+        var many: [String: JSONValue] = [:]
+        for index in 0..<65 { many["x\(index)"] = .bool(true) }
+        try register(inputs, Outputs(client: many)).expectRejected(.malformed, step: "§7.1 step 21")
+        many.removeValue(forKey: "x0")
+        _ = try register(inputs, Outputs(client: many)).accepted()
         // Cut-off CBOR does not parse as authenticator data at all.
         try register(inputs, Outputs(authenticatorBytes: [0xA1, 0x61])).expectRejected(.malformed, step: "§7.1 step 13")
     }
