@@ -22,9 +22,11 @@ enum ExtensionChecks {
             try rejectUnsolicited(client: client, authenticator: authenticator, asked: asked)
         }
         var results = RegistrationExtensionResults()
-        // credProps (L3 §10.1.3): rk, a boolean, when the client knows it.
-        if asked.credProps, let props = client.credProps { results.residentKey = props }
-        // prf (L3 §10.1.4).
+        // credProps (L3 §10.1.3): rk, a boolean, when the client knows it. A statement about the
+        // credential, so it is reported also when a client volunteers it.
+        if let props = client.credProps { results.residentKey = props }
+        // prf (L3 §10.1.4). Unasked, only `enabled` (a statement about the credential) is reported.
+        if !asked.prf, let prf = client.prf { results.prfEnabled = prf.enabled }
         if asked.prf, let prf = client.prf {
             results.prfEnabled = prf.enabled
             if prf.hasResults {
@@ -37,7 +39,10 @@ enum ExtensionChecks {
                 results.prfResults = try prfResults(prf, evaluation: evaluation)
             }
         }
-        // largeBlob (L3 §10.1.5): at registration only `supported`.
+        // largeBlob (L3 §10.1.5): at registration only `supported`; unasked, `supported` is reported.
+        if asked.largeBlobSupport == nil, let supported = client.largeBlob?.supported {
+            results.largeBlob = LargeBlobResult(supported: supported, blob: nil, written: nil)
+        }
         if let support = asked.largeBlobSupport, let largeBlob = client.largeBlob {
             guard largeBlob.blob == nil, largeBlob.written == nil else {
                 throw WebAuthnError(.extension, "largeBlob.blob and largeBlob.written are not registration outputs")

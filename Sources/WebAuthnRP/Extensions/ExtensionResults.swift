@@ -30,11 +30,13 @@ public struct LargeBlobResult: Sendable, Hashable {
     public let written: Bool?
 }
 
-/// The verified extension outputs of a registration. Members are nil when the output was not
-/// asked for or did not arrive; outputs that nobody asked for are not reported (see
-/// ``ExtensionPolicy``), except the authenticator's statements about the new credential
-/// (``credentialProtection``, ``minPinLength``, ``hmacSecret``, ``credBlob``), which a client
-/// may request on its own.
+/// The verified extension outputs of a registration. Members are nil when the output did not
+/// arrive. Statements about the new credential (``residentKey``, ``prfEnabled``,
+/// ``largeBlob`` `supported`, ``credentialProtection``, ``minPinLength``, ``hmacSecret``,
+/// ``credBlob``) are reported even when the relying party did not ask, because clients request
+/// some on their own (Chromium asks security keys for credProtect); outputs that answer an input
+/// (PRF results, appidExclude) only when it was sent. Unsolicited outputs are never refused
+/// unless ``ExtensionPolicy/rejectUnsolicitedOutputs`` is set.
 public struct RegistrationExtensionResults: Sendable, Hashable {
     /// `credProps.rk`: whether the credential is discoverable (nil: the client did not say).
     public internal(set) var residentKey: Bool?

@@ -17,8 +17,9 @@ extension Corpus {
     func registrationExtensions() throws -> FixtureFile {
         var file = FixtureFile("extensions/registration.json",
                                "Registration extensions: credProps, prf, largeBlob, credProtect, minPinLength, hmac-secret, "
-                               + "credBlob and appidExclude outputs accepted and reported, and outputs that break their "
-                               + "definition or what was asked rejected (extension); malformed maps rejected (malformed)")
+                               + "credBlob and appidExclude outputs accepted and reported (unsolicited ones accepted, the "
+                               + "credential facts among them reported), and outputs that break their definition or what "
+                               + "was asked rejected (extension); malformed maps rejected (malformed)")
         let result32 = JSONValue.string(Base64URL.encode(Array(repeating: 0x5A, count: 32)))
         let everything = RegistrationExtensionInputs(
             credProps: true, prf: PRFInputs(eval: PRFValues(first: Array("salt one".utf8))), largeBlob: .preferred,
@@ -41,9 +42,13 @@ extension Corpus {
                    Outputs(client: ["credProps": .object(["rk": .bool(false)])]), expect: [("credProps", .object([("rk", .bool(false))]))])
         try record(&file, "prf-enabled-false", RegistrationExtensionInputs(prf: PRFInputs()),
                    Outputs(client: ["prf": .object(["enabled": .bool(false)])]), expect: [("prf", .object([("enabled", .bool(false))]))])
-        try record(&file, "unsolicited-outputs-ignored", RegistrationExtensionInputs(),
-                   Outputs(authenticator: [("credProtect", .int(1))], client: ["credProps": .object(["rk": .bool(true)])]),
-                   expect: [("credProtect", .int(1))])
+        // Nothing asked: the credential facts are reported, the PRF results (an answer to no input) are not.
+        try record(&file, "unsolicited-outputs-accepted", RegistrationExtensionInputs(),
+                   Outputs(authenticator: [("credProtect", .int(1))],
+                           client: ["credProps": .object(["rk": .bool(true)]),
+                                    "prf": .object(["enabled": .bool(true), "results": .object(["first": result32])])]),
+                   expect: [("credProps", .object([("rk", .bool(true))])), ("credProtect", .int(1)),
+                            ("prf", .object([("enabled", .bool(true))]))])
         let rejections: [(String, RegistrationExtensionInputs, Outputs, WebAuthnError.Category)] = [
             ("credprops-rk-not-boolean", RegistrationExtensionInputs(credProps: true),
              Outputs(client: ["credProps": .object(["rk": .string("true")])]), .extension),

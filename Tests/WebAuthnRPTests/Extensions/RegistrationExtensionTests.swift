@@ -45,11 +45,19 @@ struct RegistrationExtensionTests {
             .expectRejected(.extension, step: "§7.1 step 21")
     }
 
-    @Test("unsolicited outputs are ignored by default and rejected by the strict policy")
+    @Test("unsolicited outputs are accepted by default (credential facts reported, answers to inputs not) and rejected by the strict policy")
     func unsolicited() throws {
         let outputs = Outputs(client: ["credProps": .object(["rk": .bool(true)])])
         let verified = try #require(try register(RegistrationExtensionInputs(), outputs).accepted())
-        #expect(verified.extensions.residentKey == nil)
+        #expect(verified.extensions.residentKey == true)
+        let result32 = JSONValue.string(Base64URL.encode(Array(repeating: 7, count: 32)))
+        let prf = try #require(try register(RegistrationExtensionInputs(), Outputs(client: [
+            "prf": .object(["enabled": .bool(true), "results": .object(["first": result32])]),
+            "largeBlob": .object(["supported": .bool(true)]), "appidExclude": .bool(true)])).accepted())
+        #expect(prf.extensions.prfEnabled == true)
+        #expect(prf.extensions.prfResults == nil)
+        #expect(prf.extensions.largeBlob?.supported == true)
+        #expect(prf.extensions.appidExclude == nil)
         var strict = VerificationPolicy()
         strict.extensions = ExtensionPolicy(rejectUnsolicitedOutputs: true)
         try register(RegistrationExtensionInputs(), outputs, policy: strict).expectRejected(.extension, step: "§7.1 step 21")
