@@ -15,6 +15,7 @@ let targets = [
     "attstmt-packed", "attstmt-fido-u2f", "attstmt-tpm", "attstmt-android-key", "attstmt-android-safetynet",
     "attstmt-apple", "attstmt-compound", "appattest-attestation", "appattest-assertion",
     "metadata-blob", "metadata-payload",
+    "extension-outputs",
 ]
 
 let package = Package(

@@ -35,6 +35,8 @@ ceremonies is kept once) with a prefix saying where it came from. Sources, per h
   appattest-assertion       the assertion of every appAssertion ceremony (also a cbor seed)
   metadata-blob             the policy.metadata BLOB of every fixture that has one
   metadata-payload          the payload JSON of those BLOBs
+  extension-outputs         0x00 + every authenticator extensions map, 0x01 + every non-empty
+                            clientExtensionResults (compact JSON), and deep or wide hostile maps
   (hostile)                 per parser, inputs that declare 2^63 - 1 or 2^32 - 1 bytes or elements
                             with nothing behind them, and deep nesting: every fuzz run checks them
                             under -malloc_limit_mb
@@ -61,6 +63,7 @@ HARNESSES = [
     "attstmt-packed", "attstmt-fido-u2f", "attstmt-tpm", "attstmt-android-key",
     "attstmt-android-safetynet", "attstmt-apple", "attstmt-compound",
     "appattest-attestation", "appattest-assertion", "metadata-blob", "metadata-payload",
+    "extension-outputs",
 ]
 
 # The fixed attestation contexts of the attstmt-* harnesses (WebAuthnFuzzing's
@@ -280,6 +283,7 @@ def collect_auth_data(seeds, prefix, auth):
         seeds.add("cbor", prefix + "-cosekey", key)
     if ext is not None:
         seeds.add("cbor", prefix + "-extensions", ext)
+        seeds.add("extension-outputs", prefix + "-authenticator", b"\x00" + ext)
 
 
 def collect(seeds):
@@ -327,6 +331,9 @@ def collect(seeds):
                     continue
                 text = compact(response)
                 seeds.add("response-json", prefix, text)
+                outputs = response.get("clientExtensionResults")
+                if isinstance(outputs, dict) and outputs:
+                    seeds.add("extension-outputs", prefix + "-client", b"\x01" + compact(outputs).encode())
                 kind = ceremony.get("kind")
                 if kind in ("registration", "authentication"):
                     seeds.add(kind, prefix, text)
@@ -501,6 +508,9 @@ def synthesized(seeds, context, anchors):
     for index, der_head in enumerate([b"\x30\x84\x7f\xff\xff\xff", b"\x30\x88\x7f\xff\xff\xff\xff\xff\xff\xff"]):
         seeds.add("x509", f"hostile-huge-length-{index}", der_head + b"\x02\x01\x00")
     seeds.add("client-data", "hostile-deep-nesting", b'{"type":' + b"[" * 2000)
+    seeds.add("extension-outputs", "hostile-deep-map", b"\x00\xa1\x64deep" + b"\x81" * 12 + b"\x01")
+    seeds.add("extension-outputs", "hostile-wide-map", b"\x00\xb8\x28" + b"".join(bytes([0x63, 0x65, 0x30 + i // 10, 0x30 + i % 10, 0xf5]) for i in range(40)))
+    seeds.add("extension-outputs", "hostile-deep-json", b'\x01{"prf":' + b'{"a":' * 300 + b'1' + b'}' * 301)
     seeds.add("response-json", "hostile-deep-nesting", b'{"id":"AQ","clientExtensionResults":' + b'{"a":' * 1000)
     seeds.add("attstmt-packed", "hostile-huge-x5c-length", enc({"alg": -7, "sig": sig, "x5c": [b"\x30\x84\x7f\xff\xff\xff"]}))
 

@@ -31,6 +31,7 @@ HARNESSES=(
   attstmt-packed attstmt-fido-u2f attstmt-tpm attstmt-android-key attstmt-android-safetynet
   attstmt-apple attstmt-compound appattest-attestation appattest-assertion
   metadata-blob metadata-payload
+  extension-outputs
 )
 
 # Limits (Docs/Fuzzing.md, "Limits"): an input is at most a few hundred KB, so any single

@@ -50,7 +50,7 @@ public struct FuzzTarget: Sendable {
 
     /// Every target, one per parser and one per whole ceremony, then one per attestation format, then App Attest.
     public static let all: [FuzzTarget] = ParserTargets.all + CeremonyTargets.all + AttestationStatementTargets.all
-        + AppAttestTargets.all + MetadataTargets.all
+        + AppAttestTargets.all + MetadataTargets.all + ExtensionTargets.all
 
     /// Builds the fixed inputs every target verifies against (relying party, policy, trust
     /// anchor, recorded contexts and records) now rather than on the first input.

@@ -33,6 +33,7 @@ extension WebAuthnError.Category {
         case .signature: return "The passkey's signature could not be verified."
         case .signCount: return "The authenticator's counter went backwards; it may have been cloned."
         case .metadata: return "This authenticator model is not accepted."
+        case .extension: return "The authenticator's extension outputs were not accepted."
         }
     }
 
@@ -43,7 +44,8 @@ extension WebAuthnError.Category {
         case .credentialExists: return 409
         case .unknownCredential, .userHandle, .signature, .signCount: return 401
         case .origin, .rpIdHash, .userPresence, .userVerification, .backupFlags, .algorithm, .attestation, .trust,
-             .metadata:
+             .metadata,
+             .extension:
             return 403
         }
     }

@@ -44,6 +44,9 @@ public struct WebAuthnError: Error, Hashable, Sendable, CustomStringConvertible 
         /// compromise or revocation status, no entry while one is required, an attestation type its
         /// statement does not declare, stale metadata the policy does not accept).
         case metadata
+        /// An extension output breaks its definition or what the relying party asked for
+        /// (also: an extension input the client would refuse, when options are built).
+        case `extension`
     }
 
     /// The category of the rejection.

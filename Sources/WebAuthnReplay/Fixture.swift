@@ -209,6 +209,8 @@ struct Expectation: Decodable {
     var authenticatorName: String?
     /// With `policy.metadata`: the entry's latest status.
     var metadataStatus: String?
+    /// Extension outputs as verified; each member compared when present (ReplayExtensions.swift).
+    var extensions: [String: JSONValue]?
 
     /// `accept` or `reject(<error>)`.
     var summary: String {

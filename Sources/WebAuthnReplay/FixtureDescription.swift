@@ -50,10 +50,19 @@ extension Replayer {
             case .authentication(let json): response = "authentication " + Self.sortedJSON { () throws(WebAuthnError) in try json.jsonData() }
             case .undecodable(let reason): response = "undecodable \(reason)"
             }
-            lines.append("ceremony \(ceremony.name) \(ceremony.kind) issue \(ceremony.issue) \(times) \(issued) "
+            lines.append("ceremony \(ceremony.name) \(ceremony.kind) issue \(ceremony.issue) \(times) \(Self.describe(issued)) "
                 + "expect \(ceremony.expect.summary) response \(response)")
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// The issued challenge in its storable form with sorted keys: its extension inputs are a
+    /// dictionary, whose description would depend on iteration order.
+    private static func describe(_ issued: IssuedChallenge) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        guard let data = try? encoder.encode(issued) else { return "\(issued)" }
+        return String(decoding: data, as: UTF8.self)
     }
 
     private static func sortedJSON(_ encode: () throws(WebAuthnError) -> Data) -> String {

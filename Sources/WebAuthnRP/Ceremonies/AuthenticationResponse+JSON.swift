@@ -7,7 +7,8 @@ extension AuthenticationResponse {
         self.init(id: json.id, rawId: json.rawId.bytes, type: json.type.rawValue,
                   clientDataJSON: json.response.clientDataJSON.bytes,
                   authenticatorData: json.response.authenticatorData.bytes,
-                  signature: json.response.signature.bytes, userHandle: json.response.userHandle?.bytes)
+                  signature: json.response.signature.bytes, userHandle: json.response.userHandle?.bytes,
+                  clientExtensionResults: json.clientExtensionResults)
     }
 }
 

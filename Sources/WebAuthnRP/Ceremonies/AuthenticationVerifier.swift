@@ -104,8 +104,10 @@ public struct AuthenticationVerifier: Sendable {
         let authData = try trace.check("§7.2 step 7", "authenticatorData parses, nothing left over") { () throws(WebAuthnError) in
             try AuthenticatorData(bytes: response.authenticatorData[...])
         }
-        try trace.check("§7.2 step 15", "rpIdHash is SHA-256 of the RP ID", detail: issued.rpId) { () throws(WebAuthnError) in
-            try CeremonyChecks.checkRPIDHash(authData, rpId: issued.rpId, relyingParty: relyingParty)
+        try trace.check("§7.2 step 15", "rpIdHash is SHA-256 of the RP ID (of the AppID when appid was used)",
+                        detail: issued.rpId) { () throws(WebAuthnError) in
+            _ = try ExtensionChecks.checkAssertionRPIDHash(authData, clientOutputs: response.clientExtensionResults,
+                                                           issued: issued, relyingParty: relyingParty)
         }
         try trace.check("§7.2 step 16", "UP flag set") { () throws(WebAuthnError) in
             try CeremonyChecks.checkUserPresent(authData)
@@ -125,13 +127,10 @@ public struct AuthenticationVerifier: Sendable {
                 throw WebAuthnError(.backupFlags, "BE is \(currentBE) but was \(record.backupEligible) at registration")
             }
         }
-        if authData.extensions == nil {
-            trace.note("§7.2 step 20", "extension outputs: none requested, none present")
-        } else {
-            try trace.check("§7.2 step 20", "extension outputs are canonical CBOR; none requested, unsolicited outputs ignored") { () throws(WebAuthnError) in
-                try CeremonyChecks.checkExtensionsCanonical(authData)
-            }
-        }
+        // Step 20: the client and authenticator extension outputs are as expected.
+        let extensions = try ExtensionChecks.verifyAuthentication(clientOutputs: response.clientExtensionResults,
+                                                                  authData: authData, credentialId: response.rawId,
+                                                                  issued: issued, policy: policy.extensions, trace: &trace)
         // Step 21: "Let hash be the result of computing a hash over the cData using SHA-256."
         let clientDataHash = Digest.sha256.hash(response.clientDataJSON)
         trace.note("§7.2 step 21", "hash = SHA-256(clientDataJSON)")
@@ -173,10 +172,11 @@ public struct AuthenticationVerifier: Sendable {
         updated.signCount = counterRegressed ? max(record.signCount, authData.signCount) : authData.signCount
         updated.backupState = authData.flags.contains(.backupState)
         if authData.flags.contains(.userVerified) { updated.uvInitialized = true }
+        updated.extensions = record.extensions.updated(by: extensions)
         trace.note("§7.2 step 25", "credential record updated",
                    detail: "signCount \(updated.signCount), BS \(updated.backupState), uvInitialized \(updated.uvInitialized)")
         return VerifiedAuthentication(updatedRecord: updated, authenticatorData: authData, clientData: clientData,
-                                      counterRegressed: counterRegressed)
+                                      counterRegressed: counterRegressed, extensions: extensions)
     }
 
     /// §7.2 step 6: the identified user (or, for a discoverable login, the user handle)

@@ -17,6 +17,8 @@ public struct RegistrationResponse: Sendable {
     public var attestationObject: [UInt8]
     /// `response.transports`.
     public var transports: [String]
+    /// `clientExtensionResults`, as the client sent it.
+    public var clientExtensionResults: [String: JSONValue]
 
     /// Creates a response from decoded members.
     /// - Parameters:
@@ -26,14 +28,17 @@ public struct RegistrationResponse: Sendable {
     ///   - clientDataJSON: client data bytes.
     ///   - attestationObject: attestation object bytes.
     ///   - transports: reported transports.
+    ///   - clientExtensionResults: the client extension outputs.
     public init(id: String, rawId: [UInt8], type: String = "public-key", clientDataJSON: [UInt8],
-                attestationObject: [UInt8], transports: [String] = []) {
+                attestationObject: [UInt8], transports: [String] = [],
+                clientExtensionResults: [String: JSONValue] = [:]) {
         self.id = id
         self.rawId = rawId
         self.type = type
         self.clientDataJSON = clientDataJSON
         self.attestationObject = attestationObject
         self.transports = transports
+        self.clientExtensionResults = clientExtensionResults
     }
 }
 
@@ -56,6 +61,8 @@ public struct AuthenticationResponse: Sendable {
     public var signature: [UInt8]
     /// `response.userHandle` (nil when absent, null or empty).
     public var userHandle: [UInt8]?
+    /// `clientExtensionResults`, as the client sent it.
+    public var clientExtensionResults: [String: JSONValue]
 
     /// Creates a response from decoded members.
     /// - Parameters:
@@ -66,8 +73,10 @@ public struct AuthenticationResponse: Sendable {
     ///   - authenticatorData: authenticator data bytes.
     ///   - signature: assertion signature.
     ///   - userHandle: user handle, if the authenticator returned one.
+    ///   - clientExtensionResults: the client extension outputs.
     public init(id: String, rawId: [UInt8], type: String = "public-key", clientDataJSON: [UInt8],
-                authenticatorData: [UInt8], signature: [UInt8], userHandle: [UInt8]?) {
+                authenticatorData: [UInt8], signature: [UInt8], userHandle: [UInt8]?,
+                clientExtensionResults: [String: JSONValue] = [:]) {
         self.id = id
         self.rawId = rawId
         self.type = type
@@ -75,6 +84,7 @@ public struct AuthenticationResponse: Sendable {
         self.authenticatorData = authenticatorData
         self.signature = signature
         self.userHandle = (userHandle?.isEmpty ?? true) ? nil : userHandle
+        self.clientExtensionResults = clientExtensionResults
     }
 }
 
@@ -90,6 +100,8 @@ public struct VerifiedRegistration: Sendable {
     public let clientData: CollectedClientData
     /// The credential public key, built once.
     package let credentialKey: COSEKey
+    /// The verified extension outputs.
+    public let extensions: RegistrationExtensionResults
     /// UP flag.
     public var userPresent: Bool { authenticatorData.flags.contains(.userPresent) }
     /// UV flag.
@@ -106,6 +118,8 @@ public struct VerifiedAuthentication: Sendable {
     public let clientData: CollectedClientData
     /// True when the counter did not increase and the policy accepted it anyway.
     public let counterRegressed: Bool
+    /// The verified extension outputs.
+    public let extensions: AuthenticationExtensionResults
     /// UP flag.
     public var userPresent: Bool { authenticatorData.flags.contains(.userPresent) }
     /// UV flag.

@@ -13,7 +13,7 @@ extension IssuedChallenge: Codable {
 
     private enum CodingKeys: String, CodingKey {
         case version = "v", challenge, kind, rpId, userHandle, allowCredentials, userVerification
-        case offeredAlgorithms, conditionalCreate, attestation, issuedAt, expiresAt
+        case offeredAlgorithms, conditionalCreate, attestation, extensions, issuedAt, expiresAt
     }
 
     /// Decodes a challenge this or an earlier version stored.
@@ -42,6 +42,7 @@ extension IssuedChallenge: Codable {
             offeredAlgorithms: (try c.decodeIfPresent([Int].self, forKey: .offeredAlgorithms) ?? []).map(COSEAlgorithm.init(rawValue:)),
             conditionalCreate: try c.decodeIfPresent(Bool.self, forKey: .conditionalCreate) ?? false,
             attestation: try c.decodeIfPresent(AttestationConveyancePreference.self, forKey: .attestation),
+            extensions: try c.decodeIfPresent([String: JSONValue].self, forKey: .extensions),
             issuedAt: try c.decodeIfPresent(Double.self, forKey: .issuedAt).map(Date.init(timeIntervalSince1970:)),
             expiresAt: Date(timeIntervalSince1970: try c.decode(Double.self, forKey: .expiresAt)))
     }
@@ -61,6 +62,7 @@ extension IssuedChallenge: Codable {
         if !offeredAlgorithms.isEmpty { try c.encode(offeredAlgorithms.map(\.rawValue), forKey: .offeredAlgorithms) }
         if conditionalCreate { try c.encode(true, forKey: .conditionalCreate) }
         try c.encodeIfPresent(attestation, forKey: .attestation)
+        try c.encodeIfPresent(extensions, forKey: .extensions)
         try c.encodeIfPresent(issuedAt?.timeIntervalSince1970, forKey: .issuedAt)
         try c.encode(expiresAt.timeIntervalSince1970, forKey: .expiresAt)
     }

@@ -15,7 +15,8 @@ extension IssuedChallenge {
                   userHandle: options.user.id.bytes, allowCredentials: [],
                   userVerification: options.authenticatorSelection?.userVerification ?? .preferred,
                   offeredAlgorithms: Self.clientAlgorithms(options.pubKeyCredParams),
-                  conditionalCreate: conditional, attestation: options.attestation, issuedAt: issuedAt,
+                  conditionalCreate: conditional, attestation: options.attestation, extensions: options.extensions,
+                  issuedAt: issuedAt,
                   expiresAt: expiresAt)
     }
 
@@ -41,6 +42,7 @@ extension IssuedChallenge {
                 userHandle: [UInt8]? = nil, issuedAt: Date? = nil, expiresAt: Date) {
         self.init(challenge: options.challenge.bytes, kind: .authentication, rpId: options.rpId ?? relyingParty.id,
                   userHandle: userHandle, allowCredentials: (options.allowCredentials ?? []).map(\.id.bytes),
-                  userVerification: options.userVerification ?? .preferred, issuedAt: issuedAt, expiresAt: expiresAt)
+                  userVerification: options.userVerification ?? .preferred, extensions: options.extensions,
+                  issuedAt: issuedAt, expiresAt: expiresAt)
     }
 }

@@ -36,6 +36,9 @@ public struct IssuedChallenge: Sendable, Hashable {
     public let conditionalCreate: Bool
     /// Registration: the attestation conveyance the options asked for (nil: not stated, meaning `none`).
     public let attestation: AttestationConveyancePreference?
+    /// The client extension inputs the options carried (their `extensions` member), against
+    /// which the extension outputs are verified; nil when none were sent.
+    public let extensions: [String: JSONValue]?
     /// When the challenge was issued, if the issuer recorded it. A response verified
     /// before this instant is rejected (`challenge`): the clock went back between issue and
     /// verification, so the challenge's age cannot be known.
@@ -58,12 +61,14 @@ public struct IssuedChallenge: Sendable, Hashable {
     ///     derives them from `pubKeyCredParams`). Empty for a registration: nothing is accepted.
     ///   - conditionalCreate: conditional mediation was requested (registration).
     ///   - attestation: the attestation conveyance requested (registration).
+    ///   - extensions: the client extension inputs the options carried.
     ///   - issuedAt: when the challenge was issued (nil: not recorded, no clock check).
     ///   - expiresAt: the last instant a response is accepted.
     public init(challenge: [UInt8], kind: CeremonyKind, rpId: String, userHandle: [UInt8]? = nil,
                 allowCredentials: [[UInt8]] = [], userVerification: UserVerificationRequirement = .preferred,
                 offeredAlgorithms: [COSEAlgorithm] = [], conditionalCreate: Bool = false,
-                attestation: AttestationConveyancePreference? = nil, issuedAt: Date? = nil, expiresAt: Date) {
+                attestation: AttestationConveyancePreference? = nil, extensions: [String: JSONValue]? = nil,
+                issuedAt: Date? = nil, expiresAt: Date) {
         self.challenge = challenge
         self.kind = kind
         self.rpId = rpId
@@ -73,6 +78,7 @@ public struct IssuedChallenge: Sendable, Hashable {
         self.offeredAlgorithms = offeredAlgorithms
         self.conditionalCreate = conditionalCreate
         self.attestation = attestation
+        self.extensions = (extensions?.isEmpty ?? true) ? nil : extensions
         self.issuedAt = issuedAt
         self.expiresAt = expiresAt
     }

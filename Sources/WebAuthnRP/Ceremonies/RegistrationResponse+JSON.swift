@@ -7,7 +7,8 @@ extension RegistrationResponse {
         self.init(id: json.id, rawId: json.rawId.bytes, type: json.type.rawValue,
                   clientDataJSON: json.response.clientDataJSON.bytes,
                   attestationObject: json.response.attestationObject.bytes,
-                  transports: (json.response.transports ?? []).map(\.rawValue))
+                  transports: (json.response.transports ?? []).map(\.rawValue),
+                  clientExtensionResults: json.clientExtensionResults)
     }
 }
 

@@ -152,15 +152,10 @@ public struct RegistrationVerifier: Sendable {
             }
             return key
         }
-        // Step 21: extension outputs. This verifier requests no extensions; L3 lets the RP ignore
-        // unsolicited ones, which it does (they stay available in authenticatorData.extensions).
-        if authData.extensions == nil {
-            trace.note("§7.1 step 21", "extension outputs: none requested, none present")
-        } else {
-            try trace.check("§7.1 step 21", "extension outputs are canonical CBOR; none requested, unsolicited outputs ignored") { () throws(WebAuthnError) in
-                try CeremonyChecks.checkExtensionsCanonical(authData)
-            }
-        }
+        // Step 21: "Verify that the values of the client extension outputs in clientExtensionResults and
+        // the authenticator extension outputs in the extensions in authData are as expected."
+        let extensions = try ExtensionChecks.verifyRegistration(clientOutputs: response.clientExtensionResults, authData: authData,
+                                                                issued: issued, policy: policy.extensions, trace: &trace)
         // Step 22: "Determine the attestation statement format by performing a USASCII case-sensitive
         // match on fmt against the set of supported WebAuthn Attestation Statement Format Identifier values."
         let format = try trace.check("§7.1 step 22", "fmt is a supported attestation format",
@@ -215,10 +210,11 @@ public struct RegistrationVerifier: Sendable {
             attestationFormat: attestationObject.format, attestationType: outcome.type,
             attestationTrusted: verdict.trusted,
             attestationObject: keepAttestation ? response.attestationObject : nil,
-            registrationClientDataJSON: keepAttestation ? response.clientDataJSON : nil)
+            registrationClientDataJSON: keepAttestation ? response.clientDataJSON : nil,
+            extensions: CredentialExtensionProperties(extensions))
         let attestation = AttestationResult(format: attestationObject.format, outcome: outcome, verdict: verdict,
                                             authenticator: authenticatorTrust)
         return VerifiedRegistration(record: record, attestation: attestation, authenticatorData: authData,
-                                    clientData: clientData, credentialKey: credentialKey)
+                                    clientData: clientData, credentialKey: credentialKey, extensions: extensions)
     }
 }

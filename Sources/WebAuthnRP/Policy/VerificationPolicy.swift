@@ -83,6 +83,8 @@ public struct VerificationPolicy: Sendable {
     /// verified exactly `challengeLifetime` after issue is accepted; one verified later is
     /// rejected (`challenge`). A negative or NaN lifetime makes every challenge expired.
     public var challengeLifetime: TimeInterval
+    /// How extension outputs are judged (default: unsolicited outputs ignored).
+    public var extensions = ExtensionPolicy()
 
     /// Algorithms offered by default, most preferred first.
     public static let defaultAlgorithms: [COSEAlgorithm] = [

@@ -8,6 +8,7 @@ extension CredentialRecord {
     private enum CodingKeys: String, CodingKey {
         case id, publicKey, algorithm, signCount, userHandle, uvInitialized, backupEligible, backupState, transports
         case aaguid, attestationFormat, attestationType, attestationTrusted, attestationObject, registrationClientDataJSON
+        case extensions
     }
 
     /// Decodes a record written by this or an earlier version.
@@ -31,7 +32,8 @@ extension CredentialRecord {
             attestationType: try c.decodeIfPresent(AttestationType.self, forKey: .attestationType) ?? .none,
             attestationTrusted: try c.decodeIfPresent(Bool.self, forKey: .attestationTrusted) ?? false,
             attestationObject: try Self.optionalBytes(c, .attestationObject),
-            registrationClientDataJSON: try Self.optionalBytes(c, .registrationClientDataJSON))
+            registrationClientDataJSON: try Self.optionalBytes(c, .registrationClientDataJSON),
+            extensions: try c.decodeIfPresent(CredentialExtensionProperties.self, forKey: .extensions) ?? CredentialExtensionProperties())
     }
 
     /// Encodes the record with every byte member as base64url text.
@@ -54,6 +56,7 @@ extension CredentialRecord {
         try c.encode(attestationTrusted, forKey: .attestationTrusted)
         try c.encodeIfPresent(attestationObject.map { Base64URL.encode($0) }, forKey: .attestationObject)
         try c.encodeIfPresent(registrationClientDataJSON.map { Base64URL.encode($0) }, forKey: .registrationClientDataJSON)
+        if !extensions.isEmpty { try c.encode(extensions, forKey: .extensions) }
     }
 
     private static func optionalBytes(_ c: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) throws -> [UInt8]? {

@@ -32,6 +32,8 @@ public struct CredentialRecord: Sendable, Hashable, Codable {
     public var attestationObject: [UInt8]?
     /// The raw clientDataJSON of the registration, kept with the attestation object.
     public var registrationClientDataJSON: [UInt8]?
+    /// What extension outputs said about the credential (discoverable, credProtect, PRF, ...).
+    public var extensions: CredentialExtensionProperties
 
     /// Creates a record.
     /// - Parameters:
@@ -50,12 +52,14 @@ public struct CredentialRecord: Sendable, Hashable, Codable {
     ///   - attestationTrusted: whether trust was established.
     ///   - attestationObject: optional raw attestation object.
     ///   - registrationClientDataJSON: optional raw client data.
+    ///   - extensions: what extension outputs said about the credential.
     public init(id: [UInt8], publicKey: [UInt8], algorithm: Int, signCount: UInt32, userHandle: [UInt8]?,
                 uvInitialized: Bool = false, backupEligible: Bool = false, backupState: Bool = false,
                 transports: [String] = [], aaguid: String = "00000000-0000-0000-0000-000000000000",
                 attestationFormat: String = "none", attestationType: AttestationType = .none,
                 attestationTrusted: Bool = false, attestationObject: [UInt8]? = nil,
-                registrationClientDataJSON: [UInt8]? = nil) {
+                registrationClientDataJSON: [UInt8]? = nil,
+                extensions: CredentialExtensionProperties = CredentialExtensionProperties()) {
         self.id = id
         self.publicKey = publicKey
         self.algorithm = algorithm
@@ -71,5 +75,6 @@ public struct CredentialRecord: Sendable, Hashable, Codable {
         self.attestationTrusted = attestationTrusted
         self.attestationObject = attestationObject
         self.registrationClientDataJSON = registrationClientDataJSON
+        self.extensions = extensions
     }
 }

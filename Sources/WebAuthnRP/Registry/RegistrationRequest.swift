@@ -103,23 +103,3 @@ public struct AuthenticationRequest: Sendable, Hashable {
         self.extensions = extensions
     }
 }
-
-/// The client extension inputs of a registration. The typed inputs (credProps, prf,
-/// largeBlob, credProtect, …) arrive with extension support; until then requests carry none.
-public struct RegistrationExtensionInputs: Sendable, Hashable {
-    /// No extension inputs.
-    public init() {}
-
-    /// The `extensions` member of the options, or nil when there is none.
-    var json: [String: JSONValue]? { nil }
-}
-
-/// The client extension inputs of an authentication. The typed inputs (prf, largeBlob, appid,
-/// …) arrive with extension support; until then requests carry none.
-public struct AuthenticationExtensionInputs: Sendable, Hashable {
-    /// No extension inputs.
-    public init() {}
-
-    /// The `extensions` member of the options, or nil when there is none.
-    var json: [String: JSONValue]? { nil }
-}

@@ -252,7 +252,7 @@ extension RelyingPartyService {
                                                                    requireResidentKey: request.residentKey == .required,
                                                                    userVerification: request.userVerification),
             hints: request.hints, attestation: request.attestation, attestationFormats: request.attestationFormats,
-            extensions: request.extensions.json)
+            extensions: try request.extensions.validatedJSON())
         try await issue(IssuedChallenge(creationOptions: options, relyingParty: relyingParty, issuedAt: now,
                                         expiresAt: now.addingTimeInterval(policy.challengeLifetime),
                                         conditional: request.conditional), now: now)
@@ -298,7 +298,8 @@ extension RelyingPartyService {
         }
         let options = try PublicKeyCredentialRequestOptionsJSON.make(
             timeout: request.timeout ?? defaultTimeout, rpId: relyingParty.id, allowCredentials: allow,
-            userVerification: request.userVerification, hints: request.hints, extensions: request.extensions.json)
+            userVerification: request.userVerification, hints: request.hints,
+            extensions: try request.extensions.validatedJSON(allowCredentials: (allow ?? []).map(\.id.bytes)))
         try await issue(IssuedChallenge(requestOptions: options, relyingParty: relyingParty, userHandle: request.userHandle,
                                         issuedAt: now, expiresAt: now.addingTimeInterval(policy.challengeLifetime)), now: now)
         return options

@@ -194,6 +194,9 @@ package struct TestAuthenticator {
         package var attestationObject: (inout [UInt8]) -> Void = { _ in }
         /// Edits the finished response (id, rawId, type, transports...).
         package var response: (inout RegistrationResponse) -> Void = { _ in }
+        /// Extension outputs, authenticator (CBOR map bytes after ED) and client (see
+        /// TestAuthenticator+Extensions.swift).
+        package var extensions = ExtensionOutputs()
 
         /// Defaults: UP and UV, `none` attestation, nothing edited.
         package init(flags: AuthenticatorFlags = [.userPresent, .userVerified], attestation: Attestation = .none) {
@@ -217,6 +220,7 @@ package struct TestAuthenticator {
         var clientDataJSON = clientData.bytes
         options.clientDataBytes(&clientDataJSON)
         var authData = registrationAuthData(flags: options.flags)
+        options.extensions.append(to: &authData)
         options.authData(&authData)
         let clientDataHash = Digest.sha256.hash(clientDataJSON)
 
@@ -233,7 +237,8 @@ package struct TestAuthenticator {
         options.attestationObject(&attestationObject)
         var response = RegistrationResponse(id: Base64URL.encode(credentialId), rawId: credentialId,
                                             clientDataJSON: clientDataJSON, attestationObject: attestationObject,
-                                            transports: transports)
+                                            transports: transports,
+                                            clientExtensionResults: options.extensions.client)
         options.response(&response)
         return response
     }
@@ -310,6 +315,7 @@ package struct TestAuthenticator {
                 clientDataJSON: Base64URLBytes(response.clientDataJSON),
                 transports: response.transports.map { AuthenticatorTransport(rawValue: $0) },
                 attestationObject: Base64URLBytes(response.attestationObject)),
+            clientExtensionResults: response.clientExtensionResults,
             type: PublicKeyCredentialType(rawValue: response.type))
     }
 
@@ -335,6 +341,8 @@ package struct TestAuthenticator {
         package var signature: (inout [UInt8]) -> Void = { _ in }
         /// Edits the finished response (id, rawId, type, userHandle, authenticatorData...).
         package var response: (inout AuthenticationResponse) -> Void = { _ in }
+        /// Extension outputs, authenticator and client.
+        package var extensions = ExtensionOutputs()
 
         /// Defaults: UP and UV, the authenticator's own counter, nothing edited.
         package init(flags: AuthenticatorFlags = [.userPresent, .userVerified], signCount: UInt32? = nil) {
@@ -360,12 +368,14 @@ package struct TestAuthenticator {
         var flags = options.flags
         flags.remove(.attestedCredentialData)
         var authData = TestAuthData(rpId: rpId, flags: flags, signCount: count).bytes
+        options.extensions.append(to: &authData)
         options.authData(&authData)
         var signature = try privateKey.sign(authData + Digest.sha256.hash(clientDataJSON), algorithm: algorithm)
         options.signature(&signature)
         var response = AuthenticationResponse(id: Base64URL.encode(credentialId), rawId: credentialId,
                                               clientDataJSON: clientDataJSON, authenticatorData: authData,
-                                              signature: signature, userHandle: returnsUserHandle ? userHandle : nil)
+                                              signature: signature, userHandle: returnsUserHandle ? userHandle : nil,
+                                              clientExtensionResults: options.extensions.client)
         options.response(&response)
         return response
     }
@@ -379,6 +389,7 @@ package struct TestAuthenticator {
                 authenticatorData: Base64URLBytes(response.authenticatorData),
                 signature: Base64URLBytes(response.signature),
                 userHandle: response.userHandle.map { Base64URLBytes($0) }),
+            clientExtensionResults: response.clientExtensionResults,
             type: PublicKeyCredentialType(rawValue: response.type))
     }
 

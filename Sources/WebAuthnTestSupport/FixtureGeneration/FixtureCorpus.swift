@@ -161,6 +161,7 @@ struct Corpus {
         files += try authenticationFiles()
         files += try malformedFiles()
         files += try replayMemberFiles()
+        files += try extensionFiles()
         return files
     }
 

@@ -1,0 +1,73 @@
+import WebAuthnCoding
+
+extension ExtensionChecks {
+    /// §7.1 step 21 with its trace: one checked step for the outputs, then one line per
+    /// verified result (what `webauthn-replay --explain` shows).
+    static func verifyRegistration(clientOutputs json: [String: JSONValue], authData: AuthenticatorData,
+                                   issued: IssuedChallenge, policy: ExtensionPolicy,
+                                   trace: inout CeremonyTrace) throws(WebAuthnError) -> RegistrationExtensionResults {
+        let step = "§7.1 step 21"
+        if json.isEmpty, authData.extensions == nil, issued.extensions == nil {
+            trace.note(step, "extension outputs: none asked for, none present")
+            return RegistrationExtensionResults()
+        }
+        let results = try trace.check(step, "extension outputs fit their definitions and what was asked",
+                                      detail: describe(issued: issued, clientOutputs: json, authData: authData)) { () throws(WebAuthnError) in
+            try verifyRegistration(clientOutputs: json, authData: authData, issued: issued, policy: policy)
+        }
+        for (name, value) in results.traceItems { trace.note(step, "extension \(name)", detail: value) }
+        return results
+    }
+
+    /// §7.2 step 20 with its trace (see the registration form).
+    static func verifyAuthentication(clientOutputs json: [String: JSONValue], authData: AuthenticatorData,
+                                     credentialId: [UInt8], issued: IssuedChallenge, policy: ExtensionPolicy,
+                                     trace: inout CeremonyTrace) throws(WebAuthnError) -> AuthenticationExtensionResults {
+        let step = "§7.2 step 20"
+        if json.isEmpty, authData.extensions == nil, issued.extensions == nil {
+            trace.note(step, "extension outputs: none asked for, none present")
+            return AuthenticationExtensionResults()
+        }
+        let results = try trace.check(step, "extension outputs fit their definitions and what was asked",
+                                      detail: describe(issued: issued, clientOutputs: json, authData: authData)) { () throws(WebAuthnError) in
+            try verifyAuthentication(clientOutputs: json, authData: authData, credentialId: credentialId,
+                                     issued: issued, policy: policy)
+        }
+        for (name, value) in results.traceItems { trace.note(step, "extension \(name)", detail: value) }
+        return results
+    }
+}
+
+extension RegistrationExtensionResults {
+    /// Each reported output as (name, value) for the trace. PRF outputs are secrets: only their
+    /// presence is shown.
+    var traceItems: [(String, String)] {
+        var items: [(String, String)] = []
+        if let residentKey { items.append(("credProps", "rk \(residentKey)")) }
+        if let prfEnabled { items.append(("prf", "enabled \(prfEnabled)")) }
+        if let prfResults { items.append(("prf", prfResults.second == nil ? "results: first" : "results: first, second")) }
+        if let largeBlob, let supported = largeBlob.supported { items.append(("largeBlob", "supported \(supported)")) }
+        if let credentialProtection { items.append(("credProtect", "level \(credentialProtection.rawValue)")) }
+        if let minPinLength { items.append(("minPinLength", "\(minPinLength)")) }
+        if let hmacSecret { items.append(("hmac-secret", "\(hmacSecret)")) }
+        if let credBlob { items.append(("credBlob", "stored \(credBlob)")) }
+        if let appidExclude { items.append(("appidExclude", "\(appidExclude)")) }
+        return items
+    }
+}
+
+extension AuthenticationExtensionResults {
+    /// Each reported output as (name, value) for the trace (secrets by presence only).
+    var traceItems: [(String, String)] {
+        var items: [(String, String)] = []
+        if let prfResults { items.append(("prf", prfResults.second == nil ? "results: first" : "results: first, second")) }
+        if let largeBlob {
+            if let blob = largeBlob.blob { items.append(("largeBlob", "blob of \(blob.count) bytes")) }
+            if let written = largeBlob.written { items.append(("largeBlob", "written \(written)")) }
+        }
+        if let credBlob { items.append(("credBlob", "\(credBlob.count) bytes")) }
+        if hmacSecret == true { items.append(("hmac-secret", "output present")) }
+        if let appid { items.append(("appid", "\(appid)")) }
+        return items
+    }
+}

@@ -1,0 +1,218 @@
+package import WebAuthnCoding
+
+/// The client extension outputs of a response (`clientExtensionResults`), each member of a known
+/// extension checked for its type (L3 §10 and CTAP 2.2 §12 as the JSON serialization writes
+/// them: bytes as base64url text). Whether an output fits what was asked is checked later, by
+/// ``ExtensionChecks``. Unknown extensions are listed by name and not interpreted.
+package struct ClientExtensionOutputs: Sendable, Equatable {
+    package struct PRF: Sendable, Equatable {
+        package var enabled: Bool?
+        package var first: [UInt8]?
+        package var second: [UInt8]?
+        package var hasResults: Bool { first != nil }
+    }
+    package struct LargeBlob: Sendable, Equatable {
+        package var supported: Bool?
+        package var blob: [UInt8]?
+        package var written: Bool?
+    }
+
+    /// `credProps`: present, with `rk` when the client knows it.
+    package var credProps: Bool?? = nil
+    package var prf: PRF?
+    package var largeBlob: LargeBlob?
+    package var appid: Bool?
+    package var appidExclude: Bool?
+    package var hmacCreateSecret: Bool?
+    package var credBlob: Bool?
+    package var getCredBlob: [UInt8]?
+    /// The names of every output present, known or not.
+    package var names: [String] = []
+
+    /// The most members a response's `clientExtensionResults` may carry.
+    static let maximumMembers = 64
+
+    /// Reads and type-checks `clientExtensionResults`.
+    /// - Parameter json: the decoded member.
+    /// - Throws: ``WebAuthnError``: `extension` for a known output of the wrong type, `malformed`
+    ///   for more than 64 members.
+    package init(json: [String: JSONValue]) throws(WebAuthnError) {
+        guard json.count <= Self.maximumMembers else {
+            throw WebAuthnError(.malformed, "clientExtensionResults has \(json.count) members; at most \(Self.maximumMembers) are read")
+        }
+        names = json.keys.sorted()
+        for name in names {
+            guard let value = json[name] else { continue }
+            switch name {
+            case "credProps":
+                let object = try Self.object(value, name)
+                credProps = .some(try Self.optionalBool(object["rk"], "credProps.rk"))
+            case "prf":
+                let object = try Self.object(value, name)
+                var prf = PRF(enabled: try Self.optionalBool(object["enabled"], "prf.enabled"))
+                if let results = object["results"] {
+                    let values = try Self.object(results, "prf.results")
+                    guard let first = values["first"] else {
+                        throw WebAuthnError(.extension, "prf.results has no first")
+                    }
+                    prf.first = try Self.bytes(first, "prf.results.first")
+                    prf.second = try values["second"].map { (v: JSONValue) throws(WebAuthnError) in try Self.bytes(v, "prf.results.second") }
+                }
+                self.prf = prf
+            case "largeBlob":
+                let object = try Self.object(value, name)
+                largeBlob = LargeBlob(
+                    supported: try Self.optionalBool(object["supported"], "largeBlob.supported"),
+                    blob: try object["blob"].map { (v: JSONValue) throws(WebAuthnError) in try Self.bytes(v, "largeBlob.blob") },
+                    written: try Self.optionalBool(object["written"], "largeBlob.written"))
+            case "appid": appid = try Self.bool(value, name)
+            case "appidExclude": appidExclude = try Self.bool(value, name)
+            case "hmacCreateSecret": hmacCreateSecret = try Self.bool(value, name)
+            case "credBlob": credBlob = try Self.bool(value, name)
+            case "getCredBlob": getCredBlob = try Self.bytes(value, name)
+            default: break
+            }
+        }
+    }
+
+    private static func object(_ value: JSONValue, _ name: String) throws(WebAuthnError) -> [String: JSONValue] {
+        guard let object = value.objectValue else {
+            throw WebAuthnError(.extension, "client extension output \(name) is not an object")
+        }
+        return object
+    }
+
+    private static func bool(_ value: JSONValue, _ name: String) throws(WebAuthnError) -> Bool {
+        guard let bool = value.boolValue else {
+            throw WebAuthnError(.extension, "client extension output \(name) is not a boolean")
+        }
+        return bool
+    }
+
+    private static func optionalBool(_ value: JSONValue?, _ name: String) throws(WebAuthnError) -> Bool? {
+        guard let value else { return nil }
+        return try bool(value, name)
+    }
+
+    private static func bytes(_ value: JSONValue, _ name: String) throws(WebAuthnError) -> [UInt8] {
+        guard let text = value.stringValue, let bytes = try? Base64URL.decode(text) else {
+            throw WebAuthnError(.extension, "client extension output \(name) is not base64url bytes")
+        }
+        return bytes
+    }
+}
+
+/// The authenticator extension outputs of authenticator data (the CBOR map after the ED flag),
+/// read strictly: a text key per output, each known output of its CTAP 2.2 type, at most 32
+/// entries. Unknown identifiers are listed and not interpreted.
+package struct AuthenticatorExtensionOutputs: Sendable, Equatable {
+    /// `credProtect`: 1, 2 or 3.
+    package var credProtect: Int?
+    /// `hmac-secret` at registration: whether the secret was created.
+    package var hmacSecret: Bool?
+    /// `hmac-secret` at authentication: the encrypted outputs (32 or 64 bytes, plus a 16-byte
+    /// IV with PIN protocol 2).
+    package var hmacSecretOutput: [UInt8]?
+    /// `hmac-secret-mc` at registration: encrypted outputs, as `hmacSecretOutput`.
+    package var hmacSecretMC: [UInt8]?
+    /// `minPinLength`: the authenticator's minimum PIN length.
+    package var minPinLength: Int?
+    /// `credBlob` at registration: whether the blob was stored.
+    package var credBlobStored: Bool?
+    /// `credBlob` at authentication: the stored blob.
+    package var credBlob: [UInt8]?
+    /// Every identifier present, known or not.
+    package var identifiers: [String] = []
+
+    /// The most entries an extensions map may carry.
+    static let maximumEntries = 32
+    /// The encrypted hmac-secret output lengths: one or two 32-byte outputs, with or without IV.
+    static let hmacSecretOutputLengths: Set<Int> = [32, 48, 64, 80]
+
+    /// No outputs.
+    package init() {}
+
+    /// Reads the extensions map of authenticator data.
+    /// - Parameters:
+    ///   - map: the decoded map (``AuthenticatorData/extensions``).
+    ///   - ceremony: registration outputs and authentication outputs differ in type.
+    /// - Throws: ``WebAuthnError``: `malformed` for more than 32 entries or nested values deeper
+    ///   than 4; `extension` for a key that is not text or a known output of the wrong type.
+    package init(map: CBORItem, ceremony: CeremonyKind) throws(WebAuthnError) {
+        guard let entries = map.mapEntries else {
+            throw WebAuthnError(.malformed, "authenticator data: extensions is not a CBOR map")
+        }
+        guard entries.count <= Self.maximumEntries else {
+            throw WebAuthnError(.malformed, "authenticator data: the extensions map has \(entries.count) entries; at most \(Self.maximumEntries) are read")
+        }
+        for entry in entries {
+            guard let identifier = entry.key.text else {
+                throw WebAuthnError(.extension, "authenticator data: an extension identifier is not a text string")
+            }
+            guard Self.depth(entry.value, limit: 4) else {
+                throw WebAuthnError(.malformed, "authenticator data: extension \(identifier) nests deeper than 4 levels")
+            }
+            identifiers.append(identifier)
+            let value = entry.value
+            switch (identifier, ceremony) {
+            case ("credProtect", _):
+                guard let level = value.unsignedInt, (1...3).contains(level) else {
+                    throw WebAuthnError(.extension, "authenticator output credProtect is not 1, 2 or 3")
+                }
+                credProtect = level
+            case ("hmac-secret", .registration):
+                guard let created = value.bool else {
+                    throw WebAuthnError(.extension, "authenticator output hmac-secret is not a boolean at registration")
+                }
+                hmacSecret = created
+            case ("hmac-secret", .authentication):
+                hmacSecretOutput = try Self.encryptedOutput(value, identifier)
+            case ("hmac-secret-mc", .registration):
+                hmacSecretMC = try Self.encryptedOutput(value, identifier)
+            case ("minPinLength", _):
+                guard let length = value.unsignedInt, length <= 255 else {
+                    throw WebAuthnError(.extension, "authenticator output minPinLength is not an unsigned integer up to 255")
+                }
+                minPinLength = length
+            case ("credBlob", .registration):
+                guard let stored = value.bool else {
+                    throw WebAuthnError(.extension, "authenticator output credBlob is not a boolean at registration")
+                }
+                credBlobStored = stored
+            case ("credBlob", .authentication):
+                guard let blob = value.bytes else {
+                    throw WebAuthnError(.extension, "authenticator output credBlob is not a byte string at authentication")
+                }
+                credBlob = Array(blob)
+            default:
+                break
+            }
+        }
+    }
+
+    private static func encryptedOutput(_ value: CBORItem, _ identifier: String) throws(WebAuthnError) -> [UInt8] {
+        guard let bytes = value.bytes, hmacSecretOutputLengths.contains(bytes.count) else {
+            throw WebAuthnError(.extension, "authenticator output \(identifier) is not a byte string of 32, 48, 64 or 80 bytes")
+        }
+        return Array(bytes)
+    }
+
+    /// Whether `item` nests no deeper than `limit` (a scalar is depth 1).
+    private static func depth(_ item: CBORItem, limit: Int) -> Bool {
+        guard limit > 0 else { return false }
+        switch item.value {
+        case .array(let items): return items.allSatisfy { depth($0, limit: limit - 1) }
+        case .map(let entries): return entries.allSatisfy { depth($0.key, limit: limit - 1) && depth($0.value, limit: limit - 1) }
+        case .tagged(_, let inner): return depth(inner, limit: limit - 1)
+        default: return true
+        }
+    }
+}
+
+extension CBORItem {
+    /// A non-negative integer that fits `Int`.
+    fileprivate var unsignedInt: Int? {
+        if case .unsigned(let n) = value, n <= UInt64(Int32.max) { return Int(n) }
+        return nil
+    }
+}

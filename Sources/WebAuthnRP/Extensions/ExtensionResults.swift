@@ -1,0 +1,136 @@
+/// The protection level an authenticator applied to a credential (CTAP 2.2 §12.1, `credProtect`).
+public enum CredentialProtectionLevel: Int, Sendable, Hashable, Codable, Comparable {
+    /// 1: usable without user verification.
+    case userVerificationOptional = 1
+    /// 2: discoverable use needs user verification.
+    case userVerificationOptionalWithCredentialIDList = 2
+    /// 3: every use needs user verification.
+    case userVerificationRequired = 3
+
+    /// Orders by level.
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+}
+
+/// PRF outputs (`results`, L3 §10.1.4): 32 bytes each. They are secrets derived from the
+/// credential: use them (for example as key material) and do not log or store them.
+public struct PRFResults: Sendable, Hashable {
+    /// The output for `eval.first` (or the credential's `evalByCredential` entry).
+    public let first: [UInt8]
+    /// The output for `second`, present exactly when a second input was given.
+    public let second: [UInt8]?
+}
+
+/// The large-blob outputs (L3 §10.1.5), each present only where its input allows it.
+public struct LargeBlobResult: Sendable, Hashable {
+    /// Registration: whether the credential can store a large blob.
+    public let supported: Bool?
+    /// Authentication with `read`: the blob, when one is stored.
+    public let blob: [UInt8]?
+    /// Authentication with `write`: whether the blob was written.
+    public let written: Bool?
+}
+
+/// The verified extension outputs of a registration. Members are nil when the output did not
+/// arrive. Statements about the new credential (``residentKey``, ``prfEnabled``,
+/// ``largeBlob`` `supported`, ``credentialProtection``, ``minPinLength``, ``hmacSecret``,
+/// ``credBlob``) are reported even when the relying party did not ask, because clients request
+/// some on their own (Chromium asks security keys for credProtect); outputs that answer an input
+/// (PRF results, appidExclude) only when it was sent. Unsolicited outputs are never refused
+/// unless ``ExtensionPolicy/rejectUnsolicitedOutputs`` is set.
+public struct RegistrationExtensionResults: Sendable, Hashable {
+    /// `credProps.rk`: whether the credential is discoverable (nil: the client did not say).
+    public internal(set) var residentKey: Bool?
+    /// `prf.enabled`: whether the credential supports PRF.
+    public internal(set) var prfEnabled: Bool?
+    /// `prf.results`, when an evaluation was asked for and the authenticator performed it.
+    public internal(set) var prfResults: PRFResults?
+    /// `largeBlob`.
+    public internal(set) var largeBlob: LargeBlobResult?
+    /// `credProtect`: the level the authenticator applied.
+    public internal(set) var credentialProtection: CredentialProtectionLevel?
+    /// `minPinLength`.
+    public internal(set) var minPinLength: Int?
+    /// `hmac-secret` (or `hmacCreateSecret`): whether the credential has an hmac-secret.
+    public internal(set) var hmacSecret: Bool?
+    /// `credBlob`: whether the blob was stored.
+    public internal(set) var credBlob: Bool?
+    /// `appidExclude`: whether the client ran the check against the AppID.
+    public internal(set) var appidExclude: Bool?
+
+    /// No outputs.
+    public init() {}
+}
+
+/// The verified extension outputs of an authentication (see ``RegistrationExtensionResults``).
+public struct AuthenticationExtensionResults: Sendable, Hashable {
+    /// `prf.results`, when an evaluation was asked for and performed.
+    public internal(set) var prfResults: PRFResults?
+    /// `largeBlob` (`blob` after `read`, `written` after `write`).
+    public internal(set) var largeBlob: LargeBlobResult?
+    /// `credBlob`: the blob stored at registration, when `getCredBlob` was asked.
+    public internal(set) var credBlob: [UInt8]?
+    /// Whether the authenticator returned hmac-secret output (encrypted to the client).
+    public internal(set) var hmacSecret: Bool?
+    /// `appid`: true when the credential was used with the legacy AppID (rpIdHash is then
+    /// SHA-256 of the AppID).
+    public internal(set) var appid: Bool?
+
+    /// No outputs.
+    public init() {}
+}
+
+/// What the extensions said about a credential, kept on its ``CredentialRecord`` (nil: unknown).
+public struct CredentialExtensionProperties: Sendable, Hashable, Codable {
+    /// `credProps.rk` at registration: whether the credential is discoverable.
+    public var discoverable: Bool?
+    /// `credProtect` at registration.
+    public var credentialProtection: CredentialProtectionLevel?
+    /// PRF support (`prf.enabled`, or PRF results seen at a login).
+    public var prfEnabled: Bool?
+    /// `largeBlob.supported` at registration.
+    public var largeBlobSupported: Bool?
+    /// `hmac-secret` at registration.
+    public var hmacSecret: Bool?
+    /// `credBlob` at registration: whether a blob was stored.
+    public var credBlobStored: Bool?
+    /// `minPinLength` at registration.
+    public var minPinLength: Int?
+
+    /// Nothing known.
+    public init() {}
+
+    /// Whether nothing is known.
+    public var isEmpty: Bool { self == CredentialExtensionProperties() }
+
+    init(_ results: RegistrationExtensionResults) {
+        discoverable = results.residentKey
+        credentialProtection = results.credentialProtection
+        prfEnabled = results.prfEnabled ?? (results.prfResults != nil ? true : nil)
+        largeBlobSupported = results.largeBlob?.supported
+        hmacSecret = results.hmacSecret
+        credBlobStored = results.credBlob
+        minPinLength = results.minPinLength
+    }
+
+    /// The properties after a login whose outputs are `results`.
+    func updated(by results: AuthenticationExtensionResults) -> CredentialExtensionProperties {
+        var copy = self
+        if results.prfResults != nil { copy.prfEnabled = true }
+        return copy
+    }
+}
+
+/// How extension outputs are judged.
+public struct ExtensionPolicy: Sendable, Hashable {
+    /// Reject (`extension`) any output of an extension the options did not ask for. Default
+    /// false: L3 §9 lets a relying party ignore unsolicited outputs, and clients add some on
+    /// their own (Chromium asks security keys for `credProtect` when it creates a discoverable
+    /// credential), so strict servers should expect those to be refused.
+    public var rejectUnsolicitedOutputs: Bool
+
+    /// Creates a policy.
+    /// - Parameter rejectUnsolicitedOutputs: default false (ignore them).
+    public init(rejectUnsolicitedOutputs: Bool = false) {
+        self.rejectUnsolicitedOutputs = rejectUnsolicitedOutputs
+    }
+}

@@ -1,0 +1,137 @@
+public import Foundation
+
+/// A related-origins configuration a browser would not honour (L3 §5.11 "Using Web
+/// Authentication across related origins"), found when the server starts rather than in a
+/// user's browser.
+public struct RelatedOriginsError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The origin at fault.
+    public let origin: String
+    /// Why a browser would not accept it.
+    public let reason: String
+
+    /// `<origin>: <reason>`.
+    public var description: String { "\(origin): \(reason)" }
+}
+
+/// The `/.well-known/webauthn` document (L3 §5.11): `{"origins": [...]}`, served as
+/// `application/json` over HTTPS at the RP ID's host.
+public struct RelatedOriginsDocument: Sendable, Hashable, Codable {
+    /// The related web origins, in the order a browser reads them.
+    public let origins: [String]
+
+    /// The document as JSON text (UTF-8), `/` unescaped.
+    public var jsonData: Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(self)) ?? Data("{\"origins\":[]}".utf8)
+    }
+}
+
+extension RelyingParty {
+    /// The number of registrable origin labels browsers honour: L3 requires clients to support
+    /// at least five, and Chromium stops at five.
+    public static let relatedOriginLabelLimit = 5
+
+    /// The web origins in ``origins`` that are not the RP ID's host or a subdomain of it: the
+    /// ones a browser accepts only through the `/.well-known/webauthn` document.
+    public var relatedOrigins: [String] {
+        origins.filter { origin in
+            guard let host = Self.httpsHost(origin) else { return false }
+            return !(host == id || host.hasSuffix("." + id))
+        }
+    }
+
+    /// The `/.well-known/webauthn` document for ``relatedOrigins``, after checking that a browser
+    /// would honour every one of them (see ``validateRelatedOrigins(labelLimit:publicSuffixes:)``).
+    /// - Parameters:
+    ///   - labelLimit: the browser's limit on registrable origin labels (default 5).
+    ///   - publicSuffixes: public suffixes beyond the built-in list (for example `"co.example"`).
+    /// - Returns: the document; serve ``RelatedOriginsDocument/jsonData``.
+    /// - Throws: ``RelatedOriginsError`` naming the first origin a browser would not honour.
+    public func relatedOriginsDocument(labelLimit: Int = RelyingParty.relatedOriginLabelLimit,
+                                       publicSuffixes: Set<String> = []) throws(RelatedOriginsError) -> RelatedOriginsDocument {
+        try validateRelatedOrigins(labelLimit: labelLimit, publicSuffixes: publicSuffixes)
+        return RelatedOriginsDocument(origins: relatedOrigins)
+    }
+
+    /// Runs the browser's related origins validation procedure (L3 §5.11.1) over
+    /// ``relatedOrigins`` in order, and fails where a browser would skip an origin: not an
+    /// https origin with a domain host (no path, query or fragment), a host without a
+    /// registrable domain, or a registrable origin label beyond the first `labelLimit` distinct
+    /// labels. Registrable domains come from a built-in list of common public suffixes plus
+    /// `publicSuffixes` (the library does not ship the whole Public Suffix List); any other host
+    /// is taken to end in a one-label suffix.
+    /// - Parameters:
+    ///   - labelLimit: the browser's limit (default 5, Chromium's).
+    ///   - publicSuffixes: extra public suffixes, lowercase, without leading dot.
+    /// - Throws: ``RelatedOriginsError``.
+    public func validateRelatedOrigins(labelLimit: Int = RelyingParty.relatedOriginLabelLimit,
+                                       publicSuffixes: Set<String> = []) throws(RelatedOriginsError) {
+        var labelsSeen: [String] = []
+        for origin in origins where Self.httpsHost(origin) == nil && origin.hasPrefix("https:") {
+            throw RelatedOriginsError(origin: origin, reason: "is not an https origin (scheme://host[:port], nothing after)")
+        }
+        for origin in relatedOrigins {
+            guard let host = Self.httpsHost(origin) else { continue }
+            guard let label = Self.registrableOriginLabel(host, extraSuffixes: publicSuffixes) else {
+                throw RelatedOriginsError(origin: origin, reason: "its host has no registrable domain, so browsers skip it")
+            }
+            if labelsSeen.contains(label) { continue }
+            guard labelsSeen.count < labelLimit else {
+                throw RelatedOriginsError(origin: origin, reason: "its registrable origin label \"\(label)\" is label number "
+                    + "\(labelsSeen.count + 1); browsers honour only \(labelLimit) (\(labelsSeen.joined(separator: ", ")))")
+            }
+            labelsSeen.append(label)
+        }
+    }
+
+    /// The lowercase host of an `https://host[:port]` origin with nothing after it, or nil.
+    static func httpsHost(_ origin: String) -> String? {
+        let prefix = "https://"
+        guard origin.hasPrefix(prefix) else { return nil }
+        var authority = Substring(origin.dropFirst(prefix.count))
+        guard !authority.isEmpty, !authority.contains(where: { "/?#@\\ ".contains($0) }) else { return nil }
+        if let colon = authority.lastIndex(of: ":") {
+            let port = authority[authority.index(after: colon)...]
+            guard !port.isEmpty, port.count <= 5, port.allSatisfy(\.isASCII), port.allSatisfy(\.isNumber) else { return nil }
+            authority = authority[..<colon]
+        }
+        let host = authority.lowercased()
+        let labels = host.split(separator: ".", omittingEmptySubsequences: false)
+        guard labels.count >= 1, labels.allSatisfy({ !$0.isEmpty && $0.count <= 63 }),
+              host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == ".") }) else { return nil }
+        // An IP address has no registrable domain.
+        if labels.allSatisfy({ $0.allSatisfy(\.isNumber) }) { return nil }
+        return host
+    }
+
+    /// Multi-label public suffixes common enough to be built in (ICANN section of the Public
+    /// Suffix List, a small subset) and the best-known private ones.
+    static let builtInPublicSuffixes: Set<String> = [
+        "co.uk", "org.uk", "ac.uk", "gov.uk", "me.uk", "ltd.uk", "plc.uk", "net.uk",
+        "com.au", "net.au", "org.au", "edu.au", "gov.au", "co.nz", "org.nz", "net.nz",
+        "co.jp", "ne.jp", "or.jp", "ac.jp", "go.jp", "co.kr", "or.kr", "co.in", "net.in", "org.in",
+        "co.za", "org.za", "com.br", "net.br", "org.br", "com.cn", "net.cn", "org.cn", "com.hk", "com.tw",
+        "com.sg", "com.my", "com.mx", "com.ar", "com.tr", "com.pl", "co.il", "co.id", "com.ph", "com.vn",
+        "github.io", "gitlab.io", "pages.dev", "vercel.app", "netlify.app", "herokuapp.com",
+        "appspot.com", "azurewebsites.net", "cloudfront.net", "web.app", "firebaseapp.com",
+    ]
+
+    /// The first label of the host's registrable domain, or nil when the host is itself a
+    /// public suffix.
+    static func registrableOriginLabel(_ host: String, extraSuffixes: Set<String>) -> String? {
+        let labels = host.split(separator: ".").map(String.init)
+        guard labels.count >= 2 else { return nil }
+        // The longest matching suffix wins; a one-label suffix otherwise.
+        var suffixLength = 1
+        for length in stride(from: labels.count, through: 2, by: -1) {
+            let suffix = labels.suffix(length).joined(separator: ".")
+            if builtInPublicSuffixes.contains(suffix) || extraSuffixes.contains(suffix) {
+                suffixLength = length
+                break
+            }
+        }
+        guard labels.count > suffixLength else { return nil }
+        return labels[labels.count - suffixLength - 1]
+    }
+}

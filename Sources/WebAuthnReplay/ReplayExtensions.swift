@@ -1,0 +1,82 @@
+import WebAuthnRP
+import WebAuthnCoding
+
+/// `expect.extensions` (../shared/spec/ceremony-fixtures.md, replay semantics 9): the verified
+/// extension outputs in the spec's names, and a member-by-member comparison in which every
+/// member the expectation names must be reported with that value (nested objects compared
+/// the same way) and members it leaves out are not compared.
+enum ReplayExtensions {
+    static func compare(_ expected: [String: JSONValue]?, _ actual: [String: JSONValue], into out: inout [String]) {
+        guard let expected else { return }
+        compare(.object(expected), .object(actual), path: "extensions", into: &out)
+    }
+
+    private static func compare(_ expected: JSONValue, _ actual: JSONValue?, path: String, into out: inout [String]) {
+        switch (expected, actual) {
+        case (.object(let members), .object(let reported)?):
+            for name in members.keys.sorted() {
+                if let value = members[name] { compare(value, reported[name], path: "\(path).\(name)", into: &out) }
+            }
+        case (_, nil):
+            out.append("\(path): expected \(render(expected)), not reported")
+        case (_, let actual?):
+            if expected != actual { out.append("\(path): expected \(render(expected)), got \(render(actual))") }
+        }
+    }
+
+    private static func render(_ value: JSONValue) -> String {
+        switch value {
+        case .null: return "null"
+        case .bool(let b): return String(b)
+        case .number(let n): return n == n.rounded() && abs(n) < 1e15 ? String(Int(n)) : String(n)
+        case .string(let s): return "\"\(s)\""
+        case .array(let items): return "[" + items.map(render).joined(separator: ", ") + "]"
+        case .object(let members): return "{" + members.keys.sorted().map { "\($0): \(members[$0].map(render) ?? "")" }.joined(separator: ", ") + "}"
+        }
+    }
+}
+
+extension RegistrationExtensionResults {
+    /// The outputs under the names `expect.extensions` uses.
+    var replayJSON: [String: JSONValue] {
+        var out: [String: JSONValue] = [:]
+        if let residentKey { out["credProps"] = .object(["rk": .bool(residentKey)]) }
+        var prf: [String: JSONValue] = [:]
+        if let prfEnabled { prf["enabled"] = .bool(prfEnabled) }
+        if let prfResults { prf["results"] = prfResults.replayJSON }
+        if !prf.isEmpty { out["prf"] = .object(prf) }
+        if let supported = largeBlob?.supported { out["largeBlob"] = .object(["supported": .bool(supported)]) }
+        if let credentialProtection { out["credProtect"] = .number(Double(credentialProtection.rawValue)) }
+        if let minPinLength { out["minPinLength"] = .number(Double(minPinLength)) }
+        if let hmacSecret { out["hmacSecret"] = .bool(hmacSecret) }
+        if let credBlob { out["credBlob"] = .bool(credBlob) }
+        if let appidExclude { out["appidExclude"] = .bool(appidExclude) }
+        return out
+    }
+}
+
+extension AuthenticationExtensionResults {
+    /// The outputs under the names `expect.extensions` uses.
+    var replayJSON: [String: JSONValue] {
+        var out: [String: JSONValue] = [:]
+        if let prfResults { out["prf"] = .object(["results": prfResults.replayJSON]) }
+        if let largeBlob {
+            var members: [String: JSONValue] = [:]
+            if let blob = largeBlob.blob { members["blob"] = .string(Base64URL.encode(blob)) }
+            if let written = largeBlob.written { members["written"] = .bool(written) }
+            out["largeBlob"] = .object(members)
+        }
+        if let credBlob { out["credBlob"] = .string(Base64URL.encode(credBlob)) }
+        if let hmacSecret { out["hmacSecret"] = .bool(hmacSecret) }
+        if let appid { out["appid"] = .bool(appid) }
+        return out
+    }
+}
+
+extension PRFResults {
+    var replayJSON: JSONValue {
+        var members: [String: JSONValue] = ["first": .string(Base64URL.encode(first))]
+        if let second { members["second"] = .string(Base64URL.encode(second)) }
+        return .object(members)
+    }
+}
