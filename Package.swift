@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
 //
 // A WebAuthn Level 3 relying-party verifier with no package dependencies: the
 // standard library, Foundation and the system's OpenSSL 3 libcrypto only.
@@ -29,8 +29,10 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
         ),
-        // CBOR (RFC 8949) and base64url (RFC 4648 §5): pure Swift, no Foundation, no C.
-        .target(name: "WebAuthnCoding", swiftSettings: strictSettings),
+        // CBOR (RFC 8949) and base64url (RFC 4648 §5): pure Swift, no Foundation, no C. Like
+        // WebAuthnRP it builds with strict memory safety: no unsafe construct compiles there
+        // without a warning, so every pointer stays in the crypto layer's OpenSSL/ fence.
+        .target(name: "WebAuthnCoding", swiftSettings: strictSettings + [.strictMemorySafety()]),
         // COSE keys, signatures, digests, X.509 and chains: the one layer that talks to libcrypto.
         .target(
             name: "WebAuthnCrypto",
@@ -41,7 +43,7 @@ let package = Package(
         .target(
             name: "WebAuthnRP",
             dependencies: ["WebAuthnCoding", "WebAuthnCrypto"],
-            swiftSettings: strictSettings
+            swiftSettings: strictSettings + [.strictMemorySafety()]
         ),
         // Replays recorded ceremonies (`webauthn-ceremonies/1`); a library so tests can call it.
         .target(name: "WebAuthnReplay", dependencies: ["WebAuthnRP"], swiftSettings: strictSettings),

@@ -63,10 +63,8 @@ package enum Base64URL {
     package static func decode(_ string: String, allowPadding: Bool = false,
                               allowNonZeroTrailingBits: Bool = false) throws(DecodingError) -> [UInt8] {
         if !allowPadding && !allowNonZeroTrailingBits {
-            // The common case: a native string's UTF-8 is read in place.
-            if let fast = string.utf8.withContiguousStorageIfAvailable({ strictDecode($0) }), let bytes = fast {
-                return bytes
-            }
+            // The common case: a string's UTF-8 view is read in place, one pass.
+            if let bytes = strictDecode(string.utf8) { return bytes }
         }
         return try decodeReportingErrors(Array(string.utf8), allowPadding: allowPadding,
                                          allowNonZeroTrailingBits: allowNonZeroTrailingBits)
@@ -89,19 +87,17 @@ package enum Base64URL {
     ///   - bytes: the bytes.
     /// - Returns: `true` when `text == encode(bytes)`.
     package static func isEncoding(_ text: String, of bytes: [UInt8]) -> Bool {
-        if let result = text.utf8.withContiguousStorageIfAvailable({ matches($0, bytes) }) { return result }
-        let copy = Array(text.utf8)
-        return copy.withUnsafeBufferPointer { matches($0, bytes) }
+        matches(text.utf8, bytes)
     }
 
-    private static func matches(_ text: UnsafeBufferPointer<UInt8>, _ bytes: [UInt8]) -> Bool {
+    private static func matches<C: Collection<UInt8>>(_ text: C, _ bytes: [UInt8]) -> Bool {
         let full = bytes.count / 3, left = bytes.count % 3
         guard text.count == full * 4 + (left == 0 ? 0 : left + 1) else { return false }
         var difference: UInt8 = 0
-        var out = 0
+        // The length check above means the iterator yields exactly one character per emit.
+        var characters = text.makeIterator()
         func emit(_ value: UInt32) {
-            difference |= text[out] ^ alphabet[Int(value & 63)]
-            out += 1
+            difference |= (characters.next() ?? 0xFF) ^ alphabet[Int(value & 63)]
         }
         var i = 0
         for _ in 0..<full {

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Testing) import WebAuthnCrypto
+import WebAuthnCrypto
 import WebAuthnRP
 import WebAuthnTestSupport
 

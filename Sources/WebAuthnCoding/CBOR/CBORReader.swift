@@ -347,13 +347,9 @@ struct CBORReader {
     }
 
     static func validatedText(_ utf8: ArraySlice<UInt8>, offset: Int) throws(CBORError) -> String {
-        // ASCII (every key WebAuthn uses) is valid UTF-8 as it stands; the string is made
-        // from the contiguous bytes, the standard library's fast path.
-        let ascii: String? = utf8.withUnsafeBufferPointer { buffer in
-            for byte in buffer where byte >= 0x80 { return nil }
-            return String(decoding: buffer, as: UTF8.self)
-        }
-        if let ascii { return ascii }
+        // ASCII (every key WebAuthn uses) is valid UTF-8 as it stands; String(decoding:) then
+        // copies the contiguous bytes on the standard library's fast path.
+        if !utf8.contains(where: { $0 >= 0x80 }) { return String(decoding: utf8, as: UTF8.self) }
         var iterator = utf8.makeIterator()
         var decoder = UTF8()
         var scalars = 0

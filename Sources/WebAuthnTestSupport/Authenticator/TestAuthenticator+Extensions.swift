@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Testing) package import WebAuthnCrypto
+import WebAuthnCrypto
 package import WebAuthnRP
 package import WebAuthnCoding
 

@@ -1,7 +1,7 @@
 import Foundation
 import WebAuthnCoding
-@_spi(Testing) import WebAuthnCrypto
-@_spi(Testing) import WebAuthnRP
+import WebAuthnCrypto
+import WebAuthnRP
 
 extension Corpus {
     /// Registrations judged with FIDO metadata (`policy.metadata`, issue 15): a test MDS3 BLOB

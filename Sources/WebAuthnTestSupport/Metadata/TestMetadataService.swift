@@ -1,6 +1,5 @@
 package import WebAuthnCrypto
 package import Foundation
-@_spi(Testing) import WebAuthnCrypto
 import WebAuthnRP
 import WebAuthnCoding
 
