@@ -70,6 +70,17 @@ def http(method, url, body=None, headers=None, cookies=None):
         return status, data
 
 
+def ceremony_cookie(base, path, body, name):
+    """A fresh ceremony cookie from an options endpoint, for sending bodies through the verifier."""
+    request = urllib.request.Request(base + path, data=json.dumps(body).encode(), method="POST",
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
+        for header in response.headers.get_all("Set-Cookie") or []:
+            if header.startswith(name + "="):
+                return header.split(";", 1)[0].split("=", 1)[1]
+    raise AssertionError(f"no {name} cookie from {path}")
+
+
 def b64url_decode(text):
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
@@ -118,8 +129,8 @@ def wait_state(driver, state):
     WebDriverWait(driver, TIMEOUT).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-state") == state)
 
 
-def open_page(driver, base):
-    driver.get(base + "/")
+def open_page(driver, base, autofill=False):
+    driver.get(base + ("/" if autofill else "/#no-autofill"))
     WebDriverWait(driver, TIMEOUT).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-state"))
 
 
@@ -132,9 +143,15 @@ def sign_out(driver):
     wait_state(driver, "signed-out")
 
 
+def last_login(driver):
+    return driver.find_element(By.TAG_NAME, "body").get_attribute("data-last-login")
+
+
 def browser_assertion(driver, base, username=None):
-    """Runs options + navigator.credentials.get in the page and returns the response JSON and
-    the ceremony cookie without posting it: the signed response for the raw-HTTP tests."""
+    """Runs options + navigator.credentials.get in the page of `base` and returns the response
+    JSON and the ceremony cookie without posting it: the signed response for the raw-HTTP tests."""
+    if not driver.current_url.startswith(base):
+        open_page(driver, base)
     response = driver.execute_async_script("""
         const [username, done] = arguments;
         (async () => {
@@ -185,7 +202,7 @@ def browser_flows(driver):
     driver.find_element(By.ID, "username").send_keys("alice")
     click(driver, "login")
     wait_state(driver, "signed-in")
-    check("Signed in as alice" in status_text(driver), "username-first login on node B")
+    check("Signed in as alice" in status_text(driver) and last_login(driver) == "username", "username-first login on node B")
     counter = int(sql(f"SELECT sign_count FROM passkey_credentials WHERE user_handle = decode('{handle}', 'hex')"))
     check(counter > counter_after_registration, f"the login advanced the stored counter ({counter_after_registration} -> {counter})")
     check(sql(f"SELECT last_used_at IS NOT NULL FROM passkey_credentials WHERE user_handle = decode('{handle}', 'hex')") == "t",
@@ -195,18 +212,19 @@ def browser_flows(driver):
     sign_out(driver)
     click(driver, "login-usernameless")
     wait_state(driver, "signed-in")
-    check("Signed in as alice" in status_text(driver), "usernameless login")
+    check("Signed in as alice" in status_text(driver) and last_login(driver) == "usernameless", "usernameless login")
 
     # Conditional UI: the page starts a conditional get on load; the virtual authenticator answers it.
     sign_out(driver)
-    open_page(driver, NODE_A)
-    driver.find_element(By.ID, "username").click()
+    open_page(driver, NODE_A, autofill=True)
     try:
         wait_state(driver, "signed-in")
-        conditional = "Signed in as alice" in status_text(driver)
+        conditional = "Signed in as alice" in status_text(driver) and last_login(driver) == "conditional"
     except Exception:
         conditional = False
-    check(conditional, "conditional UI (autofill) login")
+    check(conditional, "conditional UI (autofill) login, started on page load")
+    driver.get(NODE_B + "/#no-autofill")   # another origin: a full load, conditional UI off
+    wait_state(driver, "signed-in")
 
     # A second passkey on a USB security key without discoverable credentials.
     saved_platform = driver.get_credentials()
@@ -224,7 +242,8 @@ def browser_flows(driver):
     driver.find_element(By.ID, "username").send_keys("alice")
     click(driver, "login")
     wait_state(driver, "signed-in")
-    check("Signed in as alice" in status_text(driver), "username-first login with the USB security key")
+    check("Signed in as alice" in status_text(driver) and last_login(driver) == "username",
+          "username-first login with the USB security key")
 
     # Delete the platform passkey (the first one) from the list.
     first_b64url = first_id.replace("+", "-").replace("/", "_").rstrip("=").replace("\n", "")
@@ -252,7 +271,6 @@ def browser_flows(driver):
 def two_nodes_same_response(driver):
     """One signed response sent to both nodes at the same instant: accepted exactly once."""
     driver.remove_virtual_authenticator()
-    security_key_id = None
     # Log in with alice's remaining passkey (the security key) through raw HTTP.
     security_key(driver)
     open_page(driver, NODE_A)
@@ -281,6 +299,37 @@ def two_nodes_same_response(driver):
                {"pk_login": cookie})[0] == 400, "the replayed response is refused afterwards")
 
 
+def concurrent_logins(driver):
+    """Two logins of one credential racing on the two nodes: whatever the order, the stored
+    counter ends at the higher of the two (the conditional UPDATE never lets it go back), and
+    at least one login is accepted."""
+    for round_number in range(6):
+        first = browser_assertion(driver, NODE_A, "bob")
+        second = browser_assertion(driver, NODE_A, "bob")
+        counters = [json.loads(body) for body, _ in (first, second)]
+        auth_data = [b64url_decode(c["response"]["authenticatorData"]) for c in counters]
+        signed = [int.from_bytes(a[33:37], "big") for a in auth_data]
+        statuses = {}
+        barrier = threading.Barrier(2)
+
+        def send(index, base, body, cookie):
+            barrier.wait()
+            statuses[index] = http("POST", base + "/api/login/verify", body, {"Content-Type": "application/json"},
+                                   {"pk_login": cookie})[0]
+
+        # The later assertion (higher counter) to node A, the earlier one to node B, at once.
+        threads = [threading.Thread(target=send, args=(1, NODE_A, second[0], second[1])),
+                   threading.Thread(target=send, args=(0, NODE_B, first[0], first[1]))]
+        for thread in threads: thread.start()
+        for thread in threads: thread.join()
+        credential_id = counters[1]["rawId"]
+        stored = int(sql("SELECT sign_count FROM passkey_credentials WHERE id = decode('"
+                         + b64url_decode(credential_id).hex() + "', 'hex')"))
+        check(statuses[1] == 200 and statuses[0] in (200, 401) and stored == max(signed),
+              f"racing logins, round {round_number + 1}: counters {signed} answered {statuses[0]}/{statuses[1]},"
+              f" stored {stored}")
+
+
 def bad_input():
     """Oversized, truncated, wrong type, random bytes: clear 4xx, the server keeps serving, no row changes."""
     before = rows()
@@ -294,13 +343,20 @@ def bad_input():
         ("wrong content type", "/api/register/options", b'{"username": "mallory"}', {"Content-Type": "text/plain"}, {415}),
         ("no content type", "/api/login/options", b"{}", {}, {415}),
         ("random bytes", "/api/login/verify", os.urandom(4096), json_type, {400}),
+        ("random bytes as a registration", "/api/register/verify", os.urandom(4096), json_type, {400}),
+        ("a response missing its members", "/api/register/verify", b'{"id": "AAAA", "type": "public-key"}', json_type, {400}),
         ("random bytes, binary type", "/api/register/verify", os.urandom(4096), {"Content-Type": "application/octet-stream"}, {415}),
         ("a JSON array", "/api/register/options", b"[1,2,3]", json_type, {400}),
         ("an overlong username", "/api/register/options", json.dumps({"username": "u" * 65}).encode(), json_type, {400}),
     ]
     for name, path, body, headers, expected in cases:
         for base in (NODE_A, NODE_B):
-            status, answer = http("POST", base + path, body, headers)
+            cookies = {}
+            if path == "/api/login/verify":
+                cookies["pk_login"] = ceremony_cookie(base, "/api/login/options", {}, "pk_login")
+            if path == "/api/register/verify":
+                cookies["pk_reg"] = ceremony_cookie(base, "/api/register/options", {"username": "mallory"}, "pk_reg")
+            status, answer = http("POST", base + path, body, headers, cookies)
             check(status in expected and isinstance(answer, dict) and answer.get("error"),
                   f"{name} at {base}: {status} with a message ({str(answer)[:60]})")
     # A verification whose ceremony cookie is forged.
@@ -313,10 +369,39 @@ def bad_input():
     check(rows() == before, "bad input changed no row")
 
 
+def sealed_node(driver):
+    """Node C runs with CHALLENGE_MODE=sealed: no challenge row is written; the sealed challenge
+    rides in the ceremony cookie, answers once, and a tampered one is refused."""
+    node_c = os.environ["NODE_C"]
+    challenges_before = int(sql("SELECT count(*) FROM passkey_challenges"))
+    driver.get(node_c + "/#no-autofill")
+    WebDriverWait(driver, TIMEOUT).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-state"))
+    if driver.find_element(By.TAG_NAME, "body").get_attribute("data-state") == "signed-in":
+        sign_out(driver)
+    driver.find_element(By.ID, "new-username").send_keys("carol")
+    click(driver, "register")
+    wait_state(driver, "signed-in")
+    check("carol" in status_text(driver), "sealed mode: registration on node C")
+    sign_out(driver)
+    driver.find_element(By.ID, "username").send_keys("carol")
+    click(driver, "login")
+    wait_state(driver, "signed-in")
+    check(last_login(driver) == "username", "sealed mode: username-first login on node C")
+    check(int(sql("SELECT count(*) FROM passkey_challenges")) == challenges_before,
+          "sealed mode wrote no challenge row")
+    sign_out(driver)
+    body, cookie = browser_assertion(driver, node_c, "carol")
+    check(http("POST", node_c + "/api/login/verify", body, {"Content-Type": "application/json"},
+               {"pk_login": cookie})[0] == 200, "sealed mode: a login through raw HTTP")
+    check(http("POST", node_c + "/api/login/verify", body, {"Content-Type": "application/json"},
+               {"pk_login": cookie})[0] == 400, "sealed mode: the same sealed challenge is refused the second time")
+
+
 def crash_mid_ceremony(driver):
     """kill -9 of node A between options and verification: the challenge it committed is in the
     database, so node B finishes the ceremony; nothing committed is lost."""
     before = rows()
+    open_page(driver, NODE_A)
     body, cookie = browser_assertion(driver, NODE_A, "bob")
     pid = int(os.environ["NODE_A_PID"])
     os.kill(pid, signal.SIGKILL)
@@ -339,6 +424,9 @@ def main():
     try:
         browser_flows(driver)
         two_nodes_same_response(driver)
+        concurrent_logins(driver)
+        if os.environ.get("NODE_C"):
+            sealed_node(driver)
         bad_input()
         crash_mid_ceremony(driver)
     except Exception as error:

@@ -45,8 +45,9 @@ trap cleanup EXIT
 
 # Free loopback ports (asked of the kernel, not guessed).
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
-pg_port="$(free_port)"; port_a="$(free_port)"; port_b="$(free_port)"
+pg_port="$(free_port)"; port_a="$(free_port)"; port_b="$(free_port)"; port_c="$(free_port)"
 while [ "$port_b" = "$port_a" ] || [ "$port_b" = "$pg_port" ]; do port_b="$(free_port)"; done
+while [ "$port_c" = "$port_a" ] || [ "$port_c" = "$port_b" ] || [ "$port_c" = "$pg_port" ]; do port_c="$(free_port)"; done
 
 log "PostgreSQL: initdb in $work/pgdata, port $pg_port"
 "${run_as[@]}" "$pg_bin/initdb" -D "$work/pgdata" -U passkeys --auth=trust -E UTF8 >"$work/initdb.log" 2>&1 \
@@ -64,9 +65,9 @@ binary="$(swift build --package-path "$package" --show-bin-path)/PasskeyServer"
 log "built in $((SECONDS - build_started)) s"
 
 session_key="$(python3 -c 'import secrets; print(secrets.token_hex(32))')"
-start_node() { # name port
-  HOST=127.0.0.1 PORT="$2" RP_ID=localhost ORIGINS="http://localhost:$port_a,http://localhost:$port_b" \
-  DATABASE_URL="$database_url" SESSION_KEY="$session_key" NODE_NAME="$1" LOG_LEVEL=info \
+start_node() { # name port [extra environment...]
+  env HOST=127.0.0.1 PORT="$2" RP_ID=localhost ORIGINS="http://localhost:$port_a,http://localhost:$port_b,http://localhost:$port_c" \
+    DATABASE_URL="$database_url" SESSION_KEY="$session_key" NODE_NAME="$1" LOG_LEVEL=info "${@:3}" \
     "$binary" >"$work/node-$1.log" 2>&1 &
   pids+=("$!")
   last_pid=$!
@@ -81,11 +82,13 @@ wait_ready() { # port
 # Both nodes start at the same instant: the schema migration must tolerate that.
 start_node a "$port_a"; pid_a=$last_pid
 start_node b "$port_b"
-wait_ready "$port_a"; wait_ready "$port_b"
-log "nodes ready: A http://localhost:$port_a (pid $pid_a), B http://localhost:$port_b"
+# Node C shares the database for credentials but keeps no challenge: sealed challenges.
+start_node c "$port_c" CHALLENGE_MODE=sealed SEALING_KEY="$(python3 -c 'import secrets; print(secrets.token_hex(32))')"
+wait_ready "$port_a"; wait_ready "$port_b"; wait_ready "$port_c"
+log "nodes ready: A http://localhost:$port_a (pid $pid_a), B http://localhost:$port_b, C (sealed) http://localhost:$port_c"
 
 e2e_started=$SECONDS
-NODE_A="http://localhost:$port_a" NODE_B="http://localhost:$port_b" NODE_A_PID="$pid_a" PSQL_URL="$psql_url" \
+NODE_A="http://localhost:$port_a" NODE_B="http://localhost:$port_b" NODE_C="http://localhost:$port_c" NODE_A_PID="$pid_a" PSQL_URL="$psql_url" \
   CHROMIUM="$(command -v chromium)" CHROMEDRIVER="$(command -v chromedriver)" \
   timeout 600 python3 "$here/e2e.py"
 log "end-to-end tests passed in $((SECONDS - e2e_started)) s"

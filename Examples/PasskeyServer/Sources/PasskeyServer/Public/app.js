@@ -5,6 +5,9 @@
 
 const $ = (id) => document.getElementById(id);
 let conditionalAbort = null;
+// "#no-autofill" turns the conditional request off (the end-to-end tests use it for the steps
+// that must go through a button: a virtual authenticator answers conditional requests at once).
+const autofill = location.hash !== "#no-autofill";
 
 function status(text, ok) {
   const el = $("status");
@@ -50,12 +53,14 @@ async function login(username, mediation) {
   }
   const credential = await navigator.credentials.get(request);
   const result = await api("/api/login/verify", credential.toJSON());
+  document.body.dataset.lastLogin = mediation === "conditional" ? "conditional" : (username ? "username" : "usernameless");
   status(`Signed in as ${result.username}.`, true);
   await refresh();
 }
 
 // Autofill: offer saved passkeys in the username field as soon as the page loads.
 async function startConditional() {
+  if (!autofill) return;
   if (!window.PublicKeyCredential || !PublicKeyCredential.isConditionalMediationAvailable) return;
   if (!(await PublicKeyCredential.isConditionalMediationAvailable())) return;
   try {
