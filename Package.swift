@@ -7,6 +7,9 @@ import PackageDescription
 let strictSettings: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("MemberImportVisibility"),
+    // An `import` is internal unless marked `public import`, so no lower module leaks into the
+    // public surface by accident.
+    .enableUpcomingFeature("InternalImportsByDefault"),
 ]
 
 let package = Package(

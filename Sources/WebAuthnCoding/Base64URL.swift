@@ -5,15 +5,15 @@
 /// string has exactly one accepted encoding. Padding (`=`) is rejected unless the
 /// caller passes `allowPadding: true`, and then it must be exactly the padding
 /// RFC 4648 prescribes for the length.
-public enum Base64URL {
+package enum Base64URL {
     /// Why a base64url string was refused.
-    public struct DecodingError: Error, Hashable, Sendable, CustomStringConvertible {
+    package struct DecodingError: Error, Hashable, Sendable, CustomStringConvertible {
         /// The index (in UTF-8 bytes) of the offending character.
-        public let offset: Int
+        package let offset: Int
         /// What was wrong.
-        public let reason: String
+        package let reason: String
         /// `base64url at <offset>: <reason>`.
-        public var description: String { "base64url at \(offset): \(reason)" }
+        package var description: String { "base64url at \(offset): \(reason)" }
     }
 
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
@@ -26,7 +26,7 @@ public enum Base64URL {
     /// Encodes bytes as unpadded base64url.
     /// - Parameter bytes: the bytes.
     /// - Returns: the encoding.
-    public static func encode<S: Sequence>(_ bytes: S) -> String where S.Element == UInt8 {
+    package static func encode<S: Sequence>(_ bytes: S) -> String where S.Element == UInt8 {
         let input = Array(bytes)
         var out: [UInt8] = []
         out.reserveCapacity((input.count + 2) / 3 * 4)
@@ -60,7 +60,7 @@ public enum Base64URL {
     ///     itself, such as a stored challenge; never for what a client sends.
     /// - Throws: ``DecodingError`` for a character outside the alphabet, a length that
     ///   cannot occur (1 mod 4), non-zero trailing bits, or padding.
-    public static func decode(_ string: String, allowPadding: Bool = false,
+    package static func decode(_ string: String, allowPadding: Bool = false,
                               allowNonZeroTrailingBits: Bool = false) throws(DecodingError) -> [UInt8] {
         if !allowPadding && !allowNonZeroTrailingBits {
             // The common case: a native string's UTF-8 is read in place.
@@ -77,7 +77,7 @@ public enum Base64URL {
     /// - Parameter utf8: the encoded text's bytes.
     /// - Returns: the bytes.
     /// - Throws: ``DecodingError`` as ``decode(_:allowPadding:allowNonZeroTrailingBits:)`` does.
-    public static func decode(utf8: ArraySlice<UInt8>) throws(DecodingError) -> [UInt8] {
+    package static func decode(utf8: ArraySlice<UInt8>) throws(DecodingError) -> [UInt8] {
         if let bytes = strictDecode(utf8) { return bytes }
         return try decodeReportingErrors(Array(utf8), allowPadding: false, allowNonZeroTrailingBits: false)
     }
@@ -88,7 +88,7 @@ public enum Base64URL {
     ///   - text: the text.
     ///   - bytes: the bytes.
     /// - Returns: `true` when `text == encode(bytes)`.
-    public static func isEncoding(_ text: String, of bytes: [UInt8]) -> Bool {
+    package static func isEncoding(_ text: String, of bytes: [UInt8]) -> Bool {
         if let result = text.utf8.withContiguousStorageIfAvailable({ matches($0, bytes) }) { return result }
         let copy = Array(text.utf8)
         return copy.withUnsafeBufferPointer { matches($0, bytes) }

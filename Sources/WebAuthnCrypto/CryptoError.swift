@@ -34,7 +34,7 @@ public struct CryptoError: Error, Hashable, Sendable, CustomStringConvertible {
     /// - Parameters:
     ///   - code: the category.
     ///   - reason: what was wrong.
-    public init(_ code: Code, _ reason: String) {
+    package init(_ code: Code, _ reason: String) {
         self.code = code
         self.reason = reason
     }

@@ -1,5 +1,7 @@
 import Foundation
 import WebAuthnRP
+import WebAuthnCoding
+import WebAuthnCrypto
 
 /// Apple App Attest: the attestation object and the assertion, each verified in full by
 /// ``AppAttestVerifier`` against a fixed context taken from `Fixtures/app-attest/` (the test

@@ -1,5 +1,7 @@
 import Foundation
 import WebAuthnRP
+import WebAuthnCoding
+import WebAuthnCrypto
 
 /// One target per attestation statement format: the input is the `attStmt` CBOR, verified by
 /// that format's procedure against a fixed, recorded authenticator data and client data hash,

@@ -1,6 +1,8 @@
 import Foundation
 import WebAuthnReplay
 import WebAuthnRP
+import WebAuthnCoding
+import WebAuthnCrypto
 
 /// One target per whole ceremony (§7.1 registration and §7.2 authentication from the JSON a
 /// client posts) and one for loading a recorded-ceremony fixture file.

@@ -1,6 +1,7 @@
 import Foundation
 import WebAuthnRP
-@_spi(Testing) import WebAuthnCrypto
+import WebAuthnCrypto
+import WebAuthnCoding
 
 /// One target per parser: CBOR, authenticator data, attestation object, COSE key, client
 /// data, X.509/DER and the L3 response JSON.

@@ -1,5 +1,3 @@
-@_exported import WebAuthnCoding
-@_exported import WebAuthnCrypto
 
 /// Why a ceremony was rejected: exactly one ``Category`` (the categories of the
 /// `webauthn-ceremonies/1` fixture format), the specification step that failed,

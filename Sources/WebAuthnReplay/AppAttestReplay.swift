@@ -1,5 +1,7 @@
 import Foundation
 import WebAuthnRP
+import WebAuthnCoding
+import WebAuthnCrypto
 
 /// Replays the Apple App Attest ceremonies of a `webauthn-ceremonies/1` file (kinds
 /// `appAttestation` and `appAssertion`, the top-level `app` and `appKeys` members; see the

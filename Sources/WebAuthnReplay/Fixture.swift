@@ -1,5 +1,6 @@
 import Foundation
 import WebAuthnRP
+import WebAuthnCoding
 
 /// A fixture file that cannot be replayed at all (replay exit code 2): not JSON,
 /// the wrong `format`, or a member missing or of the wrong type.

@@ -1,5 +1,7 @@
 import Foundation
-import WebAuthnRP
+public import WebAuthnRP
+import WebAuthnCoding
+import WebAuthnCrypto
 
 /// The outcome of replaying one ceremony.
 public struct CeremonyResult: Sendable {

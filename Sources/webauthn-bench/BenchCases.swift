@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 import WebAuthnCoding
-@_spi(Benchmarking) @_spi(Testing) import WebAuthnCrypto
+import WebAuthnCrypto
 import WebAuthnRP
 import WebAuthnTestSupport
 

@@ -1,5 +1,5 @@
 import Testing
-@_spi(Testing) @testable import WebAuthnCrypto
+@testable import WebAuthnCrypto
 import WebAuthnCoding
 
 /// COSE_Key rules the mutation campaign (Docs/Mutation.md) found without a test of their own.

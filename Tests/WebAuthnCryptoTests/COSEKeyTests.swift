@@ -1,5 +1,5 @@
 import Testing
-@_spi(Testing) import WebAuthnCrypto
+import WebAuthnCrypto
 import WebAuthnCoding
 
 /// COSE_Key parsing: published keys as facts, then every rejection with its code.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(Testing) import WebAuthnCrypto
+import WebAuthnCrypto
 import WebAuthnCoding
 
 /// X.509 rules the mutation campaign (Docs/Mutation.md) found without a test of their own.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(Testing) import WebAuthnCrypto
+import WebAuthnCrypto
 
 /// Small helpers that build the certificates the X.509 tests use.
 enum TestPKI {

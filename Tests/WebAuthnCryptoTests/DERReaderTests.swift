@@ -1,5 +1,5 @@
 import Testing
-@_spi(Testing) import WebAuthnCrypto
+import WebAuthnCrypto
 
 @Suite("DER reader")
 struct DERReaderTests {

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable @_spi(Testing) import WebAuthnCrypto
+@testable import WebAuthnCrypto
 import WebAuthnCoding
 
 /// Seeded keys and deterministic signatures: what lets `webauthn-fixtures` regenerate

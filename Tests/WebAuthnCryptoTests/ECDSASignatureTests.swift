@@ -1,5 +1,5 @@
 import Testing
-@_spi(Testing) @testable import WebAuthnCrypto
+@testable import WebAuthnCrypto
 import WebAuthnCoding
 
 @Suite("ECDSA raw r||s to DER")

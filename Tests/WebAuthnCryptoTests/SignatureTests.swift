@@ -1,5 +1,5 @@
 import Testing
-@_spi(Testing) import WebAuthnCrypto
+import WebAuthnCrypto
 import WebAuthnCoding
 
 /// Round trips through libcrypto: a key generated in-process signs, its public key

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WebAuthnCoding
 import WebAuthnRP
+import WebAuthnCrypto
 
 @Suite("WebAuthn JSON types")
 struct JSONTypesTests {

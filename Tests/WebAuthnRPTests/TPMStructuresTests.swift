@@ -1,5 +1,5 @@
 import Testing
-@_spi(Testing) import WebAuthnRP
+import WebAuthnRP
 
 // The `pubArea` and `certInfo` of the W3C WebAuthn L3 test vector "TPM Attestation with ES256
 // Credential" (#sctn-test-vectors-tpm-es256), restated as hex.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WebAuthnRP
 import WebAuthnReplay
+import WebAuthnCoding
 
 /// Exit codes of a replay: 0 every ceremony met its expectation, 1 some did not,
 /// 2 a fixture file is unusable (naming the file and the member).

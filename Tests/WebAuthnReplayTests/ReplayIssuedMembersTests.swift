@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WebAuthnRP
 @testable import WebAuthnReplay
+import WebAuthnCoding
 
 /// The members that say when and for whom a challenge was issued: `issuedAt`,
 /// `receivedAt`, `policy.challengeLifetime` and `user`, and a challenge answered by the

@@ -1,6 +1,7 @@
 import Foundation
 import WebAuthnRP
 import WebAuthnReplay
+import WebAuthnCoding
 
 /// Builds small `webauthn-ceremonies/1` documents in temporary folders. The
 /// responses here are deliberately broken (no real authenticator): the verdicts

@@ -3,7 +3,7 @@
 /// The decoder reads the caller's bytes in place: byte strings and every item's
 /// `encodedBytes` are slices of the input, never copies (an indefinite-length byte
 /// string is the one exception, since its chunks must be joined).
-public enum CBOR {
+package enum CBOR {
     /// Decodes exactly one item that must span the whole input.
     /// - Parameters:
     ///   - bytes: the encoded item.
@@ -11,7 +11,7 @@ public enum CBOR {
     /// - Returns: the item.
     /// - Throws: ``CBORError`` with code `trailing` when bytes remain after the item,
     ///   or any other code for an item that does not decode.
-    public static func decode(
+    package static func decode(
         _ bytes: ArraySlice<UInt8>, options: CBORDecodingOptions = .default
     ) throws(CBORError) -> CBORItem {
         var reader = CBORReader(input: bytes, options: options)
@@ -29,7 +29,7 @@ public enum CBOR {
     ///   - options: limits and strictness.
     /// - Returns: the item.
     /// - Throws: ``CBORError``.
-    public static func decode(_ bytes: [UInt8], options: CBORDecodingOptions = .default) throws(CBORError) -> CBORItem {
+    package static func decode(_ bytes: [UInt8], options: CBORDecodingOptions = .default) throws(CBORError) -> CBORItem {
         try decode(bytes[...], options: options)
     }
 
@@ -42,7 +42,7 @@ public enum CBOR {
     ///   - options: limits and strictness.
     /// - Returns: the item and the unread remainder (a slice of `bytes`).
     /// - Throws: ``CBORError``.
-    public static func decodePrefix(
+    package static func decodePrefix(
         _ bytes: ArraySlice<UInt8>, options: CBORDecodingOptions = .default
     ) throws(CBORError) -> (item: CBORItem, rest: ArraySlice<UInt8>) {
         var reader = CBORReader(input: bytes, options: options)

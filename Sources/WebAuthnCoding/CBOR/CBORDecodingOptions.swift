@@ -1,33 +1,33 @@
 /// Limits and strictness for ``CBOR/decode(_:options:)``.
 ///
 /// Every limit is checked before anything is allocated for the item it guards.
-public struct CBORDecodingOptions: Sendable, Equatable {
+package struct CBORDecodingOptions: Sendable, Equatable {
     /// Deepest nesting of arrays, maps and tags. The top-level item is depth 1.
     /// Default 16, enough for every WebAuthn structure. Values above
     /// ``hardMaximumDepth`` are clamped so that recursion cannot exhaust the stack.
-    public var maximumDepth: Int
+    package var maximumDepth: Int
     /// Most data items (of any kind, nested ones included) one decode may produce.
-    public var maximumItems: Int
+    package var maximumItems: Int
     /// Require CTAP2 canonical form: shortest integer, length and tag encodings,
     /// definite lengths only, and map keys in CTAP2 canonical order.
-    public var requireCanonical: Bool
+    package var requireCanonical: Bool
 
     /// The deepest nesting any configuration may ask for.
-    public static let hardMaximumDepth = 256
+    package static let hardMaximumDepth = 256
 
     /// Creates options.
     /// - Parameters:
     ///   - maximumDepth: deepest nesting allowed (default 16).
     ///   - maximumItems: most items one decode may produce (default 65,536).
     ///   - requireCanonical: whether CTAP2 canonical form is required (default false).
-    public init(maximumDepth: Int = 16, maximumItems: Int = 65_536, requireCanonical: Bool = false) {
+    package init(maximumDepth: Int = 16, maximumItems: Int = 65_536, requireCanonical: Bool = false) {
         self.maximumDepth = maximumDepth
         self.maximumItems = maximumItems
         self.requireCanonical = requireCanonical
     }
 
     /// The defaults: depth 16, 65,536 items, canonical form not required.
-    public static let `default` = CBORDecodingOptions()
+    package static let `default` = CBORDecodingOptions()
     /// The defaults with CTAP2 canonical form required.
-    public static let ctap2Canonical = CBORDecodingOptions(requireCanonical: true)
+    package static let ctap2Canonical = CBORDecodingOptions(requireCanonical: true)
 }

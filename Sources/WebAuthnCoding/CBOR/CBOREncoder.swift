@@ -4,11 +4,11 @@
 ///
 /// It serves tests and the project's own test authenticator; verification never
 /// re-encodes what it received.
-public enum CBOREncoder {
+package enum CBOREncoder {
     /// Encodes a value.
     /// - Parameter value: the value to encode.
     /// - Returns: its canonical encoding.
-    public static func encode(_ value: CBORValue) -> [UInt8] {
+    package static func encode(_ value: CBORValue) -> [UInt8] {
         var out: [UInt8] = []
         append(value, to: &out)
         return out
@@ -17,7 +17,7 @@ public enum CBOREncoder {
     /// Encodes an item's value (its stored `encodedBytes` are not reused).
     /// - Parameter item: the item to encode.
     /// - Returns: its canonical encoding.
-    public static func encode(_ item: CBORItem) -> [UInt8] { encode(item.value) }
+    package static func encode(_ item: CBORItem) -> [UInt8] { encode(item.value) }
 
     static func appendHead(major: UInt8, argument: UInt64, to out: inout [UInt8]) {
         let m = major << 5

@@ -3,9 +3,9 @@
 ///
 /// Equality compares the code only, so tests and callers can match on the category
 /// without depending on the wording or offset.
-public struct CBORError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct CBORError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The stable category of a CBOR failure.
-    public enum Code: String, Hashable, Sendable, CaseIterable {
+    package enum Code: String, Hashable, Sendable, CaseIterable {
         /// The input ended inside an item.
         case truncated
         /// The bytes are not well-formed CBOR (reserved values, a misplaced break, a bad chunk).
@@ -27,26 +27,26 @@ public struct CBORError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The category of the failure.
-    public let code: Code
+    package let code: Code
     /// Byte offset from the start of the input where the failure was detected.
-    public let offset: Int
+    package let offset: Int
     /// What was wrong, for logs and people; not part of equality.
-    public let reason: String
+    package let reason: String
 
     /// Creates an error.
     /// - Parameters:
     ///   - code: the category.
     ///   - offset: the byte offset from the start of the input.
     ///   - reason: a short explanation.
-    public init(_ code: Code, offset: Int, _ reason: String) {
+    package init(_ code: Code, offset: Int, _ reason: String) {
         self.code = code
         self.offset = offset
         self.reason = reason
     }
 
-    public static func == (lhs: CBORError, rhs: CBORError) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+    package static func == (lhs: CBORError, rhs: CBORError) -> Bool { lhs.code == rhs.code }
+    package func hash(into hasher: inout Hasher) { hasher.combine(code) }
 
     /// `cbor.<code> at byte <offset>: <reason>`.
-    public var description: String { "cbor.\(code.rawValue) at byte \(offset): \(reason)" }
+    package var description: String { "cbor.\(code.rawValue) at byte \(offset): \(reason)" }
 }

@@ -3,38 +3,38 @@
 /// `encodedBytes` is a slice of the caller's input (no copy), so anything that is
 /// signed or hashed can be hashed exactly as received. Items built in code (for the
 /// encoder) carry their canonical encoding instead.
-public struct CBORItem: Sendable, Equatable {
+package struct CBORItem: Sendable, Equatable {
     /// The decoded value.
-    public let value: CBORValue
+    package let value: CBORValue
     /// The item's exact encoding: a slice of the decoded input, or the canonical
     /// encoding for items built with ``init(_:)``.
-    public let encodedBytes: ArraySlice<UInt8>
+    package let encodedBytes: ArraySlice<UInt8>
 
     /// Wraps a decoded value with the input bytes it came from.
     /// - Parameters:
     ///   - value: the decoded value.
     ///   - encodedBytes: the bytes of the whole item.
-    public init(value: CBORValue, encodedBytes: ArraySlice<UInt8>) {
+    package init(value: CBORValue, encodedBytes: ArraySlice<UInt8>) {
         self.value = value
         self.encodedBytes = encodedBytes
     }
 
     /// Builds an item in code; its `encodedBytes` are the CTAP2 canonical encoding.
     /// - Parameter value: the value to encode.
-    public init(_ value: CBORValue) {
+    package init(_ value: CBORValue) {
         self.value = value
         self.encodedBytes = ArraySlice(CBOREncoder.encode(value))
     }
 
     /// Items compare by value; the encoding they came from is not part of equality.
-    public static func == (lhs: CBORItem, rhs: CBORItem) -> Bool { lhs.value == rhs.value }
+    package static func == (lhs: CBORItem, rhs: CBORItem) -> Bool { lhs.value == rhs.value }
 }
 
 /// A CBOR value (RFC 8949 §3), covering every major type.
 ///
 /// Only a tagged item is boxed (it holds an item inline); arrays and maps already keep
 /// their elements in their own storage, so the other cases need no allocation of their own.
-public enum CBORValue: Sendable, Equatable {
+package enum CBORValue: Sendable, Equatable {
     /// Major type 0: an unsigned integer.
     case unsigned(UInt64)
     /// Major type 1: the integer `-1 - n`. Holding `n` keeps the whole range
@@ -61,7 +61,7 @@ public enum CBORValue: Sendable, Equatable {
     /// Major type 7: a half, single or double precision float, widened to `Double`.
     case float(Double)
 
-    public static func == (lhs: CBORValue, rhs: CBORValue) -> Bool {
+    package static func == (lhs: CBORValue, rhs: CBORValue) -> Bool {
         switch (lhs, rhs) {
         case let (.unsigned(a), .unsigned(b)), let (.negative(a), .negative(b)): return a == b
         case let (.bytes(a), .bytes(b)): return a.elementsEqual(b)
@@ -79,17 +79,17 @@ public enum CBORValue: Sendable, Equatable {
 }
 
 /// One key/value pair of a CBOR map.
-public struct CBORMapEntry: Sendable, Equatable {
+package struct CBORMapEntry: Sendable, Equatable {
     /// The key.
-    public let key: CBORItem
+    package let key: CBORItem
     /// The value.
-    public let value: CBORItem
+    package let value: CBORItem
 
     /// Creates an entry.
     /// - Parameters:
     ///   - key: the key item.
     ///   - value: the value item.
-    public init(key: CBORItem, value: CBORItem) {
+    package init(key: CBORItem, value: CBORItem) {
         self.key = key
         self.value = value
     }

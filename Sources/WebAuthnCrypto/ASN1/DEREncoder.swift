@@ -3,14 +3,14 @@
 // extensions of `CertificateBuilder`. Not used on any verification path.
 
 /// Builds DER encodings from parts. Every function returns the complete TLV.
-@_spi(Testing) public enum DEREncoder {
+package enum DEREncoder {
     /// A TLV with the given tag and content, with a minimal definite length.
-    public static func tlv(_ tag: DERTag, _ content: [UInt8]) -> [UInt8] {
+    package static func tlv(_ tag: DERTag, _ content: [UInt8]) -> [UInt8] {
         tag.encoded + length(content.count) + content
     }
 
     /// The DER length octets for `count`.
-    public static func length(_ count: Int) -> [UInt8] {
+    package static func length(_ count: Int) -> [UInt8] {
         if count < 0x80 { return [UInt8(count)] }
         var octets: [UInt8] = []
         var rest = count
@@ -22,22 +22,22 @@
     }
 
     /// A SEQUENCE of already encoded elements.
-    public static func sequence(_ elements: [[UInt8]]) -> [UInt8] {
+    package static func sequence(_ elements: [[UInt8]]) -> [UInt8] {
         tlv(.sequence, elements.flatMap { $0 })
     }
 
     /// A SET of already encoded elements, sorted as DER requires for SET OF.
-    public static func set(_ elements: [[UInt8]]) -> [UInt8] {
+    package static func set(_ elements: [[UInt8]]) -> [UInt8] {
         tlv(.set, elements.sorted { $0.lexicographicallyPrecedes($1) }.flatMap { $0 })
     }
 
     /// An explicit context tag `[number]` around one encoded value.
-    public static func explicit(_ number: UInt32, _ inner: [UInt8]) -> [UInt8] {
+    package static func explicit(_ number: UInt32, _ inner: [UInt8]) -> [UInt8] {
         tlv(.context(number, constructed: true), inner)
     }
 
     /// An INTEGER holding `value`.
-    public static func integer(_ value: Int, tag: DERTag = .integer) -> [UInt8] {
+    package static func integer(_ value: Int, tag: DERTag = .integer) -> [UInt8] {
         var octets: [UInt8] = []
         var rest = value
         repeat {
@@ -48,7 +48,7 @@
     }
 
     /// A non-negative INTEGER whose magnitude is `magnitude` (big-endian).
-    public static func unsignedInteger(_ magnitude: [UInt8], tag: DERTag = .integer) -> [UInt8] {
+    package static func unsignedInteger(_ magnitude: [UInt8], tag: DERTag = .integer) -> [UInt8] {
         var octets = Array(magnitude.drop(while: { $0 == 0 }))
         if octets.isEmpty { octets = [0] }
         if let first = octets.first, first & 0x80 != 0 { octets.insert(0, at: 0) }
@@ -56,40 +56,40 @@
     }
 
     /// An ENUMERATED holding `value`.
-    public static func enumerated(_ value: Int) -> [UInt8] { integer(value, tag: .enumerated) }
+    package static func enumerated(_ value: Int) -> [UInt8] { integer(value, tag: .enumerated) }
 
     /// A BOOLEAN.
-    public static func boolean(_ value: Bool) -> [UInt8] { tlv(.boolean, [value ? 0xFF : 0x00]) }
+    package static func boolean(_ value: Bool) -> [UInt8] { tlv(.boolean, [value ? 0xFF : 0x00]) }
 
     /// NULL.
-    public static func null() -> [UInt8] { tlv(.null, []) }
+    package static func null() -> [UInt8] { tlv(.null, []) }
 
     /// An OCTET STRING.
-    public static func octetString(_ bytes: [UInt8], tag: DERTag = .octetString) -> [UInt8] { tlv(tag, bytes) }
+    package static func octetString(_ bytes: [UInt8], tag: DERTag = .octetString) -> [UInt8] { tlv(tag, bytes) }
 
     /// A BIT STRING of whole octets, or with `unusedBits` unused bits in the last.
-    public static func bitString(_ bytes: [UInt8], unusedBits: Int = 0) -> [UInt8] {
+    package static func bitString(_ bytes: [UInt8], unusedBits: Int = 0) -> [UInt8] {
         tlv(.bitString, [UInt8(truncatingIfNeeded: unusedBits)] + bytes)
     }
 
     /// A UTF8String.
-    public static func utf8String(_ text: String) -> [UInt8] { tlv(.utf8String, Array(text.utf8)) }
+    package static func utf8String(_ text: String) -> [UInt8] { tlv(.utf8String, Array(text.utf8)) }
 
     /// A PrintableString (the caller keeps to its character set).
-    public static func printableString(_ text: String) -> [UInt8] { tlv(.printableString, Array(text.utf8)) }
+    package static func printableString(_ text: String) -> [UInt8] { tlv(.printableString, Array(text.utf8)) }
 
     /// An IA5String.
-    public static func ia5String(_ text: String, tag: DERTag = .ia5String) -> [UInt8] { tlv(tag, Array(text.utf8)) }
+    package static func ia5String(_ text: String, tag: DERTag = .ia5String) -> [UInt8] { tlv(tag, Array(text.utf8)) }
 
     /// An OBJECT IDENTIFIER from dotted decimal.
     /// - Throws: ``DERError/Code/invalidValue`` when `dotted` is not a valid OID.
-    public static func objectIdentifier(_ dotted: String) throws(DERError) -> [UInt8] {
+    package static func objectIdentifier(_ dotted: String) throws(DERError) -> [UInt8] {
         tlv(.objectIdentifier, try objectIdentifierContent(dotted))
     }
 
     /// The content octets of an OBJECT IDENTIFIER.
     /// - Throws: ``DERError/Code/invalidValue``.
-    public static func objectIdentifierContent(_ dotted: String) throws(DERError) -> [UInt8] {
+    package static func objectIdentifierContent(_ dotted: String) throws(DERError) -> [UInt8] {
         let parts = dotted.split(separator: ".", omittingEmptySubsequences: false)
         var arcs: [UInt64] = []
         for part in parts {

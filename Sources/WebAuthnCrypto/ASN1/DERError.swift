@@ -3,9 +3,9 @@
 /// A stable ``Code``, the byte offset (from the start of the buffer handed to the
 /// parse call that built the node) where the problem sits, and a reason for people.
 /// Equality compares the code only, so tests can match on the category.
-public struct DERError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct DERError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The stable category.
-    public enum Code: String, Hashable, Sendable, CaseIterable {
+    package enum Code: String, Hashable, Sendable, CaseIterable {
         /// The input ends inside a tag, a length or a value.
         case truncated
         /// The indefinite length form (`0x80`) was used; DER forbids it.
@@ -33,27 +33,27 @@ public struct DERError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The category.
-    public let code: Code
+    package let code: Code
     /// Offset of the offending element from the start of the parsed buffer.
-    public let offset: Int
+    package let offset: Int
     /// What was wrong; for logs and people, not part of equality.
-    public let reason: String
+    package let reason: String
 
     /// Creates an error.
     /// - Parameters:
     ///   - code: the category.
     ///   - offset: where in the parsed buffer the problem is.
     ///   - reason: what was wrong.
-    public init(_ code: Code, offset: Int, _ reason: String) {
+    package init(_ code: Code, offset: Int, _ reason: String) {
         self.code = code
         self.offset = offset
         self.reason = reason
     }
 
     /// Equal when the codes are equal (offset and reason are ignored).
-    public static func == (lhs: DERError, rhs: DERError) -> Bool { lhs.code == rhs.code }
+    package static func == (lhs: DERError, rhs: DERError) -> Bool { lhs.code == rhs.code }
     /// Hashes the code only, matching `==`.
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+    package func hash(into hasher: inout Hasher) { hasher.combine(code) }
     /// `der.<code> at <offset>: <reason>`.
-    public var description: String { "der.\(code.rawValue) at \(offset): \(reason)" }
+    package var description: String { "der.\(code.rawValue) at \(offset): \(reason)" }
 }

@@ -6,7 +6,7 @@ extension DERNode {
     /// - Parameter expected: the required tag.
     /// - Throws: ``DERError/Code/unexpectedTag``.
     @discardableResult
-    public func expectTag(_ expected: DERTag) throws(DERError) -> DERNode {
+    package func expectTag(_ expected: DERTag) throws(DERError) -> DERNode {
         guard tag == expected else {
             throw error(.unexpectedTag, "expected \(expected), found \(tag)")
         }
@@ -15,20 +15,20 @@ extension DERNode {
 
     /// The elements of a SEQUENCE.
     /// - Throws: ``DERError/Code/unexpectedTag`` when this is not a SEQUENCE.
-    public func sequence() throws(DERError) -> [DERNode] {
+    package func sequence() throws(DERError) -> [DERNode] {
         try expectTag(.sequence).elements
     }
 
     /// The elements of a SET (order as encoded; DER ordering is not enforced).
     /// - Throws: ``DERError/Code/unexpectedTag`` when this is not a SET.
-    public func set() throws(DERError) -> [DERNode] {
+    package func set() throws(DERError) -> [DERNode] {
         try expectTag(.set).elements
     }
 
     /// The single value inside an explicit context tag `[number]`.
     /// - Parameter number: the context tag number.
     /// - Throws: ``DERError/Code/unexpectedTag`` or ``DERError/Code/unexpectedElementCount``.
-    public func explicitlyTagged(_ number: UInt32) throws(DERError) -> DERNode {
+    package func explicitlyTagged(_ number: UInt32) throws(DERError) -> DERNode {
         let inner = try expectTag(.context(number, constructed: true)).elements
         guard inner.count == 1, let only = inner.first else {
             throw error(.unexpectedElementCount, "explicit tag [\(number)] holds \(inner.count) values, expected 1")
@@ -48,7 +48,7 @@ extension DERNode {
     /// The two's-complement content octets of an INTEGER, after checking they are minimal.
     /// - Parameter tag: the tag to require (INTEGER unless implicitly tagged).
     /// - Throws: ``DERError/Code/invalidValue`` for an empty or non-minimal INTEGER.
-    public func integerBytes(tag expected: DERTag = .integer) throws(DERError) -> ArraySlice<UInt8> {
+    package func integerBytes(tag expected: DERTag = .integer) throws(DERError) -> ArraySlice<UInt8> {
         let bytes = try primitiveContent(expected)
         guard let first = bytes.first else {
             throw error(.invalidValue, "INTEGER has no content octets")
@@ -65,7 +65,7 @@ extension DERNode {
     /// The magnitude octets of a non-negative INTEGER, without the sign-padding zero.
     /// - Parameter tag: the tag to require.
     /// - Throws: ``DERError/Code/integerOutOfRange`` when the INTEGER is negative.
-    public func unsignedIntegerBytes(tag expected: DERTag = .integer) throws(DERError) -> ArraySlice<UInt8> {
+    package func unsignedIntegerBytes(tag expected: DERTag = .integer) throws(DERError) -> ArraySlice<UInt8> {
         let bytes = try integerBytes(tag: expected)
         guard let first = bytes.first, first & 0x80 == 0 else {
             throw error(.integerOutOfRange, "INTEGER is negative")
@@ -79,7 +79,7 @@ extension DERNode {
     ///   - range: the accepted values (all of `Int` by default).
     ///   - tag: the tag to require.
     /// - Throws: ``DERError/Code/integerOutOfRange`` when it does not fit.
-    public func integer(in range: ClosedRange<Int> = Int.min...Int.max, tag expected: DERTag = .integer) throws(DERError) -> Int {
+    package func integer(in range: ClosedRange<Int> = Int.min...Int.max, tag expected: DERTag = .integer) throws(DERError) -> Int {
         let value = try Self.decodeInt(try integerBytes(tag: expected), node: self)
         guard range.contains(value) else {
             throw error(.integerOutOfRange, "INTEGER \(value) outside \(range)")
@@ -90,7 +90,7 @@ extension DERNode {
     /// An ENUMERATED as `Int`, checked to lie in `range`.
     /// - Parameter range: the accepted values.
     /// - Throws: ``DERError`` as for ``integer(in:tag:)``.
-    public func enumerated(in range: ClosedRange<Int> = Int.min...Int.max) throws(DERError) -> Int {
+    package func enumerated(in range: ClosedRange<Int> = Int.min...Int.max) throws(DERError) -> Int {
         try integer(in: range, tag: .enumerated)
     }
 
@@ -107,7 +107,7 @@ extension DERNode {
 
     /// A BOOLEAN (DER: `0x00` or `0xFF`, one octet).
     /// - Throws: ``DERError/Code/invalidValue`` for any other content.
-    public func boolean() throws(DERError) -> Bool {
+    package func boolean() throws(DERError) -> Bool {
         let bytes = try primitiveContent(.boolean)
         guard bytes.count == 1, let byte = bytes.first, byte == 0x00 || byte == 0xFF else {
             throw error(.invalidValue, "BOOLEAN must be one octet, 0x00 or 0xFF")
@@ -118,13 +118,13 @@ extension DERNode {
     /// The content of an OCTET STRING (primitive form only, as DER requires).
     /// - Parameter tag: the tag to require.
     /// - Throws: ``DERError/Code/unexpectedTag``.
-    public func octetString(tag expected: DERTag = .octetString) throws(DERError) -> ArraySlice<UInt8> {
+    package func octetString(tag expected: DERTag = .octetString) throws(DERError) -> ArraySlice<UInt8> {
         try primitiveContent(expected)
     }
 
     /// Checks a NULL (no content).
     /// - Throws: ``DERError/Code/invalidValue`` when it has content.
-    public func null() throws(DERError) {
+    package func null() throws(DERError) {
         guard try primitiveContent(.null).isEmpty else {
             throw error(.invalidValue, "NULL has content")
         }
@@ -133,7 +133,7 @@ extension DERNode {
     /// A BIT STRING's octets and its count of unused bits in the last octet.
     /// - Throws: ``DERError/Code/invalidValue`` when the unused-bit count is above 7,
     ///   non-zero on an empty string, or the unused bits are not zero.
-    public func bitString() throws(DERError) -> (bytes: ArraySlice<UInt8>, unusedBits: Int) {
+    package func bitString() throws(DERError) -> (bytes: ArraySlice<UInt8>, unusedBits: Int) {
         let raw = try primitiveContent(.bitString)
         guard let unused = raw.first, unused <= 7 else {
             throw error(.invalidValue, "BIT STRING has no unused-bits octet or it is above 7")
@@ -153,7 +153,7 @@ extension DERNode {
     /// - Parameter tag: the tag to require.
     /// - Throws: ``DERError/Code/invalidValue`` for empty content, a non-minimal or
     ///   unterminated arc, or an arc above 64 bits.
-    public func objectIdentifier(tag expected: DERTag = .objectIdentifier) throws(DERError) -> String {
+    package func objectIdentifier(tag expected: DERTag = .objectIdentifier) throws(DERError) -> String {
         let bytes = try primitiveContent(expected)
         guard !bytes.isEmpty else {
             throw error(.invalidValue, "OBJECT IDENTIFIER is empty")
@@ -195,7 +195,7 @@ extension DERNode {
     /// BMPString (UTF-16BE) or UniversalString (UTF-32BE).
     /// - Throws: ``DERError/Code/unexpectedTag`` for other types,
     ///   ``DERError/Code/invalidValue`` for bytes that are not valid in the type.
-    public func string() throws(DERError) -> String {
+    package func string() throws(DERError) -> String {
         guard tag.tagClass == .universal, !tag.isConstructed else {
             throw error(.unexpectedTag, "\(tag) is not a character string")
         }

@@ -3,27 +3,27 @@
 /// Both byte views are slices of the caller's buffer (no copies). A constructed
 /// node's children are parsed and checked when the node is parsed, so a node
 /// that exists is structurally valid DER all the way down.
-public struct DERNode: Sendable {
+package struct DERNode: Sendable {
     /// The identifier.
-    public let tag: DERTag
+    package let tag: DERTag
     /// The content octets (for a constructed node, the encodings of its children).
-    public let content: ArraySlice<UInt8>
+    package let content: ArraySlice<UInt8>
     /// The whole encoding: identifier, length and content.
-    public let encodedBytes: ArraySlice<UInt8>
+    package let encodedBytes: ArraySlice<UInt8>
     /// The nested values of a constructed node; empty for a primitive one.
     let elements: [DERNode]
     /// `startIndex` of the buffer the parse call was given; offsets in errors count from it.
     let origin: Int
 
     /// Whether the node is constructed.
-    public var isConstructed: Bool { tag.isConstructed }
+    package var isConstructed: Bool { tag.isConstructed }
 
     /// Offset of this node's first byte from the start of the parsed buffer.
-    public var offset: Int { encodedBytes.startIndex - origin }
+    package var offset: Int { encodedBytes.startIndex - origin }
 
     /// The nested values of a constructed node, in order.
     /// - Throws: ``DERError/Code/unexpectedForm`` when the node is primitive.
-    public func children() throws(DERError) -> [DERNode] {
+    package func children() throws(DERError) -> [DERNode] {
         guard tag.isConstructed else {
             throw error(.unexpectedForm, "\(tag) is primitive and has no children")
         }
@@ -38,9 +38,9 @@ public struct DERNode: Sendable {
 /// The strict DER reader: definite, minimal lengths; minimal tag numbers; a depth cap.
 ///
 /// A namespace; not meant to be passed around.
-public enum DER {
+package enum DER {
     /// The default cap on nested constructed values.
-    public static let defaultMaximumDepth = 32
+    package static let defaultMaximumDepth = 32
 
     /// Parses exactly one DER value that fills all of `bytes`.
     /// - Parameters:
@@ -48,7 +48,7 @@ public enum DER {
     ///   - maximumDepth: how deep constructed values may nest (the outermost is depth 1).
     /// - Returns: the value, with every nested value already checked.
     /// - Throws: ``DERError`` naming what failed and where.
-    public static func parse(_ bytes: ArraySlice<UInt8>, maximumDepth: Int = defaultMaximumDepth) throws(DERError) -> DERNode {
+    package static func parse(_ bytes: ArraySlice<UInt8>, maximumDepth: Int = defaultMaximumDepth) throws(DERError) -> DERNode {
         var reader = DERCursor(bytes: bytes, maximumDepth: maximumDepth)
         let node = try reader.readNode(depth: 1)
         guard reader.isAtEnd else {
@@ -63,7 +63,7 @@ public enum DER {
     ///   - maximumDepth: how deep constructed values may nest.
     /// - Returns: the value.
     /// - Throws: ``DERError``.
-    public static func parse(_ bytes: [UInt8], maximumDepth: Int = defaultMaximumDepth) throws(DERError) -> DERNode {
+    package static func parse(_ bytes: [UInt8], maximumDepth: Int = defaultMaximumDepth) throws(DERError) -> DERNode {
         try parse(bytes[...], maximumDepth: maximumDepth)
     }
 
@@ -73,7 +73,7 @@ public enum DER {
     ///   - maximumDepth: how deep constructed values may nest.
     /// - Returns: the value and the unread rest.
     /// - Throws: ``DERError``.
-    public static func parsePrefix(_ bytes: ArraySlice<UInt8>, maximumDepth: Int = defaultMaximumDepth) throws(DERError) -> (node: DERNode, rest: ArraySlice<UInt8>) {
+    package static func parsePrefix(_ bytes: ArraySlice<UInt8>, maximumDepth: Int = defaultMaximumDepth) throws(DERError) -> (node: DERNode, rest: ArraySlice<UInt8>) {
         var reader = DERCursor(bytes: bytes, maximumDepth: maximumDepth)
         let node = try reader.readNode(depth: 1)
         return (node, reader.rest)
@@ -85,7 +85,7 @@ public enum DER {
     ///   - maximumDepth: how deep constructed values may nest.
     /// - Returns: the SEQUENCE's elements.
     /// - Throws: ``DERError``, ``DERError/Code/unexpectedTag`` when it is not a SEQUENCE.
-    public static func parseSequence(_ bytes: ArraySlice<UInt8>, maximumDepth: Int = defaultMaximumDepth) throws(DERError) -> [DERNode] {
+    package static func parseSequence(_ bytes: ArraySlice<UInt8>, maximumDepth: Int = defaultMaximumDepth) throws(DERError) -> [DERNode] {
         try parse(bytes, maximumDepth: maximumDepth).sequence()
     }
 
@@ -95,7 +95,7 @@ public enum DER {
     ///   - maximumDepth: how deep constructed values may nest.
     /// - Returns: the SEQUENCE's elements.
     /// - Throws: ``DERError``.
-    public static func parseSequence(_ bytes: [UInt8], maximumDepth: Int = defaultMaximumDepth) throws(DERError) -> [DERNode] {
+    package static func parseSequence(_ bytes: [UInt8], maximumDepth: Int = defaultMaximumDepth) throws(DERError) -> [DERNode] {
         try parseSequence(bytes[...], maximumDepth: maximumDepth)
     }
 }

@@ -2,9 +2,9 @@
 ///
 /// Tag numbers above 30 use the high-tag-number form on the wire; Android's key
 /// description needs it for context tags such as `[701]` and `[702]`.
-public struct DERTag: Hashable, Sendable, CustomStringConvertible {
+package struct DERTag: Hashable, Sendable, CustomStringConvertible {
     /// The two class bits of the identifier octet.
-    public enum TagClass: UInt8, Hashable, Sendable {
+    package enum TagClass: UInt8, Hashable, Sendable {
         /// Types defined by X.680 (INTEGER, SEQUENCE…).
         case universal = 0
         /// Application-wide tags.
@@ -16,21 +16,21 @@ public struct DERTag: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The class.
-    public let tagClass: TagClass
+    package let tagClass: TagClass
     /// Whether the value is constructed (holds nested values) rather than primitive.
-    public let isConstructed: Bool
+    package let isConstructed: Bool
     /// The tag number (the reader accepts up to `DERTag.maximumNumber`).
-    public let number: UInt32
+    package let number: UInt32
 
     /// The largest tag number the reader accepts (four base-128 digits).
-    public static let maximumNumber: UInt32 = (1 << 28) - 1
+    package static let maximumNumber: UInt32 = (1 << 28) - 1
 
     /// Creates a tag.
     /// - Parameters:
     ///   - tagClass: the class.
     ///   - number: the tag number.
     ///   - constructed: whether the value is constructed.
-    public init(_ tagClass: TagClass, number: UInt32, constructed: Bool) {
+    package init(_ tagClass: TagClass, number: UInt32, constructed: Bool) {
         self.tagClass = tagClass
         self.number = number
         self.isConstructed = constructed
@@ -40,51 +40,51 @@ public struct DERTag: Hashable, Sendable, CustomStringConvertible {
     /// - Parameters:
     ///   - number: the tag number.
     ///   - constructed: `true` for an explicit tag or an implicitly tagged constructed type.
-    public static func context(_ number: UInt32, constructed: Bool) -> DERTag {
+    package static func context(_ number: UInt32, constructed: Bool) -> DERTag {
         DERTag(.contextSpecific, number: number, constructed: constructed)
     }
 
     /// BOOLEAN.
-    public static let boolean = DERTag(.universal, number: 1, constructed: false)
+    package static let boolean = DERTag(.universal, number: 1, constructed: false)
     /// INTEGER.
-    public static let integer = DERTag(.universal, number: 2, constructed: false)
+    package static let integer = DERTag(.universal, number: 2, constructed: false)
     /// BIT STRING.
-    public static let bitString = DERTag(.universal, number: 3, constructed: false)
+    package static let bitString = DERTag(.universal, number: 3, constructed: false)
     /// OCTET STRING.
-    public static let octetString = DERTag(.universal, number: 4, constructed: false)
+    package static let octetString = DERTag(.universal, number: 4, constructed: false)
     /// NULL.
-    public static let null = DERTag(.universal, number: 5, constructed: false)
+    package static let null = DERTag(.universal, number: 5, constructed: false)
     /// OBJECT IDENTIFIER.
-    public static let objectIdentifier = DERTag(.universal, number: 6, constructed: false)
+    package static let objectIdentifier = DERTag(.universal, number: 6, constructed: false)
     /// ENUMERATED.
-    public static let enumerated = DERTag(.universal, number: 10, constructed: false)
+    package static let enumerated = DERTag(.universal, number: 10, constructed: false)
     /// UTF8String.
-    public static let utf8String = DERTag(.universal, number: 12, constructed: false)
+    package static let utf8String = DERTag(.universal, number: 12, constructed: false)
     /// SEQUENCE / SEQUENCE OF.
-    public static let sequence = DERTag(.universal, number: 16, constructed: true)
+    package static let sequence = DERTag(.universal, number: 16, constructed: true)
     /// SET / SET OF.
-    public static let set = DERTag(.universal, number: 17, constructed: true)
+    package static let set = DERTag(.universal, number: 17, constructed: true)
     /// NumericString.
-    public static let numericString = DERTag(.universal, number: 18, constructed: false)
+    package static let numericString = DERTag(.universal, number: 18, constructed: false)
     /// PrintableString.
-    public static let printableString = DERTag(.universal, number: 19, constructed: false)
+    package static let printableString = DERTag(.universal, number: 19, constructed: false)
     /// TeletexString (T61String).
-    public static let teletexString = DERTag(.universal, number: 20, constructed: false)
+    package static let teletexString = DERTag(.universal, number: 20, constructed: false)
     /// IA5String.
-    public static let ia5String = DERTag(.universal, number: 22, constructed: false)
+    package static let ia5String = DERTag(.universal, number: 22, constructed: false)
     /// UTCTime.
-    public static let utcTime = DERTag(.universal, number: 23, constructed: false)
+    package static let utcTime = DERTag(.universal, number: 23, constructed: false)
     /// GeneralizedTime.
-    public static let generalizedTime = DERTag(.universal, number: 24, constructed: false)
+    package static let generalizedTime = DERTag(.universal, number: 24, constructed: false)
     /// VisibleString.
-    public static let visibleString = DERTag(.universal, number: 26, constructed: false)
+    package static let visibleString = DERTag(.universal, number: 26, constructed: false)
     /// UniversalString (UTF-32BE).
-    public static let universalString = DERTag(.universal, number: 28, constructed: false)
+    package static let universalString = DERTag(.universal, number: 28, constructed: false)
     /// BMPString (UTF-16BE).
-    public static let bmpString = DERTag(.universal, number: 30, constructed: false)
+    package static let bmpString = DERTag(.universal, number: 30, constructed: false)
 
     /// The identifier octets of this tag in DER.
-    public var encoded: [UInt8] {
+    package var encoded: [UInt8] {
         let leading = (tagClass.rawValue << 6) | (isConstructed ? 0x20 : 0)
         if number < 31 { return [leading | UInt8(number)] }
         var digits: [UInt8] = []
@@ -101,7 +101,7 @@ public struct DERTag: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// `[UNIVERSAL 16]c`-style text.
-    public var description: String {
+    package var description: String {
         let cls: String
         switch tagClass {
         case .universal: cls = "UNIVERSAL "

@@ -1,4 +1,4 @@
-import WebAuthnCoding
+package import WebAuthnCoding
 
 /// A COSE_Key (RFC 9052 §7) holding a public key, checked and converted to a libcrypto
 /// key once, then reused for every verification.
@@ -7,17 +7,17 @@ import WebAuthnCoding
 /// and AKP (ML-DSA, where libcrypto provides it). `kty`, `alg` and `crv` must agree, EC2
 /// coordinates must be exactly the curve's length and the point on the curve, OKP keys
 /// canonically encoded and not of small order, and a key carrying private members is refused.
-public struct COSEKey: Sendable {
+package struct COSEKey: Sendable {
     /// The key type (label 1).
-    public let keyType: COSEKeyType
+    package let keyType: COSEKeyType
     /// The algorithm (label 3).
-    public let algorithm: COSEAlgorithm
+    package let algorithm: COSEAlgorithm
     /// The curve (label -1) for EC2 and OKP keys; nil for RSA and AKP.
-    public let curve: COSECurve?
+    package let curve: COSECurve?
     /// The key's CBOR bytes exactly as received, for storage.
-    public let cborBytes: [UInt8]
+    package let cborBytes: [UInt8]
     /// The libcrypto key.
-    public let publicKey: PublicKey
+    package let publicKey: PublicKey
     /// The policy the key was accepted under.
     let options: COSEKeyOptions
     /// How the key verifies, decided once when the key was accepted: the algorithm's
@@ -42,7 +42,7 @@ public struct COSEKey: Sendable {
     ///   wrong lengths, point off the curve, private members), `unsupportedAlgorithm`
     ///   (unknown kty/alg/crv, RS1 without opt-in), `algorithmMismatch`, `weakKey`,
     ///   `unsupportedByLibCrypto` (ML-DSA on an older libcrypto).
-    public init(cbor: ArraySlice<UInt8>, options: COSEKeyOptions = .default) throws(CryptoError) {
+    package init(cbor: ArraySlice<UInt8>, options: COSEKeyOptions = .default) throws(CryptoError) {
         let item: CBORItem
         do {
             item = try CBOR.decode(cbor)
@@ -58,7 +58,7 @@ public struct COSEKey: Sendable {
     ///   - item: the decoded key.
     ///   - options: RSA size floor and RS1 opt-in.
     /// - Throws: ``CryptoError`` as for ``init(cbor:options:)``.
-    public init(item: CBORItem, options: COSEKeyOptions = .default) throws(CryptoError) {
+    package init(item: CBORItem, options: COSEKeyOptions = .default) throws(CryptoError) {
         if options.requireCanonicalEncoding {
             do {
                 _ = try CBOR.decode(item.encodedBytes, options: .ctap2Canonical)
@@ -141,7 +141,7 @@ public struct COSEKey: Sendable {
     /// - Parameter raw: the uncompressed point.
     /// - Returns: the COSE key; its ``cborBytes`` are the CTAP2 canonical encoding.
     /// - Throws: ``CryptoError`` `malformedKey` for any other length or prefix, or a point off P-256.
-    public static func fromU2FPublicKey(_ raw: ArraySlice<UInt8>) throws(CryptoError) -> COSEKey {
+    package static func fromU2FPublicKey(_ raw: ArraySlice<UInt8>) throws(CryptoError) -> COSEKey {
         guard raw.count == 65, raw.first == 0x04 else {
             throw CryptoError(.malformedKey, "U2F public key must be 65 bytes starting 0x04, got \(raw.count) byte(s)")
         }
@@ -163,7 +163,7 @@ public struct COSEKey: Sendable {
     ///   - data: the signed bytes.
     /// - Returns: `true` when it verifies, `false` when it does not.
     /// - Throws: ``CryptoError`` `malformedSignature` for an ECDSA signature that is not strict DER.
-    public func verify(signature: ArraySlice<UInt8>, over data: ArraySlice<UInt8>) throws(CryptoError) -> Bool {
+    package func verify(signature: ArraySlice<UInt8>, over data: ArraySlice<UInt8>) throws(CryptoError) -> Bool {
         try publicKey.evpKey.verify(signature: signature, over: data, then: [][...], scheme: scheme)
     }
 
@@ -181,25 +181,25 @@ public struct COSEKey: Sendable {
     }
 
     /// The EC2 coordinates as received, or nil.
-    public var ec2Coordinates: (x: [UInt8], y: [UInt8])? {
+    package var ec2Coordinates: (x: [UInt8], y: [UInt8])? {
         if case .ec2(let x, let y) = parameters { return (x, y) }
         return nil
     }
 
     /// The RSA modulus and exponent as received, or nil.
-    public var rsaParameters: (n: [UInt8], e: [UInt8])? {
+    package var rsaParameters: (n: [UInt8], e: [UInt8])? {
         if case .rsa(let n, let e) = parameters { return (n, e) }
         return nil
     }
 
     /// The OKP public key (`x`) as received, or nil.
-    public var okpPublicKey: [UInt8]? {
+    package var okpPublicKey: [UInt8]? {
         if case .okp(let x) = parameters { return x }
         return nil
     }
 
     /// The AKP (ML-DSA) public key (`pub`) as received, or nil.
-    public var akpPublicKey: [UInt8]? {
+    package var akpPublicKey: [UInt8]? {
         if case .akp(let pub) = parameters { return pub }
         return nil
     }

@@ -1,5 +1,5 @@
 /// A COSE key type (`kty`, label 1), IANA "COSE Key Types".
-public enum COSEKeyType: Int, Sendable {
+package enum COSEKeyType: Int, Sendable {
     /// Octet key pair: Ed25519 / Ed448 (RFC 9053 §7.2).
     case okp = 1
     /// Elliptic curve with x and y coordinates (RFC 9053 §7.1.1).
@@ -11,7 +11,7 @@ public enum COSEKeyType: Int, Sendable {
 }
 
 /// A COSE elliptic curve (`crv`, label -1), IANA "COSE Elliptic Curves".
-public enum COSECurve: Int, Sendable {
+package enum COSECurve: Int, Sendable {
     /// NIST P-256 (secp256r1), EC2.
     case p256 = 1
     /// NIST P-384 (secp384r1), EC2.

@@ -11,7 +11,7 @@ extension PrivateKey {
     ///   - seed: any text; different texts give unrelated keys.
     /// - Returns: the key.
     /// - Throws: ``CryptoError`` when libcrypto refuses the key.
-    @_spi(Testing) public static func derive(_ kind: Kind, seed: String) throws(CryptoError) -> PrivateKey {
+    package static func derive(_ kind: Kind, seed: String) throws(CryptoError) -> PrivateKey {
         let material = SeedExpander(seed: Array(seed.utf8))
         switch kind {
         case .p256, .p384, .p521, .secp256k1:

@@ -2,12 +2,12 @@ extension PublicKey {
     /// Parses a DER SubjectPublicKeyInfo (as in a certificate) and checks the key.
     /// - Parameter subjectPublicKeyInfoDER: the DER bytes; nothing may follow the structure.
     /// - Throws: ``CryptoError`` `malformedKey` when it does not parse or fails the public-key check.
-    public init(subjectPublicKeyInfoDER: ArraySlice<UInt8>) throws(CryptoError) {
+    package init(subjectPublicKeyInfoDER: ArraySlice<UInt8>) throws(CryptoError) {
         self.init(evpKey: try LibCryptoKeyBuilder.subjectPublicKeyInfo(subjectPublicKeyInfoDER))
     }
 
     /// The key as a DER SubjectPublicKeyInfo (empty only if libcrypto cannot encode it).
-    public var subjectPublicKeyInfoDER: [UInt8] { (try? evpKey.subjectPublicKeyInfoDER()) ?? [] }
+    package var subjectPublicKeyInfoDER: [UInt8] { (try? evpKey.subjectPublicKeyInfoDER()) ?? [] }
 
     /// Verifies a signature with a COSE algorithm after checking the key fits it.
     ///
@@ -22,7 +22,7 @@ extension PublicKey {
     /// - Returns: `true` when the signature verifies, `false` when it does not.
     /// - Throws: ``CryptoError``: `unsupportedAlgorithm`, `algorithmMismatch`, `weakKey`,
     ///   `malformedSignature` (non-DER ECDSA), `unsupportedByLibCrypto`.
-    public func verify(signature: ArraySlice<UInt8>, over data: ArraySlice<UInt8>, algorithm: COSEAlgorithm,
+    package func verify(signature: ArraySlice<UInt8>, over data: ArraySlice<UInt8>, algorithm: COSEAlgorithm,
                        options: COSEKeyOptions = .default) throws(CryptoError) -> Bool {
         let profile = try AlgorithmProfile.require(algorithm, options: options)
         try Self.check(family: evpKey.family, fits: profile, options: options)
@@ -32,16 +32,16 @@ extension PublicKey {
     /// Whether both keys are the same public key (`EVP_PKEY_eq`).
     /// - Parameter other: the other key.
     /// - Returns: `true` when type and public value match.
-    public func isEqual(to other: PublicKey) -> Bool { evpKey.isEqual(to: other.evpKey) }
+    package func isEqual(to other: PublicKey) -> Bool { evpKey.isEqual(to: other.evpKey) }
 
     /// The EC affine coordinates, each as long as the curve's field, or nil for non-EC keys.
-    public var ecCoordinates: (x: [UInt8], y: [UInt8])? { evpKey.ecCoordinates }
+    package var ecCoordinates: (x: [UInt8], y: [UInt8])? { evpKey.ecCoordinates }
 
     /// The RSA modulus and exponent (big-endian, minimal), or nil for non-RSA keys.
-    public var rsaParameters: (n: [UInt8], e: [UInt8])? { evpKey.rsaParameters }
+    package var rsaParameters: (n: [UInt8], e: [UInt8])? { evpKey.rsaParameters }
 
     /// The raw public key of an Ed25519/Ed448 key, or nil.
-    public var rawOKPKey: [UInt8]? {
+    package var rawOKPKey: [UInt8]? {
         switch evpKey.family {
         case .ed25519, .ed448: return evpKey.rawPublicKey
         default: return nil
@@ -49,10 +49,10 @@ extension PublicKey {
     }
 
     /// A short description of the key: "EC P-256", "RSA 2048", "Ed25519", ...
-    public var keyKind: String { evpKey.family.description }
+    package var keyKind: String { evpKey.family.description }
 
     /// The COSE curve of an EC or OKP key WebAuthn uses, or nil.
-    public var curve: COSECurve? { evpKey.family.curve }
+    package var curve: COSECurve? { evpKey.family.curve }
 
     /// Checks that a key of `family` may be used with `profile`.
     static func check(family: KeyFamily, fits profile: AlgorithmProfile,

@@ -11,9 +11,9 @@ internal import CWebAuthnOpenSSL
 /// single-use flag (`EVP_MD_CTX_FLAG_FINALISE`, so the final step does not copy the key
 /// context) and `EVP_DigestVerify`, which is what verifying one signature with a known
 /// key costs a best-case caller.
-@_spi(Benchmarking) public final class LibCryptoVerifyBaseline: @unchecked Sendable {
+package final class LibCryptoVerifyBaseline: @unchecked Sendable {
     /// The signature schemes the benchmark compares against.
-    public enum Algorithm: String, Sendable, CaseIterable {
+    package enum Algorithm: String, Sendable, CaseIterable {
         /// ECDSA P-256 with SHA-256.
         case es256
         /// Ed25519 (pure EdDSA).
@@ -23,11 +23,11 @@ internal import CWebAuthnOpenSSL
     }
 
     /// The algorithm measured.
-    public let algorithm: Algorithm
+    package let algorithm: Algorithm
     /// The signed message: 69 bytes (authenticator data and a SHA-256 hash).
-    public let message: [UInt8]
+    package let message: [UInt8]
     /// A valid signature over ``message``.
-    public let signature: [UInt8]
+    package let signature: [UInt8]
     // Owned here, freed once in deinit. Only read after init: libcrypto documents
     // concurrent verification with one EVP_PKEY as safe; each loop has its own EVP_MD_CTX.
     private let publicKey: OpaquePointer
@@ -37,7 +37,7 @@ internal import CWebAuthnOpenSSL
     /// rebuilt from its DER SubjectPublicKeyInfo.
     /// - Parameter algorithm: the scheme.
     /// - Throws: ``CryptoError`` when libcrypto fails.
-    public init(_ algorithm: Algorithm) throws(CryptoError) {
+    package init(_ algorithm: Algorithm) throws(CryptoError) {
         self.algorithm = algorithm
         let privateKey: EVPKey
         switch algorithm {
@@ -82,7 +82,7 @@ internal import CWebAuthnOpenSSL
     /// `EVP_MD_CTX`.
     /// - Parameter iterations: how many verifications.
     /// - Returns: how many verified (equal to `iterations` unless libcrypto failed).
-    public func run(iterations: Int) -> Int {
+    package func run(iterations: Int) -> Int {
         guard let context = EVP_MD_CTX_new() else { return 0 }
         defer { EVP_MD_CTX_free(context) }
         var verified = 0

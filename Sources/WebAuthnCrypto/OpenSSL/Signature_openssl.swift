@@ -127,18 +127,18 @@ extension EVPKey {
 }
 
 /// Test access to both forms of the strict-DER rule for ECDSA signatures.
-@_spi(Testing) public enum ECDSAStrictDERCheck {
+package enum ECDSAStrictDERCheck {
     /// The allocation-free check the verifier uses.
     /// - Parameter signature: the signature bytes.
     /// - Returns: whether it is accepted.
-    public static func accepts(_ signature: ArraySlice<UInt8>) -> Bool {
+    package static func accepts(_ signature: ArraySlice<UInt8>) -> Bool {
         (try? ECDSASignature.requireStrictDER(signature)) != nil
     }
 
     /// The reference: libcrypto parses it and re-encodes exactly the same bytes.
     /// - Parameter signature: the signature bytes.
     /// - Returns: whether it is accepted.
-    public static func libcryptoAccepts(_ signature: ArraySlice<UInt8>) -> Bool {
+    package static func libcryptoAccepts(_ signature: ArraySlice<UInt8>) -> Bool {
         (try? EVPKey.requireStrictDERByReencoding(signature)) != nil
     }
 }

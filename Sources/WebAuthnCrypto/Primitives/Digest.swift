@@ -1,5 +1,5 @@
 /// A message digest computed by libcrypto.
-public enum Digest: Sendable {
+package enum Digest: Sendable {
     /// SHA-1 (legacy attestation only).
     case sha1
     /// SHA-256.
@@ -10,7 +10,7 @@ public enum Digest: Sendable {
     case sha512
 
     /// The digest length in bytes.
-    public var outputSize: Int {
+    package var outputSize: Int {
         switch self {
         case .sha1: return 20
         case .sha256: return 32
@@ -22,7 +22,7 @@ public enum Digest: Sendable {
     /// Hashes bytes.
     /// - Parameter data: the bytes to hash.
     /// - Returns: the digest, ``outputSize`` bytes long.
-    public func hash(_ data: some Sequence<UInt8>) -> [UInt8] {
+    package func hash(_ data: some Sequence<UInt8>) -> [UInt8] {
         if let contiguous = data.withContiguousStorageIfAvailable({ LibCryptoDigest.compute(self, $0) }) {
             return contiguous
         }
@@ -32,14 +32,14 @@ public enum Digest: Sendable {
 }
 
 /// Comparison of secrets and MACs in time that does not depend on where they differ.
-public enum ConstantTime {
+package enum ConstantTime {
     /// Whether two byte sequences are equal, in time independent of their contents
     /// (`CRYPTO_memcmp`). A length mismatch returns `false` at once; lengths are not secret.
     /// - Parameters:
     ///   - a: the first bytes.
     ///   - b: the second bytes.
     /// - Returns: `true` when both have the same length and the same bytes.
-    public static func equals(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Bool {
+    package static func equals(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Bool {
         guard a.count == b.count else { return false }
         // Contiguous inputs (arrays, slices, a String's UTF-8) are compared in place.
         let inPlace: Bool?? = a.withContiguousStorageIfAvailable { pa in
@@ -54,13 +54,13 @@ public enum ConstantTime {
 }
 
 /// Random bytes from libcrypto's CSPRNG.
-public enum SecureRandom {
+package enum SecureRandom {
     /// Fills a new array with cryptographically secure random bytes (`RAND_bytes`).
     /// - Parameter count: how many bytes, 0 or more.
     /// - Returns: the bytes.
     /// - Throws: ``CryptoError`` `libcrypto` when the generator fails, `malformedKey` never;
     ///   a negative count is refused as `libcrypto` with a reason.
-    public static func bytes(count: Int) throws(CryptoError) -> [UInt8] {
+    package static func bytes(count: Int) throws(CryptoError) -> [UInt8] {
         guard count >= 0 else { throw CryptoError(.libcrypto, "SecureRandom.bytes: negative count \(count)") }
         return try LibCryptoDigest.randomBytes(count)
     }

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// An X.509 certificate, parsed by libcrypto and read into Swift values once.
 ///
@@ -12,37 +12,37 @@ public struct Certificate: Sendable {
     /// The certificate's DER encoding, exactly as given.
     public let derBytes: [UInt8]
     /// The DER of the signed part (tbsCertificate), a slice of ``derBytes``' content.
-    public let tbsCertificateBytes: [UInt8]
+    package let tbsCertificateBytes: [UInt8]
     /// The version: 1, 2 or 3.
-    public let version: Int
+    package let version: Int
     /// The serial number's INTEGER content octets (big-endian two's complement, as encoded).
     public let serialNumber: [UInt8]
     /// The subject.
-    public let subject: DistinguishedName
+    package let subject: DistinguishedName
     /// The issuer.
-    public let issuer: DistinguishedName
+    package let issuer: DistinguishedName
     /// Start of the validity period.
     public let notBefore: Date
     /// End of the validity period.
     public let notAfter: Date
     /// Every extension, in order.
-    public let extensions: [CertificateExtension]
+    package let extensions: [CertificateExtension]
     /// basicConstraints, or nil when the extension is absent.
-    public let basicConstraints: BasicConstraints?
+    package let basicConstraints: BasicConstraints?
     /// keyUsage, or nil when the extension is absent.
-    public let keyUsage: KeyUsage?
+    package let keyUsage: KeyUsage?
     /// extKeyUsage purposes as dotted OIDs, or nil when the extension is absent.
-    public let extendedKeyUsage: [String]?
+    package let extendedKeyUsage: [String]?
     /// subjectAltName entries; empty when the extension is absent.
-    public let subjectAlternativeNames: [GeneralName]
+    package let subjectAlternativeNames: [GeneralName]
     /// The subject public key.
-    public let publicKey: PublicKey
+    package let publicKey: PublicKey
     /// The SubjectPublicKeyInfo's DER.
-    public let subjectPublicKeyInfoDER: [UInt8]
+    package let subjectPublicKeyInfoDER: [UInt8]
     /// The certificate's signatureAlgorithm OID, dotted (`1.2.840.10045.4.3.2` for ecdsa-with-SHA256).
-    public let signatureAlgorithmOID: String
+    package let signatureAlgorithmOID: String
     /// Whether subject and issuer are the same name (it says nothing about the signature).
-    public let isSelfIssued: Bool
+    package let isSelfIssued: Bool
 
     /// Parses one DER certificate.
     /// - Parameter derEncoded: exactly one certificate; trailing bytes are refused.
@@ -143,20 +143,20 @@ public struct Certificate: Sendable {
 
     /// The extension with this OID, if present (an OID appears at most once).
     /// - Parameter oid: the dotted OID.
-    public func `extension`(oid: String) -> CertificateExtension? {
+    package func `extension`(oid: String) -> CertificateExtension? {
         extensions.first { $0.oid == oid }
     }
 
     /// Whether `issuer`'s public key verifies this certificate's signature. Names,
     /// validity and CA flags are not looked at; use ``CertificateChain`` for that.
     /// - Parameter issuer: the certificate whose key should have signed this one.
-    public func isSignatureValid(issuer: Certificate) -> Bool {
+    package func isSignatureValid(issuer: Certificate) -> Bool {
         handle.isSigned(by: issuer.publicKey.evpKey)
     }
 
     /// Whether `key` verifies this certificate's signature.
     /// - Parameter key: the candidate signer's public key.
-    public func isSignatureValid(publicKey key: PublicKey) -> Bool {
+    package func isSignatureValid(publicKey key: PublicKey) -> Bool {
         handle.isSigned(by: key.evpKey)
     }
 }

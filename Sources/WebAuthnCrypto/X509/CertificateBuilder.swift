@@ -1,21 +1,21 @@
-import Foundation
+package import Foundation
 
 /// Builds and signs certificates for tests and the test authenticator. Not for production use.
 ///
 /// Every field has a plain default; set what a test needs, then call
 /// ``sign(with:digest:)``. The standard extensions are written in this order:
 /// basicConstraints, keyUsage, extKeyUsage, subjectAltName, then ``extraExtensions``.
-@_spi(Testing) public struct CertificateBuilder: Sendable {
+package struct CertificateBuilder: Sendable {
     /// basicConstraints to write.
-    public struct BasicConstraintsSpec: Sendable {
+    package struct BasicConstraintsSpec: Sendable {
         /// The cA flag (written only when true, as DER requires).
-        public var isCA: Bool
+        package var isCA: Bool
         /// pathLenConstraint.
-        public var pathLength: Int?
+        package var pathLength: Int?
         /// The critical flag.
-        public var isCritical: Bool
+        package var isCritical: Bool
         /// Creates the spec.
-        public init(isCA: Bool, pathLength: Int? = nil, isCritical: Bool = true) {
+        package init(isCA: Bool, pathLength: Int? = nil, isCritical: Bool = true) {
             self.isCA = isCA
             self.pathLength = pathLength
             self.isCritical = isCritical
@@ -23,33 +23,33 @@ import Foundation
     }
 
     /// The version to write (1, 2 or 3).
-    public var version = 3
+    package var version = 3
     /// The serial number as an unsigned big-endian magnitude.
-    public var serialNumber: [UInt8] = [0x01]
+    package var serialNumber: [UInt8] = [0x01]
     /// The subject; may be empty (TPM AIK certificates).
-    public var subject: DistinguishedName
+    package var subject: DistinguishedName
     /// The issuer; nil means the subject (self-issued).
-    public var issuer: DistinguishedName?
+    package var issuer: DistinguishedName?
     /// Start of validity.
-    public var notBefore: Date
+    package var notBefore: Date
     /// End of validity.
-    public var notAfter: Date
+    package var notAfter: Date
     /// The subject public key.
-    public var publicKey: PublicKey
+    package var publicKey: PublicKey
     /// basicConstraints, if any.
-    public var basicConstraints: BasicConstraintsSpec?
+    package var basicConstraints: BasicConstraintsSpec?
     /// keyUsage, if any.
-    public var keyUsage: KeyUsage?
+    package var keyUsage: KeyUsage?
     /// Whether keyUsage is critical.
-    public var keyUsageIsCritical = true
+    package var keyUsageIsCritical = true
     /// extKeyUsage purposes (dotted OIDs), if any.
-    public var extendedKeyUsage: [String]?
+    package var extendedKeyUsage: [String]?
     /// subjectAltName entries, if any.
-    public var subjectAlternativeNames: [GeneralName]?
+    package var subjectAlternativeNames: [GeneralName]?
     /// Whether subjectAltName is critical (RFC 5280 wants it critical when the subject is empty).
-    public var subjectAlternativeNamesAreCritical = false
+    package var subjectAlternativeNamesAreCritical = false
     /// Further extensions, written as given (duplicates included, for negative tests).
-    public var extraExtensions: [CertificateExtension] = []
+    package var extraExtensions: [CertificateExtension] = []
 
     /// Starts a certificate for `publicKey` named `subject`.
     /// - Parameters:
@@ -57,7 +57,7 @@ import Foundation
     ///   - publicKey: the subject public key.
     ///   - notBefore: start of validity.
     ///   - notAfter: end of validity.
-    public init(subject: DistinguishedName, publicKey: PublicKey, notBefore: Date, notAfter: Date) {
+    package init(subject: DistinguishedName, publicKey: PublicKey, notBefore: Date, notAfter: Date) {
         self.subject = subject
         self.publicKey = publicKey
         self.notBefore = notBefore
@@ -66,12 +66,12 @@ import Foundation
 
     /// Makes `issuerCertificate`'s subject this certificate's issuer.
     /// - Parameter issuerCertificate: the CA that will sign.
-    public mutating func issued(by issuerCertificate: Certificate) {
+    package mutating func issued(by issuerCertificate: Certificate) {
         issuer = issuerCertificate.subject
     }
 
     /// The extensions this builder will write.
-    public func allExtensions() throws(CryptoError) -> [CertificateExtension] {
+    package func allExtensions() throws(CryptoError) -> [CertificateExtension] {
         var out: [CertificateExtension] = []
         if let spec = basicConstraints {
             var parts: [[UInt8]] = []
@@ -108,7 +108,7 @@ import Foundation
     ///   - digest: the signature digest; ignored for Ed25519 and Ed448, which take none.
     /// - Returns: the parsed certificate.
     /// - Throws: ``CryptoError`` when libcrypto refuses a part or the result does not parse.
-    public func sign(with key: PrivateKey, digest: Digest = .sha256) throws(CryptoError) -> Certificate {
+    package func sign(with key: PrivateKey, digest: Digest = .sha256) throws(CryptoError) -> Certificate {
         let usesDigest: Bool
         switch key.evpKey.family {
         case .ed25519, .ed448: usesDigest = false
@@ -144,7 +144,7 @@ extension DistinguishedName.Attribute {
     /// - Parameters:
     ///   - type: the short name or OID.
     ///   - value: the text value.
-    @_spi(Testing) public init(_ type: String, _ value: String) {
+    package init(_ type: String, _ value: String) {
         let shortNames = ["C": "2.5.4.6", "ST": "2.5.4.8", "L": "2.5.4.7", "O": "2.5.4.10", "OU": "2.5.4.11", "CN": "2.5.4.3"]
         self.init(oid: shortNames[type] ?? type, value: value)
     }

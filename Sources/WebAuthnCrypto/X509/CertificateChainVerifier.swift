@@ -1,14 +1,14 @@
-import Foundation
+package import Foundation
 
 /// A chain that verified from a leaf to one of the caller's trust anchors.
 ///
 /// Only ``CertificateChain/verify(leaf:intermediates:trustAnchors:at:)`` makes one.
-public struct VerifiedCertificateChain: Sendable {
+package struct VerifiedCertificateChain: Sendable {
     /// The chain in order: the leaf first, the anchor last (one element when the
     /// leaf is itself an anchor).
-    public let certificates: [Certificate]
+    package let certificates: [Certificate]
     /// The trust anchor that ends the chain.
-    public let anchor: Certificate
+    package let anchor: Certificate
 
     init(certificates: [Certificate], anchor: Certificate) {
         self.certificates = certificates
@@ -17,7 +17,7 @@ public struct VerifiedCertificateChain: Sendable {
 }
 
 /// Certificate path validation through libcrypto's verifier.
-public enum CertificateChain {
+package enum CertificateChain {
     /// Verifies that `leaf` chains, through some of `intermediates`, to one of `trustAnchors` at `time`.
     ///
     /// Only `trustAnchors` are trusted: a self-signed certificate among the
@@ -34,7 +34,7 @@ public enum CertificateChain {
     /// - Returns: the verified chain.
     /// - Throws: ``CryptoError`` with code ``CryptoError/Code/untrustedChain`` naming
     ///   libcrypto's reason and the depth it failed at.
-    public static func verify(
+    package static func verify(
         leaf: Certificate, intermediates: [Certificate], trustAnchors: [Certificate], at time: Date
     ) throws(CryptoError) -> VerifiedCertificateChain {
         guard !trustAnchors.isEmpty else {

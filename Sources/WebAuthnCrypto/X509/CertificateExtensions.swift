@@ -2,47 +2,47 @@
 // with the DER reader from the extnValue octets libcrypto hands over.
 
 /// One certificate extension, as it appears in the certificate.
-public struct CertificateExtension: Hashable, Sendable {
+package struct CertificateExtension: Hashable, Sendable {
     /// The extension's OID, dotted (`2.5.29.19`).
-    public let oid: String
+    package let oid: String
     /// Whether the extension is marked critical.
-    public let isCritical: Bool
+    package let isCritical: Bool
     /// The contents of the extnValue OCTET STRING: the extension's own DER encoding.
-    public let value: [UInt8]
+    package let value: [UInt8]
 
     /// Creates an extension.
     /// - Parameters:
     ///   - oid: the dotted OID.
     ///   - isCritical: the critical flag.
     ///   - value: the DER of the extension value (without the OCTET STRING wrapper).
-    public init(oid: String, isCritical: Bool, value: [UInt8]) {
+    package init(oid: String, isCritical: Bool, value: [UInt8]) {
         self.oid = oid
         self.isCritical = isCritical
         self.value = value
     }
 
     /// basicConstraints (`2.5.29.19`).
-    public static let basicConstraintsOID = "2.5.29.19"
+    package static let basicConstraintsOID = "2.5.29.19"
     /// keyUsage (`2.5.29.15`).
-    public static let keyUsageOID = "2.5.29.15"
+    package static let keyUsageOID = "2.5.29.15"
     /// extKeyUsage (`2.5.29.37`).
-    public static let extendedKeyUsageOID = "2.5.29.37"
+    package static let extendedKeyUsageOID = "2.5.29.37"
     /// subjectAltName (`2.5.29.17`).
-    public static let subjectAlternativeNameOID = "2.5.29.17"
+    package static let subjectAlternativeNameOID = "2.5.29.17"
 }
 
 /// The basicConstraints extension (RFC 5280 §4.2.1.9).
-public struct BasicConstraints: Hashable, Sendable {
+package struct BasicConstraints: Hashable, Sendable {
     /// Whether the subject is a CA.
-    public let isCA: Bool
+    package let isCA: Bool
     /// The maximum number of intermediate CAs that may follow, if constrained.
-    public let pathLength: Int?
+    package let pathLength: Int?
 
     /// Creates the value.
     /// - Parameters:
     ///   - isCA: the cA flag.
     ///   - pathLength: pathLenConstraint, if any.
-    public init(isCA: Bool, pathLength: Int? = nil) {
+    package init(isCA: Bool, pathLength: Int? = nil) {
         self.isCA = isCA
         self.pathLength = pathLength
     }
@@ -69,31 +69,31 @@ public struct BasicConstraints: Hashable, Sendable {
 }
 
 /// The keyUsage extension's bits (RFC 5280 §4.2.1.3); bit n of the BIT STRING is `1 << n`.
-public struct KeyUsage: OptionSet, Hashable, Sendable {
+package struct KeyUsage: OptionSet, Hashable, Sendable {
     /// The bits.
-    public let rawValue: UInt16
+    package let rawValue: UInt16
     /// Creates a set from bits.
     /// - Parameter rawValue: bit n is named bit n.
-    public init(rawValue: UInt16) { self.rawValue = rawValue }
+    package init(rawValue: UInt16) { self.rawValue = rawValue }
 
     /// digitalSignature (0).
-    public static let digitalSignature = KeyUsage(rawValue: 1 << 0)
+    package static let digitalSignature = KeyUsage(rawValue: 1 << 0)
     /// nonRepudiation / contentCommitment (1).
-    public static let nonRepudiation = KeyUsage(rawValue: 1 << 1)
+    package static let nonRepudiation = KeyUsage(rawValue: 1 << 1)
     /// keyEncipherment (2).
-    public static let keyEncipherment = KeyUsage(rawValue: 1 << 2)
+    package static let keyEncipherment = KeyUsage(rawValue: 1 << 2)
     /// dataEncipherment (3).
-    public static let dataEncipherment = KeyUsage(rawValue: 1 << 3)
+    package static let dataEncipherment = KeyUsage(rawValue: 1 << 3)
     /// keyAgreement (4).
-    public static let keyAgreement = KeyUsage(rawValue: 1 << 4)
+    package static let keyAgreement = KeyUsage(rawValue: 1 << 4)
     /// keyCertSign (5).
-    public static let keyCertSign = KeyUsage(rawValue: 1 << 5)
+    package static let keyCertSign = KeyUsage(rawValue: 1 << 5)
     /// cRLSign (6).
-    public static let cRLSign = KeyUsage(rawValue: 1 << 6)
+    package static let cRLSign = KeyUsage(rawValue: 1 << 6)
     /// encipherOnly (7).
-    public static let encipherOnly = KeyUsage(rawValue: 1 << 7)
+    package static let encipherOnly = KeyUsage(rawValue: 1 << 7)
     /// decipherOnly (8).
-    public static let decipherOnly = KeyUsage(rawValue: 1 << 8)
+    package static let decipherOnly = KeyUsage(rawValue: 1 << 8)
 
     /// Decodes the BIT STRING; bits past decipherOnly are ignored.
     init(derEncoded: [UInt8]) throws(DERError) {
@@ -123,7 +123,7 @@ public struct KeyUsage: OptionSet, Hashable, Sendable {
 }
 
 /// One GeneralName (RFC 5280 §4.2.1.6).
-public enum GeneralName: Hashable, Sendable {
+package enum GeneralName: Hashable, Sendable {
     /// rfc822Name `[1]`.
     case rfc822Name(String)
     /// dNSName `[2]`.

@@ -3,90 +3,90 @@
 /// Kept as its relative distinguished names (RDNs), each a set of one or more
 /// attributes, so both TPM encodings (one RDN per attribute, or one multi-valued
 /// RDN) read the same through ``attributes`` and ``value(for:)``.
-public struct DistinguishedName: Hashable, Sendable, CustomStringConvertible {
+package struct DistinguishedName: Hashable, Sendable, CustomStringConvertible {
     /// One attribute: its type OID (dotted) and its value as text.
-    public struct Attribute: Hashable, Sendable {
+    package struct Attribute: Hashable, Sendable {
         /// The attribute type, dotted (`2.5.4.3` for commonName).
-        public let oid: String
+        package let oid: String
         /// The value. Character strings are decoded; any other ASN.1 type is
         /// given as `#` and the hex of its DER encoding (RFC 4514 style).
-        public let value: String
+        package let value: String
 
         /// Creates an attribute.
         /// - Parameters:
         ///   - oid: the dotted type OID.
         ///   - value: the text value.
-        public init(oid: String, value: String) {
+        package init(oid: String, value: String) {
             self.oid = oid
             self.value = value
         }
     }
 
     /// commonName (`2.5.4.3`).
-    public static let commonNameOID = "2.5.4.3"
+    package static let commonNameOID = "2.5.4.3"
     /// countryName (`2.5.4.6`).
-    public static let countryOID = "2.5.4.6"
+    package static let countryOID = "2.5.4.6"
     /// organizationName (`2.5.4.10`).
-    public static let organizationOID = "2.5.4.10"
+    package static let organizationOID = "2.5.4.10"
     /// organizationalUnitName (`2.5.4.11`).
-    public static let organizationalUnitOID = "2.5.4.11"
+    package static let organizationalUnitOID = "2.5.4.11"
     /// TCG tpmManufacturer (`2.23.133.2.1`).
-    public static let tpmManufacturerOID = "2.23.133.2.1"
+    package static let tpmManufacturerOID = "2.23.133.2.1"
     /// TCG tpmModel (`2.23.133.2.2`).
-    public static let tpmModelOID = "2.23.133.2.2"
+    package static let tpmModelOID = "2.23.133.2.2"
     /// TCG tpmVersion (`2.23.133.2.3`).
-    public static let tpmVersionOID = "2.23.133.2.3"
+    package static let tpmVersionOID = "2.23.133.2.3"
 
     /// The RDNs in order; each holds one or more attributes.
-    public let relativeDistinguishedNames: [[Attribute]]
+    package let relativeDistinguishedNames: [[Attribute]]
     /// The Name's DER encoding as it appeared in the certificate (not part of equality).
-    public let derBytes: [UInt8]
+    package let derBytes: [UInt8]
 
     /// Every attribute, RDN by RDN, flattened.
-    public var attributes: [Attribute] { relativeDistinguishedNames.flatMap { $0 } }
+    package var attributes: [Attribute] { relativeDistinguishedNames.flatMap { $0 } }
     /// Whether the name has no attributes (a TPM AIK certificate's subject).
-    public var isEmpty: Bool { relativeDistinguishedNames.allSatisfy { $0.isEmpty } }
+    package var isEmpty: Bool { relativeDistinguishedNames.allSatisfy { $0.isEmpty } }
 
     /// Every value of the attribute type `oid`, in order.
     /// - Parameter oid: the dotted type OID.
-    public func values(for oid: String) -> [String] {
+    package func values(for oid: String) -> [String] {
         attributes.filter { $0.oid == oid }.map(\.value)
     }
 
     /// The first value of the attribute type `oid`, or nil.
     /// - Parameter oid: the dotted type OID.
-    public func value(for oid: String) -> String? {
+    package func value(for oid: String) -> String? {
         attributes.first { $0.oid == oid }?.value
     }
 
     /// The first commonName (CN).
-    public var commonName: String? { value(for: Self.commonNameOID) }
+    package var commonName: String? { value(for: Self.commonNameOID) }
     /// The first organizationName (O).
-    public var organization: String? { value(for: Self.organizationOID) }
+    package var organization: String? { value(for: Self.organizationOID) }
     /// The first organizationalUnitName (OU).
-    public var organizationalUnit: String? { value(for: Self.organizationalUnitOID) }
+    package var organizationalUnit: String? { value(for: Self.organizationalUnitOID) }
     /// The first countryName (C).
-    public var country: String? { value(for: Self.countryOID) }
+    package var country: String? { value(for: Self.countryOID) }
 
     /// `oid=value` pairs, RDNs joined by `, ` and multi-valued RDN members by `+`.
-    public var description: String {
+    package var description: String {
         relativeDistinguishedNames.map { rdn in
             rdn.map { "\($0.oid)=\($0.value)" }.joined(separator: "+")
         }.joined(separator: ", ")
     }
 
     /// Equal when the RDNs and their attributes are (the encodings may differ in string types).
-    public static func == (lhs: DistinguishedName, rhs: DistinguishedName) -> Bool {
+    package static func == (lhs: DistinguishedName, rhs: DistinguishedName) -> Bool {
         lhs.relativeDistinguishedNames == rhs.relativeDistinguishedNames
     }
 
     /// Hashes the RDNs, matching `==`.
-    public func hash(into hasher: inout Hasher) { hasher.combine(relativeDistinguishedNames) }
+    package func hash(into hasher: inout Hasher) { hasher.combine(relativeDistinguishedNames) }
 
     /// Parses a DER Name (`SEQUENCE OF SET OF AttributeTypeAndValue`).
     /// - Parameter derEncoded: exactly one Name.
     /// - Throws: ``DERError`` when it is not a well-formed Name.
-    public init(derEncoded: ArraySlice<UInt8>) throws(DERError) {
+    package init(derEncoded: ArraySlice<UInt8>) throws(DERError) {
         try self.init(node: try DER.parse(derEncoded))
     }
 
@@ -117,7 +117,7 @@ public struct DistinguishedName: Hashable, Sendable, CustomStringConvertible {
     /// PrintableString, every other value as a UTF8String.
     /// - Parameter rdns: the RDNs; an inner array of several attributes is one multi-valued RDN.
     /// - Throws: ``DERError/Code/invalidValue`` for an OID that is not dotted decimal.
-    @_spi(Testing) public init(rdns: [[Attribute]]) throws(DERError) {
+    package init(rdns: [[Attribute]]) throws(DERError) {
         var encodedRDNs: [[UInt8]] = []
         for rdn in rdns {
             var members: [[UInt8]] = []
@@ -136,7 +136,7 @@ public struct DistinguishedName: Hashable, Sendable, CustomStringConvertible {
     /// Builds a name with one RDN per attribute.
     /// - Parameter attributes: the attributes in order.
     /// - Throws: ``DERError/Code/invalidValue`` for an OID that is not dotted decimal.
-    @_spi(Testing) public init(_ attributes: [Attribute]) throws(DERError) {
+    package init(_ attributes: [Attribute]) throws(DERError) {
         try self.init(rdns: attributes.map { [$0] })
     }
 
@@ -154,13 +154,13 @@ public struct DistinguishedName: Hashable, Sendable, CustomStringConvertible {
 
 extension DistinguishedName.Attribute {
     /// commonName (CN).
-    public static func commonName(_ value: String) -> Self { Self(oid: DistinguishedName.commonNameOID, value: value) }
+    package static func commonName(_ value: String) -> Self { Self(oid: DistinguishedName.commonNameOID, value: value) }
     /// countryName (C).
-    public static func country(_ value: String) -> Self { Self(oid: DistinguishedName.countryOID, value: value) }
+    package static func country(_ value: String) -> Self { Self(oid: DistinguishedName.countryOID, value: value) }
     /// organizationName (O).
-    public static func organization(_ value: String) -> Self { Self(oid: DistinguishedName.organizationOID, value: value) }
+    package static func organization(_ value: String) -> Self { Self(oid: DistinguishedName.organizationOID, value: value) }
     /// organizationalUnitName (OU).
-    public static func organizationalUnit(_ value: String) -> Self {
+    package static func organizationalUnit(_ value: String) -> Self {
         Self(oid: DistinguishedName.organizationalUnitOID, value: value)
     }
 }

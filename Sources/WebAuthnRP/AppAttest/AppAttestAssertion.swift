@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthnCrypto
 
 extension AppAttestVerifier {
     /// Verifies an assertion (`DCAppAttestService.generateAssertion`) against a stored key.

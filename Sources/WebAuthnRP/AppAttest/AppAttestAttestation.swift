@@ -1,4 +1,5 @@
-import Foundation
+public import Foundation
+import WebAuthnCrypto
 
 extension AppAttestVerifier {
     /// Verifies a key attestation (`DCAppAttestService.attestKey`).

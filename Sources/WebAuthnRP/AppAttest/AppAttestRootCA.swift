@@ -1,4 +1,5 @@
 import Foundation
+public import WebAuthnCrypto
 
 /// Apple's App Attestation Root CA, the anchor of every App Attest attestation's `x5c` chain.
 ///

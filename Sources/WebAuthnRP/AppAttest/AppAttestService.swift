@@ -1,4 +1,5 @@
-import Foundation
+public import Foundation
+public import WebAuthnCrypto
 
 /// Apple's step 6 of assertion validation, "verify that the embedded challenge in the client
 /// data matches the earlier challenge to the client": how the app binds the server's challenge

@@ -1,3 +1,5 @@
+import WebAuthnCoding
+import WebAuthnCrypto
 /// `android-key` (W3C L3 §8.4): attestation by the Android Keystore (Keymaster or
 /// KeyMint), whose attestation certificate describes the key in an extension.
 struct AndroidKeyAttestation: AttestationFormat {

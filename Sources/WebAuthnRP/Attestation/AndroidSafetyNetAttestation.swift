@@ -1,4 +1,6 @@
 import Foundation
+import WebAuthnCrypto
+import WebAuthnCoding
 
 /// `android-safetynet` (W3C L3 §8.5): a SafetyNet attestation API response (a JWS
 /// signed by Google for the host name `attest.android.com`) whose nonce binds the

@@ -1,3 +1,5 @@
+import WebAuthnCrypto
+import WebAuthnCoding
 /// `apple` (W3C L3 §8.8): Apple Anonymous Attestation. An Apple anonymization CA issues a
 /// certificate (`credCert`) for the credential public key and binds it to this ceremony with a
 /// nonce extension; there is no separate attestation signature.

@@ -1,4 +1,6 @@
 import Foundation
+import WebAuthnCoding
+import WebAuthnCrypto
 
 /// The attestation types of W3C WebAuthn L3 §6.5.4, spelled as the fixture format does.
 public enum AttestationType: String, Sendable, Hashable, Codable, CaseIterable {

@@ -1,4 +1,6 @@
-import Foundation
+package import Foundation
+package import WebAuthnCoding
+import WebAuthnCrypto
 
 /// One attestation statement format's verification procedure (§7.1 step 23) and the trust
 /// assessment (steps 24-25) run on their own, without the rest of a registration.

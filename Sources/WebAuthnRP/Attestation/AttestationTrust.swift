@@ -1,4 +1,5 @@
 import Foundation
+public import WebAuthnCrypto
 
 /// The attestation part of a verified registration: which format and type, and
 /// whether (and through which anchor) the claim chains to a root the RP trusts.

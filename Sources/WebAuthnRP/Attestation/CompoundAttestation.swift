@@ -1,3 +1,4 @@
+import WebAuthnCoding
 /// `compound` (W3C L3 §8.9): several self-contained attestation statements about the same
 /// credential, carried in one attestation object and sharing its authenticator data and
 /// client data hash.

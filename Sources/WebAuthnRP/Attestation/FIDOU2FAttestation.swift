@@ -1,3 +1,5 @@
+import WebAuthnCrypto
+import WebAuthnCoding
 /// `fido-u2f` (W3C L3 §8.6): attestation from FIDO U2F authenticators.
 struct FIDOU2FAttestation: AttestationFormat {
     let identifier = "fido-u2f"

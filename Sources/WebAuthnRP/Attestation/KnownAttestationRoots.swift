@@ -1,4 +1,5 @@
 import Foundation
+public import WebAuthnCrypto
 
 /// A catalogue of the public attestation roots that vendors publish, embedded so a relying
 /// party does not have to fetch them. Nothing here is ever trusted implicitly: a root counts

@@ -1,3 +1,5 @@
+import WebAuthnCrypto
+import WebAuthnCoding
 /// `packed` (W3C L3 §8.2): a WebAuthn-optimized format, either with an attestation
 /// certificate chain (`x5c`) or self attestation.
 package struct PackedAttestation: AttestationFormat {

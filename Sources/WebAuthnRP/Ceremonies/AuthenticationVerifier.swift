@@ -1,4 +1,6 @@
-import Foundation
+public import Foundation
+import WebAuthnCoding
+import WebAuthnCrypto
 
 /// Verifies an authentication ceremony: W3C WebAuthn Level 3 §7.2, every step in order.
 ///

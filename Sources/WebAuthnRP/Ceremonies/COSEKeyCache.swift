@@ -1,4 +1,5 @@
 import Synchronization
+import WebAuthnCrypto
 
 /// Keeps built credential keys so a login does not rebuild the libcrypto key from
 /// CBOR each time (building a P-256 key costs about a third of a verification).

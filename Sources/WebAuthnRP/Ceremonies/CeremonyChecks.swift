@@ -1,4 +1,6 @@
 import Foundation
+import WebAuthnCoding
+import WebAuthnCrypto
 
 /// Checks shared by §7.1 and §7.2 (client data, rpIdHash, flags), written once so
 /// both ceremonies apply exactly the same rule.

@@ -1,3 +1,4 @@
+public import WebAuthnCrypto
 /// A registration response with its binary members decoded (from
 /// ``RegistrationResponseJSON``, or built directly by a server that decoded them).
 public struct RegistrationResponse: Sendable {
@@ -82,7 +83,7 @@ public struct VerifiedRegistration: Sendable {
     /// The parsed client data.
     public let clientData: CollectedClientData
     /// The credential public key, built once.
-    public let credentialKey: COSEKey
+    package let credentialKey: COSEKey
     /// UP flag.
     public var userPresent: Bool { authenticatorData.flags.contains(.userPresent) }
     /// UV flag.

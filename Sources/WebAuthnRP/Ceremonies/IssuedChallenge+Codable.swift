@@ -1,4 +1,6 @@
 import Foundation
+import WebAuthnCoding
+import WebAuthnCrypto
 
 /// The storable form of an issued challenge, for a database-backed ``ChallengeStore``: compact
 /// (bytes as base64url text, times as seconds since 1970 whatever the encoder's date strategy)

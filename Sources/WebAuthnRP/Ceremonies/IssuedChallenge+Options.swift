@@ -1,4 +1,5 @@
-import Foundation
+public import Foundation
+import WebAuthnCrypto
 
 extension IssuedChallenge {
     /// The issued challenge that creation options describe.

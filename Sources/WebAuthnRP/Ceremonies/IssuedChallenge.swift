@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Which ceremony a challenge was issued for.
 public enum CeremonyKind: String, Sendable, Hashable, Codable {

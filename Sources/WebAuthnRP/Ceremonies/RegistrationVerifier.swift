@@ -1,4 +1,6 @@
-import Foundation
+public import Foundation
+import WebAuthnCoding
+import WebAuthnCrypto
 
 /// Verifies a registration ceremony: W3C WebAuthn Level 3 §7.1, every step in order.
 ///

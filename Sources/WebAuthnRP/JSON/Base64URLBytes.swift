@@ -1,3 +1,4 @@
+import WebAuthnCoding
 /// Bytes that travel in WebAuthn's JSON forms as unpadded base64url text
 /// (`Base64URLString` in WebAuthn Level 3 §5.1).
 ///

@@ -1,3 +1,4 @@
+import WebAuthnCrypto
 /// Where the option builders get their challenges.
 enum ChallengeSource {
     /// Bytes in a freshly drawn challenge (WebAuthn Level 3 §13.4.3 asks for at least 16).

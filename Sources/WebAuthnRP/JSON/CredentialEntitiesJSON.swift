@@ -1,3 +1,4 @@
+public import WebAuthnCrypto
 // The small dictionaries shared by the options and responses (WebAuthn Level 3 §5.4, §5.8).
 
 /// The relying party as named in creation options (`PublicKeyCredentialRpEntity`).

@@ -1,3 +1,4 @@
+import WebAuthnCoding
 /// A scanner for the plain subset of JSON that browsers write: printable ASCII, strings
 /// without escapes, integers without fraction or exponent, `true`, `false`, `null`,
 /// objects without duplicate member names, and arrays.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 // JSON entry points that turn Foundation's DecodingError into a `malformed`
 // WebAuthnError naming the member (for example `RegistrationResponseJSON.response.clientDataJSON`).

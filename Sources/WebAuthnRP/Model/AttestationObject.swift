@@ -1,3 +1,4 @@
+package import WebAuthnCoding
 /// A parsed attestation object (WebAuthn Level 3 §6.5.4): the CBOR map
 /// `{ "fmt": text, "attStmt": map (an array for `compound`), "authData": bytes }`.
 ///
@@ -9,7 +10,7 @@ public struct AttestationObject: Sendable {
     public let format: String
     /// The attestation statement (`attStmt`): a CBOR map whose shape depends on ``format``,
     /// or for `compound` an array of `{fmt, attStmt}` maps.
-    public let statement: CBORItem
+    package let statement: CBORItem
     /// The authenticator data, parsed over the byte string inside the object.
     public let authenticatorData: AuthenticatorData
     /// Exactly the bytes received.

@@ -1,3 +1,4 @@
+package import WebAuthnCoding
 /// The credential data an authenticator adds when it creates a credential
 /// (WebAuthn Level 3 §6.5.1): present when the AT flag is set.
 public struct AttestedCredentialData: Sendable {
@@ -7,7 +8,7 @@ public struct AttestedCredentialData: Sendable {
     public let credentialId: ArraySlice<UInt8>
     /// The credential public key as one CBOR map (a COSE_Key). Its `encodedBytes`
     /// are exactly the key bytes inside the authenticator data.
-    public let credentialPublicKey: CBORItem
+    package let credentialPublicKey: CBORItem
 }
 
 /// Parsed authenticator data (WebAuthn Level 3 §6.1).
@@ -28,7 +29,7 @@ public struct AuthenticatorData: Sendable {
     /// The attested credential data, present exactly when the AT flag is set.
     public let attestedCredentialData: AttestedCredentialData?
     /// The authenticator extension outputs map, present exactly when the ED flag is set.
-    public let extensions: CBORItem?
+    package let extensions: CBORItem?
 
     /// The largest credential ID length a relying party accepts (§7.1 step on `credentialId`).
     public static let maximumCredentialIdLength = 1023

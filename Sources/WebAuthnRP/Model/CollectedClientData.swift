@@ -1,3 +1,4 @@
+import WebAuthnCoding
 /// Parsed `clientDataJSON` (WebAuthn Level 3 §5.8.1).
 ///
 /// The bytes are parsed by a strict JSON reader: valid UTF-8 (an optional leading

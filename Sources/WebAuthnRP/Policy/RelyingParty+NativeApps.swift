@@ -1,3 +1,5 @@
+import WebAuthnCoding
+import WebAuthnCrypto
 extension RelyingParty {
     /// The origin an Android app's passkey ceremonies report in client data:
     /// `android:apk-key-hash:` followed by the base64url (unpadded) SHA-256 of the app's signing

@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthnCrypto
 
 /// Who the relying party is and where its ceremonies may come from.
 ///

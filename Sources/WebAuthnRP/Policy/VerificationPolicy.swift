@@ -1,4 +1,5 @@
-import Foundation
+public import Foundation
+public import WebAuthnCrypto
 
 /// What the relying party does when a signature counter does not increase.
 public enum CounterPolicy: Sendable, Equatable {

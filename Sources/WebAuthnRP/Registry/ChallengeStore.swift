@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Synchronization
 
 /// Why a store refused an operation. Store failures are not ceremony verdicts: they

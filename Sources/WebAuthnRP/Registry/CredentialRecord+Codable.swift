@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthnCoding
 
 /// A record's storable form: byte members as base64url text (RFC 4648 §5, unpadded), so a JSON
 /// column stays compact and readable. Records written by earlier versions, with bytes as arrays

@@ -1,4 +1,5 @@
-import Foundation
+public import Foundation
+import WebAuthnCoding
 
 /// A relying party with its registry: issues challenges, finishes ceremonies,
 /// and keeps credential records. This is what a server embeds.

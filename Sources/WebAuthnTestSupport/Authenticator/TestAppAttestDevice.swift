@@ -1,6 +1,7 @@
 import Foundation
-@_spi(Testing) import WebAuthnCrypto
-@_spi(Testing) import WebAuthnRP
+package import WebAuthnCrypto
+package import WebAuthnRP
+package import WebAuthnCoding
 
 /// A software stand-in for an iOS device's App Attest service (`DCAppAttestService`): it attests
 /// a P-256 key under a test App Attestation root (root → intermediate → credCert, as Apple

@@ -1,6 +1,7 @@
 import Foundation
-@_spi(Testing) import WebAuthnCrypto
-@_spi(Testing) import WebAuthnRP
+import WebAuthnCrypto
+package import WebAuthnRP
+import WebAuthnCoding
 
 // The attestation statements whose certificate certifies the credential key itself (tpm,
 // android-key, apple), built the way the formats' authenticators build them (W3C L3 §8.3,

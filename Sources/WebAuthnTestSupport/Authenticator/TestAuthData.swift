@@ -1,6 +1,6 @@
-import Foundation
-@_spi(Testing) import WebAuthnCrypto
-import WebAuthnRP
+package import Foundation
+package import WebAuthnCrypto
+package import WebAuthnRP
 
 /// Builds authenticator data bytes (W3C L3 §6.1) for tests.
 package struct TestAuthData {

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@_spi(Testing) import WebAuthnCrypto
-import WebAuthnRP
+package import WebAuthnCrypto
+package import WebAuthnRP
+package import WebAuthnCoding
 
 /// A software authenticator plus client for ceremony tests: it holds one credential
 /// and produces complete registration and authentication responses, signed for

@@ -1,6 +1,7 @@
 import Foundation
-@_spi(Testing) import WebAuthnCrypto
+import WebAuthnCrypto
 import WebAuthnRP
+import WebAuthnCoding
 
 /// The `Fixtures/app-attest/` group: Apple App Attest attestations and assertions from
 /// ``TestAppAttestDevice`` under a test App Attestation root, one file per rejection category

@@ -1,5 +1,5 @@
-@_spi(Testing) import WebAuthnCrypto
-@_spi(Testing) import WebAuthnRP
+import WebAuthnCrypto
+import WebAuthnRP
 
 extension Corpus {
     /// Attestation certificate and statement rules (issue 17, items 5-9), each ceremony made by

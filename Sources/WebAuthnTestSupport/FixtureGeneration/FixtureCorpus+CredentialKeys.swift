@@ -1,4 +1,4 @@
-@_spi(Testing) import WebAuthnCrypto
+import WebAuthnCrypto
 import WebAuthnCoding
 import WebAuthnRP
 

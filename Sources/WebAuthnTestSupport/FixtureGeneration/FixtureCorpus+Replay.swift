@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Testing) import WebAuthnCrypto
+import WebAuthnCrypto
 import WebAuthnRP
 
 /// Fixtures for the replay members that say when and for whom a challenge was issued:

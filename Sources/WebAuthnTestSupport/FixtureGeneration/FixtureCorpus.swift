@@ -1,6 +1,7 @@
-import Foundation
-@_spi(Testing) import WebAuthnCrypto
+package import Foundation
+import WebAuthnCrypto
 import WebAuthnRP
+import WebAuthnCoding
 
 /// Renders the project's own recorded ceremonies and writes or checks `Fixtures/`
 /// (see Fixtures/README.md). Run by `swift run webauthn-fixtures`; the tests check

@@ -1,6 +1,7 @@
 import Foundation
-@_spi(Testing) import WebAuthnCrypto
+import WebAuthnCrypto
 import WebAuthnRP
+import WebAuthnCoding
 
 /// A JSON value that keeps its members in the order they were written, so the
 /// generated fixture files read top-down (format, description, relying party,

@@ -1,5 +1,5 @@
 import Foundation
-@_spi(Testing) import WebAuthnCrypto
+import WebAuthnCrypto
 import WebAuthnRP
 
 /// One `webauthn-ceremonies/1` file being recorded: ceremonies are produced by the

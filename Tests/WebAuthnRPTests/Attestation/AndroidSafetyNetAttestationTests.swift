@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import WebAuthnCoding
-@_spi(Testing) import WebAuthnCrypto
+import WebAuthnCrypto
 @testable import WebAuthnRP
 import WebAuthnTestSupport
 

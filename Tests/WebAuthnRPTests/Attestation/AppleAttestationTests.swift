@@ -1,8 +1,9 @@
 import Foundation
 import Testing
-@_spi(Testing) import WebAuthnCrypto
+import WebAuthnCrypto
 @testable import WebAuthnRP
 import WebAuthnTestSupport
+import WebAuthnCoding
 
 /// Builds `apple` statements from scratch: a test anonymization CA issues credCert for the
 /// credential key with the nonce extension encoded by `DEREncoder`.

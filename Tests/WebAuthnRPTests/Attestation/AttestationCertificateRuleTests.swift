@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-@_spi(Testing) import WebAuthnCrypto
-@_spi(Testing) @testable import WebAuthnRP
+import WebAuthnCrypto
+@testable import WebAuthnRP
 import WebAuthnTestSupport
 
 /// Issue 17, items 5-9: attestation certificate and statement rules, each run as a whole

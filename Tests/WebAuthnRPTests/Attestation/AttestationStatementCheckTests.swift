@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import WebAuthnRP
 import WebAuthnTestSupport
+import WebAuthnCoding
 
 /// `AttestationStatementCheck`: one attestation statement verified outside a ceremony (the fuzz
 /// targets use it); it must refuse what step 22 of a ceremony refuses.

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@_spi(Testing) import WebAuthnCrypto
+import WebAuthnCrypto
 @testable import WebAuthnRP
+import WebAuthnCoding
 
 /// Sub-statements about one credential and one authenticator data, for compound statements.
 struct CompoundStatementFactory {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WebAuthnRP
+import WebAuthnCrypto
 
 @Suite("known attestation roots")
 struct KnownAttestationRootsTests {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-@_spi(Testing) import WebAuthnCrypto
-@_spi(Testing) @testable import WebAuthnRP
+import WebAuthnCrypto
+@testable import WebAuthnRP
 
 /// pubArea parameter rules (§8.3, TPM 2.0 Part 2) the mutation campaign (Docs/Mutation.md)
 /// found without a test that isolates them.

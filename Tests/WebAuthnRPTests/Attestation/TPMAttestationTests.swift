@@ -1,8 +1,9 @@
 import Foundation
 import Testing
-@_spi(Testing) import WebAuthnCrypto
-@testable @_spi(Testing) import WebAuthnRP
+import WebAuthnCrypto
+@testable import WebAuthnRP
 import WebAuthnTestSupport
+import WebAuthnCoding
 
 // Every statement here is built by the test: a CA, an AIK certificate it issues (empty subject,
 // TPM SAN directoryName, tcg-kp-AIKCertificate EKU, CA=false), a pubArea and certInfo from

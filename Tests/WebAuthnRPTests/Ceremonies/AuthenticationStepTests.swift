@@ -1,8 +1,9 @@
 import Foundation
 import Testing
-@_spi(Testing) import WebAuthnCrypto
+import WebAuthnCrypto
 @testable import WebAuthnRP
 import WebAuthnTestSupport
+import WebAuthnCoding
 
 /// W3C WebAuthn L3 §7.2, one test per step that can fail: the exact category and
 /// step label, and the accepting counterpart.

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
-@_spi(Testing) import WebAuthnCrypto
+import WebAuthnCrypto
 @testable import WebAuthnRP
 import WebAuthnTestSupport
+import WebAuthnCoding
 
 /// The packed (§8.2), fido-u2f (§8.6) and none (§8.7) formats, run through §7.1.
 @Suite("Packed, fido-u2f and none attestation through §7.1")

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
-@_spi(Testing) import WebAuthnCrypto
+import WebAuthnCrypto
 @testable import WebAuthnRP
 import WebAuthnTestSupport
+import WebAuthnCoding
 
 /// Mistakes relying parties make in practice, each pinned to its rejection.
 @Suite("Relying-party pitfalls")

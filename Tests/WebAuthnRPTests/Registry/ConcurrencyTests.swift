@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@_spi(Testing) import WebAuthnCrypto
+import WebAuthnCrypto
 @testable import WebAuthnRP
 import WebAuthnTestSupport
 

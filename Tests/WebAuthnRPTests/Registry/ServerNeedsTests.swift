@@ -1,8 +1,9 @@
 import Foundation
 import Testing
-@_spi(Testing) import WebAuthnCrypto
+import WebAuthnCrypto
 @testable import WebAuthnRP
 import WebAuthnTestSupport
+import WebAuthnCoding
 
 /// What a server writing against the library needs without writing around it: storable
 /// records, short default algorithms, transports kept, user handles, client-safe errors and a

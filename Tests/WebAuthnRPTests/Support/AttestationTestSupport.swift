@@ -1,7 +1,8 @@
 import Foundation
-@_spi(Testing) import WebAuthnCrypto
+import WebAuthnCrypto
 @testable import WebAuthnRP
 import WebAuthnTestSupport
+import WebAuthnCoding
 
 /// A credential key pair for tests.
 struct TestCredential {

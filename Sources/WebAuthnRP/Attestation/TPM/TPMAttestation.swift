@@ -1,3 +1,5 @@
+import WebAuthnCrypto
+import WebAuthnCoding
 /// `tpm` (W3C L3 §8.3): attestation by a Trusted Platform Module. The TPM certifies the
 /// credential key (`pubArea`) with its attestation identity key (AIK) in a TPMS_ATTEST
 /// (`certInfo`) whose `extraData` binds the ceremony; the AIK certificate comes from an

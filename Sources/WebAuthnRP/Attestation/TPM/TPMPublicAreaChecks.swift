@@ -1,3 +1,4 @@
+import WebAuthnCrypto
 // §8.3: "Verify that the public key specified by the parameters and unique fields of pubArea is
 // identical to the credentialPublicKey". Before the key in `unique` can be compared, the
 // parameters must describe that key: a pubArea whose parameters say one thing and whose unique

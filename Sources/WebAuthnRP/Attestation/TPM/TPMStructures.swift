@@ -551,7 +551,7 @@ struct TPMReader {
 
 /// Builds TPM structures from their fields so tests can make valid and deliberately broken
 /// `tpm` attestation statements. Sizes are written as given, truncated to 16 bits.
-@_spi(Testing) public enum TPMStructureEncoder {
+package enum TPMStructureEncoder {
     /// A TPM2B: the byte count as a big-endian UInt16, then the bytes.
     /// - Parameter bytes: the contents.
     /// - Returns: the encoded TPM2B.
