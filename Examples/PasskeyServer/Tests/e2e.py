@@ -191,6 +191,13 @@ def browser_flows(driver):
     counter_after_registration = int(sql("SELECT sign_count FROM passkey_credentials"
                                          f" WHERE user_handle = decode('{handle}', 'hex')"))
 
+    # The same authenticator cannot register twice: the options exclude its credential.
+    click(driver, "add-passkey")
+    WebDriverWait(driver, TIMEOUT).until(lambda d: "error" in d.find_element(By.ID, "status").get_attribute("class"))
+    check(driver.find_element(By.TAG_NAME, "body").get_attribute("data-passkeys") == "1"
+          and rows()["credentials"] == before["credentials"] + 1,
+          f"excludeCredentials: the same authenticator is not registered twice ({status_text(driver)[:60]!r})")
+
     # A second account with the same name is refused.
     status, body = http("POST", NODE_B + "/api/register/options", json.dumps({"username": "alice"}).encode(),
                         {"Content-Type": "application/json"})
@@ -297,6 +304,34 @@ def two_nodes_same_response(driver):
     # And again later, to either: refused.
     check(http("POST", NODE_B + "/api/login/verify", body, {"Content-Type": "application/json"},
                {"pk_login": cookie})[0] == 400, "the replayed response is refused afterwards")
+
+
+def overtaken_login(driver):
+    """The lost-update race made deterministic: node B (E2E_UPDATE_DELAY_MS) verifies the
+    assertion with counter n and waits before storing it; meanwhile node A verifies and stores
+    the assertion with counter n+1. B's conditional UPDATE then matches no row: B's login is
+    refused (401) and the stored counter stays n+1, never going back to n."""
+    first = browser_assertion(driver, NODE_A, "bob")
+    second = browser_assertion(driver, NODE_A, "bob")
+    signed = [int.from_bytes(b64url_decode(json.loads(body)["response"]["authenticatorData"])[33:37], "big")
+              for body, _ in (first, second)]
+    credential_hex = b64url_decode(json.loads(second[0])["rawId"]).hex()
+    answers = {}
+
+    def slow():
+        answers["B"] = http("POST", NODE_B + "/api/login/verify", first[0], {"Content-Type": "application/json"},
+                            {"pk_login": first[1]})
+    thread = threading.Thread(target=slow)
+    thread.start()
+    time.sleep(0.5)   # B has verified and is waiting to store counter n
+    answers["A"] = http("POST", NODE_A + "/api/login/verify", second[0], {"Content-Type": "application/json"},
+                        {"pk_login": second[1]})
+    thread.join()
+    stored = int(sql(f"SELECT sign_count FROM passkey_credentials WHERE id = decode('{credential_hex}', 'hex')"))
+    check(answers["A"][0] == 200, f"overtaking login (counter {signed[1]}) on node A accepted ({answers['A'][0]})")
+    check(answers["B"][0] == 401, f"overtaken login (counter {signed[0]}) on node B refused by the conditional UPDATE"
+                                  f" ({answers['B']})")
+    check(stored == signed[1], f"the stored counter stayed {signed[1]} ({stored})")
 
 
 def concurrent_logins(driver):
@@ -424,6 +459,7 @@ def main():
     try:
         browser_flows(driver)
         two_nodes_same_response(driver)
+        overtaken_login(driver)
         concurrent_logins(driver)
         if os.environ.get("NODE_C"):
             sealed_node(driver)

@@ -81,7 +81,8 @@ wait_ready() { # port
 }
 # Both nodes start at the same instant: the schema migration must tolerate that.
 start_node a "$port_a"; pid_a=$last_pid
-start_node b "$port_b"
+# Node B waits 1.5 s before each login's counter update, so a race can be staged (e2e.py).
+start_node b "$port_b" E2E_UPDATE_DELAY_MS=1500
 # Node C shares the database for credentials but keeps no challenge: sealed challenges.
 start_node c "$port_c" CHALLENGE_MODE=sealed SEALING_KEY="$(python3 -c 'import secrets; print(secrets.token_hex(32))')"
 wait_ready "$port_a"; wait_ready "$port_b"; wait_ready "$port_c"

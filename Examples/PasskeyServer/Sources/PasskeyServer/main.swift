@@ -28,7 +28,7 @@ let policy = VerificationPolicy(counter: .reject, challengeLifetime: 300)
 
 var services: [any Service] = []
 let challenges: any ChallengeStore
-let credentials: any PasskeyCredentialStore
+var credentials: any PasskeyCredentialStore
 let accounts: any AccountStore
 if let url = config.databaseURL {
     let database = try DatabaseURL(url)
@@ -46,6 +46,11 @@ if let url = config.databaseURL {
     credentials = MemoryCredentialStore()
     accounts = MemoryAccountStore()
     logger.info("stores: in memory (set DATABASE_URL for PostgreSQL)")
+}
+
+if let delay = ProcessInfo.processInfo.environment["E2E_UPDATE_DELAY_MS"].flatMap({ Int($0) }), delay > 0 {
+    logger.warning("E2E_UPDATE_DELAY_MS=\(delay): every login's update waits (end-to-end tests only)")
+    credentials = DelayedUpdateStore(credentials, milliseconds: min(delay, 10_000))
 }
 
 let sealingKey: SealedChallengeKey?

@@ -121,3 +121,27 @@ final class MemoryAccountStore: AccountStore {
         }
     }
 }
+
+/// For the end-to-end tests only (`E2E_UPDATE_DELAY_MS`): waits before each login's update so a
+/// second login of the same credential can overtake it, which makes the lost-update race of
+/// two concurrent logins deterministic. Never set in production.
+final class DelayedUpdateStore: PasskeyCredentialStore {
+    let base: any PasskeyCredentialStore
+    let delay: Duration
+
+    init(_ base: any PasskeyCredentialStore, milliseconds: Int) {
+        self.base = base
+        delay = .milliseconds(milliseconds)
+    }
+
+    func create(_ record: CredentialRecord) async throws -> Bool { try await base.create(record) }
+    func credential(id: [UInt8]) async throws -> CredentialRecord? { try await base.credential(id: id) }
+    func credentials(userHandle: [UInt8]) async throws -> [CredentialRecord] { try await base.credentials(userHandle: userHandle) }
+    func delete(id: [UInt8], userHandle: [UInt8]) async throws -> Bool { try await base.delete(id: id, userHandle: userHandle) }
+    func usage(userHandle: [UInt8]) async throws -> [ByteString: CredentialUsage] { try await base.usage(userHandle: userHandle) }
+
+    func update(_ record: CredentialRecord) async throws {
+        try await Task.sleep(for: delay)
+        try await base.update(record)
+    }
+}
