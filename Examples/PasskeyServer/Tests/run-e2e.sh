@@ -60,7 +60,7 @@ database_url="postgres://passkeys@127.0.0.1:$pg_port/postgres"
 
 log "building the example (swift build --package-path $package)"
 build_started=$SECONDS
-timeout 1800 swift build --package-path "$package" >"$work/build.log" 2>&1 || { tail -n 60 "$work/build.log"; die "build failed"; }
+timeout 1800 swift build --package-path "$package" --product PasskeyServer >"$work/build.log" 2>&1 || { tail -n 60 "$work/build.log"; die "build failed"; }
 binary="$(swift build --package-path "$package" --show-bin-path)/PasskeyServer"
 log "built in $((SECONDS - build_started)) s"
 
