@@ -19,6 +19,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         // Already in the graph through postgres-nio; HMAC for the signed cookies.
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3" ..< "5.0.0"),
+        // The load generator's HTTP client (already in Hummingbird's graph).
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         .executableTarget(
@@ -30,6 +32,17 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             resources: [.copy("Public")],
+            swiftSettings: strictSettings
+        ),
+        // Registration and login flows over HTTP against a running server, and the library's
+        // in-process login rate in the same run (Docs/Performance.md).
+        .executableTarget(
+            name: "passkey-load",
+            dependencies: [
+                .product(name: "WebAuthnRP", package: "webauthn-rp"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
             swiftSettings: strictSettings
         ),
     ],
