@@ -1,0 +1,100 @@
+import Foundation
+import WebAuthnRP
+
+/// The server's settings, read from the environment so two nodes can share one database and
+/// one key by configuration alone. Nothing is needed for a local run: `swift run` serves
+/// http://localhost:8080 with in-memory stores.
+struct Config: Sendable {
+    /// The loopback address to bind (a reverse proxy terminates TLS in production).
+    var host = "127.0.0.1"
+    var port = 8080
+    /// The RP ID: the registrable domain the passkeys belong to.
+    var rpId = "localhost"
+    var rpName = "Passkey Server Example"
+    /// The exact origins the browser reports (scheme, host and port).
+    var origins: [String] = []
+    /// `postgres://user[:password]@host[:port]/database`; nil keeps everything in memory.
+    var databaseURL: String?
+    /// 32 bytes (64 hex digits) signing the session and ceremony cookies. Every node of a fleet
+    /// needs the same; a random one is made when it is absent (sessions then die with the process).
+    var sessionKey: [UInt8]
+    /// `store` (a challenge row per ceremony) or `sealed` (the client carries the sealed challenge).
+    var challengeMode = "store"
+    /// 32 bytes (64 hex digits) sealing challenges in `sealed` mode; every node needs the same.
+    var sealingKey: [UInt8]?
+    /// Where a failed ceremony is written as a `webauthn-ceremonies/1` file; nil (the default) writes nothing.
+    var failedCeremonyDirectory: String?
+    /// A name for logs (which node answered).
+    var nodeName = "node"
+
+    /// Whether cookies may omit `Secure` (plain http on loopback only).
+    var isLocalhost: Bool { rpId == "localhost" && origins.allSatisfy { $0.hasPrefix("http://localhost") || $0.hasPrefix("http://127.0.0.1") } }
+
+    static func fromEnvironment(_ env: [String: String] = ProcessInfo.processInfo.environment) throws -> Config {
+        var config = Config(sessionKey: [])
+        if let host = env["HOST"] { config.host = host }
+        if let port = env["PORT"] {
+            guard let value = Int(port), (1...65535).contains(value) else { throw ConfigError("PORT is not a port: \(port)") }
+            config.port = value
+        }
+        if let rpId = env["RP_ID"] { config.rpId = rpId }
+        if let name = env["RP_NAME"] { config.rpName = name }
+        config.origins = env["ORIGINS"].map { $0.split(separator: ",").map { String($0.trimmingCharacters(in: .whitespaces)) } }
+            ?? ["http://localhost:\(config.port)"]
+        config.databaseURL = env["DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
+        if let key = env["SESSION_KEY"] {
+            guard let bytes = hexBytes(key), bytes.count == 32 else { throw ConfigError("SESSION_KEY must be 64 hex digits") }
+            config.sessionKey = bytes
+        } else {
+            config.sessionKey = (0..<32).map { _ in UInt8.random(in: 0...255) }   // SystemRandomNumberGenerator: the OS CSPRNG
+        }
+        if let mode = env["CHALLENGE_MODE"] {
+            guard ["store", "sealed"].contains(mode) else { throw ConfigError("CHALLENGE_MODE is store or sealed, not \(mode)") }
+            config.challengeMode = mode
+        }
+        if let key = env["SEALING_KEY"] {
+            guard let bytes = hexBytes(key), bytes.count == 32 else { throw ConfigError("SEALING_KEY must be 64 hex digits") }
+            config.sealingKey = bytes
+        }
+        config.failedCeremonyDirectory = env["FAILED_CEREMONY_DIR"].flatMap { $0.isEmpty ? nil : $0 }
+        config.nodeName = env["NODE_NAME"] ?? "node-\(config.port)"
+        return config
+    }
+
+    static func hexBytes(_ text: String) -> [UInt8]? {
+        let chars = Array(text.utf8)
+        guard chars.count % 2 == 0 else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(chars.count / 2)
+        var index = 0
+        while index < chars.count {
+            guard let byte = UInt8(String(decoding: chars[index..<index + 2], as: UTF8.self), radix: 16) else { return nil }
+            out.append(byte)
+            index += 2
+        }
+        return out
+    }
+}
+
+struct ConfigError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// `postgres://user:password@host:port/database` split into its parts.
+struct DatabaseURL: Sendable {
+    var host: String, port: Int, user: String, password: String?, database: String
+
+    init(_ text: String) throws {
+        guard let components = URLComponents(string: text), ["postgres", "postgresql"].contains(components.scheme ?? ""),
+              let host = components.host, !host.isEmpty else {
+            throw ConfigError("DATABASE_URL is not postgres://user@host[:port]/database")
+        }
+        self.host = host
+        port = components.port ?? 5432
+        user = components.user ?? "postgres"
+        password = components.password
+        let path = components.path.hasPrefix("/") ? String(components.path.dropFirst()) : components.path
+        database = path.isEmpty ? user : path
+    }
+}

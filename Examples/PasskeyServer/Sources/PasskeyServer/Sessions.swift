@@ -1,0 +1,57 @@
+import Crypto
+import Foundation
+import WebAuthnRP
+
+/// Cookies signed with HMAC-SHA-256 under the server's session key: a value the client cannot
+/// forge or alter, readable by every node that has the key. Payloads are small JSON objects;
+/// each carries its purpose and an expiry, both checked on reading.
+struct CookieSigner: Sendable {
+    let key: SymmetricKey
+
+    init(key: [UInt8]) { self.key = SymmetricKey(data: key) }
+
+    /// `base64url(payload).base64url(HMAC(purpose ‖ 0 ‖ payload))`.
+    func sign<Payload: Encodable>(_ payload: Payload, purpose: String) throws -> String {
+        let body = try JSONEncoder().encode(payload)
+        let mac = HMAC<SHA256>.authenticationCode(for: Data(purpose.utf8) + [0] + body, using: key)
+        return Base64URLBytes(Array(body)).base64URL + "." + Base64URLBytes(Array(mac)).base64URL
+    }
+
+    /// The payload, or nil for a value that is malformed, too long or not signed by this key.
+    func verify<Payload: Decodable>(_ value: String, as type: Payload.Type, purpose: String) -> Payload? {
+        guard value.utf8.count <= 8_192 else { return nil }
+        let parts = value.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2,
+              let body = try? Base64URLBytes(base64URL: String(parts[0]), member: "cookie").bytes,
+              let mac = try? Base64URLBytes(base64URL: String(parts[1]), member: "cookie").bytes else { return nil }
+        guard HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: Data(purpose.utf8) + [0] + body, using: key) else {
+            return nil
+        }
+        return try? JSONDecoder().decode(Payload.self, from: Data(body))
+    }
+}
+
+/// A logged-in user: the session cookie's payload.
+struct SessionPayload: Codable, Sendable {
+    /// The user handle, base64url.
+    var user: String
+    /// Expiry, seconds since 1970.
+    var exp: Double
+}
+
+/// A ceremony in progress: what the server must remember between options and verification,
+/// kept by the browser in a signed cookie (one per ceremony kind) instead of a server session.
+struct CeremonyPayload: Codable, Sendable {
+    /// The challenge the options carried, base64url (store mode): the finish consumes exactly it.
+    var challenge: String?
+    /// The sealed challenge (sealed mode).
+    var sealed: String?
+    /// Registration: the account being created or extended.
+    var username: String?
+    /// Registration: its user handle, base64url.
+    var userHandle: String?
+    /// Registration: whether the account is new (a row is written only when the passkey is).
+    var newAccount: Bool?
+    /// Expiry, seconds since 1970.
+    var exp: Double
+}

@@ -1,0 +1,126 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import WebAuthnRP
+
+// passkey-load [base URL] [seconds] [concurrency] [users]
+// Registers `users` accounts over HTTP, then runs full logins (options + verification) from
+// `concurrency` workers for `seconds`, and prints logins per second and p50/p99 latency; then
+// measures the library's in-process login rate (RelyingPartyService, in-memory stores) with
+// the same authenticator for comparison.
+
+let arguments = CommandLine.arguments
+let base = arguments.count > 1 ? arguments[1] : "http://localhost:8080"
+let seconds = arguments.count > 2 ? Double(arguments[2]) ?? 10 : 10
+let concurrency = arguments.count > 3 ? Int(arguments[3]) ?? 16 : 16
+let userCount = max(concurrency, arguments.count > 4 ? Int(arguments[4]) ?? concurrency : concurrency)
+let origin = base.replacingOccurrences(of: "127.0.0.1", with: "localhost")
+
+var configuration = HTTPClient.Configuration()
+configuration.connectionPool = .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: concurrency)
+let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+
+struct LoadError: Error, CustomStringConvertible { let description: String }
+
+/// POST JSON; returns the body and the named cookie the server set.
+func post(_ path: String, _ body: Data, cookie: (String, String)? = nil, want: String? = nil) async throws -> (Data, String?) {
+    var request = HTTPClientRequest(url: base + path)
+    request.method = .POST
+    request.headers.add(name: "Content-Type", value: "application/json")
+    if let cookie { request.headers.add(name: "Cookie", value: "\(cookie.0)=\(cookie.1)") }
+    request.body = .bytes(ByteBuffer(bytes: body))
+    let response = try await client.execute(request, timeout: .seconds(30))
+    let data = Data((try await response.body.collect(upTo: 1 << 20)).readableBytesView)
+    guard response.status == .ok else {
+        throw LoadError(description: "\(path): \(response.status.code) \(String(decoding: data, as: UTF8.self))")
+    }
+    var value: String?
+    if let want {
+        for header in response.headers["set-cookie"] where header.hasPrefix(want + "=") {
+            value = String(header.dropFirst(want.count + 1).prefix { $0 != ";" })
+        }
+    }
+    return (data, value)
+}
+
+func register(_ name: String) async throws -> LoadAuthenticator {
+    let (options, cookie) = try await post("/api/register/options", Data(#"{"username":"\#(name)"}"#.utf8), want: "pk_reg")
+    guard let cookie, let challenge = challenge(in: options),
+          let object = try JSONSerialization.jsonObject(with: options) as? [String: Any],
+          let user = object["user"] as? [String: Any], let id = user["id"] as? String else {
+        throw LoadError(description: "registration options without a challenge or cookie")
+    }
+    var authenticator = LoadAuthenticator(rpId: "localhost", origin: origin,
+                                          userHandle: try Base64URLBytes(base64URL: id, member: "user.id").bytes)
+    _ = try await post("/api/register/verify", authenticator.register(challenge: challenge), cookie: ("pk_reg", cookie))
+    return authenticator
+}
+
+func login(_ name: String, _ authenticator: inout LoadAuthenticator) async throws {
+    let (options, cookie) = try await post("/api/login/options", Data(#"{"username":"\#(name)"}"#.utf8), want: "pk_login")
+    guard let cookie, let challenge = challenge(in: options) else { throw LoadError(description: "login options without a challenge") }
+    _ = try await post("/api/login/verify", try authenticator.assert(challenge: challenge), cookie: ("pk_login", cookie))
+}
+
+func percentile(_ sorted: [Double], _ p: Double) -> Double {
+    guard !sorted.isEmpty else { return 0 }
+    return sorted[min(sorted.count - 1, Int((Double(sorted.count) * p).rounded(.down)))]
+}
+
+let run = "load\(Int(Date().timeIntervalSince1970) % 100_000)"
+print("registering \(userCount) users at \(base)…")
+var users: [(String, LoadAuthenticator)] = []
+for index in 0..<userCount {
+    let name = "\(run)-\(index)"
+    users.append((name, try await register(name)))
+}
+
+print("logging in for \(seconds) s from \(concurrency) workers…")
+let started = ContinuousClock.now
+let deadline = started + .milliseconds(Int(seconds * 1000))
+let results = try await withThrowingTaskGroup(of: ([Double], Int).self) { group in
+    for worker in 0..<concurrency {
+        let mine = stride(from: worker, to: users.count, by: concurrency).map { users[$0] }
+        group.addTask {
+            var latencies: [Double] = [], failures = 0
+            var mine = mine
+            var index = 0
+            while ContinuousClock.now < deadline {
+                let begin = ContinuousClock.now
+                do { try await login(mine[index].0, &mine[index].1) } catch { failures += 1 }
+                let elapsed = ContinuousClock.now - begin
+                latencies.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
+                index = (index + 1) % mine.count
+            }
+            return (latencies, failures)
+        }
+    }
+    var all: [Double] = [], failures = 0
+    for try await (latencies, failed) in group { all += latencies; failures += failed }
+    return (all.sorted(), failures)
+}
+let elapsed = ContinuousClock.now - started
+let wall = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+let (latencies, failures) = results
+print(String(format: "HTTP: %d logins (options + verification) in %.1f s = %.0f logins/s; p50 %.2f ms, p99 %.2f ms; %d failed",
+             latencies.count, wall, Double(latencies.count) / wall, percentile(latencies, 0.5), percentile(latencies, 0.99), failures))
+
+// The library alone: begin + finish in process, in-memory stores, the same kind of authenticator.
+let service = RelyingPartyService(relyingParty: RelyingParty(id: "localhost", name: "load", origins: [origin]))
+var local = LoadAuthenticator(rpId: "localhost", origin: origin, userHandle: Array("local".utf8))
+let creation = try await service.beginRegistration(user: PublicKeyCredentialUserEntityJSON(id: Base64URLBytes(Array("local".utf8)),
+                                                                                           name: "local", displayName: "local"), now: Date())
+_ = try await service.finishRegistration(jsonData: local.register(challenge: creation.challenge.base64URL), now: Date())
+let localStart = ContinuousClock.now
+var localCount = 0
+while ContinuousClock.now < localStart + .seconds(3) {
+    let options = try await service.beginAuthentication(userHandle: Array("local".utf8), now: Date())
+    _ = try await service.finishAuthentication(jsonData: try local.assert(challenge: options.challenge.base64URL),
+                                               expectedChallenge: options.challenge.bytes, now: Date())
+    localCount += 1
+}
+let localElapsed = ContinuousClock.now - localStart
+let localWall = Double(localElapsed.components.seconds) + Double(localElapsed.components.attoseconds) / 1e18
+print(String(format: "in process (one task, signing included): %.0f logins/s", Double(localCount) / localWall))
+try await client.shutdown()

@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Runs the passkey server's end-to-end tests with real parts, all on 127.0.0.1:
+#   1. a PostgreSQL cluster of our own in a temporary directory (unprivileged user when run as root),
+#   2. the example server built once and started twice (nodes A and B, one database, one cookie key),
+#   3. Tests/e2e.py: headless Chromium with the DevTools virtual authenticator, two-node races,
+#      bad input over HTTP, and a kill -9 of node A in the middle of a ceremony.
+# Everything it starts is stopped by pid on exit. Bounded in time (timeout on every long step).
+# Needs: postgresql (initdb, pg_ctl), chromium, chromium-driver, python3 with selenium.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+package="$(dirname "$here")"
+log() { printf '==> [passkey-e2e] %s\n' "$*"; }
+die() { printf 'error: [passkey-e2e] %s\n' "$*" >&2; exit 1; }
+
+pg_bin="${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)}"
+[ -x "$pg_bin/initdb" ] || die "no PostgreSQL server binaries (apt-get install postgresql)"
+command -v chromium >/dev/null || die "no chromium (apt-get install chromium chromium-driver)"
+command -v chromedriver >/dev/null || die "no chromedriver (apt-get install chromium-driver)"
+python3 -c 'import selenium' 2>/dev/null || die "no selenium for python3 (pip install selenium)"
+
+work="$(mktemp -d /tmp/passkey-e2e.XXXXXX)"
+pids=()
+pg_started=0
+run_as=()
+if [ "$(id -u)" -eq 0 ]; then
+  # PostgreSQL refuses to run as root: the cluster belongs to an unprivileged user.
+  id passkeye2e >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin passkeye2e
+  chown passkeye2e "$work"
+  run_as=(runuser -u passkeye2e --)
+fi
+
+cleanup() {
+  status=$?
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  if [ "$pg_started" = 1 ]; then "${run_as[@]}" "$pg_bin/pg_ctl" -D "$work/pgdata" -m immediate stop >/dev/null 2>&1 || true; fi
+  if [ "$status" -ne 0 ]; then
+    for f in "$work"/node-*.log "$work/postgres.log"; do [ -f "$f" ] && { echo "--- $f (tail)"; tail -n 40 "$f"; }; done
+  fi
+  rm -rf "$work"
+  exit "$status"
+}
+trap cleanup EXIT
+
+# Free loopback ports (asked of the kernel, not guessed).
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+pg_port="$(free_port)"; port_a="$(free_port)"; port_b="$(free_port)"; port_c="$(free_port)"
+while [ "$port_b" = "$port_a" ] || [ "$port_b" = "$pg_port" ]; do port_b="$(free_port)"; done
+while [ "$port_c" = "$port_a" ] || [ "$port_c" = "$port_b" ] || [ "$port_c" = "$pg_port" ]; do port_c="$(free_port)"; done
+
+log "PostgreSQL: initdb in $work/pgdata, port $pg_port"
+"${run_as[@]}" "$pg_bin/initdb" -D "$work/pgdata" -U passkeys --auth=trust -E UTF8 >"$work/initdb.log" 2>&1 \
+  || { cat "$work/initdb.log"; die "initdb failed"; }
+"${run_as[@]}" "$pg_bin/pg_ctl" -D "$work/pgdata" -l "$work/postgres.log" -w -t 60 \
+  -o "-h 127.0.0.1 -p $pg_port -k $work -c fsync=off" start >/dev/null
+pg_started=1
+psql_url="postgresql://passkeys@127.0.0.1:$pg_port/postgres"
+database_url="postgres://passkeys@127.0.0.1:$pg_port/postgres"
+
+log "building the example (swift build --package-path $package)"
+build_started=$SECONDS
+timeout 1800 swift build --package-path "$package" --product PasskeyServer >"$work/build.log" 2>&1 || { tail -n 60 "$work/build.log"; die "build failed"; }
+binary="$(swift build --package-path "$package" --show-bin-path)/PasskeyServer"
+log "built in $((SECONDS - build_started)) s"
+
+session_key="$(python3 -c 'import secrets; print(secrets.token_hex(32))')"
+start_node() { # name port [extra environment...]
+  env HOST=127.0.0.1 PORT="$2" RP_ID=localhost ORIGINS="http://localhost:$port_a,http://localhost:$port_b,http://localhost:$port_c" \
+    DATABASE_URL="$database_url" SESSION_KEY="$session_key" NODE_NAME="$1" LOG_LEVEL=info "${@:3}" \
+    "$binary" >"$work/node-$1.log" 2>&1 &
+  pids+=("$!")
+  last_pid=$!
+}
+wait_ready() { # port
+  for _ in $(seq 1 150); do
+    curl -fsS "http://127.0.0.1:$1/healthz" >/dev/null 2>&1 && return 0
+    sleep 0.2
+  done
+  die "node on port $1 did not become ready"
+}
+# Both nodes start at the same instant: the schema migration must tolerate that.
+start_node a "$port_a"; pid_a=$last_pid
+# Node B waits 1.5 s before each login's counter update, so a race can be staged (e2e.py).
+start_node b "$port_b" E2E_UPDATE_DELAY_MS=1500
+# Node C shares the database for credentials but keeps no challenge: sealed challenges.
+start_node c "$port_c" CHALLENGE_MODE=sealed SEALING_KEY="$(python3 -c 'import secrets; print(secrets.token_hex(32))')"
+wait_ready "$port_a"; wait_ready "$port_b"; wait_ready "$port_c"
+log "nodes ready: A http://localhost:$port_a (pid $pid_a), B http://localhost:$port_b, C (sealed) http://localhost:$port_c"
+
+e2e_started=$SECONDS
+NODE_A="http://localhost:$port_a" NODE_B="http://localhost:$port_b" NODE_C="http://localhost:$port_c" NODE_A_PID="$pid_a" PSQL_URL="$psql_url" \
+  CHROMIUM="$(command -v chromium)" CHROMEDRIVER="$(command -v chromedriver)" \
+  timeout 600 python3 "$here/e2e.py"
+log "end-to-end tests passed in $((SECONDS - e2e_started)) s"

@@ -1,0 +1,259 @@
+public import Foundation
+import Synchronization
+import WebAuthnCoding
+import WebAuthnCrypto
+
+/// A server key that seals an ``IssuedChallenge`` into a token the client carries back, for a
+/// fleet that shares nothing but this key (no shared challenge store).
+///
+/// The token is the challenge's storable form (``IssuedChallenge`` `Codable`) encrypted and
+/// authenticated with AES-256-GCM (libcrypto) under a random 12-byte nonce, base64url:
+/// `0x01 ‖ nonce ‖ ciphertext ‖ tag`. Opening it checks the tag, the version and the expiry; any
+/// change to a single bit, a token sealed under another key, or one past its `expiresAt` is
+/// refused with ``WebAuthnError/Category/challenge``.
+///
+/// What it guarantees: only this server (a holder of the key) made the token, its ceremony
+/// binding (kind, RP ID, user, allowed credentials, UV, algorithms) is exactly what was issued,
+/// and it is accepted only until its expiry. What it does NOT guarantee alone: single use. A
+/// token (and a response signed over its challenge) can be presented again until it expires;
+/// ``SealedChallengeReplayCache`` refuses a second use on the node that holds the cache. Across
+/// nodes that share nothing, a captured response can therefore be accepted once per node within
+/// the challenge lifetime; a shared challenge store (a database row consumed with
+/// `DELETE … RETURNING`) is what gives exactly-once across a fleet.
+public struct SealedChallengeKey: Sendable {
+    /// The token format this library writes and reads.
+    static let version: UInt8 = 1
+    /// Authenticated with every token, so a ciphertext made by the same key for another purpose
+    /// never opens as a challenge.
+    static let associatedData = Array("webauthn-rp sealed IssuedChallenge v1".utf8)
+    /// The longest token opened (base64url characters); longer input is refused before decoding.
+    public static let maximumTokenLength = 16_384
+
+    private let key: [UInt8]
+
+    /// A key from 32 secret bytes (keep them in the server's secret store; every node that opens
+    /// tokens needs the same bytes).
+    /// - Parameter bytes: exactly 32 bytes.
+    /// - Throws: ``WebAuthnCrypto/CryptoError`` `malformedKey` for any other length.
+    public init(_ bytes: [UInt8]) throws {
+        guard bytes.count == AES256GCM.keySize else {
+            throw CryptoError(.malformedKey, "a sealed-challenge key is \(AES256GCM.keySize) bytes, not \(bytes.count)")
+        }
+        key = bytes
+    }
+
+    /// A new random key (libcrypto's CSPRNG).
+    /// - Returns: the key.
+    /// - Throws: ``WebAuthnCrypto/CryptoError`` when the generator fails.
+    public static func generate() throws -> SealedChallengeKey {
+        try SealedChallengeKey(try SecureRandom.bytes(count: AES256GCM.keySize))
+    }
+
+    /// Seals an issued challenge.
+    /// - Parameter issued: the challenge and its ceremony binding.
+    /// - Returns: the token (base64url), for the client to send back with its response.
+    /// - Throws: ``WebAuthnCrypto/CryptoError`` when libcrypto fails; `EncodingError` never in practice.
+    public func seal(_ issued: IssuedChallenge) throws -> String {
+        let plaintext = Array(try JSONEncoder().encode(issued))
+        let nonce = try SecureRandom.bytes(count: AES256GCM.nonceSize)
+        let sealed = try AES256GCM.seal(plaintext, key: key, nonce: nonce, aad: Self.associatedData)
+        return Base64URL.encode([Self.version] + nonce + sealed)
+    }
+
+    /// Opens a token this key sealed and checks it has not expired.
+    /// - Parameters:
+    ///   - token: the token as the client sent it.
+    ///   - now: the current time; a token is accepted through its `expiresAt` instant.
+    /// - Returns: the issued challenge.
+    /// - Throws: ``WebAuthnError`` `challenge` for a token that is too long, not base64url, of an
+    ///   unknown version, does not authenticate under this key (tampered, truncated, another
+    ///   key), does not decode, or has expired.
+    public func open(_ token: String, now: Date) throws(WebAuthnError) -> IssuedChallenge {
+        let step = "sealed challenge"
+        guard token.utf8.count <= Self.maximumTokenLength else {
+            throw WebAuthnError(.challenge, step: step, "the sealed challenge is longer than \(Self.maximumTokenLength) characters")
+        }
+        let bytes: [UInt8]
+        do { bytes = try Base64URL.decode(token) } catch {
+            throw WebAuthnError(.challenge, step: step, "the sealed challenge is not base64url")
+        }
+        let headerSize = 1 + AES256GCM.nonceSize
+        guard bytes.count >= headerSize + AES256GCM.tagSize else {
+            throw WebAuthnError(.challenge, step: step, "the sealed challenge is truncated (\(bytes.count) bytes)")
+        }
+        guard bytes[0] == Self.version else {
+            throw WebAuthnError(.challenge, step: step, "the sealed challenge has version \(bytes[0]), not \(Self.version)")
+        }
+        let nonce = Array(bytes[1..<headerSize])
+        let opened: [UInt8]?
+        do {
+            opened = try AES256GCM.open(Array(bytes[headerSize...]), key: key, nonce: nonce, aad: Self.associatedData)
+        } catch {
+            throw WebAuthnError(.challenge, step: step, "the sealed challenge could not be opened: \(error)")
+        }
+        guard let plaintext = opened else {
+            throw WebAuthnError(.challenge, step: step, "the sealed challenge does not authenticate under this key (tampered or another key)")
+        }
+        let issued: IssuedChallenge
+        do { issued = try JSONDecoder().decode(IssuedChallenge.self, from: Data(plaintext)) } catch {
+            throw WebAuthnError(.challenge, step: step, "the sealed challenge does not decode: \(error)")
+        }
+        guard !(now > issued.expiresAt), !issued.expiresAt.timeIntervalSinceReferenceDate.isNaN else {
+            throw WebAuthnError(.challenge, step: step, "the sealed challenge expired at \(issued.expiresAt)")
+        }
+        return issued
+    }
+}
+
+/// The challenges of sealed tokens already answered on this node, kept until they expire, so a
+/// token is accepted once per cache. Bounded: a full cache (every entry still unexpired) refuses
+/// with ``RegistryError/Code/capacityExceeded`` rather than forgetting an entry, so it never
+/// lets a replay through. Safe under concurrent use.
+public final class SealedChallengeReplayCache: Sendable {
+    private let used = Mutex([ByteKey: Date]())
+    /// The most unexpired tokens remembered at once.
+    public let capacity: Int
+
+    /// Creates a cache.
+    /// - Parameter capacity: the most unexpired tokens remembered (default 100,000).
+    public init(capacity: Int = 100_000) {
+        self.capacity = max(1, capacity)
+    }
+
+    /// Marks a challenge used; refuses one already used.
+    /// - Parameters:
+    ///   - issued: the opened challenge.
+    ///   - now: the current time (entries that expired before it are dropped first when full).
+    /// - Throws: ``WebAuthnError`` `challenge` when it was used before; ``RegistryError``
+    ///   `capacityExceeded` when the cache is full of unexpired entries.
+    public func use(_ issued: IssuedChallenge, now: Date) throws {
+        let key = ByteKey(issued.challenge)
+        try used.withLock { (used: inout [ByteKey: Date]) throws in
+            guard used[key] == nil else {
+                throw WebAuthnError(.challenge, step: "sealed challenge", "this sealed challenge was already used")
+            }
+            if used.count >= capacity { used = used.filter { !($0.value < now) } }
+            guard used.count < capacity else {
+                throw RegistryError(.capacityExceeded, "\(capacity) sealed challenges are remembered")
+            }
+            used[key] = issued.expiresAt
+        }
+    }
+
+    /// How many challenges are remembered.
+    public var count: Int { used.withLock { $0.count } }
+}
+
+/// Options to send to the client together with the sealed challenge it must send back.
+public struct SealedOptions<Options: Sendable>: Sendable {
+    /// The options for `PublicKeyCredential.parse…OptionsFromJSON`.
+    public let options: Options
+    /// The token from ``SealedChallengeKey/seal(_:)``: send it with the options (a cookie or a
+    /// field) and take it back with the response.
+    public let sealedChallenge: String
+}
+
+extension RelyingPartyService {
+    /// ``beginRegistration(_:now:)`` without a challenge store: the issued challenge is sealed
+    /// into a token instead of stored.
+    /// - Parameters:
+    ///   - request: what to ask the client for.
+    ///   - key: the fleet's sealing key.
+    ///   - now: the current time.
+    /// - Returns: the options and the sealed challenge.
+    /// - Throws: as ``beginRegistration(_:now:)``.
+    public func beginRegistration(_ request: RegistrationRequest, sealingWith key: SealedChallengeKey,
+                                  now: Date) async throws -> SealedOptions<PublicKeyCredentialCreationOptionsJSON> {
+        let capture = CapturedChallenge()
+        let options = try await sealing(capture).beginRegistration(request, now: now)
+        return SealedOptions(options: options, sealedChallenge: try key.seal(try capture.take()))
+    }
+
+    /// ``beginAuthentication(_:now:)`` without a challenge store: the issued challenge is sealed
+    /// into a token instead of stored.
+    /// - Parameters:
+    ///   - request: what to ask the client for.
+    ///   - key: the fleet's sealing key.
+    ///   - now: the current time.
+    /// - Returns: the options and the sealed challenge.
+    /// - Throws: as ``beginAuthentication(_:now:)``.
+    public func beginAuthentication(_ request: AuthenticationRequest, sealingWith key: SealedChallengeKey,
+                                    now: Date) async throws -> SealedOptions<PublicKeyCredentialRequestOptionsJSON> {
+        let capture = CapturedChallenge()
+        let options = try await sealing(capture).beginAuthentication(request, now: now)
+        return SealedOptions(options: options, sealedChallenge: try key.seal(try capture.take()))
+    }
+
+    /// ``finishRegistration(jsonData:expectedChallenge:now:keepAttestation:)`` against a sealed
+    /// challenge: opens it (refused with `challenge` when tampered or expired), marks it used in
+    /// `replayCache` whatever the verdict, then verifies and stores the record as usual.
+    /// - Parameters:
+    ///   - jsonData: the request body (`RegistrationResponseJSON`).
+    ///   - sealedChallenge: the token the client sent back.
+    ///   - key: the key that sealed it.
+    ///   - replayCache: this node's cache of used tokens.
+    ///   - now: the current time.
+    ///   - keepAttestation: keep the raw attestation object and client data in the record.
+    /// - Returns: the verified registration (its record is stored).
+    /// - Throws: ``WebAuthnError`` for a refused token or response; ``RegistryError`` or the
+    ///   store's error when storage fails.
+    public func finishRegistration(jsonData: Data, sealedChallenge: String, key: SealedChallengeKey,
+                                   replayCache: SealedChallengeReplayCache, now: Date,
+                                   keepAttestation: Bool = false) async throws -> VerifiedRegistration {
+        let issued = try key.open(sealedChallenge, now: now)
+        try replayCache.use(issued, now: now)
+        return try await sealing(CapturedChallenge(issued)).finishRegistration(
+            jsonData: jsonData, expectedChallenge: issued.challenge, now: now, keepAttestation: keepAttestation)
+    }
+
+    /// ``finishAuthentication(jsonData:expectedChallenge:now:)`` against a sealed challenge:
+    /// opens it (refused with `challenge` when tampered or expired), marks it used in
+    /// `replayCache` whatever the verdict, then verifies and updates the record as usual.
+    /// - Parameters:
+    ///   - jsonData: the request body (`AuthenticationResponseJSON`).
+    ///   - sealedChallenge: the token the client sent back.
+    ///   - key: the key that sealed it.
+    ///   - replayCache: this node's cache of used tokens.
+    ///   - now: the current time.
+    /// - Returns: the verified authentication (its updated record is stored).
+    /// - Throws: ``WebAuthnError`` for a refused token or response; the store's error when storage fails.
+    public func finishAuthentication(jsonData: Data, sealedChallenge: String, key: SealedChallengeKey,
+                                     replayCache: SealedChallengeReplayCache, now: Date) async throws -> VerifiedAuthentication {
+        let issued = try key.open(sealedChallenge, now: now)
+        try replayCache.use(issued, now: now)
+        return try await sealing(CapturedChallenge(issued)).finishAuthentication(
+            jsonData: jsonData, expectedChallenge: issued.challenge, now: now)
+    }
+
+    /// This service with `store` as its challenge store (same relying party, policy and credentials).
+    private func sealing(_ store: CapturedChallenge) -> RelyingPartyService {
+        RelyingPartyService(relyingParty: relyingParty, policy: policy, challenges: store, credentials: credentials)
+    }
+}
+
+/// A one-challenge store: catches what a `begin…` issues, or hands one opened challenge to a
+/// `finish…` once.
+private final class CapturedChallenge: ChallengeStore {
+    private let held: Mutex<IssuedChallenge?>
+
+    init(_ issued: IssuedChallenge? = nil) { held = Mutex(issued) }
+
+    func issue(_ challenge: IssuedChallenge, now: Date) async throws {
+        held.withLock { $0 = challenge }
+    }
+
+    func consume(_ challenge: [UInt8]) async throws -> IssuedChallenge? {
+        held.withLock { held in
+            guard let issued = held, issued.challenge == challenge else { return nil }
+            held = nil
+            return issued
+        }
+    }
+
+    func take() throws -> IssuedChallenge {
+        guard let issued = held.withLock({ $0 }) else {
+            throw RegistryError(.storage, "the options were built but no challenge was issued")
+        }
+        return issued
+    }
+}
