@@ -34,7 +34,7 @@ public struct SealedChallengeKey: Sendable {
     /// A key from 32 secret bytes (keep them in the server's secret store; every node that opens
     /// tokens needs the same bytes).
     /// - Parameter bytes: exactly 32 bytes.
-    /// - Throws: ``WebAuthnCrypto/CryptoError`` `malformedKey` for any other length.
+    /// - Throws: ``CryptoError`` `malformedKey` for any other length.
     public init(_ bytes: [UInt8]) throws {
         guard bytes.count == AES256GCM.keySize else {
             throw CryptoError(.malformedKey, "a sealed-challenge key is \(AES256GCM.keySize) bytes, not \(bytes.count)")
@@ -44,7 +44,7 @@ public struct SealedChallengeKey: Sendable {
 
     /// A new random key (libcrypto's CSPRNG).
     /// - Returns: the key.
-    /// - Throws: ``WebAuthnCrypto/CryptoError`` when the generator fails.
+    /// - Throws: ``CryptoError`` when the generator fails.
     public static func generate() throws -> SealedChallengeKey {
         try SealedChallengeKey(try SecureRandom.bytes(count: AES256GCM.keySize))
     }
@@ -52,7 +52,7 @@ public struct SealedChallengeKey: Sendable {
     /// Seals an issued challenge.
     /// - Parameter issued: the challenge and its ceremony binding.
     /// - Returns: the token (base64url), for the client to send back with its response.
-    /// - Throws: ``WebAuthnCrypto/CryptoError`` when libcrypto fails; `EncodingError` never in practice.
+    /// - Throws: ``CryptoError`` when libcrypto fails; `EncodingError` never in practice.
     public func seal(_ issued: IssuedChallenge) throws -> String {
         let plaintext = Array(try JSONEncoder().encode(issued))
         let nonce = try SecureRandom.bytes(count: AES256GCM.nonceSize)
