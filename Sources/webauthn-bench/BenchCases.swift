@@ -8,7 +8,7 @@ import WebAuthnTestSupport
 /// Every case, in the order they run.
 enum BenchCases {
     static let names = [
-        "limit.es256", "assertion.es256",
+        "limit.es256", "assertion.es256", "assertion.es256.prf",
         "limit.eddsa", "assertion.eddsa",
         "limit.rs256", "assertion.rs256",
         "concurrent.assertion.es256",
@@ -21,7 +21,7 @@ enum BenchCases {
     /// and the concurrent case with the single-core one), in the order of ``names``.
     static func groups(of selected: [String]) -> [[String]] {
         let together = [
-            ["limit.es256", "assertion.es256", "concurrent.assertion.es256"],
+            ["limit.es256", "assertion.es256", "assertion.es256.prf", "concurrent.assertion.es256"],
             ["limit.eddsa", "assertion.eddsa"],
             ["limit.rs256", "assertion.rs256"],
         ]
@@ -43,6 +43,8 @@ enum BenchCases {
         case "limit.eddsa": return try LimitCase(.eddsa)
         case "limit.rs256": return try LimitCase(.rs256)
         case "assertion.es256": return try AssertionCase(name: name, key: .es256, limit: "limit.es256", poolSize: pool(1000))
+        case "assertion.es256.prf":
+            return try AssertionCase(name: name, key: .es256, limit: "assertion.es256", poolSize: pool(1000), prf: true)
         case "assertion.eddsa": return try AssertionCase(name: name, key: .edDSA, limit: "limit.eddsa", poolSize: pool(1000))
         case "assertion.rs256": return try AssertionCase(name: name, key: .rs256, limit: "limit.rs256", poolSize: pool(250))
         case "concurrent.assertion.es256": return try ConcurrentAssertionCase(poolSize: pool(1000))
@@ -93,19 +95,32 @@ struct AssertionPool {
     let challenges: [IssuedChallenge]
     let bodies: [Data]
 
-    init(key: TestAuthenticator.KeySpec, credentialId: [UInt8], size: Int) throws {
+    /// - Parameter prf: ask for PRF evaluation (two inputs) and answer with both 32-byte results,
+    ///   as a client does for a passkey that backs end-to-end encryption.
+    init(key: TestAuthenticator.KeySpec, credentialId: [UInt8], size: Int, prf: Bool = false) throws {
         // Seeded: the same keys and signatures every run, so instruction counts repeat.
         var authenticator = try TestAuthenticator(key: key, credentialId: credentialId,
                                                   seed: "webauthn-bench \(credentialId.first ?? 0)")
         record = authenticator.record()
         var challenges: [IssuedChallenge] = [], bodies: [Data] = []
+        var requested: [String: JSONValue]?
+        var options = TestAuthenticator.AuthenticationOptions()
+        if prf {
+            let inputs = AuthenticationExtensionInputs(prf: PRFInputs(eval: PRFValues(first: [1, 2, 3, 4], second: [5, 6, 7, 8])))
+            requested = try inputs.validatedJSON(allowCredentials: [])
+            let results: [String: JSONValue] = [
+                "first": .string(Base64URL.encode(authenticator.prf([1, 2, 3, 4]))),
+                "second": .string(Base64URL.encode(authenticator.prf([5, 6, 7, 8]))),
+            ]
+            options.extensions = TestAuthenticator.ExtensionOutputs(client: ["prf": .object(["results": .object(results)])])
+        }
         for index in 0..<size {
             // 32 bytes: the credential id's first byte, the index, then random bytes.
             let challenge = [credentialId.first ?? 0] + withUnsafeBytes(of: UInt32(index).bigEndian, Array.init)
                 + Digest.sha256.hash(withUnsafeBytes(of: UInt32(index).bigEndian, Array.init)).prefix(27)
             challenges.append(IssuedChallenge(challenge: challenge, kind: .authentication, rpId: "example.org",
-                                              expiresAt: BenchCases.now.addingTimeInterval(3600)))
-            let response = try authenticator.authenticate(challenge: challenge)
+                                              extensions: requested, expiresAt: BenchCases.now.addingTimeInterval(3600)))
+            let response = try authenticator.authenticate(challenge: challenge, options)
             bodies.append(try TestAuthenticator.json(response).jsonData())
         }
         self.challenges = challenges
@@ -152,11 +167,11 @@ final class AssertionCase: BenchCase {
     let service: RelyingPartyService
     let pool: AssertionPool
 
-    init(name: String, key: TestAuthenticator.KeySpec, limit: String, poolSize: Int) throws {
+    init(name: String, key: TestAuthenticator.KeySpec, limit: String, poolSize: Int, prf: Bool = false) throws {
         self.name = name
         self.limit = limit
         operationsPerRound = poolSize
-        pool = try AssertionPool(key: key, credentialId: Array(0..<32), size: poolSize)
+        pool = try AssertionPool(key: key, credentialId: Array(0..<32), size: poolSize, prf: prf)
         service = RelyingPartyService(relyingParty: BenchCases.relyingParty,
                                       credentials: InMemoryCredentialStore(records: [pool.record]))
     }

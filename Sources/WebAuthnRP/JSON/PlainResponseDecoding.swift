@@ -96,7 +96,7 @@ enum PlainResponseDecoding {
             } else if name.is("authenticatorAttachment") {
                 return once(&attachment) { Self.optionalText(&scanner).map { $0.map(AuthenticatorAttachment.init(rawValue:)) } }
             } else if name.is("clientExtensionResults") {
-                return once(&extensions) { Self.emptyObject(&scanner) }
+                return once(&extensions) { Self.extensionResults(&scanner) }
             } else if name.is("response") {
                 guard !sawResponse else { return .giveUp }
                 sawResponse = true
@@ -177,8 +177,46 @@ enum PlainResponseDecoding {
     }
 
     /// `{}` (what browsers send when no extension ran); nil for anything else.
-    private static func emptyObject(_ scanner: inout PlainJSONScanner) -> [String: JSONValue]? {
-        guard scanner.consume(UInt8(ascii: "{")), scanner.consume(UInt8(ascii: "}")) else { return nil }
-        return [:]
+    /// How deep `clientExtensionResults` may nest on this path (prf's is three objects deep);
+    /// anything deeper goes to the general parser, which decides.
+    static let maximumExtensionDepth = 6
+
+    /// `clientExtensionResults` as values (prf results, credProps, largeBlob…), or nil to leave
+    /// the document to the general parser: a repeated name, an escape, a fraction, or nesting
+    /// deeper than ``maximumExtensionDepth``.
+    private static func extensionResults(_ scanner: inout PlainJSONScanner) -> [String: JSONValue]? {
+        guard case .object(let members)? = plainValue(&scanner, depth: 0) else { return nil }
+        return members
+    }
+
+    private static func plainValue(_ scanner: inout PlainJSONScanner, depth: Int) -> JSONValue? {
+        guard depth <= maximumExtensionDepth, let next = scanner.peek() else { return nil }
+        switch next {
+        case UInt8(ascii: "\""):
+            return scanner.text().map(JSONValue.string)
+        case UInt8(ascii: "{"):
+            var members: [String: JSONValue] = [:]
+            let plain = scanner.object { scanner, name in
+                guard let value = plainValue(&scanner, depth: depth + 1),
+                      members.updateValue(value, forKey: String(decoding: name, as: UTF8.self)) == nil
+                else { return .giveUp }
+                return .read
+            }
+            return plain ? .object(members) : nil
+        case UInt8(ascii: "["):
+            var elements: [JSONValue] = []
+            let plain = scanner.array { scanner in
+                guard let value = plainValue(&scanner, depth: depth + 1) else { return false }
+                elements.append(value)
+                return true
+            }
+            return plain ? .array(elements) : nil
+        case UInt8(ascii: "t"), UInt8(ascii: "f"):
+            return scanner.bool().map(JSONValue.bool)
+        case UInt8(ascii: "n"):
+            return scanner.null() ? .null : nil
+        default:
+            return scanner.integer().map { .number(Double($0)) }
+        }
     }
 }
