@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// An X.509 certificate revocation list (RFC 5280 §5), parsed by libcrypto.
 ///
