@@ -227,6 +227,44 @@ struct CeremonyRecordingTests {
         try await replay(recorded.recording, expected: "reject(algorithm)")
     }
 
+    @Test("sealed challenges: a tampered signature replays as reject(signature), a reused token as reject(challenge)")
+    func sealedChallenge() async throws {
+        var auth = try TestAuthenticator(seed: "recording-sealed")
+        let service = RelyingPartyService(relyingParty: Self.relyingParty,
+                                          credentials: InMemoryCredentialStore(records: [auth.record()]))
+        let key = try SealedChallengeKey.generate()
+        let cache = SealedChallengeReplayCache()
+        let sealed = try await service.beginAuthentication(AuthenticationRequest(userHandle: auth.userHandle),
+                                                           sealingWith: key, now: Self.t0)
+        var options = TestAuthenticator.AuthenticationOptions()
+        options.signature = { $0[$0.count - 1] ^= 0x01 }
+        let body = try auth.authenticateJSON(challenge: sealed.options.challenge.bytes, options).jsonData()
+        let tampered = try await service.finishAuthenticationRecording(jsonData: body, sealedChallenge: sealed.sealedChallenge,
+                                                                       key: key, replayCache: cache, now: Self.t0)
+        #expect(category(tampered) == .signature)
+        let text = String(decoding: try tampered.recording.document(), as: UTF8.self)
+        #expect(!text.contains(sealed.sealedChallenge))
+        try await replay(tampered.recording, expected: "reject(signature)")
+
+        let again = try await service.finishAuthenticationRecording(jsonData: body, sealedChallenge: sealed.sealedChallenge,
+                                                                    key: key, replayCache: cache, now: Self.t0)
+        #expect(category(again) == .challenge)
+        #expect(again.recording.issued == nil)
+        let result = try await replayVerdict(again.recording)
+        #expect(result.actual == "reject(challenge)" && result.passed)
+    }
+
+    /// Replays a recording whose failing step the replay names differently (a refused sealed
+    /// token is, to the replay, a challenge that is not outstanding): verdict and category only.
+    func replayVerdict(_ recording: CeremonyRecording) async throws -> CeremonyResult {
+        let temp = try TempFixtures()
+        defer { temp.remove() }
+        let path = temp.folder.appendingPathComponent("recorded.json").path
+        try recording.document().write(to: URL(fileURLWithPath: path))
+        let report = await Replayer.replay(paths: [path])
+        return try #require(report.results.first)
+    }
+
     @Test("the document carries nothing but the ceremony: no user name, and notes for what it cannot express")
     func documentContents() async throws {
         let auth = try TestAuthenticator(seed: "recording-contents")

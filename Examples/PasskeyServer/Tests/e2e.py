@@ -9,7 +9,7 @@ Started by run-e2e.sh, which provides (environment):
   NODE_A_PID             pid of node A (killed with SIGKILL in the crash test, at the end)
   PSQL_URL               a libpq connection string for psql
   CHROMIUM, CHROMEDRIVER paths of the browser and its driver
-  FAILED_CEREMONIES_DIR  where nodes A and B record failed ceremonies (RECORD_FAILED_CEREMONIES_DIR)
+  FAILED_CEREMONIES_DIR  where the nodes record failed ceremonies (RECORD_FAILED_CEREMONIES_DIR)
   WEBAUTHN_REPLAY        the webauthn-replay executable
   E2E_SESSION_KEY        the nodes' cookie key (must never appear in a recording)
 """
@@ -490,6 +490,12 @@ def sealed_node(driver):
                {"pk_login": cookie})[0] == 200, "sealed mode: a login through raw HTTP")
     check(http("POST", node_c + "/api/login/verify", body, {"Content-Type": "application/json"},
                {"pk_login": cookie})[0] == 400, "sealed mode: the same sealed challenge is refused the second time")
+    if os.environ.get("FAILED_CEREMONIES_DIR"):
+        # Node C recorded the refusal: the token was already used, so nothing is outstanding.
+        newest = max(recordings("challenge"), key=os.path.getmtime)
+        status, output = replay_explain(newest)
+        check(status == 0 and "expected reject(challenge), got reject(challenge)" in output,
+              f"sealed mode: the recorded refusal replays as reject(challenge) ({os.path.basename(newest)})")
 
 
 def crash_mid_ceremony(driver):

@@ -84,7 +84,7 @@ wait_ready() { # port
   die "node on port $1 did not become ready"
 }
 # Both nodes start at the same instant: the schema migration must tolerate that.
-# Nodes A and B record each failed ceremony, into one folder, for webauthn-replay (off by
+# Nodes A, B and C record each failed ceremony, into one folder, for webauthn-replay (off by
 # default; e2e.py replays two of them).
 failed_dir="$work/failed-ceremonies"
 record=(RECORD_FAILED_CEREMONIES_DIR="$failed_dir" RECORD_FAILED_CEREMONIES_MAX_FILES=50)
@@ -92,7 +92,7 @@ start_node a "$port_a" "${record[@]}"; pid_a=$last_pid
 # Node B waits 1.5 s before each login's counter update, so a race can be staged (e2e.py).
 start_node b "$port_b" E2E_UPDATE_DELAY_MS=1500 "${record[@]}"
 # Node C shares the database for credentials but keeps no challenge: sealed challenges.
-start_node c "$port_c" CHALLENGE_MODE=sealed SEALING_KEY="$(python3 -c 'import secrets; print(secrets.token_hex(32))')"
+start_node c "$port_c" CHALLENGE_MODE=sealed SEALING_KEY="$(python3 -c 'import secrets; print(secrets.token_hex(32))')" "${record[@]}"
 wait_ready "$port_a"; wait_ready "$port_b"; wait_ready "$port_c"
 log "nodes ready: A http://localhost:$port_a (pid $pid_a), B http://localhost:$port_b, C (sealed) http://localhost:$port_c"
 

@@ -289,6 +289,13 @@ extension RelyingPartyService {
     /// - Throws: only storage failures (``RegistryError`` or the store's own error).
     public func finishRegistrationRecording(jsonData: Data, expectedChallenge: [UInt8]? = nil,
                                             now: Date) async throws -> RecordedCeremony<VerifiedRegistration> {
+        try await finishRegistrationRecording(jsonData: jsonData, expectedChallenge: expectedChallenge, now: now,
+                                              challenges: challenges)
+    }
+
+    /// The registration recording against `challenges` (the service's store, or one holding an opened sealed challenge).
+    func finishRegistrationRecording(jsonData: Data, expectedChallenge: [UInt8]?, now: Date,
+                                     challenges: any ChallengeStore) async throws -> RecordedCeremony<VerifiedRegistration> {
         let json: RegistrationResponseJSON
         do {
             json = try RegistrationResponseJSON(jsonData: jsonData)
@@ -320,6 +327,13 @@ extension RelyingPartyService {
     /// - Throws: only storage failures (the store's own error).
     public func finishAuthenticationRecording(jsonData: Data, expectedChallenge: [UInt8]? = nil,
                                               now: Date) async throws -> RecordedCeremony<VerifiedAuthentication> {
+        try await finishAuthenticationRecording(jsonData: jsonData, expectedChallenge: expectedChallenge, now: now,
+                                                challenges: challenges)
+    }
+
+    /// The authentication recording against `challenges` (the service's store, or one holding an opened sealed challenge).
+    func finishAuthenticationRecording(jsonData: Data, expectedChallenge: [UInt8]?, now: Date,
+                                       challenges: any ChallengeStore) async throws -> RecordedCeremony<VerifiedAuthentication> {
         let json: AuthenticationResponseJSON
         do {
             json = try AuthenticationResponseJSON(jsonData: jsonData)
@@ -367,7 +381,7 @@ extension RelyingPartyService {
     }
 
     /// The parsed response written back as the JSON value the verifier read.
-    private static func value<Response: Encodable>(_ response: Response) -> JSONValue {
+    static func value<Response: Encodable>(_ response: Response) -> JSONValue {
         guard let data = try? JSONEncoder().encode(response),
               let value = try? JSONDecoder().decode(JSONValue.self, from: data) else { return .null }
         return value

@@ -98,8 +98,15 @@ struct PasskeyServer: Sendable {
         let now = Date()
         let verified: VerifiedRegistration
         if let sealingKey, let sealed = ceremony.sealed {
-            verified = try await service.finishRegistration(jsonData: body, sealedChallenge: sealed, key: sealingKey,
-                                                            replayCache: replayCache, now: now)
+            if let recorder {
+                let recorded = try await service.finishRegistrationRecording(jsonData: body, sealedChallenge: sealed,
+                                                                             key: sealingKey, replayCache: replayCache, now: now)
+                await recorder.recordIfFailed(recorded.recording, node: config.nodeName)
+                verified = try recorded.result.get()
+            } else {
+                verified = try await service.finishRegistration(jsonData: body, sealedChallenge: sealed, key: sealingKey,
+                                                                replayCache: replayCache, now: now)
+            }
         } else {
             let expected = try ceremony.challenge.map { try Base64URLBytes(base64URL: $0, member: "challenge").bytes }
             guard let expected else { throw AppError(.badRequest, "No registration is in progress. Please start again.") }
@@ -169,8 +176,15 @@ struct PasskeyServer: Sendable {
         let now = Date()
         let verified: VerifiedAuthentication
         if let sealingKey, let sealed = ceremony.sealed {
-            verified = try await service.finishAuthentication(jsonData: body, sealedChallenge: sealed, key: sealingKey,
-                                                              replayCache: replayCache, now: now)
+            if let recorder {
+                let recorded = try await service.finishAuthenticationRecording(jsonData: body, sealedChallenge: sealed,
+                                                                               key: sealingKey, replayCache: replayCache, now: now)
+                await recorder.recordIfFailed(recorded.recording, node: config.nodeName)
+                verified = try recorded.result.get()
+            } else {
+                verified = try await service.finishAuthentication(jsonData: body, sealedChallenge: sealed, key: sealingKey,
+                                                                  replayCache: replayCache, now: now)
+            }
         } else {
             let expected = try ceremony.challenge.map { try Base64URLBytes(base64URL: $0, member: "challenge").bytes }
             guard let expected else { throw AppError(.badRequest, "No login is in progress. Please start again.") }
