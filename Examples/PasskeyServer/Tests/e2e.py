@@ -9,6 +9,9 @@ Started by run-e2e.sh, which provides (environment):
   NODE_A_PID             pid of node A (killed with SIGKILL in the crash test, at the end)
   PSQL_URL               a libpq connection string for psql
   CHROMIUM, CHROMEDRIVER paths of the browser and its driver
+  FAILED_CEREMONIES_DIR  where the nodes record failed ceremonies (RECORD_FAILED_CEREMONIES_DIR)
+  WEBAUTHN_REPLAY        the webauthn-replay executable
+  E2E_SESSION_KEY        the nodes' cookie key (must never appear in a recording)
 """
 import base64
 import json
@@ -275,6 +278,63 @@ def browser_flows(driver):
     return handle
 
 
+def replay_explain(path):
+    """(exit code, output) of `webauthn-replay --explain path`."""
+    out = subprocess.run([os.environ["WEBAUTHN_REPLAY"], "--explain", path], capture_output=True, text=True, timeout=60)
+    return out.returncode, out.stdout + out.stderr
+
+
+def recordings(category):
+    folder = os.environ["FAILED_CEREMONIES_DIR"]
+    return sorted(os.path.join(folder, name) for name in os.listdir(folder)
+                  if name.endswith(".json") and f"-authentication-{category}-" in name)
+
+
+def check_recording(path, category, secrets):
+    """The recording replays to the same verdict, --explain names the failing step, nothing secret is in it."""
+    with open(path, encoding="utf-8") as handle:
+        text = handle.read()
+    document = json.loads(text)
+    ceremony = document["ceremonies"][0]
+    check(document["format"] == "webauthn-ceremonies/1" and ceremony["expect"] == {**ceremony["expect"], "outcome": "reject", "error": category},
+          f"the recording of the failed login expects reject({category})")
+    check(os.stat(path).st_mode & 0o077 == 0, "the recording is readable by its owner only")
+    check(not any(secret and secret in text for secret in secrets),
+          "the recording holds no session key, cookie or username")
+    status, output = replay_explain(path)
+    step = ceremony["expect"]["observed"]["step"]
+    check(status == 0 and f"expected reject({category}), got reject({category})" in output
+          and output.rstrip().endswith("1 passed, 0 failed"),
+          f"webauthn-replay reaches the same verdict, reject({category}) (exit {status})")
+    check(f"FAILED   {step}:" in output, f"webauthn-replay --explain names the failing step ({step})")
+    print(f"     {os.path.basename(path)}: " + next(line.strip() for line in output.splitlines() if "FAILED " in line), flush=True)
+
+
+def failed_ceremonies_replayed(driver):
+    """Nodes A and B record their failed ceremonies (RECORD_FAILED_CEREMONIES_DIR): the login with
+    the deleted passkey (browser_flows, node B) and a login whose signature the client tampered with are each
+    written as a webauthn-ceremonies/1 file, which webauthn-replay replays to the same verdict and
+    category, --explain showing the step that failed."""
+    secrets = [os.environ.get("E2E_SESSION_KEY", ""), '"alice"', '"bob"']
+    deleted = recordings("unknownCredential")
+    check(len(deleted) >= 1, f"the login with the deleted passkey was recorded ({len(deleted)} file)")
+    check_recording(deleted[-1], "unknownCredential", secrets)
+
+    # bob's security key (two_nodes_same_response) signs; the client flips a bit of the signature.
+    body, cookie = browser_assertion(driver, NODE_A, "bob")
+    response = json.loads(body)
+    signature = bytearray(b64url_decode(response["response"]["signature"]))
+    signature[-1] ^= 0x01
+    response["response"]["signature"] = base64.urlsafe_b64encode(bytes(signature)).decode().rstrip("=")
+    before = set(recordings("signature"))
+    status, _ = http("POST", NODE_A + "/api/login/verify", json.dumps(response).encode(),
+                     {"Content-Type": "application/json"}, {"pk_login": cookie})
+    check(status == 401, f"a login with a tampered signature is refused ({status})")
+    tampered = [path for path in recordings("signature") if path not in before]
+    check(len(tampered) == 1, "the tampered login was recorded")
+    check_recording(tampered[0], "signature", secrets + [cookie])
+
+
 def two_nodes_same_response(driver):
     """One signed response sent to both nodes at the same instant: accepted exactly once."""
     driver.remove_virtual_authenticator()
@@ -430,6 +490,12 @@ def sealed_node(driver):
                {"pk_login": cookie})[0] == 200, "sealed mode: a login through raw HTTP")
     check(http("POST", node_c + "/api/login/verify", body, {"Content-Type": "application/json"},
                {"pk_login": cookie})[0] == 400, "sealed mode: the same sealed challenge is refused the second time")
+    if os.environ.get("FAILED_CEREMONIES_DIR"):
+        # Node C recorded the refusal: the token was already used, so nothing is outstanding.
+        newest = max(recordings("challenge"), key=os.path.getmtime)
+        status, output = replay_explain(newest)
+        check(status == 0 and "expected reject(challenge), got reject(challenge)" in output,
+              f"sealed mode: the recorded refusal replays as reject(challenge) ({os.path.basename(newest)})")
 
 
 def crash_mid_ceremony(driver):
@@ -459,6 +525,8 @@ def main():
     try:
         browser_flows(driver)
         two_nodes_same_response(driver)
+        if os.environ.get("FAILED_CEREMONIES_DIR"):
+            failed_ceremonies_replayed(driver)
         overtaken_login(driver)
         concurrent_logins(driver)
         if os.environ.get("NODE_C"):

@@ -62,6 +62,10 @@ log "building the example (swift build --package-path $package)"
 build_started=$SECONDS
 timeout 1800 swift build --package-path "$package" --product PasskeyServer >"$work/build.log" 2>&1 || { tail -n 60 "$work/build.log"; die "build failed"; }
 binary="$(swift build --package-path "$package" --show-bin-path)/PasskeyServer"
+# The replay tool, to replay what node A records of its failed ceremonies.
+repo="$(cd "$package/../.." && pwd)"
+timeout 1800 swift build --package-path "$repo" --product webauthn-replay >>"$work/build.log" 2>&1 || { tail -n 60 "$work/build.log"; die "build of webauthn-replay failed"; }
+replay="$(swift build --package-path "$repo" --show-bin-path)/webauthn-replay"
 log "built in $((SECONDS - build_started)) s"
 
 session_key="$(python3 -c 'import secrets; print(secrets.token_hex(32))')"
@@ -80,16 +84,21 @@ wait_ready() { # port
   die "node on port $1 did not become ready"
 }
 # Both nodes start at the same instant: the schema migration must tolerate that.
-start_node a "$port_a"; pid_a=$last_pid
+# Nodes A, B and C record each failed ceremony, into one folder, for webauthn-replay (off by
+# default; e2e.py replays two of them).
+failed_dir="$work/failed-ceremonies"
+record=(RECORD_FAILED_CEREMONIES_DIR="$failed_dir" RECORD_FAILED_CEREMONIES_MAX_FILES=50)
+start_node a "$port_a" "${record[@]}"; pid_a=$last_pid
 # Node B waits 1.5 s before each login's counter update, so a race can be staged (e2e.py).
-start_node b "$port_b" E2E_UPDATE_DELAY_MS=1500
+start_node b "$port_b" E2E_UPDATE_DELAY_MS=1500 "${record[@]}"
 # Node C shares the database for credentials but keeps no challenge: sealed challenges.
-start_node c "$port_c" CHALLENGE_MODE=sealed SEALING_KEY="$(python3 -c 'import secrets; print(secrets.token_hex(32))')"
+start_node c "$port_c" CHALLENGE_MODE=sealed SEALING_KEY="$(python3 -c 'import secrets; print(secrets.token_hex(32))')" "${record[@]}"
 wait_ready "$port_a"; wait_ready "$port_b"; wait_ready "$port_c"
 log "nodes ready: A http://localhost:$port_a (pid $pid_a), B http://localhost:$port_b, C (sealed) http://localhost:$port_c"
 
 e2e_started=$SECONDS
 NODE_A="http://localhost:$port_a" NODE_B="http://localhost:$port_b" NODE_C="http://localhost:$port_c" NODE_A_PID="$pid_a" PSQL_URL="$psql_url" \
   CHROMIUM="$(command -v chromium)" CHROMEDRIVER="$(command -v chromedriver)" \
+  FAILED_CEREMONIES_DIR="$failed_dir" WEBAUTHN_REPLAY="$replay" E2E_SESSION_KEY="$session_key" \
   timeout 600 python3 "$here/e2e.py"
 log "end-to-end tests passed in $((SECONDS - e2e_started)) s"

@@ -24,6 +24,10 @@ struct Config: Sendable {
     var sealingKey: [UInt8]?
     /// Where a failed ceremony is written as a `webauthn-ceremonies/1` file; nil (the default) writes nothing.
     var failedCeremonyDirectory: String?
+    /// The largest recording written, in bytes (a larger one is skipped and logged).
+    var failedCeremonyMaxBytes = 262_144
+    /// The most recordings the folder holds; later failures are logged, not written.
+    var failedCeremonyMaxFiles = 1_000
     /// A name for logs (which node answered).
     var nodeName = "node"
 
@@ -56,7 +60,19 @@ struct Config: Sendable {
             guard let bytes = hexBytes(key), bytes.count == 32 else { throw ConfigError("SEALING_KEY must be 64 hex digits") }
             config.sealingKey = bytes
         }
-        config.failedCeremonyDirectory = env["FAILED_CEREMONY_DIR"].flatMap { $0.isEmpty ? nil : $0 }
+        config.failedCeremonyDirectory = env["RECORD_FAILED_CEREMONIES_DIR"].flatMap { $0.isEmpty ? nil : $0 }
+        if let text = env["RECORD_FAILED_CEREMONIES_MAX_BYTES"] {
+            guard let value = Int(text), (1_024...16_777_216).contains(value) else {
+                throw ConfigError("RECORD_FAILED_CEREMONIES_MAX_BYTES is 1024 to 16777216, not \(text)")
+            }
+            config.failedCeremonyMaxBytes = value
+        }
+        if let text = env["RECORD_FAILED_CEREMONIES_MAX_FILES"] {
+            guard let value = Int(text), (1...1_000_000).contains(value) else {
+                throw ConfigError("RECORD_FAILED_CEREMONIES_MAX_FILES is 1 to 1000000, not \(text)")
+            }
+            config.failedCeremonyMaxFiles = value
+        }
         config.nodeName = env["NODE_NAME"] ?? "node-\(config.port)"
         return config
     }

@@ -15,6 +15,8 @@ struct PasskeyServer: Sendable {
     let cookies: CookieSigner
     let sealingKey: SealedChallengeKey?
     let replayCache = SealedChallengeReplayCache()
+    /// Writes failed ceremonies for `webauthn-replay` (RECORD_FAILED_CEREMONIES_DIR); nil: off.
+    let recorder: FailedCeremonyRecorder?
     let logger: Logger
 
     /// Options requests are tiny; a response with attestation and extensions fits 64 KiB.
@@ -96,12 +98,25 @@ struct PasskeyServer: Sendable {
         let now = Date()
         let verified: VerifiedRegistration
         if let sealingKey, let sealed = ceremony.sealed {
-            verified = try await service.finishRegistration(jsonData: body, sealedChallenge: sealed, key: sealingKey,
-                                                            replayCache: replayCache, now: now)
+            if let recorder {
+                let recorded = try await service.finishRegistrationRecording(jsonData: body, sealedChallenge: sealed,
+                                                                             key: sealingKey, replayCache: replayCache, now: now)
+                await recorder.recordIfFailed(recorded.recording, node: config.nodeName)
+                verified = try recorded.result.get()
+            } else {
+                verified = try await service.finishRegistration(jsonData: body, sealedChallenge: sealed, key: sealingKey,
+                                                                replayCache: replayCache, now: now)
+            }
         } else {
             let expected = try ceremony.challenge.map { try Base64URLBytes(base64URL: $0, member: "challenge").bytes }
             guard let expected else { throw AppError(.badRequest, "No registration is in progress. Please start again.") }
-            verified = try await service.finishRegistration(jsonData: body, expectedChallenge: expected, now: now)
+            if let recorder {
+                let recorded = try await service.finishRegistrationRecording(jsonData: body, expectedChallenge: expected, now: now)
+                await recorder.recordIfFailed(recorded.recording, node: config.nodeName)
+                verified = try recorded.result.get()
+            } else {
+                verified = try await service.finishRegistration(jsonData: body, expectedChallenge: expected, now: now)
+            }
         }
         // The options named this user; the library checked the response against them.
         if ceremony.newAccount == true {
@@ -161,12 +176,25 @@ struct PasskeyServer: Sendable {
         let now = Date()
         let verified: VerifiedAuthentication
         if let sealingKey, let sealed = ceremony.sealed {
-            verified = try await service.finishAuthentication(jsonData: body, sealedChallenge: sealed, key: sealingKey,
-                                                              replayCache: replayCache, now: now)
+            if let recorder {
+                let recorded = try await service.finishAuthenticationRecording(jsonData: body, sealedChallenge: sealed,
+                                                                               key: sealingKey, replayCache: replayCache, now: now)
+                await recorder.recordIfFailed(recorded.recording, node: config.nodeName)
+                verified = try recorded.result.get()
+            } else {
+                verified = try await service.finishAuthentication(jsonData: body, sealedChallenge: sealed, key: sealingKey,
+                                                                  replayCache: replayCache, now: now)
+            }
         } else {
             let expected = try ceremony.challenge.map { try Base64URLBytes(base64URL: $0, member: "challenge").bytes }
             guard let expected else { throw AppError(.badRequest, "No login is in progress. Please start again.") }
-            verified = try await service.finishAuthentication(jsonData: body, expectedChallenge: expected, now: now)
+            if let recorder {
+                let recorded = try await service.finishAuthenticationRecording(jsonData: body, expectedChallenge: expected, now: now)
+                await recorder.recordIfFailed(recorded.recording, node: config.nodeName)
+                verified = try recorded.result.get()
+            } else {
+                verified = try await service.finishAuthentication(jsonData: body, expectedChallenge: expected, now: now)
+            }
         }
         guard let userHandle = verified.updatedRecord.userHandle,
               let username = try await accounts.username(userHandle: userHandle) else {

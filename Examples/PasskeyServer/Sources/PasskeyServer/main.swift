@@ -65,11 +65,25 @@ if config.challengeMode == "sealed" {
     sealingKey = nil
 }
 
+var recorder: FailedCeremonyRecorder? = nil
+if let directory = config.failedCeremonyDirectory {
+    do {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+    } catch {
+        FileHandle.standardError.write(Data("configuration: RECORD_FAILED_CEREMONIES_DIR \(directory): \(error)\n".utf8))
+        exit(2)
+    }
+    recorder = FailedCeremonyRecorder(directory: directory, maxBytes: config.failedCeremonyMaxBytes,
+                                      maxFiles: config.failedCeremonyMaxFiles, logger: logger)
+    logger.notice("failed ceremonies are recorded in \(directory) (at most \(config.failedCeremonyMaxFiles) files of \(config.failedCeremonyMaxBytes) bytes)")
+}
+
 let server = PasskeyServer(
     config: config,
     service: RelyingPartyService(relyingParty: relyingParty, policy: policy, challenges: challenges, credentials: credentials),
     credentials: credentials, accounts: accounts, cookies: CookieSigner(key: config.sessionKey),
-    sealingKey: sealingKey, logger: logger)
+    sealingKey: sealingKey, recorder: recorder, logger: logger)
 
 let router = Router()
 server.addRoutes(to: router)

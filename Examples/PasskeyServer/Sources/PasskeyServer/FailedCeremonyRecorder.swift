@@ -1,0 +1,79 @@
+import Foundation
+import Logging
+import WebAuthnRP
+
+/// Writes each FAILED ceremony as a `webauthn-ceremonies/1` file, so an engineer can
+/// reproduce a user's failed login exactly: `webauthn-replay --explain <file>` shows the
+/// step that failed. Off unless `RECORD_FAILED_CEREMONIES_DIR` is set.
+///
+/// A file holds what the client sent, the issued options (without the user's name), the
+/// credential's public record and the verdict; no cookie, session key or sealing key. Each file
+/// is at most `maxBytes` (a larger recording is skipped and logged) and the folder holds at
+/// most `maxFiles` recordings (further failures are logged, not written, until files are
+/// removed). Files are created with mode 0600.
+actor FailedCeremonyRecorder {
+    let directory: URL
+    let maxBytes: Int
+    let maxFiles: Int
+    let logger: Logger
+    /// Files in the folder, counted once at start and then kept up to date by this node.
+    private var fileCount: Int?
+
+    init(directory: String, maxBytes: Int, maxFiles: Int, logger: Logger) {
+        self.directory = URL(fileURLWithPath: directory, isDirectory: true)
+        self.maxBytes = maxBytes
+        self.maxFiles = maxFiles
+        self.logger = logger
+    }
+
+    /// Writes `recording` when its ceremony was rejected; never throws (recording must not
+    /// change the answer the client gets).
+    func recordIfFailed(_ recording: CeremonyRecording, node: String) {
+        guard case .rejected(let error) = recording.verdict else { return }
+        let stamp = Self.stamp(recording.receivedAt)
+        let name = "\(stamp)-\(recording.kind.rawValue)-\(error.category.rawValue)-\(UUID().uuidString.prefix(8).lowercased())"
+        let data: Data
+        do {
+            data = try recording.document(name: "\(recording.kind.rawValue)-\(error.category.rawValue)",
+                                          description: "failed \(recording.kind.rawValue) on \(node) at \(stamp): \(error.category.rawValue)")
+        } catch {
+            logger.error("failed ceremony not recorded", metadata: ["error": "\(error)"])
+            return
+        }
+        guard data.count <= maxBytes else {
+            logger.notice("failed ceremony not recorded: larger than the cap",
+                          metadata: ["bytes": "\(data.count)", "cap": "\(maxBytes)"])
+            return
+        }
+        let count = fileCount ?? countFiles()
+        guard count < maxFiles else {
+            fileCount = count
+            logger.notice("failed ceremony not recorded: the folder holds its cap of files",
+                          metadata: ["cap": "\(maxFiles)", "directory": "\(directory.path)"])
+            return
+        }
+        let url = directory.appendingPathComponent(name + ".json")
+        guard FileManager.default.createFile(atPath: url.path, contents: data,
+                                             attributes: [.posixPermissions: 0o600]) else {
+            logger.error("failed ceremony not recorded: cannot write", metadata: ["file": "\(url.path)"])
+            return
+        }
+        fileCount = count + 1
+        logger.notice("failed ceremony recorded", metadata: ["file": "\(url.path)", "category": "\(error.category.rawValue)"])
+    }
+
+    /// The `*.json` files already in the folder (recordings of earlier runs count against the cap).
+    private func countFiles() -> Int {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return names.filter { $0.hasSuffix(".json") }.count
+    }
+
+    /// `20261124T001500.123Z`: sorts by time, safe in a file name.
+    private static func stamp(_ date: Date) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(secondsFromGMT: 0)
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss.SSS'Z'"
+        return formatter.string(from: date)
+    }
+}

@@ -1,0 +1,438 @@
+public import Foundation
+import Synchronization
+import WebAuthnCoding
+import WebAuthnCrypto
+
+/// One ceremony the service verified, kept so that it can be reproduced exactly: the options
+/// it issued, the response the client sent, the credential record as it stood before the
+/// ceremony, the relying party and policy, the clock, and the verdict.
+///
+/// ``document(name:description:)`` writes it as a `webauthn-ceremonies/1` file that
+/// `webauthn-replay` replays to the same verdict (`webauthn-replay --explain file.json` then
+/// shows the step that failed). Nothing secret goes in: the response is what the client sent,
+/// the record holds only a public key, and the relying party's keys (session, sealing) are
+/// never seen here. The user's name and display name are not kept either.
+///
+/// Get one from ``RelyingPartyService/finishRegistrationRecording(jsonData:expectedChallenge:now:)``
+/// or ``RelyingPartyService/finishAuthenticationRecording(jsonData:expectedChallenge:now:)``.
+public struct CeremonyRecording: Sendable {
+    /// How the ceremony ended.
+    public enum Verdict: Sendable {
+        /// The response was accepted.
+        case accepted
+        /// The response was rejected with this error (its category is the fixture's `expect.error`).
+        case rejected(WebAuthnError)
+    }
+
+    /// The ceremony the response was verified as.
+    public let kind: CeremonyKind
+    /// The challenge as issued (the options' content), or nil when it was not outstanding
+    /// (never issued, already used) or the response did not parse before it was looked up.
+    public let issued: IssuedChallenge?
+    /// The challenge the response was checked against: the session's, or the one the client
+    /// data named; nil when neither is known.
+    public let challenge: [UInt8]?
+    /// The response as the verifier read it: the parsed `…ResponseJSON` written back as JSON,
+    /// or, when it did not parse, the body as text (replayed as `malformed`).
+    public let response: JSONValue
+    /// The credential record the ceremony found, as it stood before the ceremony: the record
+    /// an authentication looked up, or the one a refused registration collided with.
+    public let credentialBefore: CredentialRecord?
+    /// The relying party.
+    public let relyingParty: RelyingParty
+    /// The policy.
+    public let policy: VerificationPolicy
+    /// When the response was verified.
+    public let receivedAt: Date
+    /// The verdict.
+    public let verdict: Verdict
+
+    /// Creates a recording from its parts (the service's `finish…Recording` methods do this).
+    /// - Parameters:
+    ///   - kind: the ceremony kind.
+    ///   - issued: the issued challenge, if it was outstanding.
+    ///   - challenge: the challenge the response was checked against, if known.
+    ///   - response: the response as JSON.
+    ///   - credentialBefore: the record as it stood before the ceremony.
+    ///   - relyingParty: the relying party.
+    ///   - policy: the policy.
+    ///   - receivedAt: when the response was verified.
+    ///   - verdict: the verdict.
+    public init(kind: CeremonyKind, issued: IssuedChallenge?, challenge: [UInt8]?, response: JSONValue,
+                credentialBefore: CredentialRecord?, relyingParty: RelyingParty, policy: VerificationPolicy,
+                receivedAt: Date, verdict: Verdict) {
+        self.kind = kind
+        self.issued = issued
+        self.challenge = challenge ?? issued?.challenge
+        self.response = response
+        self.credentialBefore = credentialBefore
+        self.relyingParty = relyingParty
+        self.policy = policy
+        self.receivedAt = receivedAt
+        self.verdict = verdict
+    }
+
+    /// Whether the ceremony was rejected.
+    public var isRejected: Bool {
+        if case .rejected = verdict { return true }
+        return false
+    }
+
+    /// What of the relying party or policy a `webauthn-ceremonies/1` file cannot express, so a
+    /// replay may judge differently there (for example a custom attestation trust source or
+    /// allowed subdomains). Written into the file as `notes`.
+    public var unrecordedSettings: [String] {
+        var notes: [String] = []
+        if relyingParty.allowSubdomains { notes.append("relyingParty.allowSubdomains is true (not in the format)") }
+        if !(policy.attestation.requirement.source is FixedTrustAnchors) {
+            notes.append("attestation trust source \(type(of: policy.attestation.requirement.source)) is not recorded; only fixed anchors are")
+        }
+        let requirement = policy.attestation.requirement
+        if (requirement.chain == .required) != (requirement.unattested == .rejected) {
+            notes.append("attestation chain \(requirement.chain) with unattested \(requirement.unattested) is recorded as requireTrustedAttestation \(requirement.chain == .required)")
+        }
+        if policy.attestation.allowedFormats != nil { notes.append("policy.attestation.allowedFormats is not recorded") }
+        if !policy.attestation.requireKnownTPMManufacturer { notes.append("requireKnownTPMManufacturer false is not recorded") }
+        if policy.extensions != ExtensionPolicy() { notes.append("a non-default ExtensionPolicy is not recorded") }
+        if issued?.conditionalCreate == true { notes.append("conditional create (UP not required) is not recorded") }
+        return notes
+    }
+
+    /// Writes the ceremony as a `webauthn-ceremonies/1` document with one ceremony, whose
+    /// `expect` is this verdict (`accept`, or `reject` with the error's category).
+    /// - Parameters:
+    ///   - name: the ceremony's name in the file (default `recorded`).
+    ///   - description: the file's `description` (default: the kind and the verdict).
+    /// - Returns: the document, UTF-8 JSON.
+    /// - Throws: ``CeremonyRecordingError`` when the document cannot be written.
+    public func document(name: String = "recorded", description: String? = nil) throws(CeremonyRecordingError) -> Data {
+        let document = documentValue(name: name, description: description)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        do {
+            return try encoder.encode(document)
+        } catch {
+            throw CeremonyRecordingError("the document does not encode as JSON: \(error)")
+        }
+    }
+
+    /// The document as a JSON value.
+    func documentValue(name: String, description: String?) -> JSONValue {
+        // The challenge's window: issuedAt and challengeLifetime reproduce expiresAt. Without
+        // a recorded issue time, the window is placed so that it ends at expiresAt.
+        let issuedAt: Date, lifetime: TimeInterval
+        if let issued {
+            let start = issued.issuedAt ?? min(receivedAt, issued.expiresAt)
+            let length = issued.expiresAt.timeIntervalSince(start)
+            if length.isFinite, length >= 0 {
+                (issuedAt, lifetime) = (start, length)
+            } else {
+                (issuedAt, lifetime) = (issued.expiresAt, 0)
+            }
+        } else {
+            (issuedAt, lifetime) = (receivedAt, policy.challengeLifetime.isFinite ? max(0, policy.challengeLifetime) : 0)
+        }
+        var rp: [String: JSONValue] = ["id": .string(relyingParty.id), "origins": .array(relyingParty.origins.map(JSONValue.string))]
+        if !relyingParty.name.isEmpty { rp["name"] = .string(relyingParty.name) }
+        if relyingParty.allowCrossOrigin { rp["crossOrigin"] = .bool(true) }
+        if !relyingParty.topOrigins.isEmpty { rp["topOrigins"] = .array(relyingParty.topOrigins.map(JSONValue.string)) }
+
+        var policyJSON: [String: JSONValue] = [
+            "verificationTime": .string(Self.time(receivedAt)),
+            "challengeLifetime": .number(lifetime),
+            "allowCounterRegression": .bool(policy.counter == .acceptAndFlag),
+            "requireTrustedAttestation": .bool(policy.attestation.requirement.chain == .required),
+        ]
+        if let fixed = policy.attestation.requirement.source as? FixedTrustAnchors, !fixed.anchors.isEmpty {
+            policyJSON["trustAnchors"] = .array(fixed.anchors.map { .string(Base64URL.encode($0.derBytes)) })
+        }
+
+        var ceremony: [String: JSONValue] = [
+            "name": .string(name),
+            "kind": .string(kind.rawValue),
+            "options": options(),
+            "issue": .bool(issued != nil),
+            "response": response,
+            "issuedAt": .string(Self.time(issuedAt)),
+            "receivedAt": .string(Self.time(receivedAt)),
+            "expect": expectation(),
+        ]
+        if kind == .authentication, let user = issued?.userHandle, (1...64).contains(user.count) {
+            ceremony["user"] = .string(Base64URL.encode(user))
+        }
+        var file: [String: JSONValue] = [
+            "format": .string("webauthn-ceremonies/1"),
+            "description": .string(description ?? "\(kind.rawValue) recorded by the relying party: \(verdictSummary)"),
+            "source": .string("CeremonyRecording (WebAuthnRP)"),
+            "relyingParty": .object(rp),
+            "policy": .object(policyJSON),
+            "ceremonies": .array([.object(ceremony)]),
+        ]
+        if let record = credentialBefore { file["credentials"] = .array([Self.credential(record)]) }
+        let notes = unrecordedSettings
+        if !notes.isEmpty { file["notes"] = .array(notes.map(JSONValue.string)) }
+        return .object(file)
+    }
+
+    /// `accept` or `reject(<category>)`.
+    var verdictSummary: String {
+        switch verdict {
+        case .accepted: return "accept"
+        case .rejected(let error): return "reject(\(error.category.rawValue))"
+        }
+    }
+
+    private func expectation() -> JSONValue {
+        switch verdict {
+        case .accepted:
+            return .object(["outcome": .string("accept")])
+        case .rejected(let error):
+            // `observed` is a note (unknown members are ignored): where and why it failed here.
+            var observed: [String: JSONValue] = ["message": .string(error.message)]
+            if let step = error.step { observed["step"] = .string(step) }
+            return .object(["outcome": .string("reject"), "error": .string(error.category.rawValue),
+                            "observed": .object(observed)])
+        }
+    }
+
+    /// The options the issued challenge describes, as the client received them (minus the
+    /// user's name and display name, which verification never reads).
+    private func options() -> JSONValue {
+        let challengeText = JSONValue.string(Base64URL.encode(challenge ?? Array(repeating: 0, count: 32)))
+        let rpId = issued?.rpId ?? relyingParty.id
+        switch kind {
+        case .registration:
+            let userHandle = issued?.userHandle.flatMap { $0.isEmpty ? nil : $0 } ?? [0]
+            // What the verifier checks is offered ∩ accepted: written as the offer, so a replay
+            // (which accepts every algorithm) reaches the same verdict. Nothing usable: an
+            // unassigned identifier, as empty would mean ES256 and RS256.
+            let offered = (issued?.offeredAlgorithms ?? []).filter { policy.acceptedAlgorithms.contains($0) }
+            let params: [JSONValue] = (offered.isEmpty ? [0] : offered.map(\.rawValue)).map {
+                .object(["type": .string("public-key"), "alg": .number(Double($0))])
+            }
+            var options: [String: JSONValue] = [
+                "rp": .object(["id": .string(rpId), "name": .string(relyingParty.name.isEmpty ? rpId : relyingParty.name)]),
+                "user": .object(["id": .string(Base64URL.encode(userHandle)), "name": .string("(not recorded)"),
+                                 "displayName": .string("(not recorded)")]),
+                "challenge": challengeText,
+                "pubKeyCredParams": .array(params),
+                "authenticatorSelection": .object(["userVerification": .string((issued?.userVerification ?? .preferred).rawValue)]),
+            ]
+            if let attestation = issued?.attestation { options["attestation"] = .string(attestation.rawValue) }
+            if let extensions = issued?.extensions { options["extensions"] = .object(extensions) }
+            return .object(options)
+        case .authentication:
+            var options: [String: JSONValue] = [
+                "challenge": challengeText, "rpId": .string(rpId),
+                "userVerification": .string((issued?.userVerification ?? .preferred).rawValue),
+            ]
+            if let allow = issued?.allowCredentials, !allow.isEmpty {
+                options["allowCredentials"] = .array(allow.map {
+                    .object(["type": .string("public-key"), "id": .string(Base64URL.encode($0))])
+                })
+            }
+            if let extensions = issued?.extensions { options["extensions"] = .object(extensions) }
+            return .object(options)
+        }
+    }
+
+    private static func credential(_ record: CredentialRecord) -> JSONValue {
+        var value: [String: JSONValue] = [
+            "id": .string(Base64URL.encode(record.id)),
+            "publicKey": .string(Base64URL.encode(record.publicKey)),
+            "signCount": .number(Double(record.signCount)),
+            "backupEligible": .bool(record.backupEligible),
+            "backupState": .bool(record.backupState),
+        ]
+        if let handle = record.userHandle { value["userHandle"] = .string(Base64URL.encode(handle)) }
+        if !record.transports.isEmpty { value["transports"] = .array(record.transports.map(JSONValue.string)) }
+        return .object(value)
+    }
+
+    /// RFC 3339 in UTC with milliseconds, the form the replay reads.
+    static func time(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        formatter.timeZone = TimeZone(secondsFromGMT: 0)
+        return formatter.string(from: date)
+    }
+}
+
+/// Why a ``CeremonyRecording`` could not be written.
+public struct CeremonyRecordingError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong.
+    public let message: String
+
+    init(_ message: String) { self.message = message }
+
+    /// The message.
+    public var description: String { "ceremony recording: \(message)" }
+}
+
+/// A verdict together with its recording.
+public struct RecordedCeremony<Verified: Sendable>: Sendable {
+    /// The verified result, or the rejection.
+    public let result: Result<Verified, WebAuthnError>
+    /// The ceremony, ready to be written with ``CeremonyRecording/document(name:description:)``.
+    public let recording: CeremonyRecording
+}
+
+extension RelyingPartyService {
+    /// ``finishRegistration(jsonData:expectedChallenge:now:keepAttestation:)`` that also
+    /// records the ceremony: the issued challenge it consumed, the response, the record a
+    /// refused registration collided with, and the verdict.
+    /// - Parameters:
+    ///   - jsonData: the request body (`RegistrationResponseJSON`).
+    ///   - expectedChallenge: the session's challenge, or nil to take it from the client data.
+    ///   - now: the current time.
+    /// - Returns: the verdict (a rejection is a `.failure`, not a throw) and its recording.
+    /// - Throws: only storage failures (``RegistryError`` or the store's own error).
+    public func finishRegistrationRecording(jsonData: Data, expectedChallenge: [UInt8]? = nil,
+                                            now: Date) async throws -> RecordedCeremony<VerifiedRegistration> {
+        try await finishRegistrationRecording(jsonData: jsonData, expectedChallenge: expectedChallenge, now: now,
+                                              challenges: challenges)
+    }
+
+    /// The registration recording against `challenges` (the service's store, or one holding an opened sealed challenge).
+    func finishRegistrationRecording(jsonData: Data, expectedChallenge: [UInt8]?, now: Date,
+                                     challenges: any ChallengeStore) async throws -> RecordedCeremony<VerifiedRegistration> {
+        let json: RegistrationResponseJSON
+        do {
+            json = try RegistrationResponseJSON(jsonData: jsonData)
+        } catch {
+            return unparsed(.registration, jsonData, expectedChallenge: expectedChallenge, now: now, error: error)
+        }
+        let capture = RecordingStores(challenges: challenges, credentials: credentials)
+        let service = RelyingPartyService(relyingParty: relyingParty, policy: policy, challenges: capture, credentials: capture)
+        let result: Result<VerifiedRegistration, WebAuthnError>
+        do {
+            result = .success(try await service.finishRegistration(RegistrationResponse(json: json),
+                                                                   expectedChallenge: expectedChallenge, now: now))
+        } catch let error as WebAuthnError {
+            result = .failure(error)
+        }
+        return RecordedCeremony(result: result, recording: recording(.registration, capture, response: Self.value(json),
+                                                                     expected: expectedChallenge, json: json.response.clientDataJSON.bytes,
+                                                                     now: now, result: result.map { _ in () }))
+    }
+
+    /// ``finishAuthentication(jsonData:expectedChallenge:now:)`` that also records the
+    /// ceremony: the issued challenge it consumed, the response, the credential record as it
+    /// stood before, and the verdict.
+    /// - Parameters:
+    ///   - jsonData: the request body (`AuthenticationResponseJSON`).
+    ///   - expectedChallenge: the session's challenge, or nil to take it from the client data.
+    ///   - now: the current time.
+    /// - Returns: the verdict (a rejection is a `.failure`, not a throw) and its recording.
+    /// - Throws: only storage failures (the store's own error).
+    public func finishAuthenticationRecording(jsonData: Data, expectedChallenge: [UInt8]? = nil,
+                                              now: Date) async throws -> RecordedCeremony<VerifiedAuthentication> {
+        try await finishAuthenticationRecording(jsonData: jsonData, expectedChallenge: expectedChallenge, now: now,
+                                                challenges: challenges)
+    }
+
+    /// The authentication recording against `challenges` (the service's store, or one holding an opened sealed challenge).
+    func finishAuthenticationRecording(jsonData: Data, expectedChallenge: [UInt8]?, now: Date,
+                                       challenges: any ChallengeStore) async throws -> RecordedCeremony<VerifiedAuthentication> {
+        let json: AuthenticationResponseJSON
+        do {
+            json = try AuthenticationResponseJSON(jsonData: jsonData)
+        } catch {
+            return unparsed(.authentication, jsonData, expectedChallenge: expectedChallenge, now: now, error: error)
+        }
+        let capture = RecordingStores(challenges: challenges, credentials: credentials)
+        let service = RelyingPartyService(relyingParty: relyingParty, policy: policy, challenges: capture, credentials: capture)
+        let result: Result<VerifiedAuthentication, WebAuthnError>
+        do {
+            result = .success(try await service.finishAuthentication(AuthenticationResponse(json: json),
+                                                                     expectedChallenge: expectedChallenge, now: now))
+        } catch let error as WebAuthnError {
+            result = .failure(error)
+        }
+        return RecordedCeremony(result: result, recording: recording(.authentication, capture, response: Self.value(json),
+                                                                     expected: expectedChallenge, json: json.response.clientDataJSON.bytes,
+                                                                     now: now, result: result.map { _ in () }))
+    }
+
+    private func recording(_ kind: CeremonyKind, _ capture: RecordingStores, response: JSONValue, expected: [UInt8]?,
+                           json clientDataJSON: [UInt8], now: Date, result: Result<Void, WebAuthnError>) -> CeremonyRecording {
+        let issued = capture.consumed
+        let challenge = expected ?? issued?.challenge
+            ?? (try? CollectedClientData(jsonBytes: clientDataJSON[...]).decodedChallenge())
+        let verdict: CeremonyRecording.Verdict
+        switch result {
+        case .success: verdict = .accepted
+        case .failure(let error): verdict = .rejected(error)
+        }
+        return CeremonyRecording(kind: kind, issued: issued, challenge: challenge, response: response,
+                                 credentialBefore: capture.found, relyingParty: relyingParty, policy: policy,
+                                 receivedAt: now, verdict: verdict)
+    }
+
+    /// A body that is not `…ResponseJSON`: refused `malformed` before any challenge is consumed.
+    private func unparsed<Verified>(_ kind: CeremonyKind, _ body: Data, expectedChallenge: [UInt8]?, now: Date,
+                                    error: WebAuthnError) -> RecordedCeremony<Verified> {
+        // As text (invalid UTF-8 replaced): the replay finds a response that does not decode.
+        let recording = CeremonyRecording(kind: kind, issued: nil, challenge: expectedChallenge,
+                                          response: .string(String(decoding: body, as: UTF8.self)),
+                                          credentialBefore: nil, relyingParty: relyingParty, policy: policy,
+                                          receivedAt: now, verdict: .rejected(error))
+        return RecordedCeremony(result: .failure(error), recording: recording)
+    }
+
+    /// The parsed response written back as the JSON value the verifier read.
+    static func value<Response: Encodable>(_ response: Response) -> JSONValue {
+        guard let data = try? JSONEncoder().encode(response),
+              let value = try? JSONDecoder().decode(JSONValue.self, from: data) else { return .null }
+        return value
+    }
+}
+
+/// Passes every call to the service's own stores, keeping the challenge consumed and the
+/// credential record found (or collided with) for the recording.
+private final class RecordingStores: ChallengeStore, CredentialStore {
+    private let challenges: any ChallengeStore
+    private let credentials: any CredentialStore
+    private let state = Mutex<(consumed: IssuedChallenge?, found: CredentialRecord?)>((nil, nil))
+
+    init(challenges: any ChallengeStore, credentials: any CredentialStore) {
+        self.challenges = challenges
+        self.credentials = credentials
+    }
+
+    var consumed: IssuedChallenge? { state.withLock { $0.consumed } }
+    var found: CredentialRecord? { state.withLock { $0.found } }
+
+    func issue(_ challenge: IssuedChallenge, now: Date) async throws {
+        try await challenges.issue(challenge, now: now)
+    }
+
+    func consume(_ challenge: [UInt8]) async throws -> IssuedChallenge? {
+        let issued = try await challenges.consume(challenge)
+        state.withLock { $0.consumed = issued }
+        return issued
+    }
+
+    func create(_ record: CredentialRecord) async throws -> Bool {
+        let created = try await credentials.create(record)
+        if !created {
+            let existing = try await credentials.credential(id: record.id)
+            state.withLock { $0.found = existing }
+        }
+        return created
+    }
+
+    func credential(id: [UInt8]) async throws -> CredentialRecord? {
+        let record = try await credentials.credential(id: id)
+        state.withLock { $0.found = record }
+        return record
+    }
+
+    func credentials(userHandle: [UInt8]) async throws -> [CredentialRecord] {
+        try await credentials.credentials(userHandle: userHandle)
+    }
+
+    func update(_ record: CredentialRecord) async throws {
+        try await credentials.update(record)
+    }
+}
