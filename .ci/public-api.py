@@ -13,7 +13,7 @@ Usage: .ci/public-api.py [symbol-graph-dir]   (a directory given is read, nothin
 """
 import collections, glob, json, os, re, subprocess, sys
 
-BUDGET = {"WebAuthnRP": 840, "WebAuthnCrypto": 55, "WebAuthnCoding": 0}
+BUDGET = {"WebAuthnRP": 860, "WebAuthnCrypto": 55, "WebAuthnCoding": 0}
 
 if len(sys.argv) > 1:
     graphs = sys.argv[1]
