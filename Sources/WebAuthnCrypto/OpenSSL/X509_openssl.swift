@@ -198,15 +198,24 @@ enum X509ChainVerification {
     ///   - leaf: the end-entity certificate.
     ///   - untrusted: intermediates offered with the leaf; never trusted by themselves.
     ///   - anchors: the only trusted certificates; any of them may end the chain.
+    ///   - crls: revocation lists consulted for every certificate of the path whose issuer has
+    ///     one (a certificate whose issuer has no list passes that check; a listed serial, an
+    ///     expired list or a list with a bad signature fail); empty: no revocation check.
     ///   - time: seconds since 1970 at which validity is judged.
     /// - Returns: the chain, leaf first, as indices into `[leaf] + untrusted + anchors`.
-    static func verify(leaf: X509Handle, untrusted: [X509Handle], anchors: [X509Handle], time: Int64) throws(CryptoError) -> [Int] {
+    static func verify(leaf: X509Handle, untrusted: [X509Handle], anchors: [X509Handle], crls: [X509CRLHandle] = [],
+                       time: Int64) throws(CryptoError) -> [Int] {
         ERR_clear_error()
         guard let store = X509_STORE_new() else { throw libcryptoFailure("X509_STORE_new") }
         defer { X509_STORE_free(store) }
         for anchor in anchors {
             guard X509_STORE_add_cert(store, anchor.pointer) == 1 else {
                 throw libcryptoFailure("X509_STORE_add_cert")
+            }
+        }
+        for crl in crls {
+            guard X509_STORE_add_crl(store, crl.pointer) == 1 else {
+                throw libcryptoFailure("X509_STORE_add_crl")
             }
         }
         guard let stack = OPENSSL_sk_new_null() else { throw libcryptoFailure("OPENSSL_sk_new_null") }
@@ -228,7 +237,12 @@ enum X509ChainVerification {
         // The caller's clock, never the system's; a store certificate may end the chain
         // even when it is not self-signed; attestation leaves carry no serverAuth EKU.
         X509_VERIFY_PARAM_set_time(parameters, time_t(time))
-        guard X509_VERIFY_PARAM_set_flags(parameters, UInt(X509_V_FLAG_PARTIAL_CHAIN)) == 1,
+        var flags = UInt(X509_V_FLAG_PARTIAL_CHAIN)
+        if !crls.isEmpty {
+            flags |= UInt(X509_V_FLAG_CRL_CHECK) | UInt(X509_V_FLAG_CRL_CHECK_ALL)
+            X509_STORE_CTX_set_verify_cb(context, acceptMissingCRL)
+        }
+        guard X509_VERIFY_PARAM_set_flags(parameters, flags) == 1,
               X509_STORE_CTX_set_purpose(context, X509_PURPOSE_ANY) == 1 else {
             throw libcryptoFailure("X509_VERIFY_PARAM setup")
         }

@@ -30,12 +30,15 @@ package enum CertificateChain {
     ///   - leaf: the end-entity certificate.
     ///   - intermediates: untrusted certificates that may complete the path, in any order.
     ///   - trustAnchors: the trusted certificates.
-    ///   - time: the moment at which every certificate must be valid.
+    ///   - crls: revocation lists (default none: no revocation check); a certificate whose issuer
+    ///     has no list among them is not checked for revocation.
+    ///   - time: the moment at which every certificate (and list) must be valid.
     /// - Returns: the verified chain.
     /// - Throws: ``CryptoError`` with code ``CryptoError/Code/untrustedChain`` naming
     ///   libcrypto's reason and the depth it failed at.
     package static func verify(
-        leaf: Certificate, intermediates: [Certificate], trustAnchors: [Certificate], at time: Date
+        leaf: Certificate, intermediates: [Certificate], trustAnchors: [Certificate],
+        crls: [CertificateRevocationList] = [], at time: Date
     ) throws(CryptoError) -> VerifiedCertificateChain {
         guard !trustAnchors.isEmpty else {
             throw CryptoError(.untrustedChain, "no trust anchors were given")
@@ -47,7 +50,7 @@ package enum CertificateChain {
         }
         let indices = try X509ChainVerification.verify(
             leaf: leaf.handle, untrusted: intermediates.map(\.handle),
-            anchors: trustAnchors.map(\.handle), time: Int64(seconds))
+            anchors: trustAnchors.map(\.handle), crls: crls.map(\.handle), time: Int64(seconds))
         let candidates = [leaf] + intermediates + trustAnchors
         var chain: [Certificate] = []
         for index in indices {
