@@ -296,24 +296,11 @@ extension RelyingPartyService {
     /// The registration recording against `challenges` (the service's store, or one holding an opened sealed challenge).
     func finishRegistrationRecording(jsonData: Data, expectedChallenge: [UInt8]?, now: Date,
                                      challenges: any ChallengeStore) async throws -> RecordedCeremony<VerifiedRegistration> {
-        let json: RegistrationResponseJSON
-        do {
-            json = try RegistrationResponseJSON(jsonData: jsonData)
-        } catch {
-            return unparsed(.registration, jsonData, expectedChallenge: expectedChallenge, now: now, error: error)
+        try await record(.registration, jsonData: jsonData, expectedChallenge: expectedChallenge, now: now,
+                         challenges: challenges, decode: RegistrationResponseJSON.init(jsonData:),
+                         clientDataJSON: { $0.response.clientDataJSON.bytes }) { service, json in
+            try await service.finishRegistration(RegistrationResponse(json: json), expectedChallenge: expectedChallenge, now: now)
         }
-        let capture = RecordingStores(challenges: challenges, credentials: credentials)
-        let service = RelyingPartyService(relyingParty: relyingParty, policy: policy, challenges: capture, credentials: capture)
-        let result: Result<VerifiedRegistration, WebAuthnError>
-        do {
-            result = .success(try await service.finishRegistration(RegistrationResponse(json: json),
-                                                                   expectedChallenge: expectedChallenge, now: now))
-        } catch let error as WebAuthnError {
-            result = .failure(error)
-        }
-        return RecordedCeremony(result: result, recording: recording(.registration, capture, response: Self.value(json),
-                                                                     expected: expectedChallenge, json: json.response.clientDataJSON.bytes,
-                                                                     now: now, result: result.map { _ in () }))
     }
 
     /// ``finishAuthentication(jsonData:expectedChallenge:now:)`` that also records the
@@ -334,23 +321,38 @@ extension RelyingPartyService {
     /// The authentication recording against `challenges` (the service's store, or one holding an opened sealed challenge).
     func finishAuthenticationRecording(jsonData: Data, expectedChallenge: [UInt8]?, now: Date,
                                        challenges: any ChallengeStore) async throws -> RecordedCeremony<VerifiedAuthentication> {
-        let json: AuthenticationResponseJSON
+        try await record(.authentication, jsonData: jsonData, expectedChallenge: expectedChallenge, now: now,
+                         challenges: challenges, decode: AuthenticationResponseJSON.init(jsonData:),
+                         clientDataJSON: { $0.response.clientDataJSON.bytes }) { service, json in
+            try await service.finishAuthentication(AuthenticationResponse(json: json), expectedChallenge: expectedChallenge,
+                                                   now: now)
+        }
+    }
+
+    /// Both recordings: decode the body (a body that does not decode is recorded as text), run
+    /// the ceremony on a service whose stores pass every call through and keep what it consumed
+    /// and found, and record the verdict. Only storage failures are thrown.
+    private func record<JSON: Encodable, Verified: Sendable>(
+        _ kind: CeremonyKind, jsonData: Data, expectedChallenge: [UInt8]?, now: Date, challenges: any ChallengeStore,
+        decode: (Data) throws(WebAuthnError) -> JSON, clientDataJSON: (JSON) -> [UInt8],
+        finish: (RelyingPartyService, JSON) async throws -> Verified
+    ) async throws -> RecordedCeremony<Verified> {
+        let json: JSON
         do {
-            json = try AuthenticationResponseJSON(jsonData: jsonData)
+            json = try decode(jsonData)
         } catch {
-            return unparsed(.authentication, jsonData, expectedChallenge: expectedChallenge, now: now, error: error)
+            return unparsed(kind, jsonData, expectedChallenge: expectedChallenge, now: now, error: error)
         }
         let capture = RecordingStores(challenges: challenges, credentials: credentials)
         let service = RelyingPartyService(relyingParty: relyingParty, policy: policy, challenges: capture, credentials: capture)
-        let result: Result<VerifiedAuthentication, WebAuthnError>
+        let result: Result<Verified, WebAuthnError>
         do {
-            result = .success(try await service.finishAuthentication(AuthenticationResponse(json: json),
-                                                                     expectedChallenge: expectedChallenge, now: now))
+            result = .success(try await finish(service, json))
         } catch let error as WebAuthnError {
             result = .failure(error)
         }
-        return RecordedCeremony(result: result, recording: recording(.authentication, capture, response: Self.value(json),
-                                                                     expected: expectedChallenge, json: json.response.clientDataJSON.bytes,
+        return RecordedCeremony(result: result, recording: recording(kind, capture, response: Self.value(json),
+                                                                     expected: expectedChallenge, json: clientDataJSON(json),
                                                                      now: now, result: result.map { _ in () }))
     }
 
