@@ -43,6 +43,12 @@ enum PostgresSchema {
             last_used_at   timestamptz)
         """,
         "CREATE INDEX IF NOT EXISTS passkey_credentials_user_handle ON passkey_credentials (user_handle)",
+        // What the extensions said (also in `record`, as CredentialExtensionProperties): credProps
+        // `rk` at registration, and whether PRF is enabled (registration's `prf.enabled`, or a
+        // login that returned PRF results). NULL: the client did not say. Added to tables made
+        // before these columns existed; the PRF output itself is never stored.
+        "ALTER TABLE passkey_credentials ADD COLUMN IF NOT EXISTS discoverable boolean",
+        "ALTER TABLE passkey_credentials ADD COLUMN IF NOT EXISTS prf_enabled boolean",
     ]
 
     static func migrate(_ client: PostgresClient, logger: Logger) async throws {
@@ -116,9 +122,10 @@ final class PostgresCredentialStore: PasskeyCredentialStore {
         let json = String(decoding: try JSONEncoder().encode(record), as: UTF8.self)
         let inserted = try await storage {
             try await client.query("""
-                INSERT INTO passkey_credentials (id, user_handle, sign_count, backup_state, uv_initialized, record)
+                INSERT INTO passkey_credentials (id, user_handle, sign_count, backup_state, uv_initialized, record,
+                                                 discoverable, prf_enabled)
                 VALUES (\(Data(record.id)), \(Data(userHandle)), \(Int64(record.signCount)), \(record.backupState),
-                        \(record.uvInitialized), \(json))
+                        \(record.uvInitialized), \(json), \(record.extensions.discoverable), \(record.extensions.prfEnabled))
                 ON CONFLICT (id) DO NOTHING RETURNING 1
                 """, logger: logger).collect().count
         }
@@ -151,7 +158,8 @@ final class PostgresCredentialStore: PasskeyCredentialStore {
             try await client.query("""
                 UPDATE passkey_credentials
                 SET sign_count = \(newCount), backup_state = \(record.backupState),
-                    uv_initialized = \(record.uvInitialized), record = \(json), last_used_at = now()
+                    uv_initialized = \(record.uvInitialized), record = \(json), last_used_at = now(),
+                    prf_enabled = \(record.extensions.prfEnabled)
                 WHERE id = \(Data(record.id))
                   AND (sign_count < \(newCount) OR (sign_count = 0 AND \(newCount) = 0))
                 RETURNING 1
