@@ -12,6 +12,7 @@ Started by run-e2e.sh, which provides (environment):
   FAILED_CEREMONIES_DIR  where the nodes record failed ceremonies (RECORD_FAILED_CEREMONIES_DIR)
   WEBAUTHN_REPLAY        the webauthn-replay executable
   E2E_SESSION_KEY        the nodes' cookie key (must never appear in a recording)
+  E2E_OLD_CREDENTIAL_TABLE  set when run-e2e.sh made the credential table in its older shape
 """
 import base64
 import json
@@ -171,7 +172,8 @@ def body_data(driver, name):
 
 def credential_row(credential_hex):
     """(discoverable, prf_enabled, the record's extensions) of one credential row: the columns
-    the migration added and the CredentialExtensionProperties inside the stored record."""
+    the migration added ('true', 'false' or 'null') and the CredentialExtensionProperties inside
+    the stored record."""
     line = sql("SELECT coalesce(discoverable::text, 'null'), coalesce(prf_enabled::text, 'null'),"
                " (record::jsonb -> 'extensions')::text"
                f" FROM passkey_credentials WHERE id = decode('{credential_hex}', 'hex')")
@@ -240,9 +242,9 @@ def browser_flows(driver):
     # nowhere in the database.
     first_hex = sql(f"SELECT encode(id, 'hex') FROM passkey_credentials WHERE user_handle = decode('{handle}', 'hex')")
     discoverable, prf_enabled, extensions = credential_row(first_hex)
-    check(discoverable == "t" and extensions.get("discoverable") is True,
+    check(discoverable == "true" and extensions.get("discoverable") is True,
           f"credProps: the platform credential's row says discoverable ({discoverable}, record {extensions})")
-    check(prf_enabled == "t" and extensions.get("prfEnabled") is True,
+    check(prf_enabled == "true" and extensions.get("prfEnabled") is True,
           f"prf: the platform credential's row says PRF enabled ({prf_enabled}, record {extensions})")
     registration_key = body_data(driver, "prf-key-id")
     check(body_data(driver, "prf") == "1" and registration_key and len(registration_key) == 16,
@@ -275,7 +277,7 @@ def browser_flows(driver):
     check(body_data(driver, "prf-key-id") == registration_key,
           f"prf: the login on node B gave the same PRF key as the registration on node A (the per-user salt is"
           f" derived server-side; fingerprint {body_data(driver, 'prf-key-id')})")
-    check(credential_row(first_hex)[:2] == ("t", "t"), "after the PRF login the row still says discoverable, PRF enabled")
+    check(credential_row(first_hex)[:2] == ("true", "true"), "after the PRF login the row still says discoverable, PRF enabled")
     counter = int(sql(f"SELECT sign_count FROM passkey_credentials WHERE user_handle = decode('{handle}', 'hex')"))
     check(counter > counter_after_registration, f"the login advanced the stored counter ({counter_after_registration} -> {counter})")
     check(sql(f"SELECT last_used_at IS NOT NULL FROM passkey_credentials WHERE user_handle = decode('{handle}', 'hex')") == "t",
@@ -314,9 +316,9 @@ def browser_flows(driver):
     key_hex = sql(f"SELECT encode(id, 'hex') FROM passkey_credentials WHERE user_handle = decode('{handle}', 'hex')"
                   f" AND id <> decode('{first_hex}', 'hex')")
     discoverable, prf_enabled, extensions = credential_row(key_hex)
-    check(discoverable == "f" and extensions.get("discoverable") is False,
+    check(discoverable == "false" and extensions.get("discoverable") is False,
           f"credProps: the security key's row says not discoverable ({discoverable}, record {extensions})")
-    check(prf_enabled == "f" and body_data(driver, "prf") == "0",
+    check(prf_enabled == "false" and body_data(driver, "prf") == "0",
           f"prf: the security key without hmac-secret is recorded as PRF not enabled ({prf_enabled})")
     listed = passkey_list(driver, NODE_B)
     key_listed = next(p for i, p in listed.items() if b64url_to_hex(i) == key_hex)
@@ -332,7 +334,7 @@ def browser_flows(driver):
     wait_state(driver, "signed-in")
     check("Signed in as alice" in status_text(driver) and last_login(driver) == "username",
           "username-first login with the USB security key")
-    check(body_data(driver, "prf") == "0" and credential_row(key_hex)[:2] == ("f", "f"),
+    check(body_data(driver, "prf") == "0" and credential_row(key_hex)[:2] == ("false", "false"),
           "the security key's login asked for PRF, got none, and its row is unchanged (not discoverable, no PRF)")
 
     # Delete the platform passkey (the first one) from the list.
@@ -425,6 +427,7 @@ def prf_output_not_recorded(driver):
     open_page(driver, NODE_A)
     if driver.find_element(By.TAG_NAME, "body").get_attribute("data-state") == "signed-in":
         sign_out(driver)
+    driver.find_element(By.ID, "new-username").clear()   # the same URL again does not reload the page
     driver.find_element(By.ID, "new-username").send_keys("dave")
     click(driver, "register")
     wait_state(driver, "signed-in")
@@ -642,6 +645,11 @@ def crash_mid_ceremony(driver):
 def main():
     driver = make_driver()
     try:
+        if os.environ.get("E2E_OLD_CREDENTIAL_TABLE"):
+            columns = sql("SELECT string_agg(column_name, ',' ORDER BY column_name) FROM information_schema.columns"
+                          " WHERE table_name = 'passkey_credentials' AND column_name IN ('discoverable', 'prf_enabled')")
+            check(columns == "discoverable,prf_enabled",
+                  "the nodes' migration added the extension columns to the credential table made before them")
         browser_flows(driver)
         two_nodes_same_response(driver)
         if os.environ.get("FAILED_CEREMONIES_DIR"):
