@@ -451,6 +451,25 @@ def prf_output_not_recorded(driver):
     check(kept == base64.urlsafe_b64encode(bytes(32)).decode().rstrip("="),
           "the recording keeps the PRF output's shape, zeroed")
     check_recording(recorded[0], "signature", [os.environ.get("E2E_SESSION_KEY", ""), '"dave"', cookie, output])
+
+    # A body that does not parse as a response is recorded as its text: the output is zeroed there too.
+    body, cookie = browser_assertion(driver, NODE_A, "dave")
+    response = json.loads(body)
+    output = response["clientExtensionResults"]["prf"]["results"]["first"]
+    del response["type"]
+    before = set(recordings("malformed"))
+    status, _ = http("POST", NODE_A + "/api/login/verify", json.dumps(response).encode(),
+                     {"Content-Type": "application/json"}, {"pk_login": cookie})
+    check(status == 400, f"a PRF login without its type member is refused as malformed ({status})")
+    recorded = [path for path in recordings("malformed") if path not in before]
+    check(len(recorded) == 1, "the malformed PRF login was recorded")
+    with open(recorded[0], encoding="utf-8") as handle:
+        text = handle.read()
+    zeroed = base64.urlsafe_b64encode(bytes(32)).decode().rstrip("=")
+    check(output not in text and zeroed in text, "the malformed login's recording holds the PRF output zeroed, not the output")
+    status, replayed = replay_explain(recorded[0])
+    check(status == 0 and "expected reject(malformed), got reject(malformed)" in replayed,
+          "the malformed login's recording replays as reject(malformed)")
     driver.remove_virtual_authenticator()
     security_key(driver)
     for credential in saved:

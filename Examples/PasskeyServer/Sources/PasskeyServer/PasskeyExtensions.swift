@@ -56,8 +56,20 @@ enum PasskeyExtensions {
     /// replaced by zero bytes of the same length: a failed ceremony is recorded for replay
     /// without the client's secret, and the replay reaches the same verdict (the library checks
     /// the outputs' lengths and shape, never their value). A value that is not base64url is
-    /// not an output the authenticator made and is kept as sent.
+    /// not an output the authenticator made and is kept as sent. A body that did not parse as
+    /// a response is recorded as its text: there each output found by a lenient parse is
+    /// replaced in the text itself, so every other byte (and so the replay's `malformed`) stays.
     static func redactingPRFOutputs(_ response: JSONValue) -> JSONValue {
+        if case .string(let text) = response {
+            guard text.utf8.count <= 1_048_576, let parsed = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)),
+                  case .object(let redacted) = redactingPRFOutputs(parsed), case .object(let original) = parsed,
+                  redacted != original else { return response }
+            var out = text
+            for (secret, zeroed) in zip(prfOutputs(.object(original)), prfOutputs(.object(redacted))) where secret != zeroed {
+                out = out.replacingOccurrences(of: secret, with: zeroed)
+            }
+            return .string(out)
+        }
         guard case .object(var credential) = response,
               case .object(var outputs)? = credential["clientExtensionResults"],
               case .object(var prf)? = outputs["prf"],
@@ -71,6 +83,18 @@ enum PasskeyExtensions {
         outputs["prf"] = .object(prf)
         credential["clientExtensionResults"] = .object(outputs)
         return .object(credential)
+    }
+
+    /// The texts of `clientExtensionResults.prf.results.first` and `second`, in that order.
+    private static func prfOutputs(_ response: JSONValue) -> [String] {
+        guard case .object(let credential) = response,
+              case .object(let outputs)? = credential["clientExtensionResults"],
+              case .object(let prf)? = outputs["prf"],
+              case .object(let results)? = prf["results"] else { return [] }
+        return ["first", "second"].map { member in
+            if case .string(let text)? = results[member] { return text }
+            return ""
+        }
     }
 }
 
