@@ -1,13 +1,18 @@
 // webauthn-bench: how close a whole WebAuthn verification comes to libcrypto's own
 // signature-verification rate, measured in one run. Speed is measured here, never in tests.
 //
-//   swift run -c release webauthn-bench                 # every case, one line each
-//   swift run -c release webauthn-bench --json          # the same as one JSON object
-//   swift run -c release webauthn-bench --case assertion.es256
-//   swift run -c release webauthn-bench --case assertion.es256 --iterations 2000   # untimed, for valgrind
+// It is the Benchmarks/ sub-package's executable; the cases live in the root package's
+// `_WebAuthnBenchmarking` library (Sources/WebAuthnBenchmarking), this target keeps the command
+// line, the clock, the output and the valgrind markers. From the repository root:
+//
+//   swift run --package-path Benchmarks -c release webauthn-bench                 # every case, one line each
+//   swift run --package-path Benchmarks -c release webauthn-bench --json          # the same as one JSON object
+//   swift run --package-path Benchmarks -c release webauthn-bench --case assertion.es256
+//   swift run --package-path Benchmarks -c release webauthn-bench --case assertion.es256 --iterations 2000   # untimed, for valgrind
 //
 // See Docs/Performance.md for what each case includes and what is outside the timed region.
 import Foundation
+import WebAuthnBenchmarking
 
 struct Options {
     var json = false
