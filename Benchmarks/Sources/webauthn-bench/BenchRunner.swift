@@ -16,13 +16,13 @@ struct BenchRunner {
 
     func run() async throws -> Int32 {
         let names: [String]
-        if let name = options.caseName {
-            guard BenchCases.names.contains(name) else {
+        if options.caseNames.isEmpty {
+            names = BenchCases.names
+        } else {
+            for name in options.caseNames where !BenchCases.names.contains(name) {
                 throw BenchFailure("unknown case \(name); cases: \(BenchCases.names.joined(separator: ", "))")
             }
-            names = [name]
-        } else {
-            names = BenchCases.names
+            names = BenchCases.names.filter { options.caseNames.contains($0) }
         }
         if let iterations = options.iterations {
             guard names.count == 1, let name = names.first else {

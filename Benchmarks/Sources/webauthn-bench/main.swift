@@ -16,7 +16,9 @@ import WebAuthnBenchmarking
 
 struct Options {
     var json = false
-    var caseName: String?
+    /// `--case` may be given more than once: those cases run (a case with its yardstick
+    /// only when both are named), in the order of the case list.
+    var caseNames: [String] = []
     var iterations: Int?
     var setupOnly = false
     var warmup = 0
@@ -31,7 +33,7 @@ func parseOptions() -> Options? {
         case "--json": options.json = true
         case "--case":
             guard let name = arguments.popFirst() else { return nil }
-            options.caseName = name
+            options.caseNames.append(name)
         case "--iterations":
             guard let value = arguments.popFirst(), let n = Int(value), n > 0 else { return nil }
             options.iterations = n
@@ -53,7 +55,8 @@ let usage = """
            webauthn-bench --case NAME --iterations N [--warmup K] [--setup-only]
 
       --json          print one JSON object keyed by case name
-      --case NAME     run one case (names below)
+      --case NAME     run one case (names below); repeat it to run several, e.g.
+                      --case limit.rs256 --case assertion.rs256 for one ratio
       --rounds N      timed rounds per case (default 21); the median is reported
       --iterations N  run exactly N operations of the case, untimed (for valgrind)
       --warmup K      with --iterations: first run K operations (caches filled) before the N
