@@ -131,10 +131,11 @@ extension DERNode {
     }
 
     /// A BIT STRING's octets and its count of unused bits in the last octet.
+    /// - Parameter tag: the tag to require (BIT STRING unless implicitly tagged).
     /// - Throws: ``DERError/Code/invalidValue`` when the unused-bit count is above 7,
     ///   non-zero on an empty string, or the unused bits are not zero.
-    package func bitString() throws(DERError) -> (bytes: ArraySlice<UInt8>, unusedBits: Int) {
-        let raw = try primitiveContent(.bitString)
+    package func bitString(tag expected: DERTag = .bitString) throws(DERError) -> (bytes: ArraySlice<UInt8>, unusedBits: Int) {
+        let raw = try primitiveContent(expected)
         guard let unused = raw.first, unused <= 7 else {
             throw error(.invalidValue, "BIT STRING has no unused-bits octet or it is above 7")
         }
