@@ -90,6 +90,7 @@ struct CertificateFieldTests {
         ("200101000000Z", false),       // a UTCTime's digits under the GeneralizedTime tag
         ("20200101000000Z", true),      // a GeneralizedTime's digits under the UTCTime tag
         ("210229000000Z", true),        // 29 February 2021
+        ("21000229000000Z", false),     // 2100 is not a leap year
         ("200431000000Z", true),        // 31 April
         ("201301000000Z", true),        // month 13
         ("200100000000Z", true),        // day 0
