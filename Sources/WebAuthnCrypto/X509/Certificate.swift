@@ -48,7 +48,14 @@ public struct Certificate: Sendable {
     package let signatureAlgorithmOID: String
     /// Whether subject and issuer are the same name, compared as RFC 5280 §7.1 and libcrypto
     /// do (case and inner white space of text values aside); it says nothing about the signature.
-    package let isSelfIssued: Bool
+    /// Computed when asked: verification never needs it (libcrypto's chain building compares
+    /// names itself).
+    package var isSelfIssued: Bool {
+        if issuer.derBytes == subject.derBytes { return true }
+        guard let issuerNode = try? DER.parse(issuer.derBytes), let subjectNode = try? DER.parse(subject.derBytes),
+              let issuerForm = DistinguishedName.canonicalForm(of: issuerNode) else { return false }
+        return issuerForm == DistinguishedName.canonicalForm(of: subjectNode)
+    }
 
     /// Parses one DER certificate.
     /// - Parameter derEncoded: exactly one certificate; trailing bytes are refused.
@@ -95,14 +102,13 @@ public struct Certificate: Sendable {
         }
         let serialNode = try next("serialNumber")
         let serial = try Self.read("serialNumber") { () throws(DERError) in try serialNode.integerBytes() }
+        // Equal bytes to the outer AlgorithmIdentifier, which was read above.
         let innerAlgorithm = try next("signature")
-        _ = try Self.algorithmIdentifier(innerAlgorithm, field: "signature")
         guard innerAlgorithm.encodedBytes.elementsEqual(outerAlgorithm.encodedBytes) else {
             throw CryptoError(.malformedCertificate,
                               "signature: the tbsCertificate algorithm differs from signatureAlgorithm (RFC 5280 §4.1.1.2)")
         }
-        let issuerNode = try next("issuer")
-        let issuer = try Self.name(issuerNode, field: "issuer")
+        let issuer = try Self.name(try next("issuer"), field: "issuer")
         let validityNode = try next("validity")
         let validity = try Self.read("validity") { () throws(DERError) in try validityNode.sequence() }
         guard validity.count == 2 else {
@@ -110,8 +116,7 @@ public struct Certificate: Sendable {
         }
         let notBefore = try CertificateTime.date(validity[0], field: "validity.notBefore")
         let notAfter = try CertificateTime.date(validity[1], field: "validity.notAfter")
-        let subjectNode = try next("subject")
-        let subject = try Self.name(subjectNode, field: "subject")
+        let subject = try Self.name(try next("subject"), field: "subject")
         let spkiNode = try next("subjectPublicKeyInfo")
         let spki = try Self.read("subjectPublicKeyInfo") { () throws(DERError) in try spkiNode.sequence() }
         guard spki.count == 2 else {
@@ -184,8 +189,6 @@ public struct Certificate: Sendable {
         self.extensions = extensions
         self.subjectPublicKeyInfoDER = Array(spkiNode.encodedBytes)
         self.signatureAlgorithmOID = signatureAlgorithmOID
-        self.isSelfIssued = issuerNode.encodedBytes.elementsEqual(subjectNode.encodedBytes)
-            || DistinguishedName.canonicalForm(of: issuerNode).map { $0 == DistinguishedName.canonicalForm(of: subjectNode) } == true
     }
 
     /// Parses one DER certificate from a slice (for example a CBOR byte string of `x5c`).
