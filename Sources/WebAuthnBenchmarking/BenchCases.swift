@@ -14,7 +14,7 @@ public enum BenchCases {
         "limit.rs256", "assertion.rs256",
         "concurrent.assertion.es256",
         "registration.none.es256", "registration.packed.es256",
-        "cbor.attestation-object", "cbor.attestation-object.packed",
+        "cbor.attestation-object", "cbor.attestation-object.packed", "x509.certificate",
         "metadata.blob.verify-index", "metadata.lookup.aaguid",
     ]
 
@@ -53,6 +53,7 @@ public enum BenchCases {
         case "registration.packed.es256": return try RegistrationCase(name: name, packed: true, poolSize: pool(500))
         case "cbor.attestation-object": return try CBORCase(name: name, packed: false)
         case "cbor.attestation-object.packed": return try CBORCase(name: name, packed: true)
+        case "x509.certificate": return try CertificateParseCase()
         case "metadata.blob.verify-index": return try MetadataBLOBCase()
         case "metadata.lookup.aaguid": return try MetadataLookupCase()
         default: throw BenchFailure("unknown case \(name)")
@@ -290,6 +291,33 @@ final class RegistrationCase: BenchCase {
 }
 
 /// `cbor.attestation-object*`: decoding one attestation object's CBOR.
+/// `x509.certificate`: `Certificate(derEncoded:)` on the 2-level packed attestation leaf the
+/// test authenticator sends (P-256, basicConstraints and the FIDO AAGUID extension). The
+/// ceremonies keep parsed certificates in a cache, so this is what a new certificate costs.
+final class CertificateParseCase: BenchCase {
+    let name = "x509.certificate"
+    let limit: String? = nil
+    let operationsPerRound = 5_000
+    let der: [UInt8]
+    let serialLength: Int
+
+    init() throws {
+        let ca = try TestAuthenticator.CA.make(seed: "webauthn-bench root")
+        let key = try PrivateKey.derive(.p256, seed: "webauthn-bench x509")
+        let leaf = try TestAuthenticator.packedLeaf(key: key, ca: ca, aaguid: TestAuthenticator.defaultAAGUID)
+        der = leaf.derBytes
+        serialLength = leaf.serialNumber.count
+    }
+
+    func prepare(operations: Int) async throws {}
+
+    func run(operations: Int) async throws {
+        var total = 0
+        for _ in 0..<operations { total &+= try Certificate(derEncoded: der).serialNumber.count }
+        guard total == operations &* serialLength else { throw BenchFailure("\(name): read the wrong serial") }
+    }
+}
+
 final class CBORCase: BenchCase {
     let name: String
     let limit: String? = nil

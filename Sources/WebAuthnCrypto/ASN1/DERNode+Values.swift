@@ -131,10 +131,11 @@ extension DERNode {
     }
 
     /// A BIT STRING's octets and its count of unused bits in the last octet.
+    /// - Parameter tag: the tag to require (BIT STRING unless implicitly tagged).
     /// - Throws: ``DERError/Code/invalidValue`` when the unused-bit count is above 7,
     ///   non-zero on an empty string, or the unused bits are not zero.
-    package func bitString() throws(DERError) -> (bytes: ArraySlice<UInt8>, unusedBits: Int) {
-        let raw = try primitiveContent(.bitString)
+    package func bitString(tag expected: DERTag = .bitString) throws(DERError) -> (bytes: ArraySlice<UInt8>, unusedBits: Int) {
+        let raw = try primitiveContent(expected)
         guard let unused = raw.first, unused <= 7 else {
             throw error(.invalidValue, "BIT STRING has no unused-bits octet or it is above 7")
         }
@@ -158,9 +159,11 @@ extension DERNode {
         guard !bytes.isEmpty else {
             throw error(.invalidValue, "OBJECT IDENTIFIER is empty")
         }
-        var arcs: [UInt64] = []
+        // One pass: each arc is appended to the text as soon as its last digit is read.
+        var text = ""
         var current: UInt64 = 0
         var startOfArc = true
+        var sawArc = false
         for byte in bytes {
             if startOfArc && byte == 0x80 {
                 throw error(.invalidValue, "OBJECT IDENTIFIER arc has a leading zero digit")
@@ -171,23 +174,24 @@ extension DERNode {
             current = (current << 7) | UInt64(byte & 0x7F)
             startOfArc = byte & 0x80 == 0
             if startOfArc {
-                arcs.append(current)
+                if sawArc {
+                    text.append(".")
+                    text.append(String(current))
+                } else if current < 40 {
+                    text = "0." + String(current)
+                } else if current < 80 {
+                    text = "1." + String(current - 40)
+                } else {
+                    text = "2." + String(current - 80)
+                }
+                sawArc = true
                 current = 0
             }
         }
-        guard startOfArc, let first = arcs.first else {
+        guard startOfArc, sawArc else {
             throw error(.invalidValue, "OBJECT IDENTIFIER ends inside an arc")
         }
-        var parts: [String]
-        if first < 40 {
-            parts = ["0", String(first)]
-        } else if first < 80 {
-            parts = ["1", String(first - 40)]
-        } else {
-            parts = ["2", String(first - 80)]
-        }
-        for arc in arcs.dropFirst() { parts.append(String(arc)) }
-        return parts.joined(separator: ".")
+        return text
     }
 
     /// The text of a character-string value: UTF8String, PrintableString, IA5String,

@@ -1,5 +1,7 @@
-// X.509 through libcrypto: parsing (d2i_X509), field extraction, signature checks,
-// chain verification (X509_STORE / X509_STORE_CTX) and the test-only builder.
+// X.509 through libcrypto: parsing (d2i_X509), the subject public key, signature checks and
+// chain verification (X509_STORE / X509_STORE_CTX). The certificate's fields are read in
+// Swift from the DER (X509/Certificate.swift); X509Fields_openssl.swift reads them again
+// through libcrypto for the differential tests only.
 // Every pointer in this file is confined to a function body or to `X509Handle`.
 internal import CWebAuthnOpenSSL
 import Foundation
@@ -39,98 +41,6 @@ final class X509Handle: @unchecked Sendable {
         return handle
     }
 
-    /// The version as written (1, 2 or 3), or nil for anything else.
-    var version: Int? {
-        let raw = X509_get_version(pointer)
-        guard (0...2).contains(raw) else { return nil }
-        return Int(raw) + 1
-    }
-
-    /// The serial number's DER INTEGER encoding.
-    var serialNumberDER: [UInt8]? {
-        guard let serial = X509_get0_serialNumber(pointer) else { return nil }
-        return encodedBytes { i2d_ASN1_INTEGER(serial, $0) }
-    }
-
-    /// The subject Name's DER (libcrypto keeps the encoding it parsed).
-    var subjectNameDER: [UInt8]? {
-        guard let name = X509_get_subject_name(pointer) else { return nil }
-        return encodedBytes { i2d_X509_NAME(name, $0) }
-    }
-
-    /// The issuer Name's DER.
-    var issuerNameDER: [UInt8]? {
-        guard let name = X509_get_issuer_name(pointer) else { return nil }
-        return encodedBytes { i2d_X509_NAME(name, $0) }
-    }
-
-    /// Whether subject and issuer are the same name (`X509_NAME_cmp`).
-    var isSelfIssued: Bool {
-        X509_NAME_cmp(X509_get_subject_name(pointer), X509_get_issuer_name(pointer)) == 0
-    }
-
-    /// notBefore as a Date.
-    var notBefore: Date? { Self.date(X509_get0_notBefore(pointer)) }
-    /// notAfter as a Date.
-    var notAfter: Date? { Self.date(X509_get0_notAfter(pointer)) }
-
-    private static func date(_ time: UnsafePointer<ASN1_TIME>?) -> Date? {
-        guard let time else { return nil }
-        var parts = tm()
-        guard ASN1_TIME_to_tm(time, &parts) == 1 else {
-            ERR_clear_error()
-            return nil
-        }
-        let seconds = unixTime(
-            year: Int(parts.tm_year) + 1900, month: Int(parts.tm_mon) + 1, day: Int(parts.tm_mday),
-            hour: Int(parts.tm_hour), minute: Int(parts.tm_min), second: Int(parts.tm_sec))
-        guard let seconds else { return nil }
-        return Date(timeIntervalSince1970: TimeInterval(seconds))
-    }
-
-    /// Seconds since 1970 for a UTC civil time (proleptic Gregorian calendar).
-    static func unixTime(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) -> Int? {
-        guard (0...9999).contains(year), (1...12).contains(month), (1...31).contains(day),
-              (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second) else { return nil }
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let shiftedMonth = (month + 9) % 12
-        let dayOfYear = (153 * shiftedMonth + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        let days = era * 146_097 + dayOfEra - 719_468
-        return days * 86_400 + hour * 3_600 + minute * 60 + second
-    }
-
-    /// The extensions in order, with their OIDs, critical flags and extnValue contents.
-    func extensions() throws(CryptoError) -> [CertificateExtension] {
-        let count = X509_get_ext_count(pointer)
-        guard count >= 0 else { throw CryptoError(.malformedCertificate, "cannot count extensions") }
-        var result: [CertificateExtension] = []
-        for index in 0..<count {
-            guard let ext = X509_get_ext(pointer, index),
-                  let oid = objectIdentifierText(X509_EXTENSION_get_object(ext)),
-                  let data = X509_EXTENSION_get_data(ext) else {
-                ERR_clear_error()
-                throw CryptoError(.malformedCertificate, "extension \(index) cannot be read")
-            }
-            result.append(CertificateExtension(
-                oid: oid, isCritical: X509_EXTENSION_get_critical(ext) > 0, value: asn1StringBytes(data)))
-        }
-        return result
-    }
-
-    /// The outer signatureAlgorithm's OID, dotted.
-    var signatureAlgorithmOID: String? {
-        var signature: UnsafePointer<ASN1_BIT_STRING>?
-        var algorithm: UnsafePointer<X509_ALGOR>?
-        X509_get0_signature(&signature, &algorithm, pointer)
-        guard let algorithm else { return nil }
-        var object: OpaquePointer?
-        X509_ALGOR_get0(&object, nil, nil, algorithm)
-        return objectIdentifierText(object)
-    }
-
     /// The subject public key as a new reference (`X509_get_pubkey`).
     func publicKey() throws(CryptoError) -> EVPKey {
         ERR_clear_error()
@@ -138,12 +48,6 @@ final class X509Handle: @unchecked Sendable {
             throw CryptoError(.malformedCertificate, libcryptoErrorText("the subject public key cannot be decoded"))
         }
         return EVPKey(takingOwnershipOf: key)
-    }
-
-    /// The SubjectPublicKeyInfo's DER.
-    package var subjectPublicKeyInfoDER: [UInt8]? {
-        guard let spki = X509_get_X509_PUBKEY(pointer) else { return nil }
-        return encodedBytes { i2d_X509_PUBKEY(spki, $0) }
     }
 
     /// Whether `key` verifies this certificate's signature (`X509_verify`).
@@ -164,29 +68,6 @@ package func encodedBytes(_ encode: (UnsafeMutablePointer<UnsafeMutablePointer<U
     }
     defer { CRYPTO_free(out, #fileID, #line) }
     return Array(UnsafeBufferPointer(start: out, count: Int(length)))
-}
-
-/// The bytes of an ASN1_STRING (an OCTET STRING's contents, for example).
-private func asn1StringBytes(_ string: UnsafePointer<ASN1_STRING>) -> [UInt8] {
-    let length = ASN1_STRING_length(string)
-    guard length > 0, let data = ASN1_STRING_get0_data(string) else { return [] }
-    return Array(UnsafeBufferPointer(start: data, count: Int(length)))
-}
-
-/// An ASN1_OBJECT as a dotted OID (`OBJ_obj2txt` with numeric output).
-private func objectIdentifierText(_ object: OpaquePointer?) -> String? {
-    guard let object else { return nil }
-    var buffer = [CChar](repeating: 0, count: 128)
-    var length = OBJ_obj2txt(&buffer, Int32(buffer.count), object, 1)
-    if length >= Int32(buffer.count) {
-        buffer = [CChar](repeating: 0, count: Int(length) + 1)
-        length = OBJ_obj2txt(&buffer, Int32(buffer.count), object, 1)
-    }
-    guard length > 0, Int(length) < buffer.count else {
-        ERR_clear_error()
-        return nil
-    }
-    return String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
 }
 
 // MARK: - Chain verification

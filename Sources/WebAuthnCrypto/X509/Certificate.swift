@@ -1,11 +1,16 @@
 public import Foundation
 
-/// An X.509 certificate, parsed by libcrypto and read into Swift values once.
+/// An X.509 certificate, read into Swift values once from its DER encoding.
 ///
-/// Parsing requires the input to be exactly one certificate, structurally valid
-/// DER (definite, minimal lengths), accepted by libcrypto's `d2i_X509`, with no
-/// extension present twice and with the extensions WebAuthn reads (basicConstraints,
-/// keyUsage, extKeyUsage, subjectAltName) well formed.
+/// One walk of the strict DER reader over `Certificate ::= SEQUENCE { tbsCertificate,
+/// signatureAlgorithm, signatureValue }` (RFC 5280 §4.1) gives every field: definite,
+/// minimal lengths; a version that is absent (v1) or an explicit v2 or v3; the inner
+/// signature AlgorithmIdentifier equal to the outer one; strict validity times (§4.1.2.5);
+/// unique identifiers only from v2 and extensions only in v3; no extension present twice;
+/// the extensions WebAuthn reads (basicConstraints, keyUsage, extKeyUsage,
+/// subjectAltName) well formed; nothing after the certificate. libcrypto (`d2i_X509`)
+/// must accept the same bytes: its parsed copy is kept for signature and chain
+/// verification and gives the public key.
 public struct Certificate: Sendable {
     let handle: X509Handle
 
@@ -37,52 +42,111 @@ public struct Certificate: Sendable {
     package let subjectAlternativeNames: [GeneralName]
     /// The subject public key.
     package let publicKey: PublicKey
-    /// The SubjectPublicKeyInfo's DER.
+    /// The SubjectPublicKeyInfo's DER, as it appears in the certificate.
     package let subjectPublicKeyInfoDER: [UInt8]
     /// The certificate's signatureAlgorithm OID, dotted (`1.2.840.10045.4.3.2` for ecdsa-with-SHA256).
     package let signatureAlgorithmOID: String
-    /// Whether subject and issuer are the same name (it says nothing about the signature).
-    package let isSelfIssued: Bool
+    /// Whether subject and issuer are the same name, compared as RFC 5280 §7.1 and libcrypto
+    /// do (case and inner white space of text values aside); it says nothing about the signature.
+    /// Computed when asked: verification never needs it (libcrypto's chain building compares
+    /// names itself).
+    package var isSelfIssued: Bool {
+        if issuer.derBytes == subject.derBytes { return true }
+        guard let issuerNode = try? DER.parse(issuer.derBytes), let subjectNode = try? DER.parse(subject.derBytes),
+              let issuerForm = DistinguishedName.canonicalForm(of: issuerNode) else { return false }
+        return issuerForm == DistinguishedName.canonicalForm(of: subjectNode)
+    }
 
     /// Parses one DER certificate.
     /// - Parameter derEncoded: exactly one certificate; trailing bytes are refused.
-    /// - Throws: ``CryptoError`` with code ``CryptoError/Code/malformedCertificate``.
+    /// - Throws: ``CryptoError`` with code ``CryptoError/Code/malformedCertificate``,
+    ///   naming the field that is wrong.
     public init(derEncoded: [UInt8]) throws(CryptoError) {
         // Structural DER first: libcrypto alone would also take BER (indefinite lengths).
-        let outer: [DERNode]
+        let root: DERNode
         do {
-            outer = try DER.parseSequence(derEncoded)
+            root = try DER.parse(derEncoded)
         } catch {
             throw CryptoError(.malformedCertificate, "not a DER certificate: \(error)")
         }
-        guard outer.count == 3, let tbs = outer.first, tbs.tag == .sequence else {
+        guard root.tag == .sequence, root.elements.count == 3 else {
             throw CryptoError(.malformedCertificate, "a certificate is SEQUENCE { tbsCertificate, signatureAlgorithm, signature }")
         }
-        let handle = try X509Handle.parse(derEncoded)
+        let tbs = root.elements[0], outerAlgorithm = root.elements[1], signatureValue = root.elements[2]
+        guard tbs.tag == .sequence else {
+            throw CryptoError(.malformedCertificate, "tbsCertificate: expected a SEQUENCE, found \(tbs.tag)")
+        }
+        let signatureAlgorithmOID = try Self.algorithmIdentifier(outerAlgorithm, field: "signatureAlgorithm")
+        try Self.read("signatureValue") { () throws(DERError) in _ = try signatureValue.bitString() }
 
-        guard let version = handle.version else {
-            throw CryptoError(.malformedCertificate, "version is not 1, 2 or 3")
+        var fields = tbs.elements[...]
+        func next(_ field: String) throws(CryptoError) -> DERNode {
+            guard let node = fields.popFirst() else {
+                throw CryptoError(.malformedCertificate, "tbsCertificate ends before \(field)")
+            }
+            return node
         }
-        guard let serialDER = handle.serialNumberDER,
-              let serial = try? DER.parse(serialDER).integerBytes() else {
-            throw CryptoError(.malformedCertificate, "serial number cannot be read")
+        func optional(_ tag: DERTag) -> DERNode? {
+            guard let node = fields.first, node.tag == tag else { return nil }
+            return fields.popFirst()
         }
-        guard let notBefore = handle.notBefore, let notAfter = handle.notAfter else {
-            throw CryptoError(.malformedCertificate, "validity times cannot be read")
+
+        // version [0] EXPLICIT Version DEFAULT v1: DER leaves a v1 out.
+        var version = 1
+        if let explicit = optional(.context(0, constructed: true)) {
+            let raw = try Self.read("version") { () throws(DERError) in try explicit.explicitlyTagged(0).integer(in: 0...2) }
+            guard raw != 0 else {
+                throw CryptoError(.malformedCertificate, "version: v1 is the default and must be left out (DER)")
+            }
+            version = raw + 1
         }
-        guard let signatureAlgorithmOID = handle.signatureAlgorithmOID else {
-            throw CryptoError(.malformedCertificate, "signature algorithm cannot be read")
+        let serialNode = try next("serialNumber")
+        let serial = try Self.read("serialNumber") { () throws(DERError) in try serialNode.integerBytes() }
+        // Equal bytes to the outer AlgorithmIdentifier, which was read above.
+        let innerAlgorithm = try next("signature")
+        guard innerAlgorithm.encodedBytes.elementsEqual(outerAlgorithm.encodedBytes) else {
+            throw CryptoError(.malformedCertificate,
+                              "signature: the tbsCertificate algorithm differs from signatureAlgorithm (RFC 5280 §4.1.1.2)")
         }
-        guard let spki = handle.subjectPublicKeyInfoDER else {
-            throw CryptoError(.malformedCertificate, "subjectPublicKeyInfo cannot be encoded")
+        let issuer = try Self.name(try next("issuer"), field: "issuer")
+        let validityNode = try next("validity")
+        let validity = try Self.read("validity") { () throws(DERError) in try validityNode.sequence() }
+        guard validity.count == 2 else {
+            throw CryptoError(.malformedCertificate, "validity: expected notBefore and notAfter, found \(validity.count) values")
         }
-        let subject = try Self.name(handle.subjectNameDER, "subject")
-        let issuer = try Self.name(handle.issuerNameDER, "issuer")
-        let extensions = try handle.extensions()
+        let notBefore = try CertificateTime.date(validity[0], field: "validity.notBefore")
+        let notAfter = try CertificateTime.date(validity[1], field: "validity.notAfter")
+        let subject = try Self.name(try next("subject"), field: "subject")
+        let spkiNode = try next("subjectPublicKeyInfo")
+        let spki = try Self.read("subjectPublicKeyInfo") { () throws(DERError) in try spkiNode.sequence() }
+        guard spki.count == 2 else {
+            throw CryptoError(.malformedCertificate, "subjectPublicKeyInfo: expected algorithm and subjectPublicKey, found \(spki.count) values")
+        }
+        _ = try Self.algorithmIdentifier(spki[0], field: "subjectPublicKeyInfo.algorithm")
+        try Self.read("subjectPublicKeyInfo.subjectPublicKey") { () throws(DERError) in _ = try spki[1].bitString() }
+
+        // issuerUniqueID [1] IMPLICIT and subjectUniqueID [2] IMPLICIT BIT STRING: v2 or v3 only.
+        for (number, field) in [(UInt32(1), "issuerUniqueID"), (2, "subjectUniqueID")] {
+            guard let unique = optional(.context(number, constructed: false)) else { continue }
+            guard version >= 2 else {
+                throw CryptoError(.malformedCertificate, "\(field): present in a v1 certificate (RFC 5280 §4.1.2.8)")
+            }
+            try Self.read(field) { () throws(DERError) in _ = try unique.bitString(tag: .context(number, constructed: false)) }
+        }
+        var extensions: [CertificateExtension] = []
+        if let explicit = optional(.context(3, constructed: true)) {
+            guard version == 3 else {
+                throw CryptoError(.malformedCertificate, "extensions: present in a v\(version) certificate (RFC 5280 §4.1.2.9)")
+            }
+            extensions = try Self.extensions(explicit)
+        }
+        if let extra = fields.first {
+            throw CryptoError(.malformedCertificate, "tbsCertificate: unexpected \(extra.tag) after the last field")
+        }
         var seen: Set<String> = []
         for item in extensions {
             guard seen.insert(item.oid).inserted else {
-                throw CryptoError(.malformedCertificate, "extension \(item.oid) appears more than once")
+                throw CryptoError(.malformedCertificate, "extensions: \(item.oid) appears more than once")
             }
         }
         func decode<T>(_ oid: String, _ what: String, _ body: ([UInt8]) throws(DERError) -> T) throws(CryptoError) -> T? {
@@ -109,6 +173,9 @@ public struct Certificate: Sendable {
             try GeneralName.decodeList(bytes)
         } ?? []
 
+        // libcrypto reads the same bytes for what only it does: the public key, signature
+        // checks and chain building.
+        let handle = try X509Handle.parse(derEncoded)
         self.publicKey = PublicKey(evpKey: try handle.publicKey())
         self.handle = handle
         self.derBytes = derEncoded
@@ -120,9 +187,8 @@ public struct Certificate: Sendable {
         self.notBefore = notBefore
         self.notAfter = notAfter
         self.extensions = extensions
-        self.subjectPublicKeyInfoDER = spki
+        self.subjectPublicKeyInfoDER = Array(spkiNode.encodedBytes)
         self.signatureAlgorithmOID = signatureAlgorithmOID
-        self.isSelfIssued = handle.isSelfIssued
     }
 
     /// Parses one DER certificate from a slice (for example a CBOR byte string of `x5c`).
@@ -132,12 +198,53 @@ public struct Certificate: Sendable {
         try self.init(derEncoded: Array(derEncoded))
     }
 
-    private static func name(_ der: [UInt8]?, _ what: String) throws(CryptoError) -> DistinguishedName {
-        guard let der else { throw CryptoError(.malformedCertificate, "\(what) cannot be encoded") }
+    /// Runs a DER accessor, naming `field` in the error it throws.
+    private static func read<T>(_ field: String, _ body: () throws(DERError) -> T) throws(CryptoError) -> T {
         do {
-            return try DistinguishedName(derEncoded: der[...])
+            return try body()
         } catch {
-            throw CryptoError(.malformedCertificate, "\(what): \(error)")
+            throw CryptoError(.malformedCertificate, "\(field): \(error)")
+        }
+    }
+
+    /// `AlgorithmIdentifier ::= SEQUENCE { algorithm OBJECT IDENTIFIER, parameters ANY OPTIONAL }`; the OID, dotted.
+    private static func algorithmIdentifier(_ node: DERNode, field: String) throws(CryptoError) -> String {
+        try read(field) { () throws(DERError) in
+            let parts = try node.sequence()
+            guard (1...2).contains(parts.count) else {
+                throw node.error(.unexpectedElementCount, "AlgorithmIdentifier has \(parts.count) values")
+            }
+            return try parts[0].objectIdentifier()
+        }
+    }
+
+    private static func name(_ node: DERNode, field: String) throws(CryptoError) -> DistinguishedName {
+        try read(field) { () throws(DERError) in try DistinguishedName(node: node) }
+    }
+
+    /// `[3] EXPLICIT Extensions`, `Extensions ::= SEQUENCE SIZE (1..MAX) OF Extension`,
+    /// `Extension ::= SEQUENCE { extnID OID, critical BOOLEAN DEFAULT FALSE, extnValue OCTET STRING }`.
+    /// An explicitly encoded `critical FALSE` (not DER, but found in the wild) is read as FALSE.
+    private static func extensions(_ explicit: DERNode) throws(CryptoError) -> [CertificateExtension] {
+        try read("extensions") { () throws(DERError) in
+            let list = try explicit.explicitlyTagged(3)
+            let items = try list.sequence()
+            guard !items.isEmpty else {
+                throw list.error(.unexpectedElementCount, "Extensions is empty (SIZE (1..MAX))")
+            }
+            var result: [CertificateExtension] = []
+            result.reserveCapacity(items.count)
+            for item in items {
+                let parts = try item.sequence()
+                guard parts.count == 2 || parts.count == 3 else {
+                    throw item.error(.unexpectedElementCount, "Extension has \(parts.count) values")
+                }
+                let oid = try parts[0].objectIdentifier()
+                let isCritical = parts.count == 3 ? try parts[1].boolean() : false
+                let value = try parts[parts.count - 1].octetString()
+                result.append(CertificateExtension(oid: oid, isCritical: isCritical, value: Array(value)))
+            }
+            return result
         }
     }
 

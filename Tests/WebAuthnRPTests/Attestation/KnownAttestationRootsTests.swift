@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import WebAuthnRP
 import WebAuthnCrypto
+import WebAuthnTestSupport
 
 @Suite("known attestation roots")
 struct KnownAttestationRootsTests {
@@ -99,5 +100,14 @@ struct KnownAttestationRootsTests {
         let authenticator = AttestedAuthenticator(aaguid: .zero, format: "packed", type: .basic, trustPath: [])
         #expect(try AttestationPolicy().requirement.source.trust(for: authenticator, at: Date()).anchors.isEmpty)
         #expect(try VerificationPolicy().attestation.requirement.source.trust(for: authenticator, at: Date()).anchors.isEmpty)
+    }
+
+    @Test("each embedded root reads the same from the DER walk as through libcrypto's getters")
+    func derWalkMatchesLibCrypto() throws {
+        #expect(!KnownAttestationRoots.embedded.isEmpty)
+        for entry in KnownAttestationRoots.embedded {
+            let der = try #require(entry.derBytes, "\(entry.name) decodes")
+            #expect(CertificateDifferential.differences(der).isEmpty, "\(entry.name): \(CertificateDifferential.differences(der))")
+        }
     }
 }
