@@ -91,14 +91,14 @@ public struct Certificate: Sendable {
             return fields.popFirst()
         }
 
-        // version [0] EXPLICIT Version DEFAULT v1: DER leaves a v1 out.
+        // version [0] EXPLICIT Version DEFAULT v1. The version is read as encoded, and the
+        // fields RFC 5280 ties to it (unique IDs from v2, extensions in v3) are read whatever it
+        // says, as libcrypto reads them: what a version must be is the attestation format's rule
+        // (packed, tpm: "MUST be 3"), refused there as `attestation`, not as an unreadable
+        // certificate. An explicit v1 is not DER but says the same as an absent one.
         var version = 1
         if let explicit = optional(.context(0, constructed: true)) {
-            let raw = try Self.read("version") { () throws(DERError) in try explicit.explicitlyTagged(0).integer(in: 0...2) }
-            guard raw != 0 else {
-                throw CryptoError(.malformedCertificate, "version: v1 is the default and must be left out (DER)")
-            }
-            version = raw + 1
+            version = try Self.read("version") { () throws(DERError) in try explicit.explicitlyTagged(0).integer(in: 0...2) } + 1
         }
         let serialNode = try next("serialNumber")
         let serial = try Self.read("serialNumber") { () throws(DERError) in try serialNode.integerBytes() }
@@ -128,16 +128,10 @@ public struct Certificate: Sendable {
         // issuerUniqueID [1] IMPLICIT and subjectUniqueID [2] IMPLICIT BIT STRING: v2 or v3 only.
         for (number, field) in [(UInt32(1), "issuerUniqueID"), (2, "subjectUniqueID")] {
             guard let unique = optional(.context(number, constructed: false)) else { continue }
-            guard version >= 2 else {
-                throw CryptoError(.malformedCertificate, "\(field): present in a v1 certificate (RFC 5280 §4.1.2.8)")
-            }
             try Self.read(field) { () throws(DERError) in _ = try unique.bitString(tag: .context(number, constructed: false)) }
         }
         var extensions: [CertificateExtension] = []
         if let explicit = optional(.context(3, constructed: true)) {
-            guard version == 3 else {
-                throw CryptoError(.malformedCertificate, "extensions: present in a v\(version) certificate (RFC 5280 §4.1.2.9)")
-            }
             extensions = try Self.extensions(explicit)
         }
         if let extra = fields.first {

@@ -517,15 +517,7 @@ struct TPMAttestationCertificateTests {
     @Test("version 1 is refused")
     func version1() {
         var statement = TPMStatement(.rsa, alg: .rs256)
-        // RFC 5280 §4.1.2.9: a v1 certificate carries no extensions (the certificate parser refuses them there).
-        statement.editCertificate = { builder in
-            builder.version = 1
-            builder.basicConstraints = nil
-            builder.keyUsage = nil
-            builder.extendedKeyUsage = nil
-            builder.subjectAlternativeNames = nil
-            builder.extraExtensions = []
-        }
+        statement.editCertificate = { builder in builder.version = 1 }
         expectRejection(statement, "aikCert version is 1, not 3")
     }
 
