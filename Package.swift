@@ -19,8 +19,10 @@ let package = Package(
         .library(name: "WebAuthnRP", targets: ["WebAuthnRP"]),
         .executable(name: "webauthn-replay", targets: ["webauthn-replay"]),
         // Not for servers (the leading underscore says so, as in SwiftNIO): the fuzz targets for
-        // the Fuzz/ sub-package, and the software authenticator for the Benchmarks/ sub-package.
+        // the Fuzz/ sub-package, and the benchmark cases (over the software authenticator) for
+        // the Benchmarks/ sub-package.
         .library(name: "_WebAuthnFuzzing", targets: ["WebAuthnFuzzing"]),
+        .library(name: "_WebAuthnBenchmarking", targets: ["WebAuthnBenchmarking"]),
     ],
     targets: [
         // The only place C headers enter the build. Imported by WebAuthnCrypto alone.
@@ -54,7 +56,7 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .executableTarget(name: "webauthn-replay", dependencies: ["WebAuthnReplay"], swiftSettings: strictSettings),
-        // The software authenticator and the Fixtures/ generator: for tests, the benchmark and
+        // The software authenticator and the Fixtures/ generator: for tests, the benchmark cases and
         // `webauthn-fixtures`, never linked by a server (no product).
         .target(
             name: "WebAuthnTestSupport",
@@ -65,9 +67,11 @@ let package = Package(
         ),
         // Writes (or checks) the project's own recorded ceremonies in Fixtures/.
         .executableTarget(name: "webauthn-fixtures", dependencies: ["WebAuthnTestSupport"], swiftSettings: strictSettings),
-        // Measures whole ceremonies against libcrypto's own verify rate; speed is measured here, not in tests.
-        .executableTarget(
-            name: "webauthn-bench",
+        // The cases of the benchmark (Benchmarks/ sub-package, executable `webauthn-bench`): whole
+        // ceremonies against libcrypto's own verify rate; speed is measured there, not in tests.
+        // Not for servers.
+        .target(
+            name: "WebAuthnBenchmarking",
             dependencies: ["WebAuthnTestSupport", "WebAuthnRP", "WebAuthnCrypto", "WebAuthnCoding"],
             swiftSettings: strictSettings
         ),

@@ -13,6 +13,8 @@ Usage: .ci/public-api.py [symbol-graph-dir]   (a directory given is read, nothin
 """
 import collections, glob, json, os, re, subprocess, sys
 
+# The underscored products (_WebAuthnFuzzing, _WebAuthnBenchmarking) are left out: no server
+# imports them, and their modules are not in BUDGET, so they are not counted.
 BUDGET = {"WebAuthnRP": 860, "WebAuthnCrypto": 55, "WebAuthnCoding": 0}
 
 if len(sys.argv) > 1:

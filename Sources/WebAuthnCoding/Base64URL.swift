@@ -22,7 +22,6 @@ package enum Base64URL {
         for (i, c) in alphabet.enumerated() { table[Int(c)] = UInt8(i) }
         return table
     }()
-
     /// Encodes bytes as unpadded base64url.
     /// - Parameter bytes: the bytes.
     /// - Returns: the encoding.
@@ -64,7 +63,7 @@ package enum Base64URL {
                               allowNonZeroTrailingBits: Bool = false) throws(DecodingError) -> [UInt8] {
         if !allowPadding && !allowNonZeroTrailingBits {
             // The common case: a string's UTF-8 view is read in place, one pass.
-            if let bytes = strictDecode(string.utf8) { return bytes }
+            if let bytes = strictDecode(string.utf8.span) { return bytes }
         }
         return try decodeReportingErrors(Array(string.utf8), allowPadding: allowPadding,
                                          allowNonZeroTrailingBits: allowNonZeroTrailingBits)
@@ -76,7 +75,7 @@ package enum Base64URL {
     /// - Returns: the bytes.
     /// - Throws: ``DecodingError`` as ``decode(_:allowPadding:allowNonZeroTrailingBits:)`` does.
     package static func decode(utf8: ArraySlice<UInt8>) throws(DecodingError) -> [UInt8] {
-        if let bytes = strictDecode(utf8) { return bytes }
+        if let bytes = strictDecode(utf8.span) { return bytes }
         return try decodeReportingErrors(Array(utf8), allowPadding: false, allowNonZeroTrailingBits: false)
     }
 
@@ -87,70 +86,79 @@ package enum Base64URL {
     ///   - bytes: the bytes.
     /// - Returns: `true` when `text == encode(bytes)`.
     package static func isEncoding(_ text: String, of bytes: [UInt8]) -> Bool {
-        matches(text.utf8, bytes)
+        matches(text.utf8.span, bytes.span)
     }
 
-    private static func matches<C: Collection<UInt8>>(_ text: C, _ bytes: [UInt8]) -> Bool {
+    private static func matches(_ text: Span<UInt8>, _ bytes: Span<UInt8>) -> Bool {
         let full = bytes.count / 3, left = bytes.count % 3
         guard text.count == full * 4 + (left == 0 ? 0 : left + 1) else { return false }
+        let alphabetBytes = alphabet
+        let alphabet = alphabetBytes.span
         var difference: UInt8 = 0
-        // The length check above means the iterator yields exactly one character per emit.
-        var characters = text.makeIterator()
-        func emit(_ value: UInt32) {
-            difference |= (characters.next() ?? 0xFF) ^ alphabet[Int(value & 63)]
-        }
-        var i = 0
+        var i = 0, j = 0
         for _ in 0..<full {
             let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
-            emit(n >> 18); emit(n >> 12); emit(n >> 6); emit(n)
+            difference |= text[j] ^ alphabet[Int(n >> 18 & 63)]
+            difference |= text[j + 1] ^ alphabet[Int(n >> 12 & 63)]
+            difference |= text[j + 2] ^ alphabet[Int(n >> 6 & 63)]
+            difference |= text[j + 3] ^ alphabet[Int(n & 63)]
             i += 3
+            j += 4
         }
         if left == 1 {
             let n = UInt32(bytes[i]) << 16
-            emit(n >> 18); emit(n >> 12)
+            difference |= text[j] ^ alphabet[Int(n >> 18 & 63)]
+            difference |= text[j + 1] ^ alphabet[Int(n >> 12 & 63)]
         } else if left == 2 {
             let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8
-            emit(n >> 18); emit(n >> 12); emit(n >> 6)
+            difference |= text[j] ^ alphabet[Int(n >> 18 & 63)]
+            difference |= text[j + 1] ^ alphabet[Int(n >> 12 & 63)]
+            difference |= text[j + 2] ^ alphabet[Int(n >> 6 & 63)]
         }
         return difference == 0
     }
 
     /// One pass over strict unpadded base64url; nil on anything the strict rules refuse
-    /// (the caller then reruns the checks in order to report the first error).
-    private static func strictDecode<C: Collection<UInt8>>(_ chars: C) -> [UInt8]? {
+    /// (the caller then reruns the checks in order to report the first error). Reads the
+    /// characters and the table through spans and writes the bytes in place into a
+    /// result of the final size.
+    private static func strictDecode(_ chars: Span<UInt8>) -> [UInt8]? {
         let count = chars.count
         guard count % 4 != 1 else { return nil }
-        let table = decodeTable
-        var out: [UInt8] = []
-        out.reserveCapacity(count * 3 / 4)
-        var iterator = chars.makeIterator()
-        // Whole groups of four characters make three bytes.
-        for _ in 0..<(count / 4) {
-            guard let c0 = iterator.next(), let c1 = iterator.next(), let c2 = iterator.next(), let c3 = iterator.next()
-            else { return nil }
-            let v0 = table[Int(c0)], v1 = table[Int(c1)], v2 = table[Int(c2)], v3 = table[Int(c3)]
+        let tableBytes = decodeTable
+        let table = tableBytes.span
+        let groups = count / 4
+        var out = [UInt8](repeating: 0, count: groups * 3 + (count % 4 == 0 ? 0 : count % 4 - 1))
+        var bytes = out.mutableSpan
+        // Whole groups of four characters make three bytes. (Both bounds in the loop's
+        // condition let the compiler drop the per-access checks.)
+        var i = 0, o = 0
+        while i + 4 <= count, o + 3 <= bytes.count {
+            let v0 = table[Int(chars[i])], v1 = table[Int(chars[i + 1])]
+            let v2 = table[Int(chars[i + 2])], v3 = table[Int(chars[i + 3])]
             guard (v0 | v1 | v2 | v3) & 0xC0 == 0 else { return nil }
             let n = UInt32(v0) << 18 | UInt32(v1) << 12 | UInt32(v2) << 6 | UInt32(v3)
-            out.append(UInt8(truncatingIfNeeded: n >> 16))
-            out.append(UInt8(truncatingIfNeeded: n >> 8))
-            out.append(UInt8(truncatingIfNeeded: n))
+            bytes[o] = UInt8(truncatingIfNeeded: n >> 16)
+            bytes[o + 1] = UInt8(truncatingIfNeeded: n >> 8)
+            bytes[o + 2] = UInt8(truncatingIfNeeded: n)
+            i += 4
+            o += 3
         }
         // Two or three characters left make one or two bytes; the unused bits must be zero.
         switch count % 4 {
         case 2:
-            guard let c0 = iterator.next(), let c1 = iterator.next() else { return nil }
-            let v0 = table[Int(c0)], v1 = table[Int(c1)]
+            let v0 = table[Int(chars[i])], v1 = table[Int(chars[i + 1])]
             guard (v0 | v1) & 0xC0 == 0, v1 & 0x0F == 0 else { return nil }
-            out.append(v0 << 2 | v1 >> 4)
+            bytes[o] = v0 << 2 | v1 >> 4
         case 3:
-            guard let c0 = iterator.next(), let c1 = iterator.next(), let c2 = iterator.next() else { return nil }
-            let v0 = table[Int(c0)], v1 = table[Int(c1)], v2 = table[Int(c2)]
+            let v0 = table[Int(chars[i])], v1 = table[Int(chars[i + 1])], v2 = table[Int(chars[i + 2])]
             guard (v0 | v1 | v2) & 0xC0 == 0, v2 & 0x03 == 0 else { return nil }
-            out.append(v0 << 2 | v1 >> 4)
-            out.append((v1 & 0x0F) << 4 | v2 >> 2)
+            bytes[o] = v0 << 2 | v1 >> 4
+            bytes[o + 1] = (v1 & 0x0F) << 4 | v2 >> 2
         default:
             break
         }
+        _ = consume bytes
         return out
     }
 

@@ -3,7 +3,8 @@ import Testing
 
 /// Keeps libcrypto behind two fences: only files under Sources/WebAuthnCrypto/OpenSSL/ (the
 /// shipping crypto layer) and Sources/WebAuthnTestSupport/OpenSSL/ (test-only signing, key
-/// generation and certificate building) may import CWebAuthnOpenSSL.
+/// generation and certificate building) may import CWebAuthnOpenSSL; the Fuzz/ and Benchmarks/
+/// sub-packages none.
 struct OpenSSLFenceTests {
     /// The only folders whose files may import libcrypto.
     static let fencedFolders = ["WebAuthnCrypto/OpenSSL/", "WebAuthnTestSupport/OpenSSL/"]
@@ -49,6 +50,26 @@ struct OpenSSLFenceTests {
             #expect(importers.contains { $0.hasPrefix(folder) }, "files in \(folder) import libcrypto")
         }
         #expect(offenders.isEmpty, "files outside \(Self.fencedFolders) import CWebAuthnOpenSSL: \(offenders)")
+    }
+
+    /// The sub-packages (Fuzz/, Benchmarks/) reach the library through its underscored products
+    /// only; none of their files may import libcrypto.
+    @Test func subPackagesDoNotImportLibCrypto() throws {
+        let root = Self.sourcesDirectory.deletingLastPathComponent()
+        var swiftFiles = 0
+        var offenders: [String] = []
+        for package in ["Fuzz", "Benchmarks"] {
+            let sources = root.appendingPathComponent(package).appendingPathComponent("Sources")
+            let enumerator = try #require(FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil))
+            for case let url as URL in enumerator where url.pathExtension == "swift" {
+                swiftFiles += 1
+                if Self.importsOpenSSL(try String(contentsOf: url, encoding: .utf8)) {
+                    offenders.append(String(url.standardizedFileURL.path.dropFirst(root.standardizedFileURL.path.count + 1)))
+                }
+            }
+        }
+        #expect(swiftFiles > 2, "the scan found the sub-packages' sources")
+        #expect(offenders.isEmpty, "sub-package files import CWebAuthnOpenSSL: \(offenders)")
     }
 
     @Test func detectorRecognisesImportForms() {

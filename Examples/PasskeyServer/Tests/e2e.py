@@ -12,6 +12,7 @@ Started by run-e2e.sh, which provides (environment):
   FAILED_CEREMONIES_DIR  where the nodes record failed ceremonies (RECORD_FAILED_CEREMONIES_DIR)
   WEBAUTHN_REPLAY        the webauthn-replay executable
   E2E_SESSION_KEY        the nodes' cookie key (must never appear in a recording)
+  E2E_OLD_CREDENTIAL_TABLE  set when run-e2e.sh made the credential table in its older shape
 """
 import base64
 import json
@@ -102,11 +103,26 @@ def make_driver():
     return driver
 
 
+class AuthenticatorOptions(VirtualAuthenticatorOptions):
+    """Selenium's options plus WebDriver's `extensions` list (DevTools' hasPrf, hasLargeBlob, ...)."""
+
+    def __init__(self, extensions=(), **options):
+        super().__init__(**options)
+        self.extensions = list(extensions)
+
+    def to_dict(self):
+        out = super().to_dict()
+        if self.extensions:
+            out["extensions"] = self.extensions
+        return out
+
+
 def platform_authenticator(driver):
-    """A phone or laptop: CTAP2, internal, discoverable credentials, user verification."""
-    driver.add_virtual_authenticator(VirtualAuthenticatorOptions(
-        protocol="ctap2", transport="internal", has_resident_key=True, has_user_verification=True,
-        is_user_consenting=True, is_user_verified=True))
+    """A phone or laptop: CTAP2, internal, discoverable credentials, user verification, and the
+    prf extension (hmac-secret, evaluated at creation too)."""
+    driver.add_virtual_authenticator(AuthenticatorOptions(
+        extensions=["prf"], protocol="ctap2", transport="internal", has_resident_key=True,
+        has_user_verification=True, is_user_consenting=True, is_user_verified=True))
     return driver.virtual_authenticator_id
 
 
@@ -148,6 +164,33 @@ def sign_out(driver):
 
 def last_login(driver):
     return driver.find_element(By.TAG_NAME, "body").get_attribute("data-last-login")
+
+
+def body_data(driver, name):
+    return driver.find_element(By.TAG_NAME, "body").get_attribute("data-" + name)
+
+
+def credential_row(credential_hex):
+    """(discoverable, prf_enabled, the record's extensions) of one credential row: the columns
+    the migration added ('true', 'false' or 'null') and the CredentialExtensionProperties inside
+    the stored record."""
+    line = sql("SELECT coalesce(discoverable::text, 'null'), coalesce(prf_enabled::text, 'null'),"
+               " (record::jsonb -> 'extensions')::text"
+               f" FROM passkey_credentials WHERE id = decode('{credential_hex}', 'hex')")
+    discoverable, prf_enabled, extensions = line.split("|", 2)
+    return discoverable, prf_enabled, json.loads(extensions or "null")
+
+
+def passkey_list(driver, base):
+    """The passkey list API (/api/me) with the browser's session cookie, by credential id."""
+    session = {c["name"]: c["value"] for c in driver.get_cookies()}.get("pk_session")
+    status, answer = http("GET", base + "/api/me", cookies={"pk_session": session})
+    check(status == 200 and isinstance(answer, dict), f"the passkey list answers ({status})")
+    return {passkey["id"]: passkey for passkey in answer["passkeys"]}
+
+
+def b64url_to_hex(text):
+    return b64url_decode(text).hex()
 
 
 def browser_assertion(driver, base, username=None):
@@ -194,6 +237,23 @@ def browser_flows(driver):
     counter_after_registration = int(sql("SELECT sign_count FROM passkey_credentials"
                                          f" WHERE user_handle = decode('{handle}', 'hex')"))
 
+    # Extensions at registration: credProps said discoverable, prf said enabled (and evaluated
+    # the user's salt at creation). The row and the record inside it say so; the PRF output is
+    # nowhere in the database.
+    first_hex = sql(f"SELECT encode(id, 'hex') FROM passkey_credentials WHERE user_handle = decode('{handle}', 'hex')")
+    discoverable, prf_enabled, extensions = credential_row(first_hex)
+    check(discoverable == "true" and extensions.get("discoverable") is True,
+          f"credProps: the platform credential's row says discoverable ({discoverable}, record {extensions})")
+    check(prf_enabled == "true" and extensions.get("prfEnabled") is True,
+          f"prf: the platform credential's row says PRF enabled ({prf_enabled}, record {extensions})")
+    registration_key = body_data(driver, "prf-key-id")
+    check(body_data(driver, "prf") == "1" and registration_key and len(registration_key) == 16,
+          f"prf at registration: the server saw the PRF evaluated, the page derived its key ({registration_key})")
+    listed = passkey_list(driver, NODE_A)
+    first_listed = next(iter(listed.values()))
+    check(len(listed) == 1 and first_listed.get("discoverable") is True and first_listed.get("prfEnabled") is True,
+          f"the passkey list shows discoverable and PRF enabled ({first_listed})")
+
     # The same authenticator cannot register twice: the options exclude its credential.
     click(driver, "add-passkey")
     WebDriverWait(driver, TIMEOUT).until(lambda d: "error" in d.find_element(By.ID, "status").get_attribute("class"))
@@ -213,6 +273,11 @@ def browser_flows(driver):
     click(driver, "login")
     wait_state(driver, "signed-in")
     check("Signed in as alice" in status_text(driver) and last_login(driver) == "username", "username-first login on node B")
+    check(body_data(driver, "prf") == "1", "prf at login: the server verified PRF results for the salt it asked")
+    check(body_data(driver, "prf-key-id") == registration_key,
+          f"prf: the login on node B gave the same PRF key as the registration on node A (the per-user salt is"
+          f" derived server-side; fingerprint {body_data(driver, 'prf-key-id')})")
+    check(credential_row(first_hex)[:2] == ("true", "true"), "after the PRF login the row still says discoverable, PRF enabled")
     counter = int(sql(f"SELECT sign_count FROM passkey_credentials WHERE user_handle = decode('{handle}', 'hex')"))
     check(counter > counter_after_registration, f"the login advanced the stored counter ({counter_after_registration} -> {counter})")
     check(sql(f"SELECT last_used_at IS NOT NULL FROM passkey_credentials WHERE user_handle = decode('{handle}', 'hex')") == "t",
@@ -223,6 +288,8 @@ def browser_flows(driver):
     click(driver, "login-usernameless")
     wait_state(driver, "signed-in")
     check("Signed in as alice" in status_text(driver) and last_login(driver) == "usernameless", "usernameless login")
+    check(body_data(driver, "prf") == "0" and not body_data(driver, "prf-key-id"),
+          "a usernameless login does not ask for PRF (the salt is per user, unknown before the response)")
 
     # Conditional UI: the page starts a conditional get on load; the virtual authenticator answers it.
     sign_out(driver)
@@ -246,6 +313,19 @@ def browser_flows(driver):
     WebDriverWait(driver, TIMEOUT).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-passkeys") == "2")
     check(int(sql(f"SELECT count(*) FROM passkey_credentials WHERE user_handle = decode('{handle}', 'hex')")) == 2,
           "a second passkey (USB key, not discoverable): two credential rows for alice")
+    key_hex = sql(f"SELECT encode(id, 'hex') FROM passkey_credentials WHERE user_handle = decode('{handle}', 'hex')"
+                  f" AND id <> decode('{first_hex}', 'hex')")
+    discoverable, prf_enabled, extensions = credential_row(key_hex)
+    check(discoverable == "false" and extensions.get("discoverable") is False,
+          f"credProps: the security key's row says not discoverable ({discoverable}, record {extensions})")
+    check(prf_enabled == "false" and body_data(driver, "prf") == "0",
+          f"prf: the security key without hmac-secret is recorded as PRF not enabled ({prf_enabled})")
+    listed = passkey_list(driver, NODE_B)
+    key_listed = next(p for i, p in listed.items() if b64url_to_hex(i) == key_hex)
+    check(key_listed.get("discoverable") is False and key_listed.get("prfEnabled") is False,
+          f"the passkey list shows the security key as not discoverable, no PRF ({key_listed})")
+    check(driver.find_element(By.CSS_SELECTOR, f'li[data-discoverable="false"]') is not None,
+          "the page lists the security key as not discoverable")
 
     # Log in username-first with the security key (allowCredentials names it).
     sign_out(driver)
@@ -254,6 +334,8 @@ def browser_flows(driver):
     wait_state(driver, "signed-in")
     check("Signed in as alice" in status_text(driver) and last_login(driver) == "username",
           "username-first login with the USB security key")
+    check(body_data(driver, "prf") == "0" and credential_row(key_hex)[:2] == ("false", "false"),
+          "the security key's login asked for PRF, got none, and its row is unchanged (not discoverable, no PRF)")
 
     # Delete the platform passkey (the first one) from the list.
     first_b64url = first_id.replace("+", "-").replace("/", "_").rstrip("=").replace("\n", "")
@@ -333,6 +415,65 @@ def failed_ceremonies_replayed(driver):
     tampered = [path for path in recordings("signature") if path not in before]
     check(len(tampered) == 1, "the tampered login was recorded")
     check_recording(tampered[0], "signature", secrets + [cookie])
+
+
+def prf_output_not_recorded(driver):
+    """A failed login that carried a PRF output (dave's platform passkey; the client tampered
+    with the signature) is recorded for replay with the output zeroed: the client's secret is
+    not in the file, and the replay still reaches reject(signature)."""
+    saved = driver.get_credentials()   # bob's security key, restored at the end
+    driver.remove_virtual_authenticator()
+    platform_authenticator(driver)
+    open_page(driver, NODE_A)
+    if driver.find_element(By.TAG_NAME, "body").get_attribute("data-state") == "signed-in":
+        sign_out(driver)
+    driver.find_element(By.ID, "new-username").clear()   # the same URL again does not reload the page
+    driver.find_element(By.ID, "new-username").send_keys("dave")
+    click(driver, "register")
+    wait_state(driver, "signed-in")
+    sign_out(driver)
+    body, cookie = browser_assertion(driver, NODE_A, "dave")
+    response = json.loads(body)
+    output = ((response.get("clientExtensionResults") or {}).get("prf") or {}).get("results", {}).get("first")
+    check(output and len(b64url_decode(output)) == 32, "the browser returned a PRF output (toJSON: base64url, 32 bytes)")
+    signature = bytearray(b64url_decode(response["response"]["signature"]))
+    signature[-1] ^= 0x01
+    response["response"]["signature"] = base64.urlsafe_b64encode(bytes(signature)).decode().rstrip("=")
+    before = set(recordings("signature"))
+    status, _ = http("POST", NODE_A + "/api/login/verify", json.dumps(response).encode(),
+                     {"Content-Type": "application/json"}, {"pk_login": cookie})
+    check(status == 401, f"a PRF login with a tampered signature is refused ({status})")
+    recorded = [path for path in recordings("signature") if path not in before]
+    check(len(recorded) == 1, "the tampered PRF login was recorded")
+    with open(recorded[0], encoding="utf-8") as handle:
+        document = json.load(handle)
+    kept = document["ceremonies"][0]["response"]["clientExtensionResults"]["prf"]["results"]["first"]
+    check(kept == base64.urlsafe_b64encode(bytes(32)).decode().rstrip("="),
+          "the recording keeps the PRF output's shape, zeroed")
+    check_recording(recorded[0], "signature", [os.environ.get("E2E_SESSION_KEY", ""), '"dave"', cookie, output])
+
+    # A body that does not parse as a response is recorded as its text: the output is zeroed there too.
+    body, cookie = browser_assertion(driver, NODE_A, "dave")
+    response = json.loads(body)
+    output = response["clientExtensionResults"]["prf"]["results"]["first"]
+    del response["type"]
+    before = set(recordings("malformed"))
+    status, _ = http("POST", NODE_A + "/api/login/verify", json.dumps(response).encode(),
+                     {"Content-Type": "application/json"}, {"pk_login": cookie})
+    check(status == 400, f"a PRF login without its type member is refused as malformed ({status})")
+    recorded = [path for path in recordings("malformed") if path not in before]
+    check(len(recorded) == 1, "the malformed PRF login was recorded")
+    with open(recorded[0], encoding="utf-8") as handle:
+        text = handle.read()
+    zeroed = base64.urlsafe_b64encode(bytes(32)).decode().rstrip("=")
+    check(output not in text and zeroed in text, "the malformed login's recording holds the PRF output zeroed, not the output")
+    status, replayed = replay_explain(recorded[0])
+    check(status == 0 and "expected reject(malformed), got reject(malformed)" in replayed,
+          "the malformed login's recording replays as reject(malformed)")
+    driver.remove_virtual_authenticator()
+    security_key(driver)
+    for credential in saved:
+        driver.add_credential(credential)
 
 
 def two_nodes_same_response(driver):
@@ -523,10 +664,16 @@ def crash_mid_ceremony(driver):
 def main():
     driver = make_driver()
     try:
+        if os.environ.get("E2E_OLD_CREDENTIAL_TABLE"):
+            columns = sql("SELECT string_agg(column_name, ',' ORDER BY column_name) FROM information_schema.columns"
+                          " WHERE table_name = 'passkey_credentials' AND column_name IN ('discoverable', 'prf_enabled')")
+            check(columns == "discoverable,prf_enabled",
+                  "the nodes' migration added the extension columns to the credential table made before them")
         browser_flows(driver)
         two_nodes_same_response(driver)
         if os.environ.get("FAILED_CEREMONIES_DIR"):
             failed_ceremonies_replayed(driver)
+            prf_output_not_recorded(driver)
         overtaken_login(driver)
         concurrent_logins(driver)
         if os.environ.get("NODE_C"):

@@ -58,6 +58,15 @@ pg_started=1
 psql_url="postgresql://passkeys@127.0.0.1:$pg_port/postgres"
 database_url="postgres://passkeys@127.0.0.1:$pg_port/postgres"
 
+# The credential table as the example made it before the extension columns: the nodes'
+# migration must add discoverable and prf_enabled to it in place (ADD COLUMN IF NOT EXISTS).
+psql "$psql_url" -X -q -v ON_ERROR_STOP=1 -c "
+  CREATE TABLE passkey_credentials (
+    id bytea PRIMARY KEY, user_handle bytea NOT NULL,
+    sign_count bigint NOT NULL CHECK (sign_count BETWEEN 0 AND 4294967295),
+    backup_state boolean NOT NULL, uv_initialized boolean NOT NULL, record text NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT now(), last_used_at timestamptz)" >/dev/null
+
 log "building the example (swift build --package-path $package)"
 build_started=$SECONDS
 timeout 1800 swift build --package-path "$package" --product PasskeyServer >"$work/build.log" 2>&1 || { tail -n 60 "$work/build.log"; die "build failed"; }
@@ -99,6 +108,6 @@ log "nodes ready: A http://localhost:$port_a (pid $pid_a), B http://localhost:$p
 e2e_started=$SECONDS
 NODE_A="http://localhost:$port_a" NODE_B="http://localhost:$port_b" NODE_C="http://localhost:$port_c" NODE_A_PID="$pid_a" PSQL_URL="$psql_url" \
   CHROMIUM="$(command -v chromium)" CHROMEDRIVER="$(command -v chromedriver)" \
-  FAILED_CEREMONIES_DIR="$failed_dir" WEBAUTHN_REPLAY="$replay" E2E_SESSION_KEY="$session_key" \
+  FAILED_CEREMONIES_DIR="$failed_dir" WEBAUTHN_REPLAY="$replay" E2E_SESSION_KEY="$session_key" E2E_OLD_CREDENTIAL_TABLE=1 \
   timeout 600 python3 "$here/e2e.py"
 log "end-to-end tests passed in $((SECONDS - e2e_started)) s"

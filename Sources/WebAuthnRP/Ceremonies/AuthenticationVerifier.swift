@@ -45,11 +45,14 @@ public struct AuthenticationVerifier: Sendable {
     ///   - issued: the challenge issued for this ceremony (already consumed).
     ///   - record: the credential record found for `response.rawId`, or nil when there is none.
     ///   - now: the current time (challenge expiry).
+    ///   - preparsedClientData: the response's client data when the caller parsed it already (to
+    ///     find the challenge), so that the response need not be copied to carry it.
     ///   - trace: receives every step.
     /// - Returns: the verified authentication with the updated record.
     /// - Throws: ``WebAuthnError``.
     package func verify(_ response: AuthenticationResponse, issued: IssuedChallenge, record: CredentialRecord?,
-                       now: Date, trace: inout CeremonyTrace) throws(WebAuthnError) -> VerifiedAuthentication {
+                       now: Date, preparsedClientData: CollectedClientData? = nil,
+                       trace: inout CeremonyTrace) throws(WebAuthnError) -> VerifiedAuthentication {
         try trace.check("pending", "the challenge was issued for an authentication and has not expired") { () throws(WebAuthnError) in
             try CeremonyChecks.checkIssued(issued, kind: .authentication, now: now)
         }
@@ -80,7 +83,8 @@ public struct AuthenticationVerifier: Sendable {
         }
         // Steps 7-9: decode and parse client data.
         let clientData = try trace.check("§7.2 steps 7-9", "clientDataJSON is UTF-8 JSON client data") { () throws(WebAuthnError) in
-            try response.clientData()
+            if let preparsedClientData { return preparsedClientData }
+            return try response.clientData()
         }
         try trace.check("§7.2 step 10", "C.type is webauthn.get") { () throws(WebAuthnError) in
             try CeremonyChecks.checkType(clientData, expected: "webauthn.get")

@@ -127,8 +127,7 @@ struct PlainJSONScanner {
     private mutating func literal(_ word: String) -> Bool {
         skipWhitespace()
         let count = word.utf8.count
-        guard bytes.endIndex - position >= count,
-              bytes[position..<(position + count)].elementsEqual(word.utf8) else { return false }
+        guard bytes.endIndex - position >= count, bytes[position..<(position + count)].is(word) else { return false }
         position += count
         return true
     }
@@ -196,7 +195,7 @@ struct PlainJSONScanner {
         var scanner = PlainJSONScanner(earlier)
         while !scanner.atEndAfterWhitespace() {
             guard let previous = scanner.string(), scanner.consume(UInt8(ascii: ":")),
-                  !previous.elementsEqual(name), scanner.skipValue(depth: 1),
+                  !previous.hasSameBytes(as: name), scanner.skipValue(depth: 1),
                   scanner.consume(UInt8(ascii: ",")) else { return false }
         }
         return true
@@ -214,11 +213,20 @@ extension ArraySlice where Element == UInt8 {
         // Lengths first: most names differ there. The literal's bytes are read through a span.
         let expected = name.utf8.span
         guard count == expected.count else { return false }
-        var index = startIndex
+        let actual = span
         for offset in 0..<expected.count {
-            guard self[index] == expected[offset] else { return false }
-            index += 1
+            guard actual[offset] == expected[offset] else { return false }
         }
+        return true
+    }
+}
+
+extension ArraySlice where Element == UInt8 {
+    /// Whether two slices hold the same bytes (read through spans).
+    func hasSameBytes(as other: ArraySlice<UInt8>) -> Bool {
+        guard count == other.count else { return false }
+        let a = span, b = other.span
+        for offset in 0..<a.count where a[offset] != b[offset] { return false }
         return true
     }
 }

@@ -153,9 +153,10 @@ public struct RelyingPartyService: Sendable {
         let record = try await credentials.credential(id: response.rawId)
         let verified: VerifiedAuthentication
         do {
-            var response = response
-            response.preparsedClientData = clientData
-            verified = try authenticationVerifier.verify(response, issued: issued, record: record, now: now, trace: &trace)
+            // The client data parsed to find the challenge goes along beside the response (not
+            // set into a copy of it).
+            verified = try authenticationVerifier.verify(response, issued: issued, record: record, now: now,
+                                                         preparsedClientData: clientData, trace: &trace)
         } catch {
             return .failure(error)
         }

@@ -69,6 +69,8 @@ struct PasskeyServer: Sendable {
                                                                                   displayName: displayName))
         options.residentKey = .preferred
         options.userVerification = .preferred
+        // credProps (is it discoverable?) and prf on the user's salt (PasskeyExtensions).
+        options.extensions = PasskeyExtensions.registration(userHandle: userHandle)
         var ceremony = CeremonyPayload(username: username, userHandle: Base64URLBytes(userHandle).base64URL, newAccount: newAccount,
                                        exp: now.addingTimeInterval(service.policy.challengeLifetime).timeIntervalSince1970)
         let data: Data
@@ -101,7 +103,7 @@ struct PasskeyServer: Sendable {
             if let recorder {
                 let recorded = try await service.finishRegistrationRecording(jsonData: body, sealedChallenge: sealed,
                                                                              key: sealingKey, replayCache: replayCache, now: now)
-                await recorder.recordIfFailed(recorded.recording, node: config.nodeName)
+                await recorder.recordIfFailed(recorded.recording.redactingPRFOutputs(), node: config.nodeName)
                 verified = try recorded.result.get()
             } else {
                 verified = try await service.finishRegistration(jsonData: body, sealedChallenge: sealed, key: sealingKey,
@@ -112,7 +114,7 @@ struct PasskeyServer: Sendable {
             guard let expected else { throw AppError(.badRequest, "No registration is in progress. Please start again.") }
             if let recorder {
                 let recorded = try await service.finishRegistrationRecording(jsonData: body, expectedChallenge: expected, now: now)
-                await recorder.recordIfFailed(recorded.recording, node: config.nodeName)
+                await recorder.recordIfFailed(recorded.recording.redactingPRFOutputs(), node: config.nodeName)
                 verified = try recorded.result.get()
             } else {
                 verified = try await service.finishRegistration(jsonData: body, expectedChallenge: expected, now: now)
@@ -128,8 +130,15 @@ struct PasskeyServer: Sendable {
         }
         logger.info("registered", metadata: ["node": "\(config.nodeName)", "user": "\(username)",
                                              "credential": "\(Base64URLBytes(verified.record.id).base64URL)"])
-        var response = json(["ok": true, "username": username, "credentialId": Base64URLBytes(verified.record.id).base64URL,
-                             "backupEligible": verified.record.backupEligible])
+        // What the extensions said (credProps rk, prf enabled) is on the record the store
+        // kept; `prf` says whether the authenticator already evaluated the PRF (the output itself
+        // is the client's and is not kept).
+        var answer: [String: any Sendable] = ["ok": true, "username": username,
+                                              "credentialId": Base64URLBytes(verified.record.id).base64URL,
+                                              "backupEligible": verified.record.backupEligible,
+                                              "prf": verified.extensions.prfResults != nil]
+        answer.merge(PasskeyExtensions.properties(verified.record)) { _, new in new }
+        var response = json(answer)
         response.setCookie(expired("pk_reg"))
         response.setCookie(try sessionCookie(userHandle))
         return response
@@ -160,7 +169,10 @@ struct PasskeyServer: Sendable {
             ceremony.username = username
             ceremony.userHandle = Base64URLBytes(handle).base64URL
         }
+        // Username-first: prf on the user's salt. (For an unknown name the salt is of the random
+        // handle, like everything else in these options.)
         let options = AuthenticationRequest(userHandle: userHandle, userVerification: .preferred,
+                                            extensions: PasskeyExtensions.authentication(userHandle: userHandle),
                                             allowCredentials: allowCredentials)
         let data: Data
         if let sealingKey {
@@ -190,7 +202,7 @@ struct PasskeyServer: Sendable {
             if let recorder {
                 let recorded = try await service.finishAuthenticationRecording(jsonData: body, sealedChallenge: sealed,
                                                                                key: sealingKey, replayCache: replayCache, now: now)
-                await recorder.recordIfFailed(recorded.recording, node: config.nodeName)
+                await recorder.recordIfFailed(recorded.recording.redactingPRFOutputs(), node: config.nodeName)
                 verified = try recorded.result.get()
             } else {
                 verified = try await service.finishAuthentication(jsonData: body, sealedChallenge: sealed, key: sealingKey,
@@ -201,7 +213,7 @@ struct PasskeyServer: Sendable {
             guard let expected else { throw AppError(.badRequest, "No login is in progress. Please start again.") }
             if let recorder {
                 let recorded = try await service.finishAuthenticationRecording(jsonData: body, expectedChallenge: expected, now: now)
-                await recorder.recordIfFailed(recorded.recording, node: config.nodeName)
+                await recorder.recordIfFailed(recorded.recording.redactingPRFOutputs(), node: config.nodeName)
                 verified = try recorded.result.get()
             } else {
                 verified = try await service.finishAuthentication(jsonData: body, expectedChallenge: expected, now: now)
@@ -215,9 +227,12 @@ struct PasskeyServer: Sendable {
             guard let found = try await accounts.username(userHandle: userHandle) else { throw AppError.unauthorized }
             username = found
         }
+        // `prf`: the library verified a PRF output for the salt asked (32 bytes); the output
+        // is the client's key and is neither logged nor stored.
+        let prf = verified.extensions.prfResults != nil
         logger.info("logged in", metadata: ["node": "\(config.nodeName)", "user": "\(username)",
-                                            "signCount": "\(verified.updatedRecord.signCount)"])
-        var response = json(["ok": true, "username": username])
+                                            "signCount": "\(verified.updatedRecord.signCount)", "prf": "\(prf)"])
+        var response = json(["ok": true, "username": username, "prf": prf])
         response.setCookie(expired("pk_login"))
         response.setCookie(try sessionCookie(userHandle))
         return response
@@ -234,10 +249,14 @@ struct PasskeyServer: Sendable {
         let iso = ISO8601DateFormatter()
         let passkeys: [[String: any Sendable]] = records.map { record in
             let used = usage[ByteString(record.id)]
-            return ["id": Base64URLBytes(record.id).base64URL, "aaguid": record.aaguid, "signCount": Int(record.signCount),
-                    "backupEligible": record.backupEligible, "backupState": record.backupState,
-                    "transports": record.transports, "createdAt": used.map { iso.string(from: $0.createdAt) } ?? "",
-                    "lastUsedAt": used?.lastUsedAt.map { iso.string(from: $0) } ?? ""]
+            var entry: [String: any Sendable] = [
+                "id": Base64URLBytes(record.id).base64URL, "aaguid": record.aaguid, "signCount": Int(record.signCount),
+                "backupEligible": record.backupEligible, "backupState": record.backupState,
+                "transports": record.transports, "createdAt": used.map { iso.string(from: $0.createdAt) } ?? "",
+                "lastUsedAt": used?.lastUsedAt.map { iso.string(from: $0) } ?? ""]
+            // credProps rk and prf enabled, when the client said (PasskeyExtensions).
+            entry.merge(PasskeyExtensions.properties(record)) { _, new in new }
+            return entry
         }
         return json(["username": username, "passkeys": passkeys])
     }

@@ -1,6 +1,12 @@
 // The passkey page: plain JavaScript, no build step. Options from the server go through
 // PublicKeyCredential.parseCreationOptionsFromJSON / parseRequestOptionsFromJSON, and
 // credentials go back as credential.toJSON(); the server does all the checking.
+//
+// Extensions: the server's options ask for credProps and prf (a salt per user); the parse
+// functions pass them to the authenticator unchanged, and toJSON() carries the outputs back
+// (clientExtensionResults, PRF outputs as base64url). The PRF output is this page's key: the
+// server only checks that it arrived and keeps "PRF enabled"; the page derives a key from it and
+// shows a short fingerprint of it (never the output).
 "use strict";
 
 const $ = (id) => document.getElementById(id);
@@ -31,6 +37,32 @@ function stopConditional() {
   if (conditionalAbort) { conditionalAbort.abort(); conditionalAbort = null; }
 }
 
+// The PRF output of a ceremony (ArrayBuffer, 32 bytes), or null.
+function prfOutput(credential) {
+  const prf = credential.getClientExtensionResults().prf;
+  return prf && prf.results && prf.results.first ? prf.results.first : null;
+}
+
+// Uses the PRF output the way an application would: a non-extractable AES-GCM key derived with
+// HKDF (kept in memory for this page), and a fingerprint (first 8 bytes of SHA-256 of the output)
+// that names the key without revealing it: the same passkey and salt give the same fingerprint.
+let prfKey = null;
+async function usePrfOutput(output) {
+  if (!output) return;
+  const material = await crypto.subtle.importKey("raw", output, "HKDF", false, ["deriveKey"]);
+  prfKey = await crypto.subtle.deriveKey(
+    { name: "HKDF", hash: "SHA-256", salt: new Uint8Array(0), info: new TextEncoder().encode("passkey-server data key") },
+    material, { name: "AES-GCM", length: 256 }, false, ["encrypt", "decrypt"]);
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", output));
+  document.body.dataset.prfKeyId = Array.from(digest.slice(0, 8), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+function clearPrf() {
+  prfKey = null;
+  delete document.body.dataset.prfKeyId;
+  delete document.body.dataset.prf;
+}
+
 async function register(username) {
   stopConditional();
   const options = await api("/api/register/options", { username });
@@ -38,7 +70,10 @@ async function register(username) {
     publicKey: PublicKeyCredential.parseCreationOptionsFromJSON(options),
   });
   const result = await api("/api/register/verify", credential.toJSON());
-  status(`Passkey created for ${result.username}.`, true);
+  clearPrf();
+  document.body.dataset.prf = result.prf ? "1" : "0";
+  await usePrfOutput(result.prf ? prfOutput(credential) : null);
+  status(`Passkey created for ${result.username}.` + (result.prf ? " Its PRF key is ready." : ""), true);
   await refresh();
 }
 
@@ -53,6 +88,9 @@ async function login(username, mediation) {
   }
   const credential = await navigator.credentials.get(request);
   const result = await api("/api/login/verify", credential.toJSON());
+  clearPrf();
+  document.body.dataset.prf = result.prf ? "1" : "0";
+  await usePrfOutput(result.prf ? prfOutput(credential) : null);
   document.body.dataset.lastLogin = mediation === "conditional" ? "conditional" : (username ? "username" : "usernameless");
   status(`Signed in as ${result.username}.`, true);
   await refresh();
@@ -85,7 +123,12 @@ async function refresh() {
     const id = document.createElement("code");
     id.textContent = passkey.id;
     const details = document.createElement("span");
-    details.textContent = ` ${passkey.backupEligible ? "synced" : "device-bound"}, created ${passkey.createdAt}` +
+    const discoverable = passkey.discoverable === undefined ? "" :
+      (passkey.discoverable ? ", discoverable" : ", needs the username");
+    const prf = passkey.prfEnabled ? ", PRF" : "";
+    item.dataset.discoverable = passkey.discoverable === undefined ? "unknown" : String(passkey.discoverable);
+    item.dataset.prfEnabled = passkey.prfEnabled === undefined ? "unknown" : String(passkey.prfEnabled);
+    details.textContent = ` ${passkey.backupEligible ? "synced" : "device-bound"}${discoverable}${prf}, created ${passkey.createdAt}` +
       (passkey.lastUsedAt ? `, last used ${passkey.lastUsedAt}` : "") + " ";
     const remove = document.createElement("button");
     remove.textContent = "Delete";
@@ -112,6 +155,7 @@ $("login-usernameless").addEventListener("click", () => run(() => login(undefine
 $("add-passkey").addEventListener("click", () => run(() => register(undefined)));
 $("logout").addEventListener("click", () => run(async () => {
   await api("/api/logout", {});
+  clearPrf();
   status("Signed out.", true);
   await refresh();
   startConditional();

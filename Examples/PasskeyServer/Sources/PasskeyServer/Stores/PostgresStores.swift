@@ -43,6 +43,12 @@ enum PostgresSchema {
             last_used_at   timestamptz)
         """,
         "CREATE INDEX IF NOT EXISTS passkey_credentials_user_handle ON passkey_credentials (user_handle)",
+        // What the extensions said (also in `record`, as CredentialExtensionProperties): credProps
+        // `rk` at registration, and whether PRF is enabled (registration's `prf.enabled`, or a
+        // login that returned PRF results). NULL: the client did not say. Added to tables made
+        // before these columns existed; the PRF output itself is never stored.
+        "ALTER TABLE passkey_credentials ADD COLUMN IF NOT EXISTS discoverable boolean",
+        "ALTER TABLE passkey_credentials ADD COLUMN IF NOT EXISTS prf_enabled boolean",
     ]
 
     static func migrate(_ client: PostgresClient, logger: Logger) async throws {
@@ -111,9 +117,10 @@ final class PostgresCredentialStore: PasskeyCredentialStore {
         let json = String(decoding: try JSONEncoder().encode(record), as: UTF8.self)
         let inserted = try await storage {
             try await client.query("""
-                INSERT INTO passkey_credentials (id, user_handle, sign_count, backup_state, uv_initialized, record)
+                INSERT INTO passkey_credentials (id, user_handle, sign_count, backup_state, uv_initialized, record,
+                                                 discoverable, prf_enabled)
                 VALUES (\(Data(record.id)), \(Data(userHandle)), \(Int64(record.signCount)), \(record.backupState),
-                        \(record.uvInitialized), \(json))
+                        \(record.uvInitialized), \(json), \(record.extensions.discoverable), \(record.extensions.prfEnabled))
                 ON CONFLICT (id) DO NOTHING RETURNING 1
                 """, logger: logger).collect().count
         }
@@ -140,7 +147,8 @@ final class PostgresCredentialStore: PasskeyCredentialStore {
         let updated = try await storage {
             try await client.execute(Statements.UpdateCredential(id: Data(record.id), signCount: newCount,
                                                                  backupState: record.backupState,
-                                                                 uvInitialized: record.uvInitialized, record: json),
+                                                                 uvInitialized: record.uvInitialized, record: json,
+                                                                 prfEnabled: record.extensions.prfEnabled),
                                      logger: logger).all().count
         }
         guard updated == 1 else {
@@ -299,15 +307,16 @@ enum Statements {
     struct UpdateCredential: PostgresPreparedStatement {
         static let sql = """
             UPDATE passkey_credentials
-            SET sign_count = $2, backup_state = $3, uv_initialized = $4, record = $5, last_used_at = now()
+            SET sign_count = $2, backup_state = $3, uv_initialized = $4, record = $5, last_used_at = now(),
+                prf_enabled = $6
             WHERE id = $1 AND (sign_count < $2 OR (sign_count = 0 AND $2 = 0))
             RETURNING 1
             """
-        var id: Data, signCount: Int64, backupState: Bool, uvInitialized: Bool, record: String
+        var id: Data, signCount: Int64, backupState: Bool, uvInitialized: Bool, record: String, prfEnabled: Bool?
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 5)
+            var bindings = PostgresBindings(capacity: 6)
             try bindings.append(id); bindings.append(signCount); bindings.append(backupState)
-            bindings.append(uvInitialized); bindings.append(record)
+            bindings.append(uvInitialized); bindings.append(record); bindings.append(prfEnabled)
             return bindings
         }
         func decodeRow(_ row: PostgresRow) throws -> Int32 { try row.decode(Int32.self) }

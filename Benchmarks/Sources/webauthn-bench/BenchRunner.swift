@@ -1,35 +1,5 @@
 import Foundation
-
-/// One benchmark case. `prepare(operations:)` does everything outside the timed region
-/// (issuing challenges, resetting records); `run(operations:)` is the timed region and
-/// performs exactly that many operations, each of which must succeed.
-protocol BenchCase: AnyObject {
-    /// The case name printed and accepted by `--case`.
-    var name: String { get }
-    /// The `limit.*` case this one is compared with, if any.
-    var limit: String? { get }
-    /// Operations per timed round.
-    var operationsPerRound: Int { get }
-    /// Untimed setup for the next `operations` operations.
-    func prepare(operations: Int) async throws
-    /// The timed region: exactly `operations` operations.
-    func run(operations: Int) async throws
-    /// A timed round of up to `operations` operations; returns how many ran. Only a case
-    /// that runs several workers stops short (when its first worker is done).
-    func runRound(operations: Int) async throws -> Int
-}
-
-extension BenchCase {
-    func runRound(operations: Int) async throws -> Int {
-        try await run(operations: operations)
-        return operations
-    }
-}
-
-struct BenchFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
+import WebAuthnBenchmarking
 
 /// Timings of one case: operations per second of each round.
 struct CaseResult {
@@ -46,13 +16,13 @@ struct BenchRunner {
 
     func run() async throws -> Int32 {
         let names: [String]
-        if let name = options.caseName {
-            guard BenchCases.names.contains(name) else {
+        if options.caseNames.isEmpty {
+            names = BenchCases.names
+        } else {
+            for name in options.caseNames where !BenchCases.names.contains(name) {
                 throw BenchFailure("unknown case \(name); cases: \(BenchCases.names.joined(separator: ", "))")
             }
-            names = [name]
-        } else {
-            names = BenchCases.names
+            names = BenchCases.names.filter { options.caseNames.contains($0) }
         }
         if let iterations = options.iterations {
             guard names.count == 1, let name = names.first else {

@@ -1,17 +1,24 @@
 // webauthn-bench: how close a whole WebAuthn verification comes to libcrypto's own
 // signature-verification rate, measured in one run. Speed is measured here, never in tests.
 //
-//   swift run -c release webauthn-bench                 # every case, one line each
-//   swift run -c release webauthn-bench --json          # the same as one JSON object
-//   swift run -c release webauthn-bench --case assertion.es256
-//   swift run -c release webauthn-bench --case assertion.es256 --iterations 2000   # untimed, for valgrind
+// It is the Benchmarks/ sub-package's executable; the cases live in the root package's
+// `_WebAuthnBenchmarking` library (Sources/WebAuthnBenchmarking), this target keeps the command
+// line, the clock, the output and the valgrind markers. From the repository root:
+//
+//   swift run --package-path Benchmarks -c release webauthn-bench                 # every case, one line each
+//   swift run --package-path Benchmarks -c release webauthn-bench --json          # the same as one JSON object
+//   swift run --package-path Benchmarks -c release webauthn-bench --case assertion.es256
+//   swift run --package-path Benchmarks -c release webauthn-bench --case assertion.es256 --iterations 2000   # untimed, for valgrind
 //
 // See Docs/Performance.md for what each case includes and what is outside the timed region.
 import Foundation
+import WebAuthnBenchmarking
 
 struct Options {
     var json = false
-    var caseName: String?
+    /// `--case` may be given more than once: those cases run (a case with its yardstick
+    /// only when both are named), in the order of the case list.
+    var caseNames: [String] = []
     var iterations: Int?
     var setupOnly = false
     var warmup = 0
@@ -26,7 +33,7 @@ func parseOptions() -> Options? {
         case "--json": options.json = true
         case "--case":
             guard let name = arguments.popFirst() else { return nil }
-            options.caseName = name
+            options.caseNames.append(name)
         case "--iterations":
             guard let value = arguments.popFirst(), let n = Int(value), n > 0 else { return nil }
             options.iterations = n
@@ -48,7 +55,8 @@ let usage = """
            webauthn-bench --case NAME --iterations N [--warmup K] [--setup-only]
 
       --json          print one JSON object keyed by case name
-      --case NAME     run one case (names below)
+      --case NAME     run one case (names below); repeat it to run several, e.g.
+                      --case limit.rs256 --case assertion.rs256 for one ratio
       --rounds N      timed rounds per case (default 21); the median is reported
       --iterations N  run exactly N operations of the case, untimed (for valgrind)
       --warmup K      with --iterations: first run K operations (caches filled) before the N

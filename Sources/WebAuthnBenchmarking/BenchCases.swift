@@ -6,8 +6,9 @@ import WebAuthnRP
 import WebAuthnTestSupport
 
 /// Every case, in the order they run.
-enum BenchCases {
-    static let names = [
+public enum BenchCases {
+    /// The case names, in the order they run.
+    public static let names = [
         "limit.es256", "assertion.es256", "assertion.es256.prf",
         "limit.eddsa", "assertion.eddsa",
         "limit.rs256", "assertion.rs256",
@@ -19,7 +20,7 @@ enum BenchCases {
 
     /// The cases to run, grouped: a case with its yardstick (`limit.*` with `assertion.*`,
     /// and the concurrent case with the single-core one), in the order of ``names``.
-    static func groups(of selected: [String]) -> [[String]] {
+    public static func groups(of selected: [String]) -> [[String]] {
         let together = [
             ["limit.es256", "assertion.es256", "assertion.es256.prf", "concurrent.assertion.es256"],
             ["limit.eddsa", "assertion.eddsa"],
@@ -36,7 +37,7 @@ enum BenchCases {
     }
 
     /// Makes a case; `minimumRound` enlarges its round (and pool) for `--iterations`.
-    static func make(_ name: String, minimumRound: Int = 0) throws -> any BenchCase {
+    public static func make(_ name: String, minimumRound: Int = 0) throws -> any BenchCase {
         func pool(_ size: Int) -> Int { max(size, minimumRound) }
         switch name {
         case "limit.es256": return try LimitCase(.es256)
