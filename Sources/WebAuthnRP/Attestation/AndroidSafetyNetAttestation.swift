@@ -53,7 +53,7 @@ struct AndroidSafetyNetAttestation: AttestationFormat {
 
         let payloadValue: JSONValue
         do {
-            payloadValue = try StrictJSONReader.parse(jws.payload[...])
+            payloadValue = try JSONReader.parse(jws.payload[...])
         } catch {
             throw AttestationContext.failure(identifier, "JWS payload is not JSON: \(error)")
         }

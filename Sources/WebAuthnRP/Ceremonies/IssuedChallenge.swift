@@ -1,13 +1,5 @@
 public import Foundation
 
-/// Which ceremony a challenge was issued for.
-public enum CeremonyKind: String, Sendable, Hashable, Codable {
-    /// A registration (`navigator.credentials.create`).
-    case registration
-    /// An authentication (`navigator.credentials.get`).
-    case authentication
-}
-
 /// A challenge the relying party issued, bound to the ceremony it was issued for.
 ///
 /// Only the registry's `issue…` methods and the options builders make these; the

@@ -1,6 +1,6 @@
 /// Any JSON value, kept whole: used for extension inputs and client extension
 /// outputs, whose members the library does not interpret, and as the result of the
-/// strict JSON reader.
+/// JSON reader when it builds a tree (`JSONReader.parse`).
 ///
 /// Numbers are `Double`, as in JavaScript, which produced them.
 public enum JSONValue: Sendable, Hashable, Codable {

@@ -1,23 +1,36 @@
-/// Fast decoders for the response documents and client data as browsers write them,
-/// in front of the general parsers. Each returns nil for anything it does not read
-/// exactly as the general parser would (see ``PlainJSONScanner``); the caller then
-/// runs the general parser, so accepting and rejecting stay exactly as they were.
+/// Fast decoders for the response documents as browsers write them, in front of
+/// `JSONDecoder`. They walk the documents with ``JSONReader`` (the library's one JSON
+/// grammar) and read only plain values: ASCII strings without escapes, integers of at most
+/// 15 digits (not `-0`), `true`, `false`, `null`. Each returns nil for anything else, and for
+/// any refusal of the reader, a repeated member, a missing or mistyped member, or bad
+/// base64url; the caller then runs `JSONDecoder`, which accepts or rejects with its own
+/// error, so accepting and rejecting stay exactly as without the fast path. Within plain
+/// JSON a document means the same to both (tests compare them on accepted and rejected
+/// documents).
 enum PlainResponseDecoding {
+    typealias ParseError = JSONReader.ParseError
+
+    /// How deep a response document may nest on this path; deeper ones go to `JSONDecoder`.
+    static let limits = JSONReader.Limits(maximumDepth: 10, maximumBytes: .max)
+
     /// `AuthenticationResponseJSON` from plain JSON, or nil.
     static func authentication(_ bytes: ArraySlice<UInt8>) -> AuthenticationResponseJSON? {
         var clientDataJSON: [UInt8]?, authenticatorData: [UInt8]?, signature: [UInt8]?
         var userHandle: [UInt8]??
-        let envelope = Self.envelope(bytes) { scanner, name in
+        let envelope = try? Self.envelope(bytes) { (reader: inout JSONReader, name: ArraySlice<UInt8>) throws(ParseError) in
             if name.is("clientDataJSON") {
-                return once(&clientDataJSON) { scanner.base64URL() }
+                try once(&clientDataJSON, &reader, base64URL)
             } else if name.is("authenticatorData") {
-                return once(&authenticatorData) { scanner.base64URL() }
+                try once(&authenticatorData, &reader, base64URL)
             } else if name.is("signature") {
-                return once(&signature) { scanner.base64URL() }
+                try once(&signature, &reader, base64URL)
             } else if name.is("userHandle") {
-                return once(&userHandle) { Self.optionalBase64URL(&scanner) }
+                try once(&userHandle, &reader) { (reader: inout JSONReader) throws(ParseError) in try orNull(&reader, base64URL) }
+            } else {
+                try reader.skipValue(depth: 3)
+                return false
             }
-            return scanner.skipValue() ? .skipped : .giveUp
+            return true
         }
         guard let envelope, let clientDataJSON, let authenticatorData, let signature else { return nil }
         return AuthenticationResponseJSON(
@@ -35,21 +48,24 @@ enum PlainResponseDecoding {
         var authenticatorData: [UInt8]??, publicKey: [UInt8]??
         var transports: [AuthenticatorTransport]??
         var publicKeyAlgorithm: Int??
-        let envelope = Self.envelope(bytes) { scanner, name in
+        let envelope = try? Self.envelope(bytes) { (reader: inout JSONReader, name: ArraySlice<UInt8>) throws(ParseError) in
             if name.is("clientDataJSON") {
-                return once(&clientDataJSON) { scanner.base64URL() }
+                try once(&clientDataJSON, &reader, base64URL)
             } else if name.is("attestationObject") {
-                return once(&attestationObject) { scanner.base64URL() }
+                try once(&attestationObject, &reader, base64URL)
             } else if name.is("authenticatorData") {
-                return once(&authenticatorData) { Self.optionalBase64URL(&scanner) }
+                try once(&authenticatorData, &reader) { (reader: inout JSONReader) throws(ParseError) in try orNull(&reader, base64URL) }
             } else if name.is("publicKey") {
-                return once(&publicKey) { Self.optionalBase64URL(&scanner) }
+                try once(&publicKey, &reader) { (reader: inout JSONReader) throws(ParseError) in try orNull(&reader, base64URL) }
             } else if name.is("publicKeyAlgorithm") {
-                return once(&publicKeyAlgorithm) { Self.optionalInteger(&scanner) }
+                try once(&publicKeyAlgorithm, &reader) { (reader: inout JSONReader) throws(ParseError) in try orNull(&reader, integer) }
             } else if name.is("transports") {
-                return once(&transports) { Self.optionalTransports(&scanner) }
+                try once(&transports, &reader) { (reader: inout JSONReader) throws(ParseError) in try orNull(&reader, transportList) }
+            } else {
+                try reader.skipValue(depth: 3)
+                return false
             }
-            return scanner.skipValue() ? .skipped : .giveUp
+            return true
         }
         guard let envelope, let clientDataJSON, let attestationObject else { return nil }
         return RegistrationResponseJSON(
@@ -75,148 +91,153 @@ enum PlainResponseDecoding {
     }
 
     /// Reads `id`, `rawId`, `type`, `authenticatorAttachment` and `clientExtensionResults`,
-    /// hands each member of `response` to `response`, and skips unknown plain members.
-    /// Nil when anything is not plain, repeats, or is missing.
+    /// hands each member of `response` to `response` (true: a member it read), and skips
+    /// unknown members. Throws when anything is not plain, repeats, or is missing.
     private static func envelope(
         _ bytes: ArraySlice<UInt8>,
-        response: (inout PlainJSONScanner, ArraySlice<UInt8>) -> PlainJSONScanner.Member
-    ) -> Envelope? {
-        var scanner = PlainJSONScanner(bytes)
+        response: (inout JSONReader, ArraySlice<UInt8>) throws(ParseError) -> Bool
+    ) throws(ParseError) -> Envelope {
+        var reader = JSONReader(bytes, limits: limits)
         var id: String?, rawId: [UInt8]?, type: String?
         var attachment: AuthenticatorAttachment??
         var extensions: [String: JSONValue]?
         var sawResponse = false
-        let parsed = scanner.object { scanner, name in
+        reader.skipWhitespace()
+        guard reader.peek == UInt8(ascii: "{") else { throw giveUp(reader) }
+        try reader.readObject(depth: 1) { (reader: inout JSONReader, name: JSONReader.Text, _: Int) throws(ParseError) in
+            guard name.plain else { throw giveUp(reader) }
+            let name = name.bytes
             if name.is("id") {
-                return once(&id) { scanner.text() }
+                try once(&id, &reader, text)
             } else if name.is("rawId") {
-                return once(&rawId) { scanner.base64URL() }
+                try once(&rawId, &reader, base64URL)
             } else if name.is("type") {
-                return once(&type) { scanner.text() }
+                try once(&type, &reader, text)
             } else if name.is("authenticatorAttachment") {
-                return once(&attachment) { Self.optionalText(&scanner).map { $0.map(AuthenticatorAttachment.init(rawValue:)) } }
+                try once(&attachment, &reader) { (reader: inout JSONReader) throws(ParseError) in
+                    try orNull(&reader, text).map(AuthenticatorAttachment.init(rawValue:))
+                }
             } else if name.is("clientExtensionResults") {
-                return once(&extensions) { Self.extensionResults(&scanner) }
+                try once(&extensions, &reader, extensionResults)
             } else if name.is("response") {
-                guard !sawResponse else { return .giveUp }
+                guard !sawResponse else { throw giveUp(reader) }
                 sawResponse = true
-                guard scanner.object(response) else { return .giveUp }
+                reader.skipWhitespace()
+                guard reader.peek == UInt8(ascii: "{") else { throw giveUp(reader) }
+                try reader.readObject(depth: 2) { (reader: inout JSONReader, name: JSONReader.Text, _: Int) throws(ParseError) in
+                    guard name.plain else { throw giveUp(reader) }
+                    return try response(&reader, name.bytes)
+                }
             } else {
-                return scanner.skipValue() ? .skipped : .giveUp
+                try reader.skipValue(depth: 2)
+                return false
             }
-            return .read
+            return true
         }
-        scanner.skipWhitespace()
-        guard parsed, scanner.atEnd, let id, let rawId, let type, let extensions else { return nil }
+        try reader.finish()
+        guard let id, let rawId, let type, let extensions else { throw giveUp(reader) }
         return Envelope(id: id, rawId: rawId, type: type, attachment: attachment.flatMap { $0 }, extensions: extensions)
     }
 
-    /// The members of `clientDataJSON` the ceremonies read, from plain JSON, or nil.
-    /// Other members are skipped; they must be plain too, and no name may repeat.
-    static func clientData(_ bytes: ArraySlice<UInt8>)
-        -> (type: String, challenge: String, origin: String, crossOrigin: Bool?, topOrigin: String?)? {
-        guard bytes.count <= CollectedClientData.maximumLength else { return nil }
-        var scanner = PlainJSONScanner(bytes)
-        var type: String?, challenge: String?, origin: String?, topOrigin: String?
-        var crossOrigin: Bool?
-        let parsed = scanner.object { scanner, name in
-            if name.is("type") {
-                return once(&type) { scanner.text() }
-            } else if name.is("challenge") {
-                return once(&challenge) { scanner.text() }
-            } else if name.is("origin") {
-                return once(&origin) { scanner.text() }
-            } else if name.is("crossOrigin") {
-                return once(&crossOrigin) { scanner.bool() }
-            } else if name.is("topOrigin") {
-                return once(&topOrigin) { scanner.text() }
-            }
-            return scanner.skipValue() ? .skipped : .giveUp
+    /// Leaves the document to `JSONDecoder`.
+    private static func giveUp(_ reader: JSONReader) -> ParseError {
+        reader.fail("not plain JSON")
+    }
+
+    /// Stores a member's value in `slot` once: a member that repeats gives up.
+    private static func once<Value>(
+        _ slot: inout Value?, _ reader: inout JSONReader, _ read: (inout JSONReader) throws(ParseError) -> Value
+    ) throws(ParseError) {
+        guard slot == nil else { throw giveUp(reader) }
+        slot = try read(&reader)
+    }
+
+    /// `null` (nil), or what `read` reads.
+    private static func orNull<Value>(
+        _ reader: inout JSONReader, _ read: (inout JSONReader) throws(ParseError) -> Value
+    ) throws(ParseError) -> Value? {
+        reader.skipWhitespace()
+        if reader.peek == UInt8(ascii: "n") {
+            guard try reader.readLiteral() == .null else { throw giveUp(reader) }
+            return nil
         }
-        scanner.skipWhitespace()
-        guard parsed, scanner.atEnd, let type, let challenge, let origin else { return nil }
-        return (type, challenge, origin, crossOrigin, topOrigin)
+        return try read(&reader)
     }
 
-    /// Stores a member's value in `slot` once: a member that repeats, or whose value `read`
-    /// does not take as plain, gives up.
-    private static func once<Value>(_ slot: inout Value?, _ read: () -> Value?) -> PlainJSONScanner.Member {
-        guard slot == nil, let value = read() else { return .giveUp }
-        slot = value
-        return .read
+    /// A plain string.
+    private static func text(_ reader: inout JSONReader) throws(ParseError) -> String {
+        reader.skipWhitespace()
+        guard reader.peek == UInt8(ascii: "\"") else { throw giveUp(reader) }
+        let text = try reader.readString()
+        guard text.plain else { throw giveUp(reader) }
+        return text.string
     }
 
-    /// A plain string or `null` (`.some(nil)`); nil for anything else.
-    private static func optionalText(_ scanner: inout PlainJSONScanner) -> String?? {
-        if scanner.null() { return .some(nil) }
-        return scanner.text().map { .some($0) }
+    /// A string holding strict base64url, decoded.
+    private static func base64URL(_ reader: inout JSONReader) throws(ParseError) -> [UInt8] {
+        reader.skipWhitespace()
+        guard reader.peek == UInt8(ascii: "\""), let bytes = try reader.readBase64URL() else { throw giveUp(reader) }
+        return bytes
     }
 
-    /// A plain integer or `null` (`.some(nil)`); nil for anything else.
-    private static func optionalInteger(_ scanner: inout PlainJSONScanner) -> Int?? {
-        if scanner.null() { return .some(nil) }
-        return scanner.integer().map { .some($0) }
+    /// An integer of at most 15 digits, without fraction or exponent (`-0` is left to `JSONDecoder`).
+    private static func integer(_ reader: inout JSONReader) throws(ParseError) -> Int {
+        reader.skipWhitespace()
+        guard let first = reader.peek, first == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first)
+        else { throw giveUp(reader) }
+        let number = try reader.readNumber()
+        let digits = number.text.count - (first == UInt8(ascii: "-") ? 1 : 0)
+        guard number.integral, digits <= 15, !number.text.elementsEqual("-0".utf8) else { throw giveUp(reader) }
+        return Int(number.value)
     }
 
-    /// An array of plain strings, as transports, or `null` (`.some(nil)`); nil for anything else.
-    private static func optionalTransports(_ scanner: inout PlainJSONScanner) -> [AuthenticatorTransport]?? {
-        if scanner.null() { return .some(nil) }
+    /// An array of plain strings, as transports.
+    private static func transportList(_ reader: inout JSONReader) throws(ParseError) -> [AuthenticatorTransport] {
+        reader.skipWhitespace()
+        guard reader.peek == UInt8(ascii: "[") else { throw giveUp(reader) }
         var list: [AuthenticatorTransport] = []
-        let ok = scanner.array { scanner in
-            guard let text = scanner.text() else { return false }
-            list.append(AuthenticatorTransport(rawValue: text))
-            return true
+        try reader.readArray(depth: 3) { (reader: inout JSONReader) throws(ParseError) in
+            list.append(AuthenticatorTransport(rawValue: try text(&reader)))
         }
-        return ok ? .some(list) : nil
+        return list
     }
 
-    /// Strict base64url in a plain string, or `null` (`.some(nil)`); nil for anything else.
-    private static func optionalBase64URL(_ scanner: inout PlainJSONScanner) -> [UInt8]?? {
-        if scanner.null() { return .some(nil) }
-        return scanner.base64URL().map { .some($0) }
-    }
-
-    /// `{}` (what browsers send when no extension ran); nil for anything else.
     /// How deep `clientExtensionResults` may nest on this path (prf's is three objects deep);
-    /// anything deeper goes to the general parser, which decides.
+    /// anything deeper goes to `JSONDecoder`, which decides.
     static let maximumExtensionDepth = 6
 
-    /// `clientExtensionResults` as values (prf results, credProps, largeBlob…), or nil to leave
-    /// the document to the general parser: a repeated name, an escape, a fraction, or nesting
-    /// deeper than ``maximumExtensionDepth``.
-    private static func extensionResults(_ scanner: inout PlainJSONScanner) -> [String: JSONValue]? {
-        guard case .object(let members)? = plainValue(&scanner, depth: 0) else { return nil }
+    /// `clientExtensionResults` as values (prf results, credProps, largeBlob…); gives up on a
+    /// repeated name, an escape, a fraction, or nesting deeper than ``maximumExtensionDepth``.
+    private static func extensionResults(_ reader: inout JSONReader) throws(ParseError) -> [String: JSONValue] {
+        guard case .object(let members) = try plainValue(&reader, depth: 0) else { throw giveUp(reader) }
         return members
     }
 
-    private static func plainValue(_ scanner: inout PlainJSONScanner, depth: Int) -> JSONValue? {
-        guard depth <= maximumExtensionDepth, let next = scanner.peek() else { return nil }
+    private static func plainValue(_ reader: inout JSONReader, depth: Int) throws(ParseError) -> JSONValue {
+        reader.skipWhitespace()
+        guard depth <= maximumExtensionDepth, let next = reader.peek else { throw giveUp(reader) }
         switch next {
         case UInt8(ascii: "\""):
-            return scanner.text().map(JSONValue.string)
+            return .string(try text(&reader))
         case UInt8(ascii: "{"):
             var members: [String: JSONValue] = [:]
-            let plain = scanner.object { scanner, name in
-                guard let value = plainValue(&scanner, depth: depth + 1),
-                      members.updateValue(value, forKey: String(decoding: name, as: UTF8.self)) == nil
-                else { return .giveUp }
-                return .read
-            }
-            return plain ? .object(members) : nil
-        case UInt8(ascii: "["):
-            var elements: [JSONValue] = []
-            let plain = scanner.array { scanner in
-                guard let value = plainValue(&scanner, depth: depth + 1) else { return false }
-                elements.append(value)
+            try reader.readObject(depth: depth + 2) { (reader: inout JSONReader, name: JSONReader.Text, _: Int) throws(ParseError) in
+                guard name.plain else { throw giveUp(reader) }
+                let value = try plainValue(&reader, depth: depth + 1)
+                guard members.updateValue(value, forKey: name.string) == nil else { throw giveUp(reader) }
                 return true
             }
-            return plain ? .array(elements) : nil
-        case UInt8(ascii: "t"), UInt8(ascii: "f"):
-            return scanner.bool().map(JSONValue.bool)
-        case UInt8(ascii: "n"):
-            return scanner.null() ? .null : nil
+            return .object(members)
+        case UInt8(ascii: "["):
+            var elements: [JSONValue] = []
+            try reader.readArray(depth: depth + 2) { (reader: inout JSONReader) throws(ParseError) in
+                elements.append(try plainValue(&reader, depth: depth + 1))
+            }
+            return .array(elements)
+        case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
+            return try reader.readLiteral()
         default:
-            return scanner.integer().map { .number(Double($0)) }
+            return .number(Double(try integer(&reader)))
         }
     }
 }

@@ -166,7 +166,7 @@ enum MetadataJWSVerifier {
         }
         let headerJSON: JSONValue
         do {
-            headerJSON = try StrictJSONReader.parse(try Base64URL.decode(utf8: headerPart)[...])
+            headerJSON = try JSONReader.parse(try Base64URL.decode(utf8: headerPart)[...])
         } catch {
             throw failure("not a compact JWS: the header is not base64url JSON: \(error)")
         }

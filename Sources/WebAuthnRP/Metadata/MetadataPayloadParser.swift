@@ -26,7 +26,7 @@ enum MetadataPayloadParser {
     static func parse(_ bytes: [UInt8]) throws(WebAuthnError) -> Payload {
         let json: JSONValue
         do {
-            json = try StrictJSONReader.parse(bytes[...], limits: .init(maximumDepth: maximumDepth,
+            json = try JSONReader.parse(bytes[...], limits: .init(maximumDepth: maximumDepth,
                                                                         maximumBytes: MetadataBLOB.maximumBytes))
         } catch {
             throw WebAuthnError(.metadata, step: "MDS3 §3.1", "metadata BLOB payload is not JSON: \(error)")

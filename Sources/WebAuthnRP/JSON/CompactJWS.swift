@@ -35,7 +35,7 @@ struct CompactJWS: Sendable {
         guard !signature.isEmpty else { throw ParseError(reason: "JWS signature is empty") }
         let json: JSONValue
         do {
-            json = try StrictJSONReader.parse(headerBytes[...])
+            json = try JSONReader.parse(headerBytes[...])
         } catch {
             throw ParseError(reason: "JWS header is not JSON: \(error)")
         }

@@ -1,0 +1,124 @@
+// Reading `clientDataJSON`: the JSON readers of this folder build the model type, so Model
+// does not know JSON.
+extension CollectedClientData {
+    /// Parses `clientDataJSON`.
+    /// - Parameter jsonBytes: the received bytes; they are kept as ``rawBytes``.
+    /// - Throws: ``WebAuthnError`` with category `malformed` naming what failed: invalid
+    ///   UTF-8 or JSON, input over ``maximumLength`` or nesting over ``maximumDepth``,
+    ///   a top level that is not an object, a duplicate member, or a missing or
+    ///   mistyped `type`, `challenge`, `origin`, `crossOrigin` or `topOrigin`.
+    public init(jsonBytes: ArraySlice<UInt8>) throws(WebAuthnError) {
+        // One pass of the reader over the document: the five members are read as values,
+        // every other member is checked and skipped, names that repeat are refused. The
+        // refusals, and their order, are those of the tree path below (the reader is the
+        // same; the member checks run after the whole document was read, as there).
+        var body = jsonBytes
+        if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
+        var type: JSONValue?, challenge: JSONValue?, origin: JSONValue?
+        var crossOrigin: JSONValue?, topOrigin: JSONValue?
+        var object = true
+        do throws(JSONReader.ParseError) {
+            var reader = try JSONReader.document(
+                body, limits: .init(maximumDepth: Self.maximumDepth, maximumBytes: Self.maximumLength))
+            // Not an object (or not JSON there): the tree path names what it is.
+            object = reader.peek == UInt8(ascii: "{")
+            if object {
+                // The member names compared here are ASCII without K, ";" or "`", so no other
+                // string is canonically equivalent to one of them: byte equality of the decoded
+                // name is the tree's (Swift string) key equality.
+                try reader.readObject(depth: 1) { (reader: inout JSONReader, name: JSONReader.Text, nameStart: Int) throws(JSONReader.ParseError) in
+                    func take(_ slot: inout JSONValue?, _ reader: inout JSONReader) throws(JSONReader.ParseError) -> Bool {
+                        let value = try reader.readValue(depth: 2)
+                        guard slot == nil else { throw reader.duplicate(name, at: nameStart) }
+                        slot = value
+                        return true
+                    }
+                    let bytes = name.bytes
+                    if bytes.is("type") { return try take(&type, &reader) }
+                    if bytes.is("challenge") { return try take(&challenge, &reader) }
+                    if bytes.is("origin") { return try take(&origin, &reader) }
+                    if bytes.is("crossOrigin") { return try take(&crossOrigin, &reader) }
+                    if bytes.is("topOrigin") { return try take(&topOrigin, &reader) }
+                    try reader.skipValue(depth: 2)
+                    return false
+                }
+                try reader.finish()
+            }
+        } catch {
+            throw WebAuthnError(.malformed, "clientDataJSON: \(error)")
+        }
+        guard object else {
+            try self.init(treeJSONBytes: jsonBytes)
+            return
+        }
+        try self.init(type: type, challenge: challenge, origin: origin, crossOrigin: crossOrigin,
+                      topOrigin: topOrigin, rawBytes: jsonBytes)
+    }
+
+    /// Parses through a value tree (``JSONReader/parse(_:limits:)``): the general reading,
+    /// and the reference the one-pass reading above is tested against.
+    init(treeJSONBytes jsonBytes: ArraySlice<UInt8>) throws(WebAuthnError) {
+        var body = jsonBytes
+        if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
+        let value: JSONValue
+        do {
+            value = try JSONReader.parse(
+                body, limits: .init(maximumDepth: Self.maximumDepth, maximumBytes: Self.maximumLength))
+        } catch {
+            throw WebAuthnError(.malformed, "clientDataJSON: \(error)")
+        }
+        guard case .object(let members) = value else {
+            throw WebAuthnError(.malformed, "clientDataJSON: the top-level value is not an object")
+        }
+        try self.init(type: members["type"], challenge: members["challenge"], origin: members["origin"],
+                      crossOrigin: members["crossOrigin"], topOrigin: members["topOrigin"], rawBytes: jsonBytes)
+    }
+
+    /// The member checks, in order, on the values read.
+    private init(type: JSONValue?, challenge: JSONValue?, origin: JSONValue?, crossOrigin: JSONValue?,
+                 topOrigin: JSONValue?, rawBytes: ArraySlice<UInt8>) throws(WebAuthnError) {
+        let type = try Self.requiredString(type, "type")
+        let challenge = try Self.requiredString(challenge, "challenge")
+        let origin = try Self.requiredString(origin, "origin")
+        let crossOriginValue: Bool?
+        switch crossOrigin {
+        case nil: crossOriginValue = nil
+        case .bool(let b)?: crossOriginValue = b
+        case let other?: throw WebAuthnError(.malformed, "clientDataJSON: crossOrigin is \(Self.kind(other)), not a boolean")
+        }
+        let topOriginValue: String?
+        switch topOrigin {
+        case nil: topOriginValue = nil
+        case .string(let s)?: topOriginValue = s
+        case let other?: throw WebAuthnError(.malformed, "clientDataJSON: topOrigin is \(Self.kind(other)), not a string")
+        }
+        self.init(type: type, challenge: challenge, origin: origin, crossOrigin: crossOriginValue,
+                  topOrigin: topOriginValue, rawBytes: rawBytes)
+    }
+
+    /// Parses `clientDataJSON` held in an array.
+    /// - Parameter jsonBytes: the received bytes.
+    /// - Throws: as ``init(jsonBytes:)-(ArraySlice<UInt8>)``.
+    public init(jsonBytes: [UInt8]) throws(WebAuthnError) {
+        try self.init(jsonBytes: jsonBytes[...])
+    }
+
+    private static func requiredString(_ value: JSONValue?, _ name: String) throws(WebAuthnError) -> String {
+        switch value {
+        case nil: throw WebAuthnError(.malformed, "clientDataJSON: \(name) is missing")
+        case .string(let s)?: return s
+        case let other?: throw WebAuthnError(.malformed, "clientDataJSON: \(name) is \(kind(other)), not a string")
+        }
+    }
+
+    private static func kind(_ value: JSONValue) -> String {
+        switch value {
+        case .null: return "null"
+        case .bool: return "a boolean"
+        case .number: return "a number"
+        case .string: return "a string"
+        case .array: return "an array"
+        case .object: return "an object"
+        }
+    }
+}

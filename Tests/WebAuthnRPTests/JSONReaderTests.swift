@@ -1,0 +1,64 @@
+import Testing
+@testable import WebAuthnRP
+
+/// `JSONReader`, the one JSON grammar: a document that is not UTF-8 is refused as that
+/// whatever else is wrong with it, and skipping a value refuses what reading it refuses.
+@Suite("JSON reader")
+struct JSONReaderTests {
+    static func reason(_ bytes: [UInt8]) -> String? {
+        do {
+            _ = try JSONReader.parse(bytes[...])
+            return nil
+        } catch {
+            return error.reason
+        }
+    }
+
+    @Test("a document that is not UTF-8 gets the UTF-8 refusal, wherever the bad byte is and whatever fails first",
+          arguments: [
+              [0x7B, 0xFF, 0x7D],                                                      // {<ff>}: outside a string
+              Array(#"{"a":"#.utf8) + [0xC3, 0x28] + Array(#""}"#.utf8),              // inside a string
+              Array(#"{"a":tru,"b":""#.utf8) + [0xE2, 0x82] + Array(#""}"#.utf8),     // after a bad literal
+              Array(#"{"a":1,"a":2,"b":""#.utf8) + [0xF0] + Array(#""}"#.utf8),      // after a duplicate
+              Array(#"["#.utf8) + [0xED, 0xA0, 0x80] + Array(#"]"#.utf8),             // a UTF-8 surrogate, unclosed
+          ])
+    func notUTF8(_ bytes: [UInt8]) {
+        #expect(Self.reason(bytes)?.hasPrefix("not valid UTF-8") == true)
+    }
+
+    @Test("valid non-ASCII text is read; a syntax error in an ASCII document keeps its own reason")
+    func validText() throws {
+        #expect(try JSONReader.parse(Array(#"{"é":"ü€😀"}"#.utf8)[...]) == .object(["é": .string("ü€😀")]))
+        #expect(Self.reason(Array(#"{"a":tru}"#.utf8)) == "invalid literal (expected true)")
+    }
+
+    @Test("skipping a value refuses what reading it refuses, at the same offset",
+          arguments: [#"{"x":tru}"#, #"{"x":01}"#, #"{"x":"\q"}"#, #"{"x":"\ud800"}"#, #"{"x":{"y":1,"y":2}}"#,
+                      #"{"x":[1,]}"#, #"{"x":1e999}"#, "{\"x\":\"a\u{01}\"}", #"{"x":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}"#,
+                      #"{"x":{"y":[true,false,null,-1.5e3,"é"]}}"#])
+    func skipMatchesRead(_ text: String) {
+        let bytes = Array(text.utf8)[...]
+        func run(skip: Bool) -> String {
+            do {
+                var reader = try JSONReader.document(bytes)
+                try reader.readObject(depth: 1) { (reader: inout JSONReader, _: JSONReader.Text, _: Int) throws(JSONReader.ParseError) in
+                    if skip { try reader.skipValue(depth: 2) } else { _ = try reader.readValue(depth: 2) }
+                    return false
+                }
+                try reader.finish()
+                return "accepted"
+            } catch {
+                return error.description
+            }
+        }
+        #expect(run(skip: true) == run(skip: false))
+        #expect(run(skip: false) == ((try? JSONReader.parse(bytes)) != nil ? "accepted" : (Result { () throws(JSONReader.ParseError) in try JSONReader.parse(bytes) }.failureDescription)))
+    }
+}
+
+extension Result where Failure == JSONReader.ParseError {
+    var failureDescription: String {
+        if case .failure(let error) = self { return error.description }
+        return "accepted"
+    }
+}
