@@ -24,8 +24,45 @@ pg_port="$(free_port)"; port="$(free_port)"
 pg_started=1
 swift build -c release --package-path "$package" >/dev/null
 bin="$(swift build -c release --package-path "$package" --show-bin-path)"
-PORT="$port" DATABASE_URL="postgres://passkeys@127.0.0.1:$pg_port/postgres" SESSION_KEY="$(python3 -c 'import secrets; print(secrets.token_hex(32))')" \
-  LOG_LEVEL=warning "$bin/PasskeyServer" >"$work/server.log" 2>&1 &
-pids+=("$!")
-for _ in $(seq 1 100); do curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break; sleep 0.2; done
-"$bin/passkey-load" "http://localhost:$port" "${1:-10}" "${2:-16}"
+session_key="$(python3 -c 'import secrets; print(secrets.token_hex(32))')"
+pg_pid="$(head -1 "$work/pgdata/postmaster.pid")"
+# One server on PostgreSQL, then (LOAD_MEMORY=1) one on the in-memory stores, each loaded the same way.
+serve() { # serve PORT [DATABASE_URL]   (CHALLENGE_MODE and SEALING_KEY pass through)
+  PORT="$1" DATABASE_URL="${2:-}" SESSION_KEY="$session_key" LOG_LEVEL=warning "$bin/PasskeyServer" >>"$work/server.log" 2>&1 &
+  pids+=("$!"); server_pid="$!"
+  for _ in $(seq 1 100); do curl -fsS "http://127.0.0.1:$1/healthz" >/dev/null 2>&1 && return; sleep 0.2; done
+  echo "server did not start" >&2; cat "$work/server.log" >&2; exit 1
+}
+# LOAD_PERF=PREFIX: a perf profile of each server during its run, PREFIX.NAME.data (where its
+# CPU goes); LOAD_PERF=stat: each server's context switches.
+load() { # load NAME PORT [POSTGRES_PID]
+  local perf_pid=""
+  case "${LOAD_PERF:-}" in
+    "") ;;
+    stat) perf stat -e context-switches -p "$server_pid" -o "$work/perf-stat.txt" >/dev/null 2>&1 & perf_pid="$!" ;;
+    *) perf record -F 999 -g -o "$LOAD_PERF.$1.data" -p "$server_pid" >/dev/null 2>&1 & perf_pid="$!" ;;
+  esac
+  [ -n "$perf_pid" ] && pids+=("$perf_pid")
+  LOAD_SERVER_PIDS="$server_pid" LOAD_POSTGRES_PID="${3:-}" "$bin/passkey-load" "http://localhost:$2" "$seconds" "$concurrency"
+  if [ -n "$perf_pid" ]; then
+    kill -INT "$perf_pid"; wait "$perf_pid" || true
+    if [ "$LOAD_PERF" = stat ]; then grep -E "context-switches" "$work/perf-stat.txt"; fi
+  fi
+}
+seconds="${1:-10}"; concurrency="${2:-16}"
+echo "== server with PostgreSQL"
+serve "$port" "postgres://passkeys@127.0.0.1:$pg_port/postgres"
+load postgres "$port" "$pg_pid"
+if [ "${LOAD_SEALED:-0}" = 1 ]; then
+  echo "== server with PostgreSQL for accounts and credentials, sealed challenges (CHALLENGE_MODE=sealed)"
+  sealed_port="$(free_port)"
+  CHALLENGE_MODE=sealed SEALING_KEY="$(python3 -c 'import secrets; print(secrets.token_hex(32))')" \
+    serve "$sealed_port" "postgres://passkeys@127.0.0.1:$pg_port/postgres"
+  load sealed "$sealed_port" "$pg_pid"
+fi
+if [ "${LOAD_MEMORY:-0}" = 1 ]; then
+  echo "== server with in-memory stores"
+  memory_port="$(free_port)"
+  serve "$memory_port"
+  load memory "$memory_port"
+fi

@@ -85,6 +85,10 @@ public struct AuthenticationRequest: Sendable, Hashable {
     public var timeout: UInt32?
     /// Client extension inputs.
     public var extensions: AuthenticationExtensionInputs
+    /// The identified user's credentials, when the caller has already read them (say, with the
+    /// account, in one database query): they become `allowCredentials` as given. Nil (default)
+    /// lets the service read them from its credential store. Used only with a `userHandle`.
+    public var allowCredentials: [PublicKeyCredentialDescriptorJSON]?
 
     /// A request with the defaults.
     /// - Parameters:
@@ -93,13 +97,17 @@ public struct AuthenticationRequest: Sendable, Hashable {
     ///   - hints: default nil.
     ///   - timeout: default nil (the policy's challenge lifetime).
     ///   - extensions: default none.
+    ///   - allowCredentials: the user's credentials if already read; default nil (the service
+    ///     reads them from its store).
     public init(userHandle: [UInt8]? = nil, userVerification: UserVerificationRequirement = .preferred,
                 hints: [PublicKeyCredentialHint]? = nil, timeout: UInt32? = nil,
-                extensions: AuthenticationExtensionInputs = AuthenticationExtensionInputs()) {
+                extensions: AuthenticationExtensionInputs = AuthenticationExtensionInputs(),
+                allowCredentials: [PublicKeyCredentialDescriptorJSON]? = nil) {
         self.userHandle = userHandle
         self.userVerification = userVerification
         self.hints = hints
         self.timeout = timeout
         self.extensions = extensions
+        self.allowCredentials = allowCredentials
     }
 }

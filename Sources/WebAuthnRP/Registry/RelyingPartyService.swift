@@ -247,7 +247,7 @@ extension RelyingPartyService {
             user: request.user,
             pubKeyCredParams: offered.map { PublicKeyCredentialParameters($0) },
             timeout: request.timeout ?? defaultTimeout,
-            excludeCredentials: existing.map(Self.descriptor),
+            excludeCredentials: existing.map(PublicKeyCredentialDescriptorJSON.init),
             authenticatorSelection: AuthenticatorSelectionCriteria(authenticatorAttachment: request.authenticatorAttachment,
                                                                    residentKey: request.residentKey,
                                                                    requireResidentKey: request.residentKey == .required,
@@ -295,7 +295,11 @@ extension RelyingPartyService {
     public func beginAuthentication(_ request: AuthenticationRequest, now: Date) async throws -> PublicKeyCredentialRequestOptionsJSON {
         var allow: [PublicKeyCredentialDescriptorJSON]? = nil
         if let userHandle = request.userHandle {
-            allow = try await credentials.credentials(userHandle: userHandle).map(Self.descriptor)
+            if let given = request.allowCredentials {
+                allow = given
+            } else {
+                allow = try await credentials.credentials(userHandle: userHandle).map(PublicKeyCredentialDescriptorJSON.init)
+            }
         }
         let options = try PublicKeyCredentialRequestOptionsJSON.make(
             timeout: request.timeout ?? defaultTimeout, rpId: relyingParty.id, allowCredentials: allow,
@@ -323,10 +327,12 @@ extension RelyingPartyService {
 
     /// The options' timeout when the request names none: the challenge lifetime, in milliseconds.
     private var defaultTimeout: UInt32 { policy.challengeTimeoutMilliseconds }
+}
 
+extension PublicKeyCredentialDescriptorJSON {
     /// A stored credential as `excludeCredentials` and `allowCredentials` name it, transports included.
-    private static func descriptor(_ record: CredentialRecord) -> PublicKeyCredentialDescriptorJSON {
-        PublicKeyCredentialDescriptorJSON(id: Base64URLBytes(record.id),
-                                          transports: record.transports.map { AuthenticatorTransport(rawValue: $0) })
+    /// - Parameter record: the stored credential.
+    public init(_ record: CredentialRecord) {
+        self.init(id: Base64URLBytes(record.id), transports: record.transports.map { AuthenticatorTransport(rawValue: $0) })
     }
 }

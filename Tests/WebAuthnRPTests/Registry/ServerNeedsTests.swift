@@ -123,6 +123,36 @@ struct ServerNeedsTests {
         #expect(login.allowCredentials?.first?.transports?.map(\.rawValue) == ["usb", "nfc"])
     }
 
+    @Test("allowCredentials the caller already read are used as given: no store read, and a credential outside them is refused")
+    func callerSuppliedAllowCredentials() async throws {
+        let store = UserListingCountingStore()
+        let service = RelyingPartyService(relyingParty: CeremonyFixture.relyingParty, credentials: store)
+        var listed = try TestAuthenticator(), other = try TestAuthenticator(credentialId: Array(32..<64))
+        for authenticator in [listed, other] {
+            var authenticator = authenticator
+            let options = try await service.beginRegistration(user: user, now: now)
+            _ = try await service.finishRegistration(try authenticator.register(challenge: options.challenge.bytes), now: now)
+        }
+        let stored = try #require(try await store.credential(id: listed.credentialId))
+        let readsBefore = store.userListings
+        let login = try await service.beginAuthentication(
+            AuthenticationRequest(userHandle: Array("user-a".utf8), allowCredentials: [PublicKeyCredentialDescriptorJSON(stored)]),
+            now: now)
+        #expect(store.userListings == readsBefore)
+        #expect(login.allowCredentials?.map(\.id.bytes) == [listed.credentialId])
+        _ = try await service.finishAuthentication(try listed.authenticate(challenge: login.challenge.bytes),
+                                                   expectedChallenge: login.challenge.bytes, now: now)
+
+        let again = try await service.beginAuthentication(
+            AuthenticationRequest(userHandle: Array("user-a".utf8), allowCredentials: [PublicKeyCredentialDescriptorJSON(stored)]),
+            now: now)
+        let error = await #expect(throws: WebAuthnError.self) {
+            _ = try await service.finishAuthentication(try other.authenticate(challenge: again.challenge.bytes),
+                                                       expectedChallenge: again.challenge.bytes, now: now)
+        }
+        #expect(error?.category == .unknownCredential)
+    }
+
     @Test("a new user handle is 64 random bytes")
     func userHandle() throws {
         let first = try PublicKeyCredentialUserEntityJSON.newUserHandle()
@@ -265,4 +295,19 @@ struct IssuedChallengeStorageTests {
             try JSONDecoder().decode(IssuedChallenge.self, from: Data(String(decoding: old, as: UTF8.self).replacingOccurrences(of: "AAAAAAAA", with: "AAAA+AAA").utf8))
         }
     }
+}
+
+/// The in-memory store, counting how often a user's credentials are listed.
+final class UserListingCountingStore: CredentialStore, @unchecked Sendable {
+    private let inner = InMemoryCredentialStore()
+    private let lock = NSLock()
+    private var listings = 0
+    var userListings: Int { lock.withLock { listings } }
+    func create(_ record: CredentialRecord) async throws -> Bool { try await inner.create(record) }
+    func credential(id: [UInt8]) async throws -> CredentialRecord? { try await inner.credential(id: id) }
+    func credentials(userHandle: [UInt8]) async throws -> [CredentialRecord] {
+        lock.withLock { listings += 1 }
+        return try await inner.credentials(userHandle: userHandle)
+    }
+    func update(_ record: CredentialRecord) async throws { try await inner.update(record) }
 }

@@ -152,17 +152,28 @@ struct PasskeyServer: Sendable {
         let body: LoginOptionsBody = try await decodeSmall(request)
         let now = Date()
         var userHandle: [UInt8]? = nil
+        var allowCredentials: [PublicKeyCredentialDescriptorJSON]? = nil
+        var ceremony = CeremonyPayload(exp: now.addingTimeInterval(service.policy.challengeLifetime).timeIntervalSince1970)
         if let name = body.username, !name.isEmpty {
             let username = try Self.validUsername(name)
             // An unknown username gets options for a random handle (no allowCredentials), so the
             // answer does not say whether the account exists; its login is refused at verification.
-            userHandle = try await accounts.userHandle(username: username) ?? PublicKeyCredentialUserEntityJSON.newUserHandle()
+            let account = try await accounts.loginLookup(username: username)
+            let handle = try account?.userHandle ?? PublicKeyCredentialUserEntityJSON.newUserHandle()
+            userHandle = handle
+            // An unknown account has no credentials: nothing for the library to read.
+            allowCredentials = account == nil ? [] : account?.allowCredentials
+            // The signed cookie remembers whom the options were for, so a username-first login
+            // needs no account lookup when it is verified (the library has already required the
+            // credential to be one of this user handle's).
+            ceremony.username = username
+            ceremony.userHandle = Base64URLBytes(handle).base64URL
         }
         // Username-first: prf on the user's salt. (For an unknown name the salt is of the random
         // handle, like everything else in these options.)
         let options = AuthenticationRequest(userHandle: userHandle, userVerification: .preferred,
-                                            extensions: PasskeyExtensions.authentication(userHandle: userHandle))
-        var ceremony = CeremonyPayload(exp: now.addingTimeInterval(service.policy.challengeLifetime).timeIntervalSince1970)
+                                            extensions: PasskeyExtensions.authentication(userHandle: userHandle),
+                                            allowCredentials: allowCredentials)
         let data: Data
         if let sealingKey {
             let sealed = try await service.beginAuthentication(options, sealingWith: sealingKey, now: now)
@@ -208,9 +219,13 @@ struct PasskeyServer: Sendable {
                 verified = try await service.finishAuthentication(jsonData: body, expectedChallenge: expected, now: now)
             }
         }
-        guard let userHandle = verified.updatedRecord.userHandle,
-              let username = try await accounts.username(userHandle: userHandle) else {
-            throw AppError.unauthorized
+        guard let userHandle = verified.updatedRecord.userHandle else { throw AppError.unauthorized }
+        let username: String
+        if let named = ceremony.username, ceremony.userHandle == Base64URLBytes(userHandle).base64URL {
+            username = named
+        } else {
+            guard let found = try await accounts.username(userHandle: userHandle) else { throw AppError.unauthorized }
+            username = found
         }
         // `prf`: the library verified a PRF output for the salt asked (32 bytes); the output
         // is the client's key and is neither logged nor stored.

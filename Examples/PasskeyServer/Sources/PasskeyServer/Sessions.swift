@@ -46,9 +46,10 @@ struct CeremonyPayload: Codable, Sendable {
     var challenge: String?
     /// The sealed challenge (sealed mode).
     var sealed: String?
-    /// Registration: the account being created or extended.
+    /// Registration: the account being created or extended; a username-first login: the account
+    /// named.
     var username: String?
-    /// Registration: its user handle, base64url.
+    /// The user handle of `username`, base64url.
     var userHandle: String?
     /// Registration: whether the account is new (a row is written only when the passkey is).
     var newAccount: Bool?

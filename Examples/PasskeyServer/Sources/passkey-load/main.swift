@@ -77,6 +77,15 @@ for index in 0..<userCount {
 }
 
 print("logging in for \(seconds) s from \(concurrency) workers…")
+// Where the CPU goes: LOAD_SERVER_PIDS and LOAD_POSTGRES_PID (set by Tests/run-load.sh) name the
+// server processes and PostgreSQL's postmaster, whose backends are its children.
+let environment = ProcessInfo.processInfo.environment
+let serverPids = (environment["LOAD_SERVER_PIDS"] ?? "").split(separator: ",").compactMap { Int32($0) }
+let postgresPid = environment["LOAD_POSTGRES_PID"].flatMap { Int32($0) }
+func cpuNow() -> (server: Double, postgres: Double, generator: Double) {
+    (serverPids.reduce(0) { $0 + CPUTime.seconds(ofTree: $1) }, postgresPid.map(CPUTime.seconds(ofTree:)) ?? 0, CPUTime.ownSeconds())
+}
+let cpuBefore = cpuNow()
 let started = ContinuousClock.now
 let deadline = started + .milliseconds(Int(seconds * 1000))
 let results = try await withThrowingTaskGroup(of: ([Double], Int).self) { group in
@@ -102,9 +111,16 @@ let results = try await withThrowingTaskGroup(of: ([Double], Int).self) { group 
 }
 let elapsed = ContinuousClock.now - started
 let wall = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+let cpuAfter = cpuNow()
 let (latencies, failures) = results
 print(String(format: "HTTP: %d logins (options + verification) in %.1f s = %.0f logins/s; p50 %.2f ms, p99 %.2f ms; %d failed",
              latencies.count, wall, Double(latencies.count) / wall, percentile(latencies, 0.5), percentile(latencies, 0.99), failures))
+if !latencies.isEmpty {
+    let perLogin = { (seconds: Double) in seconds * 1e6 / Double(latencies.count) }
+    print(String(format: "CPU per login: server %.0f µs, PostgreSQL %.0f µs, generator %.0f µs (wall %.0f µs per login on the machine's cores)",
+                 perLogin(cpuAfter.server - cpuBefore.server), perLogin(cpuAfter.postgres - cpuBefore.postgres),
+                 perLogin(cpuAfter.generator - cpuBefore.generator), perLogin(wall)))
+}
 
 // The library alone: begin + finish in process, in-memory stores, the same kind of authenticator.
 let service = RelyingPartyService(relyingParty: RelyingParty(id: "localhost", name: "load", origins: [origin]))

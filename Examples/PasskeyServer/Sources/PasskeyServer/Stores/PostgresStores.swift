@@ -76,11 +76,8 @@ final class PostgresChallengeStore: ChallengeStore {
     func issue(_ challenge: IssuedChallenge, now: Date) async throws {
         let issued = String(decoding: try JSONEncoder().encode(challenge), as: UTF8.self)
         let inserted = try await storage {
-            try await client.query("""
-                INSERT INTO passkey_challenges (challenge, issued, expires_at)
-                VALUES (\(Data(challenge.challenge)), \(issued), \(challenge.expiresAt))
-                ON CONFLICT (challenge) DO NOTHING RETURNING 1
-                """, logger: logger).collect().count
+            try await client.execute(Statements.IssueChallenge(challenge: Data(challenge.challenge), issued: issued,
+                                                               expiresAt: challenge.expiresAt), logger: logger).all().count
         }
         guard inserted == 1 else { throw RegistryError(.duplicateChallenge, "this challenge is already outstanding") }
         if issues.withLock({ count in count += 1; defer { if count >= 256 { count = 0 } }; return count >= 256 }) {
@@ -91,11 +88,9 @@ final class PostgresChallengeStore: ChallengeStore {
 
     func consume(_ challenge: [UInt8]) async throws -> IssuedChallenge? {
         let rows = try await storage {
-            try await client.query("DELETE FROM passkey_challenges WHERE challenge = \(Data(challenge)) RETURNING issued",
-                                   logger: logger).collect()
+            try await client.execute(Statements.ConsumeChallenge(challenge: Data(challenge)), logger: logger).all()
         }
-        guard let row = rows.first else { return nil }
-        let text = try row.decode(String.self)
+        guard let text = rows.first else { return nil }
         return try JSONDecoder().decode(IssuedChallenge.self, from: Data(text.utf8))
     }
 }
@@ -134,19 +129,14 @@ final class PostgresCredentialStore: PasskeyCredentialStore {
 
     func credential(id: [UInt8]) async throws -> CredentialRecord? {
         let rows = try await storage {
-            try await client.query("""
-                SELECT record, sign_count, backup_state, uv_initialized FROM passkey_credentials WHERE id = \(Data(id))
-                """, logger: logger).collect()
+            try await client.execute(Statements.CredentialByID(id: Data(id)), logger: logger).all()
         }
         return try rows.first.map(Self.record)
     }
 
     func credentials(userHandle: [UInt8]) async throws -> [CredentialRecord] {
         let rows = try await storage {
-            try await client.query("""
-                SELECT record, sign_count, backup_state, uv_initialized FROM passkey_credentials
-                WHERE user_handle = \(Data(userHandle)) ORDER BY created_at
-                """, logger: logger).collect()
+            try await client.execute(Statements.CredentialsOfUser(userHandle: Data(userHandle)), logger: logger).all()
         }
         return try rows.map(Self.record)
     }
@@ -155,15 +145,11 @@ final class PostgresCredentialStore: PasskeyCredentialStore {
         let json = String(decoding: try JSONEncoder().encode(record), as: UTF8.self)
         let newCount = Int64(record.signCount)
         let updated = try await storage {
-            try await client.query("""
-                UPDATE passkey_credentials
-                SET sign_count = \(newCount), backup_state = \(record.backupState),
-                    uv_initialized = \(record.uvInitialized), record = \(json), last_used_at = now(),
-                    prf_enabled = \(record.extensions.prfEnabled)
-                WHERE id = \(Data(record.id))
-                  AND (sign_count < \(newCount) OR (sign_count = 0 AND \(newCount) = 0))
-                RETURNING 1
-                """, logger: logger).collect().count
+            try await client.execute(Statements.UpdateCredential(id: Data(record.id), signCount: newCount,
+                                                                 backupState: record.backupState,
+                                                                 uvInitialized: record.uvInitialized, record: json,
+                                                                 prfEnabled: record.extensions.prfEnabled),
+                                     logger: logger).all().count
         }
         guard updated == 1 else {
             throw ConcurrentUpdateError(description: "credential was deleted or another login stored counter ≥ \(newCount) first")
@@ -194,8 +180,8 @@ final class PostgresCredentialStore: PasskeyCredentialStore {
 
     /// The stored record with the columns a login updates laid over it (the columns are what
     /// the conditional UPDATE compares, so they are the truth).
-    static func record(_ row: PostgresRow) throws -> CredentialRecord {
-        let (json, signCount, backupState, uvInitialized) = try row.decode((String, Int64, Bool, Bool).self)
+    static func record(_ row: Statements.CredentialRow) throws -> CredentialRecord {
+        let (json, signCount, backupState, uvInitialized) = row
         var record = try JSONDecoder().decode(CredentialRecord.self, from: Data(json.utf8))
         guard let count = UInt32(exactly: signCount) else { throw RegistryError(.storage, "sign_count out of range") }
         record.signCount = count
@@ -217,16 +203,28 @@ final class PostgresAccountStore: AccountStore {
 
     func userHandle(username: String) async throws -> [UInt8]? {
         let rows = try await storage {
-            try await client.query("SELECT user_handle FROM passkey_users WHERE username = \(username)", logger: logger).collect()
+            try await client.execute(Statements.UserHandleOfUsername(username: username), logger: logger).all()
         }
-        return try rows.first.map { Array(try $0.decode(ByteBuffer.self).readableBytesView) }
+        return rows.first.map { Array($0.readableBytesView) }
+    }
+
+    /// One round trip for the account and its credentials (a login's options need both).
+    func loginLookup(username: String) async throws -> (userHandle: [UInt8], allowCredentials: [PublicKeyCredentialDescriptorJSON]?)? {
+        let rows = try await storage {
+            try await client.execute(Statements.LoginLookup(username: username), logger: logger).all()
+        }
+        guard let (handle, _) = rows.first else { return nil }
+        let allow = try rows.compactMap { _, record in
+            try record.map { PublicKeyCredentialDescriptorJSON(try JSONDecoder().decode(CredentialRecord.self, from: Data($0.utf8))) }
+        }
+        return (Array(handle.readableBytesView), allow)
     }
 
     func username(userHandle: [UInt8]) async throws -> String? {
         let rows = try await storage {
-            try await client.query("SELECT username FROM passkey_users WHERE user_handle = \(Data(userHandle))", logger: logger).collect()
+            try await client.execute(Statements.UsernameOfUserHandle(userHandle: Data(userHandle)), logger: logger).all()
         }
-        return try rows.first.map { try $0.decode(String.self) }
+        return rows.first
     }
 
     func create(username: String, userHandle: [UInt8]) async throws -> Bool {
@@ -246,5 +244,128 @@ func storage<T>(_ body: () async throws -> T) async throws -> T {
         return try await body()
     } catch let error as PSQLError {
         throw RegistryError(.storage, "database: \(String(reflecting: error))")
+    }
+}
+
+/// The statements of the login path, prepared once per connection: a login runs seven of them,
+/// and an unnamed query is parsed and planned again by PostgreSQL each time (Docs/Performance.md,
+/// "The passkey server"). Registration and the account pages keep plain queries.
+enum Statements {
+    typealias CredentialRow = (String, Int64, Bool, Bool)
+
+    struct IssueChallenge: PostgresPreparedStatement {
+        static let sql = """
+            INSERT INTO passkey_challenges (challenge, issued, expires_at) VALUES ($1, $2, $3)
+            ON CONFLICT (challenge) DO NOTHING RETURNING 1
+            """
+        var challenge: Data, issued: String, expiresAt: Date
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 3)
+            try bindings.append(challenge); bindings.append(issued); bindings.append(expiresAt)
+            return bindings
+        }
+        func decodeRow(_ row: PostgresRow) throws -> Int32 { try row.decode(Int32.self) }
+    }
+
+    struct ConsumeChallenge: PostgresPreparedStatement {
+        static let sql = "DELETE FROM passkey_challenges WHERE challenge = $1 RETURNING issued"
+        var challenge: Data
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 1)
+            try bindings.append(challenge)
+            return bindings
+        }
+        func decodeRow(_ row: PostgresRow) throws -> String { try row.decode(String.self) }
+    }
+
+    struct CredentialByID: PostgresPreparedStatement {
+        static let sql = "SELECT record, sign_count, backup_state, uv_initialized FROM passkey_credentials WHERE id = $1"
+        var id: Data
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 1)
+            try bindings.append(id)
+            return bindings
+        }
+        func decodeRow(_ row: PostgresRow) throws -> CredentialRow { try row.decode(CredentialRow.self) }
+    }
+
+    struct CredentialsOfUser: PostgresPreparedStatement {
+        static let sql = """
+            SELECT record, sign_count, backup_state, uv_initialized FROM passkey_credentials
+            WHERE user_handle = $1 ORDER BY created_at
+            """
+        var userHandle: Data
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 1)
+            try bindings.append(userHandle)
+            return bindings
+        }
+        func decodeRow(_ row: PostgresRow) throws -> CredentialRow { try row.decode(CredentialRow.self) }
+    }
+
+    /// The conditional update of a login (see ``PostgresCredentialStore``).
+    struct UpdateCredential: PostgresPreparedStatement {
+        static let sql = """
+            UPDATE passkey_credentials
+            SET sign_count = $2, backup_state = $3, uv_initialized = $4, record = $5, last_used_at = now(),
+                prf_enabled = $6
+            WHERE id = $1 AND (sign_count < $2 OR (sign_count = 0 AND $2 = 0))
+            RETURNING 1
+            """
+        var id: Data, signCount: Int64, backupState: Bool, uvInitialized: Bool, record: String, prfEnabled: Bool?
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 6)
+            try bindings.append(id); bindings.append(signCount); bindings.append(backupState)
+            bindings.append(uvInitialized); bindings.append(record); bindings.append(prfEnabled)
+            return bindings
+        }
+        func decodeRow(_ row: PostgresRow) throws -> Int32 { try row.decode(Int32.self) }
+    }
+
+    struct UserHandleOfUsername: PostgresPreparedStatement {
+        static let sql = "SELECT user_handle FROM passkey_users WHERE username = $1"
+        var username: String
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 1)
+            bindings.append(username)
+            return bindings
+        }
+        func decodeRow(_ row: PostgresRow) throws -> ByteBuffer { try row.decode(ByteBuffer.self) }
+    }
+
+    /// The account and its credentials (none: one row with a NULL record).
+    struct LoginLookup: PostgresPreparedStatement {
+        static let sql = """
+            SELECT u.user_handle, c.record FROM passkey_users u
+            LEFT JOIN passkey_credentials c ON c.user_handle = u.user_handle
+            WHERE u.username = $1 ORDER BY c.created_at
+            """
+        var username: String
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 1)
+            bindings.append(username)
+            return bindings
+        }
+        func decodeRow(_ row: PostgresRow) throws -> (ByteBuffer, String?) { try row.decode((ByteBuffer, String?).self) }
+    }
+
+    struct UsernameOfUserHandle: PostgresPreparedStatement {
+        static let sql = "SELECT username FROM passkey_users WHERE user_handle = $1"
+        var userHandle: Data
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 1)
+            try bindings.append(userHandle)
+            return bindings
+        }
+        func decodeRow(_ row: PostgresRow) throws -> String { try row.decode(String.self) }
+    }
+}
+
+extension AsyncThrowingMapSequence where Base == PostgresRowSequence {
+    /// Every decoded row of a prepared statement's result.
+    func all() async throws -> [Element] {
+        var rows: [Element] = []
+        for try await row in self { rows.append(row) }
+        return rows
     }
 }

@@ -22,6 +22,10 @@ struct CredentialUsage: Sendable {
 protocol AccountStore: Sendable {
     /// The user handle of a username, if the account exists.
     func userHandle(username: String) async throws -> [UInt8]?
+    /// A username-first login's lookup: the account's user handle and, when the store can read
+    /// them in the same round trip, its credentials as `allowCredentials` (nil: the library reads
+    /// them from the credential store). Nil when the account does not exist.
+    func loginLookup(username: String) async throws -> (userHandle: [UInt8], allowCredentials: [PublicKeyCredentialDescriptorJSON]?)?
     /// The username of a user handle.
     func username(userHandle: [UInt8]) async throws -> String?
     /// Creates the account only if the username is free (a unique key).
@@ -109,6 +113,10 @@ final class MemoryAccountStore: AccountStore {
     private let state = Mutex(State())
 
     func userHandle(username: String) async throws -> [UInt8]? { state.withLock { $0.byName[username] } }
+
+    func loginLookup(username: String) async throws -> (userHandle: [UInt8], allowCredentials: [PublicKeyCredentialDescriptorJSON]?)? {
+        try await userHandle(username: username).map { ($0, nil) }
+    }
 
     func username(userHandle: [UInt8]) async throws -> String? { state.withLock { $0.byHandle[ByteString(userHandle)] } }
 
