@@ -9,9 +9,18 @@ import WebAuthnCrypto
 ///
 /// ``document(name:description:)`` writes it as a `webauthn-ceremonies/1` file that
 /// `webauthn-replay` replays to the same verdict (`webauthn-replay --explain file.json` then
-/// shows the step that failed). Nothing secret goes in: the response is what the client sent,
-/// the record holds only a public key, and the relying party's keys (session, sealing) are
-/// never seen here. The user's name and display name are not kept either.
+/// shows the step that failed). Nothing secret goes in: the record holds only a public key, the
+/// relying party's keys (session, sealing) are never seen here, and the user's name and display
+/// name are not kept. The response is what the client sent minus its secret extension outputs,
+/// which every recording (however it is made) replaces when it is created:
+/// `clientExtensionResults.prf.results.first` and `.second`, `largeBlob.blob`, `getCredBlob`,
+/// and `hmacGetSecret.output1` and `.output2`. Each becomes zero bytes of the same length (the
+/// same base64url length), so the replay reaches the same verdict and category (the verifier
+/// checks these outputs' lengths and shape, never their content); a value that is not base64url
+/// becomes the text `(redacted)`, refused the same way. A body that did not decode, recorded as
+/// text, is zeroed in the text itself; when that cannot be done safely, the whole text is
+/// replaced by a note, which replays as `malformed` like the original. Signed authenticator
+/// data is kept as it is (its `hmac-secret` output is encrypted to the client).
 ///
 /// Get one from ``RelyingPartyService/finishRegistrationRecording(jsonData:expectedChallenge:now:)``
 /// or ``RelyingPartyService/finishAuthenticationRecording(jsonData:expectedChallenge:now:)``.
@@ -33,7 +42,8 @@ public struct CeremonyRecording: Sendable {
     /// data named; nil when neither is known.
     public let challenge: [UInt8]?
     /// The response as the verifier read it: the parsed `…ResponseJSON` written back as JSON,
-    /// or, when it did not parse, the body as text (replayed as `malformed`).
+    /// or, when it did not parse, the body as text (replayed as `malformed`); in both, the
+    /// secret extension outputs are zeroed (see ``CeremonyRecording``).
     public let response: JSONValue
     /// The credential record the ceremony found, as it stood before the ceremony: the record
     /// an authentication looked up, or the one a refused registration collided with.
@@ -52,7 +62,8 @@ public struct CeremonyRecording: Sendable {
     ///   - kind: the ceremony kind.
     ///   - issued: the issued challenge, if it was outstanding.
     ///   - challenge: the challenge the response was checked against, if known.
-    ///   - response: the response as JSON.
+    ///   - response: the response as JSON (or the body as text); its secret extension outputs
+    ///     are redacted here (see ``CeremonyRecording``).
     ///   - credentialBefore: the record as it stood before the ceremony.
     ///   - relyingParty: the relying party.
     ///   - policy: the policy.
@@ -64,7 +75,7 @@ public struct CeremonyRecording: Sendable {
         self.kind = kind
         self.issued = issued
         self.challenge = challenge ?? issued?.challenge
-        self.response = response
+        self.response = SecretOutputRedaction.redacting(response, kind: kind)
         self.credentialBefore = credentialBefore
         self.relyingParty = relyingParty
         self.policy = policy

@@ -103,7 +103,7 @@ struct PasskeyServer: Sendable {
             if let recorder {
                 let recorded = try await service.finishRegistrationRecording(jsonData: body, sealedChallenge: sealed,
                                                                              key: sealingKey, replayCache: replayCache, now: now)
-                await recorder.recordIfFailed(recorded.recording.redactingPRFOutputs(), node: config.nodeName)
+                await recorder.recordIfFailed(recorded.recording, node: config.nodeName)
                 verified = try recorded.result.get()
             } else {
                 verified = try await service.finishRegistration(jsonData: body, sealedChallenge: sealed, key: sealingKey,
@@ -114,7 +114,7 @@ struct PasskeyServer: Sendable {
             guard let expected else { throw AppError(.badRequest, "No registration is in progress. Please start again.") }
             if let recorder {
                 let recorded = try await service.finishRegistrationRecording(jsonData: body, expectedChallenge: expected, now: now)
-                await recorder.recordIfFailed(recorded.recording.redactingPRFOutputs(), node: config.nodeName)
+                await recorder.recordIfFailed(recorded.recording, node: config.nodeName)
                 verified = try recorded.result.get()
             } else {
                 verified = try await service.finishRegistration(jsonData: body, expectedChallenge: expected, now: now)
@@ -202,7 +202,7 @@ struct PasskeyServer: Sendable {
             if let recorder {
                 let recorded = try await service.finishAuthenticationRecording(jsonData: body, sealedChallenge: sealed,
                                                                                key: sealingKey, replayCache: replayCache, now: now)
-                await recorder.recordIfFailed(recorded.recording.redactingPRFOutputs(), node: config.nodeName)
+                await recorder.recordIfFailed(recorded.recording, node: config.nodeName)
                 verified = try recorded.result.get()
             } else {
                 verified = try await service.finishAuthentication(jsonData: body, sealedChallenge: sealed, key: sealingKey,
@@ -213,7 +213,7 @@ struct PasskeyServer: Sendable {
             guard let expected else { throw AppError(.badRequest, "No login is in progress. Please start again.") }
             if let recorder {
                 let recorded = try await service.finishAuthenticationRecording(jsonData: body, expectedChallenge: expected, now: now)
-                await recorder.recordIfFailed(recorded.recording.redactingPRFOutputs(), node: config.nodeName)
+                await recorder.recordIfFailed(recorded.recording, node: config.nodeName)
                 verified = try recorded.result.get()
             } else {
                 verified = try await service.finishAuthentication(jsonData: body, expectedChallenge: expected, now: now)
