@@ -17,8 +17,6 @@ let package = Package(
         .package(name: "webauthn-rp", path: "../.."),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
-        // Already in the graph through Hummingbird; the server runs its tasks on NIO's event loops.
-        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         // Already in the graph through postgres-nio; HMAC for the signed cookies.
         .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3" ..< "5.0.0"),
         // The load generator's HTTP client (already in Hummingbird's graph).
@@ -31,7 +29,6 @@ let package = Package(
                 .product(name: "WebAuthnRP", package: "webauthn-rp"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             resources: [.copy("Public")],

@@ -1,19 +1,12 @@
 import Foundation
 import Hummingbird
 import Logging
-import NIOPosix
 import PostgresNIO
 import ServiceLifecycle
 import WebAuthnRP
 
 // The passkey server: configuration from the environment (see Config and the README), stores
 // in PostgreSQL when DATABASE_URL is set and in memory otherwise, one Hummingbird application.
-
-// Swift concurrency's tasks run on NIO's event loops instead of a second thread pool, so a
-// handler awaiting PostgreSQL or the socket resumes without a hop between pools (a login makes
-// up to six database round trips; Docs/Performance.md, "The passkey server"). First thing in
-// main, before any task exists.
-NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
 
 let logger: Logger = {
     var logger = Logger(label: "passkey-server")

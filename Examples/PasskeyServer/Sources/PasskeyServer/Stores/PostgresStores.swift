@@ -247,13 +247,15 @@ func storage<T>(_ body: () async throws -> T) async throws -> T {
     }
 }
 
-/// The statements of the login path, prepared once per connection: a login runs seven of them,
-/// and an unnamed query is parsed and planned again by PostgreSQL each time (Docs/Performance.md,
-/// "The passkey server"). Registration and the account pages keep plain queries.
+/// The statements of the login path, prepared once per connection (an unnamed query is parsed
+/// and planned again by PostgreSQL each time; Docs/Performance.md, "The passkey server").
+/// Registration and the account pages keep plain queries. Each has a fixed name: the default
+/// is `String(reflecting:)` of the type, built again at every execution.
 enum Statements {
     typealias CredentialRow = (String, Int64, Bool, Bool)
 
     struct IssueChallenge: PostgresPreparedStatement {
+        static let name = "passkey_issue_challenge"
         static let sql = """
             INSERT INTO passkey_challenges (challenge, issued, expires_at) VALUES ($1, $2, $3)
             ON CONFLICT (challenge) DO NOTHING RETURNING 1
@@ -268,6 +270,7 @@ enum Statements {
     }
 
     struct ConsumeChallenge: PostgresPreparedStatement {
+        static let name = "passkey_consume_challenge"
         static let sql = "DELETE FROM passkey_challenges WHERE challenge = $1 RETURNING issued"
         var challenge: Data
         func makeBindings() throws -> PostgresBindings {
@@ -279,6 +282,7 @@ enum Statements {
     }
 
     struct CredentialByID: PostgresPreparedStatement {
+        static let name = "passkey_credential_by_id"
         static let sql = "SELECT record, sign_count, backup_state, uv_initialized FROM passkey_credentials WHERE id = $1"
         var id: Data
         func makeBindings() throws -> PostgresBindings {
@@ -290,6 +294,7 @@ enum Statements {
     }
 
     struct CredentialsOfUser: PostgresPreparedStatement {
+        static let name = "passkey_credentials_of_user"
         static let sql = """
             SELECT record, sign_count, backup_state, uv_initialized FROM passkey_credentials
             WHERE user_handle = $1 ORDER BY created_at
@@ -305,6 +310,7 @@ enum Statements {
 
     /// The conditional update of a login (see ``PostgresCredentialStore``).
     struct UpdateCredential: PostgresPreparedStatement {
+        static let name = "passkey_update_credential"
         static let sql = """
             UPDATE passkey_credentials
             SET sign_count = $2, backup_state = $3, uv_initialized = $4, record = $5, last_used_at = now(),
@@ -323,6 +329,7 @@ enum Statements {
     }
 
     struct UserHandleOfUsername: PostgresPreparedStatement {
+        static let name = "passkey_user_handle_of_username"
         static let sql = "SELECT user_handle FROM passkey_users WHERE username = $1"
         var username: String
         func makeBindings() throws -> PostgresBindings {
@@ -335,6 +342,7 @@ enum Statements {
 
     /// The account and its credentials (none: one row with a NULL record).
     struct LoginLookup: PostgresPreparedStatement {
+        static let name = "passkey_login_lookup"
         static let sql = """
             SELECT u.user_handle, c.record FROM passkey_users u
             LEFT JOIN passkey_credentials c ON c.user_handle = u.user_handle
@@ -350,6 +358,7 @@ enum Statements {
     }
 
     struct UsernameOfUserHandle: PostgresPreparedStatement {
+        static let name = "passkey_username_of_user_handle"
         static let sql = "SELECT username FROM passkey_users WHERE user_handle = $1"
         var userHandle: Data
         func makeBindings() throws -> PostgresBindings {
