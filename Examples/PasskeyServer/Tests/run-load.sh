@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Load: a PostgreSQL cluster of our own on 127.0.0.1, the example server (release) on it, and
 # passkey-load registering users then running full logins over HTTP, with the library's
-# in-process login rate in the same run. Usage: run-load.sh [seconds] [concurrency]
+# in-process login rate in the same run. Usage: run-load.sh [seconds] [concurrency]; LOAD_SEALED=1,
+# LOAD_MEMORY=1 and LOAD_PERF=PREFIX|stat add runs and profiles (Examples/PasskeyServer/README.md).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"; package="$(dirname "$here")"
 pg_bin="${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)}"
