@@ -93,6 +93,19 @@ def top_level_blocks(text):
     return blocks
 
 
+
+def outside_braces(text):
+    """The characters of `text` at brace depth 0: what a block declares at its own level."""
+    flat, depth = [], 0
+    for c in text:
+        if c == "{":
+            depth += 1
+        elif c == "}":
+            depth -= 1
+        elif depth == 0:
+            flat.append(c)
+    return "".join(flat)
+
 def main():
     args = sys.argv[1:]
     quiet = "--quiet" in args
@@ -118,29 +131,14 @@ def main():
         for header, body in top_level_blocks(text):
             if re.search(r"\b(?:extension)\b", header):
                 # members added by an extension: only depth-0 declarations of the body
-                flat, depth = [], 0
-                for c in body:
-                    if c == "{":
-                        depth += 1
-                    elif c == "}":
-                        depth -= 1
-                    elif depth == 0:
-                        flat.append(c)
-                for m in MEMBER_DECL.finditer("".join(flat)):
+                for m in MEMBER_DECL.finditer(outside_braces(body)):
                     if m.group(1):
                         members[folder].add(m.group(1))
-        # top-level functions: declarations outside every brace block
-        flat, depth = [], 0
-        for c in text:
-            if c == "{":
-                depth += 1
-            elif c == "}":
-                depth -= 1
-            elif depth == 0:
-                flat.append(c)
-        declared[folder].update(FUNC_DECL.findall("".join(flat)))
-        # types: top-level ones only (a nested type is named through its outer type)
-        declared[folder].update(TYPE_DECL.findall("".join(flat)))
+        # top-level functions and types: declarations outside every brace block (a nested type
+        # is named through its outer type)
+        top = outside_braces(text)
+        declared[folder].update(FUNC_DECL.findall(top))
+        declared[folder].update(TYPE_DECL.findall(top))
 
     # A name counts for the folder that declares it only when no other folder declares it too.
     owners = collections.defaultdict(set)
