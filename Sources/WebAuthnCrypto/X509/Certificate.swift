@@ -188,7 +188,7 @@ public struct Certificate: Sendable {
     /// Parses one DER certificate from a slice (for example a CBOR byte string of `x5c`).
     /// - Parameter derEncoded: exactly one certificate; trailing bytes are refused.
     /// - Throws: ``CryptoError`` with code ``CryptoError/Code/malformedCertificate``.
-    public init(derEncoded: ArraySlice<UInt8>) throws(CryptoError) {
+    package init(derEncoded: ArraySlice<UInt8>) throws(CryptoError) {
         try self.init(derEncoded: Array(derEncoded))
     }
 

@@ -35,7 +35,7 @@ public struct VerifiedAppAttestation: Sendable {
     /// The key to store: id, public key, counter 0, receipt, environment.
     public let key: AttestedAppKey
     /// The attestation's authenticator data.
-    public let authenticatorData: AuthenticatorData
+    package let authenticatorData: AuthenticatorData
     /// The verified chain: credCert, then the intermediate, then the trust anchor.
     public let certificateChain: [Certificate]
     /// The receipt (`attStmt.receipt`) to keep for Apple's fraud-metric exchange.
@@ -49,7 +49,7 @@ public struct VerifiedAppAssertion: Sendable {
     /// The key with its counter advanced to the assertion's.
     public let updatedKey: AttestedAppKey
     /// The assertion's authenticator data.
-    public let authenticatorData: AppAttestAssertionAuthenticatorData
+    package let authenticatorData: AppAttestAssertionAuthenticatorData
     /// The assertion's counter.
     public var signCount: UInt32 { authenticatorData.signCount }
 }
@@ -61,15 +61,15 @@ public struct VerifiedAppAssertion: Sendable {
 /// AT flag in assertions without attested credential data and append an extensions map
 /// (`apple_bundle_version_01`, …). Apple's steps use only `rpIdHash` and the counter, and the
 /// signature covers every byte, so the rest is kept (``rawBytes``) but not interpreted.
-public struct AppAttestAssertionAuthenticatorData: Sendable {
+package struct AppAttestAssertionAuthenticatorData: Sendable {
     /// Exactly the bytes received (signed through the nonce).
-    public let rawBytes: ArraySlice<UInt8>
+    package let rawBytes: ArraySlice<UInt8>
     /// SHA-256 of the App ID.
-    public let rpIdHash: ArraySlice<UInt8>
+    package let rpIdHash: ArraySlice<UInt8>
     /// The flags byte (not interpreted).
-    public let flags: UInt8
+    package let flags: UInt8
     /// The counter.
-    public let signCount: UInt32
+    package let signCount: UInt32
 
     /// Reads the fixed 37-byte head.
     /// - Parameter bytes: the received bytes.

@@ -1,6 +1,7 @@
 package import WebAuthnCrypto
-/// A registration response with its binary members decoded (from
-/// ``RegistrationResponseJSON``, or built directly by a server that decoded them).
+/// A registration response with its binary members decoded: from the JSON the browser posted
+/// (``init(jsonData:)``, or `Decodable` inside a larger body), or built directly by a server
+/// whose native app sent the members another way.
 public struct RegistrationResponse: Sendable {
     /// `id`: the credential id, base64url, as the client sent it.
     public var id: String
@@ -42,7 +43,9 @@ public struct RegistrationResponse: Sendable {
     }
 }
 
-/// An authentication response with its binary members decoded.
+/// An authentication response with its binary members decoded: from the JSON the browser
+/// posted (``init(jsonData:)``, or `Decodable` inside a larger body), or built directly by a
+/// server whose native app sent the members another way.
 public struct AuthenticationResponse: Sendable {
     /// `id`: the credential id, base64url.
     public var id: String
@@ -94,8 +97,9 @@ public struct VerifiedRegistration: Sendable {
     public let record: CredentialRecord
     /// Format, type and trust of the attestation.
     public let attestation: AttestationResult
-    /// The parsed authenticator data.
-    public let authenticatorData: AuthenticatorData
+    /// The parsed authenticator data (for a server: the UP and UV flags are ``userPresent``
+    /// and ``userVerified``; counter, backup state and credential data are in the record).
+    package let authenticatorData: AuthenticatorData
     /// The parsed client data.
     public let clientData: CollectedClientData
     /// The credential public key, built once.
@@ -112,8 +116,9 @@ public struct VerifiedRegistration: Sendable {
 public struct VerifiedAuthentication: Sendable {
     /// The credential record with signCount, backup state and uvInitialized updated.
     public let updatedRecord: CredentialRecord
-    /// The parsed authenticator data.
-    public let authenticatorData: AuthenticatorData
+    /// The parsed authenticator data (for a server: the UP and UV flags are ``userPresent``
+    /// and ``userVerified``; counter, backup state and credential data are in the record).
+    package let authenticatorData: AuthenticatorData
     /// The parsed client data.
     public let clientData: CollectedClientData
     /// True when the counter did not increase and the policy accepted it anyway.

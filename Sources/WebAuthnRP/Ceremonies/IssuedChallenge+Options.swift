@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 import WebAuthnCrypto
 
 extension IssuedChallenge {
@@ -9,7 +9,7 @@ extension IssuedChallenge {
     ///   - issuedAt: when the challenge was issued (nil: not recorded).
     ///   - expiresAt: the last instant a response is accepted.
     ///   - conditional: whether the creation uses conditional mediation.
-    public init(creationOptions options: PublicKeyCredentialCreationOptionsJSON, relyingParty: RelyingParty,
+    package init(creationOptions options: PublicKeyCredentialCreationOptionsJSON, relyingParty: RelyingParty,
                 issuedAt: Date? = nil, expiresAt: Date, conditional: Bool = false) {
         self.init(challenge: options.challenge.bytes, kind: .registration, rpId: options.rp.id ?? relyingParty.id,
                   userHandle: options.user.id.bytes, allowCredentials: [],
@@ -38,7 +38,7 @@ extension IssuedChallenge {
     ///     step 6 then requires the credential to be that user's), or nil (discoverable login).
     ///   - issuedAt: when the challenge was issued (nil: not recorded).
     ///   - expiresAt: the last instant a response is accepted.
-    public init(requestOptions options: PublicKeyCredentialRequestOptionsJSON, relyingParty: RelyingParty,
+    package init(requestOptions options: PublicKeyCredentialRequestOptionsJSON, relyingParty: RelyingParty,
                 userHandle: [UInt8]? = nil, issuedAt: Date? = nil, expiresAt: Date) {
         self.init(challenge: options.challenge.bytes, kind: .authentication, rpId: options.rpId ?? relyingParty.id,
                   userHandle: userHandle, allowCredentials: (options.allowCredentials ?? []).map(\.id.bytes),

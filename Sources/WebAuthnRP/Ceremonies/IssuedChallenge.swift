@@ -49,8 +49,7 @@ public struct IssuedChallenge: Sendable, Hashable {
     ///   - allowCredentials: credential ids offered (authentication).
     ///   - userVerification: the UV requirement.
     ///   - offeredAlgorithms: registration: the algorithms the client may use (see
-    ///     ``offeredAlgorithms``; ``init(creationOptions:relyingParty:issuedAt:expiresAt:conditional:)``
-    ///     derives them from `pubKeyCredParams`). Empty for a registration: nothing is accepted.
+    ///     ``offeredAlgorithms``; the service derives them from the options' `pubKeyCredParams`). Empty for a registration: nothing is accepted.
     ///   - conditionalCreate: conditional mediation was requested (registration).
     ///   - attestation: the attestation conveyance requested (registration).
     ///   - extensions: the client extension inputs the options carried.

@@ -134,7 +134,7 @@ package struct AuthenticatorExtensionOutputs: Sendable, Equatable {
 
     /// Reads the extensions map of authenticator data.
     /// - Parameters:
-    ///   - map: the decoded map (``AuthenticatorData/extensions``).
+    ///   - map: the decoded map (the authenticator data's `extensions`).
     ///   - ceremony: registration outputs and authentication outputs differ in type.
     /// - Throws: ``WebAuthnError``: `malformed` for more than 32 entries or nested values deeper
     ///   than 4; `extension` for a key that is not text or a known output of the wrong type.

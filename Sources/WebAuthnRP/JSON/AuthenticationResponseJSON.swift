@@ -1,18 +1,18 @@
 /// An authentication response in its JSON form (`AuthenticationResponseJSON`, WebAuthn
 /// Level 3 §5.1.8), what `PublicKeyCredential.toJSON()` returns after `get()`.
-public struct AuthenticationResponseJSON: Sendable, Hashable, Codable {
+package struct AuthenticationResponseJSON: Sendable, Hashable, Codable {
     /// The credential ID as base64url text (must equal ``rawId`` encoded; the ceremony checks).
-    public var id: String
+    package var id: String
     /// The credential ID.
-    public var rawId: Base64URLBytes
+    package var rawId: Base64URLBytes
     /// The authenticator's response.
-    public var response: AuthenticatorAssertionResponseJSON
+    package var response: AuthenticatorAssertionResponseJSON
     /// The attachment of the authenticator that was used, if the client said.
-    public var authenticatorAttachment: AuthenticatorAttachment?
+    package var authenticatorAttachment: AuthenticatorAttachment?
     /// Client extension outputs, kept as JSON.
-    public var clientExtensionResults: [String: JSONValue]
+    package var clientExtensionResults: [String: JSONValue]
     /// The credential type (`public-key`).
-    public var type: PublicKeyCredentialType
+    package var type: PublicKeyCredentialType
 
     /// Creates a response.
     /// - Parameters:
@@ -22,7 +22,7 @@ public struct AuthenticationResponseJSON: Sendable, Hashable, Codable {
     ///   - authenticatorAttachment: the attachment, or nil.
     ///   - clientExtensionResults: client extension outputs.
     ///   - type: the credential type.
-    public init(id: String, rawId: Base64URLBytes, response: AuthenticatorAssertionResponseJSON,
+    package init(id: String, rawId: Base64URLBytes, response: AuthenticatorAssertionResponseJSON,
                 authenticatorAttachment: AuthenticatorAttachment? = nil,
                 clientExtensionResults: [String: JSONValue] = [:], type: PublicKeyCredentialType = .publicKey) {
         self.id = id
@@ -37,7 +37,7 @@ public struct AuthenticationResponseJSON: Sendable, Hashable, Codable {
     /// same malformed input always gets the same error (see `decodeJSONObject(forKey:)`).
     /// - Parameter decoder: the decoder.
     /// - Throws: `DecodingError` for a missing or mistyped member.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         id = try container.decode(String.self, forKey: .id)
         rawId = try container.decode(Base64URLBytes.self, forKey: .rawId)
@@ -49,15 +49,15 @@ public struct AuthenticationResponseJSON: Sendable, Hashable, Codable {
 }
 
 /// The authenticator's part of an authentication response (`AuthenticatorAssertionResponseJSON`).
-public struct AuthenticatorAssertionResponseJSON: Sendable, Hashable, Codable {
+package struct AuthenticatorAssertionResponseJSON: Sendable, Hashable, Codable {
     /// The `clientDataJSON` bytes, exactly as the client serialized them.
-    public var clientDataJSON: Base64URLBytes
+    package var clientDataJSON: Base64URLBytes
     /// The authenticator data the signature covers.
-    public var authenticatorData: Base64URLBytes
+    package var authenticatorData: Base64URLBytes
     /// The assertion signature over `authenticatorData ‖ SHA-256(clientDataJSON)`.
-    public var signature: Base64URLBytes
+    package var signature: Base64URLBytes
     /// The user handle, sent by discoverable credentials (absent or null otherwise).
-    public var userHandle: Base64URLBytes?
+    package var userHandle: Base64URLBytes?
 
     /// Creates an assertion response.
     /// - Parameters:
@@ -65,7 +65,7 @@ public struct AuthenticatorAssertionResponseJSON: Sendable, Hashable, Codable {
     ///   - authenticatorData: the authenticator data bytes.
     ///   - signature: the signature bytes.
     ///   - userHandle: the user handle, or nil.
-    public init(clientDataJSON: Base64URLBytes, authenticatorData: Base64URLBytes, signature: Base64URLBytes,
+    package init(clientDataJSON: Base64URLBytes, authenticatorData: Base64URLBytes, signature: Base64URLBytes,
                 userHandle: Base64URLBytes? = nil) {
         self.clientDataJSON = clientDataJSON
         self.authenticatorData = authenticatorData
@@ -76,14 +76,14 @@ public struct AuthenticatorAssertionResponseJSON: Sendable, Hashable, Codable {
     /// Parses ``clientDataJSON``.
     /// - Returns: the client data, whose `rawBytes` are the received bytes.
     /// - Throws: ``WebAuthnError`` with category `malformed`.
-    public func parsedClientData() throws(WebAuthnError) -> CollectedClientData {
+    package func parsedClientData() throws(WebAuthnError) -> CollectedClientData {
         try CollectedClientData(jsonBytes: clientDataJSON.bytes[...])
     }
 
     /// Parses ``authenticatorData``.
     /// - Returns: the authenticator data, whose `rawBytes` are the received bytes.
     /// - Throws: ``WebAuthnError`` with category `malformed`.
-    public func parsedAuthenticatorData() throws(WebAuthnError) -> AuthenticatorData {
+    package func parsedAuthenticatorData() throws(WebAuthnError) -> AuthenticatorData {
         try AuthenticatorData(bytes: authenticatorData.bytes[...])
     }
 }

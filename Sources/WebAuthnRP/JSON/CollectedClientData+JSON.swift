@@ -7,7 +7,7 @@ extension CollectedClientData {
     ///   UTF-8 or JSON, input over ``maximumLength`` or nesting over ``maximumDepth``,
     ///   a top level that is not an object, a duplicate member, or a missing or
     ///   mistyped `type`, `challenge`, `origin`, `crossOrigin` or `topOrigin`.
-    public init(jsonBytes: ArraySlice<UInt8>) throws(WebAuthnError) {
+    package init(jsonBytes: ArraySlice<UInt8>) throws(WebAuthnError) {
         // One pass of the reader over the document: the five members are read as values,
         // every other member is checked and skipped, names that repeat are refused. The
         // refusals, and their order, are those of the tree path below (the reader is the
@@ -99,7 +99,7 @@ extension CollectedClientData {
     /// Parses `clientDataJSON` held in an array.
     /// - Parameter jsonBytes: the received bytes.
     /// - Throws: as ``init(jsonBytes:)-(ArraySlice<UInt8>)``.
-    public init(jsonBytes: [UInt8]) throws(WebAuthnError) {
+    package init(jsonBytes: [UInt8]) throws(WebAuthnError) {
         try self.init(jsonBytes: jsonBytes[...])
     }
 

@@ -27,8 +27,8 @@ public struct PublicKeyCredentialCreationOptionsJSON: Sendable, Hashable, Codabl
     /// Client extension inputs, kept as JSON.
     public var extensions: [String: JSONValue]?
 
-    /// Creates options from every member; see ``make(rp:user:challenge:pubKeyCredParams:timeout:excludeCredentials:authenticatorSelection:hints:attestation:attestationFormats:extensions:)``
-    /// for a builder that draws a fresh challenge.
+    /// Creates options from every member. A server gets its options from
+    /// ``RelyingPartyService/beginRegistration(_:now:)``, which draws the challenge and records it.
     /// - Parameters:
     ///   - rp: the relying party.
     ///   - user: the user account.
@@ -121,7 +121,7 @@ extension PublicKeyCredentialCreationOptionsJSON {
     /// - Throws: ``WebAuthnError`` with category `malformed` for a user handle outside
     ///   1...64 bytes or a challenge shorter than 16 bytes, or when no random bytes
     ///   could be drawn.
-    public static func make(
+    package static func make(
         rp: PublicKeyCredentialRpEntity,
         user: PublicKeyCredentialUserEntityJSON,
         challenge: [UInt8]? = nil,

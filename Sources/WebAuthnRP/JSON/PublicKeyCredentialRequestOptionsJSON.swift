@@ -18,8 +18,8 @@ public struct PublicKeyCredentialRequestOptionsJSON: Sendable, Hashable, Codable
     /// Client extension inputs, kept as JSON.
     public var extensions: [String: JSONValue]?
 
-    /// Creates options from every member; see ``make(challenge:timeout:rpId:allowCredentials:userVerification:hints:extensions:)``
-    /// for a builder that draws a fresh challenge.
+    /// Creates options from every member. A server gets its options from
+    /// ``RelyingPartyService/beginAuthentication(_:now:)``, which draws the challenge and records it.
     /// - Parameters:
     ///   - challenge: the challenge.
     ///   - timeout: milliseconds, or nil.
@@ -72,7 +72,7 @@ public struct PublicKeyCredentialRequestOptionsJSON: Sendable, Hashable, Codable
     /// - Returns: the options.
     /// - Throws: ``WebAuthnError`` with category `malformed` for a challenge shorter than
     ///   16 bytes, or when no random bytes could be drawn.
-    public static func make(
+    package static func make(
         challenge: [UInt8]? = nil,
         timeout: UInt32? = 300_000,
         rpId: String? = nil,

@@ -1,18 +1,18 @@
 /// A registration response in its JSON form (`RegistrationResponseJSON`, WebAuthn
 /// Level 3 §5.1.8), what `PublicKeyCredential.toJSON()` returns after `create()`.
-public struct RegistrationResponseJSON: Sendable, Hashable, Codable {
+package struct RegistrationResponseJSON: Sendable, Hashable, Codable {
     /// The credential ID as base64url text (must equal ``rawId`` encoded; the ceremony checks).
-    public var id: String
+    package var id: String
     /// The credential ID.
-    public var rawId: Base64URLBytes
+    package var rawId: Base64URLBytes
     /// The authenticator's response.
-    public var response: AuthenticatorAttestationResponseJSON
+    package var response: AuthenticatorAttestationResponseJSON
     /// The attachment of the authenticator that was used, if the client said.
-    public var authenticatorAttachment: AuthenticatorAttachment?
+    package var authenticatorAttachment: AuthenticatorAttachment?
     /// Client extension outputs, kept as JSON.
-    public var clientExtensionResults: [String: JSONValue]
+    package var clientExtensionResults: [String: JSONValue]
     /// The credential type (`public-key`).
-    public var type: PublicKeyCredentialType
+    package var type: PublicKeyCredentialType
 
     /// Creates a response.
     /// - Parameters:
@@ -22,7 +22,7 @@ public struct RegistrationResponseJSON: Sendable, Hashable, Codable {
     ///   - authenticatorAttachment: the attachment, or nil.
     ///   - clientExtensionResults: client extension outputs.
     ///   - type: the credential type.
-    public init(id: String, rawId: Base64URLBytes, response: AuthenticatorAttestationResponseJSON,
+    package init(id: String, rawId: Base64URLBytes, response: AuthenticatorAttestationResponseJSON,
                 authenticatorAttachment: AuthenticatorAttachment? = nil,
                 clientExtensionResults: [String: JSONValue] = [:], type: PublicKeyCredentialType = .publicKey) {
         self.id = id
@@ -37,7 +37,7 @@ public struct RegistrationResponseJSON: Sendable, Hashable, Codable {
     /// same malformed input always gets the same error (see `decodeJSONObject(forKey:)`).
     /// - Parameter decoder: the decoder.
     /// - Throws: `DecodingError` for a missing or mistyped member.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         id = try container.decode(String.self, forKey: .id)
         rawId = try container.decode(Base64URLBytes.self, forKey: .rawId)
@@ -52,19 +52,19 @@ public struct RegistrationResponseJSON: Sendable, Hashable, Codable {
 ///
 /// `authenticatorData`, `transports`, `publicKey` and `publicKeyAlgorithm` are
 /// conveniences a client adds; the ceremony relies on ``attestationObject`` alone.
-public struct AuthenticatorAttestationResponseJSON: Sendable, Hashable, Codable {
+package struct AuthenticatorAttestationResponseJSON: Sendable, Hashable, Codable {
     /// The `clientDataJSON` bytes, exactly as the client serialized them.
-    public var clientDataJSON: Base64URLBytes
+    package var clientDataJSON: Base64URLBytes
     /// A copy of the authenticator data inside the attestation object, if sent.
-    public var authenticatorData: Base64URLBytes?
+    package var authenticatorData: Base64URLBytes?
     /// The transports the authenticator supports, if the client could tell.
-    public var transports: [AuthenticatorTransport]?
+    package var transports: [AuthenticatorTransport]?
     /// The credential public key as a DER SubjectPublicKeyInfo, if the client could produce it.
-    public var publicKey: Base64URLBytes?
+    package var publicKey: Base64URLBytes?
     /// The credential's COSE algorithm identifier, if sent.
-    public var publicKeyAlgorithm: Int?
+    package var publicKeyAlgorithm: Int?
     /// The attestation object (CBOR).
-    public var attestationObject: Base64URLBytes
+    package var attestationObject: Base64URLBytes
 
     /// Creates an attestation response.
     /// - Parameters:
@@ -74,7 +74,7 @@ public struct AuthenticatorAttestationResponseJSON: Sendable, Hashable, Codable 
     ///   - publicKey: the SubjectPublicKeyInfo, or nil.
     ///   - publicKeyAlgorithm: the COSE algorithm, or nil.
     ///   - attestationObject: the attestation object bytes.
-    public init(clientDataJSON: Base64URLBytes, authenticatorData: Base64URLBytes? = nil,
+    package init(clientDataJSON: Base64URLBytes, authenticatorData: Base64URLBytes? = nil,
                 transports: [AuthenticatorTransport]? = nil, publicKey: Base64URLBytes? = nil,
                 publicKeyAlgorithm: Int? = nil, attestationObject: Base64URLBytes) {
         self.clientDataJSON = clientDataJSON
@@ -88,7 +88,7 @@ public struct AuthenticatorAttestationResponseJSON: Sendable, Hashable, Codable 
     /// Parses ``clientDataJSON``.
     /// - Returns: the client data, whose `rawBytes` are the received bytes.
     /// - Throws: ``WebAuthnError`` with category `malformed`.
-    public func parsedClientData() throws(WebAuthnError) -> CollectedClientData {
+    package func parsedClientData() throws(WebAuthnError) -> CollectedClientData {
         try CollectedClientData(jsonBytes: clientDataJSON.bytes[...])
     }
 

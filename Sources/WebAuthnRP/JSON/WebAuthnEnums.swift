@@ -4,17 +4,13 @@
 // Codable comes from the standard library's RawRepresentable<String> support.
 
 /// The type of a credential (`PublicKeyCredentialType`, WebAuthn Level 3 §5.8.2).
-public struct PublicKeyCredentialType: RawRepresentable, Sendable, Hashable, Codable, ExpressibleByStringLiteral, CustomStringConvertible {
+public struct PublicKeyCredentialType: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
     /// The string as it appears in JSON.
     public let rawValue: String
 
     /// Wraps any string, known or not.
     /// - Parameter rawValue: the string.
     public init(rawValue: String) { self.rawValue = rawValue }
-
-    /// Wraps a string literal.
-    /// - Parameter value: the string.
-    public init(stringLiteral value: String) { self.rawValue = value }
 
     /// `public-key`: A public key credential, the only type defined so far.
     public static let publicKey = PublicKeyCredentialType(rawValue: "public-key")
@@ -24,17 +20,13 @@ public struct PublicKeyCredentialType: RawRepresentable, Sendable, Hashable, Cod
 }
 
 /// How a client may reach an authenticator (`AuthenticatorTransport`, WebAuthn Level 3 §5.8.4).
-public struct AuthenticatorTransport: RawRepresentable, Sendable, Hashable, Codable, ExpressibleByStringLiteral, CustomStringConvertible {
+public struct AuthenticatorTransport: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
     /// The string as it appears in JSON.
     public let rawValue: String
 
     /// Wraps any string, known or not.
     /// - Parameter rawValue: the string.
     public init(rawValue: String) { self.rawValue = rawValue }
-
-    /// Wraps a string literal.
-    /// - Parameter value: the string.
-    public init(stringLiteral value: String) { self.rawValue = value }
 
     /// `usb`: Removable USB.
     public static let usb = AuthenticatorTransport(rawValue: "usb")
@@ -54,17 +46,13 @@ public struct AuthenticatorTransport: RawRepresentable, Sendable, Hashable, Coda
 }
 
 /// Whether an authenticator is part of the client device (`AuthenticatorAttachment`, WebAuthn Level 3 §5.4.5).
-public struct AuthenticatorAttachment: RawRepresentable, Sendable, Hashable, Codable, ExpressibleByStringLiteral, CustomStringConvertible {
+public struct AuthenticatorAttachment: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
     /// The string as it appears in JSON.
     public let rawValue: String
 
     /// Wraps any string, known or not.
     /// - Parameter rawValue: the string.
     public init(rawValue: String) { self.rawValue = rawValue }
-
-    /// Wraps a string literal.
-    /// - Parameter value: the string.
-    public init(stringLiteral value: String) { self.rawValue = value }
 
     /// `platform`: Built into the client device.
     public static let platform = AuthenticatorAttachment(rawValue: "platform")
@@ -76,17 +64,13 @@ public struct AuthenticatorAttachment: RawRepresentable, Sendable, Hashable, Cod
 }
 
 /// Whether a client-side discoverable credential is wanted (`ResidentKeyRequirement`, WebAuthn Level 3 §5.4.6).
-public struct ResidentKeyRequirement: RawRepresentable, Sendable, Hashable, Codable, ExpressibleByStringLiteral, CustomStringConvertible {
+public struct ResidentKeyRequirement: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
     /// The string as it appears in JSON.
     public let rawValue: String
 
     /// Wraps any string, known or not.
     /// - Parameter rawValue: the string.
     public init(rawValue: String) { self.rawValue = rawValue }
-
-    /// Wraps a string literal.
-    /// - Parameter value: the string.
-    public init(stringLiteral value: String) { self.rawValue = value }
 
     /// `discouraged`: A server-side credential is preferred.
     public static let discouraged = ResidentKeyRequirement(rawValue: "discouraged")
@@ -100,17 +84,13 @@ public struct ResidentKeyRequirement: RawRepresentable, Sendable, Hashable, Coda
 }
 
 /// The relying party's user verification requirement (`UserVerificationRequirement`, WebAuthn Level 3 §5.8.6).
-public struct UserVerificationRequirement: RawRepresentable, Sendable, Hashable, Codable, ExpressibleByStringLiteral, CustomStringConvertible {
+public struct UserVerificationRequirement: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
     /// The string as it appears in JSON.
     public let rawValue: String
 
     /// Wraps any string, known or not.
     /// - Parameter rawValue: the string.
     public init(rawValue: String) { self.rawValue = rawValue }
-
-    /// Wraps a string literal.
-    /// - Parameter value: the string.
-    public init(stringLiteral value: String) { self.rawValue = value }
 
     /// `required`: User verification is required; the ceremony fails without the UV flag.
     public static let required = UserVerificationRequirement(rawValue: "required")
@@ -127,17 +107,13 @@ public struct UserVerificationRequirement: RawRepresentable, Sendable, Hashable,
 ///
 /// Note: on an `Optional` of this type write `AttestationConveyancePreference.none`, since a bare
 /// `.none` means `Optional.none`.
-public struct AttestationConveyancePreference: RawRepresentable, Sendable, Hashable, Codable, ExpressibleByStringLiteral, CustomStringConvertible {
+public struct AttestationConveyancePreference: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
     /// The string as it appears in JSON.
     public let rawValue: String
 
     /// Wraps any string, known or not.
     /// - Parameter rawValue: the string.
     public init(rawValue: String) { self.rawValue = rawValue }
-
-    /// Wraps a string literal.
-    /// - Parameter value: the string.
-    public init(stringLiteral value: String) { self.rawValue = value }
 
     /// `none`: No attestation is wanted.
     public static let none = AttestationConveyancePreference(rawValue: "none")
@@ -153,17 +129,13 @@ public struct AttestationConveyancePreference: RawRepresentable, Sendable, Hasha
 }
 
 /// A hint about the authenticator the relying party expects (`PublicKeyCredentialHint`, WebAuthn Level 3 §5.8.7).
-public struct PublicKeyCredentialHint: RawRepresentable, Sendable, Hashable, Codable, ExpressibleByStringLiteral, CustomStringConvertible {
+public struct PublicKeyCredentialHint: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
     /// The string as it appears in JSON.
     public let rawValue: String
 
     /// Wraps any string, known or not.
     /// - Parameter rawValue: the string.
     public init(rawValue: String) { self.rawValue = rawValue }
-
-    /// Wraps a string literal.
-    /// - Parameter value: the string.
-    public init(stringLiteral value: String) { self.rawValue = value }
 
     /// `security-key`: A physical security key.
     public static let securityKey = PublicKeyCredentialHint(rawValue: "security-key")

@@ -77,7 +77,7 @@ extension RegistrationResponseJSON {
     /// - Parameter jsonData: the JSON the client posted.
     /// - Throws: ``WebAuthnError`` with category `malformed` naming the member that is
     ///   missing, mistyped or not base64url.
-    public init(jsonData: Data) throws(WebAuthnError) {
+    package init(jsonData: Data) throws(WebAuthnError) {
         // What browsers send is plain JSON, read in one pass; anything else goes through
         // JSONDecoder, which decides.
         if let plain = PlainResponseDecoding.registration([UInt8](jsonData)[...]) {
@@ -90,7 +90,7 @@ extension RegistrationResponseJSON {
     /// Encodes the response as JSON (sorted keys, nil members left out).
     /// - Returns: UTF-8 JSON.
     /// - Throws: ``WebAuthnError`` with category `malformed` when a value cannot be encoded.
-    public func jsonData() throws(WebAuthnError) -> Data {
+    package func jsonData() throws(WebAuthnError) -> Data {
         try WebAuthnJSONCoding.encode(self, root: "RegistrationResponseJSON")
     }
 }
@@ -100,7 +100,7 @@ extension AuthenticationResponseJSON {
     /// - Parameter jsonData: the JSON the client posted.
     /// - Throws: ``WebAuthnError`` with category `malformed` naming the member that is
     ///   missing, mistyped or not base64url.
-    public init(jsonData: Data) throws(WebAuthnError) {
+    package init(jsonData: Data) throws(WebAuthnError) {
         // What browsers send is plain JSON, read in one pass; anything else goes through
         // JSONDecoder, which decides.
         if let plain = PlainResponseDecoding.authentication([UInt8](jsonData)[...]) {
@@ -113,7 +113,7 @@ extension AuthenticationResponseJSON {
     /// Encodes the response as JSON (sorted keys, nil members left out).
     /// - Returns: UTF-8 JSON.
     /// - Throws: ``WebAuthnError`` with category `malformed` when a value cannot be encoded.
-    public func jsonData() throws(WebAuthnError) -> Data {
+    package func jsonData() throws(WebAuthnError) -> Data {
         try WebAuthnJSONCoding.encode(self, root: "AuthenticationResponseJSON")
     }
 }
@@ -122,7 +122,7 @@ extension PublicKeyCredentialCreationOptionsJSON {
     /// Decodes creation options from JSON.
     /// - Parameter jsonData: the JSON.
     /// - Throws: ``WebAuthnError`` with category `malformed` naming the failing member.
-    public init(jsonData: Data) throws(WebAuthnError) {
+    package init(jsonData: Data) throws(WebAuthnError) {
         self = try WebAuthnJSONCoding.decode(Self.self, from: jsonData, root: "PublicKeyCredentialCreationOptionsJSON")
     }
 
@@ -138,7 +138,7 @@ extension PublicKeyCredentialRequestOptionsJSON {
     /// Decodes request options from JSON.
     /// - Parameter jsonData: the JSON.
     /// - Throws: ``WebAuthnError`` with category `malformed` naming the failing member.
-    public init(jsonData: Data) throws(WebAuthnError) {
+    package init(jsonData: Data) throws(WebAuthnError) {
         self = try WebAuthnJSONCoding.decode(Self.self, from: jsonData, root: "PublicKeyCredentialRequestOptionsJSON")
     }
 

@@ -1,11 +1,11 @@
 package import WebAuthnCoding
 /// The credential data an authenticator adds when it creates a credential
 /// (WebAuthn Level 3 §6.5.1): present when the AT flag is set.
-public struct AttestedCredentialData: Sendable {
+package struct AttestedCredentialData: Sendable {
     /// The authenticator model identifier.
-    public let aaguid: AAGUID
+    package let aaguid: AAGUID
     /// The credential ID, a slice of the received authenticator data (at most 1023 bytes).
-    public let credentialId: ArraySlice<UInt8>
+    package let credentialId: ArraySlice<UInt8>
     /// The credential public key as one CBOR map (a COSE_Key). Its `encodedBytes`
     /// are exactly the key bytes inside the authenticator data.
     package let credentialPublicKey: CBORItem
@@ -17,24 +17,24 @@ public struct AttestedCredentialData: Sendable {
 /// credential data (when AT) ‖ extensions map (when ED). Parsing is exact: data the
 /// flags announce must be there, data they do not announce must not be, and no
 /// byte may be left over. Reserved flag bits are ignored.
-public struct AuthenticatorData: Sendable {
+package struct AuthenticatorData: Sendable {
     /// Exactly the bytes received; signatures and hashes are computed over these.
-    public let rawBytes: ArraySlice<UInt8>
+    package let rawBytes: ArraySlice<UInt8>
     /// SHA-256 of the RP ID the authenticator scoped the credential to (32 bytes).
-    public let rpIdHash: ArraySlice<UInt8>
+    package let rpIdHash: ArraySlice<UInt8>
     /// The flags byte.
-    public let flags: AuthenticatorFlags
+    package let flags: AuthenticatorFlags
     /// The signature counter (0 when the authenticator does not keep one).
-    public let signCount: UInt32
+    package let signCount: UInt32
     /// The attested credential data, present exactly when the AT flag is set.
-    public let attestedCredentialData: AttestedCredentialData?
+    package let attestedCredentialData: AttestedCredentialData?
     /// The authenticator extension outputs map, present exactly when the ED flag is set.
     package let extensions: CBORItem?
 
     /// The largest credential ID length a relying party accepts (§7.1 step on `credentialId`).
-    public static let maximumCredentialIdLength = 1023
+    package static let maximumCredentialIdLength = 1023
     /// The length of authenticator data without attested credential data or extensions.
-    public static let minimumLength = 37
+    package static let minimumLength = 37
 
     /// Parses authenticator data in place.
     /// - Parameter bytes: the received bytes; slices of them are kept, not copied.
@@ -42,7 +42,7 @@ public struct AuthenticatorData: Sendable {
     ///   failed: fewer than 37 bytes, a credential ID longer than 1023 bytes, a public
     ///   key or extensions that are not one CBOR map, data missing for a set flag, or
     ///   bytes left over.
-    public init(bytes: ArraySlice<UInt8>) throws(WebAuthnError) {
+    package init(bytes: ArraySlice<UInt8>) throws(WebAuthnError) {
         guard bytes.count >= Self.minimumLength else {
             throw WebAuthnError(.malformed, "authenticator data: \(bytes.count) byte(s); at least \(Self.minimumLength) are required")
         }
@@ -90,7 +90,7 @@ public struct AuthenticatorData: Sendable {
     /// Parses authenticator data held in an array.
     /// - Parameter bytes: the received bytes.
     /// - Throws: as ``init(bytes:)-(ArraySlice<UInt8>)``.
-    public init(bytes: [UInt8]) throws(WebAuthnError) {
+    package init(bytes: [UInt8]) throws(WebAuthnError) {
         try self.init(bytes: bytes[...])
     }
 
@@ -113,11 +113,11 @@ public struct AuthenticatorData: Sendable {
 
 extension AuthenticatorData {
     /// Whether the UP flag is set.
-    public var userPresent: Bool { flags.contains(.userPresent) }
+    package var userPresent: Bool { flags.contains(.userPresent) }
     /// Whether the UV flag is set.
-    public var userVerified: Bool { flags.contains(.userVerified) }
+    package var userVerified: Bool { flags.contains(.userVerified) }
     /// Whether the BE flag is set.
-    public var backupEligible: Bool { flags.contains(.backupEligible) }
+    package var backupEligible: Bool { flags.contains(.backupEligible) }
     /// Whether the BS flag is set.
-    public var backupState: Bool { flags.contains(.backupState) }
+    package var backupState: Bool { flags.contains(.backupState) }
 }

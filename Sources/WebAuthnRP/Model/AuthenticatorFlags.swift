@@ -2,29 +2,29 @@
 ///
 /// The reserved bits (0x02 and 0x20) are kept in ``rawValue`` and otherwise ignored,
 /// as the specification asks of relying parties.
-public struct AuthenticatorFlags: OptionSet, Sendable, Hashable, CustomStringConvertible {
+package struct AuthenticatorFlags: OptionSet, Sendable, Hashable, CustomStringConvertible {
     /// The flags byte as received.
-    public let rawValue: UInt8
+    package let rawValue: UInt8
 
     /// Creates flags from the byte.
     /// - Parameter rawValue: the flags byte.
-    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    package init(rawValue: UInt8) { self.rawValue = rawValue }
 
     /// UP (bit 0): the user was present.
-    public static let userPresent = AuthenticatorFlags(rawValue: 0x01)
+    package static let userPresent = AuthenticatorFlags(rawValue: 0x01)
     /// UV (bit 2): the user was verified.
-    public static let userVerified = AuthenticatorFlags(rawValue: 0x04)
+    package static let userVerified = AuthenticatorFlags(rawValue: 0x04)
     /// BE (bit 3): the credential may be backed up (multi-device).
-    public static let backupEligible = AuthenticatorFlags(rawValue: 0x08)
+    package static let backupEligible = AuthenticatorFlags(rawValue: 0x08)
     /// BS (bit 4): the credential is currently backed up.
-    public static let backupState = AuthenticatorFlags(rawValue: 0x10)
+    package static let backupState = AuthenticatorFlags(rawValue: 0x10)
     /// AT (bit 6): attested credential data follows the counter.
-    public static let attestedCredentialData = AuthenticatorFlags(rawValue: 0x40)
+    package static let attestedCredentialData = AuthenticatorFlags(rawValue: 0x40)
     /// ED (bit 7): an extensions map ends the authenticator data.
-    public static let extensionData = AuthenticatorFlags(rawValue: 0x80)
+    package static let extensionData = AuthenticatorFlags(rawValue: 0x80)
 
     /// The set flags by their short names, for example `UP|UV|AT`, then the byte in hex.
-    public var description: String {
+    package var description: String {
         let names: [(AuthenticatorFlags, String)] = [
             (.userPresent, "UP"), (.userVerified, "UV"), (.backupEligible, "BE"),
             (.backupState, "BS"), (.attestedCredentialData, "AT"), (.extensionData, "ED"),

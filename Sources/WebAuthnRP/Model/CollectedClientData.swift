@@ -17,12 +17,12 @@ public struct CollectedClientData: Sendable {
     /// The top-level origin of a cross-origin ceremony, when the client said.
     public let topOrigin: String?
     /// Exactly the bytes received (BOM included); the client data hash is over these.
-    public let rawBytes: ArraySlice<UInt8>
+    package let rawBytes: ArraySlice<UInt8>
 
     /// The largest `clientDataJSON` accepted, in bytes.
-    public static let maximumLength = 64 * 1024
+    package static let maximumLength = 64 * 1024
     /// Deepest JSON nesting accepted inside `clientDataJSON`.
-    public static let maximumDepth = 32
+    package static let maximumDepth = 32
 
     /// The parsed members, with the bytes they came from (the JSON readers in `JSON/` build it).
     init(type: String, challenge: String, origin: String, crossOrigin: Bool?, topOrigin: String?,
@@ -39,7 +39,7 @@ public struct CollectedClientData: Sendable {
     /// - Returns: the challenge bytes.
     /// - Throws: ``WebAuthnError`` with category `malformed` when the challenge is not
     ///   strict unpadded base64url.
-    public func decodedChallenge() throws(WebAuthnError) -> [UInt8] {
+    package func decodedChallenge() throws(WebAuthnError) -> [UInt8] {
         do {
             return try Base64URL.decode(challenge)
         } catch {

@@ -37,21 +37,21 @@ public struct CeremonyRecording: Sendable {
     public let kind: CeremonyKind
     /// The challenge as issued (the options' content), or nil when it was not outstanding
     /// (never issued, already used) or the response did not parse before it was looked up.
-    public let issued: IssuedChallenge?
+    package let issued: IssuedChallenge?
     /// The challenge the response was checked against: the session's, or the one the client
     /// data named; nil when neither is known.
-    public let challenge: [UInt8]?
+    package let challenge: [UInt8]?
     /// The response as the verifier read it: the parsed `…ResponseJSON` written back as JSON,
     /// or, when it did not parse, the body as text (replayed as `malformed`); in both, the
     /// secret extension outputs are zeroed (see ``CeremonyRecording``).
-    public let response: JSONValue
+    package let response: JSONValue
     /// The credential record the ceremony found, as it stood before the ceremony: the record
     /// an authentication looked up, or the one a refused registration collided with.
-    public let credentialBefore: CredentialRecord?
+    package let credentialBefore: CredentialRecord?
     /// The relying party.
-    public let relyingParty: RelyingParty
+    package let relyingParty: RelyingParty
     /// The policy.
-    public let policy: VerificationPolicy
+    package let policy: VerificationPolicy
     /// When the response was verified.
     public let receivedAt: Date
     /// The verdict.
@@ -69,7 +69,7 @@ public struct CeremonyRecording: Sendable {
     ///   - policy: the policy.
     ///   - receivedAt: when the response was verified.
     ///   - verdict: the verdict.
-    public init(kind: CeremonyKind, issued: IssuedChallenge?, challenge: [UInt8]?, response: JSONValue,
+    package init(kind: CeremonyKind, issued: IssuedChallenge?, challenge: [UInt8]?, response: JSONValue,
                 credentialBefore: CredentialRecord?, relyingParty: RelyingParty, policy: VerificationPolicy,
                 receivedAt: Date, verdict: Verdict) {
         self.kind = kind

@@ -48,7 +48,7 @@ public struct RelyingPartyService: Sendable {
     ///   - issued: the challenge and its ceremony binding.
     ///   - now: the current time.
     /// - Throws: ``RegistryError`` when the store refuses it.
-    public func issue(_ issued: IssuedChallenge, now: Date) async throws {
+    package func issue(_ issued: IssuedChallenge, now: Date) async throws {
         try await challenges.issue(issued, now: now)
     }
 

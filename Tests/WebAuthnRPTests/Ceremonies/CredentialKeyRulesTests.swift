@@ -55,8 +55,8 @@ struct CredentialKeyRulesTests {
 
     @Test("when every pubKeyCredParams entry has an unknown type, no response is accepted")
     func everyEntryDropped() throws {
-        let issued = Self.issued([PublicKeyCredentialParameters(type: "password", alg: -7),
-                                  PublicKeyCredentialParameters(type: "future-type", alg: -257)])
+        let issued = Self.issued([PublicKeyCredentialParameters(type: PublicKeyCredentialType(rawValue: "password"), alg: -7),
+                                  PublicKeyCredentialParameters(type: PublicKeyCredentialType(rawValue: "future-type"), alg: -257)])
         #expect(issued.offeredAlgorithms.isEmpty)
         for key in [TestAuthenticator.KeySpec.es256, .rs256] {
             try register(key, issued: issued).expectRejected(.algorithm, step: "§7.1 step 20")
@@ -65,7 +65,7 @@ struct CredentialKeyRulesTests {
 
     @Test("entries of an unknown type are skipped; the public-key entries stand")
     func unknownTypeSkipped() throws {
-        let issued = Self.issued([PublicKeyCredentialParameters(type: "password", alg: -7), PublicKeyCredentialParameters(.edDSA)])
+        let issued = Self.issued([PublicKeyCredentialParameters(type: PublicKeyCredentialType(rawValue: "password"), alg: -7), PublicKeyCredentialParameters(.edDSA)])
         #expect(issued.offeredAlgorithms == [.edDSA])
         _ = try #require(try register(.edDSA, issued: issued).accepted())
         try register(.es256, issued: issued).expectRejected(.algorithm, step: "§7.1 step 20")

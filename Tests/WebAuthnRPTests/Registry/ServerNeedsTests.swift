@@ -153,6 +153,40 @@ struct ServerNeedsTests {
         #expect(error?.category == .unknownCredential)
     }
 
+    /// A request body that carries the credential in one of its members, as a server's own
+    /// login or sign-up form does.
+    struct SignUpBody: Decodable { let username: String; let credential: RegistrationResponse }
+    struct LoginBody: Decodable { let remember: Bool; let credential: AuthenticationResponse }
+
+    @Test("a response decodes from the body the browser posted and from a member of a larger body, and both verify")
+    func responsesDecodeFromBodies() async throws {
+        let service = RelyingPartyService(relyingParty: CeremonyFixture.relyingParty)
+        var authenticator = try TestAuthenticator()
+        let options = try await service.beginRegistration(user: user, now: now)
+        let registrationJSON = try authenticator.registerJSON(challenge: options.challenge.bytes).jsonData()
+        let wrapped = Data(#"{"username":"ada","credential":"#.utf8) + registrationJSON + Data("}".utf8)
+        let body = try JSONDecoder().decode(SignUpBody.self, from: wrapped)
+        #expect(body.credential.rawId == authenticator.credentialId)
+        #expect(try RegistrationResponse(jsonData: registrationJSON).clientDataJSON == body.credential.clientDataJSON)
+        let registered = try await service.finishRegistration(body.credential, now: now)
+        #expect(registered.record.id == authenticator.credentialId)
+
+        let login = try await service.beginAuthentication(userHandle: nil, now: now)
+        let assertionJSON = try authenticator.authenticateJSON(challenge: login.challenge.bytes).jsonData()
+        let loginBody = try JSONDecoder().decode(
+            LoginBody.self, from: Data(#"{"remember":true,"credential":"#.utf8) + assertionJSON + Data("}".utf8))
+        #expect(try AuthenticationResponse(jsonData: assertionJSON).signature == loginBody.credential.signature)
+        let verified = try await service.finishAuthentication(loginBody.credential, now: now)
+        #expect(verified.updatedRecord.signCount > 0)
+
+        // A body whose member is not base64url is refused as malformed, naming the member.
+        let body64 = String(decoding: registrationJSON, as: UTF8.self)
+            .replacingOccurrences(of: #""rawId":""#, with: #""rawId":"*"#)
+        let error = #expect(throws: WebAuthnError.self) { try RegistrationResponse(jsonData: Data(body64.utf8)) }
+        #expect(error?.message.contains("rawId") == true)
+        #expect(error?.category == .malformed)
+    }
+
     @Test("a new user handle is 64 random bytes")
     func userHandle() throws {
         let first = try PublicKeyCredentialUserEntityJSON.newUserHandle()
