@@ -14,6 +14,21 @@ package enum WebAuthnJSONCoding {
         }
     }
 
+    /// `decode`, and then the one reader over the same bytes: a document `JSONDecoder` took is
+    /// still refused for what that reader refuses (a member name given twice, invalid UTF-8,
+    /// depth, size). `JSONDecoder` keeps one of two members of the same name silently, and
+    /// which one is not specified, so without this the verdict would depend on the platform's
+    /// Foundation. `JSONDecoder` goes first so that its errors, which name the member, win.
+    static func decodeStrictly<T: Decodable>(_ type: T.Type, from data: Data, root: String) throws(WebAuthnError) -> T {
+        let value = try decode(type, from: data, root: root)
+        do throws(JSONReader.ParseError) {
+            _ = try JSONReader.parse([UInt8](data)[...])
+        } catch {
+            throw WebAuthnError(.malformed, "\(root): \(error)")
+        }
+        return value
+    }
+
     static func encode<T: Encodable>(_ value: T, root: String) throws(WebAuthnError) -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -79,12 +94,12 @@ extension RegistrationResponseJSON {
     ///   missing, mistyped or not base64url.
     package init(jsonData: Data) throws(WebAuthnError) {
         // What browsers send is plain JSON, read in one pass; anything else goes through
-        // JSONDecoder, which decides.
+        // JSONDecoder and is then held to the one reader's grammar (`decodeStrictly`).
         if let plain = PlainResponseDecoding.registration([UInt8](jsonData)[...]) {
             self = plain
             return
         }
-        self = try WebAuthnJSONCoding.decode(Self.self, from: jsonData, root: "RegistrationResponseJSON")
+        self = try WebAuthnJSONCoding.decodeStrictly(Self.self, from: jsonData, root: "RegistrationResponseJSON")
     }
 
     /// Encodes the response as JSON (sorted keys, nil members left out).
@@ -102,12 +117,12 @@ extension AuthenticationResponseJSON {
     ///   missing, mistyped or not base64url.
     package init(jsonData: Data) throws(WebAuthnError) {
         // What browsers send is plain JSON, read in one pass; anything else goes through
-        // JSONDecoder, which decides.
+        // JSONDecoder and is then held to the one reader's grammar (`decodeStrictly`).
         if let plain = PlainResponseDecoding.authentication([UInt8](jsonData)[...]) {
             self = plain
             return
         }
-        self = try WebAuthnJSONCoding.decode(Self.self, from: jsonData, root: "AuthenticationResponseJSON")
+        self = try WebAuthnJSONCoding.decodeStrictly(Self.self, from: jsonData, root: "AuthenticationResponseJSON")
     }
 
     /// Encodes the response as JSON (sorted keys, nil members left out).

@@ -184,6 +184,20 @@ struct ServerNeedsTests {
             .replacingOccurrences(of: #""rawId":""#, with: #""rawId":"*"#)
         let error = #expect(throws: WebAuthnError.self) { try RegistrationResponse(jsonData: Data(body64.utf8)) }
         #expect(error?.message.contains("rawId") == true)
+
+        // A member given twice is refused, whichever copy JSONDecoder would have taken.
+        for member in [#""id":"AAAA""#, #""type":"public-key""#, #""clientExtensionResults":{}"#] {
+            var twice = String(decoding: registrationJSON, as: UTF8.self)
+            twice.removeLast()
+            twice += "," + member + "}"
+            let error = #expect(throws: WebAuthnError.self) { try RegistrationResponse(jsonData: Data(twice.utf8)) }
+            #expect(error?.category == .malformed && error?.message.contains("duplicate") == true)
+        }
+        var twiceLogin = String(decoding: assertionJSON, as: UTF8.self)
+        twiceLogin.removeLast()
+        twiceLogin += #","rawId":"AAAA"}"#
+        let loginError = #expect(throws: WebAuthnError.self) { try AuthenticationResponse(jsonData: Data(twiceLogin.utf8)) }
+        #expect(loginError?.category == .malformed)
         #expect(error?.category == .malformed)
     }
 
