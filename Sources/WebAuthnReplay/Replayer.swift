@@ -115,8 +115,14 @@ package enum Replayer {
     /// Decodes a fixture document and builds what it describes: every check that makes a file
     /// unusable (exit code 2) happens here.
     static func load(_ data: Data, file: String) throws(FixtureError) -> (Fixture, ReplaySetup) {
-        let fixture = try decodeDocument(Fixture.self, data, file: file, format: \.format,
+        var fixture = try decodeDocument(Fixture.self, data, file: file, format: \.format,
                                          names: { $0.ceremonies.map(\.name) })
+        // A response the strict reader refuses (a member given twice, invalid UTF-8) is
+        // `malformed`, as the same body sent to a server is.
+        for (index, reason) in ResponseExtents.refusals(in: [UInt8](data)) where fixture.ceremonies.indices.contains(index) {
+            if case .undecodable = fixture.ceremonies[index].response { continue }
+            fixture.ceremonies[index].response = .undecodable("response: \(reason)")
+        }
         return (fixture, try ReplaySetup(fixture: fixture, file: file))
     }
 

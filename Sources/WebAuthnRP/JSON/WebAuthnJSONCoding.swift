@@ -29,6 +29,23 @@ package enum WebAuthnJSONCoding {
         return value
     }
 
+    /// The one reader's refusal of a JSON text, or nil when it reads (for the replay tool, which
+    /// holds recorded responses to what a server's body goes through).
+    package static func strictRefusal(_ bytes: ArraySlice<UInt8>) -> String? {
+        do throws(JSONReader.ParseError) {
+            _ = try JSONReader.parse(bytes)
+            return nil
+        } catch {
+            return error.description
+        }
+    }
+
+    /// A JSON string (quotes included) decoded by the one reader, or nil when it does not read.
+    package static func strictString(_ bytes: ArraySlice<UInt8>) -> String? {
+        var reader = JSONReader(bytes)
+        return try? reader.readString().string
+    }
+
     static func encode<T: Encodable>(_ value: T, root: String) throws(WebAuthnError) -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
