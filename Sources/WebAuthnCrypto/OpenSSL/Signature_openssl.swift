@@ -38,7 +38,7 @@ extension EVPKey {
     /// `false` when the signature does not verify.
     func verify(signature: ArraySlice<UInt8>, over first: ArraySlice<UInt8>, then second: ArraySlice<UInt8>,
                 scheme: AlgorithmProfile.Scheme) throws(CryptoError) -> Bool {
-        ERR_clear_error()
+        clearLibcryptoErrors()
         if case .ecdsa = scheme { try ECDSASignature.requireStrictDER(signature) }
         guard let mdContext = takeVerifyContext() else { throw libcryptoFailure("EVP_MD_CTX_new") }
         // Given back for the next verification only after it ran to the end; a context
@@ -77,7 +77,7 @@ extension EVPKey {
         }
         // 1 = verified; 0 = bad signature; < 0 = malformed input (for example an RSA
         // signature longer than the modulus), which is also "does not verify".
-        ERR_clear_error()
+        clearLibcryptoErrors()
         reusable = result >= 0
         return result == 1
     }

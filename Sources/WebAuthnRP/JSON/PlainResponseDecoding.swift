@@ -15,6 +15,38 @@ enum PlainResponseDecoding {
 
     /// `AuthenticationResponseJSON` from plain JSON, or nil.
     static func authentication(_ bytes: ArraySlice<UInt8>) -> AuthenticationResponseJSON? {
+        guard let parts = authenticationParts(bytes) else { return nil }
+        let envelope = parts.envelope
+        return AuthenticationResponseJSON(
+            id: envelope.id, rawId: Base64URLBytes(envelope.rawId),
+            response: AuthenticatorAssertionResponseJSON(
+                clientDataJSON: Base64URLBytes(parts.clientDataJSON), authenticatorData: Base64URLBytes(parts.authenticatorData),
+                signature: Base64URLBytes(parts.signature), userHandle: parts.userHandle.map { Base64URLBytes($0) }),
+            authenticatorAttachment: envelope.attachment, clientExtensionResults: envelope.extensions,
+            type: PublicKeyCredentialType(rawValue: envelope.type))
+    }
+
+    /// The `AuthenticationResponse` that `AuthenticationResponse(json:)` makes of
+    /// ``authentication(_:)``'s result, built straight from the decoded members (no JSON form
+    /// in between whose arrays would be retained into the response and then released), or nil.
+    static func authenticationResponse(_ bytes: ArraySlice<UInt8>) -> AuthenticationResponse? {
+        guard let parts = authenticationParts(bytes) else { return nil }
+        return AuthenticationResponse(id: parts.envelope.id, rawId: parts.envelope.rawId, type: parts.envelope.type,
+                                      clientDataJSON: parts.clientDataJSON, authenticatorData: parts.authenticatorData,
+                                      signature: parts.signature, userHandle: parts.userHandle,
+                                      clientExtensionResults: parts.envelope.extensions)
+    }
+
+    /// The members of a plain `AuthenticationResponseJSON`, decoded.
+    private struct AuthenticationParts {
+        var envelope: Envelope
+        var clientDataJSON: [UInt8]
+        var authenticatorData: [UInt8]
+        var signature: [UInt8]
+        var userHandle: [UInt8]?
+    }
+
+    private static func authenticationParts(_ bytes: ArraySlice<UInt8>) -> AuthenticationParts? {
         var clientDataJSON: [UInt8]?, authenticatorData: [UInt8]?, signature: [UInt8]?
         var userHandle: [UInt8]??
         let envelope = try? Self.envelope(bytes) { (reader: inout JSONReader, name: ArraySlice<UInt8>) throws(ParseError) in
@@ -33,13 +65,8 @@ enum PlainResponseDecoding {
             return true
         }
         guard let envelope, let clientDataJSON, let authenticatorData, let signature else { return nil }
-        return AuthenticationResponseJSON(
-            id: envelope.id, rawId: Base64URLBytes(envelope.rawId),
-            response: AuthenticatorAssertionResponseJSON(
-                clientDataJSON: Base64URLBytes(clientDataJSON), authenticatorData: Base64URLBytes(authenticatorData),
-                signature: Base64URLBytes(signature), userHandle: userHandle.flatMap { $0 }.map { Base64URLBytes($0) }),
-            authenticatorAttachment: envelope.attachment, clientExtensionResults: envelope.extensions,
-            type: PublicKeyCredentialType(rawValue: envelope.type))
+        return AuthenticationParts(envelope: envelope, clientDataJSON: clientDataJSON, authenticatorData: authenticatorData,
+                                   signature: signature, userHandle: userHandle.flatMap { $0 })
     }
 
     /// `RegistrationResponseJSON` from plain JSON, or nil.

@@ -107,6 +107,12 @@ extension AuthenticationResponseJSON {
             self = plain
             return
         }
+        self = try Self(decodingGeneral: jsonData)
+    }
+
+    /// Decodes with `JSONDecoder` alone (what ``init(jsonData:)`` does for JSON the plain
+    /// path does not read).
+    init(decodingGeneral jsonData: Data) throws(WebAuthnError) {
         self = try WebAuthnJSONCoding.decode(Self.self, from: jsonData, root: "AuthenticationResponseJSON")
     }
 
