@@ -22,6 +22,21 @@ package enum Base64URL {
         for (i, c) in alphabet.enumerated() { table[Int(c)] = UInt8(i) }
         return table
     }()
+    /// The decoding table for whole groups of four characters: for the character at each
+    /// position of a group, its six bits already shifted to where they go in the group's 24
+    /// bits (entries `256 * position + character`), and bit 31 set for a character outside
+    /// the alphabet, so a group is four lookups or-ed together and one test.
+    private static let groupTable: [UInt32] = {
+        var table = [UInt32](repeating: 0x8000_0000, count: 1024)
+        for (i, c) in alphabet.enumerated() {
+            let value = UInt32(i)
+            table[Int(c)] = value << 18
+            table[256 + Int(c)] = value << 12
+            table[512 + Int(c)] = value << 6
+            table[768 + Int(c)] = value
+        }
+        return table
+    }()
     /// Encodes bytes as unpadded base64url.
     /// - Parameter bytes: the bytes.
     /// - Returns: the encoding.
@@ -79,6 +94,14 @@ package enum Base64URL {
         return try decodeReportingErrors(Array(utf8), allowPadding: false, allowNonZeroTrailingBits: false)
     }
 
+    /// The bytes of strict, unpadded base64url, or nil for anything
+    /// ``decode(utf8:)`` refuses (without saying why).
+    /// - Parameter utf8: the encoded text's bytes.
+    /// - Returns: the bytes, or nil.
+    package static func decodeIfStrict(_ utf8: Span<UInt8>) -> [UInt8]? {
+        strictDecode(utf8)
+    }
+
     /// Whether `text` is exactly the unpadded base64url encoding of `bytes`, decided
     /// without building the encoding and in time that does not depend on where they differ.
     /// - Parameters:
@@ -127,6 +150,8 @@ package enum Base64URL {
         guard count % 4 != 1 else { return nil }
         let tableBytes = decodeTable
         let table = tableBytes.span
+        let groupTableWords = groupTable
+        let groupTable = groupTableWords.span
         let groups = count / 4
         var out = [UInt8](repeating: 0, count: groups * 3 + (count % 4 == 0 ? 0 : count % 4 - 1))
         var bytes = out.mutableSpan
@@ -134,10 +159,9 @@ package enum Base64URL {
         // condition let the compiler drop the per-access checks.)
         var i = 0, o = 0
         while i + 4 <= count, o + 3 <= bytes.count {
-            let v0 = table[Int(chars[i])], v1 = table[Int(chars[i + 1])]
-            let v2 = table[Int(chars[i + 2])], v3 = table[Int(chars[i + 3])]
-            guard (v0 | v1 | v2 | v3) & 0xC0 == 0 else { return nil }
-            let n = UInt32(v0) << 18 | UInt32(v1) << 12 | UInt32(v2) << 6 | UInt32(v3)
+            let n = groupTable[Int(chars[i])] | groupTable[256 + Int(chars[i + 1])]
+                | groupTable[512 + Int(chars[i + 2])] | groupTable[768 + Int(chars[i + 3])]
+            guard n & 0x8000_0000 == 0 else { return nil }
             bytes[o] = UInt8(truncatingIfNeeded: n >> 16)
             bytes[o + 1] = UInt8(truncatingIfNeeded: n >> 8)
             bytes[o + 2] = UInt8(truncatingIfNeeded: n)

@@ -29,6 +29,14 @@ package enum Digest: Sendable {
         let copy = Array(data)
         return copy.withUnsafeBufferPointer { LibCryptoDigest.compute(self, $0) }
     }
+
+    /// SHA-256 of `data`, held inline: for a hash that is used at once and dropped (a login's
+    /// client-data hash), which then needs no array of its own.
+    /// - Parameter data: the bytes to hash.
+    /// - Returns: the 32-byte digest.
+    package static func sha256Inline(_ data: [UInt8]) -> InlineArray<32, UInt8> {
+        data.withUnsafeBufferPointer { LibCryptoDigest.sha256Inline($0) }
+    }
 }
 
 /// Comparison of secrets and MACs in time that does not depend on where they differ.

@@ -136,7 +136,8 @@ public struct AuthenticationVerifier: Sendable {
                                                                   authData: authData, credentialId: response.rawId,
                                                                   issued: issued, policy: policy.extensions, trace: &trace)
         // Step 21: "Let hash be the result of computing a hash over the cData using SHA-256."
-        let clientDataHash = Digest.sha256.hash(response.clientDataJSON)
+        // (Held inline: the hash is used once, for the signature, and needs no array.)
+        let clientDataHash = Digest.sha256Inline(response.clientDataJSON)
         trace.note("§7.2 step 21", "hash = SHA-256(clientDataJSON)")
         // Step 22: "Using credentialRecord.publicKey, verify that sig is a valid signature over the
         // binary concatenation of authData and hash."
@@ -146,7 +147,7 @@ public struct AuthenticationVerifier: Sendable {
             do {
                 // authData and hash are streamed to libcrypto as two parts, not joined into a copy.
                 valid = try key.verify(signature: response.signature[...], over: response.authenticatorData[...],
-                                       then: clientDataHash[...])
+                                       then: clientDataHash)
             } catch {
                 throw WebAuthnError(.signature, "the signature could not be checked: \(error)")
             }
