@@ -185,7 +185,8 @@ public struct RelyingPartyService: Sendable {
         } else {
             response = AuthenticationResponse(json: try AuthenticationResponseJSON(decodingGeneral: jsonData))
         }
-        return try await finishAuthentication(response, expectedChallenge: expectedChallenge, now: now)
+        var trace = CeremonyTrace(recording: false)
+        return try await finishAuthentication(response, expectedChallenge: expectedChallenge, now: now, trace: &trace).get()
     }
 
     /// Finishes a registration from the `RegistrationResponseJSON` bytes the client posted:
