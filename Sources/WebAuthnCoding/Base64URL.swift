@@ -116,15 +116,17 @@ package enum Base64URL {
         let full = bytes.count / 3, left = bytes.count % 3
         guard text.count == full * 4 + (left == 0 ? 0 : left + 1) else { return false }
         let alphabetBytes = alphabet
-        let alphabet = alphabetBytes.span
+        // Sub-spans of constant lengths, so that the indexes below need no checks.
+        let alphabet = alphabetBytes.span.extracting(0..<min(64, alphabetBytes.count))
         var difference: UInt8 = 0
         var i = 0, j = 0
         for _ in 0..<full {
-            let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
-            difference |= text[j] ^ alphabet[Int(n >> 18 & 63)]
-            difference |= text[j + 1] ^ alphabet[Int(n >> 12 & 63)]
-            difference |= text[j + 2] ^ alphabet[Int(n >> 6 & 63)]
-            difference |= text[j + 3] ^ alphabet[Int(n & 63)]
+            let three = bytes.extracting(i..<(i + 3)), four = text.extracting(j..<(j + 4))
+            let n = UInt32(three[0]) << 16 | UInt32(three[1]) << 8 | UInt32(three[2])
+            difference |= four[0] ^ alphabet[Int(n >> 18 & 63)]
+            difference |= four[1] ^ alphabet[Int(n >> 12 & 63)]
+            difference |= four[2] ^ alphabet[Int(n >> 6 & 63)]
+            difference |= four[3] ^ alphabet[Int(n & 63)]
             i += 3
             j += 4
         }
@@ -151,16 +153,18 @@ package enum Base64URL {
         let tableBytes = decodeTable
         let table = tableBytes.span
         let groupTableWords = groupTable
-        let groupTable = groupTableWords.span
+        // A sub-span of a constant length: the compiler then knows every index below is in range.
+        let groupTable = groupTableWords.span.extracting(0..<min(1024, groupTableWords.count))
         let groups = count / 4
         var out = [UInt8](repeating: 0, count: groups * 3 + (count % 4 == 0 ? 0 : count % 4 - 1))
         var bytes = out.mutableSpan
-        // Whole groups of four characters make three bytes. (Both bounds in the loop's
-        // condition let the compiler drop the per-access checks.)
+        // Whole groups of four characters make three bytes, each group read as a four-byte
+        // sub-span, so that its reads need no checks.
         var i = 0, o = 0
         while i + 4 <= count, o + 3 <= bytes.count {
-            let n = groupTable[Int(chars[i])] | groupTable[256 + Int(chars[i + 1])]
-                | groupTable[512 + Int(chars[i + 2])] | groupTable[768 + Int(chars[i + 3])]
+            let group = chars.extracting(i..<(i + 4))
+            let n = groupTable[Int(group[0])] | groupTable[256 + Int(group[1])]
+                | groupTable[512 + Int(group[2])] | groupTable[768 + Int(group[3])]
             guard n & 0x8000_0000 == 0 else { return nil }
             bytes[o] = UInt8(truncatingIfNeeded: n >> 16)
             bytes[o + 1] = UInt8(truncatingIfNeeded: n >> 8)
