@@ -47,6 +47,19 @@ package enum ConstantTime {
     ///   - a: the first bytes.
     ///   - b: the second bytes.
     /// - Returns: `true` when both have the same length and the same bytes.
+    package static func equals(_ a: ArraySlice<UInt8>, _ b: [UInt8]) -> Bool {
+        // The common shape (a slice of received bytes against a computed value), without the
+        // generic form's closures: a call from another module is not specialized.
+        guard a.count == b.count else { return false }
+        return a.withUnsafeBufferPointer { pa in b.withUnsafeBufferPointer { pb in LibCryptoDigest.memoryEquals(pa, pb) } }
+    }
+
+    /// Whether two byte sequences are equal, in time independent of their contents
+    /// (`CRYPTO_memcmp`). A length mismatch returns `false` at once; lengths are not secret.
+    /// - Parameters:
+    ///   - a: the first bytes.
+    ///   - b: the second bytes.
+    /// - Returns: `true` when both have the same length and the same bytes.
     package static func equals(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Bool {
         guard a.count == b.count else { return false }
         // Contiguous inputs (arrays, slices, a String's UTF-8) are compared in place.
