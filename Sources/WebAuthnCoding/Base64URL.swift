@@ -22,6 +22,21 @@ package enum Base64URL {
         for (i, c) in alphabet.enumerated() { table[Int(c)] = UInt8(i) }
         return table
     }()
+    /// The decoding table for whole groups of four characters: for the character at each
+    /// position of a group, its six bits already shifted to where they go in the group's 24
+    /// bits (entries `256 * position + character`), and bit 31 set for a character outside
+    /// the alphabet, so a group is four lookups or-ed together and one test.
+    private static let groupTable: [UInt32] = {
+        var table = [UInt32](repeating: 0x8000_0000, count: 1024)
+        for (i, c) in alphabet.enumerated() {
+            let value = UInt32(i)
+            table[Int(c)] = value << 18
+            table[256 + Int(c)] = value << 12
+            table[512 + Int(c)] = value << 6
+            table[768 + Int(c)] = value
+        }
+        return table
+    }()
     /// Encodes bytes as unpadded base64url.
     /// - Parameter bytes: the bytes.
     /// - Returns: the encoding.
@@ -79,6 +94,14 @@ package enum Base64URL {
         return try decodeReportingErrors(Array(utf8), allowPadding: false, allowNonZeroTrailingBits: false)
     }
 
+    /// The bytes of strict, unpadded base64url, or nil for anything
+    /// ``decode(utf8:)`` refuses (without saying why).
+    /// - Parameter utf8: the encoded text's bytes.
+    /// - Returns: the bytes, or nil.
+    package static func decodeIfStrict(_ utf8: Span<UInt8>) -> [UInt8]? {
+        strictDecode(utf8)
+    }
+
     /// Whether `text` is exactly the unpadded base64url encoding of `bytes`, decided
     /// without building the encoding and in time that does not depend on where they differ.
     /// - Parameters:
@@ -93,15 +116,17 @@ package enum Base64URL {
         let full = bytes.count / 3, left = bytes.count % 3
         guard text.count == full * 4 + (left == 0 ? 0 : left + 1) else { return false }
         let alphabetBytes = alphabet
-        let alphabet = alphabetBytes.span
+        // Sub-spans of constant lengths, so that the indexes below need no checks.
+        let alphabet = alphabetBytes.span.extracting(0..<min(64, alphabetBytes.count))
         var difference: UInt8 = 0
         var i = 0, j = 0
         for _ in 0..<full {
-            let n = UInt32(bytes[i]) << 16 | UInt32(bytes[i + 1]) << 8 | UInt32(bytes[i + 2])
-            difference |= text[j] ^ alphabet[Int(n >> 18 & 63)]
-            difference |= text[j + 1] ^ alphabet[Int(n >> 12 & 63)]
-            difference |= text[j + 2] ^ alphabet[Int(n >> 6 & 63)]
-            difference |= text[j + 3] ^ alphabet[Int(n & 63)]
+            let three = bytes.extracting(i..<(i + 3)), four = text.extracting(j..<(j + 4))
+            let n = UInt32(three[0]) << 16 | UInt32(three[1]) << 8 | UInt32(three[2])
+            difference |= four[0] ^ alphabet[Int(n >> 18 & 63)]
+            difference |= four[1] ^ alphabet[Int(n >> 12 & 63)]
+            difference |= four[2] ^ alphabet[Int(n >> 6 & 63)]
+            difference |= four[3] ^ alphabet[Int(n & 63)]
             i += 3
             j += 4
         }
@@ -127,17 +152,20 @@ package enum Base64URL {
         guard count % 4 != 1 else { return nil }
         let tableBytes = decodeTable
         let table = tableBytes.span
+        let groupTableWords = groupTable
+        // A sub-span of a constant length: the compiler then knows every index below is in range.
+        let groupTable = groupTableWords.span.extracting(0..<min(1024, groupTableWords.count))
         let groups = count / 4
         var out = [UInt8](repeating: 0, count: groups * 3 + (count % 4 == 0 ? 0 : count % 4 - 1))
         var bytes = out.mutableSpan
-        // Whole groups of four characters make three bytes. (Both bounds in the loop's
-        // condition let the compiler drop the per-access checks.)
+        // Whole groups of four characters make three bytes, each group read as a four-byte
+        // sub-span, so that its reads need no checks.
         var i = 0, o = 0
         while i + 4 <= count, o + 3 <= bytes.count {
-            let v0 = table[Int(chars[i])], v1 = table[Int(chars[i + 1])]
-            let v2 = table[Int(chars[i + 2])], v3 = table[Int(chars[i + 3])]
-            guard (v0 | v1 | v2 | v3) & 0xC0 == 0 else { return nil }
-            let n = UInt32(v0) << 18 | UInt32(v1) << 12 | UInt32(v2) << 6 | UInt32(v3)
+            let group = chars.extracting(i..<(i + 4))
+            let n = groupTable[Int(group[0])] | groupTable[256 + Int(group[1])]
+                | groupTable[512 + Int(group[2])] | groupTable[768 + Int(group[3])]
+            guard n & 0x8000_0000 == 0 else { return nil }
             bytes[o] = UInt8(truncatingIfNeeded: n >> 16)
             bytes[o + 1] = UInt8(truncatingIfNeeded: n >> 8)
             bytes[o + 2] = UInt8(truncatingIfNeeded: n)

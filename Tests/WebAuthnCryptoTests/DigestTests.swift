@@ -45,6 +45,23 @@ struct DigestTests {
         #expect(ConstantTime.equals(bytes[1...], [1, 2, 3]))
     }
 
+    @Test func constantTimeEqualityOfASliceAgainstAnArray() {
+        // The concrete (slice, array) form the rpIdHash check uses.
+        let bytes: [UInt8] = [9, 1, 2, 3]
+        #expect(ConstantTime.equals(bytes[1...], [1, 2, 3]))
+        #expect(!ConstantTime.equals(bytes[1...], [1, 2, 4]))
+        #expect(!ConstantTime.equals(bytes[1...], [1, 2]))
+        #expect(!ConstantTime.equals(bytes[1...], [9, 1, 2, 3]))
+        #expect(ConstantTime.equals(bytes[4...], []))
+    }
+
+    @Test func inlineSHA256IsTheArrayForm() {
+        for input in [Self.abc, [], [UInt8](repeating: 0x61, count: 200)] {
+            let inline = Digest.sha256Inline(input)
+            #expect((0..<32).map { inline[$0] } == Digest.sha256.hash(input))
+        }
+    }
+
     @Test func secureRandomBytes() throws {
         let a = try SecureRandom.bytes(count: 32)
         let b = try SecureRandom.bytes(count: 32)

@@ -180,6 +180,20 @@ struct PlainJSONFastPathTests {
         #expect(fast.type == .publicKey)
     }
 
+    @Test("the response built straight from plain JSON is the one AuthenticationResponse(json:) makes", arguments: authenticationCases + [plainAuthentication, prfAuthentication])
+    func directResponseAgrees(_ text: String) {
+        let bytes = Array(text.utf8)[...]
+        let direct = PlainResponseDecoding.authenticationResponse(bytes)
+        let viaJSON = PlainResponseDecoding.authentication(bytes).map(AuthenticationResponse.init(json:))
+        #expect((direct == nil) == (viaJSON == nil))
+        if let direct, let viaJSON {
+            #expect(direct.id == viaJSON.id && direct.rawId == viaJSON.rawId && direct.type == viaJSON.type)
+            #expect(direct.clientDataJSON == viaJSON.clientDataJSON && direct.authenticatorData == viaJSON.authenticatorData)
+            #expect(direct.signature == viaJSON.signature && direct.userHandle == viaJSON.userHandle)
+            #expect(direct.clientExtensionResults == viaJSON.clientExtensionResults)
+        }
+    }
+
     @Test("authentication responses: the fast path and JSONDecoder agree on every case", arguments: authenticationCases)
     func authenticationAgrees(_ text: String) {
         let data = Data(text.utf8)

@@ -180,6 +180,19 @@ package struct COSEKey: Sendable {
         try publicKey.evpKey.verify(signature: signature, over: first, then: second, scheme: scheme)
     }
 
+    /// ``verify(signature:over:then:)`` with a SHA-256 result held inline as the second part
+    /// (an assertion's client-data hash), so the hash needs no array of its own.
+    /// - Parameters:
+    ///   - signature: the signature (ECDSA: DER `ECDSA-Sig-Value`).
+    ///   - first: the first part of the signed bytes.
+    ///   - digest: the 32 bytes that follow.
+    /// - Returns: `true` when it verifies, `false` when it does not.
+    /// - Throws: ``CryptoError`` `malformedSignature` for an ECDSA signature that is not strict DER.
+    package func verify(signature: ArraySlice<UInt8>, over first: ArraySlice<UInt8>,
+                        then digest: borrowing InlineArray<32, UInt8>) throws(CryptoError) -> Bool {
+        try publicKey.evpKey.verify(signature: signature, over: first, then: digest, scheme: scheme)
+    }
+
     /// The EC2 coordinates as received, or nil.
     package var ec2Coordinates: (x: [UInt8], y: [UInt8])? {
         if case .ec2(let x, let y) = parameters { return (x, y) }

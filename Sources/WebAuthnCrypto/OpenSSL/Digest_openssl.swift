@@ -24,6 +24,26 @@ enum LibCryptoDigest {
         return out
     }
 
+    /// SHA-256 into an inline result (no array).
+    static func sha256Inline(_ data: UnsafeBufferPointer<UInt8>) -> InlineArray<32, UInt8> {
+        var out = InlineArray<32, UInt8>(repeating: 0)
+        var ok: Int32 = 0
+        var length: UInt32 = 0
+        var span = out.mutableSpan
+        span.withUnsafeMutableBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return }
+            if let input = data.baseAddress, data.count > 0 {
+                ok = EVP_Digest(input, data.count, base, &length, Digest.sha256.evpMD, nil)
+            } else {
+                // libcrypto wants a non-null input pointer even for empty input.
+                ok = withBytePointer([UInt8]()[...]) { pointer, _ in EVP_Digest(pointer, 0, base, &length, Digest.sha256.evpMD, nil) }
+            }
+        }
+        // As in `compute`: only an allocation failure makes this fail.
+        precondition(ok == 1 && length == 32, "EVP_Digest failed: \(libcryptoErrorText("digest"))")
+        return out
+    }
+
     static func memoryEquals(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
         guard a.count == b.count else { return false }
         guard let pa = a.baseAddress, let pb = b.baseAddress, a.count > 0 else { return true }

@@ -38,7 +38,22 @@ extension EVPKey {
     /// `false` when the signature does not verify.
     func verify(signature: ArraySlice<UInt8>, over first: ArraySlice<UInt8>, then second: ArraySlice<UInt8>,
                 scheme: AlgorithmProfile.Scheme) throws(CryptoError) -> Bool {
-        ERR_clear_error()
+        try withBytePointer(second) { (base, count) throws(CryptoError) -> Bool in
+            try verify(signature: signature, over: first, then: UnsafeBufferPointer(start: base, count: count), scheme: scheme)
+        }
+    }
+
+    /// The same with an inline 32-byte second part (a SHA-256 result).
+    func verify(signature: ArraySlice<UInt8>, over first: ArraySlice<UInt8>, then digest: borrowing InlineArray<32, UInt8>,
+                scheme: AlgorithmProfile.Scheme) throws(CryptoError) -> Bool {
+        try digest.span.withUnsafeBufferPointer { (second) throws(CryptoError) -> Bool in
+            try verify(signature: signature, over: first, then: second, scheme: scheme)
+        }
+    }
+
+    private func verify(signature: ArraySlice<UInt8>, over first: ArraySlice<UInt8>, then second: UnsafeBufferPointer<UInt8>,
+                        scheme: AlgorithmProfile.Scheme) throws(CryptoError) -> Bool {
+        clearLibcryptoErrors()
         if case .ecdsa = scheme { try ECDSASignature.requireStrictDER(signature) }
         guard let mdContext = takeVerifyContext() else { throw libcryptoFailure("EVP_MD_CTX_new") }
         // Given back for the next verification only after it ran to the end; a context
@@ -52,7 +67,7 @@ extension EVPKey {
         switch scheme {
         case .ecdsa, .rsaPKCS1, .rsaPSS:
             let updated = withBytePointer(first) { EVP_DigestVerifyUpdate(mdContext, $0, $1) } == 1
-                && withBytePointer(second) { EVP_DigestVerifyUpdate(mdContext, $0, $1) } == 1
+                && (second.isEmpty || second.baseAddress.map { EVP_DigestVerifyUpdate(mdContext, $0, second.count) } == 1)
             result = updated ? withBytePointer(signature) { EVP_DigestVerifyFinal(mdContext, $0, $1) } : 0
         case .eddsa, .mlDSA:
             if second.isEmpty {
@@ -66,9 +81,7 @@ extension EVPKey {
                     first.withUnsafeBufferPointer { part in
                         if let p = part.baseAddress { base.update(from: p, count: part.count) }
                     }
-                    second.withUnsafeBufferPointer { part in
-                        if let p = part.baseAddress { (base + first.count).update(from: p, count: part.count) }
-                    }
+                    if let p = second.baseAddress { (base + first.count).update(from: p, count: second.count) }
                     return withBytePointer(signature) { sig, sigCount in
                         EVP_DigestVerify(mdContext, sig, sigCount, UnsafePointer(base), total)
                     }
@@ -77,7 +90,7 @@ extension EVPKey {
         }
         // 1 = verified; 0 = bad signature; < 0 = malformed input (for example an RSA
         // signature longer than the modulus), which is also "does not verify".
-        ERR_clear_error()
+        clearLibcryptoErrors()
         reusable = result >= 0
         return result == 1
     }

@@ -29,10 +29,31 @@ package enum Digest: Sendable {
         let copy = Array(data)
         return copy.withUnsafeBufferPointer { LibCryptoDigest.compute(self, $0) }
     }
+
+    /// SHA-256 of `data`, held inline: for a hash that is used at once and dropped (a login's
+    /// client-data hash), which then needs no array of its own.
+    /// - Parameter data: the bytes to hash.
+    /// - Returns: the 32-byte digest.
+    package static func sha256Inline(_ data: [UInt8]) -> InlineArray<32, UInt8> {
+        data.withUnsafeBufferPointer { LibCryptoDigest.sha256Inline($0) }
+    }
 }
 
 /// Comparison of secrets and MACs in time that does not depend on where they differ.
 package enum ConstantTime {
+    /// Whether two byte sequences are equal, in time independent of their contents
+    /// (`CRYPTO_memcmp`). A length mismatch returns `false` at once; lengths are not secret.
+    /// - Parameters:
+    ///   - a: the first bytes.
+    ///   - b: the second bytes.
+    /// - Returns: `true` when both have the same length and the same bytes.
+    package static func equals(_ a: ArraySlice<UInt8>, _ b: [UInt8]) -> Bool {
+        // The common shape (a slice of received bytes against a computed value), without the
+        // generic form's closures: a call from another module is not specialized.
+        guard a.count == b.count else { return false }
+        return a.withUnsafeBufferPointer { pa in b.withUnsafeBufferPointer { pb in LibCryptoDigest.memoryEquals(pa, pb) } }
+    }
+
     /// Whether two byte sequences are equal, in time independent of their contents
     /// (`CRYPTO_memcmp`). A length mismatch returns `false` at once; lengths are not secret.
     /// - Parameters:

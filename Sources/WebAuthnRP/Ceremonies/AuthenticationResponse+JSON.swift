@@ -16,13 +16,18 @@ extension AuthenticationResponse {
 
 extension AuthenticationResponse: Decodable {
     /// Decodes the response `PublicKeyCredential.toJSON()` produced, as the body the client
-    /// posted. What browsers send is read in one pass of the strict reader (duplicate names,
-    /// invalid UTF-8 and oversized members refused); anything else goes through `JSONDecoder`.
+    /// posted. What browsers send is read in one pass of the strict reader, straight into the
+    /// response; anything else goes through `JSONDecoder` and is then held to the same reader
+    /// (a member given twice or invalid UTF-8 is refused either way).
     /// - Parameter jsonData: the JSON the client posted.
     /// - Throws: ``WebAuthnError`` with category `malformed` naming the member that is
     ///   missing, mistyped or not base64url.
     public init(jsonData: Data) throws(WebAuthnError) {
-        self.init(json: try AuthenticationResponseJSON(jsonData: jsonData))
+        if let plain = PlainResponseDecoding.authenticationResponse([UInt8](jsonData)[...]) {
+            self = plain
+        } else {
+            self.init(json: try AuthenticationResponseJSON(decodingGeneral: jsonData))
+        }
     }
 
     /// Decodes the response from a larger document (a request body that carries the

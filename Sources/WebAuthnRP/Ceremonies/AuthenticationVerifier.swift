@@ -50,7 +50,7 @@ public struct AuthenticationVerifier: Sendable {
     ///   - trace: receives every step.
     /// - Returns: the verified authentication with the updated record.
     /// - Throws: ``WebAuthnError``.
-    package func verify(_ response: AuthenticationResponse, issued: IssuedChallenge, record: CredentialRecord?,
+    package func verify(_ response: AuthenticationResponse, issued: IssuedChallenge, record: consuming CredentialRecord?,
                        now: Date, preparsedClientData: CollectedClientData? = nil,
                        trace: inout CeremonyTrace) throws(WebAuthnError) -> VerifiedAuthentication {
         try trace.check("pending", "the challenge was issued for an authentication and has not expired") { () throws(WebAuthnError) in
@@ -78,8 +78,13 @@ public struct AuthenticationVerifier: Sendable {
             }
         }
         // Step 6: identify the user and the credential record.
-        let record = try trace.check("§7.2 step 6", "the credential record and user handle belong together") { () throws(WebAuthnError) -> CredentialRecord in
+        try trace.check("§7.2 step 6", "the credential record and user handle belong together") { () throws(WebAuthnError) in
             try Self.identify(response: response, issued: issued, record: record)
+        }
+        // The record, taken over (not copied): it becomes the updated record of step 25.
+        guard let record = consume record else {
+            // Unreachable: step 6 refused a missing record.
+            throw WebAuthnError(.unknownCredential, step: "§7.2 step 6", "no credential record for \(response.id)")
         }
         // Steps 7-9: decode and parse client data.
         let clientData = try trace.check("§7.2 steps 7-9", "clientDataJSON is UTF-8 JSON client data") { () throws(WebAuthnError) in
@@ -136,7 +141,8 @@ public struct AuthenticationVerifier: Sendable {
                                                                   authData: authData, credentialId: response.rawId,
                                                                   issued: issued, policy: policy.extensions, trace: &trace)
         // Step 21: "Let hash be the result of computing a hash over the cData using SHA-256."
-        let clientDataHash = Digest.sha256.hash(response.clientDataJSON)
+        // (Held inline: the hash is used once, for the signature, and needs no array.)
+        let clientDataHash = Digest.sha256Inline(response.clientDataJSON)
         trace.note("§7.2 step 21", "hash = SHA-256(clientDataJSON)")
         // Step 22: "Using credentialRecord.publicKey, verify that sig is a valid signature over the
         // binary concatenation of authData and hash."
@@ -146,7 +152,7 @@ public struct AuthenticationVerifier: Sendable {
             do {
                 // authData and hash are streamed to libcrypto as two parts, not joined into a copy.
                 valid = try key.verify(signature: response.signature[...], over: response.authenticatorData[...],
-                                       then: clientDataHash[...])
+                                       then: clientDataHash)
             } catch {
                 throw WebAuthnError(.signature, "the signature could not be checked: \(error)")
             }
@@ -171,12 +177,12 @@ public struct AuthenticationVerifier: Sendable {
             }
         }
         trace.skip("§7.2 step 24", "attestation in the assertion", because: "no attestation requested in assertions")
-        // Step 25: update the credential record.
-        var updated = record
-        updated.signCount = counterRegressed ? max(record.signCount, authData.signCount) : authData.signCount
+        // Step 25: update the credential record (the record itself, moved, not a copy of it).
+        var updated = consume record
+        updated.signCount = counterRegressed ? max(updated.signCount, authData.signCount) : authData.signCount
         updated.backupState = authData.flags.contains(.backupState)
         if authData.flags.contains(.userVerified) { updated.uvInitialized = true }
-        updated.extensions = record.extensions.updated(by: extensions)
+        updated.extensions = updated.extensions.updated(by: extensions)
         trace.note("§7.2 step 25", "credential record updated",
                    detail: "signCount \(updated.signCount), BS \(updated.backupState), uvInitialized \(updated.uvInitialized)")
         return VerifiedAuthentication(updatedRecord: updated, authenticatorData: authData, clientData: clientData,
@@ -186,7 +192,7 @@ public struct AuthenticationVerifier: Sendable {
     /// §7.2 step 6: the identified user (or, for a discoverable login, the user handle)
     /// must own the credential record.
     static func identify(response: AuthenticationResponse, issued: IssuedChallenge,
-                         record: CredentialRecord?) throws(WebAuthnError) -> CredentialRecord {
+                         record: CredentialRecord?) throws(WebAuthnError) {
         guard let record else {
             throw WebAuthnError(.unknownCredential, "no credential record for \(response.id)")
         }
@@ -214,7 +220,6 @@ public struct AuthenticationVerifier: Sendable {
             // The user was identified through allowCredentials; a returned handle must still match.
             throw WebAuthnError(.userHandle, "response.userHandle differs from the credential record's user handle")
         }
-        return record
     }
 
     private func credentialKey(_ record: CredentialRecord) throws(WebAuthnError) -> COSEKey {

@@ -9,18 +9,21 @@ struct ByteKey: Hashable, Sendable {
     init(_ bytes: [UInt8]) { self.bytes = bytes }
 
     func hash(into hasher: inout Hasher) {
-        let count = bytes.count
+        let span = bytes.span
+        let count = span.count
         hasher.combine(count)
         var index = 0
         while index + 8 <= count {
+            // An eight-byte sub-span: its reads need no checks.
+            let eight = span.extracting(index..<(index + 8))
             var word: UInt64 = 0
-            for offset in 0..<8 { word = word << 8 | UInt64(bytes[index + offset]) }
+            for offset in 0..<8 { word = word << 8 | UInt64(eight[offset]) }
             hasher.combine(word)
             index += 8
         }
         var tail: UInt64 = 0
         while index < count {
-            tail = tail << 8 | UInt64(bytes[index])
+            tail = tail << 8 | UInt64(span[index])
             index += 1
         }
         hasher.combine(tail)

@@ -372,14 +372,35 @@ struct JSONReader {
     /// without escapes: finding that quote is all the checking it needs.
     mutating func readBase64URL() throws(ParseError) -> [UInt8]? {
         let contentStart = position + 1
-        if contentStart <= input.endIndex,
-           let end = input[contentStart...].firstIndex(of: UInt8(ascii: "\"")),
-           let bytes = try? Base64URL.decode(utf8: input[contentStart..<end]) {
-            position = end + 1
+        // The content up to the first quote decodes: a string the grammar accepts, without
+        // escapes (the alphabet holds no quote, backslash, control character or non-ASCII byte).
+        if contentStart <= input.endIndex, let (bytes, quote) = Self.plainBase64URL(input, contentStart: contentStart) {
+            position = quote + 1
             return bytes
         }
         _ = try readString()
         return nil
+    }
+
+    /// The decoded content of a string whose content starts at `contentStart` and is strict
+    /// base64url, with the index of its closing quote (the first quote after `contentStart`);
+    /// nil when the content is anything else. Read through a span: no slice of the input is
+    /// made (each one retained and released the document's storage).
+    private static func plainBase64URL(_ input: ArraySlice<UInt8>, contentStart: Int) -> ([UInt8], Int)? {
+        let span = input.span
+        let start = contentStart - input.startIndex
+        let quote = UInt8(ascii: "\""), count = span.count
+        var end = start
+        // Eight bytes a step while eight remain (one length check for the eight), then one at a time.
+        while end <= count - 8 {
+            let chunk = span.extracting(end..<(end + 8))
+            if chunk[0] == quote || chunk[1] == quote || chunk[2] == quote || chunk[3] == quote
+                || chunk[4] == quote || chunk[5] == quote || chunk[6] == quote || chunk[7] == quote { break }
+            end += 8
+        }
+        while end < count, span[end] != quote { end += 1 }
+        guard end < span.count, let bytes = Base64URL.decodeIfStrict(span.extracting(start..<end)) else { return nil }
+        return (bytes, input.startIndex + end)
     }
 
     /// Where the run of string bytes from `start` ends (the closing quote, an escape, a control

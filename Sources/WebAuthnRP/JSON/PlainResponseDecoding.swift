@@ -15,6 +15,36 @@ enum PlainResponseDecoding {
 
     /// `AuthenticationResponseJSON` from plain JSON, or nil.
     static func authentication(_ bytes: ArraySlice<UInt8>) -> AuthenticationResponseJSON? {
+        authenticationMembers(bytes) { envelope, clientDataJSON, authenticatorData, signature, userHandle in
+            AuthenticationResponseJSON(
+                id: envelope.id, rawId: Base64URLBytes(envelope.rawId),
+                response: AuthenticatorAssertionResponseJSON(
+                    clientDataJSON: Base64URLBytes(clientDataJSON), authenticatorData: Base64URLBytes(authenticatorData),
+                    signature: Base64URLBytes(signature), userHandle: userHandle.map { Base64URLBytes($0) }),
+                authenticatorAttachment: envelope.attachment, clientExtensionResults: envelope.extensions,
+                type: PublicKeyCredentialType(rawValue: envelope.type))
+        }
+    }
+
+    /// The `AuthenticationResponse` that `AuthenticationResponse(json:)` makes of
+    /// ``authentication(_:)``'s result, built straight from the decoded members (no JSON form
+    /// in between whose arrays would be retained into the response and then released), or nil.
+    static func authenticationResponse(_ bytes: ArraySlice<UInt8>) -> AuthenticationResponse? {
+        authenticationMembers(bytes) { envelope, clientDataJSON, authenticatorData, signature, userHandle in
+            AuthenticationResponse(id: envelope.id, rawId: envelope.rawId, type: envelope.type,
+                                   clientDataJSON: clientDataJSON, authenticatorData: authenticatorData,
+                                   signature: signature, userHandle: userHandle,
+                                   clientExtensionResults: envelope.extensions)
+        }
+    }
+
+    /// Reads the members of a plain `AuthenticationResponseJSON` and hands them, owned, to
+    /// `build` (so they move into what it makes); nil when the document is not plain.
+    private static func authenticationMembers<Result>(
+        _ bytes: ArraySlice<UInt8>,
+        _ build: (_ envelope: consuming Envelope, _ clientDataJSON: consuming [UInt8], _ authenticatorData: consuming [UInt8],
+                  _ signature: consuming [UInt8], _ userHandle: consuming [UInt8]?) -> Result
+    ) -> Result? {
         var clientDataJSON: [UInt8]?, authenticatorData: [UInt8]?, signature: [UInt8]?
         var userHandle: [UInt8]??
         let envelope = try? Self.envelope(bytes) { (reader: inout JSONReader, name: ArraySlice<UInt8>) throws(ParseError) in
@@ -32,14 +62,9 @@ enum PlainResponseDecoding {
             }
             return true
         }
-        guard let envelope, let clientDataJSON, let authenticatorData, let signature else { return nil }
-        return AuthenticationResponseJSON(
-            id: envelope.id, rawId: Base64URLBytes(envelope.rawId),
-            response: AuthenticatorAssertionResponseJSON(
-                clientDataJSON: Base64URLBytes(clientDataJSON), authenticatorData: Base64URLBytes(authenticatorData),
-                signature: Base64URLBytes(signature), userHandle: userHandle.flatMap { $0 }.map { Base64URLBytes($0) }),
-            authenticatorAttachment: envelope.attachment, clientExtensionResults: envelope.extensions,
-            type: PublicKeyCredentialType(rawValue: envelope.type))
+        guard let envelope = consume envelope, let clientDataJSON = consume clientDataJSON,
+              let authenticatorData = consume authenticatorData, let signature = consume signature else { return nil }
+        return build(envelope, clientDataJSON, authenticatorData, signature, (consume userHandle).flatMap { $0 })
     }
 
     /// `RegistrationResponseJSON` from plain JSON, or nil.

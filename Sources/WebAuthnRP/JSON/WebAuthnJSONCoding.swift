@@ -139,6 +139,12 @@ extension AuthenticationResponseJSON {
             self = plain
             return
         }
+        self = try Self(decodingGeneral: jsonData)
+    }
+
+    /// Decodes with `JSONDecoder`, then holds the bytes to the one reader (what
+    /// ``init(jsonData:)`` does for JSON the plain path does not read).
+    init(decodingGeneral jsonData: Data) throws(WebAuthnError) {
         self = try WebAuthnJSONCoding.decodeStrictly(Self.self, from: jsonData, root: "AuthenticationResponseJSON")
     }
 

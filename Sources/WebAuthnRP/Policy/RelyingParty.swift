@@ -126,12 +126,26 @@ enum OriginMatcher {
     /// Whether `candidate` is one of `allowed`: byte-identical, or the same scheme, effective
     /// port and host (or, with `allowSubdomains`, a host below it on a dot boundary).
     static func matches(candidate: String, anyOf allowed: [Allowed], allowSubdomains: Bool) -> Bool {
-        if allowed.contains(where: { candidate.utf8.elementsEqual($0.text.utf8) }) { return true }
+        if allowed.contains(where: { sameUTF8(candidate, $0.text) }) { return true }
         guard let c = parse(candidate) else { return false }
         return allowed.contains { entry in
             guard let a = entry.parts else { return false }
             return matches(c, a, allowSubdomains: allowSubdomains)
         }
+    }
+
+    /// Whether two strings have the same UTF-8 bytes (no Unicode equivalence), compared
+    /// through spans (the generic `elementsEqual` over two UTF-8 views walked them through
+    /// their iterators).
+    static func sameUTF8(_ a: String, _ b: String) -> Bool {
+        let x = a.utf8.span, y = b.utf8.span
+        guard x.count == y.count else { return false }
+        var i = 0
+        while i < x.count {
+            guard x[i] == y[i] else { return false }
+            i += 1
+        }
+        return true
     }
 
     private static func matches(_ c: Parts, _ a: Parts, allowSubdomains: Bool) -> Bool {

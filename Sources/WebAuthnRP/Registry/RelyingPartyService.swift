@@ -17,7 +17,11 @@ public struct RelyingPartyService: Sendable {
     public let credentials: any CredentialStore
     /// Credential keys and attestation certificates kept between ceremonies, shared by the
     /// service's verifiers.
-    private let cache = VerificationCache()
+    private let cache: VerificationCache
+    /// The verifiers, built once: a verifier holds copies of the relying party and the
+    /// policy, and building one per ceremony retained and released each of their members.
+    let registrationVerifier: RegistrationVerifier
+    let authenticationVerifier: AuthenticationVerifier
 
     /// Creates a service.
     /// - Parameters:
@@ -32,13 +36,10 @@ public struct RelyingPartyService: Sendable {
         self.policy = policy
         self.challenges = challenges
         self.credentials = credentials
-    }
-
-    var registrationVerifier: RegistrationVerifier {
-        RegistrationVerifier(relyingParty: relyingParty, policy: policy, cache: cache)
-    }
-    var authenticationVerifier: AuthenticationVerifier {
-        AuthenticationVerifier(relyingParty: relyingParty, policy: policy, cache: cache)
+        let cache = VerificationCache()
+        self.cache = cache
+        registrationVerifier = RegistrationVerifier(relyingParty: relyingParty, policy: policy, cache: cache)
+        authenticationVerifier = AuthenticationVerifier(relyingParty: relyingParty, policy: policy, cache: cache)
     }
 
     // MARK: Issuing
@@ -176,9 +177,9 @@ public struct RelyingPartyService: Sendable {
     ///   parse); the store's error when storage fails.
     public func finishAuthentication(jsonData: Data, expectedChallenge: [UInt8]? = nil,
                                      now: Date) async throws -> VerifiedAuthentication {
-        let json = try AuthenticationResponseJSON(jsonData: jsonData)
-        return try await finishAuthentication(AuthenticationResponse(json: json), expectedChallenge: expectedChallenge,
-                                              now: now)
+        let response = try AuthenticationResponse(jsonData: jsonData)
+        var trace = CeremonyTrace(recording: false)
+        return try await finishAuthentication(response, expectedChallenge: expectedChallenge, now: now, trace: &trace).get()
     }
 
     /// Finishes a registration from the `RegistrationResponseJSON` bytes the client posted:
