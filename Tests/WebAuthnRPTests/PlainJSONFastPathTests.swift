@@ -146,7 +146,12 @@ struct PlainJSONFastPathTests {
         #"{"id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU"},"clientExtensionResults":[],"type":"public-key"}"#,
         #"{"id":"AA\u0045CAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU"},"clientExtensionResults":{},"type":"public-key"}"#,
         #"{"id":"AAECAw","rawId":"AAEC\u0041w","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU"},"clientExtensionResults":{},"type":"public-key"}"#,
+        // An empty user handle is none, on both paths.
+        #"{"id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU","userHandle":""},"clientExtensionResults":{},"type":"public-key"}"#,
+        // The binary members in the order userHandle, signature, authenticatorData, clientDataJSON.
+        #"{"id":"AAECAw","rawId":"AAECAw","response":{"userHandle":"dXNlcg","signature":"MEU","authenticatorData":"AAEC","clientDataJSON":"e30"},"clientExtensionResults":{},"type":"public-key"}"#,
         // Rejected: missing, mistyped, bad base64url, trailing bytes, not an object.
+        #"{"id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEV"},"clientExtensionResults":{},"type":"public-key"}"#,
         #"{"id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU"},"type":"public-key"}"#,
         #"{"id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC"},"clientExtensionResults":{},"type":"public-key"}"#,
         #"{"id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU"},"clientExtensionResults":{},"type":7}"#,

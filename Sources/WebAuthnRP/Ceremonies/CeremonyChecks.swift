@@ -53,6 +53,10 @@ enum CeremonyChecks {
         try CollectedClientData(jsonBytes: bytes[...])
     }
 
+    static func parseClientData(_ bytes: ArraySlice<UInt8>) throws(WebAuthnError) -> CollectedClientData {
+        try CollectedClientData(jsonBytes: bytes)
+    }
+
     static func checkType(_ clientData: CollectedClientData, expected: String) throws(WebAuthnError) {
         guard clientData.type == expected else {
             throw WebAuthnError(.type, "clientData.type is \"\(clientData.type)\", expected \"\(expected)\"")

@@ -382,13 +382,32 @@ struct JSONReader {
         return nil
     }
 
-    /// The decoded content of a string whose content starts at `contentStart` and is strict
-    /// base64url, with the index of its closing quote (the first quote after `contentStart`);
-    /// nil when the content is anything else. Read through a span: no slice of the input is
-    /// made (each one retained and released the document's storage).
-    private static func plainBase64URL(_ input: ArraySlice<UInt8>, contentStart: Int) -> ([UInt8], Int)? {
+    /// ``readBase64URL()`` appending the decoded bytes to `out` (several members in one
+    /// buffer, one allocation); returns where they lie in `out`, or nil (the string read and
+    /// checked as ``readString()`` checks it, `out` unchanged) when the content is anything else.
+    mutating func readBase64URL(appendingTo out: inout [UInt8]) throws(ParseError) -> Range<Int>? {
+        let contentStart = position + 1
+        let first = out.count
+        if contentStart <= input.endIndex, let quote = Self.plainBase64URL(input, contentStart: contentStart, appendingTo: &out) {
+            position = quote + 1
+            return first..<out.count
+        }
+        _ = try readString()
+        return nil
+    }
+
+    /// ``plainBase64URL(_:contentStart:)`` appending to `out`; the index of the closing quote,
+    /// or nil (`out` unchanged).
+    private static func plainBase64URL(_ input: ArraySlice<UInt8>, contentStart: Int, appendingTo out: inout [UInt8]) -> Int? {
         let span = input.span
         let start = contentStart - input.startIndex
+        let end = closingQuote(span, from: start)
+        guard end < span.count, Base64URL.decodeIfStrict(span.extracting(start..<end), appendingTo: &out) else { return nil }
+        return input.startIndex + end
+    }
+
+    /// The offset of the first quote in `span` at or after `start` (`span.count` when none).
+    private static func closingQuote(_ span: Span<UInt8>, from start: Int) -> Int {
         let quote = UInt8(ascii: "\""), count = span.count
         var end = start
         // Eight bytes a step while eight remain (one length check for the eight), then one at a time.
@@ -399,6 +418,17 @@ struct JSONReader {
             end += 8
         }
         while end < count, span[end] != quote { end += 1 }
+        return end
+    }
+
+    /// The decoded content of a string whose content starts at `contentStart` and is strict
+    /// base64url, with the index of its closing quote (the first quote after `contentStart`);
+    /// nil when the content is anything else. Read through a span: no slice of the input is
+    /// made (each one retained and released the document's storage).
+    private static func plainBase64URL(_ input: ArraySlice<UInt8>, contentStart: Int) -> ([UInt8], Int)? {
+        let span = input.span
+        let start = contentStart - input.startIndex
+        let end = closingQuote(span, from: start)
         guard end < span.count, let bytes = Base64URL.decodeIfStrict(span.extracting(start..<end)) else { return nil }
         return (bytes, input.startIndex + end)
     }
