@@ -66,14 +66,14 @@ enum CeremonyChecks {
     static func checkChallenge(_ clientData: CollectedClientData, issued: IssuedChallenge) throws(WebAuthnError) {
         // Compared against the canonical encoding without building it, in time that does not
         // depend on where the two differ.
-        guard Base64URL.isEncoding(clientData.challenge, of: issued.challenge) else {
+        guard Base64URL.isEncoding(utf8: clientData.challengeUTF8, of: issued.challenge) else {
             let expected = Base64URL.encode(issued.challenge)
             throw WebAuthnError(.challenge, "clientData.challenge is \"\(clientData.challenge)\", expected \"\(expected)\"")
         }
     }
 
     static func checkOrigin(_ clientData: CollectedClientData, relyingParty: RelyingParty) throws(WebAuthnError) {
-        guard relyingParty.isAllowedOrigin(clientData.origin) else {
+        guard relyingParty.isAllowedOrigin(utf8: clientData.originUTF8) else {
             throw WebAuthnError(.origin, "origin \"\(clientData.origin)\" is not one of \(relyingParty.origins)")
         }
     }
