@@ -296,6 +296,76 @@ struct JSONReader {
         }
     }
 
+    /// A member name of plain text (ASCII without escapes): where its content lies in the
+    /// input. Compared with ``name(_:is:)`` through a span: no slice of the input is made, so
+    /// nothing is retained and released per name.
+    struct PlainName {
+        let range: Range<Int>
+    }
+
+    /// ``readObject(depth:_:)`` for readers that take only plain member names (the response
+    /// fast path, which leaves anything else to `JSONDecoder`): throws for a name with an
+    /// escape, a control character or a non-ASCII byte, and for a name repeated among those
+    /// `member` did not take (returned false for); past 16 of those it throws too.
+    mutating func readPlainObject(depth: Int, _ member: (inout JSONReader, PlainName) throws(ParseError) -> Bool) throws(ParseError) {
+        try enter(depth)
+        position += 1  // "{"
+        skipWhitespace()
+        if peek == UInt8(ascii: "}") {
+            position += 1
+            return
+        }
+        var unchecked: [Range<Int>] = []
+        while true {
+            skipWhitespace()
+            let nameStart = position
+            guard peek == UInt8(ascii: "\"") else { throw fail("expected a member name string") }
+            let start = position + 1
+            let (end, high) = Self.plainRun(input, from: start)
+            guard end < input.endIndex, input[end] == UInt8(ascii: "\""), high < 0x80 else {
+                throw fail("not a plain member name", at: nameStart)
+            }
+            position = end + 1
+            let name = PlainName(range: start..<end)
+            skipWhitespace()
+            guard try next("an object") == UInt8(ascii: ":") else {
+                throw fail("expected ':' after a member name", at: position - 1)
+            }
+            skipWhitespace()
+            if try !member(&self, name) {
+                guard unchecked.count < 16, !unchecked.contains(where: { sameContent($0, name.range) }) else {
+                    throw fail("a repeated member name, or too many unknown ones", at: nameStart)
+                }
+                unchecked.append(name.range)
+            }
+            skipWhitespace()
+            switch try next("an object") {
+            case UInt8(ascii: ","): continue
+            case UInt8(ascii: "}"): return
+            default: throw fail("expected ',' or '}' in an object", at: position - 1)
+            }
+        }
+    }
+
+    /// Whether a plain name is `literal` (ASCII), compared through a span of the input.
+    func name(_ name: PlainName, is literal: String) -> Bool {
+        let expected = literal.utf8.span
+        guard name.range.count == expected.count else { return false }
+        let span = input.span
+        let base = name.range.lowerBound - input.startIndex
+        for offset in 0..<expected.count where span[base + offset] != expected[offset] { return false }
+        return true
+    }
+
+    /// Whether two ranges of the input hold the same bytes.
+    private func sameContent(_ a: Range<Int>, _ b: Range<Int>) -> Bool {
+        guard a.count == b.count else { return false }
+        let span = input.span
+        let x = a.lowerBound - input.startIndex, y = b.lowerBound - input.startIndex
+        for offset in 0..<a.count where span[x + offset] != span[y + offset] { return false }
+        return true
+    }
+
     /// Reads an array at the current position (`[` next), calling `element` with the reader
     /// on each element.
     mutating func readArray(depth: Int, _ element: (inout JSONReader) throws(ParseError) -> Void) throws(ParseError) {

@@ -36,14 +36,14 @@ enum PlainResponseDecoding {
         decoded.reserveCapacity(bytes.count * 3 / 4 + 3)
         var clientDataJSON: Range<Int>?, authenticatorData: Range<Int>?, signature: Range<Int>?
         var userHandle: Range<Int>??
-        let envelope = try? Self.envelope(bytes) { (reader: inout JSONReader, name: ArraySlice<UInt8>) throws(ParseError) in
-            if name.is("clientDataJSON") {
+        let envelope = try? Self.envelope(bytes) { (reader: inout JSONReader, name: JSONReader.PlainName) throws(ParseError) in
+            if reader.name(name, is: "clientDataJSON") {
                 try once(&clientDataJSON, &reader) { (reader: inout JSONReader) throws(ParseError) in try base64URL(&reader, into: &decoded) }
-            } else if name.is("authenticatorData") {
+            } else if reader.name(name, is: "authenticatorData") {
                 try once(&authenticatorData, &reader) { (reader: inout JSONReader) throws(ParseError) in try base64URL(&reader, into: &decoded) }
-            } else if name.is("signature") {
+            } else if reader.name(name, is: "signature") {
                 try once(&signature, &reader) { (reader: inout JSONReader) throws(ParseError) in try base64URL(&reader, into: &decoded) }
-            } else if name.is("userHandle") {
+            } else if reader.name(name, is: "userHandle") {
                 try once(&userHandle, &reader) { (reader: inout JSONReader) throws(ParseError) in
                     try orNull(&reader) { (reader: inout JSONReader) throws(ParseError) in try base64URL(&reader, into: &decoded) }
                 }
@@ -71,14 +71,14 @@ enum PlainResponseDecoding {
     ) -> Result? {
         var clientDataJSON: [UInt8]?, authenticatorData: [UInt8]?, signature: [UInt8]?
         var userHandle: [UInt8]??
-        let envelope = try? Self.envelope(bytes) { (reader: inout JSONReader, name: ArraySlice<UInt8>) throws(ParseError) in
-            if name.is("clientDataJSON") {
+        let envelope = try? Self.envelope(bytes) { (reader: inout JSONReader, name: JSONReader.PlainName) throws(ParseError) in
+            if reader.name(name, is: "clientDataJSON") {
                 try once(&clientDataJSON, &reader, base64URL)
-            } else if name.is("authenticatorData") {
+            } else if reader.name(name, is: "authenticatorData") {
                 try once(&authenticatorData, &reader, base64URL)
-            } else if name.is("signature") {
+            } else if reader.name(name, is: "signature") {
                 try once(&signature, &reader, base64URL)
-            } else if name.is("userHandle") {
+            } else if reader.name(name, is: "userHandle") {
                 try once(&userHandle, &reader) { (reader: inout JSONReader) throws(ParseError) in try orNull(&reader, base64URL) }
             } else {
                 try reader.skipValue(depth: 3)
@@ -97,18 +97,18 @@ enum PlainResponseDecoding {
         var authenticatorData: [UInt8]??, publicKey: [UInt8]??
         var transports: [AuthenticatorTransport]??
         var publicKeyAlgorithm: Int??
-        let envelope = try? Self.envelope(bytes) { (reader: inout JSONReader, name: ArraySlice<UInt8>) throws(ParseError) in
-            if name.is("clientDataJSON") {
+        let envelope = try? Self.envelope(bytes) { (reader: inout JSONReader, name: JSONReader.PlainName) throws(ParseError) in
+            if reader.name(name, is: "clientDataJSON") {
                 try once(&clientDataJSON, &reader, base64URL)
-            } else if name.is("attestationObject") {
+            } else if reader.name(name, is: "attestationObject") {
                 try once(&attestationObject, &reader, base64URL)
-            } else if name.is("authenticatorData") {
+            } else if reader.name(name, is: "authenticatorData") {
                 try once(&authenticatorData, &reader) { (reader: inout JSONReader) throws(ParseError) in try orNull(&reader, base64URL) }
-            } else if name.is("publicKey") {
+            } else if reader.name(name, is: "publicKey") {
                 try once(&publicKey, &reader) { (reader: inout JSONReader) throws(ParseError) in try orNull(&reader, base64URL) }
-            } else if name.is("publicKeyAlgorithm") {
+            } else if reader.name(name, is: "publicKeyAlgorithm") {
                 try once(&publicKeyAlgorithm, &reader) { (reader: inout JSONReader) throws(ParseError) in try orNull(&reader, integer) }
-            } else if name.is("transports") {
+            } else if reader.name(name, is: "transports") {
                 try once(&transports, &reader) { (reader: inout JSONReader) throws(ParseError) in try orNull(&reader, transportList) }
             } else {
                 try reader.skipValue(depth: 3)
@@ -145,7 +145,7 @@ enum PlainResponseDecoding {
     /// unknown members. Throws when anything is not plain, repeats, or is missing.
     private static func envelope(
         _ bytes: ArraySlice<UInt8>,
-        response: (inout JSONReader, ArraySlice<UInt8>) throws(ParseError) -> Bool
+        response: (inout JSONReader, JSONReader.PlainName) throws(ParseError) -> Bool
     ) throws(ParseError) -> Envelope {
         var reader = JSONReader(bytes, limits: limits)
         var id: ArraySlice<UInt8>?, rawId: [UInt8]?, type: String?
@@ -154,29 +154,26 @@ enum PlainResponseDecoding {
         var sawResponse = false
         reader.skipWhitespace()
         guard reader.peek == UInt8(ascii: "{") else { throw giveUp(reader) }
-        try reader.readObject(depth: 1) { (reader: inout JSONReader, name: JSONReader.Text, _: Int) throws(ParseError) in
-            guard name.plain else { throw giveUp(reader) }
-            let name = name.bytes
-            if name.is("id") {
+        try reader.readPlainObject(depth: 1) { (reader: inout JSONReader, name: JSONReader.PlainName) throws(ParseError) in
+            if reader.name(name, is: "id") {
                 try once(&id, &reader, textBytes)
-            } else if name.is("rawId") {
+            } else if reader.name(name, is: "rawId") {
                 try once(&rawId, &reader, base64URL)
-            } else if name.is("type") {
+            } else if reader.name(name, is: "type") {
                 try once(&type, &reader, text)
-            } else if name.is("authenticatorAttachment") {
+            } else if reader.name(name, is: "authenticatorAttachment") {
                 try once(&attachment, &reader) { (reader: inout JSONReader) throws(ParseError) in
                     try orNull(&reader, text).map(AuthenticatorAttachment.init(rawValue:))
                 }
-            } else if name.is("clientExtensionResults") {
+            } else if reader.name(name, is: "clientExtensionResults") {
                 try once(&extensions, &reader, extensionResults)
-            } else if name.is("response") {
+            } else if reader.name(name, is: "response") {
                 guard !sawResponse else { throw giveUp(reader) }
                 sawResponse = true
                 reader.skipWhitespace()
                 guard reader.peek == UInt8(ascii: "{") else { throw giveUp(reader) }
-                try reader.readObject(depth: 2) { (reader: inout JSONReader, name: JSONReader.Text, _: Int) throws(ParseError) in
-                    guard name.plain else { throw giveUp(reader) }
-                    return try response(&reader, name.bytes)
+                try reader.readPlainObject(depth: 2) { (reader: inout JSONReader, name: JSONReader.PlainName) throws(ParseError) in
+                    try response(&reader, name)
                 }
             } else {
                 try reader.skipValue(depth: 2)
