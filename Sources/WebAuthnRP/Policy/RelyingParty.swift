@@ -137,7 +137,9 @@ enum OriginMatcher {
     /// ``matches(candidate:anyOf:allowSubdomains:)`` of a candidate given as UTF-8: an exact
     /// match is found on the bytes; only otherwise is a string made, for the components.
     static func matches(candidateUTF8 candidate: ArraySlice<UInt8>, anyOf allowed: [Allowed], allowSubdomains: Bool) -> Bool {
-        if allowed.contains(where: { sameUTF8(candidate, $0.text) }) { return true }
+        // Read in place through a span (`contains(where:)` copied each entry out: three retains).
+        let entries = allowed.span
+        for i in entries.indices where sameUTF8(candidate, entries[i].text) { return true }
         guard let c = parse(String(decoding: candidate, as: UTF8.self)) else { return false }
         return allowed.contains { entry in
             guard let a = entry.parts else { return false }
