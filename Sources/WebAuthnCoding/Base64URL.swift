@@ -102,6 +102,16 @@ package enum Base64URL {
         strictDecode(utf8)
     }
 
+    /// ``decodeIfStrict(_:)`` appending the bytes to `out` (so that several members can share
+    /// one buffer); false, with `out` unchanged, for anything ``decode(utf8:)`` refuses.
+    /// - Parameters:
+    ///   - utf8: the encoded text's bytes.
+    ///   - out: receives the bytes after what it holds.
+    /// - Returns: whether the text was strict base64url.
+    package static func decodeIfStrict(_ utf8: Span<UInt8>, appendingTo out: inout [UInt8]) -> Bool {
+        strictDecode(utf8, appendingTo: &out)
+    }
+
     /// Whether `text` is exactly the unpadded base64url encoding of `bytes`, decided
     /// without building the encoding and in time that does not depend on where they differ.
     /// - Parameters:
@@ -110,6 +120,15 @@ package enum Base64URL {
     /// - Returns: `true` when `text == encode(bytes)`.
     package static func isEncoding(_ text: String, of bytes: [UInt8]) -> Bool {
         matches(text.utf8.span, bytes.span)
+    }
+
+    /// ``isEncoding(_:of:)`` for text given as its UTF-8 bytes.
+    /// - Parameters:
+    ///   - utf8: the text's bytes.
+    ///   - bytes: the bytes.
+    /// - Returns: `true` when `utf8` is exactly `encode(bytes)`'s UTF-8.
+    package static func isEncoding(utf8: ArraySlice<UInt8>, of bytes: [UInt8]) -> Bool {
+        matches(utf8.span, bytes.span)
     }
 
     private static func matches(_ text: Span<UInt8>, _ bytes: Span<UInt8>) -> Bool {
@@ -148,24 +167,36 @@ package enum Base64URL {
     /// characters and the table through spans and writes the bytes in place into a
     /// result of the final size.
     private static func strictDecode(_ chars: Span<UInt8>) -> [UInt8]? {
+        var out: [UInt8] = []
+        guard strictDecode(chars, appendingTo: &out) else { return nil }
+        return out
+    }
+
+    /// ``strictDecode(_:)`` writing after what `out` holds; on refusal `out` is left as it was.
+    private static func strictDecode(_ chars: Span<UInt8>, appendingTo out: inout [UInt8]) -> Bool {
         let count = chars.count
-        guard count % 4 != 1 else { return nil }
+        guard count % 4 != 1 else { return false }
         let tableBytes = decodeTable
         let table = tableBytes.span
         let groupTableWords = groupTable
         // A sub-span of a constant length: the compiler then knows every index below is in range.
         let groupTable = groupTableWords.span.extracting(0..<min(1024, groupTableWords.count))
         let groups = count / 4
-        var out = [UInt8](repeating: 0, count: groups * 3 + (count % 4 == 0 ? 0 : count % 4 - 1))
+        let first = out.count
+        out.append(contentsOf: repeatElement(0, count: groups * 3 + (count % 4 == 0 ? 0 : count % 4 - 1)))
         var bytes = out.mutableSpan
         // Whole groups of four characters make three bytes, each group read as a four-byte
         // sub-span, so that its reads need no checks.
-        var i = 0, o = 0
+        var i = 0, o = first
         while i + 4 <= count, o + 3 <= bytes.count {
             let group = chars.extracting(i..<(i + 4))
             let n = groupTable[Int(group[0])] | groupTable[256 + Int(group[1])]
                 | groupTable[512 + Int(group[2])] | groupTable[768 + Int(group[3])]
-            guard n & 0x8000_0000 == 0 else { return nil }
+            guard n & 0x8000_0000 == 0 else {
+                _ = consume bytes
+                out.removeSubrange(first...)
+                return false
+            }
             bytes[o] = UInt8(truncatingIfNeeded: n >> 16)
             bytes[o + 1] = UInt8(truncatingIfNeeded: n >> 8)
             bytes[o + 2] = UInt8(truncatingIfNeeded: n)
@@ -176,18 +207,26 @@ package enum Base64URL {
         switch count % 4 {
         case 2:
             let v0 = table[Int(chars[i])], v1 = table[Int(chars[i + 1])]
-            guard (v0 | v1) & 0xC0 == 0, v1 & 0x0F == 0 else { return nil }
+            guard (v0 | v1) & 0xC0 == 0, v1 & 0x0F == 0 else {
+                _ = consume bytes
+                out.removeSubrange(first...)
+                return false
+            }
             bytes[o] = v0 << 2 | v1 >> 4
         case 3:
             let v0 = table[Int(chars[i])], v1 = table[Int(chars[i + 1])], v2 = table[Int(chars[i + 2])]
-            guard (v0 | v1 | v2) & 0xC0 == 0, v2 & 0x03 == 0 else { return nil }
+            guard (v0 | v1 | v2) & 0xC0 == 0, v2 & 0x03 == 0 else {
+                _ = consume bytes
+                out.removeSubrange(first...)
+                return false
+            }
             bytes[o] = v0 << 2 | v1 >> 4
             bytes[o + 1] = (v1 & 0x0F) << 4 | v2 >> 2
         default:
             break
         }
         _ = consume bytes
-        return out
+        return true
     }
 
     private static func decodeReportingErrors(_ input: [UInt8], allowPadding: Bool,

@@ -62,3 +62,47 @@ extension Result where Failure == JSONReader.ParseError {
         return "accepted"
     }
 }
+
+/// `readPlainObject`: plain member names handed out as ranges of the input.
+@Suite("JSON reader: plain member names")
+struct JSONReaderPlainNameTests {
+    /// The names `readPlainObject` handed to its closure (each value skipped, every name left
+    /// unchecked), or the error it threw.
+    static func names(_ text: String) -> Result<[String], JSONReader.ParseError> {
+        let bytes = Array(text.utf8)[...]
+        var reader = JSONReader(bytes, limits: .init(maximumDepth: 4, maximumBytes: .max))
+        var seen: [String] = []
+        do throws(JSONReader.ParseError) {
+            try reader.readPlainObject(depth: 1) { (reader: inout JSONReader, name: JSONReader.PlainName) throws(JSONReader.ParseError) in
+                seen.append(String(decoding: bytes[name.range], as: UTF8.self))
+                #expect(reader.name(name, is: seen[seen.count - 1]))
+                #expect(!reader.name(name, is: seen[seen.count - 1] + "x"))
+                try reader.skipValue(depth: 2)
+                return false
+            }
+            return .success(seen)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    @Test("plain names are read in order; an empty object has none")
+    func plainNames() throws {
+        #expect(try Self.names(#"{"a":1, "bc" : [2], "":null}"#).get() == ["a", "bc", ""])
+        #expect(try Self.names("{ }").get() == [])
+    }
+
+    @Test("an escaped, non-ASCII or repeated name, or a seventeenth unknown one, is refused", arguments: [
+        #"{"\u0061":1}"#, #"{"é":1}"#, #"{"a":1,"a":2}"#, #"{"a":1,"b":2,"a":3}"#,
+        "{" + (0..<17).map { #""n\#($0)":0"# }.joined(separator: ",") + "}",
+    ])
+    func refused(_ text: String) {
+        #expect(throws: JSONReader.ParseError.self) { try Self.names(text).get() }
+    }
+
+    @Test("sixteen unknown names are read")
+    func sixteen() throws {
+        let text = "{" + (0..<16).map { #""n\#($0)":0"# }.joined(separator: ",") + "}"
+        #expect(try Self.names(text).get().count == 16)
+    }
+}

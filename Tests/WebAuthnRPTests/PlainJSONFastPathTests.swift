@@ -146,7 +146,18 @@ struct PlainJSONFastPathTests {
         #"{"id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU"},"clientExtensionResults":[],"type":"public-key"}"#,
         #"{"id":"AA\u0045CAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU"},"clientExtensionResults":{},"type":"public-key"}"#,
         #"{"id":"AAECAw","rawId":"AAEC\u0041w","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU"},"clientExtensionResults":{},"type":"public-key"}"#,
+        // An empty user handle is none, on both paths.
+        #"{"id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU","userHandle":""},"clientExtensionResults":{},"type":"public-key"}"#,
+        // The binary members in the order userHandle, signature, authenticatorData, clientDataJSON.
+        #"{"id":"AAECAw","rawId":"AAECAw","response":{"userHandle":"dXNlcg","signature":"MEU","authenticatorData":"AAEC","clientDataJSON":"e30"},"clientExtensionResults":{},"type":"public-key"}"#,
+        // Member names the fast path leaves to JSONDecoder: an escape, a repeated unknown name
+        // (refused there), seventeen unknown names (accepted there).
+        #"{"id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU"},"clientExtensionResults":{},"t\u0079pe":"public-key"}"#,
+        #"{"id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU","x":1,"x":2},"clientExtensionResults":{},"type":"public-key"}"#,
+        "{" + (0..<17).map { #""u\#($0)":0,"# }.joined()
+            + #""id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU"},"clientExtensionResults":{},"type":"public-key"}"#,
         // Rejected: missing, mistyped, bad base64url, trailing bytes, not an object.
+        #"{"id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEV"},"clientExtensionResults":{},"type":"public-key"}"#,
         #"{"id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU"},"type":"public-key"}"#,
         #"{"id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC"},"clientExtensionResults":{},"type":"public-key"}"#,
         #"{"id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU"},"clientExtensionResults":{},"type":7}"#,

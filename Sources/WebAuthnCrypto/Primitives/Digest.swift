@@ -37,6 +37,13 @@ package enum Digest: Sendable {
     package static func sha256Inline(_ data: [UInt8]) -> InlineArray<32, UInt8> {
         data.withUnsafeBufferPointer { LibCryptoDigest.sha256Inline($0) }
     }
+
+    /// SHA-256 of a slice (a member of a larger buffer), held inline as by the array form.
+    /// - Parameter data: the bytes.
+    /// - Returns: the 32-byte digest.
+    package static func sha256Inline(_ data: ArraySlice<UInt8>) -> InlineArray<32, UInt8> {
+        data.withUnsafeBufferPointer { LibCryptoDigest.sha256Inline($0) }
+    }
 }
 
 /// Comparison of secrets and MACs in time that does not depend on where they differ.

@@ -44,6 +44,6 @@ extension AuthenticationResponse {
     /// The client data, parsed once (§7.2 steps 9-10).
     func clientData() throws(WebAuthnError) -> CollectedClientData {
         if let preparsedClientData { return preparsedClientData }
-        return try CeremonyChecks.parseClientData(clientDataJSON)
+        return try CeremonyChecks.parseClientData(members.clientDataJSON)
     }
 }

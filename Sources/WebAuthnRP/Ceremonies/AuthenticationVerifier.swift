@@ -61,7 +61,7 @@ public struct AuthenticationVerifier: Sendable {
             guard response.type == "public-key" else {
                 throw WebAuthnError(.malformed, "credential type is \"\(response.type)\", expected \"public-key\"")
             }
-            guard Base64URL.isEncoding(response.id, of: response.rawId) else {
+            guard Base64URL.isEncoding(utf8: response.idText, of: response.rawId) else {
                 throw WebAuthnError(.malformed, "id \"\(response.id)\" is not the base64url of rawId")
             }
         }
@@ -111,7 +111,7 @@ public struct AuthenticationVerifier: Sendable {
             }
         }
         let authData = try trace.check("§7.2 step 7", "authenticatorData parses, nothing left over") { () throws(WebAuthnError) in
-            try AuthenticatorData(bytes: response.authenticatorData[...])
+            try AuthenticatorData(bytes: response.members.authenticatorData)
         }
         try trace.check("§7.2 step 15", "rpIdHash is SHA-256 of the RP ID (of the AppID when appid was used)",
                         detail: issued.rpId) { () throws(WebAuthnError) in
@@ -142,7 +142,7 @@ public struct AuthenticationVerifier: Sendable {
                                                                   issued: issued, policy: policy.extensions, trace: &trace)
         // Step 21: "Let hash be the result of computing a hash over the cData using SHA-256."
         // (Held inline: the hash is used once, for the signature, and needs no array.)
-        let clientDataHash = Digest.sha256Inline(response.clientDataJSON)
+        let clientDataHash = Digest.sha256Inline(response.members.clientDataJSON)
         trace.note("§7.2 step 21", "hash = SHA-256(clientDataJSON)")
         // Step 22: "Using credentialRecord.publicKey, verify that sig is a valid signature over the
         // binary concatenation of authData and hash."
@@ -151,7 +151,7 @@ public struct AuthenticationVerifier: Sendable {
             let valid: Bool
             do {
                 // authData and hash are streamed to libcrypto as two parts, not joined into a copy.
-                valid = try key.verify(signature: response.signature[...], over: response.authenticatorData[...],
+                valid = try key.verify(signature: response.members.signature, over: response.members.authenticatorData,
                                        then: clientDataHash)
             } catch {
                 throw WebAuthnError(.signature, "the signature could not be checked: \(error)")
@@ -191,6 +191,7 @@ public struct AuthenticationVerifier: Sendable {
 
     /// §7.2 step 6: the identified user (or, for a discoverable login, the user handle)
     /// must own the credential record.
+    /// The user handles are compared as slices of the response's buffer (no array made).
     static func identify(response: AuthenticationResponse, issued: IssuedChallenge,
                          record: CredentialRecord?) throws(WebAuthnError) {
         guard let record else {
@@ -203,20 +204,20 @@ public struct AuthenticationVerifier: Sendable {
                 throw WebAuthnError(.unknownCredential, "credential \(response.id) does not belong to the identified user")
             }
             // "If response.userHandle is present, verify that it equals the user handle of the user account."
-            if let handle = response.userHandle, handle != user {
+            if let handle = response.members.userHandle, !handle.elementsEqual(user) {
                 throw WebAuthnError(.userHandle, "response.userHandle differs from the identified user's handle")
             }
         } else if issued.allowCredentials.isEmpty {
             // Discoverable login: "verify that response.userHandle is present. Verify that the user
             // account identified by response.userHandle contains a credential record whose id equals
             // credential.rawId."
-            guard let handle = response.userHandle else {
+            guard let handle = response.members.userHandle else {
                 throw WebAuthnError(.userHandle, "a discoverable login must return a user handle")
             }
-            guard record.userHandle == handle else {
+            guard let owner = record.userHandle, handle.elementsEqual(owner) else {
                 throw WebAuthnError(.userHandle, "response.userHandle differs from the credential record's user handle")
             }
-        } else if let handle = response.userHandle, let owner = record.userHandle, handle != owner {
+        } else if let handle = response.members.userHandle, let owner = record.userHandle, !handle.elementsEqual(owner) {
             // The user was identified through allowCredentials; a returned handle must still match.
             throw WebAuthnError(.userHandle, "response.userHandle differs from the credential record's user handle")
         }

@@ -53,6 +53,10 @@ enum CeremonyChecks {
         try CollectedClientData(jsonBytes: bytes[...])
     }
 
+    static func parseClientData(_ bytes: ArraySlice<UInt8>) throws(WebAuthnError) -> CollectedClientData {
+        try CollectedClientData(jsonBytes: bytes)
+    }
+
     static func checkType(_ clientData: CollectedClientData, expected: String) throws(WebAuthnError) {
         guard clientData.type == expected else {
             throw WebAuthnError(.type, "clientData.type is \"\(clientData.type)\", expected \"\(expected)\"")
@@ -62,14 +66,14 @@ enum CeremonyChecks {
     static func checkChallenge(_ clientData: CollectedClientData, issued: IssuedChallenge) throws(WebAuthnError) {
         // Compared against the canonical encoding without building it, in time that does not
         // depend on where the two differ.
-        guard Base64URL.isEncoding(clientData.challenge, of: issued.challenge) else {
+        guard Base64URL.isEncoding(utf8: clientData.challengeUTF8, of: issued.challenge) else {
             let expected = Base64URL.encode(issued.challenge)
             throw WebAuthnError(.challenge, "clientData.challenge is \"\(clientData.challenge)\", expected \"\(expected)\"")
         }
     }
 
     static func checkOrigin(_ clientData: CollectedClientData, relyingParty: RelyingParty) throws(WebAuthnError) {
-        guard relyingParty.isAllowedOrigin(clientData.origin) else {
+        guard relyingParty.isAllowedOrigin(utf8: clientData.originUTF8) else {
             throw WebAuthnError(.origin, "origin \"\(clientData.origin)\" is not one of \(relyingParty.origins)")
         }
     }

@@ -48,22 +48,56 @@ public struct RegistrationResponse: Sendable {
 /// server whose native app sent the members another way.
 public struct AuthenticationResponse: Sendable {
     /// `id`: the credential id, base64url.
-    public var id: String
+    public var id: String {
+        get { String(decoding: idText, as: UTF8.self) }
+        set { idText = Array(newValue.utf8)[...] }
+    }
+    /// The UTF-8 of ``id``. Decoded from a body, a slice of the body's bytes: no string is
+    /// made unless ``id`` is read (the verifier compares these bytes with `rawId`).
+    private(set) var idText: ArraySlice<UInt8>
     /// `rawId`: the credential id bytes.
     public var rawId: [UInt8]
     /// `type`: must be `public-key`.
     public var type: String
-    /// `response.clientDataJSON`, exactly as received.
-    public var clientDataJSON: [UInt8] { didSet { preparsedClientData = nil } }
+    /// `clientDataJSON`, `authenticatorData`, `signature` and `userHandle`, held in one buffer
+    /// (one allocation for the four; the verifier reads them as slices of it).
+    private(set) var members: AssertionMembers
     /// The parse of ``clientDataJSON`` when the registry already made it; cleared whenever the
     /// bytes change.
     var preparsedClientData: CollectedClientData?
+    /// `response.clientDataJSON`, exactly as received.
+    public var clientDataJSON: [UInt8] {
+        get { Array(members.clientDataJSON) }
+        set {
+            members = AssertionMembers(clientDataJSON: newValue[...], authenticatorData: members.authenticatorData,
+                                       signature: members.signature, userHandle: members.userHandle)
+            preparsedClientData = nil
+        }
+    }
     /// `response.authenticatorData`, exactly as received.
-    public var authenticatorData: [UInt8]
+    public var authenticatorData: [UInt8] {
+        get { Array(members.authenticatorData) }
+        set {
+            members = AssertionMembers(clientDataJSON: members.clientDataJSON, authenticatorData: newValue[...],
+                                       signature: members.signature, userHandle: members.userHandle)
+        }
+    }
     /// `response.signature`.
-    public var signature: [UInt8]
+    public var signature: [UInt8] {
+        get { Array(members.signature) }
+        set {
+            members = AssertionMembers(clientDataJSON: members.clientDataJSON, authenticatorData: members.authenticatorData,
+                                       signature: newValue[...], userHandle: members.userHandle)
+        }
+    }
     /// `response.userHandle` (nil when absent, null or empty).
-    public var userHandle: [UInt8]?
+    public var userHandle: [UInt8]? {
+        get { members.userHandle.map { Array($0) } }
+        set {
+            members = AssertionMembers(clientDataJSON: members.clientDataJSON, authenticatorData: members.authenticatorData,
+                                       signature: members.signature, userHandle: newValue?[...])
+        }
+    }
     /// `clientExtensionResults`, as the client sent it.
     public var clientExtensionResults: [String: JSONValue]
 
@@ -80,15 +114,76 @@ public struct AuthenticationResponse: Sendable {
     public init(id: String, rawId: [UInt8], type: String = "public-key", clientDataJSON: [UInt8],
                 authenticatorData: [UInt8], signature: [UInt8], userHandle: [UInt8]?,
                 clientExtensionResults: [String: JSONValue] = [:]) {
-        self.id = id
+        self.init(idText: Array(id.utf8)[...], rawId: rawId, type: type,
+                  members: AssertionMembers(clientDataJSON: clientDataJSON[...], authenticatorData: authenticatorData[...],
+                                            signature: signature[...],
+                                            userHandle: (userHandle?.isEmpty ?? true) ? nil : userHandle?[...]),
+                  clientExtensionResults: clientExtensionResults)
+    }
+
+    /// A response whose binary members are already in one buffer (the plain-JSON decoder's),
+    /// and whose `id` is given as its UTF-8.
+    init(idText: ArraySlice<UInt8>, rawId: [UInt8], type: String, members: AssertionMembers,
+         clientExtensionResults: [String: JSONValue]) {
+        self.idText = idText
         self.rawId = rawId
         self.type = type
-        self.clientDataJSON = clientDataJSON
-        self.authenticatorData = authenticatorData
-        self.signature = signature
-        self.userHandle = (userHandle?.isEmpty ?? true) ? nil : userHandle
+        self.members = members
         self.clientExtensionResults = clientExtensionResults
     }
+}
+
+/// The four binary members of an assertion in one buffer, each a range of it. The ranges
+/// are made here or by the decoder that filled the buffer, always within it.
+struct AssertionMembers: Sendable {
+    private let storage: [UInt8]
+    private let clientDataJSONRange: Range<Int>
+    private let authenticatorDataRange: Range<Int>
+    private let signatureRange: Range<Int>
+    private let userHandleRange: Range<Int>?
+
+    /// Members already decoded into `storage`; nil when a range is not within it.
+    init?(storage: [UInt8], clientDataJSON: Range<Int>, authenticatorData: Range<Int>, signature: Range<Int>,
+          userHandle: Range<Int>?) {
+        let count = storage.count
+        func within(_ range: Range<Int>) -> Bool { range.lowerBound >= 0 && range.upperBound <= count }
+        guard within(clientDataJSON), within(authenticatorData), within(signature),
+              userHandle.map(within) ?? true else { return nil }
+        self.storage = storage
+        clientDataJSONRange = clientDataJSON
+        authenticatorDataRange = authenticatorData
+        signatureRange = signature
+        userHandleRange = userHandle
+    }
+
+    /// The members copied, one after another, into one new buffer.
+    init(clientDataJSON: ArraySlice<UInt8>, authenticatorData: ArraySlice<UInt8>, signature: ArraySlice<UInt8>,
+         userHandle: ArraySlice<UInt8>?) {
+        var storage: [UInt8] = []
+        storage.reserveCapacity(clientDataJSON.count + authenticatorData.count + signature.count + (userHandle?.count ?? 0))
+        storage.append(contentsOf: clientDataJSON)
+        clientDataJSONRange = 0..<storage.count
+        storage.append(contentsOf: authenticatorData)
+        authenticatorDataRange = clientDataJSONRange.upperBound..<storage.count
+        storage.append(contentsOf: signature)
+        signatureRange = authenticatorDataRange.upperBound..<storage.count
+        if let userHandle {
+            storage.append(contentsOf: userHandle)
+            userHandleRange = signatureRange.upperBound..<storage.count
+        } else {
+            userHandleRange = nil
+        }
+        self.storage = storage
+    }
+
+    /// `response.clientDataJSON`.
+    var clientDataJSON: ArraySlice<UInt8> { storage[clientDataJSONRange] }
+    /// `response.authenticatorData`.
+    var authenticatorData: ArraySlice<UInt8> { storage[authenticatorDataRange] }
+    /// `response.signature`.
+    var signature: ArraySlice<UInt8> { storage[signatureRange] }
+    /// `response.userHandle`.
+    var userHandle: ArraySlice<UInt8>? { userHandleRange.map { storage[$0] } }
 }
 
 /// A registration that passed every check.

@@ -16,6 +16,8 @@ extension CollectedClientData {
         if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
         var type: JSONValue?, challenge: JSONValue?, origin: JSONValue?
         var crossOrigin: JSONValue?, topOrigin: JSONValue?
+        // challenge and origin given as strings: their bytes, kept (no string made).
+        var challengeText: ArraySlice<UInt8>?, originText: ArraySlice<UInt8>?
         var object = true
         do throws(JSONReader.ParseError) {
             var reader = try JSONReader.document(
@@ -33,10 +35,21 @@ extension CollectedClientData {
                         slot = value
                         return true
                     }
+                    // As `take`, but a string is kept as its bytes (its slot marks it present).
+                    func takeText(_ slot: inout JSONValue?, _ text: inout ArraySlice<UInt8>?,
+                                  _ reader: inout JSONReader) throws(JSONReader.ParseError) -> Bool {
+                        reader.skipWhitespace()
+                        guard reader.peek == UInt8(ascii: "\"") else { return try take(&slot, &reader) }
+                        let value = try reader.readString()
+                        guard slot == nil else { throw reader.duplicate(name, at: nameStart) }
+                        slot = .string("")
+                        text = value.bytes
+                        return true
+                    }
                     let bytes = name.bytes
                     if bytes.is("type") { return try take(&type, &reader) }
-                    if bytes.is("challenge") { return try take(&challenge, &reader) }
-                    if bytes.is("origin") { return try take(&origin, &reader) }
+                    if bytes.is("challenge") { return try takeText(&challenge, &challengeText, &reader) }
+                    if bytes.is("origin") { return try takeText(&origin, &originText, &reader) }
                     if bytes.is("crossOrigin") { return try take(&crossOrigin, &reader) }
                     if bytes.is("topOrigin") { return try take(&topOrigin, &reader) }
                     try reader.skipValue(depth: 2)
@@ -52,7 +65,7 @@ extension CollectedClientData {
             return
         }
         try self.init(type: type, challenge: challenge, origin: origin, crossOrigin: crossOrigin,
-                      topOrigin: topOrigin, rawBytes: jsonBytes)
+                      topOrigin: topOrigin, rawBytes: jsonBytes, challengeText: challengeText, originText: originText)
     }
 
     /// Parses through a value tree (``JSONReader/parse(_:limits:)``): the general reading,
@@ -75,11 +88,14 @@ extension CollectedClientData {
     }
 
     /// The member checks, in order, on the values read.
+    /// (`challengeText` and `originText`: the bytes of `challenge` and `origin` when the reader
+    /// kept them, their slots then marking them present as strings.)
     private init(type: JSONValue?, challenge: JSONValue?, origin: JSONValue?, crossOrigin: JSONValue?,
-                 topOrigin: JSONValue?, rawBytes: ArraySlice<UInt8>) throws(WebAuthnError) {
+                 topOrigin: JSONValue?, rawBytes: ArraySlice<UInt8>,
+                 challengeText: ArraySlice<UInt8>? = nil, originText: ArraySlice<UInt8>? = nil) throws(WebAuthnError) {
         let type = try Self.requiredString(type, "type")
-        let challenge = try Self.requiredString(challenge, "challenge")
-        let origin = try Self.requiredString(origin, "origin")
+        let challenge = try Self.requiredText(challenge, challengeText, "challenge")
+        let origin = try Self.requiredText(origin, originText, "origin")
         let crossOriginValue: Bool?
         switch crossOrigin {
         case nil: crossOriginValue = nil
@@ -101,6 +117,14 @@ extension CollectedClientData {
     /// - Throws: as ``init(jsonBytes:)-(ArraySlice<UInt8>)``.
     package init(jsonBytes: [UInt8]) throws(WebAuthnError) {
         try self.init(jsonBytes: jsonBytes[...])
+    }
+
+    /// A required string member as UTF-8: the kept bytes, or the string value's.
+    private static func requiredText(_ value: JSONValue?, _ text: ArraySlice<UInt8>?,
+                                     _ name: String) throws(WebAuthnError) -> ArraySlice<UInt8> {
+        let string = try requiredString(value, name)
+        if let text { return text }
+        return Array(string.utf8)[...]
     }
 
     private static func requiredString(_ value: JSONValue?, _ name: String) throws(WebAuthnError) -> String {

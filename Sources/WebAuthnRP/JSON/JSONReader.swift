@@ -296,6 +296,76 @@ struct JSONReader {
         }
     }
 
+    /// A member name of plain text (ASCII without escapes): where its content lies in the
+    /// input. Compared with ``name(_:is:)`` through a span: no slice of the input is made, so
+    /// nothing is retained and released per name.
+    struct PlainName {
+        let range: Range<Int>
+    }
+
+    /// ``readObject(depth:_:)`` for readers that take only plain member names (the response
+    /// fast path, which leaves anything else to `JSONDecoder`): throws for a name with an
+    /// escape, a control character or a non-ASCII byte, and for a name repeated among those
+    /// `member` did not take (returned false for); past 16 of those it throws too.
+    mutating func readPlainObject(depth: Int, _ member: (inout JSONReader, PlainName) throws(ParseError) -> Bool) throws(ParseError) {
+        try enter(depth)
+        position += 1  // "{"
+        skipWhitespace()
+        if peek == UInt8(ascii: "}") {
+            position += 1
+            return
+        }
+        var unchecked: [Range<Int>] = []
+        while true {
+            skipWhitespace()
+            let nameStart = position
+            guard peek == UInt8(ascii: "\"") else { throw fail("expected a member name string") }
+            let start = position + 1
+            let (end, high) = Self.plainRun(input, from: start)
+            guard end < input.endIndex, input[end] == UInt8(ascii: "\""), high < 0x80 else {
+                throw fail("not a plain member name", at: nameStart)
+            }
+            position = end + 1
+            let name = PlainName(range: start..<end)
+            skipWhitespace()
+            guard try next("an object") == UInt8(ascii: ":") else {
+                throw fail("expected ':' after a member name", at: position - 1)
+            }
+            skipWhitespace()
+            if try !member(&self, name) {
+                guard unchecked.count < 16, !unchecked.contains(where: { sameContent($0, name.range) }) else {
+                    throw fail("a repeated member name, or too many unknown ones", at: nameStart)
+                }
+                unchecked.append(name.range)
+            }
+            skipWhitespace()
+            switch try next("an object") {
+            case UInt8(ascii: ","): continue
+            case UInt8(ascii: "}"): return
+            default: throw fail("expected ',' or '}' in an object", at: position - 1)
+            }
+        }
+    }
+
+    /// Whether a plain name is `literal` (ASCII), compared through a span of the input.
+    func name(_ name: PlainName, is literal: String) -> Bool {
+        let expected = literal.utf8.span
+        guard name.range.count == expected.count else { return false }
+        let span = input.span
+        let base = name.range.lowerBound - input.startIndex
+        for offset in 0..<expected.count where span[base + offset] != expected[offset] { return false }
+        return true
+    }
+
+    /// Whether two ranges of the input hold the same bytes.
+    private func sameContent(_ a: Range<Int>, _ b: Range<Int>) -> Bool {
+        guard a.count == b.count else { return false }
+        let span = input.span
+        let x = a.lowerBound - input.startIndex, y = b.lowerBound - input.startIndex
+        for offset in 0..<a.count where span[x + offset] != span[y + offset] { return false }
+        return true
+    }
+
     /// Reads an array at the current position (`[` next), calling `element` with the reader
     /// on each element.
     mutating func readArray(depth: Int, _ element: (inout JSONReader) throws(ParseError) -> Void) throws(ParseError) {
@@ -382,13 +452,32 @@ struct JSONReader {
         return nil
     }
 
-    /// The decoded content of a string whose content starts at `contentStart` and is strict
-    /// base64url, with the index of its closing quote (the first quote after `contentStart`);
-    /// nil when the content is anything else. Read through a span: no slice of the input is
-    /// made (each one retained and released the document's storage).
-    private static func plainBase64URL(_ input: ArraySlice<UInt8>, contentStart: Int) -> ([UInt8], Int)? {
+    /// ``readBase64URL()`` appending the decoded bytes to `out` (several members in one
+    /// buffer, one allocation); returns where they lie in `out`, or nil (the string read and
+    /// checked as ``readString()`` checks it, `out` unchanged) when the content is anything else.
+    mutating func readBase64URL(appendingTo out: inout [UInt8]) throws(ParseError) -> Range<Int>? {
+        let contentStart = position + 1
+        let first = out.count
+        if contentStart <= input.endIndex, let quote = Self.plainBase64URL(input, contentStart: contentStart, appendingTo: &out) {
+            position = quote + 1
+            return first..<out.count
+        }
+        _ = try readString()
+        return nil
+    }
+
+    /// ``plainBase64URL(_:contentStart:)`` appending to `out`; the index of the closing quote,
+    /// or nil (`out` unchanged).
+    private static func plainBase64URL(_ input: ArraySlice<UInt8>, contentStart: Int, appendingTo out: inout [UInt8]) -> Int? {
         let span = input.span
         let start = contentStart - input.startIndex
+        let end = closingQuote(span, from: start)
+        guard end < span.count, Base64URL.decodeIfStrict(span.extracting(start..<end), appendingTo: &out) else { return nil }
+        return input.startIndex + end
+    }
+
+    /// The offset of the first quote in `span` at or after `start` (`span.count` when none).
+    private static func closingQuote(_ span: Span<UInt8>, from start: Int) -> Int {
         let quote = UInt8(ascii: "\""), count = span.count
         var end = start
         // Eight bytes a step while eight remain (one length check for the eight), then one at a time.
@@ -399,6 +488,17 @@ struct JSONReader {
             end += 8
         }
         while end < count, span[end] != quote { end += 1 }
+        return end
+    }
+
+    /// The decoded content of a string whose content starts at `contentStart` and is strict
+    /// base64url, with the index of its closing quote (the first quote after `contentStart`);
+    /// nil when the content is anything else. Read through a span: no slice of the input is
+    /// made (each one retained and released the document's storage).
+    private static func plainBase64URL(_ input: ArraySlice<UInt8>, contentStart: Int) -> ([UInt8], Int)? {
+        let span = input.span
+        let start = contentStart - input.startIndex
+        let end = closingQuote(span, from: start)
         guard end < span.count, let bytes = Base64URL.decodeIfStrict(span.extracting(start..<end)) else { return nil }
         return (bytes, input.startIndex + end)
     }

@@ -17,7 +17,7 @@ enum PlainResponseDecoding {
     static func authentication(_ bytes: ArraySlice<UInt8>) -> AuthenticationResponseJSON? {
         authenticationMembers(bytes) { envelope, clientDataJSON, authenticatorData, signature, userHandle in
             AuthenticationResponseJSON(
-                id: envelope.id, rawId: Base64URLBytes(envelope.rawId),
+                id: String(decoding: envelope.id, as: UTF8.self), rawId: Base64URLBytes(envelope.rawId),
                 response: AuthenticatorAssertionResponseJSON(
                     clientDataJSON: Base64URLBytes(clientDataJSON), authenticatorData: Base64URLBytes(authenticatorData),
                     signature: Base64URLBytes(signature), userHandle: userHandle.map { Base64URLBytes($0) }),
@@ -27,15 +27,39 @@ enum PlainResponseDecoding {
     }
 
     /// The `AuthenticationResponse` that `AuthenticationResponse(json:)` makes of
-    /// ``authentication(_:)``'s result, built straight from the decoded members (no JSON form
-    /// in between whose arrays would be retained into the response and then released), or nil.
+    /// ``authentication(_:)``'s result, built straight from the decoded members, or nil. The
+    /// four binary members of `response` are decoded into one buffer (one allocation, not
+    /// four), which the response keeps with each member's range.
     static func authenticationResponse(_ bytes: ArraySlice<UInt8>) -> AuthenticationResponse? {
-        authenticationMembers(bytes) { envelope, clientDataJSON, authenticatorData, signature, userHandle in
-            AuthenticationResponse(id: envelope.id, rawId: envelope.rawId, type: envelope.type,
-                                   clientDataJSON: clientDataJSON, authenticatorData: authenticatorData,
-                                   signature: signature, userHandle: userHandle,
-                                   clientExtensionResults: envelope.extensions)
+        var decoded: [UInt8] = []
+        // Decoded base64url is shorter than its text, so the document's length bounds the four members.
+        decoded.reserveCapacity(bytes.count * 3 / 4 + 3)
+        var clientDataJSON: Range<Int>?, authenticatorData: Range<Int>?, signature: Range<Int>?
+        var userHandle: Range<Int>??
+        let envelope = try? Self.envelope(bytes) { (reader: inout JSONReader, name: JSONReader.PlainName) throws(ParseError) in
+            if reader.name(name, is: "clientDataJSON") {
+                try once(&clientDataJSON, &reader) { (reader: inout JSONReader) throws(ParseError) in try base64URL(&reader, into: &decoded) }
+            } else if reader.name(name, is: "authenticatorData") {
+                try once(&authenticatorData, &reader) { (reader: inout JSONReader) throws(ParseError) in try base64URL(&reader, into: &decoded) }
+            } else if reader.name(name, is: "signature") {
+                try once(&signature, &reader) { (reader: inout JSONReader) throws(ParseError) in try base64URL(&reader, into: &decoded) }
+            } else if reader.name(name, is: "userHandle") {
+                try once(&userHandle, &reader) { (reader: inout JSONReader) throws(ParseError) in
+                    try orNull(&reader) { (reader: inout JSONReader) throws(ParseError) in try base64URL(&reader, into: &decoded) }
+                }
+            } else {
+                try reader.skipValue(depth: 3)
+                return false
+            }
+            return true
         }
+        guard let envelope = consume envelope, let clientDataJSON, let authenticatorData, let signature else { return nil }
+        // An empty user handle is none, as the public initializer has it.
+        let handle = userHandle.flatMap { $0 }.flatMap { $0.isEmpty ? nil : $0 }
+        guard let members = AssertionMembers(storage: decoded, clientDataJSON: clientDataJSON, authenticatorData: authenticatorData,
+                                             signature: signature, userHandle: handle) else { return nil }
+        return AuthenticationResponse(idText: envelope.id, rawId: envelope.rawId, type: envelope.type, members: members,
+                                      clientExtensionResults: envelope.extensions)
     }
 
     /// Reads the members of a plain `AuthenticationResponseJSON` and hands them, owned, to
@@ -47,14 +71,14 @@ enum PlainResponseDecoding {
     ) -> Result? {
         var clientDataJSON: [UInt8]?, authenticatorData: [UInt8]?, signature: [UInt8]?
         var userHandle: [UInt8]??
-        let envelope = try? Self.envelope(bytes) { (reader: inout JSONReader, name: ArraySlice<UInt8>) throws(ParseError) in
-            if name.is("clientDataJSON") {
+        let envelope = try? Self.envelope(bytes) { (reader: inout JSONReader, name: JSONReader.PlainName) throws(ParseError) in
+            if reader.name(name, is: "clientDataJSON") {
                 try once(&clientDataJSON, &reader, base64URL)
-            } else if name.is("authenticatorData") {
+            } else if reader.name(name, is: "authenticatorData") {
                 try once(&authenticatorData, &reader, base64URL)
-            } else if name.is("signature") {
+            } else if reader.name(name, is: "signature") {
                 try once(&signature, &reader, base64URL)
-            } else if name.is("userHandle") {
+            } else if reader.name(name, is: "userHandle") {
                 try once(&userHandle, &reader) { (reader: inout JSONReader) throws(ParseError) in try orNull(&reader, base64URL) }
             } else {
                 try reader.skipValue(depth: 3)
@@ -73,18 +97,18 @@ enum PlainResponseDecoding {
         var authenticatorData: [UInt8]??, publicKey: [UInt8]??
         var transports: [AuthenticatorTransport]??
         var publicKeyAlgorithm: Int??
-        let envelope = try? Self.envelope(bytes) { (reader: inout JSONReader, name: ArraySlice<UInt8>) throws(ParseError) in
-            if name.is("clientDataJSON") {
+        let envelope = try? Self.envelope(bytes) { (reader: inout JSONReader, name: JSONReader.PlainName) throws(ParseError) in
+            if reader.name(name, is: "clientDataJSON") {
                 try once(&clientDataJSON, &reader, base64URL)
-            } else if name.is("attestationObject") {
+            } else if reader.name(name, is: "attestationObject") {
                 try once(&attestationObject, &reader, base64URL)
-            } else if name.is("authenticatorData") {
+            } else if reader.name(name, is: "authenticatorData") {
                 try once(&authenticatorData, &reader) { (reader: inout JSONReader) throws(ParseError) in try orNull(&reader, base64URL) }
-            } else if name.is("publicKey") {
+            } else if reader.name(name, is: "publicKey") {
                 try once(&publicKey, &reader) { (reader: inout JSONReader) throws(ParseError) in try orNull(&reader, base64URL) }
-            } else if name.is("publicKeyAlgorithm") {
+            } else if reader.name(name, is: "publicKeyAlgorithm") {
                 try once(&publicKeyAlgorithm, &reader) { (reader: inout JSONReader) throws(ParseError) in try orNull(&reader, integer) }
-            } else if name.is("transports") {
+            } else if reader.name(name, is: "transports") {
                 try once(&transports, &reader) { (reader: inout JSONReader) throws(ParseError) in try orNull(&reader, transportList) }
             } else {
                 try reader.skipValue(depth: 3)
@@ -94,7 +118,7 @@ enum PlainResponseDecoding {
         }
         guard let envelope, let clientDataJSON, let attestationObject else { return nil }
         return RegistrationResponseJSON(
-            id: envelope.id, rawId: Base64URLBytes(envelope.rawId),
+            id: String(decoding: envelope.id, as: UTF8.self), rawId: Base64URLBytes(envelope.rawId),
             response: AuthenticatorAttestationResponseJSON(
                 clientDataJSON: Base64URLBytes(clientDataJSON),
                 authenticatorData: authenticatorData.flatMap { $0 }.map { Base64URLBytes($0) },
@@ -108,7 +132,8 @@ enum PlainResponseDecoding {
 
     /// The members both credential documents share; `response`'s members go to the caller.
     private struct Envelope {
-        var id: String
+        /// The id's bytes (plain ASCII text), a slice of the document.
+        var id: ArraySlice<UInt8>
         var rawId: [UInt8]
         var type: String
         var attachment: AuthenticatorAttachment?
@@ -120,38 +145,35 @@ enum PlainResponseDecoding {
     /// unknown members. Throws when anything is not plain, repeats, or is missing.
     private static func envelope(
         _ bytes: ArraySlice<UInt8>,
-        response: (inout JSONReader, ArraySlice<UInt8>) throws(ParseError) -> Bool
+        response: (inout JSONReader, JSONReader.PlainName) throws(ParseError) -> Bool
     ) throws(ParseError) -> Envelope {
         var reader = JSONReader(bytes, limits: limits)
-        var id: String?, rawId: [UInt8]?, type: String?
+        var id: ArraySlice<UInt8>?, rawId: [UInt8]?, type: String?
         var attachment: AuthenticatorAttachment??
         var extensions: [String: JSONValue]?
         var sawResponse = false
         reader.skipWhitespace()
         guard reader.peek == UInt8(ascii: "{") else { throw giveUp(reader) }
-        try reader.readObject(depth: 1) { (reader: inout JSONReader, name: JSONReader.Text, _: Int) throws(ParseError) in
-            guard name.plain else { throw giveUp(reader) }
-            let name = name.bytes
-            if name.is("id") {
-                try once(&id, &reader, text)
-            } else if name.is("rawId") {
+        try reader.readPlainObject(depth: 1) { (reader: inout JSONReader, name: JSONReader.PlainName) throws(ParseError) in
+            if reader.name(name, is: "id") {
+                try once(&id, &reader, textBytes)
+            } else if reader.name(name, is: "rawId") {
                 try once(&rawId, &reader, base64URL)
-            } else if name.is("type") {
+            } else if reader.name(name, is: "type") {
                 try once(&type, &reader, text)
-            } else if name.is("authenticatorAttachment") {
+            } else if reader.name(name, is: "authenticatorAttachment") {
                 try once(&attachment, &reader) { (reader: inout JSONReader) throws(ParseError) in
                     try orNull(&reader, text).map(AuthenticatorAttachment.init(rawValue:))
                 }
-            } else if name.is("clientExtensionResults") {
+            } else if reader.name(name, is: "clientExtensionResults") {
                 try once(&extensions, &reader, extensionResults)
-            } else if name.is("response") {
+            } else if reader.name(name, is: "response") {
                 guard !sawResponse else { throw giveUp(reader) }
                 sawResponse = true
                 reader.skipWhitespace()
                 guard reader.peek == UInt8(ascii: "{") else { throw giveUp(reader) }
-                try reader.readObject(depth: 2) { (reader: inout JSONReader, name: JSONReader.Text, _: Int) throws(ParseError) in
-                    guard name.plain else { throw giveUp(reader) }
-                    return try response(&reader, name.bytes)
+                try reader.readPlainObject(depth: 2) { (reader: inout JSONReader, name: JSONReader.PlainName) throws(ParseError) in
+                    try response(&reader, name)
                 }
             } else {
                 try reader.skipValue(depth: 2)
@@ -198,11 +220,27 @@ enum PlainResponseDecoding {
         return text.string
     }
 
+    /// A plain string's bytes (a slice of the document: no string made).
+    private static func textBytes(_ reader: inout JSONReader) throws(ParseError) -> ArraySlice<UInt8> {
+        reader.skipWhitespace()
+        guard reader.peek == UInt8(ascii: "\"") else { throw giveUp(reader) }
+        let text = try reader.readString()
+        guard text.plain else { throw giveUp(reader) }
+        return text.bytes
+    }
+
     /// A string holding strict base64url, decoded.
     private static func base64URL(_ reader: inout JSONReader) throws(ParseError) -> [UInt8] {
         reader.skipWhitespace()
         guard reader.peek == UInt8(ascii: "\""), let bytes = try reader.readBase64URL() else { throw giveUp(reader) }
         return bytes
+    }
+
+    /// A string holding strict base64url, decoded and appended to `out`; where it lies there.
+    private static func base64URL(_ reader: inout JSONReader, into out: inout [UInt8]) throws(ParseError) -> Range<Int> {
+        reader.skipWhitespace()
+        guard reader.peek == UInt8(ascii: "\""), let range = try reader.readBase64URL(appendingTo: &out) else { throw giveUp(reader) }
+        return range
     }
 
     /// An integer of at most 15 digits, without fraction or exponent (`-0` is left to `JSONDecoder`).

@@ -9,9 +9,14 @@ public struct CollectedClientData: Sendable {
     /// `webauthn.create` or `webauthn.get` (compared by the ceremony, not here).
     public let type: String
     /// The challenge as the client sent it: base64url text.
-    public let challenge: String
+    public var challenge: String { String(decoding: challengeUTF8, as: UTF8.self) }
     /// The origin of the calling document.
-    public let origin: String
+    public var origin: String { String(decoding: originUTF8, as: UTF8.self) }
+    /// ``challenge``'s UTF-8. Read from text without escapes, a slice of ``rawBytes``: the
+    /// ceremony compares and decodes these bytes, and no string is made unless one is read.
+    package let challengeUTF8: ArraySlice<UInt8>
+    /// ``origin``'s UTF-8, kept as ``challengeUTF8`` is.
+    package let originUTF8: ArraySlice<UInt8>
     /// Whether the ceremony ran in a cross-origin frame, when the client said.
     public let crossOrigin: Bool?
     /// The top-level origin of a cross-origin ceremony, when the client said.
@@ -25,11 +30,11 @@ public struct CollectedClientData: Sendable {
     package static let maximumDepth = 32
 
     /// The parsed members, with the bytes they came from (the JSON readers in `JSON/` build it).
-    init(type: String, challenge: String, origin: String, crossOrigin: Bool?, topOrigin: String?,
-                 rawBytes: ArraySlice<UInt8>) {
+    init(type: String, challenge: ArraySlice<UInt8>, origin: ArraySlice<UInt8>, crossOrigin: Bool?, topOrigin: String?,
+         rawBytes: ArraySlice<UInt8>) {
         self.type = type
-        self.challenge = challenge
-        self.origin = origin
+        self.challengeUTF8 = challenge
+        self.originUTF8 = origin
         self.crossOrigin = crossOrigin
         self.topOrigin = topOrigin
         self.rawBytes = rawBytes
@@ -41,7 +46,7 @@ public struct CollectedClientData: Sendable {
     ///   strict unpadded base64url.
     package func decodedChallenge() throws(WebAuthnError) -> [UInt8] {
         do {
-            return try Base64URL.decode(challenge)
+            return try Base64URL.decode(utf8: challengeUTF8)
         } catch {
             throw WebAuthnError(.malformed, "clientDataJSON: challenge: \(error)")
         }

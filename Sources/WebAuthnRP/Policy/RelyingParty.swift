@@ -54,6 +54,11 @@ public struct RelyingParty: Sendable {
         OriginMatcher.matches(candidate: origin, anyOf: allowedOrigins, allowSubdomains: allowSubdomains)
     }
 
+    /// ``isAllowedOrigin(_:)`` of an origin given as UTF-8 (a slice of the client data).
+    func isAllowedOrigin(utf8 origin: ArraySlice<UInt8>) -> Bool {
+        OriginMatcher.matches(candidateUTF8: origin, anyOf: allowedOrigins, allowSubdomains: allowSubdomains)
+    }
+
     /// Whether `origin` is one of ``topOrigins``.
     func isAllowedTopOrigin(_ origin: String) -> Bool {
         OriginMatcher.matches(candidate: origin, anyOf: allowedTopOrigins, allowSubdomains: allowSubdomains)
@@ -126,25 +131,28 @@ enum OriginMatcher {
     /// Whether `candidate` is one of `allowed`: byte-identical, or the same scheme, effective
     /// port and host (or, with `allowSubdomains`, a host below it on a dot boundary).
     static func matches(candidate: String, anyOf allowed: [Allowed], allowSubdomains: Bool) -> Bool {
-        if allowed.contains(where: { sameUTF8(candidate, $0.text) }) { return true }
-        guard let c = parse(candidate) else { return false }
+        matches(candidateUTF8: Array(candidate.utf8)[...], anyOf: allowed, allowSubdomains: allowSubdomains)
+    }
+
+    /// ``matches(candidate:anyOf:allowSubdomains:)`` of a candidate given as UTF-8: an exact
+    /// match is found on the bytes; only otherwise is a string made, for the components.
+    static func matches(candidateUTF8 candidate: ArraySlice<UInt8>, anyOf allowed: [Allowed], allowSubdomains: Bool) -> Bool {
+        // Read in place through a span (`contains(where:)` copied each entry out: three retains).
+        let entries = allowed.span
+        for i in entries.indices where sameUTF8(candidate, entries[i].text) { return true }
+        guard let c = parse(String(decoding: candidate, as: UTF8.self)) else { return false }
         return allowed.contains { entry in
             guard let a = entry.parts else { return false }
             return matches(c, a, allowSubdomains: allowSubdomains)
         }
     }
 
-    /// Whether two strings have the same UTF-8 bytes (no Unicode equivalence), compared
-    /// through spans (the generic `elementsEqual` over two UTF-8 views walked them through
-    /// their iterators).
-    static func sameUTF8(_ a: String, _ b: String) -> Bool {
-        let x = a.utf8.span, y = b.utf8.span
+    /// Whether bytes are a string's UTF-8 (no Unicode equivalence), compared through spans
+    /// (the generic `elementsEqual` walked a UTF-8 view through its iterator).
+    static func sameUTF8(_ a: ArraySlice<UInt8>, _ b: String) -> Bool {
+        let x = a.span, y = b.utf8.span
         guard x.count == y.count else { return false }
-        var i = 0
-        while i < x.count {
-            guard x[i] == y[i] else { return false }
-            i += 1
-        }
+        for i in 0..<x.count where x[i] != y[i] { return false }
         return true
     }
 

@@ -91,7 +91,7 @@ public struct RelyingPartyService: Sendable {
                                     keepAttestation: Bool, trace: inout CeremonyTrace)
         async throws -> Result<VerifiedRegistration, WebAuthnError> {
         let issued: IssuedChallenge, clientData: CollectedClientData?
-        switch try await consumeChallenge(clientDataJSON: response.clientDataJSON, expected: expectedChallenge, trace: &trace) {
+        switch try await consumeChallenge(clientDataJSON: response.clientDataJSON[...], expected: expectedChallenge, trace: &trace) {
         case .success(let value): (issued, clientData) = value
         case .failure(let error): return .failure(error)
         }
@@ -147,7 +147,7 @@ public struct RelyingPartyService: Sendable {
     private func finishAuthentication(_ response: AuthenticationResponse, expectedChallenge: [UInt8]?, now: Date,
                                       trace: inout CeremonyTrace) async throws -> Result<VerifiedAuthentication, WebAuthnError> {
         let issued: IssuedChallenge, clientData: CollectedClientData?
-        switch try await consumeChallenge(clientDataJSON: response.clientDataJSON, expected: expectedChallenge, trace: &trace) {
+        switch try await consumeChallenge(clientDataJSON: response.members.clientDataJSON, expected: expectedChallenge, trace: &trace) {
         case .success(let value): (issued, clientData) = value
         case .failure(let error): return .failure(error)
         }
@@ -201,7 +201,7 @@ public struct RelyingPartyService: Sendable {
 
     /// Consumes the challenge this response answers, before any other check. Without a
     /// session challenge the client data names it; that parse is returned for the verifier.
-    private func consumeChallenge(clientDataJSON: [UInt8], expected: [UInt8]?, trace: inout CeremonyTrace)
+    private func consumeChallenge(clientDataJSON: ArraySlice<UInt8>, expected: [UInt8]?, trace: inout CeremonyTrace)
         async throws -> Result<(IssuedChallenge, CollectedClientData?), WebAuthnError> {
         let challenge: [UInt8]
         var clientData: CollectedClientData?
@@ -210,7 +210,7 @@ public struct RelyingPartyService: Sendable {
         } else {
             // No session challenge: identify the ceremony by the challenge the client data names.
             do {
-                let parsed = try CollectedClientData(jsonBytes: clientDataJSON[...])
+                let parsed = try CollectedClientData(jsonBytes: clientDataJSON)
                 challenge = try parsed.decodedChallenge()
                 clientData = parsed
             } catch {
