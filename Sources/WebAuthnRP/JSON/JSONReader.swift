@@ -249,6 +249,35 @@ struct JSONReader {
         }
     }
 
+    /// Enters an object at the current position (`{` next): false when it is empty (and read).
+    private mutating func openObject(_ depth: Int) throws(ParseError) -> Bool {
+        try enter(depth)
+        position += 1  // "{"
+        skipWhitespace()
+        guard peek == UInt8(ascii: "}") else { return true }
+        position += 1
+        return false
+    }
+
+    /// The `:` after a member name, with the white space around it.
+    private mutating func readColon() throws(ParseError) {
+        skipWhitespace()
+        guard try next("an object") == UInt8(ascii: ":") else {
+            throw fail("expected ':' after a member name", at: position - 1)
+        }
+        skipWhitespace()
+    }
+
+    /// What follows a member's value: true for `,` (another member), false for `}` (the end).
+    private mutating func readMemberSeparator() throws(ParseError) -> Bool {
+        skipWhitespace()
+        switch try next("an object") {
+        case UInt8(ascii: ","): return true
+        case UInt8(ascii: "}"): return false
+        default: throw fail("expected ',' or '}' in an object", at: position - 1)
+        }
+    }
+
     /// Reads an object at the current position (`{` next), calling `member` with the reader
     /// on each member's value, the member's name and where the name starts. `member` reads
     /// the value and returns true when it has itself made sure the name is not repeated (a
@@ -257,13 +286,7 @@ struct JSONReader {
     mutating func readObject(
         depth: Int, _ member: (inout JSONReader, Text, Int) throws(ParseError) -> Bool
     ) throws(ParseError) {
-        try enter(depth)
-        position += 1  // "{"
-        skipWhitespace()
-        if peek == UInt8(ascii: "}") {
-            position += 1
-            return
-        }
+        guard try openObject(depth) else { return }
         // Names the caller did not check, kept only when there are any (no allocation when
         // every name is one the caller reads); past 16 of them, a set.
         var unchecked: [Text] = []
@@ -273,11 +296,7 @@ struct JSONReader {
             let nameStart = position
             guard peek == UInt8(ascii: "\"") else { throw fail("expected a member name string") }
             let name = try readString()
-            skipWhitespace()
-            guard try next("an object") == UInt8(ascii: ":") else {
-                throw fail("expected ':' after a member name", at: position - 1)
-            }
-            skipWhitespace()
+            try readColon()
             if try !member(&self, name, nameStart) {
                 if unchecked.count < 16 {
                     guard !unchecked.contains(where: { $0.sameName(as: name) }) else { throw duplicate(name, at: nameStart) }
@@ -287,12 +306,7 @@ struct JSONReader {
                     guard uncheckedSet.insert(name.string).inserted else { throw duplicate(name, at: nameStart) }
                 }
             }
-            skipWhitespace()
-            switch try next("an object") {
-            case UInt8(ascii: ","): continue
-            case UInt8(ascii: "}"): return
-            default: throw fail("expected ',' or '}' in an object", at: position - 1)
-            }
+            guard try readMemberSeparator() else { return }
         }
     }
 
@@ -308,13 +322,7 @@ struct JSONReader {
     /// escape, a control character or a non-ASCII byte, and for a name repeated among those
     /// `member` did not take (returned false for); past 16 of those it throws too.
     mutating func readPlainObject(depth: Int, _ member: (inout JSONReader, PlainName) throws(ParseError) -> Bool) throws(ParseError) {
-        try enter(depth)
-        position += 1  // "{"
-        skipWhitespace()
-        if peek == UInt8(ascii: "}") {
-            position += 1
-            return
-        }
+        guard try openObject(depth) else { return }
         var unchecked: [Range<Int>] = []
         while true {
             skipWhitespace()
@@ -327,23 +335,14 @@ struct JSONReader {
             }
             position = end + 1
             let name = PlainName(range: start..<end)
-            skipWhitespace()
-            guard try next("an object") == UInt8(ascii: ":") else {
-                throw fail("expected ':' after a member name", at: position - 1)
-            }
-            skipWhitespace()
+            try readColon()
             if try !member(&self, name) {
                 guard unchecked.count < 16, !unchecked.contains(where: { sameContent($0, name.range) }) else {
                     throw fail("a repeated member name, or too many unknown ones", at: nameStart)
                 }
                 unchecked.append(name.range)
             }
-            skipWhitespace()
-            switch try next("an object") {
-            case UInt8(ascii: ","): continue
-            case UInt8(ascii: "}"): return
-            default: throw fail("expected ',' or '}' in an object", at: position - 1)
-            }
+            guard try readMemberSeparator() else { return }
         }
     }
 
