@@ -194,7 +194,7 @@ struct PlainJSONFastPathTests {
     @Test("the response built straight from plain JSON is the one AuthenticationResponse(json:) makes", arguments: authenticationCases + [plainAuthentication, prfAuthentication])
     func directResponseAgrees(_ text: String) {
         let bytes = Array(text.utf8)[...]
-        let direct = PlainResponseDecoding.authenticationResponse(bytes)
+        let direct = AuthenticationResponse(plainJSON: bytes)
         let viaJSON = PlainResponseDecoding.authentication(bytes).map(AuthenticationResponse.init(json:))
         #expect((direct == nil) == (viaJSON == nil))
         if let direct, let viaJSON {

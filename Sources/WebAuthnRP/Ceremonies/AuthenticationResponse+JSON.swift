@@ -14,6 +14,20 @@ extension AuthenticationResponse {
     }
 }
 
+extension AuthenticationResponse {
+    /// The response `AuthenticationResponse(json:)` makes of plain JSON (what browsers send),
+    /// built straight from the decoded members, or nil when the document is not plain. The
+    /// response keeps the decoder's one buffer of binary members with their ranges.
+    init?(plainJSON bytes: ArraySlice<UInt8>) {
+        guard let plain = PlainResponseDecoding.assertion(bytes),
+              let members = AssertionMembers(storage: plain.decoded, clientDataJSON: plain.clientDataJSON,
+                                             authenticatorData: plain.authenticatorData, signature: plain.signature,
+                                             userHandle: plain.userHandle) else { return nil }
+        self.init(idText: plain.id, rawId: plain.rawId, type: plain.type, members: members,
+                  clientExtensionResults: plain.extensions)
+    }
+}
+
 extension AuthenticationResponse: Decodable {
     /// Decodes the response `PublicKeyCredential.toJSON()` produced, as the body the client
     /// posted. What browsers send is read in one pass of the strict reader, straight into the
@@ -23,7 +37,7 @@ extension AuthenticationResponse: Decodable {
     /// - Throws: ``WebAuthnError`` with category `malformed` naming the member that is
     ///   missing, mistyped or not base64url.
     public init(jsonData: Data) throws(WebAuthnError) {
-        if let plain = PlainResponseDecoding.authenticationResponse([UInt8](jsonData)[...]) {
+        if let plain = AuthenticationResponse(plainJSON: [UInt8](jsonData)[...]) {
             self = plain
         } else {
             self.init(json: try AuthenticationResponseJSON(decodingGeneral: jsonData))

@@ -26,11 +26,23 @@ enum PlainResponseDecoding {
         }
     }
 
-    /// The `AuthenticationResponse` that `AuthenticationResponse(json:)` makes of
-    /// ``authentication(_:)``'s result, built straight from the decoded members, or nil. The
-    /// four binary members of `response` are decoded into one buffer (one allocation, not
-    /// four), which the response keeps with each member's range.
-    static func authenticationResponse(_ bytes: ArraySlice<UInt8>) -> AuthenticationResponse? {
+    /// A plain assertion's members as read: the four binary members of `response` decoded
+    /// into one buffer (one allocation, not four) with each member's range, and the rest of
+    /// the envelope. `AuthenticationResponse(plainJSON:)` (in Ceremonies/) keeps them as they are.
+    struct PlainAssertion {
+        /// The id's bytes (plain ASCII text), a slice of the document.
+        var id: ArraySlice<UInt8>
+        var rawId: [UInt8]
+        var type: String
+        var extensions: [String: JSONValue]
+        var decoded: [UInt8]
+        var clientDataJSON: Range<Int>, authenticatorData: Range<Int>, signature: Range<Int>
+        /// Nil when absent, null or empty.
+        var userHandle: Range<Int>?
+    }
+
+    /// ``authentication(_:)``'s members without the JSON form, or nil.
+    static func assertion(_ bytes: ArraySlice<UInt8>) -> PlainAssertion? {
         var decoded: [UInt8] = []
         // Decoded base64url is shorter than its text, so the document's length bounds the four members.
         decoded.reserveCapacity(bytes.count * 3 / 4 + 3)
@@ -56,10 +68,9 @@ enum PlainResponseDecoding {
         guard let envelope = consume envelope, let clientDataJSON, let authenticatorData, let signature else { return nil }
         // An empty user handle is none, as the public initializer has it.
         let handle = userHandle.flatMap { $0 }.flatMap { $0.isEmpty ? nil : $0 }
-        guard let members = AssertionMembers(storage: decoded, clientDataJSON: clientDataJSON, authenticatorData: authenticatorData,
-                                             signature: signature, userHandle: handle) else { return nil }
-        return AuthenticationResponse(idText: envelope.id, rawId: envelope.rawId, type: envelope.type, members: members,
-                                      clientExtensionResults: envelope.extensions)
+        return PlainAssertion(id: envelope.id, rawId: envelope.rawId, type: envelope.type, extensions: envelope.extensions,
+                              decoded: decoded, clientDataJSON: clientDataJSON, authenticatorData: authenticatorData,
+                              signature: signature, userHandle: handle)
     }
 
     /// Reads the members of a plain `AuthenticationResponseJSON` and hands them, owned, to

@@ -43,7 +43,7 @@ struct AuthenticationResponseMembersTests {
         #expect(response.id == "AQI" && Array(response.idText) == Array("AQI".utf8))
         response.id = "é-AQ"
         #expect(response.id == "é-AQ" && Array(response.idText) == Array("é-AQ".utf8))
-        let decoded = PlainResponseDecoding.authenticationResponse(Array(PlainJSONFastPathTests.plainAuthentication.utf8)[...])
+        let decoded = AuthenticationResponse(plainJSON: Array(PlainJSONFastPathTests.plainAuthentication.utf8)[...])
         #expect(decoded?.id == "AAECAw")
     }
 
