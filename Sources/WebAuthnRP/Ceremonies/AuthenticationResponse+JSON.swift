@@ -22,7 +22,8 @@ extension AuthenticationResponse {
         guard let plain = PlainResponseDecoding.assertion(bytes),
               let members = AssertionMembers(storage: plain.decoded, clientDataJSON: plain.clientDataJSON,
                                              authenticatorData: plain.authenticatorData, signature: plain.signature,
-                                             userHandle: plain.userHandle) else { return nil }
+                                             // An empty user handle is none, as the public initializer has it.
+                                             userHandle: plain.userHandle.flatMap { $0.isEmpty ? nil : $0 }) else { return nil }
         self.init(idText: plain.id, rawId: plain.rawId, type: plain.type, members: members,
                   clientExtensionResults: plain.extensions)
     }

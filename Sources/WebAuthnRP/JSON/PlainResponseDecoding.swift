@@ -13,17 +13,18 @@ enum PlainResponseDecoding {
     /// How deep a response document may nest on this path; deeper ones go to `JSONDecoder`.
     static let limits = JSONReader.Limits(maximumDepth: 10, maximumBytes: .max)
 
-    /// `AuthenticationResponseJSON` from plain JSON, or nil.
+    /// `AuthenticationResponseJSON` from plain JSON, or nil: ``assertion(_:)``'s members,
+    /// each copied out of the shared buffer.
     static func authentication(_ bytes: ArraySlice<UInt8>) -> AuthenticationResponseJSON? {
-        authenticationMembers(bytes) { envelope, clientDataJSON, authenticatorData, signature, userHandle in
-            AuthenticationResponseJSON(
-                id: String(decoding: envelope.id, as: UTF8.self), rawId: Base64URLBytes(envelope.rawId),
-                response: AuthenticatorAssertionResponseJSON(
-                    clientDataJSON: Base64URLBytes(clientDataJSON), authenticatorData: Base64URLBytes(authenticatorData),
-                    signature: Base64URLBytes(signature), userHandle: userHandle.map { Base64URLBytes($0) }),
-                authenticatorAttachment: envelope.attachment, clientExtensionResults: envelope.extensions,
-                type: PublicKeyCredentialType(rawValue: envelope.type))
-        }
+        guard let plain = assertion(bytes) else { return nil }
+        func member(_ range: Range<Int>) -> Base64URLBytes { Base64URLBytes(Array(plain.decoded[range])) }
+        return AuthenticationResponseJSON(
+            id: String(decoding: plain.id, as: UTF8.self), rawId: Base64URLBytes(plain.rawId),
+            response: AuthenticatorAssertionResponseJSON(
+                clientDataJSON: member(plain.clientDataJSON), authenticatorData: member(plain.authenticatorData),
+                signature: member(plain.signature), userHandle: plain.userHandle.map(member)),
+            authenticatorAttachment: plain.attachment, clientExtensionResults: plain.extensions,
+            type: PublicKeyCredentialType(rawValue: plain.type))
     }
 
     /// A plain assertion's members as read: the four binary members of `response` decoded
@@ -34,14 +35,16 @@ enum PlainResponseDecoding {
         var id: ArraySlice<UInt8>
         var rawId: [UInt8]
         var type: String
+        var attachment: AuthenticatorAttachment?
         var extensions: [String: JSONValue]
         var decoded: [UInt8]
         var clientDataJSON: Range<Int>, authenticatorData: Range<Int>, signature: Range<Int>
-        /// Nil when absent, null or empty.
+        /// Nil when absent or null; empty when `""` (the response, not the JSON form, makes
+        /// that none).
         var userHandle: Range<Int>?
     }
 
-    /// ``authentication(_:)``'s members without the JSON form, or nil.
+    /// The members of a plain `AuthenticationResponseJSON`, or nil when the document is not plain.
     static func assertion(_ bytes: ArraySlice<UInt8>) -> PlainAssertion? {
         var decoded: [UInt8] = []
         // Decoded base64url is shorter than its text, so the document's length bounds the four members.
@@ -66,40 +69,9 @@ enum PlainResponseDecoding {
             return true
         }
         guard let envelope = consume envelope, let clientDataJSON, let authenticatorData, let signature else { return nil }
-        // An empty user handle is none, as the public initializer has it.
-        let handle = userHandle.flatMap { $0 }.flatMap { $0.isEmpty ? nil : $0 }
-        return PlainAssertion(id: envelope.id, rawId: envelope.rawId, type: envelope.type, extensions: envelope.extensions,
-                              decoded: decoded, clientDataJSON: clientDataJSON, authenticatorData: authenticatorData,
-                              signature: signature, userHandle: handle)
-    }
-
-    /// Reads the members of a plain `AuthenticationResponseJSON` and hands them, owned, to
-    /// `build` (so they move into what it makes); nil when the document is not plain.
-    private static func authenticationMembers<Result>(
-        _ bytes: ArraySlice<UInt8>,
-        _ build: (_ envelope: consuming Envelope, _ clientDataJSON: consuming [UInt8], _ authenticatorData: consuming [UInt8],
-                  _ signature: consuming [UInt8], _ userHandle: consuming [UInt8]?) -> Result
-    ) -> Result? {
-        var clientDataJSON: [UInt8]?, authenticatorData: [UInt8]?, signature: [UInt8]?
-        var userHandle: [UInt8]??
-        let envelope = try? Self.envelope(bytes) { (reader: inout JSONReader, name: JSONReader.PlainName) throws(ParseError) in
-            if reader.name(name, is: "clientDataJSON") {
-                try once(&clientDataJSON, &reader, base64URL)
-            } else if reader.name(name, is: "authenticatorData") {
-                try once(&authenticatorData, &reader, base64URL)
-            } else if reader.name(name, is: "signature") {
-                try once(&signature, &reader, base64URL)
-            } else if reader.name(name, is: "userHandle") {
-                try once(&userHandle, &reader) { (reader: inout JSONReader) throws(ParseError) in try orNull(&reader, base64URL) }
-            } else {
-                try reader.skipValue(depth: 3)
-                return false
-            }
-            return true
-        }
-        guard let envelope = consume envelope, let clientDataJSON = consume clientDataJSON,
-              let authenticatorData = consume authenticatorData, let signature = consume signature else { return nil }
-        return build(envelope, clientDataJSON, authenticatorData, signature, (consume userHandle).flatMap { $0 })
+        return PlainAssertion(id: envelope.id, rawId: envelope.rawId, type: envelope.type, attachment: envelope.attachment,
+                              extensions: envelope.extensions, decoded: decoded, clientDataJSON: clientDataJSON,
+                              authenticatorData: authenticatorData, signature: signature, userHandle: userHandle.flatMap { $0 })
     }
 
     /// `RegistrationResponseJSON` from plain JSON, or nil.
