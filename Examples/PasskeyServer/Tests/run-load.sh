@@ -2,7 +2,8 @@
 # Load: a PostgreSQL cluster of our own on 127.0.0.1, the example server (release) on it, and
 # passkey-load registering users then running full logins over HTTP, with the library's
 # in-process login rate in the same run. Usage: run-load.sh [seconds] [concurrency]; LOAD_SEALED=1,
-# LOAD_MEMORY=1 and LOAD_PERF=PREFIX|stat add runs and profiles (Examples/PasskeyServer/README.md).
+# LOAD_MEMORY=1, LOAD_PGBENCH=1 and LOAD_PERF=PREFIX|stat add runs and profiles
+# (Examples/PasskeyServer/README.md).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"; package="$(dirname "$here")"
 pg_bin="${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)}"
@@ -60,6 +61,55 @@ if [ "${LOAD_SEALED:-0}" = 1 ]; then
   CHALLENGE_MODE=sealed SEALING_KEY="$(python3 -c 'import secrets; print(secrets.token_hex(32))')" \
     serve "$sealed_port" "postgres://passkeys@127.0.0.1:$pg_port/postgres"
   load sealed "$sealed_port" "$pg_pid"
+fi
+if [ "${LOAD_PGBENCH:-0}" = 1 ]; then
+  # The floor of the database part: the login's five statements (Tests/pgbench-login.sql) run by
+  # pgbench (libpq, C, prepared statements) from as many clients, with no HTTP server, no
+  # verification and no generator, on the rows the HTTP run registered (renamed so client N is
+  # user benchN with credential id int4send(N)). Its CPU per login is what PostgreSQL and the
+  # leanest client need before any server does anything.
+  echo "== pgbench: the login's SQL alone (prepared statements, $concurrency clients)"
+  psql=("${run_as[@]}" "$pg_bin/psql" -h 127.0.0.1 -p "$pg_port" -U passkeys -d postgres -qAt -v ON_ERROR_STOP=1)
+  "${psql[@]}" -c "WITH n AS (SELECT user_handle, row_number() OVER (ORDER BY created_at, user_handle) - 1 AS i
+                               FROM passkey_users)
+                   UPDATE passkey_users u SET username = 'bench' || n.i FROM n WHERE u.user_handle = n.user_handle" \
+               -c "UPDATE passkey_credentials c SET id = int4send(substring(u.username FROM 6)::int)
+                   FROM passkey_users u WHERE u.user_handle = c.user_handle"
+  users="$("${psql[@]}" -c "SELECT count(*) FROM passkey_users")"
+  [ "$users" -ge "$concurrency" ] || { echo "pgbench needs $concurrency registered users, found $users" >&2; exit 1; }
+  # user + system seconds of a process and its children (PostgreSQL's backends), from /proc.
+  tree_cpu() { python3 -c '
+import os, sys
+def fields(pid):
+    try: text = open(f"/proc/{pid}/stat").read()
+    except OSError: return None
+    rest = text[text.rindex(")") + 2:].split()
+    return int(rest[1]), sum(int(v) for v in rest[11:13]), sum(int(v) for v in rest[13:15])
+root = int(sys.argv[1]); own = fields(root); ticks = own[1] + own[2]
+for entry in filter(str.isdigit, os.listdir("/proc")):
+    child = fields(entry) if entry != str(root) else None
+    if child and child[0] == root: ticks += child[1]
+print(ticks / os.sysconf("SC_CLK_TCK"))' "$1"; }
+  # Runs a command; prints its output and then "client_cpu SECONDS", its user + system time.
+  with_cpu() { python3 -c '
+import resource, subprocess, sys
+out = subprocess.run(sys.argv[1:], capture_output=True, text=True)
+sys.stdout.write(out.stdout); sys.stderr.write(out.stderr)
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+print("client_cpu", usage.ru_utime + usage.ru_stime)
+sys.exit(out.returncode)' "$@"; }
+  for stored in 1 0; do
+    if [ "$stored" = 1 ]; then echo "-- challenges in the database (5 statements)"; else echo "-- sealed challenges (3 statements)"; fi
+    pg_before="$(tree_cpu "$pg_pid")"
+    bench_out="$(with_cpu "${run_as[@]}" "$pg_bin/pgbench" -h 127.0.0.1 -p "$pg_port" -U passkeys -n -M prepared \
+      -c "$concurrency" -j 2 -T "$seconds" -D stored_challenges="$stored" -f "$here/pgbench-login.sql" postgres)"
+    pg_after="$(tree_cpu "$pg_pid")"
+    echo "$bench_out" | grep -E '^(tps|latency average|number of transactions actually processed)'
+    done_count="$(echo "$bench_out" | sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p')"
+    client_cpu="$(echo "$bench_out" | sed -n 's/^client_cpu //p')"
+    python3 -c 'import sys; n, c, pg = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[4]) - float(sys.argv[3]); print(f"CPU per login: PostgreSQL {pg * 1e6 / n:.0f} µs, pgbench {c * 1e6 / n:.0f} µs")' \
+      "$done_count" "$client_cpu" "$pg_before" "$pg_after"
+  done
 fi
 if [ "${LOAD_MEMORY:-0}" = 1 ]; then
   echo "== server with in-memory stores"

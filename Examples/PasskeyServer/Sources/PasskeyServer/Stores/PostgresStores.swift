@@ -29,8 +29,10 @@ enum PostgresSchema {
         "CREATE INDEX IF NOT EXISTS passkey_challenges_expires_at ON passkey_challenges (expires_at)",
         // The credential id is the primary key: "not yet registered" (§7.1 step 27) is the
         // INSERT's conflict, never a read followed by a write. `record` is the library's Codable
-        // CredentialRecord; the counter and flags a login changes are columns too, so the
-        // conditional UPDATE can compare them.
+        // CredentialRecord as registered; what a login changes (the counter, the backup state,
+        // uvInitialized, prf_enabled) is kept in columns only, which the conditional UPDATE
+        // compares and which are laid over `record` when it is read, so a login never
+        // re-encodes or rewrites the record.
         """
         CREATE TABLE IF NOT EXISTS passkey_credentials (
             id             bytea   PRIMARY KEY,
@@ -49,6 +51,14 @@ enum PostgresSchema {
         // before these columns existed; the PRF output itself is never stored.
         "ALTER TABLE passkey_credentials ADD COLUMN IF NOT EXISTS discoverable boolean",
         "ALTER TABLE passkey_credentials ADD COLUMN IF NOT EXISTS prf_enabled boolean",
+        // The transports a login's allowCredentials names, so its options read two columns
+        // instead of decoding every record; filled from `record` for rows made before it existed.
+        "ALTER TABLE passkey_credentials ADD COLUMN IF NOT EXISTS transports text[]",
+        """
+        UPDATE passkey_credentials
+        SET transports = ARRAY(SELECT jsonb_array_elements_text(record::jsonb -> 'transports'))
+        WHERE transports IS NULL
+        """,
     ]
 
     static func migrate(_ client: PostgresClient, logger: Logger) async throws {
@@ -118,9 +128,10 @@ final class PostgresCredentialStore: PasskeyCredentialStore {
         let inserted = try await storage {
             try await client.query("""
                 INSERT INTO passkey_credentials (id, user_handle, sign_count, backup_state, uv_initialized, record,
-                                                 discoverable, prf_enabled)
+                                                 discoverable, prf_enabled, transports)
                 VALUES (\(Data(record.id)), \(Data(userHandle)), \(Int64(record.signCount)), \(record.backupState),
-                        \(record.uvInitialized), \(json), \(record.extensions.discoverable), \(record.extensions.prfEnabled))
+                        \(record.uvInitialized), \(json), \(record.extensions.discoverable), \(record.extensions.prfEnabled),
+                        \(record.transports))
                 ON CONFLICT (id) DO NOTHING RETURNING 1
                 """, logger: logger).collect().count
         }
@@ -142,12 +153,11 @@ final class PostgresCredentialStore: PasskeyCredentialStore {
     }
 
     func update(_ record: CredentialRecord) async throws {
-        let json = String(decoding: try JSONEncoder().encode(record), as: UTF8.self)
         let newCount = Int64(record.signCount)
         let updated = try await storage {
             try await client.execute(Statements.UpdateCredential(id: Data(record.id), signCount: newCount,
                                                                  backupState: record.backupState,
-                                                                 uvInitialized: record.uvInitialized, record: json,
+                                                                 uvInitialized: record.uvInitialized,
                                                                  prfEnabled: record.extensions.prfEnabled),
                                      logger: logger).all().count
         }
@@ -178,15 +188,17 @@ final class PostgresCredentialStore: PasskeyCredentialStore {
         return out
     }
 
-    /// The stored record with the columns a login updates laid over it (the columns are what
-    /// the conditional UPDATE compares, so they are the truth).
+    /// The stored record with the columns a login updates laid over it (a login writes only
+    /// those columns: the counter, the backup state, uvInitialized and prf_enabled are all the
+    /// library changes in a record at a login, AuthenticationVerifier's `updated`).
     static func record(_ row: Statements.CredentialRow) throws -> CredentialRecord {
-        let (json, signCount, backupState, uvInitialized) = row
+        let (json, signCount, backupState, uvInitialized, prfEnabled) = row
         var record = try JSONDecoder().decode(CredentialRecord.self, from: Data(json.utf8))
         guard let count = UInt32(exactly: signCount) else { throw RegistryError(.storage, "sign_count out of range") }
         record.signCount = count
         record.backupState = backupState
         record.uvInitialized = uvInitialized
+        record.extensions.prfEnabled = prfEnabled
         return record
     }
 }
@@ -213,9 +225,10 @@ final class PostgresAccountStore: AccountStore {
         let rows = try await storage {
             try await client.execute(Statements.LoginLookup(username: username), logger: logger).all()
         }
-        guard let (handle, _) = rows.first else { return nil }
-        let allow = try rows.compactMap { _, record in
-            try record.map { PublicKeyCredentialDescriptorJSON(try JSONDecoder().decode(CredentialRecord.self, from: Data($0.utf8))) }
+        guard let (handle, _, _) = rows.first else { return nil }
+        let allow = rows.compactMap { _, id, transports in
+            id.map { PublicKeyCredentialDescriptorJSON(id: Base64URLBytes(Array($0.readableBytesView)),
+                                                       transports: (transports ?? []).map(AuthenticatorTransport.init(rawValue:))) }
         }
         return (Array(handle.readableBytesView), allow)
     }
@@ -252,7 +265,7 @@ func storage<T>(_ body: () async throws -> T) async throws -> T {
 /// Registration and the account pages keep plain queries. Each has a fixed name: the default
 /// is `String(reflecting:)` of the type, built again at every execution.
 enum Statements {
-    typealias CredentialRow = (String, Int64, Bool, Bool)
+    typealias CredentialRow = (String, Int64, Bool, Bool, Bool?)
 
     struct IssueChallenge: PostgresPreparedStatement {
         static let name = "passkey_issue_challenge"
@@ -283,7 +296,7 @@ enum Statements {
 
     struct CredentialByID: PostgresPreparedStatement {
         static let name = "passkey_credential_by_id"
-        static let sql = "SELECT record, sign_count, backup_state, uv_initialized FROM passkey_credentials WHERE id = $1"
+        static let sql = "SELECT record, sign_count, backup_state, uv_initialized, prf_enabled FROM passkey_credentials WHERE id = $1"
         var id: Data
         func makeBindings() throws -> PostgresBindings {
             var bindings = PostgresBindings(capacity: 1)
@@ -296,7 +309,7 @@ enum Statements {
     struct CredentialsOfUser: PostgresPreparedStatement {
         static let name = "passkey_credentials_of_user"
         static let sql = """
-            SELECT record, sign_count, backup_state, uv_initialized FROM passkey_credentials
+            SELECT record, sign_count, backup_state, uv_initialized, prf_enabled FROM passkey_credentials
             WHERE user_handle = $1 ORDER BY created_at
             """
         var userHandle: Data
@@ -313,16 +326,15 @@ enum Statements {
         static let name = "passkey_update_credential"
         static let sql = """
             UPDATE passkey_credentials
-            SET sign_count = $2, backup_state = $3, uv_initialized = $4, record = $5, last_used_at = now(),
-                prf_enabled = $6
+            SET sign_count = $2, backup_state = $3, uv_initialized = $4, last_used_at = now(), prf_enabled = $5
             WHERE id = $1 AND (sign_count < $2 OR (sign_count = 0 AND $2 = 0))
             RETURNING 1
             """
-        var id: Data, signCount: Int64, backupState: Bool, uvInitialized: Bool, record: String, prfEnabled: Bool?
+        var id: Data, signCount: Int64, backupState: Bool, uvInitialized: Bool, prfEnabled: Bool?
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 6)
+            var bindings = PostgresBindings(capacity: 5)
             try bindings.append(id); bindings.append(signCount); bindings.append(backupState)
-            bindings.append(uvInitialized); bindings.append(record); bindings.append(prfEnabled)
+            bindings.append(uvInitialized); bindings.append(prfEnabled)
             return bindings
         }
         func decodeRow(_ row: PostgresRow) throws -> Int32 { try row.decode(Int32.self) }
@@ -340,11 +352,11 @@ enum Statements {
         func decodeRow(_ row: PostgresRow) throws -> ByteBuffer { try row.decode(ByteBuffer.self) }
     }
 
-    /// The account and its credentials (none: one row with a NULL record).
+    /// The account and its credentials' ids and transports (none: one row with NULLs).
     struct LoginLookup: PostgresPreparedStatement {
         static let name = "passkey_login_lookup"
         static let sql = """
-            SELECT u.user_handle, c.record FROM passkey_users u
+            SELECT u.user_handle, c.id, c.transports FROM passkey_users u
             LEFT JOIN passkey_credentials c ON c.user_handle = u.user_handle
             WHERE u.username = $1 ORDER BY c.created_at
             """
@@ -354,7 +366,9 @@ enum Statements {
             bindings.append(username)
             return bindings
         }
-        func decodeRow(_ row: PostgresRow) throws -> (ByteBuffer, String?) { try row.decode((ByteBuffer, String?).self) }
+        func decodeRow(_ row: PostgresRow) throws -> (ByteBuffer, ByteBuffer?, [String]?) {
+            try row.decode((ByteBuffer, ByteBuffer?, [String]?).self)
+        }
     }
 
     struct UsernameOfUserHandle: PostgresPreparedStatement {
