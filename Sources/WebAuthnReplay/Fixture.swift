@@ -188,6 +188,23 @@ struct Ceremony: Decodable {
     }
 }
 
+/// `expect.extensions`: an object of JSON values, decoded as ``JSONValue`` decodes objects
+/// (member by member in name order), so a fixture with several members that do not decode
+/// gets the same error on every load; a `[String: JSONValue]` member would be decoded in a
+/// dictionary's order, which changes from one decode to the next (found by the `fixture`
+/// fuzz target).
+struct ExpectedExtensions: Decodable {
+    var members: [String: JSONValue]
+
+    init(from decoder: any Decoder) throws {
+        guard case .object(let members) = try JSONValue(from: decoder) else {
+            throw DecodingError.typeMismatch([String: JSONValue].self, .init(codingPath: decoder.codingPath,
+                                                                            debugDescription: "expected an object"))
+        }
+        self.members = members
+    }
+}
+
 /// The verdict a ceremony is held to.
 struct Expectation: Decodable {
     enum Outcome: String, Decodable { case accept, reject }
@@ -210,7 +227,7 @@ struct Expectation: Decodable {
     /// With `policy.metadata`: the entry's latest status.
     var metadataStatus: String?
     /// Extension outputs as verified; each member compared when present (ReplayExtensions.swift).
-    var extensions: [String: JSONValue]?
+    var extensions: ExpectedExtensions?
 
     /// `accept` or `reject(<error>)`.
     var summary: String {

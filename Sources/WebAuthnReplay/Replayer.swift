@@ -372,12 +372,12 @@ enum ExpectationMatcher {
             if let expected = expect.metadataStatus, expected != status {
                 out.append("metadataStatus: expected \(expected), got \(status ?? "no metadata status")")
             }
-            ReplayExtensions.compare(expect.extensions, verified.extensions.replayJSON, into: &out)
+            ReplayExtensions.compare(expect.extensions?.members, verified.extensions.replayJSON, into: &out)
         case (.accept, .authenticated(let verified, _)):
             compare("credentialId", expect.credentialId, Base64URL.encode(verified.updatedRecord.id))
             compare("signCount", expect.signCount, verified.authenticatorData.signCount)
             compareFlags(expect, verified.authenticatorData.flags, into: &out)
-            ReplayExtensions.compare(expect.extensions, verified.extensions.replayJSON, into: &out)
+            ReplayExtensions.compare(expect.extensions?.members, verified.extensions.replayJSON, into: &out)
             if expect.attestationFormat != nil || expect.attestationType != nil || expect.trusted != nil
                 || expect.aaguid != nil || expect.authenticatorName != nil || expect.metadataStatus != nil {
                 out.append("attestation details were expected from an authentication")

@@ -171,6 +171,49 @@ struct JSONTypesTests {
         #expect(decoded.clientExtensionResults == ["a": .bool(true), "b": .array([.number(1), .object(["c": .null])])])
     }
 
+    /// Fuzz/FailingCases/fixture/expect-extensions-error-order-00f6059f19d3: an object nested in a
+    /// JSON value, with several members that do not decode, was decoded as `[String: JSONValue]`
+    /// (dictionary order) and the error named only the enclosing member. Nested objects are now
+    /// decoded in member-name order too, and the error names the member at fault.
+    @Test("of several malformed members of a nested object the error always names the first by name")
+    func nestedJSONValueErrorIsDeterministic() throws {
+        let members = ["zeta", "mu", "alpha", "omega", "beta", "kappa"].map { #""\#($0)": "\udc00""# }
+        let text = #"{"outer": [1, {"inner": {"# + members.joined(separator: ", ") + "}}]}"
+        for _ in 0..<50 {
+            do {
+                _ = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+                Issue.record("a lone surrogate decoded as a JSON value")
+            } catch let DecodingError.dataCorrupted(context) {
+                #expect(context.codingPath.map(\.stringValue) == ["outer", "Index 1", "inner", "alpha"])
+            }
+        }
+        // Well-formed nested values still decode whole.
+        let valid = #"{"b": [1, {"c": null, "a": "x"}], "a": true}"#
+        #expect(try JSONDecoder().decode(JSONValue.self, from: Data(valid.utf8))
+                == .object(["a": .bool(true), "b": .array([.number(1), .object(["c": .null, "a": .string("x")])])]))
+    }
+
+    /// A stored issued challenge decodes its extension inputs in member-name order as well.
+    @Test("a stored challenge with several malformed extension inputs always gets the same error")
+    func storedChallengeExtensionsErrorIsDeterministic() throws {
+        let issued = IssuedChallenge(challenge: Array(repeating: 7, count: 32), kind: .authentication, rpId: "example.org",
+                                     extensions: ["zeta": .number(1), "mu": .number(2), "alpha": .number(3), "omega": .number(4)],
+                                     expiresAt: Date(timeIntervalSince1970: 1_800_000_000))
+        var text = String(decoding: try JSONEncoder().encode(issued), as: UTF8.self)
+        for (name, value) in [("zeta", 1), ("mu", 2), ("alpha", 3), ("omega", 4)] {
+            text = text.replacingOccurrences(of: #""\#(name)":\#(value)"#, with: #""\#(name)":"\udc00""#)
+        }
+        #expect(text.components(separatedBy: #"\udc00"#).count == 5)
+        for _ in 0..<50 {
+            do {
+                _ = try JSONDecoder().decode(IssuedChallenge.self, from: Data(text.utf8))
+                Issue.record("a lone surrogate decoded as an extension input")
+            } catch let DecodingError.dataCorrupted(context) {
+                #expect(context.codingPath.map(\.stringValue) == ["extensions", "alpha"])
+            }
+        }
+    }
+
     @Test("creation options decode with the IDL default for excludeCredentials and round-trip")
     func creationOptions() throws {
         let text = #"""

@@ -27,6 +27,26 @@ struct ReplayExtensionsTests {
         #expect(second.mismatches == ["extensions.largeBlobKey: expected true, not reported"])
     }
 
+    /// Fuzz/FailingCases/fixture/expect-extensions-error-order-00f6059f19d3: `expect.extensions`
+    /// with several members that are not JSON values named a different one from one load to the
+    /// next (a `[String: JSONValue]` decodes in dictionary order). It is now read in name order.
+    @Test("of several malformed expect.extensions members the load error always names the first by name")
+    func expectedExtensionsErrorIsDeterministic() throws {
+        let text = try String(contentsOfFile: Self.registrationFile, encoding: .utf8)
+        let bad = ["zeta", "mu", "alpha", "omega", "beta"].map { #""\#($0)": {"\udc00": true}"# }.joined(separator: ", ")
+        let original = "\"minPinLength\": 6"
+        #expect(text.contains(original))
+        let data = Data(text.replacingOccurrences(of: original, with: original + ", " + bad).utf8)
+        for _ in 0..<30 {
+            do {
+                _ = try Replayer.describeFixture(data, file: "bad.json")
+                Issue.record("a lone surrogate in expect.extensions loaded")
+            } catch {
+                #expect("\(error)".contains("expect.extensions.alpha"), "\(error)")
+            }
+        }
+    }
+
     @Test("--explain lists each verified extension under the extension step")
     func explain() async throws {
         let report = await Replayer.replay(paths: [Self.registrationFile])

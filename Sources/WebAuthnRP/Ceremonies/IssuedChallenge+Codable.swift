@@ -42,7 +42,7 @@ extension IssuedChallenge: Codable {
             offeredAlgorithms: (try c.decodeIfPresent([Int].self, forKey: .offeredAlgorithms) ?? []).map(COSEAlgorithm.init(rawValue:)),
             conditionalCreate: try c.decodeIfPresent(Bool.self, forKey: .conditionalCreate) ?? false,
             attestation: try c.decodeIfPresent(AttestationConveyancePreference.self, forKey: .attestation),
-            extensions: try c.decodeIfPresent([String: JSONValue].self, forKey: .extensions),
+            extensions: try c.decodeJSONObjectIfPresent(forKey: .extensions),
             issuedAt: try c.decodeIfPresent(Double.self, forKey: .issuedAt).map(Date.init(timeIntervalSince1970:)),
             expiresAt: Date(timeIntervalSince1970: try c.decode(Double.self, forKey: .expiresAt)))
     }

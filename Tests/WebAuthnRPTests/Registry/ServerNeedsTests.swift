@@ -129,7 +129,7 @@ struct ServerNeedsTests {
         let service = RelyingPartyService(relyingParty: CeremonyFixture.relyingParty, credentials: store)
         var listed = try TestAuthenticator(), other = try TestAuthenticator(credentialId: Array(32..<64))
         for authenticator in [listed, other] {
-            var authenticator = authenticator
+            let authenticator = authenticator
             let options = try await service.beginRegistration(user: user, now: now)
             _ = try await service.finishRegistration(try authenticator.register(challenge: options.challenge.bytes), now: now)
         }
