@@ -26,11 +26,13 @@ pg_port="$(free_port)"; port="$(free_port)"
 pg_started=1
 swift build -c release --package-path "$package" >/dev/null
 bin="$(swift build -c release --package-path "$package" --show-bin-path)"
+# LOAD_SERVER_BINARY: load another build of the server (an A/B comparison); passkey-load stays.
+server_binary="${LOAD_SERVER_BINARY:-$bin/PasskeyServer}"
 session_key="$(python3 -c 'import secrets; print(secrets.token_hex(32))')"
 pg_pid="$(head -1 "$work/pgdata/postmaster.pid")"
 # One server on PostgreSQL, then (LOAD_MEMORY=1) one on the in-memory stores, each loaded the same way.
 serve() { # serve PORT [DATABASE_URL]   (CHALLENGE_MODE and SEALING_KEY pass through)
-  PORT="$1" DATABASE_URL="${2:-}" SESSION_KEY="$session_key" LOG_LEVEL=warning "$bin/PasskeyServer" >>"$work/server.log" 2>&1 &
+  PORT="$1" DATABASE_URL="${2:-}" SESSION_KEY="$session_key" LOG_LEVEL=warning "$server_binary" >>"$work/server.log" 2>&1 &
   pids+=("$!"); server_pid="$!"
   for _ in $(seq 1 100); do curl -fsS "http://127.0.0.1:$1/healthz" >/dev/null 2>&1 && return; sleep 0.2; done
   echo "server did not start" >&2; cat "$work/server.log" >&2; exit 1
