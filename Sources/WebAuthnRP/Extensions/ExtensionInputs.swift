@@ -217,7 +217,9 @@ public struct AuthenticationExtensionInputs: Sendable, Hashable {
                 guard !allowCredentials.isEmpty else {
                     throw WebAuthnError(.extension, "prf.evalByCredential needs a non-empty allowCredentials")
                 }
-                for id in prf.evalByCredential.keys where id.isEmpty || !allowCredentials.contains(id) {
+                // In id order, so that of several foreign ids the error names the same one every time.
+                for id in prf.evalByCredential.keys.sorted(by: { $0.lexicographicallyPrecedes($1) })
+                where id.isEmpty || !allowCredentials.contains(id) {
                     throw WebAuthnError(.extension,
                                         "prf.evalByCredential names \(Base64URL.encode(id)), which is not in allowCredentials")
                 }

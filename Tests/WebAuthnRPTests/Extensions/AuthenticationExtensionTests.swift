@@ -159,6 +159,17 @@ struct AuthenticationExtensionTests {
         #expect(throws: WebAuthnError(.extension, "")) { try write.validatedJSON(allowCredentials: [[1], [2]]) }
         #expect(throws: WebAuthnError(.extension, "")) { try AuthenticationExtensionInputs(appid: "not a url").validatedJSON(allowCredentials: []) }
         #expect(try AuthenticationExtensionInputs().validatedJSON(allowCredentials: []) == nil)
+        // Of several ids not in allowCredentials, the error names the smallest every time.
+        let foreign = AuthenticationExtensionInputs(prf: PRFInputs(evalByCredential: Dictionary(uniqueKeysWithValues:
+            (1...8).map { ([UInt8(9 - $0), 7], PRFValues(first: [1])) })))
+        for _ in 0..<30 {
+            do {
+                _ = try foreign.validatedJSON(allowCredentials: [[9]])
+                Issue.record("evalByCredential ids outside allowCredentials were accepted")
+            } catch {
+                #expect(error.message.contains("names \(Base64URL.encode([1, 7]))"), "\(error.message)")
+            }
+        }
     }
 
     @Test("the service validates inputs against the allowCredentials it builds and sends them")
