@@ -79,19 +79,6 @@ if [ "${LOAD_PGBENCH:-0}" = 1 ]; then
                    FROM passkey_users u WHERE u.user_handle = c.user_handle"
   users="$("${psql[@]}" -c "SELECT count(*) FROM passkey_users")"
   [ "$users" -ge "$concurrency" ] || { echo "pgbench needs $concurrency registered users, found $users" >&2; exit 1; }
-  # user + system seconds of a process and its children (PostgreSQL's backends), from /proc.
-  tree_cpu() { python3 -c '
-import os, sys
-def fields(pid):
-    try: text = open(f"/proc/{pid}/stat").read()
-    except OSError: return None
-    rest = text[text.rindex(")") + 2:].split()
-    return int(rest[1]), sum(int(v) for v in rest[11:13]), sum(int(v) for v in rest[13:15])
-root = int(sys.argv[1]); own = fields(root); ticks = own[1] + own[2]
-for entry in filter(str.isdigit, os.listdir("/proc")):
-    child = fields(entry) if entry != str(root) else None
-    if child and child[0] == root: ticks += child[1]
-print(ticks / os.sysconf("SC_CLK_TCK"))' "$1"; }
   # Runs a command; prints its output and then "client_cpu SECONDS", its user + system time.
   with_cpu() { python3 -c '
 import resource, subprocess, sys
@@ -102,10 +89,10 @@ print("client_cpu", usage.ru_utime + usage.ru_stime)
 sys.exit(out.returncode)' "$@"; }
   for stored in 1 0; do
     if [ "$stored" = 1 ]; then echo "-- challenges in the database (5 statements)"; else echo "-- sealed challenges (3 statements)"; fi
-    pg_before="$(tree_cpu "$pg_pid")"
+    pg_before="$("$bin/passkey-load" --cpu-seconds "$pg_pid")"
     bench_out="$(with_cpu "${run_as[@]}" "$pg_bin/pgbench" -h 127.0.0.1 -p "$pg_port" -U passkeys -n -M prepared \
       -c "$concurrency" -j 2 -T "$seconds" -D stored_challenges="$stored" -f "$here/pgbench-login.sql" postgres)"
-    pg_after="$(tree_cpu "$pg_pid")"
+    pg_after="$("$bin/passkey-load" --cpu-seconds "$pg_pid")"
     echo "$bench_out" | grep -E '^(tps|latency average|number of transactions actually processed)'
     done_count="$(echo "$bench_out" | sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p')"
     client_cpu="$(echo "$bench_out" | sed -n 's/^client_cpu //p')"

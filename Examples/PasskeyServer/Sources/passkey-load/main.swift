@@ -9,8 +9,15 @@ import WebAuthnRP
 // `concurrency` workers for `seconds`, and prints logins per second and p50/p99 latency; then
 // measures the library's in-process login rate (RelyingPartyService, in-memory stores) with
 // the same authenticator for comparison.
+// passkey-load --cpu-seconds PID
+// Prints the user + system seconds of PID and its children (CPUTime), for Tests/run-load.sh to
+// measure PostgreSQL under pgbench the way the HTTP runs measure it.
 
 let arguments = CommandLine.arguments
+if arguments.count == 3, arguments[1] == "--cpu-seconds", let pid = Int32(arguments[2]) {
+    print(CPUTime.seconds(ofTree: pid))
+    exit(0)
+}
 let base = arguments.count > 1 ? arguments[1] : "http://localhost:8080"
 let seconds = arguments.count > 2 ? Double(arguments[2]) ?? 10 : 10
 let concurrency = arguments.count > 3 ? Int(arguments[3]) ?? 16 : 16
