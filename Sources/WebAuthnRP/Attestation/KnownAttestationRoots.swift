@@ -17,7 +17,8 @@ public enum KnownAttestationRoots {
 
     /// Google's hardware attestation roots for `android-key` statements: four issuances
     /// (2016, 2019, 2021, 2022) of the root named `serialNumber=f92009e853b6b045`, all with the
-    /// same RSA-4096 key. The software-attestation root is not included.
+    /// same RSA-4096 key, and the P-384 root `Key Attestation CA1` (2025) that chains of remotely
+    /// provisioned attestation keys end in from 2026. The software-attestation root is not included.
     public static var googleHardwareAttestationRoots: [Certificate] { certificates(in: .googleHardware) }
 
     /// GlobalSign roots that `android-safetynet` response chains (leaf `attest.android.com`,
@@ -204,6 +205,23 @@ public enum KnownAttestationRoots {
             zbH4yswbt02tKtKEFhx+v+OTge/06V+jGsqTWLsfrOCNLuA8H++z+pUENmpqnnHo
             vaI47gC+TNpkgYGkkBT6B/m/U01BuOBBTzhIlMEZq9qkDWuM2cA5kW5V3FJUcfHn
             w1IdYIg2Wxg7yHcQZemFQg==
+            """),
+        // Key Attestation CA1 (CN=Key Attestation CA1, OU=Android, O=Google LLC, C=US), P-384, serial
+        // 84a9d0297b0eb58ae7ff0e80de760605, valid 2025-07-17 to 2035-07-15: the root Google added to its published
+        // list (android.googleapis.com/attestation/root) for chains of remotely provisioned keys from 2026 on.
+        Embedded(name: "Google hardware attestation root, Key Attestation CA1", group: .googleHardware, base64: """
+            MIICIjCCAaigAwIBAgIRAISp0Cl7DrWK5/8OgN52BgUwCgYIKoZIzj0EAwMwUjEc
+            MBoGA1UEAwwTS2V5IEF0dGVzdGF0aW9uIENBMTEQMA4GA1UECwwHQW5kcm9pZDET
+            MBEGA1UECgwKR29vZ2xlIExMQzELMAkGA1UEBhMCVVMwHhcNMjUwNzE3MjIzMjE4
+            WhcNMzUwNzE1MjIzMjE4WjBSMRwwGgYDVQQDDBNLZXkgQXR0ZXN0YXRpb24gQ0Ex
+            MRAwDgYDVQQLDAdBbmRyb2lkMRMwEQYDVQQKDApHb29nbGUgTExDMQswCQYDVQQG
+            EwJVUzB2MBAGByqGSM49AgEGBSuBBAAiA2IABCPaI3FO3z5bBQo8cuiEas4HjqCt
+            G/mLFfRT0MsIssPBEEU5Cfbt6sH5yOAxqEi5QagpU1yX4HwnGb7OtBYpDTB57uH5
+            Eczm34A5FNijV3s0/f0UPl7zbJcTx6xwqMIRq6NCMEAwDwYDVR0TAQH/BAUwAwEB
+            /zAOBgNVHQ8BAf8EBAMCAQYwHQYDVR0OBBYEFFIyuyz7RkOb3NaBqQ5lZuA0QepA
+            MAoGCCqGSM49BAMDA2gAMGUCMETfjPO/HwqReR2CS7p0ZWoD/LHs6hDi422opifH
+            EUaYLxwGlT9SLdjkVpz0UUOR5wIxAIoGyxGKRHVTpqpGRFiJtQEOOTp/+s1GcxeY
+            uR2zh/80lQyu9vAFCj6E4AXc+osmRg==
             """),
         // GlobalSign Root CA (R1; C=BE, O=GlobalSign nv-sa, OU=Root CA), serial 040000000001154b5ac394, valid
         // 1998-09-01 to 2028-01-28. Newer SafetyNet chains (attest.android.com, GTS CA 1D4, GTS Root R1) end

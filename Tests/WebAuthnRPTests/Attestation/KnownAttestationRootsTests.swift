@@ -36,6 +36,10 @@ struct KnownAttestationRootsTests {
         Expected(name: "Google hardware attestation root, serial f1c172a699eaf51d", commonName: nil, organization: nil,
                  organizationalUnit: nil, subjectSerialNumber: "f92009e853b6b045", serial: "f1c172a699eaf51d",
                  notBefore: "2022-03-20T18:07:48Z", notAfter: "2042-03-15T18:07:48Z"),
+        Expected(name: "Google hardware attestation root, Key Attestation CA1", commonName: "Key Attestation CA1",
+                 organization: "Google LLC", organizationalUnit: "Android", subjectSerialNumber: nil,
+                 serial: "84a9d0297b0eb58ae7ff0e80de760605",
+                 notBefore: "2025-07-17T22:32:18Z", notAfter: "2035-07-15T22:32:18Z"),
         Expected(name: "GlobalSign Root CA", commonName: "GlobalSign Root CA", organization: "GlobalSign nv-sa",
                  organizationalUnit: "Root CA", subjectSerialNumber: nil, serial: "040000000001154b5ac394",
                  notBefore: "1998-09-01T12:00:00Z", notAfter: "2028-01-28T12:00:00Z"),
@@ -62,7 +66,7 @@ struct KnownAttestationRootsTests {
         }
         #expect(KnownAttestationRoots.all.count == KnownAttestationRoots.embedded.count)
         #expect(KnownAttestationRoots.appleWebAuthnRootCA != nil)
-        #expect(KnownAttestationRoots.googleHardwareAttestationRoots.count == 4)
+        #expect(KnownAttestationRoots.googleHardwareAttestationRoots.count == 5)
         #expect(KnownAttestationRoots.globalSignSafetyNetRoots.count == 3)
     }
 
@@ -86,13 +90,14 @@ struct KnownAttestationRootsTests {
     func groups() throws {
         let apple = try #require(KnownAttestationRoots.appleWebAuthnRootCA)
         #expect(apple.subject.commonName == "Apple WebAuthn Root CA")
-        #expect(KnownAttestationRoots.googleHardwareAttestationRoots.allSatisfy {
-            $0.subject.value(for: "2.5.4.5") == "f92009e853b6b045"
-        })
+        let google = KnownAttestationRoots.googleHardwareAttestationRoots
+        let legacy = google.filter { $0.subject.value(for: "2.5.4.5") == "f92009e853b6b045" }
+        #expect(legacy.count == 4)
+        #expect(google.filter { $0.subject.commonName == "Key Attestation CA1" && $0.subject.organization == "Google LLC" }.count == 1)
         #expect(KnownAttestationRoots.globalSignSafetyNetRoots.allSatisfy { $0.subject.organization?.hasPrefix("GlobalSign") == true })
-        // The four Google issuances share one key.
-        let googleKeys = Set(KnownAttestationRoots.googleHardwareAttestationRoots.map(\.subjectPublicKeyInfoDER))
-        #expect(googleKeys.count == 1)
+        // The four issuances of the RSA root share one key; Key Attestation CA1 has its own.
+        #expect(Set(legacy.map(\.subjectPublicKeyInfoDER)).count == 1)
+        #expect(Set(google.map(\.subjectPublicKeyInfoDER)).count == 2)
     }
 
     @Test("no known root is trusted by default")
