@@ -116,11 +116,20 @@ enum ParserTargets {
         AuthenticatorData(bytes:): the same verdict twice; an accepted parse is exactly its parts \
         (rpIdHash ‖ flags ‖ signCount ‖ AAGUID ‖ length ‖ credentialId ‖ key ‖ extensions = the input), \
         AT and ED agree with what was parsed, the credential id is at most 1023 bytes, and the key and \
-        extensions re-decode as the same CBOR maps
+        extensions re-decode as the same CBOR maps; the App Attest mode (one map may follow with ED \
+        clear) accepts whatever the strict mode accepts, as the same parts, and its own acceptances \
+        hold the same properties, ED set only when it announces the map
         """) { bytes, check in
         let (first, parsed) = Verdict.of({ () throws(WebAuthnError) in try AuthenticatorData(bytes: bytes) }, describe: describe)
         let (second, _) = Verdict.of({ () throws(WebAuthnError) in try AuthenticatorData(bytes: bytes) }, describe: describe)
         check.requireSame(first, second, "parsing twice gives the same verdict")
+        let (lenient, lenientParsed) = Verdict.of({ () throws(WebAuthnError) in
+            try AuthenticatorData(bytes: bytes, unannouncedExtensions: .acceptedAsOneMap)
+        }, describe: describe)
+        if parsed != nil {
+            check.requireSame(first, lenient, "the App Attest mode accepts what the strict mode accepts, as the same parts")
+        }
+        if let data = lenientParsed { checkParts(data, input: bytes, unannouncedExtensions: .acceptedAsOneMap, &check) }
         guard let data = parsed else { return }
         checkParts(data, input: bytes, &check)
     }
@@ -134,7 +143,9 @@ enum ParserTargets {
         return out
     }
 
-    static func checkParts(_ data: AuthenticatorData, input: ArraySlice<UInt8>, _ check: inout PropertyCheck) {
+    static func checkParts(_ data: AuthenticatorData, input: ArraySlice<UInt8>,
+                           unannouncedExtensions: AuthenticatorData.UnannouncedExtensions = .refused,
+                           _ check: inout PropertyCheck) {
         var rebuilt = Array(data.rpIdHash)
         rebuilt.append(data.flags.rawValue)
         rebuilt += [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: data.signCount >> $0) }
@@ -160,8 +171,14 @@ enum ParserTargets {
         check.require(data.rpIdHash.count == 32, "rpIdHash is 32 bytes", "\(data.rpIdHash.count)")
         check.require(data.flags.contains(.attestedCredentialData) == (data.attestedCredentialData != nil),
                       "AT is set exactly when attested credential data was parsed", describe(data))
-        check.require(data.flags.contains(.extensionData) == (data.extensions != nil),
-                      "ED is set exactly when extensions were parsed", describe(data))
+        switch unannouncedExtensions {
+        case .refused:
+            check.require(data.flags.contains(.extensionData) == (data.extensions != nil),
+                          "ED is set exactly when extensions were parsed", describe(data))
+        case .acceptedAsOneMap:
+            check.require(!data.flags.contains(.extensionData) || data.extensions != nil,
+                          "ED set means extensions were parsed (App Attest mode)", describe(data))
+        }
     }
 
     // MARK: Attestation object

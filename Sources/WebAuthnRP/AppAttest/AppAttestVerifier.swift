@@ -108,7 +108,10 @@ package struct AppAttestAttestationObject: Sendable {
     ///   certificate), `attestation` for another `fmt` or an
     ///   `attStmt` without a two-certificate `x5c` or a byte-string `receipt`.
     package init(bytes: ArraySlice<UInt8>) throws(WebAuthnError) {
-        let object = try AttestationObject(bytes: bytes)
+        // Recent devices (Apple's published sample: iOS 27) append a map (apple_bundle_version_01, …)
+        // to the attestation's authData without setting ED; Apple's steps do not read it, and the
+        // nonce covers it. Anything else left over is still malformed.
+        let object = try AttestationObject(bytes: bytes, unannouncedExtensions: .acceptedAsOneMap)
         guard object.format == Self.format else {
             throw WebAuthnError(.attestation, "fmt is \"\(object.format.prefix(40))\", expected \"\(Self.format)\"")
         }

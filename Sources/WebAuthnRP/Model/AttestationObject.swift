@@ -17,11 +17,14 @@ package struct AttestationObject: Sendable {
     package let rawBytes: ArraySlice<UInt8>
 
     /// Parses an attestation object in place.
-    /// - Parameter bytes: the received bytes.
+    /// - Parameters:
+    ///   - bytes: the received bytes.
+    ///   - unannouncedExtensions: passed to the authenticator data parser (App Attest only).
     /// - Throws: ``WebAuthnError`` with category `malformed`: bytes that are not one CBOR
     ///   map, a missing, extra, duplicate or mistyped member, trailing bytes, or
     ///   authenticator data that does not parse.
-    package init(bytes: ArraySlice<UInt8>) throws(WebAuthnError) {
+    package init(bytes: ArraySlice<UInt8>,
+                 unannouncedExtensions: AuthenticatorData.UnannouncedExtensions = .refused) throws(WebAuthnError) {
         let item: CBORItem
         do {
             item = try CBOR.decode(bytes)
@@ -74,7 +77,7 @@ package struct AttestationObject: Sendable {
         }
         self.format = format
         self.statement = statement
-        self.authenticatorData = try AuthenticatorData(bytes: authData)
+        self.authenticatorData = try AuthenticatorData(bytes: authData, unannouncedExtensions: unannouncedExtensions)
         self.rawBytes = bytes
     }
 

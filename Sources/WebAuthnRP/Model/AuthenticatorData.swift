@@ -28,7 +28,8 @@ package struct AuthenticatorData: Sendable {
     package let signCount: UInt32
     /// The attested credential data, present exactly when the AT flag is set.
     package let attestedCredentialData: AttestedCredentialData?
-    /// The authenticator extension outputs map, present exactly when the ED flag is set.
+    /// The authenticator extension outputs map, present exactly when the ED flag is set (or,
+    /// parsed with ``UnannouncedExtensions/acceptedAsOneMap``, when a map follows anyway).
     package let extensions: CBORItem?
 
     /// The largest credential ID length a relying party accepts (§7.1 step on `credentialId`).
@@ -36,13 +37,28 @@ package struct AuthenticatorData: Sendable {
     /// The length of authenticator data without attested credential data or extensions.
     package static let minimumLength = 37
 
+    /// Whether an extensions map may follow the attested credential data while the ED flag
+    /// is clear. WebAuthn refuses it: nothing the flags do not announce may be there. Recent Apple
+    /// App Attest attestations carry such a map (`apple_bundle_version_01`,
+    /// `apple_validation_category_01`; Apple's published sample comes from iOS 27) with ED
+    /// clear, so the App Attest parser accepts it.
+    package enum UnannouncedExtensions: Sendable {
+        /// Bytes after the announced data are refused (WebAuthn).
+        case refused
+        /// One CBOR map may follow the announced data; it is read as ``extensions``.
+        case acceptedAsOneMap
+    }
+
     /// Parses authenticator data in place.
-    /// - Parameter bytes: the received bytes; slices of them are kept, not copied.
+    /// - Parameters:
+    ///   - bytes: the received bytes; slices of them are kept, not copied.
+    ///   - unannouncedExtensions: whether a map may follow with the ED flag clear
+    ///     (only App Attest attestations; WebAuthn never).
     /// - Throws: ``WebAuthnError`` with category `malformed`, naming the field that
     ///   failed: fewer than 37 bytes, a credential ID longer than 1023 bytes, a public
     ///   key or extensions that are not one CBOR map, data missing for a set flag, or
     ///   bytes left over.
-    package init(bytes: ArraySlice<UInt8>) throws(WebAuthnError) {
+    package init(bytes: ArraySlice<UInt8>, unannouncedExtensions: UnannouncedExtensions = .refused) throws(WebAuthnError) {
         guard bytes.count >= Self.minimumLength else {
             throw WebAuthnError(.malformed, "authenticator data: \(bytes.count) byte(s); at least \(Self.minimumLength) are required")
         }
@@ -76,6 +92,8 @@ package struct AuthenticatorData: Sendable {
                 throw WebAuthnError(.malformed, "authenticator data: the ED flag is set but no extensions follow")
             }
             extensions = try Self.decodeMap(&reader, "extensions")
+        } else if unannouncedExtensions == .acceptedAsOneMap, !reader.isAtEnd {
+            extensions = try Self.decodeMap(&reader, "extensions (ED flag clear)")
         } else {
             extensions = nil
         }

@@ -61,8 +61,18 @@ package struct TestAppAttestDevice: Sendable {
         package var format = "apple-appattest"
         /// Leaves attested credential data out of authData (AT clear).
         package var omitAttestedCredentialData = false
+        /// Bytes appended to authData after the credential key, the ED flag left clear, as recent
+        /// devices append `{apple_bundle_version_01, apple_validation_category_01}`.
+        package var unannouncedAuthDataTail: [UInt8]?
 
         package init() {}
+
+        /// The map recent devices append to an attestation's authData (ED clear): bundle version
+        /// and validation category, as in Apple's published sample.
+        package static let deviceAuthDataExtensions = CBOREncoder.encode(CBORItem.map([
+            (.text("apple_bundle_version_01"), .text("1")),
+            (.text("apple_validation_category_01"), .bytes([1, 0, 0, 0])),
+        ]))
     }
 
     /// Ways an assertion can be wrong.
@@ -127,10 +137,11 @@ package struct TestAppAttestDevice: Sendable {
         let authority = options.authority ?? self.authority
         let appId = options.appId ?? app.appId
         let coseKey = try privateKey.coseKey(algorithm: .es256)
-        let authData = TestAuthData(rpId: appId, flags: [], signCount: options.signCount,
+        let authData: [UInt8] = TestAuthData(rpId: appId, flags: [], signCount: options.signCount,
                                     aaguid: options.aaguid ?? environment.aaguid,
                                     credentialId: options.credentialId ?? keyId,
                                     credentialKey: options.omitAttestedCredentialData ? nil : coseKey).bytes
+            + (options.unannouncedAuthDataTail ?? [])
         var nonce = Digest.sha256.hash(authData + Digest.sha256.hash(challenge))
         options.nonce(&nonce)
         let certified = options.certifiedKey ?? privateKey

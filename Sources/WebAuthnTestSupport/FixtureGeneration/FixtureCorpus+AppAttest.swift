@@ -50,6 +50,26 @@ enum AppAttestFixtureCorpus {
         try file.assert("assert-1", &phone)
         files.append(file)
 
+        // Accepted: the map recent devices append to the attestation's authData with ED clear
+        // (Apple's published sample, iOS 27, has {apple_bundle_version_01, apple_validation_category_01});
+        // any other tail is still malformed.
+        file = AppAttestFixtureFile("app-attest/device-extensions.json",
+                                    "App Attest: authData ending in the map recent devices append with the ED flag clear (accepted), or in bytes that are not one CBOR map (malformed)",
+                                    environment: .production, anchors: [authority.root.certificate])
+        phone = try device("device extensions phone")
+        let deviceMap = AppAttestationOptions.deviceAuthDataExtensions
+        for (name, tail) in [("authdata-tail-not-a-map", [0x61, 0x78] as [UInt8]), ("authdata-tail-map-then-a-byte", deviceMap + [0x00]),
+                             ("authdata-tail-two-maps", deviceMap + deviceMap)] {
+            var options = AppAttestationOptions()
+            options.unannouncedAuthDataTail = tail
+            try file.attest(name, phone, options, expect: .reject(.malformed))
+        }
+        var deviceTail = AppAttestationOptions()
+        deviceTail.unannouncedAuthDataTail = deviceMap
+        try file.attest("attest", phone, deviceTail)
+        try file.assert("assert-1", &phone)
+        files.append(file)
+
         // Keys known before replay (appKeys).
         file = AppAttestFixtureFile("app-attest/preloaded-keys.json",
                                     "App Attest: assertions against a key listed in appKeys with counter 5",

@@ -182,6 +182,33 @@ struct AppAttestVerifierTests {
         #expect(try Self.attestationFailure { $0.statement = { $0.append((.text("alg"), .int(-7))) } } == nil)
     }
 
+    @Test("a recent device's attestation verifies: a map after the credential key with the ED flag clear")
+    func attestationWithDeviceExtensions() throws {
+        let phone = try Self.device()
+        var options = TestAppAttestDevice.AttestationOptions()
+        options.unannouncedAuthDataTail = TestAppAttestDevice.AttestationOptions.deviceAuthDataExtensions
+        let object = try phone.attest(challenge: Self.challenge, options)
+        let verified = try Self.verifier().verifyAttestation(object, keyId: phone.keyId, challenge: Self.challenge, at: Self.now)
+        #expect(verified.key.keyId == phone.keyId)
+        #expect(!verified.authenticatorData.flags.contains(.extensionData))
+        let map = try #require(verified.authenticatorData.extensions?.mapEntries)
+        #expect(map.compactMap(\.key.text) == ["apple_bundle_version_01", "apple_validation_category_01"])
+    }
+
+    @Test("after the credential key only one CBOR map may follow: other bytes, or a map and more, are malformed")
+    func attestationTailOtherThanOneMap() throws {
+        let map = TestAppAttestDevice.AttestationOptions.deviceAuthDataExtensions
+        for tail: [UInt8] in [[0x00], [0x61, 0x78], map + [0x00], map + map, Array(map.dropLast())] {
+            let failure = try Self.attestationFailure { $0.unannouncedAuthDataTail = tail }
+            #expect(failure?.category == .malformed, "tail \(tail.count) bytes: \(String(describing: failure))")
+        }
+        // WebAuthn authenticator data still refuses the same map when ED is clear.
+        let phone = try Self.device()
+        let authData = TestAuthData(rpId: Self.app.appId, flags: [], credentialKey: try phone.privateKey.coseKey(algorithm: .es256)).bytes + map
+        #expect(throws: WebAuthnError(.malformed, "")) { try AuthenticatorData(bytes: authData) }
+        #expect(try AuthenticatorData(bytes: authData[...], unannouncedExtensions: .acceptedAsOneMap).extensions != nil)
+    }
+
     // MARK: Assertion
 
     static func attested(_ seed: String = "assert phone") throws -> (TestAppAttestDevice, AttestedAppKey) {
