@@ -47,8 +47,10 @@ public struct MetadataPolicy: Sendable {
 /// authenticator without one (fido-u2f), by the key identifier of a certificate of its
 /// attestation path; statuses and certification are checked against ``policy``; the attestation
 /// type must be one the statement declares (`basic_full` for Basic, `basic_surrogate` for
-/// self, `attca` for AttCA, `anonca` for AnonCA; a `none` statement is not checked, since the
-/// client may strip any attestation); the statement's attestation root certificates become the
+/// self, `attca` for AttCA, `anonca` for AnonCA; a `packed` or `fido-u2f` x5c statement, which
+/// the spec leaves as "Basic, AttCA or uncertainty", fits any of `basic_full`, `attca` and
+/// `anonca`; a `none` statement is not checked, since the client may strip any attestation);
+/// the statement's attestation root certificates become the
 /// anchors for that authenticator alone, together with ``additionalAnchors``.
 public struct MetadataTrust: AttestationTrustSource {
     /// The verified BLOB.
@@ -119,17 +121,29 @@ public struct MetadataTrust: AttestationTrustSource {
             }
         }
         guard let authenticator, let statement = entry.statement, authenticator.type != .none else { return }
-        let declared: String
-        switch authenticator.type {
-        case .basic: declared = "basic_full"
-        case .self: declared = "basic_surrogate"
-        case .attCA: declared = "attca"
-        case .anonCA: declared = "anonca"
-        case .none: return
+        let fitting = Self.declarations(fitting: authenticator)
+        guard statement.attestationTypes.contains(where: fitting.contains) else {
+            throw Self.failure("\(name): attestation type \(authenticator.type.rawValue) (\(fitting.joined(separator: " or "))) is not "
+                               + "one its metadata statement declares (\(statement.attestationTypes.joined(separator: ", ")))")
         }
-        guard statement.attestationTypes.contains(declared) else {
-            throw Self.failure("\(name): attestation type \(authenticator.type.rawValue) (\(declared)) is not one its metadata "
-                               + "statement declares (\(statement.attestationTypes.joined(separator: ", ")))")
+    }
+
+    /// The MDS `attestationTypes` values a verified attestation may be declared as.
+    ///
+    /// A `packed` or `fido-u2f` statement with `x5c` verifies as "Basic, AttCA or uncertainty"
+    /// (W3C L3 §8.2, §8.6): only the metadata tells a batch certificate from one a CA issued for
+    /// this credential, so the entry's declaration of either (or of an anonymization CA) fits,
+    /// and the chain is still held to that entry's roots. Every other format's verification
+    /// procedure names one type.
+    static func declarations(fitting authenticator: AttestedAuthenticator) -> [String] {
+        switch authenticator.type {
+        case .basic where authenticator.format == "packed" || authenticator.format == "fido-u2f":
+            return ["basic_full", "attca", "anonca"]
+        case .basic: return ["basic_full"]
+        case .self: return ["basic_surrogate"]
+        case .attCA: return ["attca"]
+        case .anonCA: return ["anonca"]
+        case .none: return []
         }
     }
 }

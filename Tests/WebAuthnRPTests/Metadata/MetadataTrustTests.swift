@@ -133,7 +133,21 @@ struct MetadataTrustTests {
         let basicOnly = try world.blob([world.entry { $0.attestationTypes = ["basic_full"] }])
         try register(.packedSelf, policy: world.policy(basicOnly, chain: .reported)).expectRejected(.metadata, step: "§7.1 step 24")
         let attcaOnly = try world.blob([world.entry { $0.attestationTypes = ["attca"] }])
-        try register(.packed(ca: world.ca), policy: world.policy(attcaOnly)).expectRejected(.metadata, step: "§7.1 step 24")
+        // android-key verifies as Basic only (§8.4): an entry declaring only AttCA refuses it.
+        try register(.androidKey(ca: world.ca), policy: world.policy(attcaOnly)).expectRejected(.metadata, step: "§7.1 step 24")
+        // packed and fido-u2f x5c verify as "Basic, AttCA or uncertainty" (§8.2, §8.6): the entry's
+        // declaration decides, so attca or anonca fits, and the chain still ends in the entry's roots.
+        for declared in [["attca"], ["anonca"]] {
+            let blob = try world.blob([world.entry { $0.attestationTypes = declared }])
+            for attestation: TestAuthenticator.Attestation in [.packed(ca: world.ca), .fidoU2F(ca: world.ca)] {
+                let verified = try #require(try register(attestation, policy: world.policy(blob)).accepted(), "\(declared)")
+                #expect(verified.attestation.trusted && verified.attestation.authenticatorName == "Vendor Key")
+            }
+        }
+        let otherRoots = try world.blob([world.entry { $0.attestationTypes = ["attca"]; $0.roots = [world.otherCA.certificate] }])
+        try register(.packed(ca: world.ca), policy: world.policy(otherRoots)).expectRejected(.trust, step: "§7.1 step 29")
+        let surrogateOnly = try world.blob([world.entry { $0.attestationTypes = ["basic_surrogate"] }])
+        try register(.packed(ca: world.ca), policy: world.policy(surrogateOnly)).expectRejected(.metadata, step: "§7.1 step 24")
         // Self attestation declared as basic_surrogate is accepted (untrusted: no chain).
         let both = try world.blob([world.entry()])
         let selfAttested = try #require(try register(.packedSelf, policy: world.policy(both, chain: .reported)).accepted())
