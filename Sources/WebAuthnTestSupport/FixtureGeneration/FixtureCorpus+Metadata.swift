@@ -72,7 +72,8 @@ extension Corpus {
                                  "Registration with FIDO metadata (a test MDS3 BLOB, ES256, chain under a test root): each "
                                  + "authenticator is trusted through its own entry's roots and named by it; a REVOKED or "
                                  + "USER_VERIFICATION_BYPASS latest status and an attestation type the statement does not "
-                                 + "declare are refused (metadata); fido-u2f is found by its certificate's key identifier; "
+                                 + "declare (android-key against an AttCA-only entry) are refused (metadata); a packed x5c "
+                                 + "statement, Basic or AttCA, fits the AttCA-only entry; fido-u2f is found by its certificate's key identifier; "
                                  + "an unlisted authenticator is accepted untrusted; another entry's roots do not anchor it")
         judged.policyMembers = [metadataMember(blob)]
         try judged.register("register-listed", try authenticator(judged, "listed"), options: .init(attestation: .packed(ca: vendor)), trusted)
@@ -84,8 +85,13 @@ extension Corpus {
                             .reject(.metadata))
         try judged.register("register-user-verification-bypass", try authenticator(judged, "bypass"),
                             options: .init(attestation: .packed(ca: vendor)), .reject(.metadata))
+        // android-key verifies as Basic only (§8.4): an entry declaring only AttCA refuses it.
         try judged.register("register-undeclared-attestation-type", try authenticator(judged, "attca-only"),
-                            options: .init(attestation: .packed(ca: vendor)), .reject(.metadata))
+                            options: .init(attestation: .androidKey(ca: vendor)), .reject(.metadata))
+        // packed x5c is "Basic, AttCA or uncertainty" (§8.2): the entry's AttCA declaration fits.
+        try judged.register("register-packed-x5c-entry-declares-attca", try authenticator(judged, "attca-only", tag: " packed"),
+                            options: .init(attestation: .packed(ca: vendor)), trusted)
+        expectMetadata(&judged, name: "AttCA Test Key", status: "FIDO_CERTIFIED_L1")
         try judged.register("register-roots-of-another-vendor", try authenticator(judged, "other-roots"),
                             options: .init(attestation: .packed(ca: vendor)), .attested(format: "packed", type: .basic, trusted: false))
         expectMetadata(&judged, name: "Other Roots Test Key", status: "FIDO_CERTIFIED_L1")
