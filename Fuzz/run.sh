@@ -39,6 +39,11 @@ HARNESSES=(
 RSS_LIMIT_MB=2048
 MALLOC_LIMIT_MB=256
 TIMEOUT_S=10
+# libFuzzer writes an input slower than -report_slow_units (default 10 s) to the artifact folder as
+# slow-unit-*, and run.sh would count it as a finding. Below the timeout that only measures how
+# busy the machine was (a campaign at idle priority waits behind builds), and above it the input
+# is a timeout finding anyway, so slow units are never written.
+SLOW_UNIT_S=$((TIMEOUT_S * 100))
 # A 32 MB ASan quarantine instead of 256 MB keeps a healthy harness far below the RSS limit over a
 # ten-minute run. Allocation stacks are recorded 16 frames deep instead of 30: recording them is a
 # third of a slow harness's time, and 16 frames still reach the frames the leak suppressions match
@@ -91,7 +96,7 @@ fuzzer() {
   SWIFT_BACKTRACE=enable=no ASAN_OPTIONS="${ASAN_OPTIONS:-$ASAN_SETTINGS}" \
   LSAN_OPTIONS="suppressions=$PWD/lsan.supp:print_suppressions=0" "$BUILD_DIR/fuzz-$name" \
     -rss_limit_mb="$RSS_LIMIT_MB" -malloc_limit_mb="$MALLOC_LIMIT_MB" -timeout="$TIMEOUT_S" \
-    -artifact_prefix="FailingCases/$name/" "$@"
+    -report_slow_units="$SLOW_UNIT_S" -artifact_prefix="FailingCases/$name/" "$@"
 }
 
 # "FILES KB" of the input files in the given folders (missing folders count as empty).
