@@ -24,9 +24,20 @@ public enum JSONValue: Sendable, Hashable, Codable {
     /// Decoding `[String: JSONValue]` instead would visit the members in a dictionary's
     /// order, which differs from one decode to the next, so of two bad members the error named
     /// either (found by the `fixture` fuzz target, `Fuzz/FailingCases/fixture/`).
+    ///
+    /// A value nested more than 64 levels deep in the document (counting every member and element
+    /// above it) is refused: `JSONDecoder`'s work for each level grows with the depth, so without
+    /// a bound 2 KB of nested objects cost almost a second of CPU (found by the
+    /// `extension-outputs` fuzz target). The response readers allow 32 levels anyway.
     /// - Parameter decoder: the decoder.
-    /// - Throws: `DecodingError` when the value, or a value inside it, is none of the JSON kinds.
+    /// - Throws: `DecodingError` when the value, or a value inside it, is none of the JSON kinds,
+    ///   or nests too deep.
     public init(from decoder: any Decoder) throws {
+        guard decoder.codingPath.count <= Self.maximumDecodingDepth else {
+            throw DecodingError.dataCorrupted(DecodingError.Context(
+                codingPath: decoder.codingPath,
+                debugDescription: "nesting deeper than \(Self.maximumDecodingDepth) levels"))
+        }
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
@@ -46,6 +57,9 @@ public enum JSONValue: Sendable, Hashable, Codable {
             throw DecodingError.dataCorruptedError(in: container, debugDescription: "not a JSON value")
         }
     }
+
+    /// How deep a decoded value may sit in its document (`Decoder.codingPath` length).
+    static let maximumDecodingDepth = 64
 
     /// Encodes the value.
     /// - Parameter encoder: the encoder.
