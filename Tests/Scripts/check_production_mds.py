@@ -207,9 +207,30 @@ def revoke_all(payload: dict, day: str) -> dict:
     return revoked
 
 
-def replay(binary: str, fixture: pathlib.Path) -> tuple[int, str]:
-    result = subprocess.run([binary, str(fixture)], capture_output=True, text=True)
-    return result.returncode, result.stdout + result.stderr
+def replay(binary: str, path: pathlib.Path, fixture: dict, label: str, name: str) -> bool:
+    """Writes the fixture, replays it, prints one ok line or the replay's output; True when it passed."""
+    path.write_text(json.dumps(fixture))
+    result = subprocess.run([binary, str(path)], capture_output=True, text=True)
+    if result.returncode == 0:
+        expectation = fixture["ceremonies"][0]["expect"]
+        verdict = expectation.get("authenticatorName") or expectation.get("error", "accept, no entry")
+        print(f"ok   {label:8} {name}: {verdict}")
+        return True
+    output = result.stdout + result.stderr
+    print(f"FAIL {label:8} {name}\n" + "\n".join("     " + line for line in output.splitlines()))
+    return False
+
+
+def passes(expected: tuple[str, str] | None, current: tuple[str, bytes], revoked: tuple[str, bytes]):
+    """(label, (JWS, anchor), requireEntry, expectation) for each replay of one registration: with an
+    entry, accepted under it and refused once it is revoked; without one, accepted, and refused once
+    the policy requires an entry."""
+    if expected:
+        return [("current", current, False, {"outcome": "accept", "trusted": True,
+                                             "authenticatorName": expected[0], "metadataStatus": expected[1]}),
+                ("revoked", revoked, False, {"outcome": "reject", "error": "metadata"})]
+    return [("current", current, False, {"outcome": "accept"}),
+            ("required", current, True, {"outcome": "reject", "error": "metadata"})]
 
 
 def main() -> int:
@@ -258,12 +279,10 @@ def main() -> int:
         # The revoked BLOB is signed by another throwaway root: give each pass its own anchor.
         revoked_blob, revoked_root = sign(json.dumps(revoke_all(payload, clock[:10])).encode())
 
-        for name, (description, status) in EXPECTED.items():
+        current, revoked = (blob, root), (revoked_blob, revoked_root)
+        for name, expected in EXPECTED.items():
             original = json.loads((devices / name).read_text())
-            for label, jws, anchor, expectation in (
-                    ("current", blob, root, {"outcome": "accept", "trusted": True,
-                                             "authenticatorName": description, "metadataStatus": status}),
-                    ("revoked", revoked_blob, revoked_root, {"outcome": "reject", "error": "metadata"})):
+            for label, (jws, anchor), _, expectation in passes(expected, current, revoked):
                 fixture = copy.deepcopy(original)
                 policy = fixture.setdefault("policy", {})
                 policy.pop("trustAnchors", None)  # trust must come from the entry's roots
@@ -272,14 +291,7 @@ def main() -> int:
                 registrations = [c for c in fixture["ceremonies"] if c.get("kind") == "registration"]
                 registrations[0]["expect"] = expectation
                 fixture["ceremonies"] = registrations[:1]
-                path = work / f"{label}-{name}"
-                path.write_text(json.dumps(fixture))
-                code, output = replay(arguments.replay, path)
-                if code == 0:
-                    print(f"ok   {label:8} {name}: {expectation.get('authenticatorName', 'reject(metadata)')}")
-                else:
-                    failures += 1
-                    print(f"FAIL {label:8} {name}\n" + "\n".join("     " + line for line in output.splitlines()))
+                failures += not replay(arguments.replay, work / f"{label}-{name}", fixture, label, name)
         if samples_path is not None:
             samples = read_samples(samples_path)
             for name, expected in PACKAGE_SAMPLES.items():
@@ -288,25 +300,11 @@ def main() -> int:
                     failures += 1
                     continue
                 attestation, client_data = samples[name]
-                if expected:
-                    passes = [("current", blob, root, False, {"outcome": "accept", "authenticatorName": expected[0],
-                                                              "metadataStatus": expected[1]}),
-                              ("revoked", revoked_blob, revoked_root, False, {"outcome": "reject", "error": "metadata"})]
-                else:  # no entry: accepted, and refused once the policy requires an entry
-                    passes = [("current", blob, root, False, {"outcome": "accept"}),
-                              ("required", blob, root, True, {"outcome": "reject", "error": "metadata"})]
-                for label, jws, anchor, require_entry, expectation in passes:
-                    path = work / f"{label}-sample-{name}.json"
+                for label, (jws, anchor), require_entry, expectation in passes(expected, current, revoked):
                     fixture = sample_fixture(name, attestation, client_data, jws, anchor, expectation)
                     fixture["policy"]["metadata"]["requireEntry"] = require_entry
-                    path.write_text(json.dumps(fixture))
-                    code, output = replay(arguments.replay, path)
-                    if code == 0:
-                        verdict = expectation.get("authenticatorName") or expectation.get("error", "accept, no entry")
-                        print(f"ok   {label:8} sample {name}: {verdict}")
-                    else:
-                        failures += 1
-                        print(f"FAIL {label:8} sample {name}\n" + "\n".join("     " + line for line in output.splitlines()))
+                    failures += not replay(arguments.replay, work / f"{label}-sample-{name}.json", fixture,
+                                           label, f"sample {name}")
         print(f"{failures} failure(s)")
         return 1 if failures else 0
 

@@ -137,11 +137,11 @@ package struct TestAppAttestDevice: Sendable {
         let authority = options.authority ?? self.authority
         let appId = options.appId ?? app.appId
         let coseKey = try privateKey.coseKey(algorithm: .es256)
-        let authData: [UInt8] = TestAuthData(rpId: appId, flags: [], signCount: options.signCount,
+        let authData = TestAuthData(rpId: appId, flags: [], signCount: options.signCount,
                                     aaguid: options.aaguid ?? environment.aaguid,
                                     credentialId: options.credentialId ?? keyId,
                                     credentialKey: options.omitAttestedCredentialData ? nil : coseKey).bytes
-            + (options.unannouncedAuthDataTail ?? [])
+                       + (options.unannouncedAuthDataTail ?? [])
         var nonce = Digest.sha256.hash(authData + Digest.sha256.hash(challenge))
         options.nonce(&nonce)
         let certified = options.certifiedKey ?? privateKey
