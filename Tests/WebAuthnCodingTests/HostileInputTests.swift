@@ -233,6 +233,40 @@ struct HostileInputTests {
         #expect(decodeErrorCode(input) == nil)
     }
 
+    @Test("a repeated key is found once a map has handed its keys to the set, whatever their kinds")
+    func duplicateAfterCompositeKey() {
+        #expect(decodeErrorCode(hex("a3 8101 00 01 00 01 00")) == .duplicateKey)  // 1 twice, after [1]
+        #expect(decodeErrorCode(hex("a3 01 00 8101 00 01 00")) == .duplicateKey)  // 1 twice, around [1]
+        #expect(decodeErrorCode(hex("a3 6161 00 8101 00 7f6161ff 00")) == .duplicateKey)  // "a", then "a" in chunks
+        #expect(decodeErrorCode(hex("a3 01 00 8101 00 02 00")) == nil)
+    }
+
+    @Test("map keys that are arrays or maps are compared within a budget of their encoded bytes per decode")
+    func compositeKeyBudget() {
+        // [1] and [2] encode to two bytes each.
+        #expect(decodeErrorCode(hex("a2 8101 00 8102 00"), options: CBORDecodingOptions(maximumCompositeKeyBytes: 4)) == nil)
+        #expect(decodeErrorCode(hex("a2 8101 00 8102 00"), options: CBORDecodingOptions(maximumCompositeKeyBytes: 3)) == .limit)
+        // The charge is the canonical encoding, so a non-shortest [1] costs what 81 01 costs.
+        #expect(decodeErrorCode(hex("a2 811801 00 8102 00"), options: CBORDecodingOptions(maximumCompositeKeyBytes: 4)) == nil)
+        // Maps keyed by maps keyed by maps: each level encodes every key below it again, so
+        // 59 KB of this shape once cost a tenth of a second in release builds. The default
+        // budget refuses it; a moderate one (7 KB) still decodes.
+        #expect(decodeErrorCode(Self.mapsKeyedByMaps(width: 3, depth: 9)) == .limit)
+        #expect(decodeErrorCode(Self.mapsKeyedByMaps(width: 15, depth: 3)) == nil)
+    }
+
+    /// A map of `width` entries whose keys are such maps one level down, told apart by the
+    /// value of their last entry; integers at the bottom.
+    static func mapsKeyedByMaps(width: Int, depth: Int, last: UInt8 = 0) -> [UInt8] {
+        guard depth > 0 else { return [last] }
+        var out: [UInt8] = [0xa0 | UInt8(width)]
+        for index in 0..<width {
+            out += mapsKeyedByMaps(width: width, depth: depth - 1, last: UInt8(index))
+            out.append(index == width - 1 ? last : 0)
+        }
+        return out
+    }
+
     @Test("duplicates are found in a slice that does not start at index 0")
     func duplicateInOffsetSlice() throws {
         let padded = hex("ff ff a2 6161 00 6161 01")

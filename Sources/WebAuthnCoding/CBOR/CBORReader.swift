@@ -6,6 +6,8 @@ struct CBORReader {
     private let options: CBORDecodingOptions
     private let maximumDepth: Int
     private var itemsLeft: Int
+    /// What is left of ``CBORDecodingOptions/maximumCompositeKeyBytes`` for this decode.
+    private var compositeKeyBytesLeft: Int
 
     init(input: ArraySlice<UInt8>, options: CBORDecodingOptions) {
         self.input = input
@@ -13,6 +15,7 @@ struct CBORReader {
         self.options = options
         self.maximumDepth = max(1, min(options.maximumDepth, CBORDecodingOptions.hardMaximumDepth))
         self.itemsLeft = max(0, options.maximumItems)
+        self.compositeKeyBytesLeft = max(0, options.maximumCompositeKeyBytes)
     }
 
     private var remaining: Int { input.endIndex - position }
@@ -205,13 +208,13 @@ struct CBORReader {
 
     private mutating func readMap(_ head: Head, depth: Int) throws(CBORError) -> [CBORMapEntry] {
         var entries: [CBORMapEntry] = []
-        var largeMapKeys = DuplicateKeyDetector()
+        var keySet = DuplicateKeyDetector()
         func readEntry(_ reader: inout CBORReader) throws(CBORError) {
             let keyStart = reader.position
             let key = try reader.readItem(depth: depth + 1)
             // Duplicates first: a repeated key is a duplicate in canonical mode too,
             // not merely a key out of order.
-            guard reader.isNewKey(key, at: keyStart, earlier: entries, largeMapKeys: &largeMapKeys) else {
+            guard try reader.isNewKey(key, at: keyStart, earlier: entries, keySet: &keySet) else {
                 throw reader.fail(.duplicateKey, at: keyStart, "duplicate map key")
             }
             if reader.options.requireCanonical, let previous = entries.last,
@@ -238,19 +241,30 @@ struct CBORReader {
     ///
     /// Small maps whose keys are integers or definite-length strings (every map WebAuthn
     /// uses) are checked from the keys' heads and bytes in the input, so no decoded item
-    /// is copied; anything else goes to ``DuplicateKeyDetector``, which compares values.
-    private func isNewKey(_ key: CBORItem, at start: Int, earlier: [CBORMapEntry],
-                          largeMapKeys: inout DuplicateKeyDetector) -> Bool {
-        guard earlier.count < DuplicateKeyDetector.linearLimit, let new = scalarKey(at: start) else {
-            return largeMapKeys.insert(key, earlier: earlier)
+    /// is copied. From its 16th key, or its first key of any other kind, a map hands its
+    /// keys to `keySet`, which compares values.
+    private mutating func isNewKey(_ key: CBORItem, at start: Int, earlier: [CBORMapEntry],
+                                   keySet: inout DuplicateKeyDetector) throws(CBORError) -> Bool {
+        if !keySet.isActive, earlier.count < DuplicateKeyDetector.linearLimit, let new = scalarKey(at: start),
+           let isNew = isNewScalarKey(new, earlier: earlier) {
+            return isNew
         }
-        for index in earlier.indices {
-            if let old = scalarKey(at: earlier[index].key.encodedBytes.startIndex) {
-                if sameScalarKey(old, new) { return false }
-            } else if DuplicateKeyDetector.sameKey(earlier[index].key, key) {
-                // An indefinite-length string can equal a definite one.
-                return false
-            }
+        do throws(DuplicateKeyDetector.OverBudget) {
+            if !keySet.isActive { try keySet.activate(earlier: earlier, budget: &compositeKeyBytesLeft) }
+            return try keySet.insert(key, budget: &compositeKeyBytesLeft)
+        } catch {
+            throw fail(.limit, at: start,
+                       "map keys that are arrays, maps, tags or simple values encode to more than "
+                       + "\(options.maximumCompositeKeyBytes) bytes in all")
+        }
+    }
+
+    /// Compares a scalar key with the keys of a map whose keys so far are all scalar (the
+    /// map's `keySet` is inactive until another kind of key comes), in place; nil if one is not.
+    private func isNewScalarKey(_ new: ScalarKey, earlier: [CBORMapEntry]) -> Bool? {
+        for entry in earlier {
+            guard let old = scalarKey(at: entry.key.encodedBytes.startIndex) else { return nil }
+            if sameScalarKey(old, new) { return false }
         }
         return true
     }
@@ -412,42 +426,39 @@ enum CommonText {
 /// floats by bit pattern, and anything else by its canonical encoding, so two encodings
 /// of one value are the same key (RFC 8949 §5.6).
 ///
-/// The reader checks small maps of integer and string keys itself, in place; this takes
-/// the other small maps, scanning the keys already read, and from 16 keys on every map,
-/// with a set.
+/// The reader checks small maps of integer and definite-string keys itself, in place. A
+/// map it hands over (from the 16th key, or from the first key of another kind) keeps the
+/// ``Identity`` of each key in a set, built once per key, so a map costs one identity per
+/// key rather than one per pair. An identity made by encoding a key (an array, map, tag or
+/// simple value) is charged to the decode's composite-key budget: keys nested in keys are
+/// encoded again at every level, and without the budget a 60 KB input could cost tenths of
+/// a second.
 struct DuplicateKeyDetector {
+    /// Thrown when a key's encoding would overdraw the budget.
+    struct OverBudget: Error {}
+
     private enum Identity: Hashable {
         case unsigned(UInt64), negative(UInt64), bytes(ArraySlice<UInt8>), text(ArraySlice<UInt8>), float(UInt64)
-        case encoded(ArraySlice<UInt8>)
+        case encoded([UInt8])
     }
     static let linearLimit = 16
     private var set: Set<Identity> = []
+    /// Whether the map's keys are kept here; once true, every later key of the map comes here.
+    private(set) var isActive = false
 
-    /// Whether `key` is new; `earlier` holds the map's entries read so far.
-    mutating func insert(_ key: CBORItem, earlier: [CBORMapEntry]) -> Bool {
-        if earlier.count < Self.linearLimit {
-            for entry in earlier where Self.sameKey(entry.key, key) { return false }
-            return true
-        }
-        if set.isEmpty { set = Set(earlier.map { Self.identity($0.key) }) }
-        return set.insert(Self.identity(key)).inserted
+    /// Takes over a map whose earlier keys the reader compared in place.
+    mutating func activate(earlier: [CBORMapEntry], budget: inout Int) throws(OverBudget) {
+        isActive = true
+        set.reserveCapacity(earlier.count + 1)
+        for entry in earlier { set.insert(try Self.identity(entry.key, budget: &budget)) }
     }
 
-    /// The small-map comparison: integer, text and byte keys (all WebAuthn uses) compare
-    /// in place, without building an ``Identity``; anything else goes through one.
-    static func sameKey(_ a: CBORItem, _ b: CBORItem) -> Bool {
-        switch (a.value, b.value) {
-        case let (.unsigned(x), .unsigned(y)), let (.negative(x), .negative(y)): return x == y
-        case let (.bytes(x), .bytes(y)): return x.count == y.count && x.elementsEqual(y)
-        // String == is canonical equivalence: cheap when the strings differ (small ASCII
-        // strings compare their raw bits), and the exact UTF-8 decides when it says equal.
-        case let (.text(x), .text(y)): return x == y && x.utf8.elementsEqual(y.utf8)
-        case (.unsigned, _), (.negative, _), (.bytes, _), (.text, _): return false
-        default: return identity(a) == identity(b)
-        }
+    /// Whether `key` is new to the map; it is remembered either way.
+    mutating func insert(_ key: CBORItem, budget: inout Int) throws(OverBudget) -> Bool {
+        set.insert(try Self.identity(key, budget: &budget)).inserted
     }
 
-    private static func identity(_ key: CBORItem) -> Identity {
+    private static func identity(_ key: CBORItem, budget: inout Int) throws(OverBudget) -> Identity {
         switch key.value {
         case .unsigned(let n): return .unsigned(n)
         case .negative(let n): return .negative(n)
@@ -464,8 +475,12 @@ struct DuplicateKeyDetector {
         default:
             // Arrays, maps, tags and simple values compare by value: their canonical
             // encoding, so two encodings of one value (e.g. [1] as 81 01 and 81 18 01)
-            // are the same key (RFC 8949 §5.6).
-            return .encoded(ArraySlice(CBOREncoder.encode(key.value)))
+            // are the same key (RFC 8949 §5.6). The charge is the encoding's length, which
+            // depends on the value only, so every encoding of an input decodes alike.
+            let encoded = CBOREncoder.encode(key.value)
+            guard encoded.count <= budget else { throw OverBudget() }
+            budget -= encoded.count
+            return .encoded(encoded)
         }
     }
 }
