@@ -21,7 +21,9 @@
 # with one summary line per harness:
 #   | name | seconds | execs | cov | ft | findings | peak RSS MB | corpus files |
 # and the script exits 1 when any harness had a finding. FUZZ_DEADLINE (a `date -d` time) stops a
-# campaign from starting a chunk that would end after it. Docs/Fuzzing.md explains the limits.
+# campaign from starting a chunk that would end after it; FUZZ_HARNESSES (names, space-separated)
+# limits a campaign to those harnesses, for example to leave out one whose harness is being sped
+# up. Docs/Fuzzing.md explains the limits.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -56,7 +58,7 @@ WORK_DIR=.build/fuzz-work
 LEDGER="${FUZZ_LEDGER:-ledger.tsv}"
 LEDGER_HEADER="utc	commit	harness	seconds	execs	cov	ft	findings	peak_rss_mb	corpus_files	corpus_kb	note"
 
-usage() { sed -n '2,24p' "$(basename "$0")" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,26p' "$(basename "$0")" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 
 dictionary() {
   case "$1" in
@@ -213,7 +215,7 @@ ledger_summary() {
 # The harness with the fewest executions in the ledger that is not running (state folder).
 next_harness() {
   local state="$1" name
-  for name in "${HARNESSES[@]}"; do
+  for name in "${CAMPAIGN_HARNESSES[@]}"; do
     [ -e "$state/$name" ] && continue
     awk -F'\t' -v name="$name" 'NR > 1 && $3 == name { n += $5 } END { printf "%d\t%s\n", n, name }' "$LEDGER"
   done | sort -n -k1,1 -s | head -1 | cut -f2
@@ -222,6 +224,11 @@ next_harness() {
 campaign() {
   local seconds="$1" chunks="$2"; shift 2
   local jobs="${FUZZ_JOBS:-2}" state rows deadline=""
+  CAMPAIGN_HARNESSES=("${HARNESSES[@]}")
+  if [ -n "${FUZZ_HARNESSES:-}" ]; then
+    read -r -a CAMPAIGN_HARNESSES <<<"$FUZZ_HARNESSES"
+    for name in "${CAMPAIGN_HARNESSES[@]}"; do known "$name" || { echo "FUZZ_HARNESSES: no harness named $name" >&2; exit 2; }; done
+  fi
   [ -n "${FUZZ_DEADLINE:-}" ] && deadline="$(date -d "$FUZZ_DEADLINE" +%s)"
   state="$(mktemp -d)"; rows="$(mktemp -d)"
   [ -s "$LEDGER" ] || printf '%s\n' "$LEDGER_HEADER" >"$LEDGER"
