@@ -106,7 +106,7 @@ package struct AppAttestAttestationObject: Sendable {
     /// Parses an attestation object.
     /// - Throws: `malformed` for bytes that do not parse (CBOR, authenticator data, a
     ///   certificate), `attestation` for another `fmt` or an
-    ///   `attStmt` without a two-certificate `x5c` or a byte-string `receipt`.
+    ///   `attStmt` without a two-certificate `x5c` (or with more than 16) or a byte-string `receipt`.
     package init(bytes: ArraySlice<UInt8>) throws(WebAuthnError) {
         // Recent devices (Apple's published sample: iOS 27) append a map (apple_bundle_version_01, …)
         // to the attestation's authData without setting ED; Apple's steps do not read it, and the
@@ -121,6 +121,9 @@ package struct AppAttestAttestationObject: Sendable {
         }
         guard x5c.count >= 2 else {
             throw WebAuthnError(.attestation, "attStmt.x5c holds \(x5c.count) certificate(s); credCert and the intermediate are required")
+        }
+        guard x5c.count <= AttestationContext.maximumChainLength else {
+            throw WebAuthnError(.attestation, "attStmt.x5c holds \(x5c.count) certificates, more than \(AttestationContext.maximumChainLength)")
         }
         var certificates: [Certificate] = []
         for (index, element) in x5c.enumerated() {

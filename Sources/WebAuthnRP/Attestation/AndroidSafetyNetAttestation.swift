@@ -95,6 +95,7 @@ struct AndroidSafetyNetAttestation: AttestationFormat {
     private func headerCertificates(_ value: JSONValue?) throws(WebAuthnError) -> [Certificate] {
         let entries = try jsonMember(value, "JWS header x5c", is: "an array") { $0.arrayValue }
         guard !entries.isEmpty else { throw AttestationContext.failure(identifier, "JWS header x5c is an empty array") }
+        try AttestationContext.checkChainLength(entries.count, "JWS header x5c", format: identifier)
         var chain: [Certificate] = []
         for (index, entry) in entries.enumerated() {
             guard let text = entry.stringValue else {

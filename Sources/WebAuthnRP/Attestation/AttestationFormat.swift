@@ -73,6 +73,21 @@ struct AttestationFormatTable: Sendable {
 }
 
 extension AttestationContext {
+    /// The most certificates an attestation chain (`x5c`, a SafetyNet JWS header's `x5c`, an App
+    /// Attest `x5c`) may hold. Not a spec rule: real chains hold 1 to 5 (a Pixel's remotely
+    /// provisioned chain is the longest seen), and each certificate costs a DER parse and a
+    /// candidate in libcrypto's path building, so 1,500 distinct ones in an 870 KB response cost
+    /// 0.2 s of CPU before the cap.
+    static let maximumChainLength = 16
+
+    /// An `attestation` error for a chain longer than ``maximumChainLength``, checked before any
+    /// certificate is parsed.
+    static func checkChainLength(_ count: Int, _ name: String, format: String) throws(WebAuthnError) {
+        guard count <= maximumChainLength else {
+            throw failure(format, "\(name) holds \(count) certificates, more than \(maximumChainLength)")
+        }
+    }
+
     /// An `attestation` error for this format.
     static func failure(_ format: String, _ message: String) -> WebAuthnError {
         WebAuthnError(.attestation, step: "§7.1 step 23", "\(format): \(message)")
@@ -97,6 +112,7 @@ extension AttestationContext {
     func certificates(_ item: CBORItem?, format: String) throws(WebAuthnError) -> [Certificate] {
         let array = try Self.member(item, "x5c", is: "an array", format: format) { $0.array }
         guard !array.isEmpty else { throw Self.failure(format, "x5c is an empty array") }
+        try Self.checkChainLength(array.count, "x5c", format: format)
         var certificates: [Certificate] = []
         for (index, element) in array.enumerated() {
             guard let der = element.bytes else { throw Self.failure(format, "x5c[\(index)] is not a byte string") }

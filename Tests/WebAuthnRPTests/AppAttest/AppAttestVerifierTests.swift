@@ -96,6 +96,15 @@ struct AppAttestVerifierTests {
         #expect(truncated?.category == .malformed)
     }
 
+    @Test("step 1: x5c may hold at most 16 certificates (a bound of this library, not Apple's)")
+    func step1ChainLength() throws {
+        // Repeating the intermediate leaves the chain valid, so only the count decides.
+        #expect(try Self.attestationFailure { $0.x5c = { $0 += Array(repeating: $0[1], count: 14) } } == nil)
+        let long = try Self.attestationFailure { $0.x5c = { $0 += Array(repeating: $0[1], count: 15) } }
+        #expect(long?.category == .attestation)
+        #expect(long?.message.contains("17 certificates, more than 16") == true, "\(String(describing: long))")
+    }
+
     @Test("step 4: the nonce must equal SHA-256(authData ‖ SHA-256(challenge))")
     func step4Nonce() throws {
         let wrong = try Self.attestationFailure { $0.nonce = { $0[5] ^= 0x20 } }

@@ -288,6 +288,19 @@ struct AndroidSafetyNetAttestationTests {
         try expectRejected(fixture, "x5c")
     }
 
+    @Test("the header's x5c may hold at most 16 certificates (a bound of this library, not the spec's)")
+    func longX5c() throws {
+        var fixture = try SafetyNetFixture()
+        let certificate = "\"\(SafetyNetFixture.standardBase64(try AttestationTestSupport.makeCA(name: "Filler").cert.derBytes))\""
+        fixture.x5cJSON = "[" + Array(repeating: certificate, count: 17).joined(separator: ",") + "]"
+        try expectRejected(fixture, "JWS header x5c holds 17 certificates, more than 16")
+        // At 16 the count passes and the next check decides: the filler did not sign the JWS.
+        fixture.x5cJSON = "[" + Array(repeating: certificate, count: 16).joined(separator: ",") + "]"
+        let sixteen = try #require(Self.rejection(try fixture.context()))
+        #expect(sixteen.category == .attestation && !sixteen.message.contains("more than"), "\(sixteen)")
+        try expectRejected(fixture, "JWS")
+    }
+
     @Test("a malformed x5c is rejected", arguments: ["[]", "\"abc\"", "[1]", "[\"AAAA\"]", "[\"not base64!\"]", "[\"AA-_\"]", "[\"AA\"]"])
     func malformedX5c(x5c: String) throws {
         var fixture = try SafetyNetFixture()

@@ -116,6 +116,21 @@ struct PackedAndU2FAttestationTests {
         }.expectRejected(.malformed, step: "§7.1 step 23")
     }
 
+    @Test("packed: x5c may hold at most 16 certificates (a bound of this library, not the spec's)")
+    func packedLongX5C() throws {
+        let ca = try TestAuthenticator.CA.make()
+        let leafKey = try PrivateKey.generate(.p256)
+        let leaf = try TestAuthenticator.packedLeaf(key: leafKey, ca: ca, aaguid: TestAuthenticator.defaultAAGUID) { _ in }
+        // Repeating the anchor after the leaf leaves the chain valid, so only the count decides.
+        let sixteen = [leaf] + Array(repeating: ca.certificate, count: 15)
+        let accepted = try #require(try register(try TestAuthenticator(), .packedChain(leafKey: leafKey, chain: sixteen, alg: .es256),
+                                                 policy: Self.trusting(ca)).accepted())
+        #expect(accepted.attestation.trusted)
+        try register(try TestAuthenticator(), .packedChain(leafKey: leafKey, chain: sixteen + [ca.certificate], alg: .es256),
+                     policy: Self.trusting(ca))
+            .expectRejected(.attestation, step: "§7.1 step 23")
+    }
+
     /// A packed registration whose leaf was built with `edit`.
     func packedLeaf(aaguid: [UInt8]? = TestAuthenticator.defaultAAGUID, ca: TestAuthenticator.CA,
                     edit: (inout CertificateBuilder) -> Void) throws -> CeremonyOutcome<VerifiedRegistration> {
