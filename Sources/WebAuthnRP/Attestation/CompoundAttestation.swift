@@ -22,6 +22,12 @@ import WebAuthnCoding
 struct CompoundAttestation: AttestationFormat {
     let identifier = "compound"
 
+    /// The most sub-statements a compound may hold. Not a spec rule (the syntax is `[2*
+    /// nonCompoundAttStmt]`): §8 defines seven non-compound formats, and each sub-statement costs
+    /// a signature check and perhaps a chain, so 7,000 of them in a 955 KB response cost half a
+    /// second of CPU before the bound.
+    static let maximumStatements = 8
+
     func verify(_ context: AttestationContext) throws(WebAuthnError) -> AttestationOutcome {
         // Syntax: compoundAttStmts = [2* nonCompoundAttStmt], each { fmt: text, attStmt: any }.
         // "compoundAttStmts MUST contain two or more attestation statements which MUST NOT be
@@ -32,6 +38,9 @@ struct CompoundAttestation: AttestationFormat {
         }
         guard items.count >= 2 else {
             throw AttestationContext.failure(identifier, "attStmt holds \(items.count) statement(s); at least 2 are required")
+        }
+        guard items.count <= Self.maximumStatements else {
+            throw AttestationContext.failure(identifier, "attStmt holds \(items.count) statements, more than \(Self.maximumStatements)")
         }
         var statements: [(fmt: String, attStmt: CBORItem)] = []
         for (index, item) in items.enumerated() {

@@ -86,6 +86,17 @@ struct CompoundAttestationTests {
         expectAttestationFailure("at least 2") { _ = try factory.verify([try factory.appleEntry()], requirement: requirement) }
     }
 
+    @Test("more than eight sub-statements are rejected before any is verified (a bound of this library, not the spec's)",
+          arguments: [Requirement.all, .any])
+    func tooMany(_ requirement: Requirement) throws {
+        let factory = try CompoundStatementFactory()
+        let eight = Array(repeating: try factory.packedSelfEntry(), count: 8)
+        #expect(try factory.verify(eight, requirement: requirement).components.count == 8)
+        expectAttestationFailure("attStmt holds 9 statements, more than 8") {
+            _ = try factory.verify(eight + [try factory.packedSelfEntry()], requirement: requirement)
+        }
+    }
+
     @Test("attStmt that is not an array is rejected")
     func notAnArray() throws {
         let factory = try CompoundStatementFactory()
