@@ -62,6 +62,13 @@ public struct RegistrationVerifier: Sendable {
                 throw WebAuthnError(.malformed, "credential type is \"\(response.type)\", expected \"public-key\"")
             }
         }
+        // Step 28 stores response.getTransports() in the record, which goes back to clients in every
+        // allowCredentials: the list is bounded (not a spec rule) and kept without repeats. Checked
+        // with the response's shape, before any work.
+        let transports = try trace.check("§7.1 step 3", "response.getTransports(): at most 16 names of at most 32 bytes",
+                                         detail: response.transports.prefix(16).joined(separator: ", ")) { () throws(WebAuthnError) in
+            try Self.storableTransports(response.transports)
+        }
         trace.note("§7.1 step 4", "client extension results collected")
         // Steps 5-6: UTF-8 decode and parse clientDataJSON.
         let clientData = try trace.check("§7.1 steps 5-6", "clientDataJSON is UTF-8 JSON client data") { () throws(WebAuthnError) in
@@ -206,7 +213,7 @@ public struct RegistrationVerifier: Sendable {
             algorithm: credentialKey.algorithm.rawValue, signCount: authData.signCount,
             userHandle: issued.userHandle, uvInitialized: authData.flags.contains(.userVerified),
             backupEligible: authData.flags.contains(.backupEligible), backupState: authData.flags.contains(.backupState),
-            transports: response.transports, aaguid: attested.aaguid.uuidString,
+            transports: transports, aaguid: attested.aaguid.uuidString,
             attestationFormat: attestationObject.format, attestationType: outcome.type,
             attestationTrusted: verdict.trusted,
             attestationObject: keepAttestation ? response.attestationObject : nil,
@@ -216,5 +223,31 @@ public struct RegistrationVerifier: Sendable {
                                             authenticator: authenticatorTrust)
         return VerifiedRegistration(record: record, attestation: attestation, authenticatorData: authData,
                                     clientData: clientData, credentialKey: credentialKey, extensions: extensions)
+    }
+}
+
+extension RegistrationVerifier {
+    /// The most transport names a registration may report (§5.8.4 defines six).
+    static let maximumTransports = 16
+    /// The longest transport name, in UTF-8 bytes (the longest defined, `smart-card`, has 10).
+    static let maximumTransportNameBytes = 32
+
+    /// The transports as the record keeps them: each name once, in the order given. Unknown
+    /// names are kept (clients ignore them), but more than ``maximumTransports`` names or a name
+    /// over ``maximumTransportNameBytes`` bytes is `malformed`: the list is stored and sent back.
+    static func storableTransports(_ names: [String]) throws(WebAuthnError) -> [String] {
+        guard names.count <= maximumTransports else {
+            throw WebAuthnError(.malformed, step: "§7.1 step 3",
+                                "response.transports holds \(names.count) names, more than \(maximumTransports)")
+        }
+        var kept: [String] = []
+        for name in names {
+            guard name.utf8.count <= maximumTransportNameBytes else {
+                throw WebAuthnError(.malformed, step: "§7.1 step 3",
+                                    "a transport name of \(name.utf8.count) bytes is longer than \(maximumTransportNameBytes)")
+            }
+            if !kept.contains(name) { kept.append(name) }
+        }
+        return kept
     }
 }

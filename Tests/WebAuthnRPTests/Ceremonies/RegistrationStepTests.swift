@@ -36,7 +36,7 @@ struct RegistrationStepTests {
         let outcome = try register(try TestAuthenticator())
         _ = try #require(outcome.accepted())
         let ran = outcome.trace.steps.map(\.step)
-        #expect(ran == ["pending", "§7.1 step 3", "§7.1 step 4", "§7.1 steps 5-6", "§7.1 step 7", "§7.1 step 8",
+        #expect(ran == ["pending", "§7.1 step 3", "§7.1 step 3", "§7.1 step 4", "§7.1 steps 5-6", "§7.1 step 7", "§7.1 step 8",
                         "§7.1 step 9", "§7.1 step 10", "§7.1 step 11", "§7.1 step 12", "§7.1 step 13", "§7.1 step 13",
                         "§7.1 step 14", "§7.1 step 15", "§7.1 step 16", "§7.1 step 17", "§7.1 steps 18-19",
                         "§7.1 step 20", "§7.1 step 21", "§7.1 step 22", "§7.1 step 23", "§7.1 step 24", "§7.1 step 25",
@@ -396,6 +396,22 @@ struct RegistrationStepTests {
     }
 
     // MARK: The result record
+
+    @Test("step 3: transports are stored once each; more than 16, or a name over 32 bytes, is malformed")
+    func transportsBounded() throws {
+        func outcome(_ transports: [String]) throws -> CeremonyOutcome<VerifiedRegistration> {
+            var authenticator = try TestAuthenticator()
+            authenticator.transports = transports
+            return try register(authenticator, Options(attestation: .none))
+        }
+        let repeated = try #require(try outcome(["usb", "nfc", "usb", "future-transport"]).accepted())
+        #expect(repeated.record.transports == ["usb", "nfc", "future-transport"])
+        let sixteen = (0..<16).map { "t\($0)" }
+        #expect(try outcome(sixteen).accepted()?.record.transports == sixteen)
+        try outcome(sixteen + ["t16"]).expectRejected(.malformed, step: "§7.1 step 3")
+        #expect(try outcome([String(repeating: "x", count: 32)]).accepted() != nil)
+        try outcome([String(repeating: "x", count: 33)]).expectRejected(.malformed, step: "§7.1 step 3")
+    }
 
     @Test("the record carries every registration fact")
     func recordFields() throws {
