@@ -102,11 +102,14 @@ package struct AppAttestAttestationObject: Sendable {
     package let attested: AttestedCredentialData?
 
     static let format = "apple-appattest"
+    /// The largest receipt kept with a key (not Apple's rule; Apple's receipts are about 4 KB).
+    static let maximumReceiptBytes = 65_536
 
     /// Parses an attestation object.
     /// - Throws: `malformed` for bytes that do not parse (CBOR, authenticator data, a
     ///   certificate), `attestation` for another `fmt` or an
-    ///   `attStmt` without a two-certificate `x5c` (or with more than 16) or a byte-string `receipt`.
+    ///   `attStmt` without a two-certificate `x5c` (or with more than 16) or a byte-string `receipt`
+    ///   of at most 64 KiB.
     package init(bytes: ArraySlice<UInt8>) throws(WebAuthnError) {
         // Recent devices (Apple's published sample: iOS 27) append a map (apple_bundle_version_01, …)
         // to the attestation's authData without setting ED; Apple's steps do not read it, and the
@@ -138,6 +141,11 @@ package struct AppAttestAttestationObject: Sendable {
         }
         guard let receipt = statement[textKey: "receipt"]?.bytes else {
             throw WebAuthnError(.attestation, "attStmt.receipt is missing or not a byte string")
+        }
+        // The receipt is not covered by the nonce and is stored with the key: bounded (Apple's are
+        // about 4 KB).
+        guard receipt.count <= Self.maximumReceiptBytes else {
+            throw WebAuthnError(.attestation, "attStmt.receipt has \(receipt.count) bytes, more than \(Self.maximumReceiptBytes)")
         }
         self.object = object
         self.certificates = certificates

@@ -187,6 +187,16 @@ struct AppAttestVerifierTests {
         #expect(try Self.attestationFailure { $0.statement = { $0.removeAll { $0.0.text == "receipt" } } }?.category == .attestation)
         #expect(try Self.attestationFailure { $0.object = { $0.append(0) } }?.category == .malformed)
         #expect(try Self.attestationFailure { $0.object = { $0 = Array($0.prefix(100)) } }?.category == .malformed)
+        // The receipt is kept with the key unverified, so it is bounded: 64 KiB passes, one byte more does not.
+        func receipt(_ count: Int) -> (inout [(CBORItem, CBORItem)]) -> Void {
+            { entries in
+                entries.removeAll { $0.0.text == "receipt" }
+                entries.append((.text("receipt"), .bytes([UInt8](repeating: 0x30, count: count)[...])))
+            }
+        }
+        #expect(try Self.attestationFailure { $0.statement = receipt(65_536) } == nil)
+        let large = try Self.attestationFailure { $0.statement = receipt(65_537) }
+        #expect(large?.category == .attestation && large?.message.contains("more than 65536") == true)
         // a statement with alg/sig members still verifies: App Attest has none, extra members are ignored
         #expect(try Self.attestationFailure { $0.statement = { $0.append((.text("alg"), .int(-7))) } } == nil)
     }
