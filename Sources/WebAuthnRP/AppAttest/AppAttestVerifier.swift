@@ -125,8 +125,8 @@ package struct AppAttestAttestationObject: Sendable {
         guard x5c.count >= 2 else {
             throw WebAuthnError(.attestation, "attStmt.x5c holds \(x5c.count) certificate(s); credCert and the intermediate are required")
         }
-        guard x5c.count <= AttestationContext.maximumChainLength else {
-            throw WebAuthnError(.attestation, "attStmt.x5c holds \(x5c.count) certificates, more than \(AttestationContext.maximumChainLength)")
+        guard x5c.count <= AttestationContext.maximumChainCertificates else {
+            throw WebAuthnError(.attestation, "attStmt.x5c holds \(x5c.count) certificates, more than \(AttestationContext.maximumChainCertificates)")
         }
         var certificates: [Certificate] = []
         for (index, element) in x5c.enumerated() {

@@ -78,13 +78,13 @@ extension AttestationContext {
     /// provisioned chain is the longest seen), and each certificate costs a DER parse and a
     /// candidate in libcrypto's path building, so 1,500 distinct ones in an 870 KB response cost
     /// 0.2 s of CPU before the cap.
-    static let maximumChainLength = 16
+    static let maximumChainCertificates = 16
 
-    /// An `attestation` error for a chain longer than ``maximumChainLength``, checked before any
+    /// An `attestation` error for a chain longer than ``maximumChainCertificates``, checked before any
     /// certificate is parsed.
     static func checkChainLength(_ count: Int, _ name: String, format: String) throws(WebAuthnError) {
-        guard count <= maximumChainLength else {
-            throw failure(format, "\(name) holds \(count) certificates, more than \(maximumChainLength)")
+        guard count <= maximumChainCertificates else {
+            throw failure(format, "\(name) holds \(count) certificates, more than \(maximumChainCertificates)")
         }
     }
 
