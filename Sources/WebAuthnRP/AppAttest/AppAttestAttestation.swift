@@ -18,6 +18,24 @@ extension AppAttestVerifier {
                                      at: time, trace: &trace)
     }
 
+    /// Verifies a key attestation given the exact `clientDataHash` the app passed to `attestKey`.
+    ///
+    /// For apps that pass something other than SHA-256 of a bare challenge: a hash of a request
+    /// that carries the challenge, or (as in Apple's published sample) the challenge bytes
+    /// themselves. The server must still know which one-time challenge those bytes commit to.
+    /// - Parameters:
+    ///   - attestation: the attestation object the app sent (CBOR).
+    ///   - keyId: the key identifier the app sent (32 bytes, decoded from its base64).
+    ///   - clientDataHash: the bytes the app passed to `attestKey`, as the server recomputes them.
+    ///   - time: the clock for certificate validity.
+    /// - Returns: the key to store, with the receipt.
+    /// - Throws: ``WebAuthnError``: `malformed`, `attestation`, `trust` or `rpIdHash`.
+    public func verifyAttestation(_ attestation: [UInt8], keyId: [UInt8], clientDataHash: [UInt8],
+                                  at time: Date) throws(WebAuthnError) -> VerifiedAppAttestation {
+        var trace = CeremonyTrace(recording: false)
+        return try verifyAttestation(attestation, keyId: keyId, clientDataHash: clientDataHash, at: time, trace: &trace)
+    }
+
     /// ``verifyAttestation(_:keyId:challenge:at:)`` with the step trace.
     /// - Parameters:
     ///   - attestation: the attestation object.
@@ -37,8 +55,7 @@ extension AppAttestVerifier {
         }
     }
 
-    /// Verifies a key attestation given the `clientDataHash` the app passed to `attestKey`
-    /// (for apps that hash something other than a bare challenge).
+    /// ``verifyAttestation(_:keyId:clientDataHash:at:)`` recording each step in `trace`.
     /// - Parameters:
     ///   - attestation: the attestation object.
     ///   - keyId: the key identifier.

@@ -77,7 +77,26 @@ public struct AppAttestService: Sendable {
     public func attest(keyId: [UInt8], attestation: [UInt8], challenge: [UInt8],
                        now: Date) async throws -> VerifiedAppAttestation {
         var trace = CeremonyTrace(recording: false)
-        return try await attest(keyId: keyId, attestation: attestation, challenge: challenge, now: now, trace: &trace).get()
+        return try await attest(keyId: keyId, attestation: attestation, clientDataHash: Digest.sha256.hash(challenge),
+                                now: now, trace: &trace).get()
+    }
+
+    /// Verifies a key attestation given the exact `clientDataHash` the app passed to
+    /// `attestKey`, and stores the key: for apps that pass something other than SHA-256 of a
+    /// bare challenge (see ``AppAttestVerifier/verifyAttestation(_:keyId:clientDataHash:at:)``).
+    /// - Parameters:
+    ///   - keyId: the key identifier the app sent.
+    ///   - attestation: the attestation object.
+    ///   - clientDataHash: the bytes the app passed to `attestKey`, as the server recomputes
+    ///     them from its one-time challenge.
+    ///   - now: the clock for certificate validity.
+    /// - Returns: the verified attestation; its key (with the receipt) is stored.
+    /// - Throws: ``WebAuthnError`` (`malformed`, `attestation`, `trust`, `rpIdHash`, or
+    ///   `credentialExists` for a key id attested before); store errors as they come.
+    public func attest(keyId: [UInt8], attestation: [UInt8], clientDataHash: [UInt8],
+                       now: Date) async throws -> VerifiedAppAttestation {
+        var trace = CeremonyTrace(recording: false)
+        return try await attest(keyId: keyId, attestation: attestation, clientDataHash: clientDataHash, now: now, trace: &trace).get()
     }
 
     /// ``attest(keyId:attestation:challenge:now:)`` with the step trace.
@@ -91,15 +110,16 @@ public struct AppAttestService: Sendable {
     package func attestReport(keyId: [UInt8], attestation: [UInt8], challenge: [UInt8],
                              now: Date) async throws -> CeremonyReport<VerifiedAppAttestation> {
         var trace = CeremonyTrace()
-        let result = try await attest(keyId: keyId, attestation: attestation, challenge: challenge, now: now, trace: &trace)
+        let result = try await attest(keyId: keyId, attestation: attestation, clientDataHash: Digest.sha256.hash(challenge),
+                                      now: now, trace: &trace)
         return CeremonyReport(result: result, trace: trace)
     }
 
-    private func attest(keyId: [UInt8], attestation: [UInt8], challenge: [UInt8], now: Date,
+    private func attest(keyId: [UInt8], attestation: [UInt8], clientDataHash: [UInt8], now: Date,
                         trace: inout CeremonyTrace) async throws -> Result<VerifiedAppAttestation, WebAuthnError> {
         let verified: VerifiedAppAttestation
         do {
-            verified = try verifier.verifyAttestation(attestation, keyId: keyId, clientDataHash: Digest.sha256.hash(challenge),
+            verified = try verifier.verifyAttestation(attestation, keyId: keyId, clientDataHash: clientDataHash,
                                                       at: now, trace: &trace)
         } catch {
             return .failure(error)

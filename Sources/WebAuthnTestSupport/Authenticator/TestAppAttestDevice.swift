@@ -134,6 +134,16 @@ package struct TestAppAttestDevice: Sendable {
     ///   - options: what to get wrong.
     /// - Returns: the attestation object.
     package func attest(challenge: [UInt8], _ options: AttestationOptions = AttestationOptions()) throws -> [UInt8] {
+        try attest(clientDataHash: Digest.sha256.hash(challenge), options)
+    }
+
+    /// `attestKey(keyId, clientDataHash:)` with any bytes, as an app that hashes a request (or
+    /// passes its challenge unhashed) does.
+    /// - Parameters:
+    ///   - clientDataHash: the bytes the app passes.
+    ///   - options: what to get wrong.
+    /// - Returns: the attestation object.
+    package func attest(clientDataHash: [UInt8], _ options: AttestationOptions = AttestationOptions()) throws -> [UInt8] {
         let authority = options.authority ?? self.authority
         let appId = options.appId ?? app.appId
         let coseKey = try privateKey.coseKey(algorithm: .es256)
@@ -142,7 +152,7 @@ package struct TestAppAttestDevice: Sendable {
                                     credentialId: options.credentialId ?? keyId,
                                     credentialKey: options.omitAttestedCredentialData ? nil : coseKey).bytes
                        + (options.unannouncedAuthDataTail ?? [])
-        var nonce = Digest.sha256.hash(authData + Digest.sha256.hash(challenge))
+        var nonce = Digest.sha256.hash(authData + clientDataHash)
         options.nonce(&nonce)
         let certified = options.certifiedKey ?? privateKey
         var builder = CertificateBuilder(

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import WebAuthnRP
+import WebAuthnCrypto
 import WebAuthnTestSupport
 
 /// The App Attest service and key store: storing attested keys, finding them for assertions,
@@ -26,6 +27,20 @@ struct AppAttestServiceTests {
         await #expect(throws: WebAuthnError(.credentialExists, "")) {
             try await service.attest(keyId: phone.keyId, attestation: again, challenge: Array("second".utf8), now: T.now)
         }
+    }
+
+    @Test("attest with the app's own clientDataHash stores the key; the wrong bytes store nothing")
+    func attestWithClientDataHash() async throws {
+        let service = Self.service()
+        let phone = try T.device("request-hash phone")
+        let request = Digest.sha256.hash(Array("{\"challenge\":\"c1\",\"user\":7}".utf8))
+        let object = try phone.attest(clientDataHash: request)
+        await #expect(throws: WebAuthnError(.attestation, "")) {
+            try await service.attest(keyId: phone.keyId, attestation: object, clientDataHash: Digest.sha256.hash(request), now: T.now)
+        }
+        #expect(try await service.keys.key(id: phone.keyId) == nil)
+        let verified = try await service.attest(keyId: phone.keyId, attestation: object, clientDataHash: request, now: T.now)
+        #expect(try await service.keys.key(id: phone.keyId) == verified.key)
     }
 
     @Test("a rejected attestation stores nothing")

@@ -72,6 +72,28 @@ struct AppAttestVerifierTests {
         }
     }
 
+    @Test("an app's own clientDataHash verifies through the clientDataHash entry point only")
+    func acceptsAppsOwnClientDataHash() throws {
+        // Apple's published sample passes its challenge to attestKey unhashed; an app may as well
+        // pass a hash of a whole request. The nonce then commits to exactly those bytes.
+        let phone = try Self.device()
+        let unhashed = Array("example_server_challenge".utf8)
+        let object = try phone.attest(clientDataHash: unhashed)
+        let verified = try Self.verifier().verifyAttestation(object, keyId: phone.keyId, clientDataHash: unhashed, at: Self.now)
+        #expect(verified.key.keyId == phone.keyId)
+        for wrong in [Digest.sha256.hash(unhashed), Array(unhashed.dropLast())] {
+            #expect(throws: WebAuthnError(.attestation, "")) {
+                try Self.verifier().verifyAttestation(object, keyId: phone.keyId, clientDataHash: wrong, at: Self.now)
+            }
+        }
+        // the challenge entry point hashes what it is given, so the same bytes fail there (step 4)
+        let asChallenge = #expect(throws: WebAuthnError.self) {
+            try Self.verifier().verifyAttestation(object, keyId: phone.keyId, challenge: unhashed, at: Self.now)
+        }
+        #expect(asChallenge?.category == .attestation && asChallenge?.message.contains("nonce") == true,
+                "\(String(describing: asChallenge))")
+    }
+
     // MARK: Attestation steps
 
     @Test("step 1: a chain to another root, the default Apple root, or an expired time is trust")
