@@ -18,7 +18,14 @@ public protocol CredentialStore: Sendable {
     /// - Returns: the user's records.
     func credentials(userHandle: [UInt8]) async throws -> [CredentialRecord]
     /// Replaces the record with the same id (after a login).
+    ///
+    /// Two logins of one credential can be verified against the same stored record at once.
+    /// Write with a conditional update that never moves `signCount` backwards (in SQL,
+    /// `… WHERE id = $1 AND sign_count < $2`, the all-zero counter being its own case) and throw
+    /// when it matches nothing, so the login that lost the race is refused instead of
+    /// overwriting a later counter (<doc:Deploying>).
     /// - Parameter record: the updated record.
+    /// - Throws: when storage fails or another login stored a later counter first.
     func update(_ record: CredentialRecord) async throws
 }
 
@@ -70,13 +77,26 @@ public final class InMemoryCredentialStore: CredentialStore {
         records.withLock { dict in dict.values.filter { $0.userHandle == userHandle } }
     }
 
-    /// Replaces the record with the same id; does nothing when no record has it.
+    /// Replaces the record with the same id unless that would move its counter backwards;
+    /// does nothing when no record has it.
+    ///
+    /// A login verified against a record that another login has since advanced carries a lower
+    /// counter than the stored one; storing it would lose the later counter (and with it the
+    /// clone detection of W3C WebAuthn L3 §7.2 step 22), so it is refused. An equal counter is
+    /// stored: that is an all-zero counter, or a regression ``CounterPolicy/acceptAndFlag``
+    /// accepted, whose record keeps the stored count.
     /// - Parameter record: the updated record.
+    /// - Throws: ``RegistryError/Code/storage`` when the stored counter is above the record's.
     public func update(_ record: CredentialRecord) async throws {
         let key = ByteKey(record.id)
-        records.withLock { dict in
+        try records.withLock { (dict: inout [ByteKey: CredentialRecord]) throws(RegistryError) in
             // One lookup: replace only an existing record.
-            if let index = dict.index(forKey: key) { dict.values[index] = record }
+            guard let index = dict.index(forKey: key) else { return }
+            let stored = dict.values[index].signCount
+            guard stored <= record.signCount else {
+                throw RegistryError(.storage, "another login stored counter \(stored) first; this one has \(record.signCount)")
+            }
+            dict.values[index] = record
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 import WebAuthnCrypto
 @testable import WebAuthnRP
@@ -137,6 +138,45 @@ struct ConcurrencyTests {
         }
         // Every challenge was consumed, whatever the verdict.
         if let store = service.challenges as? InMemoryChallengeStore { #expect(store.count == 0) }
+    }
+
+    /// A credential store whose lookups return the record as it was when `freeze` was called:
+    /// every login then verifies against the same stored record, as logins that run at once do.
+    final class FrozenReadStore: CredentialStore {
+        let inner = InMemoryCredentialStore()
+        private let frozen = Mutex<CredentialRecord?>(nil)
+
+        func freeze(_ record: CredentialRecord?) { frozen.withLock { $0 = record } }
+        func create(_ record: CredentialRecord) async throws -> Bool { try await inner.create(record) }
+        func credential(id: [UInt8]) async throws -> CredentialRecord? {
+            if let record = frozen.withLock({ $0 }), record.id == id { return record }
+            return try await inner.credential(id: id)
+        }
+        func credentials(userHandle: [UInt8]) async throws -> [CredentialRecord] { try await inner.credentials(userHandle: userHandle) }
+        func update(_ record: CredentialRecord) async throws { try await inner.update(record) }
+    }
+
+    @Test("two logins verified against one stored record: the later counter stays stored, the earlier login is refused")
+    func loginUpdateNotLost() async throws {
+        let store = FrozenReadStore()
+        let service = RelyingPartyService(relyingParty: F.relyingParty, credentials: store)
+        var authenticator = try Self.authenticator(3)
+        let regChallenge = Self.registrationChallenge(Self.bytes(0xA0, 3), user: authenticator.userHandle)
+        try await service.issue(regChallenge, now: Self.now)
+        _ = try await service.finishRegistration(try authenticator.register(challenge: regChallenge.challenge), now: Self.now)
+        store.freeze(try await store.inner.credential(id: authenticator.credentialId))
+
+        let first = F.authenticationChallenge(Self.bytes(0xB0, 31)), second = F.authenticationChallenge(Self.bytes(0xB0, 32))
+        try await service.issue(first, now: Self.now)
+        try await service.issue(second, now: Self.now)
+        let earlier = try authenticator.authenticate(challenge: first.challenge)
+        let later = try authenticator.authenticate(challenge: second.challenge)
+        let stored = try await service.finishAuthentication(later, now: Self.now).updatedRecord.signCount
+        #expect(stored > 0)
+        // the earlier login verifies (its counter is above the frozen record's) but must not
+        // overwrite the later counter
+        await #expect(throws: RegistryError.self) { try await service.finishAuthentication(earlier, now: Self.now) }
+        #expect(try await store.inner.credential(id: authenticator.credentialId)?.signCount == stored)
     }
 
     @Test("50 tasks racing one valid assertion: exactly one is accepted, the rest are rejected as challenge")

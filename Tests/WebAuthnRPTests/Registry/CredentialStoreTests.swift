@@ -65,6 +65,29 @@ struct CredentialStoreTests {
         #expect(stored?.uvInitialized == true)
     }
 
+    @Test("update never moves the counter backwards: a lower counter is refused with storage and changes nothing")
+    func updateNeverBackwards() async throws {
+        let store = InMemoryCredentialStore()
+        _ = try await store.create(Self.record(1, signCount: 12))
+        var stale = Self.record(1, signCount: 11)
+        stale.backupState = true
+        do {
+            try await store.update(stale)
+            Issue.record("a lower counter was stored")
+        } catch {
+            #expect(Self.registryCode(error) == .storage)
+        }
+        let kept = try await store.credential(id: stale.id)
+        #expect(kept?.signCount == 12 && kept?.backupState == false)
+        // the same counter (all-zero, or a flagged regression keeping the stored count) and a higher one are stored
+        var same = Self.record(1, signCount: 12)
+        same.uvInitialized = true
+        try await store.update(same)
+        #expect(try await store.credential(id: same.id)?.uvInitialized == true)
+        try await store.update(Self.record(1, signCount: 13))
+        #expect(try await store.credential(id: same.id)?.signCount == 13)
+    }
+
     @Test("update of an unknown id does not create a record")
     func updateUnknown() async throws {
         let store = InMemoryCredentialStore()
