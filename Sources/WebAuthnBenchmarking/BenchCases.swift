@@ -133,7 +133,10 @@ struct AssertionPool {
     /// a round that stopped early left outstanding).
     func prepare(_ service: RelyingPartyService, count: Int) async throws {
         guard count <= bodies.count else { throw BenchFailure("a round is larger than the pool") }
-        try await service.credentials.update(record)
+        // Removed and created again: an update never moves a stored counter backwards.
+        guard let store = service.credentials as? InMemoryCredentialStore else { throw BenchFailure("the bench store is in memory") }
+        store.remove(id: record.id)
+        guard try await store.create(record) else { throw BenchFailure("the reset record was not stored") }
         for challenge in challenges { _ = try await service.challenges.consume(challenge.challenge) }
         for challenge in challenges.prefix(count) { try await service.issue(challenge, now: BenchCases.now) }
     }

@@ -197,6 +197,12 @@ public struct AuthenticationVerifier: Sendable {
         guard let record else {
             throw WebAuthnError(.unknownCredential, "no credential record for \(response.id)")
         }
+        // "… a credential record whose id equals credential.rawId": the caller's lookup is not
+        // trusted to have found it (a store comparing ids case-insensitively as base64 text
+        // would hand back another credential's record, which would then be updated).
+        guard record.id.elementsEqual(response.rawId) else {
+            throw WebAuthnError(.unknownCredential, "the credential record found for \(response.id) has another id")
+        }
         if let user = issued.userHandle {
             // "If the user was identified before the authentication ceremony was initiated, verify that
             // the identified user account contains a credential record whose id equals credential.rawId."

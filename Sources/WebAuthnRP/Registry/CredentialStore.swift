@@ -99,4 +99,13 @@ public final class InMemoryCredentialStore: CredentialStore {
             dict.values[index] = record
         }
     }
+
+    /// Removes the record with this id (a passkey the user deleted, or an account closed).
+    /// - Parameter id: the credential id.
+    /// - Returns: the removed record, or nil when no record had the id.
+    @discardableResult
+    public func remove(id: [UInt8]) -> CredentialRecord? {
+        let key = ByteKey(id)
+        return records.withLock { $0.removeValue(forKey: key) }
+    }
 }

@@ -95,6 +95,15 @@ struct AuthenticationStepTests {
         F.authenticate(response, record: nil).expectRejected(.unknownCredential, step: "§7.2 step 6")
     }
 
+    @Test("step 6: a record whose id is not credential.rawId is unknownCredential, even with the same key and user")
+    func step6RecordId() throws {
+        var authenticator = try TestAuthenticator()
+        var other = authenticator.record()
+        other.id = authenticator.credentialId.map { $0 ^ 0x20 }  // what a case-folding lookup could return
+        try login(&authenticator, record: other).expectRejected(.unknownCredential, step: "§7.2 step 6")
+        _ = try login(&authenticator).accepted()
+    }
+
     @Test("step 6, identified user: another user's credential is unknownCredential; a different userHandle is userHandle")
     func step6IdentifiedUser() throws {
         var authenticator = try TestAuthenticator()

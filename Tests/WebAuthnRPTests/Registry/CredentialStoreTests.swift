@@ -88,6 +88,18 @@ struct CredentialStoreTests {
         #expect(try await store.credential(id: same.id)?.signCount == 13)
     }
 
+    @Test("remove takes out exactly that record, which can then be created again with any counter")
+    func remove() async throws {
+        let store = InMemoryCredentialStore()
+        _ = try await store.create(Self.record(1, signCount: 12))
+        _ = try await store.create(Self.record(2))
+        #expect(store.remove(id: Self.record(1).id)?.signCount == 12)
+        #expect(store.remove(id: Self.record(1).id) == nil)
+        #expect(try await store.credential(id: Self.record(1).id) == nil)
+        #expect(try await store.credential(id: Self.record(2).id) != nil)
+        #expect(try await store.create(Self.record(1, signCount: 0)))
+    }
+
     @Test("update of an unknown id does not create a record")
     func updateUnknown() async throws {
         let store = InMemoryCredentialStore()
