@@ -2,8 +2,9 @@
 /// integer and length encodings, definite lengths, map keys in CTAP2 order, and
 /// floats in their shortest form that keeps the value (RFC 8949 §4.2.2).
 ///
-/// It serves tests and the project's own test authenticator; verification never
-/// re-encodes what it received.
+/// It serves tests and the project's own test authenticator. Verification re-encodes
+/// only map keys that are arrays, maps, tags or simple values, to compare them by value
+/// (`DuplicateKeyDetector`, under a per-decode budget), so encoding allocates little.
 package enum CBOREncoder {
     /// Encodes a value.
     /// - Parameter value: the value to encode.
@@ -49,11 +50,27 @@ package enum CBOREncoder {
             for item in items { append(item.value, to: &out) }
         case .map(let entries):
             appendHead(major: 5, argument: UInt64(entries.count), to: &out)
-            let encoded = entries.map { (key: encode($0.key.value), value: $0.value.value) }
-                .sorted { CTAP2Order.precedes($0.key[...], $1.key[...]) }
-            for entry in encoded {
-                out.append(contentsOf: entry.key)
-                append(entry.value, to: &out)
+            guard entries.count > 1 else {
+                for entry in entries {
+                    append(entry.key.value, to: &out)
+                    append(entry.value.value, to: &out)
+                }
+                return
+            }
+            // Every key is encoded once, into one scratch buffer, and the entries are written
+            // in the order of those encodings (not one array per key).
+            var keys: [UInt8] = []
+            var ranges: [Range<Int>] = []
+            ranges.reserveCapacity(entries.count)
+            for entry in entries {
+                let start = keys.count
+                append(entry.key.value, to: &keys)
+                ranges.append(start..<keys.count)
+            }
+            let order = ranges.indices.sorted { CTAP2Order.precedes(keys[ranges[$0]], keys[ranges[$1]]) }
+            for index in order {
+                out.append(contentsOf: keys[ranges[index]])
+                append(entries[index].value.value, to: &out)
             }
         case .tagged(let tag, let item):
             appendHead(major: 6, argument: tag, to: &out)
