@@ -20,7 +20,7 @@ extension MetadataTrust {
             if policy.requireEntry { throw Self.failure("the credential's authenticator has no metadata entry") }
             return nil
         }
-        try check(entry, authenticator: nil)
+        try check(entry, authenticator: nil, at: time)
         return entry
     }
 }

@@ -141,15 +141,17 @@ public struct MetadataEntry: Sendable {
     /// `timeOfLastStatusChange`, as written.
     public let timeOfLastStatusChange: String?
 
-    /// The latest status report: the one with the latest `effectiveDate`; among equal dates
-    /// (or none), the one written last. Nil when the entry has no reports.
+    /// The latest status report, whatever its date: one of ``currentStatusReports(at:)``
+    /// without a time. Among reports of one date, a status that is not a certification
+    /// (a compromise, a revocation, an update) is preferred, then the highest certification;
+    /// then the one written first. Nil when the entry has no reports.
     public let latestStatusReport: MetadataStatusReport?
 
     /// The latest status, if any.
     public var status: AuthenticatorStatus? { latestStatusReport?.status }
 
-    /// The certification level stated by the latest report that states a level or
-    /// `NOT_FIDO_CERTIFIED`/`REVOKED` (which give nil).
+    /// The certification level in effect, whatever the reports' dates:
+    /// ``certificationLevel(at:)`` without a time.
     public let certificationLevel: CertificationLevel?
 
     /// The name to show: the statement's description, if any.
@@ -162,13 +164,52 @@ public struct MetadataEntry: Sendable {
         self.statement = statement
         self.statusReports = statusReports
         self.timeOfLastStatusChange = timeOfLastStatusChange
-        let ordered = statusReports.enumerated().sorted { left, right in
-            let l = left.element.effectiveDate ?? .distantPast, r = right.element.effectiveDate ?? .distantPast
-            return l == r ? left.offset < right.offset : l < r
-        }.map(\.element)
-        latestStatusReport = ordered.last
-        let certificationStatuses: Set<AuthenticatorStatus> = [.notFIDOCertified, .revoked]
-        certificationLevel = ordered.last { $0.status.certificationLevel != nil || certificationStatuses.contains($0.status) }?
-            .status.certificationLevel
+        let current = Self.inEffect(statusReports, at: nil)
+        latestStatusReport = current.max { Self.rank($0) < Self.rank($1) }
+        certificationLevel = Self.certificationLevel(of: statusReports, at: nil)
+    }
+
+    /// The status reports in effect at `time`: those of the latest `effectiveDate` not after
+    /// `time` (several reports may share it; the BLOB often lists `FIDO_CERTIFIED_L2` and
+    /// `FIDO_CERTIFIED` under one date), and every report without a date, which MDS3 says is
+    /// "effective while present". A report dated after `time` is not in effect yet.
+    /// - Parameter time: the verification time, or nil to take every report as in effect.
+    /// - Returns: the reports in effect, in the BLOB's order.
+    public func currentStatusReports(at time: Date?) -> [MetadataStatusReport] {
+        Self.inEffect(statusReports, at: time)
+    }
+
+    /// The certification level in effect at `time`, from the reports that state one or state
+    /// `NOT_FIDO_CERTIFIED` or `REVOKED`, taken as ``currentStatusReports(at:)`` takes them:
+    /// nil when one in effect is `NOT_FIDO_CERTIFIED` or `REVOKED`, else the highest level
+    /// stated (`FIDO_CERTIFIED` counts as level 1).
+    /// - Parameter time: the verification time, or nil to take every report as in effect.
+    /// - Returns: the level, or nil when none is in effect.
+    public func certificationLevel(at time: Date?) -> CertificationLevel? {
+        Self.certificationLevel(of: statusReports, at: time)
+    }
+
+    private static func inEffect(_ reports: [MetadataStatusReport], at time: Date?) -> [MetadataStatusReport] {
+        let dated = reports.compactMap(\.effectiveDate).filter { date in time.map { date <= $0 } ?? true }
+        let latest = dated.max()
+        return reports.filter { report in
+            guard let date = report.effectiveDate else { return true }
+            return date == latest
+        }
+    }
+
+    private static func certificationLevel(of reports: [MetadataStatusReport], at time: Date?) -> CertificationLevel? {
+        let ending: Set<AuthenticatorStatus> = [.notFIDOCertified, .revoked]
+        let current = inEffect(reports.filter { $0.status.certificationLevel != nil || ending.contains($0.status) }, at: time)
+        guard !current.contains(where: { ending.contains($0.status) }) else { return nil }
+        return current.compactMap(\.status.certificationLevel).max()
+    }
+
+    /// Orders reports of one date for ``latestStatusReport`` (highest first): a compromise or
+    /// revocation, then any other status that is not a certification, then certifications by level.
+    private static func rank(_ report: MetadataStatusReport) -> Int {
+        if AuthenticatorStatus.compromised.contains(report.status) { return 2_000 }
+        guard let level = report.status.certificationLevel else { return 1_000 }
+        return level.rawValue
     }
 }

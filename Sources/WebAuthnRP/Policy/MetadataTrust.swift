@@ -99,7 +99,7 @@ public struct MetadataTrust: AttestationTrustSource {
             }
             return AuthenticatorTrust(anchors: additionalAnchors, metadataStale: stale)
         }
-        try check(entry, authenticator: authenticator)
+        try check(entry, authenticator: authenticator, at: time)
         var anchors = additionalAnchors
         for der in entry.statement?.attestationRootCertificates ?? [] {
             // A root that does not parse cannot anchor anything; the others still count.
@@ -108,15 +108,22 @@ public struct MetadataTrust: AttestationTrustSource {
         return AuthenticatorTrust(anchors: anchors, authenticatorName: entry.name, metadata: entry, metadataStale: stale)
     }
 
-    /// Checks an entry against the policy: status, certification, declared attestation type.
-    func check(_ entry: MetadataEntry, authenticator: AttestedAuthenticator?) throws(WebAuthnError) {
+    /// Checks an entry against the policy at `time`: status, certification, declared attestation type.
+    ///
+    /// Every status report in effect counts (``MetadataEntry/currentStatusReports(at:)``): a
+    /// refused status can share its date with a certification. A refused status dated after
+    /// `time` counts too (a revocation announced ahead is taken at once), while a certification
+    /// dated after `time` does not count yet.
+    func check(_ entry: MetadataEntry, authenticator: AttestedAuthenticator?, at time: Date) throws(WebAuthnError) {
         let name = entry.name.map { "\"\($0)\"" } ?? entry.aaguid?.uuidString ?? "authenticator"
-        if let status = entry.status, policy.refusedStatuses.contains(status) {
-            throw Self.failure("\(name): the latest metadata status is \(status.rawValue)")
+        let announced = entry.statusReports.filter { report in report.effectiveDate.map { $0 > time } ?? false }
+        if let refused = (entry.currentStatusReports(at: time) + announced).first(where: { policy.refusedStatuses.contains($0.status) }) {
+            throw Self.failure("\(name): the metadata status \(refused.status.rawValue) is in effect or announced")
         }
         if let minimum = policy.minimumCertificationLevel {
-            guard let level = entry.certificationLevel, level >= minimum else {
-                throw Self.failure("\(name) is certified at \(entry.certificationLevel.map { "\($0)" } ?? "no level"), "
+            let level = entry.certificationLevel(at: time)
+            guard let level, level >= minimum else {
+                throw Self.failure("\(name) is certified at \(level.map { "\($0)" } ?? "no level"), "
                                    + "the policy requires \(minimum) or better")
             }
         }

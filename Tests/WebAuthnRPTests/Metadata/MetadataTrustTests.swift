@@ -103,6 +103,49 @@ struct MetadataTrustTests {
         #expect(verified.attestation.metadata?.status == .fidoCertifiedL2)
     }
 
+    @Test("reports sharing the latest date: the highest certification counts, and a refusal among them refuses")
+    func sameDateReports() throws {
+        let world = try World()
+        // The real BLOB lists most certified models as FIDO_CERTIFIED_Ln and FIDO_CERTIFIED under one date.
+        let certified = try world.blob([world.entry {
+            $0.statuses = [.init("FIDO_CERTIFIED_L2", effectiveDate: "2024-06-21"), .init("FIDO_CERTIFIED", effectiveDate: "2024-06-21")]
+        }])
+        let l2 = MetadataPolicy(minimumCertificationLevel: .l2)
+        let verified = try #require(try register(.packed(ca: world.ca), policy: world.policy(certified, l2)).accepted())
+        #expect(verified.attestation.metadata?.certificationLevel == .l2)
+        #expect(verified.attestation.metadata?.status == .fidoCertifiedL2)
+        let revoked = try world.blob([world.entry {
+            $0.statuses = [.init("REVOKED", effectiveDate: "2024-05-01"), .init("FIDO_CERTIFIED_L1", effectiveDate: "2024-05-01")]
+        }])
+        try register(.packed(ca: world.ca), policy: world.policy(revoked)).expectRejected(.metadata, step: "§7.1 step 24")
+        #expect(try revoked.entries.first?.status == .revoked)
+        #expect(try revoked.entries.first?.certificationLevel == nil)
+    }
+
+    @Test("a report without effectiveDate is in effect while present; one dated after now is not yet, unless it refuses")
+    func undatedAndFutureReports() throws {
+        let world = try World()
+        // F.now is 2025-01-01.
+        let undated = try world.blob([world.entry {
+            $0.statuses = [.init("FIDO_CERTIFIED_L1", effectiveDate: "2020-01-01"), .init("REVOKED")]
+        }])
+        try register(.packed(ca: world.ca), policy: world.policy(undated)).expectRejected(.metadata, step: "§7.1 step 24")
+        let futureLevel = try world.blob([world.entry {
+            $0.statuses = [.init("FIDO_CERTIFIED_L1", effectiveDate: "2023-01-01"), .init("FIDO_CERTIFIED_L2", effectiveDate: "2099-01-01")]
+        }])
+        try register(.packed(ca: world.ca), policy: world.policy(futureLevel, MetadataPolicy(minimumCertificationLevel: .l2)))
+            .expectRejected(.metadata, step: "§7.1 step 24")
+        #expect(try futureLevel.entries.first?.certificationLevel(at: F.now) == .l1)
+        let revokedThenFuture = try world.blob([world.entry {
+            $0.statuses = [.init("REVOKED", effectiveDate: "2023-01-01"), .init("FIDO_CERTIFIED_L1", effectiveDate: "2099-01-01")]
+        }])
+        try register(.packed(ca: world.ca), policy: world.policy(revokedThenFuture)).expectRejected(.metadata, step: "§7.1 step 24")
+        let announced = try world.blob([world.entry {
+            $0.statuses = [.init("FIDO_CERTIFIED_L1", effectiveDate: "2023-01-01"), .init("ATTESTATION_KEY_COMPROMISE", effectiveDate: "2099-01-01")]
+        }])
+        try register(.packed(ca: world.ca), policy: world.policy(announced)).expectRejected(.metadata, step: "§7.1 step 24")
+    }
+
     @Test("stricter rules: certified L2 or better only")
     func certificationLevel() throws {
         let world = try World()
