@@ -13,9 +13,7 @@ extension AppAttestVerifier {
     /// - Throws: ``WebAuthnError``: `malformed`, `attestation`, `trust` or `rpIdHash`.
     public func verifyAttestation(_ attestation: [UInt8], keyId: [UInt8], challenge: [UInt8],
                                   at time: Date) throws(WebAuthnError) -> VerifiedAppAttestation {
-        var trace = CeremonyTrace(recording: false)
-        return try verifyAttestation(attestation, keyId: keyId, clientDataHash: Digest.sha256.hash(challenge),
-                                     at: time, trace: &trace)
+        try verifyAttestation(attestation, keyId: keyId, clientDataHash: Digest.sha256.hash(challenge), at: time)
     }
 
     /// Verifies a key attestation given the exact `clientDataHash` the app passed to `attestKey`.

@@ -76,9 +76,7 @@ public struct AppAttestService: Sendable {
     ///   `credentialExists` for a key id attested before); store errors as they come.
     public func attest(keyId: [UInt8], attestation: [UInt8], challenge: [UInt8],
                        now: Date) async throws -> VerifiedAppAttestation {
-        var trace = CeremonyTrace(recording: false)
-        return try await attest(keyId: keyId, attestation: attestation, clientDataHash: Digest.sha256.hash(challenge),
-                                now: now, trace: &trace).get()
+        try await attest(keyId: keyId, attestation: attestation, clientDataHash: Digest.sha256.hash(challenge), now: now)
     }
 
     /// Verifies a key attestation given the exact `clientDataHash` the app passed to
