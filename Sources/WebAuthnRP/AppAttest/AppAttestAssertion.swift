@@ -12,7 +12,8 @@ extension AppAttestVerifier {
     ///   - clientData: the bytes whose SHA-256 the app passed to `generateAssertion`.
     ///   - key: the stored key.
     /// - Returns: the key with its new counter (not stored).
-    /// - Throws: ``WebAuthnError``: `malformed`, `signature`, `rpIdHash` or `signCount`.
+    /// - Throws: ``WebAuthnError``: `malformed`, `signature`, `rpIdHash` or `signCount`;
+    ///   `attestation` when the key was attested in the other ``AppAttestEnvironment``.
     public func verifyAssertion(_ assertion: [UInt8], clientData: [UInt8],
                                 key: AttestedAppKey) throws(WebAuthnError) -> VerifiedAppAssertion {
         var trace = CeremonyTrace(recording: false)
@@ -33,6 +34,17 @@ extension AppAttestVerifier {
             () throws(WebAuthnError) in try AppAttestAssertionObject(bytes: assertion[...])
         }
         let authData = parsed.authenticatorData
+
+        // Not one of Apple's steps: a key attested in the other environment (a development build's
+        // key in a store shared with a development server) was never this verifier's to accept, as
+        // attestation step 8 would have refused it here.
+        try trace.check("App Attest key", "the key was attested in the \(environment.rawValue) environment",
+                        detail: key.environment.rawValue) { () throws(WebAuthnError) in
+            guard key.environment == environment else {
+                throw WebAuthnError(.attestation, "the key was attested in the \(key.environment.rawValue) environment, "
+                                    + "this verifier accepts \(environment.rawValue)")
+            }
+        }
 
         // 1. "Compute clientDataHash as the SHA256 hash of clientData."
         // 2. "Concatenate authenticatorData and clientDataHash, and apply a SHA256 hash over the

@@ -139,7 +139,8 @@ public struct AppAttestService: Sendable {
     ///     the caller checks it itself.
     /// - Returns: the verified assertion; the stored counter is updated.
     /// - Throws: ``WebAuthnError`` (`unknownCredential`, `malformed`, `signature`, `rpIdHash`,
-    ///   `signCount`, or `challenge` when `check` refuses the client data); store errors.
+    ///   `signCount`, `attestation` for a key of the other environment, or `challenge` when `check`
+    ///   refuses the client data); store errors.
     public func assert(keyId: [UInt8], assertion: [UInt8], clientData: [UInt8],
                        check: AppAttestClientDataCheck? = nil) async throws -> VerifiedAppAssertion {
         var trace = CeremonyTrace(recording: false)

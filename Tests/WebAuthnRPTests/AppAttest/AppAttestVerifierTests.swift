@@ -280,7 +280,28 @@ struct AppAttestVerifierTests {
         let verified = try Self.verifier().verifyAssertion(try phone.assert(clientData: [1, 2, 3]), clientData: [1, 2, 3],
                                                             key: key, trace: &trace)
         #expect(verified.signCount == 1 && verified.updatedKey.signCount == 1)
-        #expect(trace.steps.map(\.step) == ["App Attest assertion object"] + (1...5).map { "App Attest assertion step \($0)" })
+        #expect(trace.steps.map(\.step) == ["App Attest assertion object", "App Attest key"]
+                + (1...5).map { "App Attest assertion step \($0)" })
+    }
+
+    @Test("a stored key of the other environment is refused before its signature counts")
+    func assertionKeyEnvironment() throws {
+        let attested = try Self.attested()
+        var phone = attested.0
+        let key = attested.1
+        let assertion = try phone.assert(clientData: [5])
+        let development = AttestedAppKey(keyId: key.keyId, publicKey: key.publicKey, signCount: key.signCount,
+                                         receipt: key.receipt, environment: .development)
+        do {
+            _ = try Self.verifier().verifyAssertion(assertion, clientData: [5], key: development)
+            Issue.record("a development key verified under the production verifier")
+        } catch {
+            #expect(error.category == .attestation && error.step == "App Attest key")
+        }
+        // The same key and assertion pass where the environments agree.
+        let developmentVerifier = Self.verifier(.development)
+        #expect(try developmentVerifier.verifyAssertion(assertion, clientData: [5], key: development).signCount == 1)
+        #expect(try Self.verifier().verifyAssertion(assertion, clientData: [5], key: key).signCount == 1)
     }
 
     @Test("step 3: the signature must verify over the nonce with the stored key")
