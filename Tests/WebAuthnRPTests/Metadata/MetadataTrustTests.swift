@@ -238,6 +238,41 @@ struct MetadataTrustTests {
         #expect(throws: WebAuthnError(.metadata, "")) { try MetadataTrust(blob: newer).recheck(verified.record, at: F.now) }
     }
 
+    @Test("re-checking a fido-u2f credential finds its entry through the kept attestation object")
+    func recheckU2F() throws {
+        let world = try World()
+        let probe = try #require(try register(.fidoU2F(ca: world.ca), policy: VerificationPolicy()).accepted())
+        let leaf = try #require(probe.attestation.trustPath.first)
+        let identifier = try #require(MetadataBLOB.keyIdentifier(of: leaf))
+        func blob(_ statuses: [TestMetadataService.Status]) throws -> MetadataBLOB {
+            try world.blob([world.entry {
+                $0.aaguid = nil
+                $0.keyIdentifiers = [identifier]
+                $0.description = "Vendor U2F Key"
+                $0.protocolFamily = "u2f"
+                $0.statuses += statuses
+            }])
+        }
+        let first = try blob([])
+        // A U2F key behind CTAP2: attested credential data with an all-zero AAGUID.
+        var authenticator = try TestAuthenticator(seed: "metadata trust credential")
+        authenticator.aaguid = [UInt8](repeating: 0, count: 16)
+        let issued = F.registrationChallenge()
+        let response = try authenticator.register(challenge: issued.challenge, Options(attestation: .fidoU2F(ca: world.ca)))
+        let kept = try #require(F.register(response, issued: issued, policy: world.policy(first), keepAttestation: true).accepted())
+        #expect(kept.record.aaguid == "00000000-0000-0000-0000-000000000000" && kept.record.attestationObject != nil)
+        #expect(try MetadataTrust(blob: first).recheck(kept.record, at: F.now)?.name == "Vendor U2F Key")
+        let compromised = try blob([.init("ATTESTATION_KEY_COMPROMISE", effectiveDate: "2025-05-01")])
+        #expect(throws: WebAuthnError(.metadata, "")) { try MetadataTrust(blob: compromised).recheck(kept.record, at: F.now) }
+        // Without the attestation object nothing names the authenticator.
+        var bare = kept.record
+        bare.attestationObject = nil
+        #expect(try MetadataTrust(blob: compromised).recheck(bare, at: F.now) == nil)
+        #expect(throws: WebAuthnError(.metadata, "")) {
+            try MetadataTrust(blob: compromised, policy: MetadataPolicy(requireEntry: true)).recheck(bare, at: F.now)
+        }
+    }
+
     @Test("a server's own trust source: an AAGUID allow-list")
     func customSource() throws {
         struct AllowList: AttestationTrustSource {
