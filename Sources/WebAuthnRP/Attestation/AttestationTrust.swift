@@ -74,6 +74,11 @@ enum AttestationTrustEvaluator {
     }
 
     /// Judges trust against `anchors`; a compound outcome is trusted per `compoundRequirement`.
+    ///
+    /// Under `.all` every component that claims a certificate chain must end in an anchor, and at
+    /// least one must claim one. Self and none components make no claim to judge: they neither
+    /// block nor give trust, as the compound's reported type is the first chained component's
+    /// (``CompoundAttestation/reportedType(of:)``). Under `.any` one trusted component suffices.
     static func evaluate(_ outcome: AttestationOutcome, anchors: [Certificate],
                          compoundRequirement: AttestationPolicy.CompoundRequirement, at time: Date) -> Verdict {
         if !outcome.components.isEmpty {
@@ -81,9 +86,13 @@ enum AttestationTrustEvaluator {
                 evaluate($0.outcome, anchors: anchors, compoundRequirement: compoundRequirement, at: time)
             }
             let trustedOnes = verdicts.filter(\.trusted)
-            let ok = compoundRequirement == .all ? trustedOnes.count == verdicts.count : !trustedOnes.isEmpty
+            let chained = zip(outcome.components, verdicts).filter { component, _ in
+                component.outcome.type != .none && component.outcome.type != .self
+            }.map(\.1)
+            let ok = compoundRequirement == .all ? !chained.isEmpty && chained.allSatisfy(\.trusted) : !trustedOnes.isEmpty
+            let judged = compoundRequirement == .all && !chained.isEmpty ? chained : verdicts
             return Verdict(trusted: ok, anchor: trustedOnes.first?.anchor,
-                           reason: ok ? nil : verdicts.compactMap(\.reason).joined(separator: "; "), components: verdicts)
+                           reason: ok ? nil : judged.compactMap(\.reason).joined(separator: "; "), components: verdicts)
         }
         switch outcome.type {
         case .none: return Verdict(trusted: false, anchor: nil, reason: "no attestation (fmt none)")

@@ -8,8 +8,10 @@ import WebAuthnCoding
 /// (``AttestationPolicy/compoundRequirement``): `.all` (the default) or `.any`.
 ///
 /// The outcome carries every sub-statement that verified as a component; trust is then judged
-/// per component by ``AttestationTrustEvaluator``, again under the compound requirement. The
-/// compound outcome itself has an empty trust path.
+/// per component by ``AttestationTrustEvaluator``, again under the compound requirement: `.all`
+/// needs every chain-bearing component trusted (a self or none component neither blocks nor
+/// gives trust), `.any` one trusted component. The compound outcome itself has an empty trust
+/// path.
 ///
 /// Attestation type reported for the compound as a whole: the L3 text leaves the result to the
 /// implementation ("any combination of outputs"), and the ceremony has room for one type. This

@@ -39,11 +39,12 @@ public struct AttestationPolicy: Sendable {
         case teeOrSoftware
     }
 
-    /// How many sub-statements of a compound attestation must verify.
+    /// How many sub-statements of a compound attestation must verify, and then be trusted.
     public enum CompoundRequirement: Sendable, Equatable {
-        /// Every sub-statement must verify.
+        /// Every sub-statement must verify, and every one that carries a certificate chain must
+        /// end in a trust anchor (self and none sub-statements claim no chain to judge).
         case all
-        /// At least one sub-statement must verify.
+        /// At least one sub-statement must verify; one trusted chain makes the whole trusted.
         case any
     }
 

@@ -511,6 +511,13 @@ struct Corpus {
         options.attestation = .packed(ca: ca)
         try required.register("control-trusted-accepted", auth, options: options,
                               .attested(format: "packed", type: .basic, trusted: true))
+        // compound under the default .all: every component with a chain must be trusted; a self
+        // component claims none, so it neither blocks the trusted chain nor stands in for a rogue one.
+        options.attestation = .compound([.packed(ca: ca), .packedSelf])
+        try required.register("compound-trusted-chain-and-self-accepted", try required.authenticator("compound"), options: options,
+                              .attested(format: "compound", type: .basic, trusted: true))
+        options.attestation = .compound([.packed(ca: rogueCA), .packedSelf])
+        try required.register("compound-rogue-chain-and-self", auth, options: options, .reject(.trust))
 
         var optional = FixtureFile("registration/trust-not-required.json",
                                    "Registration without requireTrustedAttestation: an attestation from an unknown root is "

@@ -183,15 +183,28 @@ struct CompoundAttestationTests {
         #expect(error?.message.contains("attStmt[1] (packed)") == true)
     }
 
-    @Test("trust is judged per component: a self component blocks .all, one trusted chain satisfies .any")
+    @Test("trust is judged per component: .all needs every chained one trusted, self and none neither block nor count; .any one trusted chain")
     func trustPerComponent() throws {
         let factory = try CompoundStatementFactory()
         let entries = [try factory.appleEntry(), try factory.packedSelfEntry()]
         let anchors = [factory.apple.ca.cert]
-        let allOutcome = try CompoundAttestation().verify(try factory.context(entries, requirement: .all, trustAnchors: anchors))
-        let allVerdict = AttestationTrustEvaluator.evaluate(allOutcome, anchors: anchors, compoundRequirement: .all,
-                                                            at: AttestationTestSupport.now)
-        #expect(!allVerdict.trusted)
+        func verdict(_ entries: [CBORItem], _ requirement: Requirement, anchors: [Certificate]) throws -> AttestationTrustEvaluator.Verdict {
+            let outcome = try CompoundAttestation().verify(try factory.context(entries, requirement: requirement, trustAnchors: anchors))
+            return AttestationTrustEvaluator.evaluate(outcome, anchors: anchors, compoundRequirement: requirement,
+                                                      at: AttestationTestSupport.now)
+        }
+        // The chained component is trusted and the self one claims no chain: trusted, as each alone
+        // would be under a policy that accepts self attestation.
+        let allVerdict = try verdict(entries, .all, anchors: anchors)
+        #expect(allVerdict.trusted)
+        #expect(allVerdict.anchor?.derBytes == factory.apple.ca.cert.derBytes)
+        #expect(allVerdict.components.map(\.trusted) == [true, false])
+        // The chained component's path ends nowhere: untrusted, for the chain's reason.
+        let unanchored = try verdict(entries, .all, anchors: [])
+        #expect(!unanchored.trusted)
+        #expect(unanchored.reason == "the policy has no trust anchors for this authenticator")
+        // No component claims a chain: nothing is trusted.
+        #expect(try !verdict([CompoundStatementFactory.noneEntry, try factory.packedSelfEntry()], .all, anchors: anchors).trusted)
         let anyOutcome = try CompoundAttestation().verify(try factory.context(entries, requirement: .any, trustAnchors: anchors))
         let anyVerdict = AttestationTrustEvaluator.evaluate(anyOutcome, anchors: anchors, compoundRequirement: .any,
                                                             at: AttestationTestSupport.now)
@@ -201,5 +214,30 @@ struct CompoundAttestationTests {
         let result = AttestationResult(format: "compound", outcome: anyOutcome, verdict: anyVerdict)
         #expect(result.components.map(\.format) == ["apple", "packed"])
         #expect(result.components.map(\.trusted) == [true, false])
+    }
+
+    @Test("through §7.1: a trusted chain beside self attestation is trusted; beside a rogue chain it is trust under .all, trusted under .any")
+    func ceremonyTrust() throws {
+        let ca = try TestAuthenticator.CA.make(seed: "compound trust ca")
+        let rogue = try TestAuthenticator.CA.make(seed: "compound rogue ca")
+        func register(_ components: [TestAuthenticator.Attestation],
+                      _ requirement: Requirement) throws -> CeremonyOutcome<VerifiedRegistration> {
+            let authenticator = try TestAuthenticator(seed: "compound trust credential")
+            let issued = CeremonyFixture.registrationChallenge()
+            let response = try authenticator.register(challenge: issued.challenge,
+                                                      TestAuthenticator.RegistrationOptions(attestation: .compound(components)))
+            // Trust required; self attestation alone would be accepted (unattested .accepted).
+            let policy = VerificationPolicy(attestation: AttestationPolicy(
+                requirement: AttestationRequirement(anchors: [ca.certificate], chain: .required), compoundRequirement: requirement))
+            return CeremonyFixture.register(response, issued: issued, policy: policy)
+        }
+        for requirement in [Requirement.all, .any] {
+            let withSelf = try #require(try register([.packed(ca: ca), .packedSelf], requirement).accepted())
+            #expect(withSelf.attestation.trusted && withSelf.attestation.type == .basic)
+            #expect(withSelf.attestation.components.map(\.trusted) == [true, false])
+            try register([.packed(ca: rogue), .packedSelf], requirement).expectRejected(.trust, step: "§7.1 step 29")
+        }
+        try register([.packed(ca: ca), .packed(ca: rogue)], .all).expectRejected(.trust, step: "§7.1 step 29")
+        #expect(try register([.packed(ca: ca), .packed(ca: rogue)], .any).accepted()?.attestation.trusted == true)
     }
 }
