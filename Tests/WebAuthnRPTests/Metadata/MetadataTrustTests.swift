@@ -273,6 +273,36 @@ struct MetadataTrustTests {
         }
     }
 
+    @Test("a server's own trust source: attestation certificates revoked by serial number, around another source")
+    func revokedSerials() throws {
+        // The shape of Google's Android attestation status list: serial numbers in lowercase hex.
+        struct RevokedSerials: AttestationTrustSource {
+            let revoked: Set<String>
+            let base: any AttestationTrustSource
+            func trust(for authenticator: AttestedAuthenticator, at time: Date) throws(WebAuthnError) -> AuthenticatorTrust {
+                for certificate in authenticator.trustPath {
+                    let hex = certificate.serialNumber.drop { $0 == 0 }.map { String(format: "%02x", $0) }.joined()
+                    let serial = hex.hasPrefix("0") ? String(hex.dropFirst()) : hex
+                    if revoked.contains(serial) { throw WebAuthnError(.metadata, "attestation certificate \(serial) is revoked") }
+                }
+                return try base.trust(for: authenticator, at: time)
+            }
+        }
+        let world = try World()
+        func policy(_ revoked: Set<String>) -> VerificationPolicy {
+            VerificationPolicy(attestation: AttestationPolicy(requirement: AttestationRequirement(
+                source: RevokedSerials(revoked: revoked, base: FixedTrustAnchors([world.ca.certificate])), chain: .required)))
+        }
+        let accepted = try #require(try register(.androidKey(ca: world.ca), policy: policy(["deadbeef"])).accepted())
+        #expect(accepted.attestation.trusted)
+        let leaf = try #require(accepted.attestation.trustPath.first)
+        let hex = leaf.serialNumber.drop { $0 == 0 }.map { String(format: "%02x", $0) }.joined()
+        let serial = hex.hasPrefix("0") ? String(hex.dropFirst()) : hex
+        let refused = try register(.androidKey(ca: world.ca), policy: policy(["deadbeef", serial]))
+        refused.expectRejected(.metadata, step: "§7.1 step 24")
+        if case .failure(let error) = refused.result { #expect(error.message.contains("\(serial) is revoked")) }
+    }
+
     @Test("a server's own trust source: an AAGUID allow-list")
     func customSource() throws {
         struct AllowList: AttestationTrustSource {
