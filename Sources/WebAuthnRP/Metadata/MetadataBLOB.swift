@@ -19,7 +19,8 @@ public import WebAuthnCrypto
 public struct MetadataBLOB: Sendable {
     /// The BLOB's serial number (`no`); a newer BLOB has a larger one.
     public let number: Int
-    /// When the next BLOB will be published at the latest (`nextUpdate`, 00:00 UTC of that day).
+    /// The day the next BLOB will be published at the latest (`nextUpdate`, as 00:00 UTC of
+    /// that day; ``isStale(at:)`` counts the whole day).
     public let nextUpdate: Date
     /// The legal header, if given.
     public let legalHeader: String?
@@ -106,9 +107,16 @@ public struct MetadataBLOB: Sendable {
         return entry(attestationCertificateKeyIdentifier: identifier)
     }
 
-    /// Whether `time` is past ``nextUpdate``: a newer BLOB should exist.
+    /// Whether the ``nextUpdate`` day (UTC) is over: a newer BLOB should exist.
+    ///
+    /// `nextUpdate` is a date, "when the next update will be provided at latest" (MDS3), so the
+    /// next BLOB may appear at any hour of that day; a BLOB counts as stale from the following
+    /// midnight, or a server that fetches early in the day would refuse registrations until FIDO
+    /// publishes.
     /// - Parameter time: the current time.
-    public func isStale(at time: Date) -> Bool { time > nextUpdate }
+    public func isStale(at time: Date) -> Bool { time >= nextUpdate.addingTimeInterval(Self.secondsPerDay) }
+
+    private static let secondsPerDay: TimeInterval = 86_400
 
     /// A certificate's key identifier as MDS3 writes `attestationCertificateKeyIdentifiers`:
     /// lowercase hex SHA-1 of the subjectPublicKey BIT STRING's value (RFC 5280 §4.2.1.2 method 1).

@@ -89,7 +89,7 @@ public struct MetadataTrust: AttestationTrustSource {
     public func trust(for authenticator: AttestedAuthenticator, at time: Date) throws(WebAuthnError) -> AuthenticatorTrust {
         let stale = blob.isStale(at: time)
         if stale, !policy.acceptStale {
-            throw Self.failure("the metadata BLOB (no \(blob.number)) was due for replacement at its nextUpdate "
+            throw Self.failure("the metadata BLOB (no \(blob.number)) was due for replacement by the end of its nextUpdate day "
                                + "\(blob.nextUpdate) and the policy does not accept stale metadata")
         }
         guard let entry = entry(for: authenticator) else {

@@ -43,7 +43,10 @@ struct MetadataBLOBTests {
         #expect(blob.signingChain.count == 3)
         #expect(blob.nextUpdate == Date(timeIntervalSince1970: 1_751_328_000))  // 2025-07-01
         #expect(!blob.isStale(at: Self.now))
-        #expect(blob.isStale(at: Date(timeIntervalSince1970: 1_751_328_001)))
+        // Stale once the nextUpdate day is over: FIDO may publish at any hour of it.
+        #expect(!blob.isStale(at: Date(timeIntervalSince1970: 1_751_328_001)))  // 2025-07-01T00:00:01Z
+        #expect(!blob.isStale(at: Date(timeIntervalSince1970: 1_751_414_399)))  // 2025-07-01T23:59:59Z
+        #expect(blob.isStale(at: Date(timeIntervalSince1970: 1_751_414_400)))   // 2025-07-02T00:00:00Z
         let upper = try #require(AAGUID(uuidString: Self.aaguid.uppercased()))
         let entry = try #require(blob.entry(aaguid: upper))
         #expect(entry.name == "Test Key")
