@@ -21,7 +21,7 @@ extension MetadataTrust {
     /// - Throws: ``WebAuthnError`` `metadata` when the policy now refuses the authenticator.
     public func recheck(_ record: CredentialRecord, at time: Date) throws(WebAuthnError) -> MetadataEntry? {
         if blob.isStale(at: time), !policy.acceptStale {
-            throw Self.failure("the metadata BLOB (no \(blob.number)) is past its nextUpdate")
+            throw Self.failure("the metadata BLOB (no \(blob.number)) is past its nextUpdate day \(blob.nextUpdate)")
         }
         guard let entry = entry(for: record) else {
             if policy.requireEntry { throw Self.failure("the credential's authenticator has no metadata entry") }

@@ -14,7 +14,7 @@ public struct MetadataPolicy: Sendable {
     /// Refuse (`metadata`) an authenticator the BLOB has no entry for. Default false: such an
     /// authenticator is judged by the other anchors only (usually: untrusted).
     public var requireEntry: Bool
-    /// Accept metadata whose BLOB is past its `nextUpdate` (reported as
+    /// Accept metadata whose BLOB is past its `nextUpdate` day (reported as
     /// ``AttestationResult/metadataStale``). Default false: stale metadata refuses every
     /// registration (`metadata`) until a fresh BLOB is loaded.
     public var acceptStale: Bool
@@ -24,7 +24,7 @@ public struct MetadataPolicy: Sendable {
     ///   - refusedStatuses: statuses that refuse an authenticator (default: the compromise statuses and REVOKED).
     ///   - minimumCertificationLevel: the weakest certification accepted (default: any, certified or not).
     ///   - requireEntry: refuse authenticators without an entry (default false).
-    ///   - acceptStale: accept a BLOB past its nextUpdate (default false).
+    ///   - acceptStale: accept a BLOB past its nextUpdate day (default false).
     public init(refusedStatuses: Set<AuthenticatorStatus> = AuthenticatorStatus.compromised,
                 minimumCertificationLevel: CertificationLevel? = nil, requireEntry: Bool = false,
                 acceptStale: Bool = false) {
