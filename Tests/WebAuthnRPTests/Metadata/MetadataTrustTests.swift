@@ -210,19 +210,24 @@ struct MetadataTrustTests {
         #expect(verified.attestation.trusted)
     }
 
-    @Test("fido-u2f (no AAGUID) is found by the attestation certificate's key identifier")
-    func u2fByKeyIdentifier() throws {
-        let world = try World()
-        // Register once to learn the leaf the authenticator makes, then list its key identifier.
+    /// A u2f entry listing, by key identifier, the attestation leaf the fido-u2f authenticator
+    /// makes (learnt by registering once without metadata).
+    func u2fEntry(_ world: World, uppercase: Bool = false) throws -> TestMetadataService.Entry {
         let probe = try #require(try register(.fidoU2F(ca: world.ca), policy: VerificationPolicy()).accepted())
         let leaf = try #require(probe.attestation.trustPath.first)
         let identifier = try #require(MetadataBLOB.keyIdentifier(of: leaf))
-        let blob = try world.blob([world.entry {
+        return world.entry {
             $0.aaguid = nil
-            $0.keyIdentifiers = [identifier.uppercased()]
+            $0.keyIdentifiers = [uppercase ? identifier.uppercased() : identifier]
             $0.description = "Vendor U2F Key"
             $0.protocolFamily = "u2f"
-        }])
+        }
+    }
+
+    @Test("fido-u2f (no AAGUID) is found by the attestation certificate's key identifier")
+    func u2fByKeyIdentifier() throws {
+        let world = try World()
+        let blob = try world.blob([try u2fEntry(world, uppercase: true)])
         let verified = try #require(try register(.fidoU2F(ca: world.ca), policy: world.policy(blob)).accepted())
         #expect(verified.attestation.trusted)
         #expect(verified.attestation.authenticatorName == "Vendor U2F Key")
@@ -241,17 +246,11 @@ struct MetadataTrustTests {
     @Test("re-checking a fido-u2f credential finds its entry through the kept attestation object")
     func recheckU2F() throws {
         let world = try World()
-        let probe = try #require(try register(.fidoU2F(ca: world.ca), policy: VerificationPolicy()).accepted())
-        let leaf = try #require(probe.attestation.trustPath.first)
-        let identifier = try #require(MetadataBLOB.keyIdentifier(of: leaf))
+        let entry = try u2fEntry(world)
         func blob(_ statuses: [TestMetadataService.Status]) throws -> MetadataBLOB {
-            try world.blob([world.entry {
-                $0.aaguid = nil
-                $0.keyIdentifiers = [identifier]
-                $0.description = "Vendor U2F Key"
-                $0.protocolFamily = "u2f"
-                $0.statuses += statuses
-            }])
+            var listed = entry
+            listed.statuses += statuses
+            return try world.blob([listed])
         }
         let first = try blob([])
         // A U2F key behind CTAP2: attested credential data with an all-zero AAGUID.
