@@ -110,6 +110,12 @@ extension AttestationContext {
 
     /// Parses the `x5c` array of DER certificates (leaf first).
     func certificates(_ item: CBORItem?, format: String) throws(WebAuthnError) -> [Certificate] {
+        try Self.certificates(item, format: format, cache: certificateCache)
+    }
+
+    /// Parses the `x5c` array of DER certificates (leaf first), through `cache` when given.
+    static func certificates(_ item: CBORItem?, format: String,
+                             cache certificateCache: CertificateCache?) throws(WebAuthnError) -> [Certificate] {
         let array = try Self.member(item, "x5c", is: "an array", format: format) { $0.array }
         guard !array.isEmpty else { throw Self.failure(format, "x5c is an empty array") }
         try Self.checkChainLength(array.count, "x5c", format: format)

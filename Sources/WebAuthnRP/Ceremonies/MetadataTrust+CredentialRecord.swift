@@ -1,6 +1,5 @@
 public import Foundation
 import WebAuthnCoding
-import WebAuthnCrypto
 
 // The metadata re-check of a stored credential sits with the record (this folder), above the
 // trust source in Policy/, so Policy does not know the registry's types.
@@ -31,20 +30,18 @@ extension MetadataTrust {
         return entry
     }
 
+    /// The record's entry, looked up as at registration (``entry(for:)``): its AAGUID, then the
+    /// kept attestation statement's `x5c`.
     private func entry(for record: CredentialRecord) -> MetadataEntry? {
-        if let aaguid = AAGUID(uuidString: record.aaguid), !aaguid.isZero, let entry = blob.entry(aaguid: aaguid) {
-            return entry
-        }
         // The stored object was verified at registration, but a record is storage and read as
-        // untrusted: anything that does not parse just finds no entry.
-        guard let bytes = record.attestationObject,
-              let object = try? AttestationObject(bytes: bytes[...]),
-              let x5c = object.statement[textKey: "x5c"]?.array,
-              x5c.count <= AttestationContext.maximumChainCertificates else { return nil }
-        for element in x5c {
-            guard let der = element.bytes, let certificate = try? Certificate(derEncoded: der) else { continue }
-            if let entry = blob.entry(attestationCertificate: certificate) { return entry }
-        }
-        return nil
+        // untrusted: an object or chain that does not parse just adds no certificates.
+        let object = record.attestationObject.flatMap { try? AttestationObject(bytes: $0[...]) }
+        let trustPath = object.flatMap {
+            try? AttestationContext.certificates($0.statement[textKey: "x5c"], format: $0.format, cache: nil)
+        } ?? []
+        let authenticator = AttestedAuthenticator(aaguid: AAGUID(uuidString: record.aaguid) ?? AAGUID.zero,
+                                                  format: record.attestationFormat, type: record.attestationType,
+                                                  trustPath: trustPath)
+        return entry(for: authenticator)
     }
 }

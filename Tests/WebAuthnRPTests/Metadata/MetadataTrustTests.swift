@@ -278,10 +278,14 @@ struct MetadataTrustTests {
         struct RevokedSerials: AttestationTrustSource {
             let revoked: Set<String>
             let base: any AttestationTrustSource
+            /// The list's spelling of a serial number: lowercase hex without leading zeros.
+            static func serial(of certificate: Certificate) -> String {
+                let hex = certificate.serialNumber.drop { $0 == 0 }.map { String(format: "%02x", $0) }.joined()
+                return hex.hasPrefix("0") ? String(hex.dropFirst()) : hex
+            }
             func trust(for authenticator: AttestedAuthenticator, at time: Date) throws(WebAuthnError) -> AuthenticatorTrust {
                 for certificate in authenticator.trustPath {
-                    let hex = certificate.serialNumber.drop { $0 == 0 }.map { String(format: "%02x", $0) }.joined()
-                    let serial = hex.hasPrefix("0") ? String(hex.dropFirst()) : hex
+                    let serial = Self.serial(of: certificate)
                     if revoked.contains(serial) { throw WebAuthnError(.metadata, "attestation certificate \(serial) is revoked") }
                 }
                 return try base.trust(for: authenticator, at: time)
@@ -294,9 +298,7 @@ struct MetadataTrustTests {
         }
         let accepted = try #require(try register(.androidKey(ca: world.ca), policy: policy(["deadbeef"])).accepted())
         #expect(accepted.attestation.trusted)
-        let leaf = try #require(accepted.attestation.trustPath.first)
-        let hex = leaf.serialNumber.drop { $0 == 0 }.map { String(format: "%02x", $0) }.joined()
-        let serial = hex.hasPrefix("0") ? String(hex.dropFirst()) : hex
+        let serial = RevokedSerials.serial(of: try #require(accepted.attestation.trustPath.first))
         let refused = try register(.androidKey(ca: world.ca), policy: policy(["deadbeef", serial]))
         refused.expectRejected(.metadata, step: "§7.1 step 24")
         if case .failure(let error) = refused.result { #expect(error.message.contains("\(serial) is revoked")) }
