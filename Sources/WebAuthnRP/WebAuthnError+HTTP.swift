@@ -8,13 +8,14 @@ extension WebAuthnError {
     /// The HTTP status a server should answer with: 400 for a request that is malformed or does
     /// not answer an outstanding challenge, 409 when the credential is already registered, 401
     /// when a login does not prove possession of a known credential, and 403 for a response that
-    /// is well-formed but refused (wrong origin, flags, algorithm, attestation or trust).
+    /// is well-formed but refused (wrong origin, flags, algorithm, attestation or trust), and 500
+    /// when the server itself failed (``Category/serverFault``).
     public var httpStatus: Int { category.httpStatus }
 }
 
 extension WebAuthnError.Category {
     /// The client-safe text for this category (see ``WebAuthnError/clientMessage``).
-    public var clientMessage: String {
+    var clientMessage: String {
         switch self {
         case .malformed: return "The request could not be read."
         case .type: return "The response is for a different kind of ceremony."
@@ -34,11 +35,13 @@ extension WebAuthnError.Category {
         case .signCount: return "The authenticator's counter went backwards; it may have been cloned."
         case .metadata: return "This authenticator model is not accepted."
         case .extension: return "The authenticator's extension outputs were not accepted."
+        case .serverFault: return "The server could not complete the request. Please try again."
+        default: return "The request was refused."
         }
     }
 
     /// The suggested HTTP status for this category (see ``WebAuthnError/httpStatus``).
-    public var httpStatus: Int {
+    var httpStatus: Int {
         switch self {
         case .malformed, .type, .challenge: return 400
         case .credentialExists: return 409
@@ -47,6 +50,8 @@ extension WebAuthnError.Category {
              .metadata,
              .extension:
             return 403
+        case .serverFault: return 500
+        default: return 403
         }
     }
 }

@@ -5,48 +5,80 @@
 ///
 /// Equality compares the category only, so callers and tests can match on it.
 public struct WebAuthnError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// The rejection categories. Each names one class of failure a relying party
-    /// may want to treat differently (log, alert, ask the user to retry).
-    public enum Category: String, Hashable, Sendable, CaseIterable, Codable {
+    /// The rejection categories: one value per class of failure a relying party may want to
+    /// treat differently (log, alert, ask the user to retry).
+    ///
+    /// A struct over a private list, not an enum, so a category added in a later release does not
+    /// break a caller's `switch` (which has a `default` for what it does not single out).
+    /// Compare with `==` or match in a `switch` (`case .signCount:`).
+    public struct Category: RawRepresentable, Hashable, Sendable, Codable, CaseIterable {
+        private enum Code: String, CaseIterable {
+            case malformed, type, challenge, origin, rpIdHash, userPresence, userVerification, backupFlags, algorithm
+            case attestation, trust, credentialExists, unknownCredential, userHandle, signature, signCount, metadata
+            case `extension`, serverFault
+        }
+
+        private let code: Code
+
+        private init(_ code: Code) { self.code = code }
+
+        /// The category from its name (`"signCount"`), as the fixture format and ``rawValue`` spell it.
+        /// - Parameter rawValue: the name.
+        public init?(rawValue: String) {
+            guard let code = Code(rawValue: rawValue) else { return nil }
+            self.code = code
+        }
+
+        /// The category's name, as the fixture format spells it.
+        public var rawValue: String { code.rawValue }
+        /// Every category this release knows.
+        public static var allCases: [Category] { Code.allCases.map(Category.init) }
+        /// The categories a recorded ceremony can expect (`webauthn-ceremonies/1`): every one but
+        /// ``serverFault``, which no response can cause.
+        package static var verdicts: [Category] { allCases.filter { $0 != .serverFault } }
+
         /// A structure does not parse: JSON, base64url, CBOR, authenticator data, COSE key, certificate.
-        case malformed
+        public static let malformed = Category(.malformed)
         /// `clientData.type` is not the one the ceremony needs.
-        case type
+        public static let type = Category(.type)
         /// The challenge was not issued, differs, expired, or was already used.
-        case challenge
+        public static let challenge = Category(.challenge)
         /// The origin, or a cross-origin ceremony's top origin, is not allowed.
-        case origin
+        public static let origin = Category(.origin)
         /// `rpIdHash` is not SHA-256 of the RP ID.
-        case rpIdHash
+        public static let rpIdHash = Category(.rpIdHash)
         /// The UP flag is clear where user presence is required.
-        case userPresence
+        public static let userPresence = Category(.userPresence)
         /// UV was required and the UV flag is clear.
-        case userVerification
+        public static let userVerification = Category(.userVerification)
         /// BS is set while BE is clear, or BE changed since registration.
-        case backupFlags
+        public static let backupFlags = Category(.backupFlags)
         /// The credential's algorithm was not offered or is not supported.
-        case algorithm
+        public static let algorithm = Category(.algorithm)
         /// The attestation statement does not verify.
-        case attestation
+        public static let attestation = Category(.attestation)
         /// The attestation verifies but does not chain to a trust anchor, and trust is required.
-        case trust
+        public static let trust = Category(.trust)
         /// A registration's credential id is already registered.
-        case credentialExists
+        public static let credentialExists = Category(.credentialExists)
         /// No record for the credential id, or the id is not in `allowCredentials`.
-        case unknownCredential
+        public static let unknownCredential = Category(.unknownCredential)
         /// The response's user handle differs from the record's.
-        case userHandle
+        public static let userHandle = Category(.userHandle)
         /// The assertion signature does not verify.
-        case signature
+        public static let signature = Category(.signature)
         /// The signature counter did not increase.
-        case signCount
+        public static let signCount = Category(.signCount)
         /// The FIDO metadata BLOB does not verify, or the authenticator's metadata forbids it (a
         /// compromise or revocation status, no entry while one is required, an attestation type its
         /// statement does not declare, stale metadata the policy does not accept).
-        case metadata
+        public static let metadata = Category(.metadata)
         /// An extension output breaks its definition or what the relying party asked for
         /// (also: an extension input the client would refuse, when options are built).
-        case `extension`
+        public static let `extension` = Category(.`extension`)
+        /// The server could not complete the step: no random bytes could be drawn. The client is not
+        /// at fault (HTTP 500), and no fixture expects it.
+        public static let serverFault = Category(.serverFault)
     }
 
     /// The category of the rejection.

@@ -20,7 +20,7 @@ enum ChallengeSource {
         do {
             return try SecureRandom.bytes(count: length)
         } catch {
-            throw WebAuthnError(.malformed, "options: no random challenge could be drawn: \(error)")
+            throw WebAuthnError(.serverFault, "options: no random challenge could be drawn: \(error)")
         }
     }
 }
@@ -35,7 +35,7 @@ extension PublicKeyCredentialUserEntityJSON {
         do {
             return try SecureRandom.bytes(count: 64)
         } catch {
-            throw WebAuthnError(.malformed, "no random user handle could be drawn: \(error)")
+            throw WebAuthnError(.serverFault, "no random user handle could be drawn: \(error)")
         }
     }
 }

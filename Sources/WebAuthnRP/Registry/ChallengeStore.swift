@@ -129,5 +129,5 @@ public final class InMemoryChallengeStore: ChallengeStore {
     var queuedExpiries: Int { state.withLock { $0.expiries.count } }
 
     /// How many challenges are held (expired ones included until the next `issue` evicts them).
-    public var count: Int { state.withLock { $0.outstanding.count } }
+    var count: Int { state.withLock { $0.outstanding.count } }
 }

@@ -219,8 +219,9 @@ struct ServerNeedsTests {
         #expect(error.httpStatus == 403)
         for category in WebAuthnError.Category.allCases {
             #expect(!category.clientMessage.isEmpty)
-            #expect([400, 401, 403, 409].contains(category.httpStatus), "\(category)")
+            #expect([400, 401, 403, 409, 500].contains(category.httpStatus), "\(category)")
         }
+        #expect(WebAuthnError(.serverFault, "").httpStatus == 500)
         #expect(WebAuthnError(.malformed, "").httpStatus == 400)
         #expect(WebAuthnError(.challenge, "").httpStatus == 400)
         #expect(WebAuthnError(.credentialExists, "").httpStatus == 409)
@@ -229,6 +230,30 @@ struct ServerNeedsTests {
         #expect(RegistryError(.capacityExceeded, "100000 challenges").httpStatus == 503)
         #expect(RegistryError(.storage, "connection refused to 10.0.0.5").httpStatus == 503)
         #expect(!RegistryError(.storage, "connection refused to 10.0.0.5").clientMessage.contains("10.0"))
+    }
+
+    @Test("categories are an open set: each name round-trips through rawValue and JSON, an unknown name is no category")
+    func openCategories() throws {
+        #expect(Set(WebAuthnError.Category.allCases).count == WebAuthnError.Category.allCases.count)
+        for category in WebAuthnError.Category.allCases {
+            #expect(WebAuthnError.Category(rawValue: category.rawValue) == category)
+            let json = try JSONEncoder().encode(category)
+            #expect(String(decoding: json, as: UTF8.self) == "\"\(category.rawValue)\"")
+            #expect(try JSONDecoder().decode(WebAuthnError.Category.self, from: json) == category)
+        }
+        #expect(WebAuthnError.Category(rawValue: "notACategory") == nil)
+        #expect(throws: (any Error).self) { try JSONDecoder().decode(WebAuthnError.Category.self, from: Data(#""nope""#.utf8)) }
+        #expect(!WebAuthnError.Category.verdicts.contains(.serverFault))
+        #expect(WebAuthnError.Category.verdicts.count == WebAuthnError.Category.allCases.count - 1)
+        // A caller's switch singles out what it cares about and has a default for the rest.
+        func status(_ category: WebAuthnError.Category) -> String {
+            switch category {
+            case .signCount: return "clone"
+            case .serverFault: return "retry"
+            default: return "refused"
+            }
+        }
+        #expect(status(.signCount) == "clone" && status(.serverFault) == "retry" && status(.origin) == "refused")
     }
 
     // MARK: Challenge store
