@@ -11,7 +11,7 @@ public struct WebAuthnError: Error, Hashable, Sendable, CustomStringConvertible 
     /// A struct over a private list, not an enum, so a category added in a later release does not
     /// break a caller's `switch` (which has a `default` for what it does not single out).
     /// Compare with `==` or match in a `switch` (`case .signCount:`).
-    public struct Category: RawRepresentable, Hashable, Sendable, Codable, CaseIterable {
+    public struct Category: RawRepresentable, Hashable, Sendable, Codable, CaseIterable, CustomStringConvertible {
         private enum Code: String, CaseIterable {
             case malformed, type, challenge, origin, rpIdHash, userPresence, userVerification, backupFlags, algorithm
             case attestation, trust, credentialExists, unknownCredential, userHandle, signature, signCount, metadata
@@ -31,6 +31,8 @@ public struct WebAuthnError: Error, Hashable, Sendable, CustomStringConvertible 
 
         /// The category's name, as the fixture format spells it.
         public var rawValue: String { code.rawValue }
+        /// The category's name, so that logs and messages read `signCount`.
+        public var description: String { code.rawValue }
         /// Every category this release knows.
         public static var allCases: [Category] { Code.allCases.map(Category.init) }
         /// The categories a recorded ceremony can expect (`webauthn-ceremonies/1`): every one but

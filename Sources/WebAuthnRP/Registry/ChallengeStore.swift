@@ -87,7 +87,7 @@ public final class InMemoryChallengeStore: ChallengeStore {
     }
     private let state = Mutex(State())
     /// The most challenges held at once.
-    public let capacity: Int
+    let capacity: Int
 
     /// Creates a store.
     /// - Parameter capacity: the most outstanding challenges held at once (default 100,000).

@@ -237,6 +237,7 @@ struct ServerNeedsTests {
         #expect(Set(WebAuthnError.Category.allCases).count == WebAuthnError.Category.allCases.count)
         for category in WebAuthnError.Category.allCases {
             #expect(WebAuthnError.Category(rawValue: category.rawValue) == category)
+            #expect("\(category)" == category.rawValue)
             let json = try JSONEncoder().encode(category)
             #expect(String(decoding: json, as: UTF8.self) == "\"\(category.rawValue)\"")
             #expect(try JSONDecoder().decode(WebAuthnError.Category.self, from: json) == category)
