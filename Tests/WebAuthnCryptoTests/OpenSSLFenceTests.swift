@@ -52,6 +52,29 @@ struct OpenSSLFenceTests {
         #expect(offenders.isEmpty, "files outside \(Self.fencedFolders) import CWebAuthnOpenSSL: \(offenders)")
     }
 
+    /// The shipping modules take no raw pointer outside the crypto layer's fence: every
+    /// `withUnsafe…`, `Unsafe…Pointer` and `OpaquePointer` is in `WebAuthnCrypto/OpenSSL/`.
+    @Test func unsafePointersStayInsideTheFence() throws {
+        let root = Self.sourcesDirectory.standardizedFileURL
+        let shipping = ["WebAuthnCoding/", "WebAuthnCrypto/", "WebAuthnRP/", "WebAuthnReplay/"]
+        let markers = ["withUnsafe", "UnsafePointer", "UnsafeMutablePointer", "UnsafeBufferPointer",
+                       "UnsafeMutableBufferPointer", "UnsafeRawPointer", "UnsafeMutableRawPointer", "OpaquePointer",
+                       "unsafeUninitializedCapacity"]
+        let enumerator = try #require(FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil))
+        var scanned = 0
+        var offenders: [String] = []
+        for case let url as URL in enumerator where url.pathExtension == "swift" {
+            let relative = String(url.standardizedFileURL.path.dropFirst(root.path.count + 1))
+            guard shipping.contains(where: { relative.hasPrefix($0) }), !relative.hasPrefix("WebAuthnCrypto/OpenSSL/") else { continue }
+            scanned += 1
+            let code = try String(contentsOf: url, encoding: .utf8).split(whereSeparator: \.isNewline)
+                .filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("//") }
+            if code.contains(where: { line in markers.contains { line.contains($0) } }) { offenders.append(relative) }
+        }
+        #expect(scanned > 50, "the scan found the shipping modules")
+        #expect(offenders.isEmpty, "raw pointers outside WebAuthnCrypto/OpenSSL/: \(offenders)")
+    }
+
     /// The sub-packages (Fuzz/, Benchmarks/) reach the library through its underscored products
     /// only; none of their files may import libcrypto.
     @Test func subPackagesDoNotImportLibCrypto() throws {

@@ -2,7 +2,7 @@
 /// not canonical (RFC 8032 §5.1.3 / §5.2.3: `y` at or above the field prime, stray bits) and
 /// points of small order.
 ///
-/// A deliberate extra check, not a WebAuthn rule (Docs/SpecMap.md): for the identity point the
+/// A deliberate extra check, not a WebAuthn rule (SpecMap, "Deliberate extra checks", in the DocC catalog): for the identity point the
 /// signature `R = identity, S = 0` verifies for every message under RFC 8032's verification
 /// equation, and every small-order key is forgeable in the same way, so a credential registered
 /// with one needs no private key to log in. libcrypto does not refuse such keys.

@@ -1,8 +1,41 @@
 internal import CWebAuthnOpenSSL
 
 /// Digests, constant-time comparison and random bytes through libcrypto.
+/// Every pointer the digest, comparison and random helpers need is taken here, inside the fence.
 enum LibCryptoDigest {
-    static func compute(_ digest: Digest, _ data: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+    /// Hashes any bytes: contiguous ones in place, others copied once.
+    static func compute(_ digest: Digest, _ data: some Sequence<UInt8>) -> [UInt8] {
+        if let contiguous = data.withContiguousStorageIfAvailable({ compute(digest, buffer: $0) }) {
+            return contiguous
+        }
+        return Array(data).withUnsafeBufferPointer { compute(digest, buffer: $0) }
+    }
+
+    /// SHA-256 of a slice into an inline result (no array).
+    static func sha256Inline(_ data: ArraySlice<UInt8>) -> InlineArray<32, UInt8> {
+        data.withUnsafeBufferPointer { sha256Inline(buffer: $0) }
+    }
+
+    /// Constant-time equality of a received slice and a computed value (the common shape,
+    /// without the generic form's closures).
+    static func memoryEquals(_ a: ArraySlice<UInt8>, _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        return a.withUnsafeBufferPointer { pa in b.withUnsafeBufferPointer { pb in memoryEquals(buffer: pa, pb) } }
+    }
+
+    /// Constant-time equality of any two byte collections: contiguous ones (arrays, slices, a
+    /// String's UTF-8) in place, others copied once.
+    static func memoryEquals(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Bool {
+        guard a.count == b.count else { return false }
+        let inPlace: Bool?? = a.withContiguousStorageIfAvailable { pa in
+            b.withContiguousStorageIfAvailable { pb in memoryEquals(buffer: pa, pb) }
+        }
+        if let inPlace, let result = inPlace { return result }
+        let copyA = Array(a), copyB = Array(b)
+        return copyA.withUnsafeBufferPointer { pa in copyB.withUnsafeBufferPointer { pb in memoryEquals(buffer: pa, pb) } }
+    }
+
+    private static func compute(_ digest: Digest, buffer data: UnsafeBufferPointer<UInt8>) -> [UInt8] {
         let size = digest.outputSize
         var ok: Int32 = 0
         var length: UInt32 = 0
@@ -24,8 +57,7 @@ enum LibCryptoDigest {
         return out
     }
 
-    /// SHA-256 into an inline result (no array).
-    static func sha256Inline(_ data: UnsafeBufferPointer<UInt8>) -> InlineArray<32, UInt8> {
+    private static func sha256Inline(buffer data: UnsafeBufferPointer<UInt8>) -> InlineArray<32, UInt8> {
         var out = InlineArray<32, UInt8>(repeating: 0)
         var ok: Int32 = 0
         var length: UInt32 = 0
@@ -44,7 +76,7 @@ enum LibCryptoDigest {
         return out
     }
 
-    static func memoryEquals(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+    private static func memoryEquals(buffer a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
         guard a.count == b.count else { return false }
         guard let pa = a.baseAddress, let pb = b.baseAddress, a.count > 0 else { return true }
         return CRYPTO_memcmp(pa, pb, a.count) == 0

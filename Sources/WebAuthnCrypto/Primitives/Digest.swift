@@ -23,11 +23,7 @@ package enum Digest: Sendable {
     /// - Parameter data: the bytes to hash.
     /// - Returns: the digest, ``outputSize`` bytes long.
     package func hash(_ data: some Sequence<UInt8>) -> [UInt8] {
-        if let contiguous = data.withContiguousStorageIfAvailable({ LibCryptoDigest.compute(self, $0) }) {
-            return contiguous
-        }
-        let copy = Array(data)
-        return copy.withUnsafeBufferPointer { LibCryptoDigest.compute(self, $0) }
+        LibCryptoDigest.compute(self, data)
     }
 
     /// SHA-256 of `data`, held inline: for a hash that is used at once and dropped (a login's
@@ -35,14 +31,14 @@ package enum Digest: Sendable {
     /// - Parameter data: the bytes to hash.
     /// - Returns: the 32-byte digest.
     package static func sha256Inline(_ data: [UInt8]) -> InlineArray<32, UInt8> {
-        data.withUnsafeBufferPointer { LibCryptoDigest.sha256Inline($0) }
+        LibCryptoDigest.sha256Inline(data[...])
     }
 
     /// SHA-256 of a slice (a member of a larger buffer), held inline as by the array form.
     /// - Parameter data: the bytes.
     /// - Returns: the 32-byte digest.
     package static func sha256Inline(_ data: ArraySlice<UInt8>) -> InlineArray<32, UInt8> {
-        data.withUnsafeBufferPointer { LibCryptoDigest.sha256Inline($0) }
+        LibCryptoDigest.sha256Inline(data)
     }
 }
 
@@ -57,8 +53,7 @@ package enum ConstantTime {
     package static func equals(_ a: ArraySlice<UInt8>, _ b: [UInt8]) -> Bool {
         // The common shape (a slice of received bytes against a computed value), without the
         // generic form's closures: a call from another module is not specialized.
-        guard a.count == b.count else { return false }
-        return a.withUnsafeBufferPointer { pa in b.withUnsafeBufferPointer { pb in LibCryptoDigest.memoryEquals(pa, pb) } }
+        LibCryptoDigest.memoryEquals(a, b)
     }
 
     /// Whether two byte sequences are equal, in time independent of their contents
@@ -68,16 +63,7 @@ package enum ConstantTime {
     ///   - b: the second bytes.
     /// - Returns: `true` when both have the same length and the same bytes.
     package static func equals(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Bool {
-        guard a.count == b.count else { return false }
-        // Contiguous inputs (arrays, slices, a String's UTF-8) are compared in place.
-        let inPlace: Bool?? = a.withContiguousStorageIfAvailable { pa in
-            b.withContiguousStorageIfAvailable { pb in LibCryptoDigest.memoryEquals(pa, pb) }
-        }
-        if let inPlace, let result = inPlace { return result }
-        let copyA = Array(a), copyB = Array(b)
-        return copyA.withUnsafeBufferPointer { pa in
-            copyB.withUnsafeBufferPointer { pb in LibCryptoDigest.memoryEquals(pa, pb) }
-        }
+        LibCryptoDigest.memoryEquals(a, b)
     }
 }
 

@@ -39,7 +39,7 @@ enum CeremonyChecks {
 
     /// The authenticator's extension outputs are CTAP2 canonical CBOR, as CTAP2 requires them
     /// to be written (L3 §2.5: non-canonical CBOR SHOULD be rejected; every real authenticator
-    /// measured complies, Docs/SpecMap.md "Canonical CBOR").
+    /// measured complies, SpecMap "Canonical CBOR" in the DocC catalog).
     static func checkExtensionsCanonical(_ authData: AuthenticatorData) throws(WebAuthnError) {
         guard let extensions = authData.extensions else { return }
         do {

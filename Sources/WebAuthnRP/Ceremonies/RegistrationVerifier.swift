@@ -141,7 +141,7 @@ public struct RegistrationVerifier: Sendable {
                 throw WebAuthnError(.algorithm, "pubKeyCredParams offered no public-key algorithm, so no credential can answer it")
             }
             // Every real authenticator measured writes its credential key in CTAP2 canonical form
-            // (Docs/SpecMap.md, "Canonical CBOR"), so a new key must be canonical (L3 §2.5) and the
+            // (SpecMap, "Canonical CBOR", in the DocC catalog), so a new key must be canonical (L3 §2.5) and the
             // record stores canonical bytes. Keys read back from storage are not held to it.
             var options = CeremonyChecks.credentialKeyOptions(offered: offered, policy: policy)
             options.requireCanonicalEncoding = true

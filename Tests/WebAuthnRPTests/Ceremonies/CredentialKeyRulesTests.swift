@@ -7,7 +7,7 @@ import WebAuthnTestSupport
 
 /// §7.1 step 20 and the credential key rules around it: which algorithms an options document
 /// lets the client use (L3 §5.1.3), EdDSA's curve (L3 §5.8.5), canonical CBOR (L3 §2.5), and the
-/// deliberate refusal of forgeable Edwards keys (Docs/SpecMap.md).
+/// deliberate refusal of forgeable Edwards keys (SpecMap, "Deliberate extra checks", in the DocC catalog).
 @Suite("§7.1 step 20: offered algorithms and credential key rules")
 struct CredentialKeyRulesTests {
     typealias F = CeremonyFixture
