@@ -9,7 +9,7 @@ import WebAuthnCoding
 /// records, short default algorithms, transports kept, user handles, client-safe errors and a
 /// challenge store that forgets expired challenges as time passes.
 @Suite("What a server needs")
-struct ServerNeedsTests {
+struct ServerIntegrationTests {
     let now = CeremonyFixture.now
     let user = PublicKeyCredentialUserEntityJSON(id: Base64URLBytes(Array("user-a".utf8)), name: "ada", displayName: "Ada")
 
