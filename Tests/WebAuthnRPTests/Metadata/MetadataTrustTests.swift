@@ -233,6 +233,11 @@ struct MetadataTrustTests {
             $0.statuses = [.init("FIDO_CERTIFIED_L1", effectiveDate: "2023-01-01"), .init("ATTESTATION_KEY_COMPROMISE", effectiveDate: "2099-01-01")]
         }])
         try register(.packed(ca: world.ca), policy: world.policy(announced)).expectRejected(.metadata, step: "§7.1 step 24")
+        // A key compromise counts whatever its date; a revocation announced ahead counts as well.
+        let announcedRevocation = try world.blob([world.entry {
+            $0.statuses = [.init("FIDO_CERTIFIED_L1", effectiveDate: "2023-01-01"), .init("REVOKED", effectiveDate: "2099-01-01")]
+        }])
+        try register(.packed(ca: world.ca), policy: world.policy(announcedRevocation)).expectRejected(.metadata, step: "§7.1 step 24")
     }
 
     @Test("stricter rules: certified L2 or better only")
