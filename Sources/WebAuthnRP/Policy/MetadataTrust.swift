@@ -151,8 +151,10 @@ public struct MetadataTrust: AttestationTrustSource {
                let chain, !Self.holdsKey(of: named, chain) {
                 continue
             }
-            let scope = report.status == .attestationKeyCompromise && report.certificate != nil ? " for a certificate of its chain" : ""
-            throw Self.failure("\(name): the metadata status \(report.status.rawValue) is in effect or announced\(scope)")
+            let detail = report.status != .attestationKeyCompromise ? "in effect or announced"
+                : report.certificate != nil ? "reported for the key of a certificate of this chain, whatever came after"
+                : "reported for every chain of the model, whatever came after"
+            throw Self.failure("\(name): the metadata status \(report.status.rawValue) is \(detail)")
         }
         if let minimum = policy.minimumCertificationLevel {
             let level = entry.certificationLevel(at: time)
