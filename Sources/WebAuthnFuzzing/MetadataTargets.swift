@@ -29,12 +29,23 @@ enum MetadataTargets {
             "\(entry.aaguid?.uuidString ?? "-") \(entry.attestationCertificateKeyIdentifiers) \(entry.status?.rawValue ?? "-") "
                 + "\(entry.certificationLevel.map { "\($0)" } ?? "-") \(entry.name ?? "-") \(entry.statement?.attestationTypes ?? [])"
         }
-        return "no \(blob.number) next \(blob.nextUpdate.timeIntervalSince1970) \(entries)"
+        return "no \(blob.number) next \(blob.nextUpdate.timeIntervalSince1970) \(entries) skipped \(blob.skippedEntries)"
     }
 
-    /// Every entry is found again by its own AAGUID and key identifiers (the first entry for each wins).
+    /// Every entry is found again by its own AAGUID and key identifiers (the first entry for each
+    /// wins; one that a skipped entry also lists has none); a skipped entry's identifiers find nothing.
     static func checkIndex(_ blob: MetadataBLOB, _ check: inout PropertyCheck) {
-        var seen = Set<AAGUID>(), seenIdentifiers = Set<String>()
+        var seen = Set(blob.skippedEntries.compactMap(\.aaguid))
+        var seenIdentifiers = Set(blob.skippedEntries.flatMap(\.attestationCertificateKeyIdentifiers))
+        for skipped in blob.skippedEntries {
+            if let aaguid = skipped.aaguid {
+                check.require(blob.entry(aaguid: aaguid) == nil, "a skipped entry's AAGUID finds no entry", "entry \(skipped.index)")
+            }
+            for identifier in skipped.attestationCertificateKeyIdentifiers {
+                check.require(blob.entry(attestationCertificateKeyIdentifier: identifier) == nil,
+                              "a skipped entry's key identifier finds no entry", "entry \(skipped.index)")
+            }
+        }
         for (index, entry) in blob.entries.enumerated() {
             if let aaguid = entry.aaguid, seen.insert(aaguid).inserted {
                 check.require(blob.entry(aaguid: aaguid)?.statusReports == entry.statusReports,

@@ -8,8 +8,8 @@ extension MetadataTrust {
     /// signature work. Use at login, or when a new BLOB arrives, to find credentials whose
     /// authenticator has since been reported compromised.
     ///
-    /// The entry is found as at registration: by the record's AAGUID, else by the key
-    /// identifier of a certificate of the attestation statement's `x5c`. The second way needs
+    /// The entry is found as at registration: by the record's AAGUID, or, when it is all zero,
+    /// by the key identifier of the attestation statement's `x5c[0]`. The second way needs
     /// the attestation object in the record (registered with `keepAttestation`); it is how
     /// fido-u2f authenticators, whose AAGUID is all zero, are listed.
     /// - Parameters:
@@ -22,26 +22,30 @@ extension MetadataTrust {
         if blob.isStale(at: time), !policy.acceptStale {
             throw Self.failure("the metadata BLOB (no \(blob.number)) is past its nextUpdate day \(blob.nextUpdate)")
         }
-        guard let entry = entry(for: record) else {
+        let (authenticator, chain) = attested(record)
+        guard let entry = entry(for: authenticator) else {
             if policy.requireEntry { throw Self.failure("the credential's authenticator has no metadata entry") }
             return nil
         }
-        try check(entry, authenticator: nil, at: time)
+        try check(entry, authenticator: nil, chain: chain, at: time)
         return entry
     }
 
-    /// The record's entry, looked up as at registration (``entry(for:)``): its AAGUID, then the
-    /// kept attestation statement's `x5c`.
-    private func entry(for record: CredentialRecord) -> MetadataEntry? {
+    /// The record's authenticator, for the lookup registration uses (``entry(for:)``: its AAGUID,
+    /// or, for an all-zero one, the kept attestation statement's `x5c[0]`), and its chain: the
+    /// kept `x5c`, none for none and self attestation, nil when not known (a chain attested
+    /// without its object kept), so that a key compromise naming a certificate still refuses it.
+    private func attested(_ record: CredentialRecord) -> (AttestedAuthenticator, [Certificate]?) {
         // The stored object was verified at registration, but a record is storage and read as
         // untrusted: an object or chain that does not parse just adds no certificates.
         let object = record.attestationObject.flatMap { try? AttestationObject(bytes: $0[...]) }
-        let trustPath = object.flatMap {
+        let kept = object.flatMap {
             try? AttestationContext.certificates($0.statement[textKey: "x5c"], format: $0.format, cache: nil)
-        } ?? []
+        }
+        let unchained = record.attestationType == .none || record.attestationType == .self
         let authenticator = AttestedAuthenticator(aaguid: AAGUID(uuidString: record.aaguid) ?? AAGUID.zero,
                                                   format: record.attestationFormat, type: record.attestationType,
-                                                  trustPath: trustPath)
-        return entry(for: authenticator)
+                                                  trustPath: kept ?? [])
+        return (authenticator, unchained ? [] : kept.flatMap { $0.isEmpty ? nil : $0 })
     }
 }

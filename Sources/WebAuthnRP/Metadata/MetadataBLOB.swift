@@ -15,7 +15,8 @@ public import WebAuthnCrypto
 /// ``isStale(at:)`` reports it and ``MetadataPolicy`` decides.
 ///
 /// Every refusal is a ``WebAuthnError`` of category `metadata` whose message names what failed
-/// (the header member, the certificate, the entry and member of the payload).
+/// (the header member, the certificate, the payload member). An entry that cannot be read does
+/// not refuse the BLOB: it is left out and listed in ``skippedEntries`` with the reason.
 public struct MetadataBLOB: Sendable {
     /// The BLOB's serial number (`no`); a newer BLOB has a larger one.
     public let number: Int
@@ -24,8 +25,11 @@ public struct MetadataBLOB: Sendable {
     public let nextUpdate: Date
     /// The legal header, if given.
     public let legalHeader: String?
-    /// Every entry, in the BLOB's order.
+    /// Every entry that could be read, in the BLOB's order.
     public let entries: [MetadataEntry]
+    /// The entries that could not be read, with the reason: left out of the index, so their
+    /// authenticators have no entry (``MetadataPolicy/requireEntry`` refuses them).
+    public let skippedEntries: [SkippedEntry]
     /// The signing chain that verified, leaf first, the trust anchor last.
     public let signingChain: [Certificate]
 
@@ -69,6 +73,7 @@ public struct MetadataBLOB: Sendable {
         nextUpdate = payload.nextUpdate
         legalHeader = payload.legalHeader
         entries = payload.entries
+        skippedEntries = payload.skipped
         self.signingChain = signingChain
         var byAAGUID: [AAGUID: Int] = [:]
         var byKeyIdentifier: [String: Int] = [:]
@@ -79,6 +84,12 @@ public struct MetadataBLOB: Sendable {
             for identifier in entry.attestationCertificateKeyIdentifiers where byKeyIdentifier[identifier] == nil {
                 byKeyIdentifier[identifier] = index
             }
+        }
+        // A skipped entry may be the one that refuses its authenticator (a compromise report it
+        // could not read): another entry listing the same identifier does not stand in for it.
+        for skipped in payload.skipped {
+            if let aaguid = skipped.aaguid { byAAGUID[aaguid] = nil }
+            for identifier in skipped.attestationCertificateKeyIdentifiers { byKeyIdentifier[identifier] = nil }
         }
         self.byAAGUID = byAAGUID
         self.byKeyIdentifier = byKeyIdentifier
@@ -135,6 +146,22 @@ public struct MetadataBLOB: Sendable {
             out.append(digits[Int(byte & 0x0f)])
         }
         return String(decoding: out, as: UTF8.self)
+    }
+}
+
+extension MetadataBLOB {
+    /// An entry of the BLOB that could not be read (a member that decides trust is missing or
+    /// of the wrong type), left out of the index.
+    public struct SkippedEntry: Sendable, Hashable {
+        /// Its position in the payload's `entries`, from 0.
+        public let index: Int
+        /// Its AAGUID, when that member could still be read.
+        public let aaguid: AAGUID?
+        /// Its attestation certificate key identifiers (lowercase hex) that could still be read.
+        public let attestationCertificateKeyIdentifiers: [String]
+        /// What could not be read, for example
+        /// `metadata BLOB payload: payload.entries[3].statusReports[0].status is missing`.
+        public let reason: String
     }
 }
 

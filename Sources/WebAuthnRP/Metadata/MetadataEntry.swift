@@ -92,6 +92,10 @@ public struct MetadataStatusReport: Sendable, Hashable {
     public let effectiveDate: Date?
     /// The authenticator version the report applies to (and earlier), if given.
     public let authenticatorVersion: UInt32?
+    /// The certificate the report concerns (`certificate`, DER), if given. For
+    /// `ATTESTATION_KEY_COMPROMISE` it names the leaked attestation key: only chains holding a
+    /// certificate with that key are refused (without it, every chain of the entry is).
+    public let certificate: [UInt8]?
     /// The certification descriptor (`certificationDescriptor`), if given.
     public let certificationDescriptor: String?
     /// The certificate number (`certificateNumber`), if given.
@@ -108,11 +112,13 @@ public struct UserVerificationMethod: Sendable, Hashable {
 
 /// The parts of a metadata statement (MDS3 `MetadataStatement`) a server shows or decides on.
 public struct MetadataStatement: Sendable {
-    /// The authenticator's name for people (`description`).
+    /// The authenticator's name for people (`description`); empty when the statement has none
+    /// that is text.
     public let description: String
     /// The icon, a `data:` URL, if given.
     public let icon: String?
-    /// The firmware version the statement describes (`authenticatorVersion`).
+    /// The firmware version the statement describes (`authenticatorVersion`); 0 when it is
+    /// absent or not an unsigned 32-bit integer (descriptive members never cost the entry).
     public let authenticatorVersion: UInt32
     /// `protocolFamily`: `fido2`, `u2f` or `uaf`.
     public let protocolFamily: String
@@ -154,8 +160,8 @@ public struct MetadataEntry: Sendable {
     /// ``certificationLevel(at:)`` without a time.
     public let certificationLevel: CertificationLevel?
 
-    /// The name to show: the statement's description, if any.
-    public var name: String? { statement?.description }
+    /// The name to show: the statement's description, if any and not empty.
+    public var name: String? { statement.flatMap { $0.description.isEmpty ? nil : $0.description } }
 
     init(aaguid: AAGUID?, attestationCertificateKeyIdentifiers: [String], statement: MetadataStatement?,
          statusReports: [MetadataStatusReport], timeOfLastStatusChange: String?) {

@@ -1,17 +1,26 @@
 import Foundation
+import WebAuthnCrypto
 
 /// Reads a verified MDS3 BLOB payload (`MetadataBLOBPayload`) into entries, keeping the
 /// members a server shows or decides on and ignoring the rest (MDS3 allows new members).
 ///
 /// The payload is untrusted until the signature verified, and large: it is read by the strict
-/// JSON reader with a size and depth limit, and every member this library uses is checked for
-/// its type. A refusal names the member, for example `entries[12].metadataStatement.attestationTypes[0]`.
+/// JSON reader with a size and depth limit. The top level (`no`, `nextUpdate`, `legalHeader`,
+/// the `entries` array) is read strictly: a fault there refuses the BLOB. Each entry is then
+/// read on its own, so one entry the library cannot read does not take down every
+/// registration: what decides trust (AAGUID, key identifiers, status reports, attestation root
+/// certificates, attestation types) is type-checked and a fault leaves the entry out (a
+/// ``MetadataBLOB/SkippedEntry`` naming the member, for example
+/// `payload.entries[12].metadataStatement.attestationTypes[0] is not a string`); descriptive
+/// members (description, icon, versions, key protection, user verification details) are read
+/// leniently and a malformed one is ignored.
 enum MetadataPayloadParser {
     struct Payload {
         var number: Int
         var nextUpdate: Date
         var legalHeader: String?
         var entries: [MetadataEntry]
+        var skipped: [MetadataBLOB.SkippedEntry] = []
     }
 
     /// Limits for the payload.
@@ -41,9 +50,31 @@ enum MetadataPayloadParser {
         let legalHeader = try root.optionalMember(members, "legalHeader")?.string()
         let entryNodes = try root.member(members, "entries").array(limit: maximumEntries)
         var entries: [MetadataEntry] = []
+        var skipped: [MetadataBLOB.SkippedEntry] = []
         entries.reserveCapacity(entryNodes.count)
-        for node in entryNodes { entries.append(try entry(node)) }
-        return Payload(number: number, nextUpdate: nextUpdate, legalHeader: legalHeader, entries: entries)
+        for (index, node) in entryNodes.enumerated() {
+            do {
+                entries.append(try entry(node))
+            } catch {
+                skipped.append(skippedEntry(node, index: index, reason: error.message))
+            }
+        }
+        return Payload(number: number, nextUpdate: nextUpdate, legalHeader: legalHeader, entries: entries, skipped: skipped)
+    }
+
+    /// What can still be told of an entry that could not be read: the identifiers that parse,
+    /// so that ``MetadataBLOB`` treats those authenticators as having no entry.
+    private static func skippedEntry(_ node: Node, index: Int, reason: String) -> MetadataBLOB.SkippedEntry {
+        guard case .object(let members) = node.value else {
+            return MetadataBLOB.SkippedEntry(index: index, aaguid: nil, attestationCertificateKeyIdentifiers: [], reason: reason)
+        }
+        let aaguid = members["aaguid"]?.stringValue.flatMap { AAGUID(uuidString: $0) }
+        let identifiers = (members["attestationCertificateKeyIdentifiers"]?.arrayValue ?? []).prefix(maximumListLength)
+            .compactMap { $0.stringValue }
+            .filter { $0.utf8.count == 40 && $0.utf8.allSatisfy(isHexDigit) }
+            .map { $0.lowercased() }
+        return MetadataBLOB.SkippedEntry(index: index, aaguid: aaguid, attestationCertificateKeyIdentifiers: identifiers,
+                                         reason: reason)
     }
 
     private static func entry(_ node: Node) throws(WebAuthnError) -> MetadataEntry {
@@ -74,7 +105,7 @@ enum MetadataPayloadParser {
         if let list = try node.optionalMember(members, "statusReports") {
             for item in try list.array(limit: maximumListLength) { reports.append(try statusReport(item)) }
         }
-        let lastChange = try node.optionalMember(members, "timeOfLastStatusChange")?.string()
+        let lastChange = node.lenientString(members, "timeOfLastStatusChange")
         return MetadataEntry(aaguid: aaguid, attestationCertificateKeyIdentifiers: identifiers, statement: statement,
                              statusReports: reports, timeOfLastStatusChange: lastChange)
     }
@@ -90,19 +121,30 @@ enum MetadataPayloadParser {
             effectiveDate = date
         }
         let version = try node.optionalMember(members, "authenticatorVersion")?.unsigned32()
+        // The certificate a report concerns (for ATTESTATION_KEY_COMPROMISE: the leaked key's)
+        // scopes a refusal, so it must parse; a report naming an unreadable one is not guessed at.
+        var certificate: [UInt8]?
+        if let certificateNode = try node.optionalMember(members, "certificate") {
+            guard let der = MetadataBase64.decode(try certificateNode.string()), !der.isEmpty,
+                  (try? Certificate(derEncoded: der)) != nil else {
+                throw failure(certificateNode.path, "is not a base64 DER certificate")
+            }
+            certificate = der
+        }
         return MetadataStatusReport(
-            status: status, effectiveDate: effectiveDate, authenticatorVersion: version,
-            certificationDescriptor: try node.optionalMember(members, "certificationDescriptor")?.string(),
-            certificateNumber: try node.optionalMember(members, "certificateNumber")?.string(),
-            url: try node.optionalMember(members, "url")?.string())
+            status: status, effectiveDate: effectiveDate, authenticatorVersion: version, certificate: certificate,
+            certificationDescriptor: node.lenientString(members, "certificationDescriptor"),
+            certificateNumber: node.lenientString(members, "certificateNumber"),
+            url: node.lenientString(members, "url"))
     }
 
     private static func metadataStatement(_ node: Node) throws(WebAuthnError) -> MetadataStatement {
         let members = try node.object()
-        let description = try node.member(members, "description").string()
-        let icon = try node.optionalMember(members, "icon")?.string()
-        let version = try node.member(members, "authenticatorVersion").unsigned32()
-        let family = try node.optionalMember(members, "protocolFamily")?.string() ?? ""
+        // Descriptive: shown, never decided on; a malformed one is left empty.
+        let description = node.lenientString(members, "description") ?? ""
+        let icon = node.lenientString(members, "icon")
+        let version = (try? node.optionalMember(members, "authenticatorVersion")?.unsigned32()) ?? 0
+        let family = node.lenientString(members, "protocolFamily") ?? ""
         let types = try node.member(members, "attestationTypes").strings(limit: maximumListLength)
         var roots: [[UInt8]] = []
         for item in try node.member(members, "attestationRootCertificates").array(limit: maximumListLength) {
@@ -111,17 +153,21 @@ enum MetadataPayloadParser {
             }
             roots.append(der)
         }
-        let keyProtection = try node.optionalMember(members, "keyProtection")?.strings(limit: maximumListLength) ?? []
+        let keyProtection = node.lenientStrings(members, "keyProtection")
+        // Descriptive: alternatives of combinations of methods. The method is named
+        // `userVerificationMethod` (MDS3), or `userVerification` as the FIDO conformance tools'
+        // BLOB writes it; a descriptor naming neither as text, or a combination that is not a
+        // list, is left out rather than losing the entry.
         var userVerification: [[UserVerificationMethod]] = []
-        if let details = try node.optionalMember(members, "userVerificationDetails") {
-            for combination in try details.array(limit: maximumListLength) {
-                var methods: [UserVerificationMethod] = []
-                for descriptor in try combination.array(limit: maximumListLength) {
-                    let fields = try descriptor.object()
-                    methods.append(UserVerificationMethod(method: try descriptor.member(fields, "userVerificationMethod").string()))
-                }
-                userVerification.append(methods)
+        for combination in node.lenientArray(members, "userVerificationDetails") {
+            guard let descriptors = combination.arrayValue else { continue }
+            let methods = descriptors.prefix(maximumListLength).compactMap { descriptor -> UserVerificationMethod? in
+                guard let fields = descriptor.objectValue,
+                      let method = fields["userVerificationMethod"]?.stringValue ?? fields["userVerification"]?.stringValue
+                else { return nil }
+                return UserVerificationMethod(method: method)
             }
+            if !methods.isEmpty { userVerification.append(methods) }
         }
         return MetadataStatement(description: description, icon: icon, authenticatorVersion: version,
                                  protocolFamily: family, attestationTypes: types, attestationRootCertificates: roots,
@@ -184,6 +230,21 @@ enum MetadataPayloadParser {
             var out: [String] = []
             for item in try array(limit: limit) { out.append(try item.string()) }
             return out
+        }
+
+        /// A descriptive member's text: nil when absent or not a string.
+        func lenientString(_ members: [String: JSONValue], _ name: String) -> String? {
+            members[name]?.stringValue
+        }
+
+        /// A descriptive member's list: empty when absent or not an array, at most the list limit.
+        func lenientArray(_ members: [String: JSONValue], _ name: String) -> ArraySlice<JSONValue> {
+            (members[name]?.arrayValue ?? []).prefix(maximumListLength)
+        }
+
+        /// A descriptive list of texts: the items that are strings.
+        func lenientStrings(_ members: [String: JSONValue], _ name: String) -> [String] {
+            lenientArray(members, name).compactMap(\.stringValue)
         }
     }
 }

@@ -18,6 +18,15 @@ public struct MetadataPolicy: Sendable {
     /// ``AttestationResult/metadataStale``). Default false: stale metadata refuses every
     /// registration (`metadata`) until a fresh BLOB is loaded.
     public var acceptStale: Bool
+    /// Unsafe: let a later status report (a re-certification, `UPDATE_AVAILABLE`) end an
+    /// `ATTESTATION_KEY_COMPROMISE`, so chains from the leaked key are trusted again, as under
+    /// the latest-report-only reading of MDS3. Default false: while
+    /// ``AuthenticatorStatus/attestationKeyCompromise`` is among ``refusedStatuses``, every
+    /// such report in the entry refuses the chains it names (its ``MetadataStatusReport/certificate``),
+    /// or every chain of the entry when it names none, whatever came after it. A leaked key
+    /// stays leaked: whoever holds it can still sign attestations a re-certified model's
+    /// genuine devices would.
+    public var trustLeakedAttestationKeysAfterLaterReport: Bool
 
     /// Creates a policy; the defaults are the safe ones.
     /// - Parameters:
@@ -25,13 +34,16 @@ public struct MetadataPolicy: Sendable {
     ///   - minimumCertificationLevel: the weakest certification accepted (default: any, certified or not).
     ///   - requireEntry: refuse authenticators without an entry (default false).
     ///   - acceptStale: accept a BLOB past its nextUpdate day (default false).
+    ///   - trustLeakedAttestationKeysAfterLaterReport: unsafe; let a later report end a key
+    ///     compromise (default false: a compromise report counts whatever came after it).
     public init(refusedStatuses: Set<AuthenticatorStatus> = AuthenticatorStatus.compromised,
                 minimumCertificationLevel: CertificationLevel? = nil, requireEntry: Bool = false,
-                acceptStale: Bool = false) {
+                acceptStale: Bool = false, trustLeakedAttestationKeysAfterLaterReport: Bool = false) {
         self.refusedStatuses = refusedStatuses
         self.minimumCertificationLevel = minimumCertificationLevel
         self.requireEntry = requireEntry
         self.acceptStale = acceptStale
+        self.trustLeakedAttestationKeysAfterLaterReport = trustLeakedAttestationKeysAfterLaterReport
     }
 }
 
@@ -44,8 +56,8 @@ public struct MetadataPolicy: Sendable {
 /// let requirement = AttestationRequirement(source: MetadataTrust(blob: blob), chain: .required)
 /// ```
 /// For each registration (W3C L3 §7.1 step 24): the entry is found by AAGUID, or, for an
-/// authenticator without one (fido-u2f), by the key identifier of a certificate of its
-/// attestation path; statuses and certification are checked against ``policy``; the attestation
+/// authenticator without one (fido-u2f), by the key identifier of its attestation certificate
+/// (`x5c[0]`); statuses and certification are checked against ``policy``; the attestation
 /// type must be one the statement declares (`basic_full` for Basic, `basic_surrogate` for
 /// self, `attca` for AttCA, `anonca` for AnonCA; a `packed` or `fido-u2f` x5c statement, which
 /// the spec leaves as "Basic, AttCA or uncertainty", fits any of `basic_full`, `attca` and
@@ -75,13 +87,21 @@ public struct MetadataTrust: AttestationTrustSource {
         WebAuthnError(.metadata, step: "§7.1 step 24", message)
     }
 
-    /// The entry for an authenticator: by AAGUID, else by the key identifier of a certificate of its path.
+    /// The entry for an authenticator: by its AAGUID; for one without an AAGUID (an all-zero
+    /// AAGUID, or the fido-u2f format, whose signature does not cover the AAGUID) by the key
+    /// identifier of its attestation certificate (`x5c[0]`) alone.
+    ///
+    /// A certificate further along the path never chooses the entry: anyone can append a
+    /// public certificate that the BLOB lists, and the entry supplies status, declared types,
+    /// trust anchors and the name reported.
+    /// - Parameter authenticator: the attested authenticator.
+    /// - Returns: its entry, or nil when the BLOB has none for it.
     public func entry(for authenticator: AttestedAuthenticator) -> MetadataEntry? {
-        if !authenticator.aaguid.isZero, let entry = blob.entry(aaguid: authenticator.aaguid) { return entry }
-        for certificate in authenticator.trustPath {
-            if let entry = blob.entry(attestationCertificate: certificate) { return entry }
+        guard authenticator.aaguid.isZero || authenticator.format == "fido-u2f" else {
+            return blob.entry(aaguid: authenticator.aaguid)
         }
-        return nil
+        guard let attestationCertificate = authenticator.trustPath.first else { return nil }
+        return blob.entry(attestationCertificate: attestationCertificate)
     }
 
     /// Finds the authenticator's entry, applies the policy, and returns its roots as anchors.
@@ -99,11 +119,15 @@ public struct MetadataTrust: AttestationTrustSource {
             }
             return AuthenticatorTrust(anchors: additionalAnchors, metadataStale: stale)
         }
-        try check(entry, authenticator: authenticator, at: time)
+        try check(entry, authenticator: authenticator, chain: authenticator.trustPath, at: time)
+        let leaked = compromisedKeys(entry, at: time)
         var anchors = additionalAnchors
         for der in entry.statement?.attestationRootCertificates ?? [] {
-            // A root that does not parse cannot anchor anything; the others still count.
-            if let certificate = try? Certificate(derEncoded: der) { anchors.append(certificate) }
+            // A root that does not parse cannot anchor anything; the others still count. A root
+            // whose key a compromise report names anchors nothing either: x5c rarely holds the root.
+            if let certificate = try? Certificate(derEncoded: der), !leaked.contains(certificate.subjectPublicKeyInfoDER) {
+                anchors.append(certificate)
+            }
         }
         return AuthenticatorTrust(anchors: anchors, authenticatorName: entry.name, metadata: entry, metadataStale: stale)
     }
@@ -113,12 +137,24 @@ public struct MetadataTrust: AttestationTrustSource {
     /// Every status report in effect counts (``MetadataEntry/currentStatusReports(at:)``): a
     /// refused status can share its date with a certification. A refused status dated after
     /// `time` counts too (a revocation announced ahead is taken at once), while a certification
-    /// dated after `time` does not count yet.
-    func check(_ entry: MetadataEntry, authenticator: AttestedAuthenticator?, at time: Date) throws(WebAuthnError) {
+    /// dated after `time` does not count yet. An `ATTESTATION_KEY_COMPROMISE` counts whatever
+    /// came after it (unless the policy opts out), for the chains it names.
+    /// - Parameters:
+    ///   - chain: the attestation's certificates, leaf first (empty for none and self
+    ///     attestation), or nil when not known (a re-check without the attestation object):
+    ///     then a compromise naming a certificate refuses, as the chain cannot be shown clear of it.
+    func check(_ entry: MetadataEntry, authenticator: AttestedAuthenticator?, chain: [Certificate]?,
+               at time: Date) throws(WebAuthnError) {
         let name = entry.name.map { "\"\($0)\"" } ?? entry.aaguid?.uuidString ?? "authenticator"
-        let announced = entry.statusReports.filter { report in report.effectiveDate.map { $0 > time } ?? false }
-        if let refused = (entry.currentStatusReports(at: time) + announced).first(where: { policy.refusedStatuses.contains($0.status) }) {
-            throw Self.failure("\(name): the metadata status \(refused.status.rawValue) is in effect or announced")
+        for report in refusingReports(entry, at: time) {
+            if report.status == .attestationKeyCompromise, let named = report.certificate,
+               let chain, !Self.holdsKey(of: named, chain) {
+                continue
+            }
+            let detail = report.status != .attestationKeyCompromise ? "in effect or announced"
+                : report.certificate != nil ? "reported for the key of a certificate of this chain, whatever came after"
+                : "reported for every chain of the model, whatever came after"
+            throw Self.failure("\(name): the metadata status \(report.status.rawValue) is \(detail)")
         }
         if let minimum = policy.minimumCertificationLevel {
             let level = entry.certificationLevel(at: time)
@@ -133,6 +169,34 @@ public struct MetadataTrust: AttestationTrustSource {
             throw Self.failure("\(name): attestation type \(authenticator.type.rawValue) (\(fitting.joined(separator: " or "))) is not "
                                + "one its metadata statement declares (\(statement.attestationTypes.joined(separator: ", ")))")
         }
+    }
+
+    /// The reports of `entry` that refuse under the policy at `time`: a refused status in effect
+    /// or announced, and, sticky, every `ATTESTATION_KEY_COMPROMISE` whatever its date.
+    func refusingReports(_ entry: MetadataEntry, at time: Date) -> [MetadataStatusReport] {
+        let announced = entry.statusReports.filter { report in report.effectiveDate.map { $0 > time } ?? false }
+        let inForce = entry.currentStatusReports(at: time) + announced
+        let sticky = !policy.trustLeakedAttestationKeysAfterLaterReport
+        return entry.statusReports.filter { report in
+            guard policy.refusedStatuses.contains(report.status) else { return false }
+            return (sticky && report.status == .attestationKeyCompromise) || inForce.contains(report)
+        }
+    }
+
+    /// The subject public keys (SPKI DER) of the certificates that refusing compromise reports name.
+    func compromisedKeys(_ entry: MetadataEntry, at time: Date) -> Set<[UInt8]> {
+        Set(refusingReports(entry, at: time).compactMap { report in
+            guard report.status == .attestationKeyCompromise, let der = report.certificate else { return nil }
+            return (try? Certificate(derEncoded: der))?.subjectPublicKeyInfoDER
+        })
+    }
+
+    /// Whether a certificate of `chain` has the key of the certificate `named` (DER): the leaked
+    /// key is what is refused, whichever certificate carries it. One that does not parse (the
+    /// parser refuses those) counts as held.
+    static func holdsKey(of named: [UInt8], _ chain: [Certificate]) -> Bool {
+        guard let certificate = try? Certificate(derEncoded: named) else { return true }
+        return chain.contains { $0.subjectPublicKeyInfoDER == certificate.subjectPublicKeyInfoDER }
     }
 
     /// The MDS `attestationTypes` values a verified attestation may be declared as.

@@ -73,9 +73,12 @@ package struct TestMetadataService: Sendable {
     package struct Status: Sendable {
         package var status: String
         package var effectiveDate: String?
-        package init(_ status: String, effectiveDate: String? = nil) {
+        /// The certificate the report concerns (`certificate`: for a key compromise, the leaked key's).
+        package var certificate: Certificate?
+        package init(_ status: String, effectiveDate: String? = nil, certificate: Certificate? = nil) {
             self.status = status
             self.effectiveDate = effectiveDate
+            self.certificate = certificate
         }
     }
 
@@ -119,6 +122,7 @@ package struct TestMetadataService: Sendable {
                 "statusReports": statuses.map { report -> [String: Any] in
                     var object: [String: Any] = ["status": report.status]
                     if let date = report.effectiveDate { object["effectiveDate"] = date }
+                    if let certificate = report.certificate { object["certificate"] = Data(certificate.derBytes).base64EncodedString() }
                     return object
                 },
                 "timeOfLastStatusChange": statuses.last?.effectiveDate ?? "2024-01-01",

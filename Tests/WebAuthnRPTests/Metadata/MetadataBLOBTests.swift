@@ -190,10 +190,9 @@ struct MetadataBLOBTests {
         }
     }
 
-    @Test("payload rules: each member the library uses is type-checked, the path named")
+    @Test("payload rules: the top level is strict, each member the library uses is type-checked, the path named")
     func payloadRules() throws {
         let mds = try Self.service()
-        let good = TestMetadataService.Entry(aaguid: Self.aaguid, description: "Test Key").json
         func refused(_ object: [String: Any], _ expected: String) throws {
             let payload = Array(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
             let text = try mds.blob(payload: payload)
@@ -202,30 +201,113 @@ struct MetadataBLOBTests {
             #expect(error?.message.contains(expected) == true, "\(expected): \(String(describing: error))")
         }
         try refused(["no": 1, "nextUpdate": "2025-07-01"], "payload.entries is missing")
+        try refused(["no": 1, "nextUpdate": "2025-07-01", "entries": ["aaguid": Self.aaguid]], "payload.entries is not an array")
         try refused(["no": 1, "nextUpdate": "2025-13-01", "entries": []], "payload.nextUpdate is not a date")
         try refused(["no": 1.5, "nextUpdate": "2025-07-01", "entries": []], "payload.no is not an integer")
-        try refused(["no": 1, "nextUpdate": "2025-07-01", "entries": [1]], "payload.entries[0] is not an object")
-        var badAAGUID = good
-        badAAGUID["aaguid"] = "not-an-aaguid"
-        try refused(["no": 1, "nextUpdate": "2025-07-01", "entries": [good, badAAGUID]], "payload.entries[1].aaguid is not an AAGUID")
-        var badStatement = good
-        var statement = try #require(good["metadataStatement"] as? [String: Any])
-        statement["attestationTypes"] = ["basic_full", 3]
-        badStatement["metadataStatement"] = statement
-        try refused(["no": 1, "nextUpdate": "2025-07-01", "entries": [badStatement]],
-                    "payload.entries[0].metadataStatement.attestationTypes[1] is not a string")
-        statement["attestationTypes"] = ["basic_full"]
-        statement["attestationRootCertificates"] = ["***"]
-        badStatement["metadataStatement"] = statement
-        try refused(["no": 1, "nextUpdate": "2025-07-01", "entries": [badStatement]],
-                    "payload.entries[0].metadataStatement.attestationRootCertificates[0] is not base64 DER")
-        var badStatus = good
-        badStatus["statusReports"] = [["effectiveDate": "2024-01-01"]]
-        try refused(["no": 1, "nextUpdate": "2025-07-01", "entries": [badStatus]], "payload.entries[0].statusReports[0].status is missing")
+        try refused(["no": 1, "nextUpdate": "2025-07-01", "legalHeader": 3, "entries": []], "payload.legalHeader is not a string")
         // Too deep: nesting beyond the reader's limit.
         var deep: Any = "x"
         for _ in 0..<40 { deep = [deep] }
         try refused(["no": 1, "nextUpdate": "2025-07-01", "entries": [], "extra": deep], "payload is not JSON")
+    }
+
+    /// A signed BLOB of `broken` then a good entry (another AAGUID): the good one is indexed, the broken one skipped.
+    func skipping(_ broken: Any, _ expected: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> MetadataBLOB.SkippedEntry? {
+        let mds = try Self.service()
+        let good = TestMetadataService.Entry(aaguid: "99999999-8888-7777-6666-555555555555", description: "Good Key").json
+        let object: [String: Any] = ["no": 1, "nextUpdate": "2025-07-01", "entries": [broken, good]]
+        let text = try mds.blob(payload: Array(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])))
+        let blob = try MetadataBLOB(jws: text, trustAnchor: mds.root.certificate, at: Self.now)
+        #expect(blob.entries.map { $0.name } == ["Good Key"], sourceLocation: sourceLocation)
+        let goodAAGUID = try #require(AAGUID(uuidString: "99999999-8888-7777-6666-555555555555"))
+        #expect(blob.entry(aaguid: goodAAGUID)?.name == "Good Key", sourceLocation: sourceLocation)
+        #expect(blob.skippedEntries.count == 1, sourceLocation: sourceLocation)
+        let skipped = blob.skippedEntries.first
+        #expect(skipped?.index == 0, sourceLocation: sourceLocation)
+        #expect(skipped?.reason.contains(expected) == true, "\(expected): \(String(describing: skipped))", sourceLocation: sourceLocation)
+        if let aaguid = skipped?.aaguid { #expect(blob.entry(aaguid: aaguid) == nil, sourceLocation: sourceLocation) }
+        return skipped
+    }
+
+    @Test("an entry whose trust members cannot be read is skipped with the reason; the others still count")
+    func skippedEntries() throws {
+        let good = TestMetadataService.Entry(aaguid: Self.aaguid, description: "Test Key").json
+        let statement = try #require(good["metadataStatement"] as? [String: Any])
+        func edited(_ edit: (inout [String: Any], inout [String: Any]) -> Void) -> [String: Any] {
+            var entry = good, inner = statement
+            edit(&entry, &inner)
+            entry["metadataStatement"] = inner
+            return entry
+        }
+        _ = try skipping(1, "payload.entries[0] is not an object")
+        _ = try skipping(edited { entry, _ in entry["aaguid"] = "not-an-aaguid" }, "payload.entries[0].aaguid is not an AAGUID")
+        _ = try skipping(edited { entry, _ in entry["attestationCertificateKeyIdentifiers"] = ["abc"] },
+                         "payload.entries[0].attestationCertificateKeyIdentifiers[0] is not a 20-byte hex key identifier")
+        _ = try skipping(edited { _, inner in inner["attestationTypes"] = ["basic_full", 3] },
+                         "payload.entries[0].metadataStatement.attestationTypes[1] is not a string")
+        _ = try skipping(edited { _, inner in inner["attestationRootCertificates"] = ["***"] },
+                         "payload.entries[0].metadataStatement.attestationRootCertificates[0] is not base64 DER")
+        _ = try skipping(edited { _, inner in inner["attestationRootCertificates"] = nil },
+                         "payload.entries[0].metadataStatement.attestationRootCertificates is missing")
+        _ = try skipping(edited { entry, _ in entry["statusReports"] = [["effectiveDate": "2024-01-01"]] },
+                         "payload.entries[0].statusReports[0].status is missing")
+        _ = try skipping(edited { entry, _ in entry["statusReports"] = [["status": "REVOKED", "effectiveDate": "2024-13-01"]] },
+                         "payload.entries[0].statusReports[0].effectiveDate is not a date")
+        _ = try skipping(edited { entry, _ in entry["statusReports"] = [["status": "ATTESTATION_KEY_COMPROMISE", "certificate": "AAAA"]] },
+                         "payload.entries[0].statusReports[0].certificate is not a base64 DER certificate")
+        let skipped = try skipping(edited { entry, _ in entry["statusReports"] = "REVOKED" }, "payload.entries[0].statusReports is not an array")
+        // Its identifiers are reported, so that the operator sees which authenticator lost its entry.
+        #expect(skipped?.aaguid == AAGUID(uuidString: Self.aaguid))
+    }
+
+    @Test("a skipped entry's authenticator has no entry, even when a later entry lists it too")
+    func skippedEntryNotReplaced() throws {
+        let mds = try Self.service()
+        var broken = TestMetadataService.Entry(aaguid: Self.aaguid, description: "Broken").json
+        broken["statusReports"] = [["status": 7]]
+        let duplicate = TestMetadataService.Entry(aaguid: Self.aaguid, description: "Duplicate").json
+        var u2fBroken = TestMetadataService.Entry(aaguid: nil, description: "Broken U2F")
+        u2fBroken.keyIdentifiers = ["AABBCCDDEEFF00112233445566778899AABBCCDD"]
+        var u2fBrokenJSON = u2fBroken.json
+        u2fBrokenJSON["aaguid"] = 5
+        var u2fDuplicate = TestMetadataService.Entry(aaguid: nil, description: "Duplicate U2F")
+        u2fDuplicate.keyIdentifiers = ["aabbccddeeff00112233445566778899aabbccdd"]
+        let text = try mds.blob(payload: try TestMetadataService.payload(entries: [broken, duplicate, u2fBrokenJSON, u2fDuplicate.json]))
+        let blob = try MetadataBLOB(jws: text, trustAnchor: mds.root.certificate, at: Self.now)
+        #expect(blob.entries.count == 2 && blob.skippedEntries.map(\.index) == [0, 2])
+        #expect(blob.skippedEntries.last?.attestationCertificateKeyIdentifiers == ["aabbccddeeff00112233445566778899aabbccdd"])
+        let aaguid = try #require(AAGUID(uuidString: Self.aaguid))
+        #expect(blob.entry(aaguid: aaguid) == nil)
+        #expect(blob.entry(attestationCertificateKeyIdentifier: "aabbccddeeff00112233445566778899aabbccdd") == nil)
+    }
+
+    @Test("descriptive members are read leniently: userVerification for userVerificationMethod, malformed ones ignored")
+    func lenientDescriptiveMembers() throws {
+        let mds = try Self.service()
+        var entry = TestMetadataService.Entry(aaguid: Self.aaguid, description: "Conformance Key").json
+        var statement = try #require(entry["metadataStatement"] as? [String: Any])
+        // As the FIDO conformance tools' MDS3 BLOB writes it.
+        statement["userVerificationDetails"] = [[["userVerification": "fingerprint_internal"]],
+                                                [["userVerificationMethod": "passcode_external"], ["userVerification": 2], 7]]
+        statement["icon"] = 12
+        statement["keyProtection"] = ["hardware", 3]
+        statement["authenticatorVersion"] = -1
+        statement["protocolFamily"] = ["fido2"]
+        entry["metadataStatement"] = statement
+        entry["timeOfLastStatusChange"] = 20240101
+        entry["statusReports"] = [["status": "FIDO_CERTIFIED_L1", "effectiveDate": "2024-01-01", "url": 1, "certificateNumber": [],
+                                   "certificationDescriptor": false]]
+        let text = try mds.blob(payload: try TestMetadataService.payload(entries: [entry]))
+        let blob = try MetadataBLOB(jws: text, trustAnchor: mds.root.certificate, at: Self.now)
+        #expect(blob.skippedEntries.isEmpty)
+        let aaguid = try #require(AAGUID(uuidString: Self.aaguid))
+        let parsed = try #require(blob.entry(aaguid: aaguid))
+        #expect(parsed.name == "Conformance Key")
+        #expect(parsed.statement?.userVerificationDetails.map { $0.map(\.method) } == [["fingerprint_internal"], ["passcode_external"]])
+        #expect(parsed.statement?.icon == nil && parsed.statement?.keyProtection == ["hardware"])
+        #expect(parsed.statement?.authenticatorVersion == 0 && parsed.statement?.protocolFamily == "")
+        #expect(parsed.status == .fidoCertifiedL1 && parsed.latestStatusReport?.url == nil && parsed.timeOfLastStatusChange == nil)
+        #expect(parsed.statement?.attestationTypes == ["basic_full"])
     }
 
     @Test("attestation roots: standard base64 with or without padding, line breaks skipped")

@@ -44,12 +44,13 @@ struct MetadataTrustTests {
     }
 
     func register(_ attestation: TestAuthenticator.Attestation, policy: VerificationPolicy,
-                  aaguid: [UInt8] = TestAuthenticator.defaultAAGUID, now: Date = F.now) throws -> CeremonyOutcome<VerifiedRegistration> {
+                  aaguid: [UInt8] = TestAuthenticator.defaultAAGUID, now: Date = F.now,
+                  keepAttestation: Bool = false) throws -> CeremonyOutcome<VerifiedRegistration> {
         var authenticator = try TestAuthenticator(seed: "metadata trust credential")
         authenticator.aaguid = aaguid
         let issued = F.registrationChallenge()
         return F.register(try authenticator.register(challenge: issued.challenge, Options(attestation: attestation)),
-                          issued: issued, policy: policy, now: now)
+                          issued: issued, policy: policy, now: now, keepAttestation: keepAttestation)
     }
 
     @Test("the entry's roots anchor its authenticator: trusted, named, with its status; the record keeps the AAGUID")
@@ -103,6 +104,94 @@ struct MetadataTrustTests {
         #expect(verified.attestation.metadata?.status == .fidoCertifiedL2)
     }
 
+    @Test("a leaked attestation key stays leaked: a later report does not end the compromise, unless the policy opts out",
+          arguments: ["UPDATE_AVAILABLE", "FIDO_CERTIFIED_L2"])
+    func compromiseIsSticky(_ later: String) throws {
+        let world = try World()
+        let blob = try world.blob([world.entry {
+            $0.statuses = [.init("FIDO_CERTIFIED_L1", effectiveDate: "2023-01-01"),
+                           .init("ATTESTATION_KEY_COMPROMISE", effectiveDate: "2024-01-01"), .init(later, effectiveDate: "2024-06-01")]
+        }])
+        #expect(blob.entries.first?.status?.rawValue == later)
+        try register(.packed(ca: world.ca), policy: world.policy(blob)).expectRejected(.metadata, step: "§7.1 step 24")
+        try register(.packed(ca: world.ca), policy: world.policy(blob, chain: .reported)).expectRejected(.metadata, step: "§7.1 step 24")
+        // Not refusing ATTESTATION_KEY_COMPROMISE at all, or the latest-report-only reading, accepts it.
+        let unrefused = MetadataPolicy(refusedStatuses: AuthenticatorStatus.compromised.subtracting([.attestationKeyCompromise]))
+        _ = try #require(try register(.packed(ca: world.ca), policy: world.policy(blob, unrefused)).accepted())
+        let optOut = world.policy(blob, MetadataPolicy(trustLeakedAttestationKeysAfterLaterReport: true))
+        let verified = try #require(try register(.packed(ca: world.ca), policy: optOut).accepted())
+        #expect(verified.attestation.trusted && verified.attestation.authenticatorName == "Vendor Key")
+        // The re-check of a stored credential holds it too.
+        #expect(throws: WebAuthnError(.metadata, "")) { try MetadataTrust(blob: blob).recheck(verified.record, at: F.now) }
+        #expect(try MetadataTrust(blob: blob, policy: MetadataPolicy(trustLeakedAttestationKeysAfterLaterReport: true))
+            .recheck(verified.record, at: F.now)?.name == "Vendor Key")
+    }
+
+    @Test("a compromise naming a certificate refuses only the chains holding its key; the model's other chains are accepted")
+    func compromiseNamingCertificate() throws {
+        let world = try World()
+        let probe = try #require(try register(.packed(ca: world.ca), policy: VerificationPolicy()).accepted())
+        let leaked = try #require(probe.attestation.trustPath.first)
+        let blob = try world.blob([world.entry {
+            $0.statuses = [.init("FIDO_CERTIFIED_L1", effectiveDate: "2023-01-01"),
+                           .init("ATTESTATION_KEY_COMPROMISE", effectiveDate: "2024-01-01", certificate: leaked),
+                           .init("FIDO_CERTIFIED_L2", effectiveDate: "2024-06-01")]
+        }])
+        #expect(blob.entries.first?.statusReports[1].certificate == leaked.derBytes)
+        // The batch whose key leaked: refused, also under another certificate for the same key.
+        try register(.packed(ca: world.ca), policy: world.policy(blob)).expectRejected(.metadata, step: "§7.1 step 24")
+        let leakedKey = try PrivateKey.derive(.p256, seed: "metadata trust credential packed leaf")
+        let reissued = try TestAuthenticator.packedLeaf(key: leakedKey, ca: world.ca, aaguid: TestAuthenticator.defaultAAGUID) {
+            $0.serialNumber = [0x10, 0x02]
+        }
+        #expect(reissued.derBytes != leaked.derBytes)
+        try register(.packedChain(leafKey: leakedKey, chain: [reissued], alg: .es256), policy: world.policy(blob))
+            .expectRejected(.metadata, step: "§7.1 step 24")
+        // Another batch of the same model: accepted and trusted through the entry.
+        let otherKey = try PrivateKey.derive(.p256, seed: "metadata trust another batch")
+        let other = try TestAuthenticator.packedLeaf(key: otherKey, ca: world.ca, aaguid: TestAuthenticator.defaultAAGUID)
+        let accepted = try #require(try register(.packedChain(leafKey: otherKey, chain: [other], alg: .es256), policy: world.policy(blob),
+                                                 keepAttestation: true).accepted())
+        #expect(accepted.attestation.trusted && accepted.attestation.authenticatorName == "Vendor Key")
+        // The re-check tells them apart through the kept attestation object; without it, it cannot.
+        #expect(try MetadataTrust(blob: blob).recheck(accepted.record, at: F.now)?.name == "Vendor Key")
+        var bare = accepted.record
+        bare.attestationObject = nil
+        #expect(throws: WebAuthnError(.metadata, "")) { try MetadataTrust(blob: blob).recheck(bare, at: F.now) }
+        // A compromise naming the attestation root: no chain is trusted through it any more.
+        let rootLeaked = try world.blob([world.entry {
+            $0.statuses = [.init("ATTESTATION_KEY_COMPROMISE", effectiveDate: "2024-01-01", certificate: world.ca.certificate),
+                           .init("FIDO_CERTIFIED_L1", effectiveDate: "2024-06-01")]
+        }])
+        try register(.packed(ca: world.ca), policy: world.policy(rootLeaked)).expectRejected(.trust, step: "§7.1 step 29")
+    }
+
+    @Test("an entry that cannot be read costs only its own authenticator; userVerification is read as the method")
+    func skippedEntry() throws {
+        let world = try World()
+        let brokenAAGUID = "77777777-7777-4777-8777-777777777777"
+        var broken = world.entry { $0.aaguid = brokenAAGUID; $0.description = "Broken Key" }.json
+        broken["statusReports"] = [["status": "FIDO_CERTIFIED_L1", "effectiveDate": "2024-01-01"], ["status": 5]]
+        // The good entry as the FIDO conformance tools' BLOB writes its user verification details.
+        var good = world.entry().json
+        var statement = try #require(good["metadataStatement"] as? [String: Any])
+        statement["userVerificationDetails"] = [[["userVerification": "presence_internal"]]]
+        good["metadataStatement"] = statement
+        let text = try world.mds.blob(payload: try TestMetadataService.payload(entries: [broken, good]))
+        let blob = try MetadataBLOB(jws: text, trustAnchor: world.mds.root.certificate, at: F.now)
+        #expect(blob.skippedEntries.map(\.index) == [0])
+        #expect(blob.skippedEntries.first?.reason.contains("payload.entries[0].statusReports[1].status is not a string") == true)
+        let verified = try #require(try register(.packed(ca: world.ca), policy: world.policy(blob)).accepted())
+        #expect(verified.attestation.trusted && verified.attestation.authenticatorName == "Vendor Key")
+        #expect(verified.attestation.metadata?.statement?.userVerificationDetails.first?.first?.method == "presence_internal")
+        // The skipped entry's authenticator has none: requireEntry refuses it, it is not named, not trusted by its roots.
+        let aaguid = try #require(AAGUID(uuidString: brokenAAGUID)).bytes
+        try register(.packed(ca: world.ca), policy: world.policy(blob, MetadataPolicy(requireEntry: true)), aaguid: aaguid)
+            .expectRejected(.metadata, step: "§7.1 step 24")
+        let reported = try #require(try register(.packed(ca: world.ca), policy: world.policy(blob, chain: .reported), aaguid: aaguid).accepted())
+        #expect(reported.attestation.authenticatorName == nil && !reported.attestation.trusted)
+    }
+
     @Test("reports sharing the latest date: the highest certification counts, and a refusal among them refuses")
     func sameDateReports() throws {
         let world = try World()
@@ -144,6 +233,11 @@ struct MetadataTrustTests {
             $0.statuses = [.init("FIDO_CERTIFIED_L1", effectiveDate: "2023-01-01"), .init("ATTESTATION_KEY_COMPROMISE", effectiveDate: "2099-01-01")]
         }])
         try register(.packed(ca: world.ca), policy: world.policy(announced)).expectRejected(.metadata, step: "§7.1 step 24")
+        // A key compromise counts whatever its date; a revocation announced ahead counts as well.
+        let announcedRevocation = try world.blob([world.entry {
+            $0.statuses = [.init("FIDO_CERTIFIED_L1", effectiveDate: "2023-01-01"), .init("REVOKED", effectiveDate: "2099-01-01")]
+        }])
+        try register(.packed(ca: world.ca), policy: world.policy(announcedRevocation)).expectRejected(.metadata, step: "§7.1 step 24")
     }
 
     @Test("stricter rules: certified L2 or better only")
@@ -181,10 +275,14 @@ struct MetadataTrustTests {
         // packed and fido-u2f x5c verify as "Basic, AttCA or uncertainty" (§8.2, §8.6): the entry's
         // declaration decides, so attca or anonca fits, and the chain still ends in the entry's roots.
         for declared in [["attca"], ["anonca"]] {
-            let blob = try world.blob([world.entry { $0.attestationTypes = declared }])
-            for attestation: TestAuthenticator.Attestation in [.packed(ca: world.ca), .fidoU2F(ca: world.ca)] {
+            var u2f = try u2fEntry(world)
+            u2f.attestationTypes = declared
+            let blob = try world.blob([world.entry { $0.attestationTypes = declared }, u2f])
+            let cases: [(TestAuthenticator.Attestation, String)] = [(.packed(ca: world.ca), "Vendor Key"),
+                                                                      (.fidoU2F(ca: world.ca), "Vendor U2F Key")]
+            for (attestation, name) in cases {
                 let verified = try #require(try register(attestation, policy: world.policy(blob)).accepted(), "\(declared)")
-                #expect(verified.attestation.trusted && verified.attestation.authenticatorName == "Vendor Key")
+                #expect(verified.attestation.trusted && verified.attestation.authenticatorName == name)
             }
         }
         let otherRoots = try world.blob([world.entry { $0.attestationTypes = ["attca"]; $0.roots = [world.otherCA.certificate] }])
@@ -213,15 +311,19 @@ struct MetadataTrustTests {
     /// A u2f entry listing, by key identifier, the attestation leaf the fido-u2f authenticator
     /// makes (learnt by registering once without metadata).
     func u2fEntry(_ world: World, uppercase: Bool = false) throws -> TestMetadataService.Entry {
-        let probe = try #require(try register(.fidoU2F(ca: world.ca), policy: VerificationPolicy()).accepted())
-        let leaf = try #require(probe.attestation.trustPath.first)
-        let identifier = try #require(MetadataBLOB.keyIdentifier(of: leaf))
+        let identifier = try #require(MetadataBLOB.keyIdentifier(of: try u2fLeaf(world)))
         return world.entry {
             $0.aaguid = nil
             $0.keyIdentifiers = [uppercase ? identifier.uppercased() : identifier]
             $0.description = "Vendor U2F Key"
             $0.protocolFamily = "u2f"
         }
+    }
+
+    /// The attestation certificate the fido-u2f authenticator makes (learnt by registering once without metadata).
+    func u2fLeaf(_ world: World) throws -> Certificate {
+        let probe = try #require(try register(.fidoU2F(ca: world.ca), policy: VerificationPolicy()).accepted())
+        return try #require(probe.attestation.trustPath.first)
     }
 
     @Test("fido-u2f (no AAGUID) is found by the attestation certificate's key identifier")
@@ -231,6 +333,32 @@ struct MetadataTrustTests {
         let verified = try #require(try register(.fidoU2F(ca: world.ca), policy: world.policy(blob)).accepted())
         #expect(verified.attestation.trusted)
         #expect(verified.attestation.authenticatorName == "Vendor U2F Key")
+        // fido-u2f signs no AAGUID: one written in its authenticator data does not choose an entry.
+        let byAAGUID = try world.blob([world.entry()])
+        try register(.fidoU2F(ca: world.ca), policy: world.policy(byAAGUID, MetadataPolicy(requireEntry: true)))
+            .expectRejected(.metadata, step: "§7.1 step 24")
+    }
+
+    @Test("a listed certificate appended after the attestation certificate never chooses the entry",
+          arguments: [[UInt8](repeating: 0x77, count: 16), [UInt8](repeating: 0, count: 16)])
+    func appendedCertificateChoosesNoEntry(_ aaguid: [UInt8]) throws {
+        let world = try World()
+        let blob = try world.blob([try u2fEntry(world)])
+        // A device of the same vendor CA whose own certificate binds an AAGUID the BLOB does not
+        // list (or none), with the listed U2F model's public certificate appended to its x5c.
+        let key = try PrivateKey.derive(.p256, seed: "metadata trust appended certificate")
+        let leaf = try TestAuthenticator.packedLeaf(key: key, ca: world.ca, aaguid: aaguid.allSatisfy { $0 == 0 } ? nil : aaguid)
+        let attack = TestAuthenticator.Attestation.packedChain(leafKey: key, chain: [leaf, try u2fLeaf(world)], alg: .es256)
+        // Not the U2F model's entry: requireEntry refuses it ...
+        try register(attack, policy: world.policy(blob, MetadataPolicy(requireEntry: true)), aaguid: aaguid)
+            .expectRejected(.metadata, step: "§7.1 step 24")
+        // ... it is not reported under the model's name ...
+        let reported = try #require(try register(attack, policy: world.policy(blob, chain: .reported), aaguid: aaguid).accepted())
+        #expect(reported.attestation.authenticatorName == nil)
+        #expect(reported.attestation.metadata == nil)
+        #expect(!reported.attestation.trusted)
+        // ... and the entry's roots do not anchor its chain.
+        try register(attack, policy: world.policy(blob), aaguid: aaguid).expectRejected(.trust, step: "§7.1 step 29")
     }
 
     @Test("re-checking a stored credential against a newer BLOB finds a new compromise")
