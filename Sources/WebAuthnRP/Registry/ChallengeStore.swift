@@ -99,7 +99,7 @@ public final class InMemoryChallengeStore: ChallengeStore {
     /// - Parameters:
     ///   - challenge: the issued challenge and its ceremony binding.
     ///   - now: the current time.
-    /// - Throws: ``RegistryError/Code/capacityExceeded`` when ``capacity`` challenges are still
+    /// - Throws: ``RegistryError/Code/capacityExceeded`` when `capacity` challenges are still
     ///   outstanding, ``RegistryError/Code/duplicateChallenge`` when these bytes are outstanding.
     public func issue(_ challenge: IssuedChallenge, now: Date) async throws {
         try state.withLock { (state: inout State) throws(RegistryError) in
