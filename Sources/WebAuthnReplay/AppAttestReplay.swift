@@ -22,11 +22,45 @@ enum AppAttestReplay {
         let setup = try Setup(fixture: fixture, file: file)
         let service = AppAttestService(app: setup.app, environment: setup.environment, trustAnchors: setup.trustAnchors,
                                        keys: InMemoryAppAttestKeyStore(keys: setup.keys))
+        let challenges = InMemoryChallengeStore()
         var results: [CeremonyResult] = []
         for ceremony in fixture.ceremonies {
-            results.append(try await run(ceremony, file: file, service: service, now: setup.now))
+            results.append(try await run(ceremony, file: file, service: service, challenges: challenges, setup: setup))
         }
         return results
+    }
+
+    /// The server's one-time challenge of a tracked ceremony (`issue` or `issuedAt` given): issued
+    /// when the ceremony says so, then consumed whatever the verdict, and held to the library's
+    /// rule for issued challenges (kind, a clock that went back, expiry at issue + lifetime).
+    /// - Returns: the refusal, nil when the challenge is good.
+    private static func consumeChallenge(_ ceremony: AppCeremony, _ challenge: [UInt8], challenges: InMemoryChallengeStore,
+                                         setup: Setup, receivedAt: Date, trace: inout CeremonyTrace) async throws -> WebAuthnError? {
+        // App Attest kinds map onto the two kinds an issued challenge records; the replay names them itself.
+        let kind: CeremonyKind = ceremony.kind == .appAttestation ? .registration : .authentication
+        if ceremony.issues {
+            let issuedAt = ceremony.issuedAt ?? setup.now
+            try await challenges.issue(IssuedChallenge(challenge: challenge, kind: kind, rpId: setup.app.appId, issuedAt: issuedAt,
+                                                       expiresAt: issuedAt.addingTimeInterval(setup.challengeLifetime)),
+                                       now: issuedAt)
+        }
+        let consumed = try await challenges.consume(challenge)
+        let step = "App Attest challenge"
+        do throws(WebAuthnError) {
+            try trace.check(step, "the challenge was issued by this server, is unused and has not expired") { () throws(WebAuthnError) in
+                guard let consumed else {
+                    throw WebAuthnError(.challenge, "the challenge was not issued, or was already used")
+                }
+                guard consumed.kind == kind else {
+                    let other = consumed.kind == .registration ? AppCeremony.Kind.appAttestation : .appAssertion
+                    throw WebAuthnError(.challenge, "the challenge was issued for \(other.rawValue), not \(ceremony.kind.rawValue)")
+                }
+                try CeremonyChecks.checkIssued(consumed, kind: kind, now: receivedAt)
+            }
+            return nil
+        } catch {
+            return error
+        }
     }
 
     private enum Outcome {
@@ -36,21 +70,32 @@ enum AppAttestReplay {
     }
 
     private static func run(_ ceremony: AppCeremony, file: String, service: AppAttestService,
-                            now: Date) async throws -> CeremonyResult {
+                            challenges: InMemoryChallengeStore, setup: Setup) async throws -> CeremonyResult {
         var outcome: Outcome
         var trace = CeremonyTrace()
+        // receivedAt is the verifier's clock for this ceremony: certificate validity and the challenge's age.
+        let receivedAt = ceremony.receivedAt ?? setup.now
+        var refusal: WebAuthnError?
+        if ceremony.tracksChallenge, let challenge = ceremony.serverChallenge {
+            refusal = try await consumeChallenge(ceremony, challenge, challenges: challenges, setup: setup,
+                                                 receivedAt: receivedAt, trace: &trace)
+        }
         switch ceremony.payload {
+        case _ where refusal != nil:
+            outcome = .rejected(refusal ?? WebAuthnError(.challenge, "refused"))
         case .undecodable(let member, let reason):
             outcome = .rejected(WebAuthnError(.malformed, "\(member): \(reason)"))
         case .attestation(let keyId, let challenge, let attestation):
-            let report = try await service.attestReport(keyId: keyId, attestation: attestation, challenge: challenge, now: now)
+            let report = try await service.attestReport(keyId: keyId, attestation: attestation, challenge: challenge, now: receivedAt)
             trace = report.trace
             switch report.result {
             case .success(let verified): outcome = .attested(verified)
             case .failure(let error): outcome = .rejected(error)
             }
-        case .assertion(let keyId, let clientData, let assertion):
-            let report = try await service.assertReport(keyId: keyId, assertion: assertion, clientData: clientData)
+        case .assertion(let keyId, let clientData, let assertion, let challenge):
+            // With the server's challenge given, Apple's step 6 is the library's: clientData begins with it.
+            let report = try await service.assertReport(keyId: keyId, assertion: assertion, clientData: clientData,
+                                                        check: challenge.map { AppAttestClientDataCheck.startsWith(challenge: $0) })
             trace = report.trace
             switch report.result {
             case .success(let verified): outcome = .asserted(verified)
@@ -93,6 +138,8 @@ enum AppAttestReplay {
         let trustAnchors: [Certificate]
         let keys: [AttestedAppKey]
         let now: Date
+        /// Seconds a tracked challenge stays answerable after its `issuedAt`.
+        let challengeLifetime: TimeInterval
 
         init(fixture: AppAttestFixture, file: String) throws(FixtureError) {
             app = AppAttestApp(teamId: fixture.app.teamId, bundleId: fixture.app.bundleId)
@@ -105,13 +152,22 @@ enum AppAttestReplay {
                 environment = .production
             }
             if let text = fixture.policy?.verificationTime {
-                guard let date = ISO8601DateFormatter().date(from: text) else {
-                    throw FixtureError(file: file, member: "policy.verificationTime", reason: "\"\(text)\" is not an ISO 8601 time")
+                // Read as in WebAuthn files: RFC 3339 (a fraction of a second, an offset), or any
+                // form Foundation's ISO 8601 reader, which read this member before, accepted.
+                guard let date = FixtureTime.parse(text) ?? ISO8601DateFormatter().date(from: text) else {
+                    throw FixtureError(file: file, member: "policy.verificationTime",
+                                       reason: "\"\(text)\" is not an RFC 3339 date-time such as 2024-06-01T00:00:00Z")
                 }
                 now = date
             } else {
                 now = Date()
             }
+            let lifetime = fixture.policy?.challengeLifetime ?? VerificationPolicy().challengeLifetime
+            guard lifetime.isFinite, lifetime >= 0 else {
+                throw FixtureError(file: file, member: "policy.challengeLifetime",
+                                   reason: "is \(lifetime); it must be a finite number of seconds, 0 or more")
+            }
+            challengeLifetime = lifetime
             if let anchors = fixture.policy?.trustAnchors {
                 var parsed: [Certificate] = []
                 for (index, text) in anchors.enumerated() {
@@ -181,6 +237,8 @@ struct AppAttestFixture: Decodable {
     struct PolicySpec: Decodable {
         var verificationTime: String?
         var trustAnchors: [String]?
+        /// Seconds a tracked challenge stays answerable after `issuedAt` (default 300).
+        var challengeLifetime: Double?
     }
 
     struct AppKeySpec: Decodable {
@@ -205,7 +263,8 @@ struct AppCeremony: Decodable {
 
     enum Payload {
         case attestation(keyId: [UInt8], challenge: [UInt8], attestation: [UInt8])
-        case assertion(keyId: [UInt8], clientData: [UInt8], assertion: [UInt8])
+        /// `challenge`: the server's challenge `clientData` must begin with (Apple's step 6), when given.
+        case assertion(keyId: [UInt8], clientData: [UInt8], assertion: [UInt8], challenge: [UInt8]?)
         /// A member that is not base64url: a `malformed` verdict, not a broken file.
         case undecodable(member: String, reason: String)
     }
@@ -214,8 +273,25 @@ struct AppCeremony: Decodable {
     var kind: Kind
     var payload: Payload
     var expect: AppExpectation
+    /// `issue`: true, the server issues this ceremony's challenge first; false, it does not (to
+    /// replay a used challenge, or one never issued). nil: as `issuedAt` says.
+    var issue: Bool?
+    /// When the challenge was issued (nil: `policy.verificationTime`); given alone, it issues it.
+    var issuedAt: Date?
+    /// When the ceremony is verified (nil: `policy.verificationTime`).
+    var receivedAt: Date?
+    /// The challenge, bytes as given, even when another member is not base64url (nil: none or undecodable).
+    var serverChallenge: [UInt8]?
 
-    private enum CodingKeys: String, CodingKey { case name, kind, keyId, challenge, attestation, clientData, assertion, expect }
+    /// Whether the server tracks this ceremony's challenge (issued once, consumed by the ceremony):
+    /// `issue` or `issuedAt` is given. Files without them bind the challenge through the nonce only.
+    var tracksChallenge: Bool { issue != nil || issuedAt != nil }
+    /// Whether the challenge is issued just before this ceremony.
+    var issues: Bool { issue ?? (issuedAt != nil) }
+
+    private enum CodingKeys: String, CodingKey {
+        case name, kind, keyId, challenge, attestation, clientData, assertion, expect, issue, issuedAt, receivedAt
+    }
 
     init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
@@ -227,12 +303,24 @@ struct AppCeremony: Decodable {
         }
         self.kind = kind
         expect = try container.decode(AppExpectation.self, forKey: .expect)
+        issue = try container.decodeIfPresent(Bool.self, forKey: .issue)
+        issuedAt = try FixtureTime.decodeIfPresent(container, forKey: .issuedAt)
+        receivedAt = try FixtureTime.decodeIfPresent(container, forKey: .receivedAt)
         let keyIdText = try container.decode(String.self, forKey: .keyId)
         let (dataKey, objectKey): (CodingKeys, CodingKeys) = kind == .appAttestation ? (.challenge, .attestation) : (.clientData, .assertion)
         let dataText = try container.decode(String.self, forKey: dataKey)
         let objectText = try container.decode(String.self, forKey: objectKey)
+        // An assertion's challenge is optional: without it the replay does not run Apple's step 6.
+        let challengeText = kind == .appAssertion ? try container.decodeIfPresent(String.self, forKey: .challenge) : nil
+        if kind == .appAssertion, challengeText == nil, issue != nil || issuedAt != nil {
+            throw DecodingError.keyNotFound(CodingKeys.challenge, .init(codingPath: container.codingPath,
+                debugDescription: "an appAssertion whose challenge is tracked (issue or issuedAt) must name it in challenge"))
+        }
+        serverChallenge = (kind == .appAttestation ? dataText : challengeText).flatMap { try? Base64URL.decode($0) }
         var decoded: [[UInt8]] = []
-        for (member, text) in [(CodingKeys.keyId, keyIdText), (dataKey, dataText), (objectKey, objectText)] {
+        var members = [(CodingKeys.keyId, keyIdText), (dataKey, dataText), (objectKey, objectText)]
+        if let challengeText { members.append((.challenge, challengeText)) }
+        for (member, text) in members {
             do {
                 decoded.append(try Base64URL.decode(text))
             } catch {
@@ -242,7 +330,7 @@ struct AppCeremony: Decodable {
         }
         payload = kind == .appAttestation
             ? .attestation(keyId: decoded[0], challenge: decoded[1], attestation: decoded[2])
-            : .assertion(keyId: decoded[0], clientData: decoded[1], assertion: decoded[2])
+            : .assertion(keyId: decoded[0], clientData: decoded[1], assertion: decoded[2], challenge: decoded.count > 3 ? decoded[3] : nil)
     }
 }
 

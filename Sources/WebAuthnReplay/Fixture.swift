@@ -52,6 +52,9 @@ struct Fixture: Decodable {
         var origins: [String]
         var crossOrigin: Bool?
         var topOrigins: [String]?
+        /// The `/.well-known/webauthn` document the RP ID's host serves (L3 §5.11): its origins are
+        /// accepted too (checked in ``ReplaySetup``).
+        var relatedOrigins: RelatedOriginsDocument?
     }
 
     struct PolicySpec: Decodable {
@@ -65,12 +68,21 @@ struct Fixture: Decodable {
         var metadata: MetadataSpec?
     }
 
-    /// `policy.metadata`: an MDS3 BLOB, the root its chain must end in, CRLs, and whether an entry is required.
+    /// `policy.metadata`: an MDS3 BLOB, the root its chain must end in, CRLs, and the
+    /// ``MetadataPolicy`` it is judged with (Fixtures/README.md, "Metadata policy").
     struct MetadataSpec: Decodable {
         var blob: String
         var trustAnchor: String
         var crls: [String]?
         var requireEntry: Bool?
+        /// nil: true, as every file was replayed before the member existed.
+        var acceptStale: Bool?
+        /// nil: ``AuthenticatorStatus/compromised``.
+        var refusedStatuses: [String]?
+        /// A certification status such as `FIDO_CERTIFIED_L2`; nil: no minimum.
+        var minimumCertificationLevel: String?
+        /// The `no` of the BLOB the relying party held before this one: a lower `no` is a rollback.
+        var previousNumber: Int?
     }
 
     struct CredentialSpec: Decodable {
@@ -193,8 +205,18 @@ struct Ceremony: Decodable {
 /// gets the same error on every load; a `[String: JSONValue]` member would be decoded in a
 /// dictionary's order, which changes from one decode to the next (found by the `fixture`
 /// fuzz target).
+///
+/// `"extensions": null` demands that no extension output at all is reported; a member whose
+/// value is `null` (at any depth) demands that this output is not reported.
 struct ExpectedExtensions: Decodable {
     var members: [String: JSONValue]
+    /// `"extensions": null`: the verifier must report no extension output.
+    var nothingReported = false
+
+    init(nothingReported: Void) {
+        members = [:]
+        self.nothingReported = true
+    }
 
     init(from decoder: any Decoder) throws {
         guard case .object(let members) = try JSONValue(from: decoder) else {
@@ -202,6 +224,31 @@ struct ExpectedExtensions: Decodable {
                                                                             debugDescription: "expected an object"))
         }
         self.members = members
+    }
+}
+
+/// An expectation member that may also demand absence: omitted, it is not compared; `null`,
+/// the verifier must report no value; otherwise it must report this value.
+enum Expected<Value: Equatable>: Equatable {
+    case absent
+    case value(Value)
+
+    /// Decodes `key` of `container`: nil when omitted, ``absent`` for `null`.
+    static func decode<Key: CodingKey>(_ container: KeyedDecodingContainer<Key>, _ key: Key) throws -> Expected?
+        where Value: Decodable {
+        guard container.contains(key) else { return nil }
+        if try container.decodeNil(forKey: key) { return .absent }
+        return .value(try container.decode(Value.self, forKey: key))
+    }
+
+    /// The mismatch, if any, of `actual` against this expectation, named `name`.
+    func mismatch(_ name: String, _ actual: Value?, absentText: String) -> String? {
+        switch (self, actual) {
+        case (.absent, nil): return nil
+        case (.absent, let actual?): return "\(name): expected none, got \(actual)"
+        case (.value(let expected), nil): return "\(name): expected \(expected), got \(absentText)"
+        case (.value(let expected), let actual?): return expected == actual ? nil : "\(name): expected \(expected), got \(actual)"
+        }
     }
 }
 
@@ -222,12 +269,45 @@ struct Expectation: Decodable {
     var userVerified: Bool?
     var backupEligible: Bool?
     var backupState: Bool?
-    /// With `policy.metadata`: the entry's description.
-    var authenticatorName: String?
-    /// With `policy.metadata`: the entry's latest status.
-    var metadataStatus: String?
-    /// Extension outputs as verified; each member compared when present (ReplayExtensions.swift).
+    /// With `policy.metadata`: the entry's description (`null`: none, no entry or no description).
+    var authenticatorName: Expected<String>?
+    /// With `policy.metadata`: the entry's latest status (`null`: none).
+    var metadataStatus: Expected<String>?
+    /// With `policy.metadata`: whether the BLOB was past its nextUpdate day (accepted with `acceptStale`).
+    var metadataStale: Bool?
+    /// Extension outputs as verified; each member compared when present, a `null` one must be
+    /// absent (ReplayExtensions.swift).
     var extensions: ExpectedExtensions?
+
+    private enum CodingKeys: String, CodingKey {
+        case outcome, error, attestationFormat, attestationType, trusted, credentialId, aaguid, algorithm, signCount
+        case userPresent, userVerified, backupEligible, backupState, authenticatorName, metadataStatus, metadataStale, extensions
+    }
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        outcome = try c.decode(Outcome.self, forKey: .outcome)
+        error = try c.decodeIfPresent(WebAuthnError.Category.self, forKey: .error)
+        attestationFormat = try c.decodeIfPresent(String.self, forKey: .attestationFormat)
+        attestationType = try c.decodeIfPresent(AttestationType.self, forKey: .attestationType)
+        trusted = try c.decodeIfPresent(Bool.self, forKey: .trusted)
+        credentialId = try c.decodeIfPresent(String.self, forKey: .credentialId)
+        aaguid = try c.decodeIfPresent(String.self, forKey: .aaguid)
+        algorithm = try c.decodeIfPresent(Int.self, forKey: .algorithm)
+        signCount = try c.decodeIfPresent(UInt32.self, forKey: .signCount)
+        userPresent = try c.decodeIfPresent(Bool.self, forKey: .userPresent)
+        userVerified = try c.decodeIfPresent(Bool.self, forKey: .userVerified)
+        backupEligible = try c.decodeIfPresent(Bool.self, forKey: .backupEligible)
+        backupState = try c.decodeIfPresent(Bool.self, forKey: .backupState)
+        authenticatorName = try Expected.decode(c, .authenticatorName)
+        metadataStatus = try Expected.decode(c, .metadataStatus)
+        metadataStale = try c.decodeIfPresent(Bool.self, forKey: .metadataStale)
+        if c.contains(.extensions), try c.decodeNil(forKey: .extensions) {
+            extensions = ExpectedExtensions(nothingReported: ())
+        } else {
+            extensions = try c.decodeIfPresent(ExpectedExtensions.self, forKey: .extensions)
+        }
+    }
 
     /// `accept` or `reject(<error>)`.
     var summary: String {

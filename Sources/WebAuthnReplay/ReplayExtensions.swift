@@ -4,15 +4,25 @@ import WebAuthnCoding
 /// `expect.extensions` (../shared/spec/ceremony-fixtures.md, replay semantics 9): the verified
 /// extension outputs in the spec's names, and a member-by-member comparison in which every
 /// member the expectation names must be reported with that value (nested objects compared
-/// the same way) and members it leaves out are not compared.
+/// the same way), a member whose value is `null` must not be reported, and members it leaves
+/// out are not compared.
 enum ReplayExtensions {
-    static func compare(_ expected: [String: JSONValue]?, _ actual: [String: JSONValue], into out: inout [String]) {
+    static func compare(_ expected: ExpectedExtensions?, _ actual: [String: JSONValue], into out: inout [String]) {
         guard let expected else { return }
-        compare(.object(expected), .object(actual), path: "extensions", into: &out)
+        if expected.nothingReported {
+            if !actual.isEmpty { out.append("extensions: expected none, got \(render(.object(actual)))") }
+            return
+        }
+        compare(.object(expected.members), .object(actual), path: "extensions", into: &out)
     }
 
     private static func compare(_ expected: JSONValue, _ actual: JSONValue?, path: String, into out: inout [String]) {
         switch (expected, actual) {
+        // `null` expects the output to be absent (the verifier never reports a null output).
+        case (.null, nil):
+            break
+        case (.null, let actual?):
+            out.append("\(path): expected none, got \(render(actual))")
         case (.object(let members), .object(let reported)?):
             for name in members.keys.sorted() {
                 if let value = members[name] { compare(value, reported[name], path: "\(path).\(name)", into: &out) }

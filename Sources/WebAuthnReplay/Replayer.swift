@@ -207,9 +207,7 @@ struct ReplaySetup {
     let now: Date
 
     init(fixture: Fixture, file: String) throws(FixtureError) {
-        let rp = fixture.relyingParty
-        relyingParty = RelyingParty(id: rp.id, name: rp.name ?? "", origins: rp.origins,
-                                    allowCrossOrigin: rp.crossOrigin ?? false, topOrigins: rp.topOrigins ?? [])
+        relyingParty = try Self.relyingParty(fixture.relyingParty, file: file)
         let spec = fixture.policy
         if let text = spec?.verificationTime {
             // Foundation's ISO 8601 reader, which read this member before, still reads any form
@@ -245,9 +243,7 @@ struct ReplaySetup {
             metadata = loaded
             switch loaded {
             case .success(let blob):
-                // The fixture format has no staleness member: a stale BLOB is judged like a fresh one.
-                source = MetadataTrust(blob: blob, policy: MetadataPolicy(requireEntry: metadataSpec.requireEntry ?? false,
-                                                                          acceptStale: true),
+                source = MetadataTrust(blob: blob, policy: try Self.metadataPolicy(metadataSpec, file: file),
                                        additionalAnchors: anchors)
             case .failure(let error):
                 source = RefusingTrustSource(error: error)
@@ -282,8 +278,45 @@ struct ReplaySetup {
         credentials = records
     }
 
+    /// The relying party of `relyingParty`: with `relatedOrigins`, the document's origins are
+    /// accepted after `origins`, and the whole list must be one a browser honours (L3 §5.11.1,
+    /// ``RelyingParty/validateRelatedOrigins(labelLimit:publicSuffixes:)``), or the file is unusable.
+    private static func relyingParty(_ rp: Fixture.RelyingPartySpec, file: String) throws(FixtureError) -> RelyingParty {
+        var origins = rp.origins
+        for origin in rp.relatedOrigins?.origins ?? [] where !origins.contains(origin) { origins.append(origin) }
+        let relyingParty = RelyingParty(id: rp.id, name: rp.name ?? "", origins: origins,
+                                        allowCrossOrigin: rp.crossOrigin ?? false, topOrigins: rp.topOrigins ?? [])
+        if rp.relatedOrigins != nil {
+            do throws(RelatedOriginsError) {
+                try relyingParty.validateRelatedOrigins()
+            } catch {
+                throw FixtureError(file: file, member: "relyingParty.relatedOrigins",
+                                   reason: "a browser would not honour it: \(error)")
+            }
+        }
+        return relyingParty
+    }
+
+    /// The ``MetadataPolicy`` of `policy.metadata`. `acceptStale` defaults to true: files written
+    /// before the member existed were replayed with stale BLOBs judged like fresh ones.
+    private static func metadataPolicy(_ spec: Fixture.MetadataSpec, file: String) throws(FixtureError) -> MetadataPolicy {
+        var minimum: CertificationLevel?
+        if let text = spec.minimumCertificationLevel {
+            guard let level = AuthenticatorStatus(rawValue: text).certificationLevel else {
+                throw FixtureError(file: file, member: "policy.metadata.minimumCertificationLevel",
+                                   reason: "is \"\(text)\"; it must be a certification status such as FIDO_CERTIFIED_L2")
+            }
+            minimum = level
+        }
+        return MetadataPolicy(refusedStatuses: spec.refusedStatuses.map { Set($0.map(AuthenticatorStatus.init(rawValue:))) }
+                                  ?? AuthenticatorStatus.compromised,
+                              minimumCertificationLevel: minimum, requireEntry: spec.requireEntry ?? false,
+                              acceptStale: spec.acceptStale ?? true)
+    }
+
     /// Decodes `policy.metadata` (an unusable anchor or CRL makes the file unusable) and verifies
-    /// the BLOB; a BLOB that does not verify is a verdict (`metadata`) for every registration.
+    /// the BLOB; a BLOB that does not verify, or whose `no` is below `previousNumber` (a rollback
+    /// to an older BLOB), is a verdict (`metadata`) for every registration.
     private static func loadMetadata(_ spec: Fixture.MetadataSpec, at now: Date,
                                      file: String) throws(FixtureError) -> Result<MetadataBLOB, WebAuthnError> {
         let anchor: Certificate
@@ -300,11 +333,23 @@ struct ReplaySetup {
                 throw FixtureError(file: file, member: "policy.metadata.crls[\(index)]", reason: "is not a base64url DER CRL (\(error))")
             }
         }
+        if let previous = spec.previousNumber, previous < 0 {
+            throw FixtureError(file: file, member: "policy.metadata.previousNumber", reason: "is \(previous); a BLOB's no is 0 or more")
+        }
+        let blob: MetadataBLOB
         do throws(WebAuthnError) {
-            return .success(try MetadataBLOB(jws: spec.blob, trustAnchor: anchor, crls: crls, at: now))
+            blob = try MetadataBLOB(jws: spec.blob, trustAnchor: anchor, crls: crls, at: now)
         } catch {
             return .failure(error)
         }
+        // A newer BLOB has a larger no (MDS3), so a lower one is an older BLOB served again: a
+        // rollback to statuses from before a revocation. The same no is the BLOB already held.
+        if let previous = spec.previousNumber, blob.number < previous {
+            return .failure(WebAuthnError(.metadata, step: "MDS3 BLOB no",
+                                          "the metadata BLOB's no \(blob.number) is lower than the no \(previous) of the BLOB "
+                                          + "already held: an older BLOB is refused"))
+        }
+        return .success(blob)
     }
 }
 
@@ -365,21 +410,24 @@ enum ExpectationMatcher {
             compare("algorithm", expect.algorithm, verified.record.algorithm)
             compare("signCount", expect.signCount, verified.authenticatorData.signCount)
             compareFlags(expect, verified.authenticatorData.flags, into: &out)
-            if let expected = expect.authenticatorName, expected != verified.attestation.authenticatorName {
-                out.append("authenticatorName: expected \(expected), got \(verified.attestation.authenticatorName ?? "no metadata entry")")
+            if let mismatch = expect.authenticatorName?.mismatch("authenticatorName", verified.attestation.authenticatorName,
+                                                                absentText: "no metadata entry") {
+                out.append(mismatch)
             }
-            let status = verified.attestation.metadata?.status?.rawValue
-            if let expected = expect.metadataStatus, expected != status {
-                out.append("metadataStatus: expected \(expected), got \(status ?? "no metadata status")")
+            if let mismatch = expect.metadataStatus?.mismatch("metadataStatus", verified.attestation.metadata?.status?.rawValue,
+                                                             absentText: "no metadata status") {
+                out.append(mismatch)
             }
-            ReplayExtensions.compare(expect.extensions?.members, verified.extensions.replayJSON, into: &out)
+            compare("metadataStale", expect.metadataStale, verified.attestation.metadataStale)
+            ReplayExtensions.compare(expect.extensions, verified.extensions.replayJSON, into: &out)
         case (.accept, .authenticated(let verified, _)):
             compare("credentialId", expect.credentialId, Base64URL.encode(verified.updatedRecord.id))
             compare("signCount", expect.signCount, verified.authenticatorData.signCount)
             compareFlags(expect, verified.authenticatorData.flags, into: &out)
-            ReplayExtensions.compare(expect.extensions?.members, verified.extensions.replayJSON, into: &out)
+            ReplayExtensions.compare(expect.extensions, verified.extensions.replayJSON, into: &out)
             if expect.attestationFormat != nil || expect.attestationType != nil || expect.trusted != nil
-                || expect.aaguid != nil || expect.authenticatorName != nil || expect.metadataStatus != nil {
+                || expect.aaguid != nil || expect.authenticatorName != nil || expect.metadataStatus != nil
+                || expect.metadataStale != nil {
                 out.append("attestation details were expected from an authentication")
             }
         }

@@ -356,7 +356,9 @@ class Replayer:
         if not isinstance(origins, list) or not all(isinstance(o, str) for o in origins):
             raise FixtureError("relyingParty.origins is missing")
         self.rp_id: str = rp["id"]
-        self.origins: list[str] = origins
+        # relatedOrigins (the /.well-known/webauthn document): its origins are accepted too.
+        related = (rp.get("relatedOrigins") or {}).get("origins") if isinstance(rp.get("relatedOrigins"), dict) else None
+        self.origins: list[str] = origins + [o for o in related or [] if isinstance(o, str) and o not in origins]
         policy = doc.get("policy") or {}
         self.require_trust = bool(policy.get("requireTrustedAttestation", False))
         self.allow_regression = bool(policy.get("allowCounterRegression", False))

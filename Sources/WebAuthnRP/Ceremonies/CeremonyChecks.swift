@@ -1,10 +1,11 @@
-import Foundation
+package import Foundation
 import WebAuthnCoding
 import WebAuthnCrypto
 
 /// Checks shared by §7.1 and §7.2 (client data, rpIdHash, flags), written once so
-/// both ceremonies apply exactly the same rule.
-enum CeremonyChecks {
+/// both ceremonies apply exactly the same rule. Package access: the replay holds App Attest
+/// challenges (which the library leaves to the server) to the same issue and expiry rule.
+package enum CeremonyChecks {
     /// The issued challenge is for this ceremony, was issued before `now`, and has not expired.
     ///
     /// A response verified exactly at `expiresAt` is accepted: only one received *more than*
@@ -12,7 +13,7 @@ enum CeremonyChecks {
     /// is rejected: it cannot precede its challenge, so the clock went back between the two
     /// readings and the challenge's age, which the lifetime bounds, is unknown. Failing
     /// closed costs one retry; accepting would let a stepped-back clock stretch the lifetime.
-    static func checkIssued(_ issued: IssuedChallenge, kind: CeremonyKind, now: Date) throws(WebAuthnError) {
+    package static func checkIssued(_ issued: IssuedChallenge, kind: CeremonyKind, now: Date) throws(WebAuthnError) {
         guard issued.kind == kind else {
             throw WebAuthnError(.challenge, "the challenge was issued for \(issued.kind.rawValue), not \(kind.rawValue)")
         }

@@ -251,7 +251,69 @@ enum AppAttestFixtureCorpus {
         try file.attest("attestation-rejected", rejected, badNonce, expect: .reject(.attestation))
         try file.assert("after-rejected-attestation", &rejected, expect: .reject(.unknownCredential))
         files.append(file)
+        files.append(try challengeFile(authority: authority))
         return files
+    }
+
+    /// Challenges the server issues and consumes (`issue`, `issuedAt`, `receivedAt`,
+    /// `policy.challengeLifetime`, an assertion's `challenge`), on a clock with a fraction of a
+    /// second: each challenge answers one ceremony, within its lifetime, after it was issued.
+    static func challengeFile(authority: TestAppAttestDevice.Authority) throws -> AppAttestFixtureFile {
+        func device(_ seed: String) throws -> TestAppAttestDevice {
+            try TestAppAttestDevice(seed: seed, app: app, environment: .production, authority: authority)
+        }
+        var file = AppAttestFixtureFile("app-attest/challenges.json",
+                                        "App Attest with challenges the server issued (issue, issuedAt, receivedAt, "
+                                        + "policy.challengeLifetime 60, policy.verificationTime with a fraction of a second): "
+                                        + "each is good for one ceremony within 60 s of issue; a used, unissued, late or "
+                                        + "not yet issued challenge is challenge, as is client data that does not begin with "
+                                        + "the assertion's challenge",
+                                        environment: .production, anchors: [authority.root.certificate])
+        file.clock = "2025-06-01T00:00:00.250Z"
+        file.policyMembers = [("challengeLifetime", .int(60))]
+        let t = "2025-06-01T00:00:00.250Z"
+
+        // Attestations. The fraction of verificationTime counts: 60 s before it is in time, 60.001 s late.
+        var phone = try device("challenges phone")
+        try file.attest("attest-issued-60s-before-accepted", phone)
+        file.stamp(issuedAt: "2025-05-31T23:59:00.250Z")
+        let used = file.challenge("attest-issued-60s-before-accepted")
+        let again = try device("challenges second phone")
+        file.attestation("attest-challenge-used-again", keyId: again.keyId, challenge: used,
+                         object: try again.attest(challenge: used), expect: .reject(.challenge))
+        file.stamp(issue: false)
+        try file.attest("attest-challenge-never-issued", again, expect: .reject(.challenge))
+        file.stamp(issue: false)
+        try file.attest("attest-issued-60.001s-before", again, expect: .reject(.challenge))
+        file.stamp(issuedAt: "2025-05-31T23:59:00.249Z")
+        try file.attest("attest-received-before-issued", again, expect: .reject(.challenge))
+        file.stamp(issuedAt: "2025-06-01T00:00:10Z", receivedAt: t)
+        try file.attest("attest-issued-and-received-later-accepted", again)
+        file.stamp(issuedAt: "2025-06-01T00:10:00Z", receivedAt: "2025-06-01T00:11:00Z")
+
+        // Assertions: clientData is the challenge followed by the request.
+        try file.assert("assert-issued-accepted", &phone, challenge: true)
+        file.stamp(issue: true)
+        let first = file.challenge("assert-issued-accepted")
+        let replayed = first + Array("POST /v1/orders {\"item\":43}".utf8)
+        file.assertion("assert-challenge-used-again", keyId: phone.keyId, clientData: replayed,
+                       object: try phone.assert(clientData: replayed), expect: .reject(.challenge), challenge: first)
+        file.stamp(issue: false)
+        try file.assert("assert-challenge-never-issued", &phone, challenge: true, expect: .reject(.challenge))
+        file.stamp(issue: false)
+        try file.assert("assert-late", &phone, challenge: true, expect: .reject(.challenge))
+        file.stamp(issuedAt: "2025-06-01T00:00:00Z", receivedAt: "2025-06-01T00:01:00.001Z")
+        // Issued, in time, but the app signed a request that does not begin with it: Apple's step 6.
+        let name = "assert-client-data-without-the-challenge"
+        let other = Array("POST /v1/orders {\"item\":44}".utf8) + file.challenge(name)
+        file.assertion(name, keyId: phone.keyId, clientData: other, object: try phone.assert(clientData: other),
+                       expect: .reject(.challenge), challenge: file.challenge(name))
+        file.stamp(issue: true)
+        try file.assert("assert-at-the-limit-accepted", &phone, challenge: true)
+        file.stamp(issuedAt: "2025-06-01T00:00:00Z", receivedAt: "2025-06-01T00:01:00Z")
+        // Without issue or issuedAt the challenge is not tracked; given, it is still step 6's.
+        try file.assert("assert-untracked-challenge-accepted", &phone, challenge: true)
+        return file
     }
 }
 
@@ -271,7 +333,22 @@ struct AppAttestFixtureFile {
     /// nil: no `policy.trustAnchors` (Apple's root).
     let anchors: [Certificate]?
     var appKeys: [FixtureValue] = []
+    /// `policy.verificationTime`.
+    var clock = FixtureFile.verificationTime
+    /// More `policy` members (for example `challengeLifetime`).
+    var policyMembers: [(String, FixtureValue)] = []
     private(set) var ceremonies: [FixtureValue] = []
+
+    /// Adds `issue`, `issuedAt` and `receivedAt` to the ceremony recorded last, before its `expect`.
+    mutating func stamp(issue: Bool? = nil, issuedAt: String? = nil, receivedAt: String? = nil) {
+        var added: [(String, FixtureValue)] = []
+        if let issue { added.append(("issue", .bool(issue))) }
+        if let issuedAt { added.append(("issuedAt", .string(issuedAt))) }
+        if let receivedAt { added.append(("receivedAt", .string(receivedAt))) }
+        guard case .object(var members) = ceremonies.last else { return }
+        members.insert(contentsOf: added, at: members.firstIndex { $0.0 == "expect" } ?? members.count)
+        ceremonies[ceremonies.count - 1] = .object(members)
+    }
 
     init(_ path: String, _ description: String, environment: AppAttestEnvironment, anchors: [Certificate]?) {
         self.path = path
@@ -309,16 +386,18 @@ struct AppAttestFixtureFile {
         ]))
     }
 
+    /// Records an assertion; with `challenge`, the ceremony names the challenge its client data begins with.
     mutating func assert(_ name: String, _ device: inout TestAppAttestDevice,
-                         _ options: AppAssertionOptions = AppAssertionOptions(), expect: Expect = .accept) throws {
+                         _ options: AppAssertionOptions = AppAssertionOptions(), challenge: Bool = false,
+                         expect: Expect = .accept) throws {
         let clientData = self.clientData(name)
         let object = try device.assert(clientData: clientData, options)
         assertion(name, keyId: device.keyId, clientData: clientData, object: object, expect: expect,
-                  signCount: device.signCount)
+                  signCount: device.signCount, challenge: challenge ? self.challenge(name) : nil)
     }
 
     mutating func assertion(_ name: String, keyId: [UInt8], clientData: [UInt8], object: [UInt8], expect: Expect,
-                            signCount: UInt32 = 0) {
+                            signCount: UInt32 = 0, challenge: [UInt8]? = nil) {
         let verdict: FixtureValue
         switch expect {
         case .accept:
@@ -326,15 +405,16 @@ struct AppAttestFixtureFile {
         case .reject(let category):
             verdict = .object([("outcome", .string("reject")), ("error", .string(category.rawValue))])
         }
-        ceremonies.append(.object([
-            ("name", .string(name)), ("kind", .string("appAssertion")), ("keyId", .bytes(keyId)),
-            ("clientData", .bytes(clientData)), ("assertion", .bytes(object)), ("expect", verdict),
-        ]))
+        var members: [(String, FixtureValue)] = [("name", .string(name)), ("kind", .string("appAssertion")), ("keyId", .bytes(keyId))]
+        if let challenge { members.append(("challenge", .bytes(challenge))) }
+        members += [("clientData", .bytes(clientData)), ("assertion", .bytes(object)), ("expect", verdict)]
+        ceremonies.append(.object(members))
     }
 
     var document: FixtureValue {
-        var policy: [(String, FixtureValue)] = [("verificationTime", .string(FixtureFile.verificationTime))]
+        var policy: [(String, FixtureValue)] = [("verificationTime", .string(clock))]
         if let anchors { policy.append(("trustAnchors", .array(anchors.map { .bytes($0.derBytes) }))) }
+        policy += policyMembers
         var members: [(String, FixtureValue)] = [
             ("format", .string("webauthn-ceremonies/1")),
             ("description", .string(description)),

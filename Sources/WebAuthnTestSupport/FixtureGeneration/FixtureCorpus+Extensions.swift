@@ -9,7 +9,34 @@ extension Corpus {
     typealias Outputs = TestAuthenticator.ExtensionOutputs
 
     func extensionFiles() throws -> [FixtureFile] {
-        [try registrationExtensions(), try authenticationExtensions(), try appidExtension()]
+        [try registrationExtensions(), try authenticationExtensions(), try appidExtension(), try absentExtensions()]
+    }
+
+    // MARK: Must be absent
+
+    /// `null` in `expect.extensions`: an output that must not be reported (an unsolicited PRF
+    /// result, an extension never used), and `"extensions": null`, no output at all.
+    func absentExtensions() throws -> FixtureFile {
+        var file = FixtureFile("extensions/absent.json",
+                               "Extension outputs that must be absent (null in expect.extensions): PRF results nobody asked "
+                               + "for are not reported while prf.enabled is, outputs of extensions never used are not "
+                               + "reported, and a ceremony without extensions reports none (\"extensions\": null)")
+        let result32 = JSONValue.string(Base64URL.encode(Array(repeating: 0x5A, count: 32)))
+        try record(&file, "unsolicited-prf-results-not-reported", RegistrationExtensionInputs(),
+                   Outputs(client: ["credProps": .object(["rk": .bool(true)]),
+                                    "prf": .object(["enabled": .bool(true), "results": .object(["first": result32])])]),
+                   expect: [("credProps", .object([("rk", .bool(true))])),
+                            ("prf", .object([("enabled", .bool(true)), ("results", .null)])),
+                            ("largeBlob", .null), ("credProtect", .null), ("hmacSecret", .null)])
+        try record(&file, "no-extensions-none-reported", RegistrationExtensionInputs(), Outputs(), expect: nil)
+        file.editLastCeremony { $0.edit("expect") { $0.set("extensions", .null) } }
+        var user = try file.authenticator("no-extensions-none-reported")
+        try login(&file, "login-without-extensions-none-reported", &user, AuthenticationExtensionInputs(), Outputs(),
+                  allow: [user.credentialId])
+        file.editLastCeremony { $0.edit("expect") { $0.set("extensions", .null) } }
+        try login(&file, "login-prf-results-absent-when-not-asked", &user, AuthenticationExtensionInputs(), Outputs(),
+                  allow: [user.credentialId], expect: [("prf", .null), ("largeBlob", .null), ("appid", .null)])
+        return file
     }
 
     // MARK: Registration

@@ -151,6 +151,7 @@ extension Corpus {
         try clean.register("register-listed", try authenticator(clean, "listed"), options: .init(attestation: .packed(ca: vendor)), trusted)
         expectMetadata(&clean, name: "Metadata Test Key", status: "FIDO_CERTIFIED_L1")
         files.append(clean)
+        files += try metadataPolicyFiles(mds: mds, vendor: vendor)
         return files
     }
 

@@ -9,7 +9,56 @@ import WebAuthnRP
 extension Corpus {
     func replayMemberFiles() throws -> [FixtureFile] {
         [try registrationLifetime(), try authenticationLifetime(), try registrationAnsweredByAssertion(),
-         try authenticationAnsweredByAttestation(), try usernameFirst()]
+         try authenticationAnsweredByAttestation(), try usernameFirst(), try fractionalVerificationTime(), try relatedOrigins()]
+    }
+
+    /// `policy.verificationTime` with a fraction of a second: the clock is read to the
+    /// millisecond, so a challenge issued 300 s before it is in time and one issued a
+    /// millisecond earlier is late.
+    func fractionalVerificationTime() throws -> FixtureFile {
+        var file = FixtureFile("registration/verification-time-fraction.json",
+                               "Registration with policy.verificationTime 2025-06-01T00:00:00.250Z (a fraction of a second) and "
+                               + "the default lifetime of 300 s: issued exactly 300 s before is accepted, 300.001 s before is "
+                               + "challenge; whole seconds would accept both")
+        file.clock = "2025-06-01T00:00:00.250Z"
+        try file.register("issued-300s-before-accepted", try file.authenticator("in time"), .accept)
+        file.stamp(issuedAt: "2025-05-31T23:55:00.250Z")
+        try file.register("issued-300.001s-before", try file.authenticator("late"), .reject(.challenge))
+        file.stamp(issuedAt: "2025-05-31T23:55:00.249Z")
+        return file
+    }
+
+    /// `relyingParty.relatedOrigins`: the `/.well-known/webauthn` document (L3 §5.11) lists
+    /// origins outside the RP ID's domain; a response from one of them is accepted, from any
+    /// other origin (a subdomain of a listed one included) it is `origin`.
+    func relatedOrigins() throws -> FixtureFile {
+        var file = FixtureFile("registration/origin-related-origins.json",
+                               "Registration and login with relyingParty.relatedOrigins, the RP ID's /.well-known/webauthn "
+                               + "document (L3 §5.11) listing https://example.com and https://shop.example.co.uk: their "
+                               + "responses are accepted, one from an origin the document does not list is origin")
+        file.relyingParty.set("relatedOrigins", .object([("origins", .array([.string("https://example.com"),
+                                                                             .string("https://shop.example.co.uk")]))]))
+        var com = try file.authenticator("example.com")
+        com.origin = "https://example.com"
+        try file.register("register-from-listed-origin", com, .accept)
+        var shop = try file.authenticator("shop.example.co.uk")
+        shop.origin = "https://shop.example.co.uk"
+        try file.register("register-from-second-listed-origin", shop, .accept)
+        for (name, origin) in [("register-from-unlisted-origin", "https://example.net"),
+                               ("register-from-subdomain-of-listed-origin", "https://login.example.com"),
+                               ("register-from-listed-host-over-http", "http://example.com"),
+                               ("register-from-unlisted-host-of-listed-domain", "https://example.co.uk")] {
+            var other = try file.authenticator(name)
+            other.origin = origin
+            try file.register(name, other, .reject(.origin))
+        }
+        try file.authenticate("login-from-listed-origin", &com, allow: [com.credentialId], .accept)
+        var moved = com
+        moved.origin = "https://example.net"
+        try file.authenticate("login-from-unlisted-origin", &moved, allow: [com.credentialId], .reject(.origin))
+        try file.authenticate("login-from-rp-id-origin", &shop, options: login { $0.clientData = { $0.origin = "https://example.org" } },
+                              .accept)
+        return file
     }
 
     /// A lifetime of 60 s: in time up to and including the limit, late a millisecond after it,

@@ -10,6 +10,8 @@ indirect enum FixtureValue {
     case string(String)
     case int(Int)
     case bool(Bool)
+    /// `null`: in an expectation, "must be absent".
+    case null
     case array([FixtureValue])
     case object([(String, FixtureValue)])
 
@@ -30,7 +32,7 @@ indirect enum FixtureValue {
         }
         let inner = indent + "  "
         switch self {
-        case .string, .int, .bool:
+        case .string, .int, .bool, .null:
             out += inlineText ?? ""
         case .array(let items):
             out += "[\n"
@@ -57,6 +59,7 @@ indirect enum FixtureValue {
         case .string(let s): return JSONStringLiteral.quoted(s)
         case .int(let n): return String(n)
         case .bool(let b): return b ? "true" : "false"
+        case .null: return "null"
         case .array(let items):
             let parts = items.compactMap { $0.isScalar ? $0.inlineText : nil }
             guard parts.count == items.count else { return nil }

@@ -21,6 +21,8 @@ struct FixtureFile {
 
     /// Path below `Fixtures/`, for example `attestation/packed/es256.json`.
     let path: String
+    /// `policy.verificationTime` (a file about fractions of a second writes its own).
+    var clock = Self.verificationTime
     var description: String
     var relyingParty: FixtureValue = .object([
         ("id", .string("example.org")), ("name", .string("Example")), ("origins", .array([.string("https://example.org")])),
@@ -176,7 +178,7 @@ struct FixtureFile {
     // MARK: Document
 
     var document: FixtureValue {
-        var policy: [(String, FixtureValue)] = [("verificationTime", .string(Self.verificationTime))]
+        var policy: [(String, FixtureValue)] = [("verificationTime", .string(clock))]
         if !trustAnchors.isEmpty { policy.append(("trustAnchors", .array(trustAnchors.map { .bytes($0.derBytes) }))) }
         policy += [("requireTrustedAttestation", .bool(requireTrustedAttestation)),
                    ("allowCounterRegression", .bool(allowCounterRegression))]
