@@ -83,6 +83,8 @@ struct Fixture: Decodable {
         var minimumCertificationLevel: String?
         /// The `no` of the BLOB the relying party held before this one: a lower `no` is a rollback.
         var previousNumber: Int?
+        /// nil: false (a key-compromise report refuses its chains whatever came after it).
+        var trustLeakedAttestationKeysAfterLaterReport: Bool?
     }
 
     struct CredentialSpec: Decodable {

@@ -59,16 +59,24 @@ package enum MetadataListing {
         return (describe(verified, at: time), 0)
     }
 
-    /// One header line, then one line per entry: identifier, latest status, level, name.
+    /// One header line, then one line per entry: identifier, latest status, level, name; then
+    /// one `SKIPPED` line per entry that could not be read, with the reason (such an
+    /// authenticator is judged as having no entry).
     package static func describe(_ blob: MetadataBLOB, at time: Date) -> String {
         var lines = ["VERIFIED BLOB no \(blob.number), nextUpdate \(fullDate(blob.nextUpdate))"
-            + (blob.isStale(at: time) ? " (STALE)" : "") + ", \(blob.entries.count) entries, signed by "
+            + (blob.isStale(at: time) ? " (STALE)" : "") + ", \(blob.entries.count) entries"
+            + (blob.skippedEntries.isEmpty ? "" : " (\(blob.skippedEntries.count) skipped)") + ", signed by "
             + (blob.signingChain.first.map { "\($0.subject)" } ?? "?")]
         for entry in blob.entries {
             let identifier = entry.aaguid?.uuidString
                 ?? entry.attestationCertificateKeyIdentifiers.first.map { "keyid \($0)" } ?? "(no aaguid or key identifier)"
             let level = entry.certificationLevel.map { "\($0)" } ?? "-"
             lines.append("\(identifier)  \(entry.status?.rawValue ?? "-")  \(level)  \(entry.name ?? "(no statement)")")
+        }
+        for skipped in blob.skippedEntries {
+            let identifier = skipped.aaguid?.uuidString
+                ?? skipped.attestationCertificateKeyIdentifiers.first.map { "keyid \($0)" } ?? "(no readable identifier)"
+            lines.append("SKIPPED entries[\(skipped.index)] \(identifier): \(skipped.reason)")
         }
         return lines.joined(separator: "\n")
     }

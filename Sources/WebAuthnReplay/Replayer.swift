@@ -311,7 +311,8 @@ struct ReplaySetup {
         return MetadataPolicy(refusedStatuses: spec.refusedStatuses.map { Set($0.map(AuthenticatorStatus.init(rawValue:))) }
                                   ?? AuthenticatorStatus.compromised,
                               minimumCertificationLevel: minimum, requireEntry: spec.requireEntry ?? false,
-                              acceptStale: spec.acceptStale ?? true)
+                              acceptStale: spec.acceptStale ?? true,
+                              trustLeakedAttestationKeysAfterLaterReport: spec.trustLeakedAttestationKeysAfterLaterReport ?? false)
     }
 
     /// Decodes `policy.metadata` (an unusable anchor or CRL makes the file unusable) and verifies

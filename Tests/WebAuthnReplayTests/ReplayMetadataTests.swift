@@ -3,6 +3,7 @@ import Testing
 import WebAuthnRP
 @testable import WebAuthnReplay
 import WebAuthnCoding
+import WebAuthnTestSupport
 
 /// `policy.metadata`, `expect.authenticatorName` and `expect.metadataStatus` (the signed
 /// registrations judged with metadata are in `Fixtures/metadata/`).
@@ -95,5 +96,21 @@ struct ReplayMetadataTests: ReplaysOneDocument {
         #expect(refused.hasPrefix("REFUSED metadata"))
         #expect(MetadataListing.run([blobPath]).exitCode == 2)
         #expect(MetadataListing.run([blobPath, "--root", blobPath]).exitCode == 2)
+    }
+
+    @Test("webauthn-replay metadata lists an entry it could not read as SKIPPED, with its identifier and the reason")
+    func listingShowsSkippedEntries() throws {
+        let mds = try TestMetadataService.make(seed: "listing skipped entries")
+        var broken = TestMetadataService.Entry(aaguid: "4d455441-0000-4000-8000-0000000000aa", description: "Broken Key").json
+        broken["statusReports"] = [["status": 5]]
+        let good = TestMetadataService.Entry(aaguid: "4d455441-0000-4000-8000-0000000000bb", description: "Good Key").json
+        let jws = try mds.blob(payload: try TestMetadataService.payload(entries: [good, broken], number: 3, nextUpdate: "2099-01-01"))
+        let now = Date(timeIntervalSince1970: 1_750_000_000)
+        let blob = try MetadataBLOB(jws: jws, trustAnchor: mds.root.certificate, at: now)
+        let text = MetadataListing.describe(blob, at: now)
+        #expect(text.contains(", 1 entries (1 skipped), signed by"))
+        #expect(text.contains("4d455441-0000-4000-8000-0000000000bb  FIDO_CERTIFIED_L1  l1  Good Key"))
+        #expect(text.contains("SKIPPED entries[1] 4d455441-0000-4000-8000-0000000000aa: "), "\(text)")
+        #expect(text.contains("statusReports[0].status"), "\(text)")
     }
 }

@@ -13,6 +13,7 @@ extension Corpus {
         let aaguids = [
             "level-1": "4d455441-0000-4000-8000-000000000011", "level-2": "4d455441-0000-4000-8000-000000000012",
             "update-available": "4d455441-0000-4000-8000-000000000013", "revoked": "4d455441-0000-4000-8000-000000000014",
+            "compromised": "4d455441-0000-4000-8000-000000000015",
             "unlisted": "4d455441-0000-4000-8000-0000000000fe",
         ]
         func entry(_ key: String, _ name: String, _ statuses: [TestMetadataService.Status]) -> [String: Any] {
@@ -28,6 +29,10 @@ extension Corpus {
                                                                     .init("UPDATE_AVAILABLE", effectiveDate: "2025-03-01")]),
             entry("revoked", "Revoked Policy Test Key", [.init("FIDO_CERTIFIED_L1", effectiveDate: "2024-01-01"),
                                                          .init("REVOKED", effectiveDate: "2025-02-01")]),
+            // A leaked attestation key, then a later report (an update, as a re-certification would be).
+            entry("compromised", "Leaked Key Test Key", [.init("FIDO_CERTIFIED_L1", effectiveDate: "2024-01-01"),
+                                                         .init("ATTESTATION_KEY_COMPROMISE", effectiveDate: "2025-01-15"),
+                                                         .init("UPDATE_AVAILABLE", effectiveDate: "2025-03-01")]),
         ], number: 7, nextUpdate: "2025-07-01")
         let blob = try mds.blob(payload: payload)
         let root = mds.root.certificate
@@ -108,6 +113,23 @@ extension Corpus {
         try rollback.register("register-level-2", try authenticator(rollback, "level-2"), options: packed, .reject(.metadata))
         try rollback.register("register-none", try authenticator(rollback, "unlisted"), attestation: "none", .reject(.metadata))
         files.append(rollback)
+
+        var sticky = FixtureFile("metadata/policy-compromise-sticky.json",
+                                 "FIDO metadata: an ATTESTATION_KEY_COMPROMISE report naming no certificate, followed by "
+                                 + "UPDATE_AVAILABLE, still refuses every chain of the entry (metadata); the leaked key stays leaked")
+        let defaults: [(String, FixtureValue)] = []
+        sticky.policyMembers = [policy(defaults)]
+        try sticky.register("register-after-later-report", try authenticator(sticky, "compromised"), options: packed,
+                            .reject(.metadata))
+        files.append(sticky)
+
+        var latest = FixtureFile("metadata/policy-compromise-latest-report.json",
+                                 "FIDO metadata with policy.metadata.trustLeakedAttestationKeysAfterLaterReport true: the "
+                                 + "latest report (UPDATE_AVAILABLE) alone decides, so the same authenticator is accepted")
+        latest.policyMembers = [policy([("trustLeakedAttestationKeysAfterLaterReport", .bool(true))])]
+        try latest.register("register-after-later-report", try authenticator(latest, "compromised"), options: packed, trusted)
+        expect(&latest, [("authenticatorName", .string("Leaked Key Test Key")), ("metadataStatus", .string("UPDATE_AVAILABLE"))])
+        files.append(latest)
 
         var same = FixtureFile("metadata/blob-previous-number.json",
                                "FIDO metadata BLOB no 7 where the relying party held no 7 (the same BLOB downloaded again, "
