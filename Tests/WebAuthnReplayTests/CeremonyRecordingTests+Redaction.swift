@@ -167,7 +167,7 @@ extension CeremonyRecordingTests {
         let service = RelyingPartyService(relyingParty: Self.relyingParty,
                                           credentials: InMemoryCredentialStore(records: [auth.record()]))
         let key = try SealedChallengeKey.generate()
-        let cache = SealedChallengeReplayCache()
+        let cache = InMemorySealedChallengeReplayStore()
         let request = AuthenticationRequest(userHandle: auth.userHandle, extensions: AuthenticationExtensionInputs(
             prf: PRFInputs(eval: PRFValues(first: Self.prfFirst, second: Self.prfSecond))))
         let sealed = try await service.beginAuthentication(request, sealingWith: key, now: Self.t0)
@@ -177,11 +177,11 @@ extension CeremonyRecordingTests {
                                                                          "second": .string(secrets[1])])])]
         let body = try auth.authenticateJSON(challenge: sealed.options.challenge.bytes, options).jsonData()
         let first = try await service.finishAuthenticationRecording(jsonData: body, sealedChallenge: sealed.sealedChallenge,
-                                                                    key: key, replayCache: cache, now: Self.t0)
+                                                                    key: key, replayStore: cache, now: Self.t0)
         #expect(category(first) == nil)
         try expectRedacted(first.recording, secrets: secrets)
         let again = try await service.finishAuthenticationRecording(jsonData: body, sealedChallenge: sealed.sealedChallenge,
-                                                                    key: key, replayCache: cache, now: Self.t0)
+                                                                    key: key, replayStore: cache, now: Self.t0)
         #expect(category(again) == .challenge)
         try expectRedacted(again.recording, secrets: secrets)
         let result = try await replayVerdict(again.recording)

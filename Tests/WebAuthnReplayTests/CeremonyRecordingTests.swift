@@ -233,21 +233,21 @@ struct CeremonyRecordingTests {
         let service = RelyingPartyService(relyingParty: Self.relyingParty,
                                           credentials: InMemoryCredentialStore(records: [auth.record()]))
         let key = try SealedChallengeKey.generate()
-        let cache = SealedChallengeReplayCache()
+        let cache = InMemorySealedChallengeReplayStore()
         let sealed = try await service.beginAuthentication(AuthenticationRequest(userHandle: auth.userHandle),
                                                            sealingWith: key, now: Self.t0)
         var options = TestAuthenticator.AuthenticationOptions()
         options.signature = { $0[$0.count - 1] ^= 0x01 }
         let body = try auth.authenticateJSON(challenge: sealed.options.challenge.bytes, options).jsonData()
         let tampered = try await service.finishAuthenticationRecording(jsonData: body, sealedChallenge: sealed.sealedChallenge,
-                                                                       key: key, replayCache: cache, now: Self.t0)
+                                                                       key: key, replayStore: cache, now: Self.t0)
         #expect(category(tampered) == .signature)
         let text = String(decoding: try tampered.recording.document(), as: UTF8.self)
         #expect(!text.contains(sealed.sealedChallenge))
         try await replay(tampered.recording, expected: "reject(signature)")
 
         let again = try await service.finishAuthenticationRecording(jsonData: body, sealedChallenge: sealed.sealedChallenge,
-                                                                    key: key, replayCache: cache, now: Self.t0)
+                                                                    key: key, replayStore: cache, now: Self.t0)
         #expect(category(again) == .challenge)
         #expect(again.recording.issued == nil)
         let result = try await replayVerdict(again.recording)

@@ -14,12 +14,11 @@ import WebAuthnCrypto
 ///
 /// What it guarantees: only this server (a holder of the key) made the token, its ceremony
 /// binding (kind, RP ID, user, allowed credentials, UV, algorithms) is exactly what was issued,
-/// and it is accepted only until its expiry. What it does NOT guarantee alone: single use. A
-/// token (and a response signed over its challenge) can be presented again until it expires;
-/// ``SealedChallengeReplayCache`` refuses a second use on the node that holds the cache. Across
-/// nodes that share nothing, a captured response can therefore be accepted once per node within
-/// the challenge lifetime; a shared challenge store (a database row consumed with
-/// `DELETE … RETURNING`) is what gives exactly-once across a fleet.
+/// and it is accepted only until its expiry. Single use comes from the
+/// ``SealedChallengeReplayStore`` the `finish…` call is given: the token answers once per store.
+/// A store every node shares (a database table) makes that once across the deployment; an
+/// ``InMemorySealedChallengeReplayStore`` makes it once per process, so a restart, a deploy or
+/// another node accepts a captured response again until the token expires.
 public struct SealedChallengeKey: Sendable {
     /// The token format this library writes and reads.
     static let version: UInt8 = 1
@@ -105,43 +104,74 @@ public struct SealedChallengeKey: Sendable {
     }
 }
 
-/// The challenges of sealed tokens already answered on this node, kept until they expire, so a
-/// token is accepted once per cache. Bounded: a full cache (every entry still unexpired) refuses
-/// with ``RegistryError/Code/capacityExceeded`` rather than forgetting an entry, so it never
-/// lets a replay through. Safe under concurrent use.
-public final class SealedChallengeReplayCache: Sendable {
-    private let used = Mutex([ByteKey: Date]())
-    /// The most unexpired tokens remembered at once.
-    public let capacity: Int
+/// Where the sealed challenges already answered are recorded, so that each token answers one
+/// response. A sealed challenge carries its own state, so this record is the only thing that
+/// stops a captured response (with its token) from being presented again before it expires:
+/// a passkey whose `signCount` stays 0, as synced passkeys' does, gives the counter check
+/// nothing to refuse.
+///
+/// Single use holds across exactly the nodes that share one store. Back it with the database
+/// every node uses (one row per used challenge, primary key on the challenge bytes, purged after
+/// `expiresAt`); ``InMemorySealedChallengeReplayStore`` is for a single process.
+///
+/// The service calls ``markUsed(_:expiresAt:now:)`` only once the response body has parsed and
+/// its client data names the sealed challenge, so a client cannot use up a token, or fill the
+/// store, with bodies that say nothing.
+public protocol SealedChallengeReplayStore: Sendable {
+    /// Records that a sealed challenge was answered.
+    ///
+    /// Must be atomic: of any number of concurrent calls for the same challenge, on any node
+    /// that shares the store, exactly one returns `true` (`INSERT … ON CONFLICT DO NOTHING` and
+    /// a check of the row count).
+    /// - Parameters:
+    ///   - challenge: the challenge bytes of the opened token.
+    ///   - expiresAt: when the token expires; the record may be dropped after it (the key
+    ///     refuses the token from then on).
+    ///   - now: the current time.
+    /// - Returns: `true` when this call recorded it, `false` when it was already recorded (a replay).
+    /// - Throws: when the record cannot be read or written; the ceremony then fails without a verdict.
+    func markUsed(_ challenge: [UInt8], expiresAt: Date, now: Date) async throws -> Bool
+}
 
-    /// Creates a cache.
-    /// - Parameter capacity: the most unexpired tokens remembered (default 100,000).
+/// A bounded in-memory ``SealedChallengeReplayStore`` for one process, safe under concurrent use.
+///
+/// Single use holds within this process only: another node, or this one after a restart,
+/// does not know what it recorded. A full store (every entry still unexpired) refuses with
+/// ``RegistryError/Code/capacityExceeded`` rather than forgetting an entry, so it never lets a
+/// replay through.
+public final class InMemorySealedChallengeReplayStore: SealedChallengeReplayStore {
+    private let used = Mutex([ByteKey: Date]())
+    /// The most unexpired challenges remembered at once.
+    let capacity: Int
+
+    /// Creates a store.
+    /// - Parameter capacity: the most unexpired challenges remembered (default 100,000).
     public init(capacity: Int = 100_000) {
         self.capacity = max(1, capacity)
     }
 
-    /// Marks a challenge used; refuses one already used.
+    /// Records a challenge as used; see ``SealedChallengeReplayStore/markUsed(_:expiresAt:now:)``.
     /// - Parameters:
-    ///   - issued: the opened challenge.
+    ///   - challenge: the challenge bytes.
+    ///   - expiresAt: when the token expires.
     ///   - now: the current time (entries that expired before it are dropped first when full).
-    /// - Throws: ``WebAuthnError`` `challenge` when it was used before; ``RegistryError``
-    ///   `capacityExceeded` when the cache is full of unexpired entries.
-    public func use(_ issued: IssuedChallenge, now: Date) throws {
-        let key = ByteKey(issued.challenge)
-        try used.withLock { (used: inout [ByteKey: Date]) throws in
-            guard used[key] == nil else {
-                throw WebAuthnError(.challenge, step: "sealed challenge", "this sealed challenge was already used")
-            }
+    /// - Returns: `false` when it was already used.
+    /// - Throws: ``RegistryError`` `capacityExceeded` when the store is full of unexpired entries.
+    public func markUsed(_ challenge: [UInt8], expiresAt: Date, now: Date) throws -> Bool {
+        let key = ByteKey(challenge)
+        return try used.withLock { (used: inout [ByteKey: Date]) throws -> Bool in
+            guard used[key] == nil else { return false }
             if used.count >= capacity { used = used.filter { !($0.value < now) } }
             guard used.count < capacity else {
                 throw RegistryError(.capacityExceeded, "\(capacity) sealed challenges are remembered")
             }
-            used[key] = issued.expiresAt
+            used[key] = expiresAt
+            return true
         }
     }
 
     /// How many challenges are remembered.
-    public var count: Int { used.withLock { $0.count } }
+    var count: Int { used.withLock { $0.count } }
 }
 
 /// Options to send to the client together with the sealed challenge it must send back.
@@ -185,75 +215,93 @@ extension RelyingPartyService {
     }
 
     /// ``finishRegistration(jsonData:expectedChallenge:now:keepAttestation:)`` against a sealed
-    /// challenge: opens it (refused with `challenge` when tampered or expired), marks it used in
-    /// `replayCache` whatever the verdict, then verifies and stores the record as usual.
+    /// challenge: opens it (refused with `challenge` when tampered or expired), parses the body,
+    /// and once the client data names the sealed challenge records it in `replayStore` (refused
+    /// with `challenge` when it already was), whatever the verdict that follows; then verifies and
+    /// stores the record as usual.
     /// - Parameters:
     ///   - jsonData: the request body (`RegistrationResponseJSON`).
     ///   - sealedChallenge: the token the client sent back.
     ///   - key: the key that sealed it.
-    ///   - replayCache: this node's cache of used tokens.
+    ///   - replayStore: where answered tokens are recorded (shared by every node that opens them).
     ///   - now: the current time.
     ///   - keepAttestation: keep the raw attestation object and client data in the record.
     /// - Returns: the verified registration (its record is stored).
     /// - Throws: ``WebAuthnError`` for a refused token or response; ``RegistryError`` or the
-    ///   store's error when storage fails.
+    ///   stores' own errors when storage fails.
     public func finishRegistration(jsonData: Data, sealedChallenge: String, key: SealedChallengeKey,
-                                   replayCache: SealedChallengeReplayCache, now: Date,
+                                   replayStore: any SealedChallengeReplayStore, now: Date,
                                    keepAttestation: Bool = false) async throws -> VerifiedRegistration {
-        let issued = try key.open(sealedChallenge, now: now)
-        try replayCache.use(issued, now: now)
-        return try await sealing(CapturedChallenge(issued)).finishRegistration(
-            jsonData: jsonData, expectedChallenge: issued.challenge, now: now, keepAttestation: keepAttestation)
+        let opened = try OpenedSealedChallenge(key.open(sealedChallenge, now: now), replayStore: replayStore, now: now)
+        return try await sealing(opened).finishRegistration(jsonData: jsonData, now: now, keepAttestation: keepAttestation)
     }
 
     /// ``finishAuthentication(jsonData:expectedChallenge:now:)`` against a sealed challenge:
-    /// opens it (refused with `challenge` when tampered or expired), marks it used in
-    /// `replayCache` whatever the verdict, then verifies and updates the record as usual.
+    /// opens it (refused with `challenge` when tampered or expired), parses the body, and once
+    /// the client data names the sealed challenge records it in `replayStore` (refused with
+    /// `challenge` when it already was), whatever the verdict that follows; then verifies and
+    /// updates the record as usual.
     /// - Parameters:
     ///   - jsonData: the request body (`AuthenticationResponseJSON`).
     ///   - sealedChallenge: the token the client sent back.
     ///   - key: the key that sealed it.
-    ///   - replayCache: this node's cache of used tokens.
+    ///   - replayStore: where answered tokens are recorded (shared by every node that opens them).
     ///   - now: the current time.
     /// - Returns: the verified authentication (its updated record is stored).
-    /// - Throws: ``WebAuthnError`` for a refused token or response; the store's error when storage fails.
+    /// - Throws: ``WebAuthnError`` for a refused token or response; the stores' own errors when storage fails.
     public func finishAuthentication(jsonData: Data, sealedChallenge: String, key: SealedChallengeKey,
-                                     replayCache: SealedChallengeReplayCache, now: Date) async throws -> VerifiedAuthentication {
-        let issued = try key.open(sealedChallenge, now: now)
-        try replayCache.use(issued, now: now)
-        return try await sealing(CapturedChallenge(issued)).finishAuthentication(
-            jsonData: jsonData, expectedChallenge: issued.challenge, now: now)
+                                     replayStore: any SealedChallengeReplayStore, now: Date) async throws -> VerifiedAuthentication {
+        let opened = try OpenedSealedChallenge(key.open(sealedChallenge, now: now), replayStore: replayStore, now: now)
+        return try await sealing(opened).finishAuthentication(jsonData: jsonData, now: now)
     }
 
     /// This service with `store` as its challenge store (same relying party, policy and credentials).
-    private func sealing(_ store: CapturedChallenge) -> RelyingPartyService {
+    private func sealing(_ store: any ChallengeStore) -> RelyingPartyService {
         RelyingPartyService(relyingParty: relyingParty, policy: policy, challenges: store, credentials: credentials)
     }
 }
 
-/// A one-challenge store: catches what a `begin…` issues, or hands one opened challenge to a
-/// `finish…` once.
+/// Catches the challenge a `begin…` issues, for sealing.
 private final class CapturedChallenge: ChallengeStore {
-    private let held: Mutex<IssuedChallenge?>
-
-    init(_ issued: IssuedChallenge? = nil) { held = Mutex(issued) }
+    private let held = Mutex<IssuedChallenge?>(nil)
 
     func issue(_ challenge: IssuedChallenge, now: Date) async throws {
         held.withLock { $0 = challenge }
     }
 
-    func consume(_ challenge: [UInt8]) async throws -> IssuedChallenge? {
-        held.withLock { held in
-            guard let issued = held, issued.challenge == challenge else { return nil }
-            held = nil
-            return issued
-        }
-    }
+    func consume(_ challenge: [UInt8]) async throws -> IssuedChallenge? { nil }
 
     func take() throws -> IssuedChallenge {
         guard let issued = held.withLock({ $0 }) else {
             throw RegistryError(.storage, "the options were built but no challenge was issued")
         }
+        return issued
+    }
+}
+
+/// The challenge store of a sealed `finish…`: holds the one challenge its token opened to.
+/// The service consumes only after the body has parsed and its client data has named a
+/// challenge, so the token is recorded as used only when that challenge is the sealed one.
+final class OpenedSealedChallenge: ChallengeStore {
+    let issued: IssuedChallenge
+    private let replayStore: any SealedChallengeReplayStore
+    private let now: Date
+
+    init(_ issued: IssuedChallenge, replayStore: any SealedChallengeReplayStore, now: Date) {
+        self.issued = issued
+        self.replayStore = replayStore
+        self.now = now
+    }
+
+    func issue(_ challenge: IssuedChallenge, now: Date) async throws {
+        throw RegistryError(.storage, "a sealed challenge is opened, not issued")
+    }
+
+    /// The sealed challenge when `challenge` is it and this is its first use; nil otherwise
+    /// (the service refuses that as a challenge that was not issued or was already used).
+    func consume(_ challenge: [UInt8]) async throws -> IssuedChallenge? {
+        guard challenge == issued.challenge,
+              try await replayStore.markUsed(issued.challenge, expiresAt: issued.expiresAt, now: now) else { return nil }
         return issued
     }
 }

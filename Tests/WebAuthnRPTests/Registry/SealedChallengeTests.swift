@@ -5,7 +5,7 @@ import Testing
 import WebAuthnTestSupport
 
 /// Sealed challenges: the issued state carried by the client, encrypted and authenticated under
-/// a server key, with expiry and a per-node replay cache.
+/// a server key, with expiry and a replay store that makes each token single use.
 @Suite("Sealed challenges")
 struct SealedChallengeTests {
     let now = CeremonyFixture.now
@@ -49,10 +49,10 @@ struct SealedChallengeTests {
         #expect(throws: CryptoError(.malformedKey, "")) { try SealedChallengeKey(Array(repeating: 1, count: 16)) }
     }
 
-    @Test("register and log in with sealed challenges and no challenge store; each token answers once per replay cache")
+    @Test("register and log in with sealed challenges and no challenge store; each token answers once per replay store")
     func serviceFlow() async throws {
         let key = try SealedChallengeKey.generate()
-        let cache = SealedChallengeReplayCache()
+        let used = InMemorySealedChallengeReplayStore()
         let challenges = InMemoryChallengeStore()
         let service = RelyingPartyService(relyingParty: CeremonyFixture.relyingParty, challenges: challenges)
         var authenticator = try TestAuthenticator(key: .es256)
@@ -61,7 +61,7 @@ struct SealedChallengeTests {
         #expect(challenges.count == 0)   // nothing stored: the client carries the state
         let created = try TestAuthenticator.json(try authenticator.register(challenge: registration.options.challenge.bytes)).jsonData()
         let registered = try await service.finishRegistration(jsonData: created, sealedChallenge: registration.sealedChallenge,
-                                                              key: key, replayCache: cache, now: now)
+                                                              key: key, replayStore: used, now: now)
         #expect(registered.record.userHandle == Array("user-a".utf8))
         #expect(try await service.credentials.credential(id: authenticator.credentialId) != nil)
 
@@ -70,40 +70,107 @@ struct SealedChallengeTests {
         #expect(login.options.allowCredentials?.map(\.id.bytes) == [authenticator.credentialId])
         let asserted = try TestAuthenticator.json(try authenticator.authenticate(challenge: login.options.challenge.bytes)).jsonData()
         let verified = try await service.finishAuthentication(jsonData: asserted, sealedChallenge: login.sealedChallenge,
-                                                              key: key, replayCache: cache, now: now.addingTimeInterval(1))
+                                                              key: key, replayStore: used, now: now.addingTimeInterval(1))
         #expect(verified.updatedRecord.signCount == 1)
-        #expect(cache.count == 2)
+        #expect(used.count == 2)
 
-        // The same token and response again: refused by the cache, before any verification.
+        // The same token and response again: refused by the store, before any verification.
         await #expect { try await service.finishAuthentication(jsonData: asserted, sealedChallenge: login.sealedChallenge,
-                                                                key: key, replayCache: cache, now: now) } throws: { isChallengeError($0) }
+                                                                key: key, replayStore: used, now: now) } throws: { isChallengeError($0) }
         // A response to one sealed challenge presented with another token: the client data's challenge differs.
         let other = try await service.beginAuthentication(AuthenticationRequest(), sealingWith: key, now: now)
         let wrong = try TestAuthenticator.json(try authenticator.authenticate(challenge: login.options.challenge.bytes)).jsonData()
         await #expect { try await service.finishAuthentication(jsonData: wrong, sealedChallenge: other.sealedChallenge,
-                                                                key: key, replayCache: cache, now: now) } throws: { isChallengeError($0) }
+                                                                key: key, replayStore: used, now: now) } throws: { isChallengeError($0) }
         // A sealed challenge is not a stored one: the plain finish does not know it.
         let third = try await service.beginAuthentication(AuthenticationRequest(), sealingWith: key, now: now)
         let plain = try TestAuthenticator.json(try authenticator.authenticate(challenge: third.options.challenge.bytes)).jsonData()
         await #expect { try await service.finishAuthentication(jsonData: plain, now: now) } throws: { isChallengeError($0) }
-        // Expired: refused even on a node whose cache never saw it.
+        // Expired: refused even where the store never saw it.
         await #expect { try await service.finishAuthentication(jsonData: plain, sealedChallenge: third.sealedChallenge, key: key,
-                                                                replayCache: SealedChallengeReplayCache(),
+                                                                replayStore: InMemorySealedChallengeReplayStore(),
                                                                 now: now.addingTimeInterval(301)) } throws: { isChallengeError($0) }
     }
 
-    @Test("the replay cache refuses a second use, forgets expired entries when full, and never forgets an unexpired one")
-    func replayCache() throws {
-        let cache = SealedChallengeReplayCache(capacity: 2)
-        func issued(_ byte: UInt8, _ lifetime: TimeInterval) -> IssuedChallenge {
-            IssuedChallenge(challenge: [byte], kind: .authentication, rpId: "example.org", expiresAt: now.addingTimeInterval(lifetime))
+    @Test("a body that does not parse, or answers another challenge, does not use up the token or fill the store")
+    func cheapChecksComeFirst() async throws {
+        let key = try SealedChallengeKey.generate()
+        let used = InMemorySealedChallengeReplayStore(capacity: 1)
+        var authenticator = try TestAuthenticator(key: .es256)
+        let service = RelyingPartyService(relyingParty: CeremonyFixture.relyingParty,
+                                          credentials: InMemoryCredentialStore(records: [authenticator.record()]))
+        let login = try await service.beginAuthentication(AuthenticationRequest(), sealingWith: key, now: now)
+        for junk in ["{}", "[]", "not json", #"{"id":"AA","rawId":"AA","type":"public-key","response":{}}"#] {
+            await #expect { try await service.finishAuthentication(jsonData: Data(junk.utf8), sealedChallenge: login.sealedChallenge,
+                                                                    key: key, replayStore: used, now: now) }
+                throws: { ($0 as? WebAuthnError)?.category == .malformed }
+            let recorded = try await service.finishAuthenticationRecording(jsonData: Data(junk.utf8), sealedChallenge: login.sealedChallenge,
+                                                                           key: key, replayStore: used, now: now)
+            #expect((try? recorded.result.get()) == nil)
         }
-        try cache.use(issued(1, 10), now: now)
-        #expect(throws: WebAuthnError(.challenge, "")) { try cache.use(issued(1, 10), now: now) }
-        try cache.use(issued(2, 100), now: now)
-        #expect { try cache.use(issued(3, 100), now: now) } throws: { ($0 as? RegistryError)?.code == .capacityExceeded }
-        try cache.use(issued(3, 100), now: now.addingTimeInterval(11))   // 1 expired and is dropped
-        #expect(cache.count == 2)
-        #expect(throws: WebAuthnError(.challenge, "")) { try cache.use(issued(2, 100), now: now.addingTimeInterval(11)) }
+        let elsewhere = try TestAuthenticator.json(try authenticator.authenticate(challenge: Array(repeating: 7, count: 32))).jsonData()
+        await #expect { try await service.finishAuthentication(jsonData: elsewhere, sealedChallenge: login.sealedChallenge,
+                                                                key: key, replayStore: used, now: now) } throws: { isChallengeError($0) }
+        #expect(used.count == 0)
+        let asserted = try TestAuthenticator.json(try authenticator.authenticate(challenge: login.options.challenge.bytes)).jsonData()
+        _ = try await service.finishAuthentication(jsonData: asserted, sealedChallenge: login.sealedChallenge,
+                                                   key: key, replayStore: used, now: now)
+        #expect(used.count == 1)
+    }
+
+    @Test("nodes that share a replay store accept a captured signCount-0 login once: in turn, 50 at once, after a restart")
+    func sharedStoreAcrossNodes() async throws {
+        let key = try SealedChallengeKey.generate()
+        let used = InMemorySealedChallengeReplayStore()       // stands for the one database table
+        var authenticator = try TestAuthenticator(key: .es256)
+        authenticator.counterStep = 0                          // a synced passkey: signCount stays 0
+        let credentials = InMemoryCredentialStore(records: [authenticator.record()])
+        func node() -> RelyingPartyService {
+            RelyingPartyService(relyingParty: CeremonyFixture.relyingParty, challenges: InMemoryChallengeStore(),
+                                credentials: credentials)
+        }
+        let first = node(), second = node()
+        let login = try await first.beginAuthentication(AuthenticationRequest(), sealingWith: key, now: now)
+        let asserted = try TestAuthenticator.json(try authenticator.authenticate(challenge: login.options.challenge.bytes)).jsonData()
+        func present(_ service: RelyingPartyService) async -> Bool {
+            (try? await service.finishAuthentication(jsonData: asserted, sealedChallenge: login.sealedChallenge,
+                                                     key: key, replayStore: used, now: now)) != nil
+        }
+        #expect(await present(first))
+        #expect(await present(second) == false)
+        #expect(await present(node()) == false)              // a node started after the login
+        let accepted = await withTaskGroup(of: Bool.self) { group in
+            for index in 0..<50 { group.addTask { await present(index.isMultiple(of: 2) ? first : second) } }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(accepted == 0)
+
+        // 50 copies of a fresh login at once, across both nodes: exactly one is accepted.
+        let next = try await second.beginAuthentication(AuthenticationRequest(), sealingWith: key, now: now)
+        let body = try TestAuthenticator.json(try authenticator.authenticate(challenge: next.options.challenge.bytes)).jsonData()
+        let raced = await withTaskGroup(of: Bool.self) { group in
+            for index in 0..<50 {
+                group.addTask {
+                    (try? await (index.isMultiple(of: 2) ? first : second).finishAuthentication(
+                        jsonData: body, sealedChallenge: next.sealedChallenge, key: key, replayStore: used, now: now)) != nil
+                }
+            }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(raced == 1)
+        #expect(try await credentials.credential(id: authenticator.credentialId)?.signCount == 0)
+    }
+
+    @Test("the in-memory replay store refuses a second use, forgets expired entries when full, never an unexpired one")
+    func inMemoryReplayStore() throws {
+        let store = InMemorySealedChallengeReplayStore(capacity: 2)
+        let later = now.addingTimeInterval(10), muchLater = now.addingTimeInterval(100)
+        #expect(try store.markUsed([1], expiresAt: later, now: now))
+        #expect(try store.markUsed([1], expiresAt: later, now: now) == false)
+        #expect(try store.markUsed([2], expiresAt: muchLater, now: now))
+        #expect { try store.markUsed([3], expiresAt: muchLater, now: now) } throws: { ($0 as? RegistryError)?.code == .capacityExceeded }
+        #expect(try store.markUsed([3], expiresAt: muchLater, now: now.addingTimeInterval(11)))   // 1 expired and is dropped
+        #expect(store.count == 2)
+        #expect(try store.markUsed([2], expiresAt: muchLater, now: now.addingTimeInterval(11)) == false)
     }
 }
