@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import WebAuthnRP
 
 /// A username as the server keeps it. `display` is what the user typed, trimmed and in NFC

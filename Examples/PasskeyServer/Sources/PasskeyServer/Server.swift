@@ -19,7 +19,9 @@ struct PasskeyServer: Sendable {
     let sessions: any SessionStore
     let cookies: CookieSigner
     let sealingKey: SealedChallengeKey?
-    let replayCache = SealedChallengeReplayCache()
+    /// Which sealed challenges were answered: the database's table when there is one (single
+    /// use across every node and restart), this process's memory otherwise.
+    let replayStore: any SealedChallengeReplayStore
     /// Writes failed ceremonies for `webauthn-replay` (RECORD_FAILED_CEREMONIES_DIR); nil: off.
     let recorder: FailedCeremonyRecorder?
     let logger: Logger
@@ -33,7 +35,8 @@ struct PasskeyServer: Sendable {
 
     init(config: Config, relyingParty: RelyingParty, policy: VerificationPolicy, challenges: any ChallengeStore,
          credentials: any PasskeyCredentialStore, accounts: any AccountStore, sessions: any SessionStore,
-         cookies: CookieSigner, sealingKey: SealedChallengeKey?, recorder: FailedCeremonyRecorder?, logger: Logger) {
+         cookies: CookieSigner, sealingKey: SealedChallengeKey?, replayStore: any SealedChallengeReplayStore,
+         recorder: FailedCeremonyRecorder?, logger: Logger) {
         self.config = config
         self.relyingParty = relyingParty
         self.policy = policy
@@ -44,6 +47,7 @@ struct PasskeyServer: Sendable {
         self.sessions = sessions
         self.cookies = cookies
         self.sealingKey = sealingKey
+        self.replayStore = replayStore
         self.recorder = recorder
         self.logger = logger
     }
@@ -140,12 +144,12 @@ struct PasskeyServer: Sendable {
         if let sealingKey, let sealed = ceremony.sealed {
             if let recorder {
                 let recorded = try await registration.finishRegistrationRecording(jsonData: body, sealedChallenge: sealed,
-                                                                                  key: sealingKey, replayCache: replayCache, now: now)
+                                                                                  key: sealingKey, replayStore: replayStore, now: now)
                 await recorder.recordIfFailed(recorded.recording, node: config.nodeName)
                 verified = try recorded.result.get()
             } else {
                 verified = try await registration.finishRegistration(jsonData: body, sealedChallenge: sealed, key: sealingKey,
-                                                                     replayCache: replayCache, now: now)
+                                                                     replayStore: replayStore, now: now)
             }
         } else {
             let expected = try ceremony.challenge.map { try Base64URLBytes(base64URL: $0, member: "challenge").bytes }
@@ -240,12 +244,12 @@ struct PasskeyServer: Sendable {
         if let sealingKey, let sealed = ceremony.sealed {
             if let recorder {
                 let recorded = try await service.finishAuthenticationRecording(jsonData: body, sealedChallenge: sealed,
-                                                                               key: sealingKey, replayCache: replayCache, now: now)
+                                                                               key: sealingKey, replayStore: replayStore, now: now)
                 await recorder.recordIfFailed(recorded.recording, node: config.nodeName)
                 verified = try recorded.result.get()
             } else {
                 verified = try await service.finishAuthentication(jsonData: body, sealedChallenge: sealed, key: sealingKey,
-                                                                  replayCache: replayCache, now: now)
+                                                                  replayStore: replayStore, now: now)
             }
         } else {
             let expected = try ceremony.challenge.map { try Base64URLBytes(base64URL: $0, member: "challenge").bytes }

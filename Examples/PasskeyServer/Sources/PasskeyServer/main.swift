@@ -1,8 +1,11 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
+import NIOCore
 import Logging
 import PostgresNIO
 import ServiceLifecycle
+import UnixSignals
 import WebAuthnRP
 
 // The passkey server: configuration from the environment (see Config and the README), stores
@@ -31,6 +34,7 @@ let challenges: any ChallengeStore
 var credentials: any PasskeyCredentialStore
 let accounts: any AccountStore
 let sessions: any SessionStore
+let replayStore: any SealedChallengeReplayStore
 var database: Database? = nil
 if let url = config.databaseURL {
     let location = try DatabaseURL(url)
@@ -47,6 +51,7 @@ if let url = config.databaseURL {
     credentials = PostgresCredentialStore(database: shared)
     accounts = PostgresAccountStore(database: shared)
     sessions = PostgresSessionStore(database: shared)
+    replayStore = PostgresSealedChallengeReplayStore(database: shared)
     logger.info("stores: PostgreSQL at \(location.host):\(location.port)/\(location.database), \(config.databaseTimeout) per call")
 } else {
     challenges = InMemoryChallengeStore()
@@ -54,6 +59,7 @@ if let url = config.databaseURL {
     credentials = MemoryCredentialStore(accounts: memoryAccounts)
     accounts = memoryAccounts
     sessions = MemorySessionStore()
+    replayStore = InMemorySealedChallengeReplayStore()
     logger.info("stores: in memory (set DATABASE_URL for PostgreSQL)")
 }
 
@@ -69,7 +75,8 @@ if config.challengeMode == "sealed" {
         exit(2)
     }
     sealingKey = try SealedChallengeKey(bytes)
-    logger.info("challenges: sealed (carried by the client; single use per node)")
+    logger.info(config.databaseURL == nil ? "challenges: sealed (carried by the client; single use within this process)"
+                                          : "challenges: sealed (carried by the client; single use across the database's nodes)")
 } else {
     sealingKey = nil
 }
@@ -91,7 +98,7 @@ if let directory = config.failedCeremonyDirectory {
 let server = PasskeyServer(
     config: config, relyingParty: relyingParty, policy: policy, challenges: challenges,
     credentials: credentials, accounts: accounts, sessions: sessions, cookies: CookieSigner(key: config.sessionKey),
-    sealingKey: sealingKey, recorder: recorder, logger: logger)
+    sealingKey: sealingKey, replayStore: replayStore, recorder: recorder, logger: logger)
 
 let router = Router()
 server.addRoutes(to: router)
@@ -121,6 +128,6 @@ logger.info("listening on http://\(config.host):\(config.port) for RP ID \(confi
 ShutdownWatchdog.install(after: config.shutdownGrace + config.shutdownForce, logger: logger)
 var groupConfig = ServiceGroupConfiguration(services: [.init(service: app)], gracefulShutdownSignals: [.sigterm, .sigint],
                                             logger: logger)
-groupConfig.maximumGracefulShutdownDuration = .seconds(config.shutdownGrace)
+groupConfig.maximumGracefulShutdownDuration = Duration.seconds(config.shutdownGrace)
 try await ServiceGroup(configuration: groupConfig).run()
 logger.info("stopped")

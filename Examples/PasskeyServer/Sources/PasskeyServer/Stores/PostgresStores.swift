@@ -78,6 +78,15 @@ enum PostgresSchema {
         "CREATE INDEX IF NOT EXISTS passkey_sessions_user_handle ON passkey_sessions (user_handle)",
         "CREATE INDEX IF NOT EXISTS passkey_sessions_credential_id ON passkey_sessions (credential_id)",
         "CREATE INDEX IF NOT EXISTS passkey_sessions_expires_at ON passkey_sessions (expires_at)",
+        // Sealed challenges already answered (CHALLENGE_MODE=sealed): one row per used token,
+        // so single use holds across every node on this database and across restarts. A row is
+        // useless once its token expired (the key refuses the token), and is swept then.
+        """
+        CREATE TABLE IF NOT EXISTS passkey_sealed_used (
+            challenge  bytea PRIMARY KEY,
+            expires_at timestamptz NOT NULL)
+        """,
+        "CREATE INDEX IF NOT EXISTS passkey_sealed_used_expires_at ON passkey_sealed_used (expires_at)",
     ]
 
     static func migrate(_ database: Database) async throws {
@@ -152,7 +161,7 @@ final class PostgresChallengeStore: ChallengeStore {
 }
 
 /// True once every 256 calls (a sweep of expired rows piggy-backs on the 256th).
-func everyNth(_ counter: Mutex<Int>) -> Bool {
+func everyNth(_ counter: borrowing Mutex<Int>) -> Bool {
     counter.withLock { count in
         count += 1
         guard count >= 256 else { return false }
@@ -332,6 +341,30 @@ final class PostgresAccountStore: AccountStore {
     }
 }
 
+/// The record of answered sealed challenges in PostgreSQL: `INSERT … ON CONFLICT DO NOTHING`
+/// is the atomic insert-if-absent the library's contract asks for (of any number of concurrent
+/// inserts of one challenge, on any node, exactly one inserts a row). Rows past their expiry
+/// are swept every 256 marks per node.
+final class PostgresSealedChallengeReplayStore: SealedChallengeReplayStore {
+    let database: Database
+    private let marks = Mutex(0)
+
+    init(database: Database) { self.database = database }
+
+    func markUsed(_ challenge: [UInt8], expiresAt: Date, now: Date) async throws -> Bool {
+        let inserted = try await database.run { client, logger in
+            try await client.execute(Statements.MarkSealedUsed(challenge: Data(challenge), expiresAt: expiresAt),
+                                     logger: logger).all().count
+        }
+        if everyNth(marks) {
+            _ = try? await database.run { client, logger in
+                try await client.query("DELETE FROM passkey_sealed_used WHERE expires_at < \(now)", logger: logger).collect().count
+            }
+        }
+        return inserted == 1
+    }
+}
+
 /// Sessions in PostgreSQL (``SessionStore``); expired rows are swept every 256 sign-ins per node.
 final class PostgresSessionStore: SessionStore {
     let database: Database
@@ -501,6 +534,22 @@ enum Statements {
             return bindings
         }
         func decodeRow(_ row: PostgresRow) throws -> String { try row.decode(String.self) }
+    }
+
+    /// A sealed login's single-use mark (on the sealed login path instead of the challenge rows).
+    struct MarkSealedUsed: PostgresPreparedStatement {
+        static let name = "passkey_mark_sealed_used"
+        static let sql = """
+            INSERT INTO passkey_sealed_used (challenge, expires_at) VALUES ($1, $2)
+            ON CONFLICT (challenge) DO NOTHING RETURNING 1
+            """
+        var challenge: Data, expiresAt: Date
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 2)
+            try bindings.append(challenge); bindings.append(expiresAt)
+            return bindings
+        }
+        func decodeRow(_ row: PostgresRow) throws -> Int32 { try row.decode(Int32.self) }
     }
 
     /// A session by its id (the token's SHA-256), if it has not expired: read on every signed-in request.
