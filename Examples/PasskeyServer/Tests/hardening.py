@@ -188,8 +188,23 @@ def database_outage():
               f"outage: every request that needs the database gets 503 within its 1 s deadline (slowest"
               f" {max(t for _, t in answers):.1f} s)")
         check(request("GET", node.base + "/healthz", timeout=5)[0] == 200, "outage: the node keeps serving what needs no database")
+        check(node.process.poll() is None, "outage: the node is still running")
+        # SIGTERM with requests in flight (each waiting on a database that is down).
+        in_flight = []
+
+        def send():
+            try:
+                in_flight.append(post_json(node.base + "/api/login/options", {"username": "outage-user"}, timeout=15)[0])
+            except OSError:
+                in_flight.append(None)
+        threads = [threading.Thread(target=send) for _ in range(4)]
+        for thread in threads: thread.start()
+        time.sleep(0.3)
         seconds = node.stop(limit=30)
-        check(seconds < 7.0, f"outage: SIGTERM stops the node within grace + force (2 + 2 s) while the database is down ({seconds:.1f} s)")
+        for thread in threads: thread.join()
+        check(in_flight == [503] * 4, f"outage: requests in flight at SIGTERM are answered before the node stops ({in_flight})")
+        check(seconds < 7.0, f"outage: SIGTERM stops the node within grace + force (2 + 2 s) while the database is down"
+                             f" ({seconds:.1f} s, exit status {node.process.returncode})")
     finally:
         pg("start")
 
@@ -234,7 +249,8 @@ def fast_restarts():
     deadline = time.time() + 15
     while time.time() < deadline and passkey.login(node.base, "restart-user")[0] != 200:
         time.sleep(0.5)
-    check(passkey.login(node.base, "restart-user")[0] == 200, "restarts: logins succeed once the database is back")
+    check(passkey.login(node.base, "restart-user")[0] == 200 and node.process.poll() is None,
+          "restarts: the node lives through them, and logins succeed once the database is back")
     hits = node.log().count("passed its deadline")
     print(f"     database calls that passed their deadline during the restarts: {hits}", flush=True)
     node.stop()
