@@ -135,7 +135,9 @@ struct PasskeyServer: Sendable {
             current = session
         }
         // This registration's store step creates the account (when new) with the credential, in
-        // one transaction, under the per-account cap.
+        // one transaction, under the per-account cap: a service of its own writes through a
+        // RegistrationWriter. (What the shared service's cache keeps pays off at logins, which
+        // use the shared service; a registration parses its attestation once anyway.)
         let registration = RelyingPartyService(
             relyingParty: relyingParty, policy: policy, challenges: challenges,
             credentials: RegistrationWriter(base: credentials, newAccount: newAccount, cap: config.maxPasskeysPerAccount,
