@@ -206,6 +206,22 @@ def database_outage():
         check(in_flight == [503] * 4, f"outage: requests in flight at SIGTERM are answered before the node stops ({in_flight})")
         check(seconds < 7.0, f"outage: SIGTERM stops the node within grace + force (2 + 2 s) while the database is down"
                              f" ({seconds:.1f} s, exit status {node.process.returncode})")
+        # A node started while the database is down waits in its schema migration; SIGTERM stops it too.
+        env = {**node.env, "PORT": str(free_port()), "NODE_NAME": "outage-start"}
+        with open(os.path.join(WORK, "node-outage-start.log"), "a") as log:
+            process = subprocess.Popen([BINARY], env=env, stdout=log, stderr=subprocess.STDOUT)
+        time.sleep(1.0)
+        started = time.time()
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        seconds = time.time() - started
+        check(seconds < 7.0 and process.returncode in (0, 1),
+              f"outage: a node still starting (migration waiting) stops on SIGTERM too, without a crash"
+              f" ({seconds:.1f} s, exit status {process.returncode})")
     finally:
         pg("start")
 

@@ -9,7 +9,7 @@
 #      clients, the connection cap, session revocation, the passkey cap, usernames); it starts
 #      its own nodes and stops and restarts the database through $work/pg.sh.
 # Everything it starts is stopped by pid on exit. Bounded in time (timeout on every long step).
-# Needs: postgresql (initdb, pg_ctl), chromium, chromium-driver, python3 with selenium.
+# Needs: postgresql (initdb, pg_ctl), chromium, chromium-driver, python3 with selenium and cryptography.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -22,6 +22,7 @@ pg_bin="${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail
 command -v chromium >/dev/null || die "no chromium (apt-get install chromium chromium-driver)"
 command -v chromedriver >/dev/null || die "no chromedriver (apt-get install chromium-driver)"
 python3 -c 'import selenium' 2>/dev/null || die "no selenium for python3 (pip install selenium)"
+python3 -c 'import cryptography' 2>/dev/null || die "no cryptography for python3 (pip install cryptography): hardening.py's software passkey"
 
 work="$(mktemp -d /tmp/passkey-e2e.XXXXXX)"
 pids=()

@@ -35,7 +35,7 @@ var credentials: any PasskeyCredentialStore
 let accounts: any AccountStore
 let sessions: any SessionStore
 let replayStore: any SealedChallengeReplayStore
-var database: Database? = nil
+let database: Database?
 if let url = config.databaseURL {
     let location = try DatabaseURL(url)
     var pgConfig = PostgresClient.Configuration(host: location.host, port: location.port, username: location.user,
@@ -60,6 +60,7 @@ if let url = config.databaseURL {
     accounts = memoryAccounts
     sessions = MemorySessionStore()
     replayStore = InMemorySealedChallengeReplayStore()
+    database = nil
     logger.info("stores: in memory (set DATABASE_URL for PostgreSQL)")
 }
 
@@ -129,5 +130,12 @@ ShutdownWatchdog.install(after: config.shutdownGrace + config.shutdownForce, log
 var groupConfig = ServiceGroupConfiguration(services: [.init(service: app)], gracefulShutdownSignals: [.sigterm, .sigint],
                                             logger: logger)
 groupConfig.maximumGracefulShutdownDuration = Duration.seconds(config.shutdownGrace)
-try await ServiceGroup(configuration: groupConfig).run()
-logger.info("stopped")
+do {
+    try await ServiceGroup(configuration: groupConfig).run()
+    logger.info("stopped")
+} catch {
+    // A service failed, or a shutdown cancelled the start (a migration waiting on a database
+    // that is down): a logged exit, not a crash.
+    logger.error("stopped: \(String(reflecting: error))")
+    exit(1)
+}

@@ -108,6 +108,7 @@ struct Database: Sendable {
     let logger: Logger
     let timeout: Duration
 
+    @discardableResult
     func run<T: Sendable>(_ body: @escaping @Sendable (PostgresClient, Logger) async throws -> T) async throws -> T {
         let (client, logger) = (client, logger)
         do {
