@@ -8,9 +8,9 @@
 -- of a username-first login's IssuedChallenge JSON.
 \set challenge random(1, 9223372036854775806)
 -- options: the account and its credentials (LoginLookup), then the challenge (IssueChallenge)
-SELECT u.user_handle, c.id, c.transports FROM passkey_users u
+SELECT u.user_handle, u.username, c.id, c.transports FROM passkey_users u
 LEFT JOIN passkey_credentials c ON c.user_handle = u.user_handle
-WHERE u.username = 'bench' || :client_id ORDER BY c.created_at;
+WHERE u.username_key = 'bench' || :client_id ORDER BY c.created_at;
 \if :stored_challenges
 INSERT INTO passkey_challenges (challenge, issued, expires_at)
 VALUES (int8send(:challenge), repeat('x', 420), now() + interval '5 minutes')

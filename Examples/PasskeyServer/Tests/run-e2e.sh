@@ -3,9 +3,13 @@
 #   1. a PostgreSQL cluster of our own in a temporary directory (unprivileged user when run as root),
 #   2. the example server built once and started twice (nodes A and B, one database, one cookie key),
 #   3. Tests/e2e.py: headless Chromium with the DevTools virtual authenticator, two-node races,
-#      bad input over HTTP, and a kill -9 of node A in the middle of a ceremony.
+#      bad input over HTTP, and a kill -9 of node A in the middle of a ceremony,
+#   4. Tests/hardening.py: faults and hostile clients over raw HTTP with a software passkey whose
+#      counter stays 0 (replays across nodes and restarts, database outages and restarts, slow
+#      clients, the connection cap, session revocation, the passkey cap, usernames); it starts
+#      its own nodes and stops and restarts the database through $work/pg.sh.
 # Everything it starts is stopped by pid on exit. Bounded in time (timeout on every long step).
-# Needs: postgresql (initdb, pg_ctl), chromium, chromium-driver, python3 with selenium.
+# Needs: postgresql (initdb, pg_ctl), chromium, chromium-driver, python3 with selenium and cryptography.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -18,6 +22,7 @@ pg_bin="${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail
 command -v chromium >/dev/null || die "no chromium (apt-get install chromium chromium-driver)"
 command -v chromedriver >/dev/null || die "no chromedriver (apt-get install chromium-driver)"
 python3 -c 'import selenium' 2>/dev/null || die "no selenium for python3 (pip install selenium)"
+python3 -c 'import cryptography' 2>/dev/null || die "no cryptography for python3 (pip install cryptography): hardening.py's software passkey"
 
 work="$(mktemp -d /tmp/passkey-e2e.XXXXXX)"
 pids=()
@@ -52,8 +57,16 @@ while [ "$port_c" = "$port_a" ] || [ "$port_c" = "$port_b" ] || [ "$port_c" = "$
 log "PostgreSQL: initdb in $work/pgdata, port $pg_port"
 "${run_as[@]}" "$pg_bin/initdb" -D "$work/pgdata" -U passkeys --auth=trust -E UTF8 >"$work/initdb.log" 2>&1 \
   || { cat "$work/initdb.log"; die "initdb failed"; }
-"${run_as[@]}" "$pg_bin/pg_ctl" -D "$work/pgdata" -l "$work/postgres.log" -w -t 60 \
-  -o "-h 127.0.0.1 -p $pg_port -k $work -c fsync=off" start >/dev/null
+# pg.sh stop|start|restart: the cluster as hardening.py stops and restarts it (fast shutdown,
+# as a deploy or a failover does; the same options each time).
+{
+  echo '#!/usr/bin/env bash'
+  echo 'set -e'
+  printf 'exec %s %q -D %q -l %q -m fast -w -t 60 -o %q "$1"\n' "${run_as[*]}" "$pg_bin/pg_ctl" "$work/pgdata" \
+    "$work/postgres.log" "-h 127.0.0.1 -p $pg_port -k $work -c fsync=off"
+} >"$work/pg.sh"
+chmod 755 "$work/pg.sh"
+"$work/pg.sh" start >/dev/null
 pg_started=1
 psql_url="postgresql://passkeys@127.0.0.1:$pg_port/postgres"
 database_url="postgres://passkeys@127.0.0.1:$pg_port/postgres"
@@ -105,9 +118,20 @@ start_node c "$port_c" CHALLENGE_MODE=sealed SEALING_KEY="$(python3 -c 'import s
 wait_ready "$port_a"; wait_ready "$port_b"; wait_ready "$port_c"
 log "nodes ready: A http://localhost:$port_a (pid $pid_a), B http://localhost:$port_b, C (sealed) http://localhost:$port_c"
 
-e2e_started=$SECONDS
-NODE_A="http://localhost:$port_a" NODE_B="http://localhost:$port_b" NODE_C="http://localhost:$port_c" NODE_A_PID="$pid_a" PSQL_URL="$psql_url" \
-  CHROMIUM="$(command -v chromium)" CHROMEDRIVER="$(command -v chromedriver)" \
-  FAILED_CEREMONIES_DIR="$failed_dir" WEBAUTHN_REPLAY="$replay" E2E_SESSION_KEY="$session_key" E2E_OLD_CREDENTIAL_TABLE=1 \
-  timeout 600 python3 "$here/e2e.py"
-log "end-to-end tests passed in $((SECONDS - e2e_started)) s"
+# PASSKEY_E2E_PARTS picks the parts to run (default both): "browser", "hardening".
+parts=" ${PASSKEY_E2E_PARTS:-browser hardening} "
+if [[ "$parts" == *" browser "* ]]; then
+  e2e_started=$SECONDS
+  NODE_A="http://localhost:$port_a" NODE_B="http://localhost:$port_b" NODE_C="http://localhost:$port_c" NODE_A_PID="$pid_a" PSQL_URL="$psql_url" \
+    CHROMIUM="$(command -v chromium)" CHROMEDRIVER="$(command -v chromedriver)" \
+    FAILED_CEREMONIES_DIR="$failed_dir" WEBAUTHN_REPLAY="$replay" E2E_SESSION_KEY="$session_key" E2E_OLD_CREDENTIAL_TABLE=1 \
+    timeout 600 python3 "$here/e2e.py"
+  log "end-to-end tests (browser) passed in $((SECONDS - e2e_started)) s"
+fi
+if [[ "$parts" == *" hardening "* ]]; then
+  hardening_started=$SECONDS
+  PASSKEY_BINARY="$binary" DATABASE_URL="$database_url" PSQL_URL="$psql_url" E2E_WORK="$work" E2E_PG="$work/pg.sh" \
+    E2E_SESSION_KEY="$session_key" timeout 600 python3 "$here/hardening.py"
+  log "hardening tests (faults, hostile clients) passed in $((SECONDS - hardening_started)) s"
+fi
+log "all parts passed in $((SECONDS - build_started)) s (build included)"

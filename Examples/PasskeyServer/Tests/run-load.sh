@@ -72,9 +72,9 @@ if [ "${LOAD_PGBENCH:-0}" = 1 ]; then
   # leanest client need before any server does anything.
   echo "== pgbench: the login's SQL alone (prepared statements, $concurrency clients)"
   psql=("${run_as[@]}" "$pg_bin/psql" -h 127.0.0.1 -p "$pg_port" -U passkeys -d postgres -qAt -v ON_ERROR_STOP=1)
-  "${psql[@]}" -c "WITH n AS (SELECT user_handle, row_number() OVER (ORDER BY created_at, user_handle) - 1 AS i
+  "${psql[@]}" -c "DELETE FROM passkey_sessions" -c "WITH n AS (SELECT user_handle, row_number() OVER (ORDER BY created_at, user_handle) - 1 AS i
                                FROM passkey_users)
-                   UPDATE passkey_users u SET username = 'bench' || n.i FROM n WHERE u.user_handle = n.user_handle" \
+                   UPDATE passkey_users u SET username = 'bench' || n.i, username_key = 'bench' || n.i FROM n WHERE u.user_handle = n.user_handle" \
                -c "UPDATE passkey_credentials c SET id = int4send(substring(u.username FROM 6)::int)
                    FROM passkey_users u WHERE u.user_handle = c.user_handle"
   users="$("${psql[@]}" -c "SELECT count(*) FROM passkey_users")"

@@ -30,6 +30,24 @@ struct Config: Sendable {
     var failedCeremonyMaxFiles = 1_000
     /// A name for logs (which node answered).
     var nodeName = "node"
+    /// The longest any one database call may take; past it the request gets 503 (`DB_TIMEOUT_MS`).
+    var databaseTimeout: Duration = .seconds(3)
+    /// A connection that sends nothing for this long is closed (`IDLE_TIMEOUT_SECONDS`); also
+    /// bounds how long a request head may take to arrive.
+    var idleTimeout: Int64 = 30
+    /// From a request's head to its last body byte (`REQUEST_READ_TIMEOUT_SECONDS`); a slower
+    /// request's connection is closed.
+    var requestReadTimeout: Int64 = 10
+    /// Open connections at most (`MAX_CONNECTIONS`); further ones wait in the kernel's backlog.
+    var maxConnections = 1_000
+    /// After SIGTERM: this long for in-flight requests (graceful), then tasks are cancelled, and
+    /// `SHUTDOWN_FORCE_SECONDS` later the process exits whatever still hangs (`SHUTDOWN_GRACE_SECONDS`).
+    var shutdownGrace: Int = 10
+    var shutdownForce: Int = 5
+    /// Adding or deleting a passkey needs a sign-in younger than this (`FRESH_SIGN_IN_SECONDS`).
+    var freshSignIn: TimeInterval = 300
+    /// Passkeys one account may hold (`MAX_PASSKEYS_PER_ACCOUNT`).
+    var maxPasskeysPerAccount = 32
 
     /// Whether cookies may omit `Secure` (plain http on loopback only).
     var isLocalhost: Bool { rpId == "localhost" && origins.allSatisfy { $0.hasPrefix("http://localhost") || $0.hasPrefix("http://127.0.0.1") } }
@@ -74,7 +92,24 @@ struct Config: Sendable {
             config.failedCeremonyMaxFiles = value
         }
         config.nodeName = env["NODE_NAME"] ?? "node-\(config.port)"
+        config.databaseTimeout = .milliseconds(try integer(env, "DB_TIMEOUT_MS", 100...60_000, 3_000))
+        config.idleTimeout = Int64(try integer(env, "IDLE_TIMEOUT_SECONDS", 1...3_600, 30))
+        config.requestReadTimeout = Int64(try integer(env, "REQUEST_READ_TIMEOUT_SECONDS", 1...600, 10))
+        config.maxConnections = try integer(env, "MAX_CONNECTIONS", 1...1_000_000, 1_000)
+        config.shutdownGrace = try integer(env, "SHUTDOWN_GRACE_SECONDS", 0...600, 10)
+        config.shutdownForce = try integer(env, "SHUTDOWN_FORCE_SECONDS", 1...600, 5)
+        config.freshSignIn = TimeInterval(try integer(env, "FRESH_SIGN_IN_SECONDS", 1...86_400, 300))
+        config.maxPasskeysPerAccount = try integer(env, "MAX_PASSKEYS_PER_ACCOUNT", 1...1_000, 32)
         return config
+    }
+
+    /// An integer setting within `range`, or `fallback` when it is absent.
+    static func integer(_ env: [String: String], _ name: String, _ range: ClosedRange<Int>, _ fallback: Int) throws -> Int {
+        guard let text = env[name] else { return fallback }
+        guard let value = Int(text), range.contains(value) else {
+            throw ConfigError("\(name) is \(range.lowerBound) to \(range.upperBound), not \(text)")
+        }
+        return value
     }
 
     static func hexBytes(_ text: String) -> [UInt8]? {

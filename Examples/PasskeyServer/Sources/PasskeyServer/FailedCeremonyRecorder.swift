@@ -10,14 +10,14 @@ import WebAuthnRP
 /// credential's public record and the verdict; no cookie, session key or sealing key. Each file
 /// is at most `maxBytes` (a larger recording is skipped and logged) and the folder holds at
 /// most `maxFiles` recordings (further failures are logged, not written, until files are
-/// removed). Files are created with mode 0600.
+/// removed). The folder is counted at every write, so nodes sharing it keep one cap between
+/// them (two nodes writing at the same instant may each take the last place: at most one file
+/// per node over), and emptying it makes room at once. Files are created with mode 0600.
 actor FailedCeremonyRecorder {
     let directory: URL
     let maxBytes: Int
     let maxFiles: Int
     let logger: Logger
-    /// Files in the folder, counted once at start and then kept up to date by this node.
-    private var fileCount: Int?
 
     init(directory: String, maxBytes: Int, maxFiles: Int, logger: Logger) {
         self.directory = URL(fileURLWithPath: directory, isDirectory: true)
@@ -45,9 +45,8 @@ actor FailedCeremonyRecorder {
                           metadata: ["bytes": "\(data.count)", "cap": "\(maxBytes)"])
             return
         }
-        let count = fileCount ?? countFiles()
-        guard count < maxFiles else {
-            fileCount = count
+        // Counted now, not remembered: other nodes write here too, and an operator may empty it.
+        guard countFiles() < maxFiles else {
             logger.notice("failed ceremony not recorded: the folder holds its cap of files",
                           metadata: ["cap": "\(maxFiles)", "directory": "\(directory.path)"])
             return
@@ -58,11 +57,10 @@ actor FailedCeremonyRecorder {
             logger.error("failed ceremony not recorded: cannot write", metadata: ["file": "\(url.path)"])
             return
         }
-        fileCount = count + 1
         logger.notice("failed ceremony recorded", metadata: ["file": "\(url.path)", "category": "\(error.category.rawValue)"])
     }
 
-    /// The `*.json` files already in the folder (recordings of earlier runs count against the cap).
+    /// The `*.json` files in the folder (recordings of earlier runs and of other nodes count against the cap).
     private func countFiles() -> Int {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         return names.filter { $0.hasSuffix(".json") }.count

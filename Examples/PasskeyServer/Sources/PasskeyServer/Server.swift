@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -9,12 +10,18 @@ import WebAuthnRP
 /// every failure to a status with a client-safe text (the detail goes to the log only).
 struct PasskeyServer: Sendable {
     let config: Config
+    let relyingParty: RelyingParty
+    let policy: VerificationPolicy
+    let challenges: any ChallengeStore
     let service: RelyingPartyService
     let credentials: any PasskeyCredentialStore
     let accounts: any AccountStore
+    let sessions: any SessionStore
     let cookies: CookieSigner
     let sealingKey: SealedChallengeKey?
-    let replayCache = SealedChallengeReplayCache()
+    /// Which sealed challenges were answered: the database's table when there is one (single
+    /// use across every node and restart), this process's memory otherwise.
+    let replayStore: any SealedChallengeReplayStore
     /// Writes failed ceremonies for `webauthn-replay` (RECORD_FAILED_CEREMONIES_DIR); nil: off.
     let recorder: FailedCeremonyRecorder?
     let logger: Logger
@@ -23,6 +30,27 @@ struct PasskeyServer: Sendable {
     static let optionsBodyLimit = 4_096
     static let responseBodyLimit = 65_536
     static let sessionLifetime: TimeInterval = 12 * 3600
+    /// Passkeys per page of the list (`limit` may ask for up to the per-account cap).
+    static let pageSize = 10
+
+    init(config: Config, relyingParty: RelyingParty, policy: VerificationPolicy, challenges: any ChallengeStore,
+         credentials: any PasskeyCredentialStore, accounts: any AccountStore, sessions: any SessionStore,
+         cookies: CookieSigner, sealingKey: SealedChallengeKey?, replayStore: any SealedChallengeReplayStore,
+         recorder: FailedCeremonyRecorder?, logger: Logger) {
+        self.config = config
+        self.relyingParty = relyingParty
+        self.policy = policy
+        self.challenges = challenges
+        self.service = RelyingPartyService(relyingParty: relyingParty, policy: policy, challenges: challenges, credentials: credentials)
+        self.credentials = credentials
+        self.accounts = accounts
+        self.sessions = sessions
+        self.cookies = cookies
+        self.sealingKey = sealingKey
+        self.replayStore = replayStore
+        self.recorder = recorder
+        self.logger = logger
+    }
 
     // MARK: Routes
 
@@ -30,19 +58,16 @@ struct PasskeyServer: Sendable {
         router.get("/") { _, _ in Self.staticFile("index.html", type: "text/html; charset=utf-8") }
         router.get("/app.js") { _, _ in Self.staticFile("app.js", type: "text/javascript; charset=utf-8") }
         router.get("/healthz") { _, _ in json(["status": "ok", "node": config.nodeName]) }
-        router.post("/api/register/options") { request, _ in await handle { try await registerOptions(request) } }
-        router.post("/api/register/verify") { request, _ in await handle { try await registerVerify(request) } }
-        router.post("/api/login/options") { request, _ in await handle { try await loginOptions(request) } }
-        router.post("/api/login/verify") { request, _ in await handle { try await loginVerify(request) } }
-        router.get("/api/me") { request, _ in await handle { try await me(request) } }
+        router.post("/api/register/options") { request, _ in await handle(request) { try await registerOptions(request) } }
+        router.post("/api/register/verify") { request, _ in await handle(request) { try await registerVerify(request) } }
+        router.post("/api/login/options") { request, _ in await handle(request) { try await loginOptions(request) } }
+        router.post("/api/login/verify") { request, _ in await handle(request) { try await loginVerify(request) } }
+        router.get("/api/me") { request, _ in await handle(request) { try await me(request) } }
         router.delete("/api/passkeys/:id") { request, context in
-            await handle { try await deletePasskey(request, id: context.parameters.get("id") ?? "") }
+            await handle(request) { try await deletePasskey(request, id: context.parameters.get("id") ?? "") }
         }
-        router.post("/api/logout") { _, _ in
-            var response = json(["ok": true])
-            response.setCookie(expired("pk_session"))
-            return response
-        }
+        router.post("/api/logout") { request, _ in await handle(request) { try await logout(request, everywhere: false) } }
+        router.post("/api/logout-all") { request, _ in await handle(request) { try await logout(request, everywhere: true) } }
     }
 
     // MARK: Registration
@@ -53,16 +78,18 @@ struct PasskeyServer: Sendable {
         let body: RegisterOptionsBody = try await decodeSmall(request)
         let now = Date()
         let username: String, userHandle: [UInt8], newAccount: Bool
-        if let session = session(request) {
-            // Signed in: a further passkey for this account.
-            guard let name = try await accounts.username(userHandle: session) else { throw AppError.unauthorized }
-            (username, userHandle, newAccount) = (name, session, false)
-        } else {
-            let name = try Self.validUsername(body.username)
-            guard try await accounts.userHandle(username: name) == nil else {
-                throw AppError(.conflict, "This username is taken. Sign in to add a passkey to it.")
+        if let session = try await session(request) {
+            // Signed in: a further passkey for this account, from a recent sign-in only, under the cap.
+            try requireFreshSignIn(session, now: now)
+            guard let name = try await accounts.username(userHandle: session.userHandle) else { throw AppError.unauthorized }
+            guard try await credentials.count(userHandle: session.userHandle) < config.maxPasskeysPerAccount else {
+                throw capReached
             }
-            (username, userHandle, newAccount) = (name, try PublicKeyCredentialUserEntityJSON.newUserHandle(), true)
+            (username, userHandle, newAccount) = (name, session.userHandle, false)
+        } else {
+            let name = try Username(body.username)
+            guard try await accounts.userHandle(username: name) == nil else { throw usernameTaken }
+            (username, userHandle, newAccount) = (name.display, try PublicKeyCredentialUserEntityJSON.newUserHandle(), true)
         }
         let displayName = String((body.displayName ?? username).prefix(64))
         var options = RegistrationRequest(user: PublicKeyCredentialUserEntityJSON(id: Base64URLBytes(userHandle), name: username,
@@ -72,7 +99,7 @@ struct PasskeyServer: Sendable {
         // credProps (is it discoverable?) and prf on the user's salt (PasskeyExtensions).
         options.extensions = PasskeyExtensions.registration(userHandle: userHandle)
         var ceremony = CeremonyPayload(username: username, userHandle: Base64URLBytes(userHandle).base64URL, newAccount: newAccount,
-                                       exp: now.addingTimeInterval(service.policy.challengeLifetime).timeIntervalSince1970)
+                                       exp: now.addingTimeInterval(policy.challengeLifetime).timeIntervalSince1970)
         let data: Data
         if let sealingKey {
             let sealed = try await service.beginRegistration(options, sealingWith: sealingKey, now: now)
@@ -98,34 +125,43 @@ struct PasskeyServer: Sendable {
             throw AppError(.badRequest, "No registration is in progress. Please start again.")
         }
         let now = Date()
+        let newAccount = ceremony.newAccount == true ? try Username(username) : nil
+        var current: Session? = nil
+        if newAccount == nil {
+            // Adding to an account: the session that began it must still be alive and recent
+            // (signing out, signing out everywhere or deleting its passkey stops it here).
+            guard let session = try await session(request), session.userHandle == userHandle else { throw AppError.unauthorized }
+            try requireFreshSignIn(session, now: now)
+            current = session
+        }
+        // This registration's store step creates the account (when new) with the credential, in
+        // one transaction, under the per-account cap: a service of its own writes through a
+        // RegistrationWriter. (What the shared service's cache keeps pays off at logins, which
+        // use the shared service; a registration parses its attestation once anyway.)
+        let registration = RelyingPartyService(
+            relyingParty: relyingParty, policy: policy, challenges: challenges,
+            credentials: RegistrationWriter(base: credentials, newAccount: newAccount, cap: config.maxPasskeysPerAccount,
+                                            capReached: capReached, usernameTaken: usernameTaken))
         let verified: VerifiedRegistration
         if let sealingKey, let sealed = ceremony.sealed {
             if let recorder {
-                let recorded = try await service.finishRegistrationRecording(jsonData: body, sealedChallenge: sealed,
-                                                                             key: sealingKey, replayCache: replayCache, now: now)
+                let recorded = try await registration.finishRegistrationRecording(jsonData: body, sealedChallenge: sealed,
+                                                                                  key: sealingKey, replayStore: replayStore, now: now)
                 await recorder.recordIfFailed(recorded.recording, node: config.nodeName)
                 verified = try recorded.result.get()
             } else {
-                verified = try await service.finishRegistration(jsonData: body, sealedChallenge: sealed, key: sealingKey,
-                                                                replayCache: replayCache, now: now)
+                verified = try await registration.finishRegistration(jsonData: body, sealedChallenge: sealed, key: sealingKey,
+                                                                     replayStore: replayStore, now: now)
             }
         } else {
             let expected = try ceremony.challenge.map { try Base64URLBytes(base64URL: $0, member: "challenge").bytes }
             guard let expected else { throw AppError(.badRequest, "No registration is in progress. Please start again.") }
             if let recorder {
-                let recorded = try await service.finishRegistrationRecording(jsonData: body, expectedChallenge: expected, now: now)
+                let recorded = try await registration.finishRegistrationRecording(jsonData: body, expectedChallenge: expected, now: now)
                 await recorder.recordIfFailed(recorded.recording, node: config.nodeName)
                 verified = try recorded.result.get()
             } else {
-                verified = try await service.finishRegistration(jsonData: body, expectedChallenge: expected, now: now)
-            }
-        }
-        // The options named this user; the library checked the response against them.
-        if ceremony.newAccount == true {
-            guard try await accounts.create(username: username, userHandle: userHandle) else {
-                // Someone took the name between options and verification: undo the credential.
-                _ = try await credentials.delete(id: verified.record.id, userHandle: userHandle)
-                throw AppError(.conflict, "This username is taken. Sign in to add a passkey to it.")
+                verified = try await registration.finishRegistration(jsonData: body, expectedChallenge: expected, now: now)
             }
         }
         logger.info("registered", metadata: ["node": "\(config.nodeName)", "user": "\(username)",
@@ -140,9 +176,17 @@ struct PasskeyServer: Sendable {
         answer.merge(PasskeyExtensions.properties(verified.record)) { _, new in new }
         var response = json(answer)
         response.setCookie(expired("pk_reg"))
-        response.setCookie(try sessionCookie(userHandle))
+        if current == nil {
+            // A new account is signed in with its first passkey.
+            response.setCookie(try await startSession(userHandle: userHandle, credentialId: verified.record.id, replacing: request))
+        }
         return response
     }
+
+    var capReached: AppError {
+        AppError(.conflict, "This account holds \(config.maxPasskeysPerAccount) passkeys, the most it may. Delete one first.")
+    }
+    var usernameTaken: AppError { AppError(.conflict, "This username is taken. Sign in to add a passkey to it.") }
 
     // MARK: Login
 
@@ -153,11 +197,12 @@ struct PasskeyServer: Sendable {
         let now = Date()
         var userHandle: [UInt8]? = nil
         var allowCredentials: [PublicKeyCredentialDescriptorJSON]? = nil
-        var ceremony = CeremonyPayload(exp: now.addingTimeInterval(service.policy.challengeLifetime).timeIntervalSince1970)
+        var ceremony = CeremonyPayload(exp: now.addingTimeInterval(policy.challengeLifetime).timeIntervalSince1970)
         if let name = body.username, !name.isEmpty {
-            let username = try Self.validUsername(name)
-            // An unknown username gets options for a random handle (no allowCredentials), so the
-            // answer does not say whether the account exists; its login is refused at verification.
+            let username = try Username(name)
+            // Usernames are public in this example (README, "Usernames"): registration answers
+            // "taken", and these options differ for a name without an account (a random handle,
+            // no allowCredentials), whose login is refused at verification.
             let account = try await accounts.loginLookup(username: username)
             let handle = try account?.userHandle ?? PublicKeyCredentialUserEntityJSON.newUserHandle()
             userHandle = handle
@@ -166,7 +211,7 @@ struct PasskeyServer: Sendable {
             // The signed cookie remembers whom the options were for, so a username-first login
             // needs no account lookup when it is verified (the library has already required the
             // credential to be one of this user handle's).
-            ceremony.username = username
+            ceremony.username = account?.username ?? username.display
             ceremony.userHandle = Base64URLBytes(handle).base64URL
         }
         // Username-first: prf on the user's salt. (For an unknown name the salt is of the random
@@ -201,12 +246,12 @@ struct PasskeyServer: Sendable {
         if let sealingKey, let sealed = ceremony.sealed {
             if let recorder {
                 let recorded = try await service.finishAuthenticationRecording(jsonData: body, sealedChallenge: sealed,
-                                                                               key: sealingKey, replayCache: replayCache, now: now)
+                                                                               key: sealingKey, replayStore: replayStore, now: now)
                 await recorder.recordIfFailed(recorded.recording, node: config.nodeName)
                 verified = try recorded.result.get()
             } else {
                 verified = try await service.finishAuthentication(jsonData: body, sealedChallenge: sealed, key: sealingKey,
-                                                                  replayCache: replayCache, now: now)
+                                                                  replayStore: replayStore, now: now)
             }
         } else {
             let expected = try ceremony.challenge.map { try Base64URLBytes(base64URL: $0, member: "challenge").bytes }
@@ -234,59 +279,128 @@ struct PasskeyServer: Sendable {
                                             "signCount": "\(verified.updatedRecord.signCount)", "prf": "\(prf)"])
         var response = json(["ok": true, "username": username, "prf": prf])
         response.setCookie(expired("pk_login"))
-        response.setCookie(try sessionCookie(userHandle))
+        response.setCookie(try await startSession(userHandle: userHandle, credentialId: verified.updatedRecord.id, replacing: request))
         return response
     }
 
     // MARK: Account
 
+    /// The account and one page of its passkeys: `?after=<id>` continues after that passkey,
+    /// `?limit=` (1 to the per-account cap, default 10); `next` is there when more follow.
     func me(_ request: Request) async throws -> Response {
-        guard let userHandle = session(request), let username = try await accounts.username(userHandle: userHandle) else {
+        guard let session = try await session(request),
+              let username = try await accounts.username(userHandle: session.userHandle) else {
             throw AppError.unauthorized
         }
-        let records = try await credentials.credentials(userHandle: userHandle)
-        let usage = try await credentials.usage(userHandle: userHandle)
+        let query = request.uri.queryParameters
+        var after: [UInt8]? = nil
+        if let text = query.get("after") {
+            guard let bytes = try? Base64URLBytes(base64URL: text, member: "after").bytes, (1...1023).contains(bytes.count) else {
+                throw AppError(.badRequest, "Unknown page.")
+            }
+            after = bytes
+        }
+        var limit = Self.pageSize
+        if let text = query.get("limit") {
+            guard let value = Int(text), (1...config.maxPasskeysPerAccount).contains(value) else {
+                throw AppError(.badRequest, "A page holds 1 to \(config.maxPasskeysPerAccount) passkeys.")
+            }
+            limit = value
+        }
+        let page = try await credentials.page(userHandle: session.userHandle, after: after, limit: limit + 1)
         let iso = ISO8601DateFormatter()
-        let passkeys: [[String: any Sendable]] = records.map { record in
-            let used = usage[ByteString(record.id)]
+        let passkeys: [[String: any Sendable]] = page.prefix(limit).map { listed in
+            let record = listed.record
             var entry: [String: any Sendable] = [
                 "id": Base64URLBytes(record.id).base64URL, "aaguid": record.aaguid, "signCount": Int(record.signCount),
                 "backupEligible": record.backupEligible, "backupState": record.backupState,
-                "transports": record.transports, "createdAt": used.map { iso.string(from: $0.createdAt) } ?? "",
-                "lastUsedAt": used?.lastUsedAt.map { iso.string(from: $0) } ?? ""]
+                "transports": record.transports, "createdAt": iso.string(from: listed.usage.createdAt),
+                "lastUsedAt": listed.usage.lastUsedAt.map { iso.string(from: $0) } ?? "",
+                "current": record.id == session.credentialId]
             // credProps rk and prf enabled, when the client said (PasskeyExtensions).
             entry.merge(PasskeyExtensions.properties(record)) { _, new in new }
             return entry
         }
-        return json(["username": username, "passkeys": passkeys])
+        var answer: [String: any Sendable] = ["username": username, "passkeys": passkeys,
+                                              "maxPasskeys": config.maxPasskeysPerAccount,
+                                              "signedInAt": iso.string(from: session.signedInAt)]
+        if page.count > limit, let last = page.prefix(limit).last { answer["next"] = Base64URLBytes(last.record.id).base64URL }
+        return json(answer)
     }
 
     func deletePasskey(_ request: Request, id: String) async throws -> Response {
-        guard let userHandle = session(request) else { throw AppError.unauthorized }
+        guard let session = try await session(request) else { throw AppError.unauthorized }
+        try requireFreshSignIn(session, now: Date())
         guard let credentialId = try? Base64URLBytes(base64URL: id, member: "id").bytes, !credentialId.isEmpty,
               credentialId.count <= 1023 else {
             throw AppError(.badRequest, "Unknown passkey.")
         }
-        guard try await credentials.delete(id: credentialId, userHandle: userHandle) else {
+        guard try await credentials.delete(id: credentialId, userHandle: session.userHandle) else {
             throw AppError(.notFound, "Unknown passkey.")
         }
+        // Every session that passkey signed in ends with it (a copied cookie included).
+        try await sessions.credentialDeleted(credentialId)
         logger.info("deleted passkey", metadata: ["node": "\(config.nodeName)", "credential": "\(id)"])
-        return json(["ok": true])
+        let signedOut = credentialId == session.credentialId
+        var response = json(["ok": true, "signedOut": signedOut])
+        if signedOut { response.setCookie(expired("pk_session")) }
+        return response
+    }
+
+    /// Ends this session, or (`everywhere`) every session of its account.
+    func logout(_ request: Request, everywhere: Bool) async throws -> Response {
+        _ = try await collect(request, limit: Self.optionsBodyLimit)   // JSON only: no cross-site form can post it
+        var ended = 0
+        if let session = try await session(request) {
+            if everywhere {
+                ended = try await sessions.deleteAll(userHandle: session.userHandle)
+            } else {
+                try await sessions.delete(id: session.id)
+                ended = 1
+            }
+        } else if everywhere {
+            throw AppError.unauthorized
+        }
+        var response = json(["ok": true, "sessionsEnded": ended])
+        response.setCookie(expired("pk_session"))
+        return response
     }
 
     // MARK: Sessions
 
-    func session(_ request: Request) -> [UInt8]? {
-        guard let value = request.cookies["pk_session"]?.value,
-              let payload = cookies.verify(value, as: SessionPayload.self, purpose: "session"),
-              payload.exp >= Date().timeIntervalSince1970 else { return nil }
-        return try? Base64URLBytes(base64URL: payload.user, member: "user").bytes
+    /// The live session the request's cookie names, if any.
+    func session(_ request: Request) async throws -> Session? {
+        guard let token = Self.sessionToken(request) else { return nil }
+        return try await sessions.session(id: Self.sessionID(token), now: Date())
     }
 
-    func sessionCookie(_ userHandle: [UInt8]) throws -> Cookie {
-        let payload = SessionPayload(user: Base64URLBytes(userHandle).base64URL,
-                                     exp: Date().addingTimeInterval(Self.sessionLifetime).timeIntervalSince1970)
-        return cookie("pk_session", try cookies.sign(payload, purpose: "session"), maxAge: Int(Self.sessionLifetime))
+    /// A session's cookie value is 32 random bytes, base64url; anything else names no session.
+    static func sessionToken(_ request: Request) -> [UInt8]? {
+        guard let value = request.cookies["pk_session"]?.value, value.utf8.count == 43,
+              let token = try? Base64URLBytes(base64URL: value, member: "session").bytes, token.count == 32 else { return nil }
+        return token
+    }
+
+    static func sessionID(_ token: [UInt8]) -> [UInt8] { Array(SHA256.hash(data: token)) }
+
+    /// Signs the user in: a new session row and its cookie. The session the request came with
+    /// (if any) ends, so signing in again does not pile up sessions.
+    func startSession(userHandle: [UInt8], credentialId: [UInt8], replacing request: Request) async throws -> Cookie {
+        if let old = Self.sessionToken(request) { try await sessions.delete(id: Self.sessionID(old)) }
+        var generator = SystemRandomNumberGenerator()   // the OS CSPRNG
+        let token = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        let now = Date()
+        try await sessions.create(Session(id: Self.sessionID(token), userHandle: userHandle, credentialId: credentialId,
+                                          signedInAt: now, expiresAt: now.addingTimeInterval(Self.sessionLifetime)))
+        return cookie("pk_session", Base64URLBytes(token).base64URL, maxAge: Int(Self.sessionLifetime))
+    }
+
+    /// Changing the account's passkeys needs a passkey assertion of the last few minutes: a
+    /// copied session cookie alone cannot add the thief's passkey or delete the owner's.
+    func requireFreshSignIn(_ session: Session, now: Date) throws {
+        guard now.timeIntervalSince(session.signedInAt) <= config.freshSignIn else {
+            throw AppError(.forbidden, "Sign in again with a passkey to change your passkeys.", reauthenticate: true)
+        }
     }
 
     /// HttpOnly, SameSite=Strict (the page and API are one origin), Secure unless served on localhost.
@@ -314,26 +428,42 @@ struct PasskeyServer: Sendable {
         return Data(buffer.readableBytesView)
     }
 
+    /// An options body: JSON of at most 4 KiB, refused (400) with a duplicate member name in any
+    /// object, as the library refuses one in a response (which of two values would count is
+    /// not something to leave to a decoder).
     func decodeSmall<T: Decodable>(_ request: Request) async throws -> T {
         let data = try await collect(request, limit: Self.optionsBodyLimit)
-        do { return try JSONDecoder().decode(T.self, from: data.isEmpty ? Data("{}".utf8) : data) } catch {
+        let text = data.isEmpty ? Data("{}".utf8) : data
+        do {
+            try DuplicateMemberCheck.check(Array(text))
+            return try JSONDecoder().decode(T.self, from: text)
+        } catch {
             throw AppError(.badRequest, "The request is not valid JSON for this endpoint.")
         }
     }
 
-    static func validUsername(_ name: String?) throws -> String {
-        let trimmed = (name ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        guard (1...64).contains(trimmed.count), trimmed.utf8.count <= 256,
-              trimmed.unicodeScalars.allSatisfy({ !CharacterSet.controlCharacters.contains($0) }) else {
-            throw AppError(.badRequest, "A username is 1 to 64 characters.")
+    /// A request that changes state (anything but GET and HEAD) from a browser must come from
+    /// one of our origins: `Origin`, when sent, is one of ORIGINS, and `Sec-Fetch-Site`, when
+    /// sent, says same-origin (or none: typed by the user). Clients that send neither (native
+    /// apps, curl) are not browsers and carry no victim's cookie; every POST must also be JSON
+    /// (``collect(_:limit:)``), which no cross-site form can send.
+    func checkSameOrigin(_ request: Request) throws {
+        guard request.method != .get, request.method != .head else { return }
+        if let origin = request.headers[.origin], !config.origins.contains(origin) {
+            throw AppError(.forbidden, "Cross-origin requests are refused.")
         }
-        return trimmed
+        if let site = request.headers[Self.secFetchSite], !["same-origin", "none"].contains(site.lowercased()) {
+            throw AppError(.forbidden, "Cross-origin requests are refused.")
+        }
     }
+
+    static let secFetchSite = HTTPField.Name("Sec-Fetch-Site")!
 
     /// Runs a handler; every error becomes a JSON `{"error": …}` with its status. Library errors
     /// use their own `httpStatus` and `clientMessage`; their full description is logged.
-    func handle(_ body: () async throws -> Response) async -> Response {
+    func handle(_ request: Request, _ body: () async throws -> Response) async -> Response {
         do {
+            try checkSameOrigin(request)
             return try await body()
         } catch let error as WebAuthnError {
             logger.notice("ceremony refused", metadata: ["node": "\(config.nodeName)", "error": "\(error)"])
@@ -345,15 +475,15 @@ struct PasskeyServer: Sendable {
             logger.notice("login lost a race", metadata: ["node": "\(config.nodeName)", "error": "\(error)"])
             return failure(401, WebAuthnError.Category.signCount.clientMessage)
         } catch let error as AppError {
-            return failure(Int(error.status.code), error.message)
+            return failure(Int(error.status.code), error.message, reauthenticate: error.reauthenticate)
         } catch {
             logger.error("unexpected", metadata: ["node": "\(config.nodeName)", "error": "\(String(reflecting: error))"])
             return failure(500, "Something went wrong.")
         }
     }
 
-    func failure(_ status: Int, _ message: String) -> Response {
-        var response = json(["error": message])
+    func failure(_ status: Int, _ message: String, reauthenticate: Bool = false) -> Response {
+        var response = json(reauthenticate ? ["error": message, "reauthenticate": true] : ["error": message])
         response.status = HTTPResponse.Status(code: status)
         return response
     }
@@ -383,9 +513,12 @@ struct PasskeyServer: Sendable {
 struct AppError: Error {
     let status: HTTPResponse.Status
     let message: String
-    init(_ status: HTTPResponse.Status, _ message: String) {
+    /// The client should sign in again with a passkey and retry (a change that needs a recent sign-in).
+    let reauthenticate: Bool
+    init(_ status: HTTPResponse.Status, _ message: String, reauthenticate: Bool = false) {
         self.status = status
         self.message = message
+        self.reauthenticate = reauthenticate
     }
     static let unauthorized = AppError(.unauthorized, "Please sign in.")
 }

@@ -1,8 +1,11 @@
 import Foundation
 import Hummingbird
+import HummingbirdCore
+import NIOCore
 import Logging
 import PostgresNIO
 import ServiceLifecycle
+import UnixSignals
 import WebAuthnRP
 
 // The passkey server: configuration from the environment (see Config and the README), stores
@@ -30,21 +33,34 @@ var services: [any Service] = []
 let challenges: any ChallengeStore
 var credentials: any PasskeyCredentialStore
 let accounts: any AccountStore
+let sessions: any SessionStore
+let replayStore: any SealedChallengeReplayStore
+let database: Database?
 if let url = config.databaseURL {
-    let database = try DatabaseURL(url)
-    var pgConfig = PostgresClient.Configuration(host: database.host, port: database.port, username: database.user,
-                                                password: database.password, database: database.database, tls: .disable)
+    let location = try DatabaseURL(url)
+    var pgConfig = PostgresClient.Configuration(host: location.host, port: location.port, username: location.user,
+                                                password: location.password, database: location.database, tls: .disable)
     pgConfig.options.maximumConnections = 16
+    // A connection attempt to a database that does not answer gives up within the call deadline.
+    pgConfig.options.connectTimeout = config.databaseTimeout
     let client = PostgresClient(configuration: pgConfig, backgroundLogger: logger)
     services.append(client)
-    challenges = PostgresChallengeStore(client: client, logger: logger)
-    credentials = PostgresCredentialStore(client: client, logger: logger)
-    accounts = PostgresAccountStore(client: client, logger: logger)
-    logger.info("stores: PostgreSQL at \(database.host):\(database.port)/\(database.database)")
+    let shared = Database(client: client, logger: logger, timeout: config.databaseTimeout)
+    database = shared
+    challenges = PostgresChallengeStore(database: shared)
+    credentials = PostgresCredentialStore(database: shared)
+    accounts = PostgresAccountStore(database: shared)
+    sessions = PostgresSessionStore(database: shared)
+    replayStore = PostgresSealedChallengeReplayStore(database: shared)
+    logger.info("stores: PostgreSQL at \(location.host):\(location.port)/\(location.database), \(config.databaseTimeout) per call")
 } else {
     challenges = InMemoryChallengeStore()
-    credentials = MemoryCredentialStore()
-    accounts = MemoryAccountStore()
+    let memoryAccounts = MemoryAccountStore()
+    credentials = MemoryCredentialStore(accounts: memoryAccounts)
+    accounts = memoryAccounts
+    sessions = MemorySessionStore()
+    replayStore = InMemorySealedChallengeReplayStore()
+    database = nil
     logger.info("stores: in memory (set DATABASE_URL for PostgreSQL)")
 }
 
@@ -60,7 +76,8 @@ if config.challengeMode == "sealed" {
         exit(2)
     }
     sealingKey = try SealedChallengeKey(bytes)
-    logger.info("challenges: sealed (carried by the client; single use per node)")
+    logger.info(config.databaseURL == nil ? "challenges: sealed (carried by the client; single use within this process)"
+                                          : "challenges: sealed (carried by the client; single use across the database's nodes)")
 } else {
     sealingKey = nil
 }
@@ -80,25 +97,45 @@ if let directory = config.failedCeremonyDirectory {
 }
 
 let server = PasskeyServer(
-    config: config,
-    service: RelyingPartyService(relyingParty: relyingParty, policy: policy, challenges: challenges, credentials: credentials),
-    credentials: credentials, accounts: accounts, cookies: CookieSigner(key: config.sessionKey),
-    sealingKey: sealingKey, recorder: recorder, logger: logger)
+    config: config, relyingParty: relyingParty, policy: policy, challenges: challenges,
+    credentials: credentials, accounts: accounts, sessions: sessions, cookies: CookieSigner(key: config.sessionKey),
+    sealingKey: sealingKey, replayStore: replayStore, recorder: recorder, logger: logger)
 
 let router = Router()
 server.addRoutes(to: router)
+// Connections: an idle one is closed, a request must arrive whole in time, and at most
+// MAX_CONNECTIONS are open (more wait in the kernel's backlog instead of exhausting descriptors).
+let requestReadTimeout = TimeAmount.seconds(config.requestReadTimeout)
 var app = Application(
     router: router,
-    configuration: .init(address: .hostname(config.host, port: config.port), serverName: "passkey-server"),
+    server: .http1(configuration: .init(additionalChannelHandlers: [RequestReadDeadlineHandler(limit: requestReadTimeout)],
+                                        idleTimeout: .seconds(config.idleTimeout))),
+    configuration: .init(address: .hostname(config.host, port: config.port), serverName: "passkey-server",
+                         availableConnectionsDelegate: MaximumAvailableConnections(config.maxConnections, logger: logger)),
     services: services,
     logger: logger)
-if let postgres = services.first as? PostgresClient {
+if let database {
     // The schema migration runs once the client's connection pool is running, before the
     // server accepts requests.
     app.beforeServerStarts(perform: {
-        try await PostgresSchema.migrate(postgres, logger: logger)
+        try await PostgresSchema.migrate(database)
         logger.info("schema ready")
     })
 }
 logger.info("listening on http://\(config.host):\(config.port) for RP ID \(config.rpId), origins \(config.origins)")
-try await app.runService()
+// Shutdown is bounded: SIGTERM starts a graceful shutdown (in-flight requests finish), after
+// SHUTDOWN_GRACE_SECONDS the remaining tasks are cancelled, and SHUTDOWN_FORCE_SECONDS later the
+// process exits whatever still hangs (ShutdownWatchdog).
+ShutdownWatchdog.install(after: config.shutdownGrace + config.shutdownForce, logger: logger)
+var groupConfig = ServiceGroupConfiguration(services: [.init(service: app)], gracefulShutdownSignals: [.sigterm, .sigint],
+                                            logger: logger)
+groupConfig.maximumGracefulShutdownDuration = Duration.seconds(config.shutdownGrace)
+do {
+    try await ServiceGroup(configuration: groupConfig).run()
+    logger.info("stopped")
+} catch {
+    // A service failed, or a shutdown cancelled the start (a migration waiting on a database
+    // that is down): a logged exit, not a crash.
+    logger.error("stopped: \(String(reflecting: error))")
+    exit(1)
+}

@@ -29,8 +29,25 @@ async function api(path, body, method = "POST") {
   }
   const response = await fetch(path, init);
   const data = await response.json().catch(() => ({}));
-  if (!response.ok) throw new Error(data.error || `HTTP ${response.status}`);
+  if (!response.ok) {
+    const error = new Error(data.error || `HTTP ${response.status}`);
+    error.reauthenticate = data.reauthenticate === true;
+    throw error;
+  }
   return data;
+}
+
+// Adding or deleting a passkey needs a recent sign-in (the server says "reauthenticate" when
+// the session is older than a few minutes): sign in again with a passkey, then retry once.
+async function withFreshSignIn(action) {
+  try {
+    return await action();
+  } catch (error) {
+    if (!error.reauthenticate) throw error;
+    status("Confirm it is you: sign in with a passkey.", true);
+    await login($("me").textContent);
+    return await action();
+  }
 }
 
 function stopConditional() {
@@ -65,7 +82,9 @@ function clearPrf() {
 
 async function register(username) {
   stopConditional();
-  const options = await api("/api/register/options", { username });
+  const options = username === undefined
+    ? await withFreshSignIn(() => api("/api/register/options", {}))
+    : await api("/api/register/options", { username });
   const credential = await navigator.credentials.create({
     publicKey: PublicKeyCredential.parseCreationOptionsFromJSON(options),
   });
@@ -110,7 +129,14 @@ async function startConditional() {
 
 async function refresh() {
   let me = null;
-  try { me = await api("/api/me", undefined, "GET"); } catch (_) { me = null; }
+  try {
+    // The list comes in pages (at most 32 passkeys an account): follow "next" to the end.
+    me = await api("/api/me", undefined, "GET");
+    for (let page = me; page.next; ) {
+      page = await api(`/api/me?after=${encodeURIComponent(page.next)}`, undefined, "GET");
+      me.passkeys.push(...page.passkeys);
+    }
+  } catch (_) { me = null; }
   $("signed-in").hidden = !me;
   $("signed-out").hidden = !!me;
   const list = $("passkeys");
@@ -134,8 +160,8 @@ async function refresh() {
     remove.textContent = "Delete";
     remove.className = "delete";
     remove.addEventListener("click", () => run(async () => {
-      await api(`/api/passkeys/${encodeURIComponent(passkey.id)}`, undefined, "DELETE");
-      status("Passkey deleted.", true);
+      const result = await withFreshSignIn(() => api(`/api/passkeys/${encodeURIComponent(passkey.id)}`, undefined, "DELETE"));
+      status(result.signedOut ? "Passkey deleted; it had signed you in, so you are signed out." : "Passkey deleted.", true);
       await refresh();
     }));
     item.append(id, details, remove);
@@ -153,12 +179,15 @@ $("register").addEventListener("click", () => run(() => register($("new-username
 $("login").addEventListener("click", () => run(() => login($("username").value)));
 $("login-usernameless").addEventListener("click", () => run(() => login(undefined)));
 $("add-passkey").addEventListener("click", () => run(() => register(undefined)));
-$("logout").addEventListener("click", () => run(async () => {
-  await api("/api/logout", {});
-  clearPrf();
-  status("Signed out.", true);
-  await refresh();
-  startConditional();
-}));
+for (const [id, path, text] of [["logout", "/api/logout", "Signed out."],
+                                ["logout-all", "/api/logout-all", "Signed out on every device."]]) {
+  $(id).addEventListener("click", () => run(async () => {
+    await api(path, {});
+    clearPrf();
+    status(text, true);
+    await refresh();
+    startConditional();
+  }));
+}
 
 refresh().then(() => { if ($("signed-in").hidden) startConditional(); });

@@ -18,6 +18,12 @@ enum PostgresSchema {
             username    text  NOT NULL UNIQUE CHECK (char_length(username) BETWEEN 1 AND 64),
             created_at  timestamptz NOT NULL DEFAULT now())
         """,
+        // The name as compared (Username: NFC, case-folded), unique. Rows made before it get
+        // PostgreSQL's lower(normalize(…)), which agrees with the server's folding on every name
+        // without special foldings (ß, final sigma, …).
+        "ALTER TABLE passkey_users ADD COLUMN IF NOT EXISTS username_key text",
+        "UPDATE passkey_users SET username_key = lower(normalize(username, NFC)) WHERE username_key IS NULL",
+        "CREATE UNIQUE INDEX IF NOT EXISTS passkey_users_username_key ON passkey_users (username_key)",
         // One row per outstanding challenge, keyed by its bytes; `issued` is the library's
         // Codable IssuedChallenge, stored whole. Consumed by DELETE … RETURNING.
         """
@@ -59,49 +65,109 @@ enum PostgresSchema {
         SET transports = ARRAY(SELECT jsonb_array_elements_text(record::jsonb -> 'transports'))
         WHERE transports IS NULL
         """,
+        // Server-side sessions: the cookie holds a random token, the row its SHA-256. A session
+        // names the passkey that signed it in; deleting that passkey deletes its sessions.
+        """
+        CREATE TABLE IF NOT EXISTS passkey_sessions (
+            id            bytea PRIMARY KEY CHECK (octet_length(id) = 32),
+            user_handle   bytea NOT NULL,
+            credential_id bytea NOT NULL REFERENCES passkey_credentials (id) ON DELETE CASCADE,
+            signed_in_at  timestamptz NOT NULL,
+            expires_at    timestamptz NOT NULL)
+        """,
+        "CREATE INDEX IF NOT EXISTS passkey_sessions_user_handle ON passkey_sessions (user_handle)",
+        "CREATE INDEX IF NOT EXISTS passkey_sessions_credential_id ON passkey_sessions (credential_id)",
+        "CREATE INDEX IF NOT EXISTS passkey_sessions_expires_at ON passkey_sessions (expires_at)",
+        // Sealed challenges already answered (CHALLENGE_MODE=sealed): one row per used token,
+        // so single use holds across every node on this database and across restarts. A row is
+        // useless once its token expired (the key refuses the token), and is swept then.
+        """
+        CREATE TABLE IF NOT EXISTS passkey_sealed_used (
+            challenge  bytea PRIMARY KEY,
+            expires_at timestamptz NOT NULL)
+        """,
+        "CREATE INDEX IF NOT EXISTS passkey_sealed_used_expires_at ON passkey_sealed_used (expires_at)",
     ]
 
-    static func migrate(_ client: PostgresClient, logger: Logger) async throws {
-        try await client.withTransaction(logger: logger) { connection in
-            try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
-            for statement in statements { try await connection.query(statement, logger: logger) }
+    static func migrate(_ database: Database) async throws {
+        // A node that cannot reach the database within a minute fails to start.
+        try await withDeadline(.seconds(60)) {
+            try await database.client.withTransaction(logger: database.logger) { connection in
+                try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: database.logger)
+                for statement in statements { try await connection.query(statement, logger: database.logger) }
+            }
         }
     }
+}
+
+/// The pool and what every call needs: each call runs under `timeout` (``withDeadline``) and a
+/// database failure or a passed deadline becomes the library's `RegistryError.storage` (503, a
+/// client may retry), logged with its detail by the caller.
+struct Database: Sendable {
+    let client: PostgresClient
+    let logger: Logger
+    let timeout: Duration
+
+    @discardableResult
+    func run<T: Sendable>(_ body: @escaping @Sendable (PostgresClient, Logger) async throws -> T) async throws -> T {
+        let (client, logger) = (client, logger)
+        do {
+            return try await withDeadline(timeout) { try await body(client, logger) }
+        } catch let error as DeadlineExceeded {
+            throw RegistryError(.storage, "database call \(error)")
+        } catch let error as PSQLError {
+            throw RegistryError(.storage, "database: \(String(reflecting: error))")
+        } catch let error as PostgresTransactionError {
+            if let outcome = error.closureError as? Rollback { throw outcome }
+            throw RegistryError(.storage, "database: \(String(reflecting: error))")
+        }
+    }
+
+    /// Thrown inside a transaction to roll it back with an answer that is not a failure.
+    struct Rollback: Error { let outcome: CreateOutcome }
 }
 
 /// Outstanding challenges in PostgreSQL: any node may issue, any node may consume, and a
 /// challenge is consumed exactly once across all of them (`DELETE … RETURNING` is atomic: of
 /// two concurrent deletes of one row, one returns it and the other returns nothing).
 final class PostgresChallengeStore: ChallengeStore {
-    let client: PostgresClient
-    let logger: Logger
+    let database: Database
     /// Issues since the last sweep of expired rows (swept every 256 issues per node).
     private let issues = Mutex(0)
 
-    init(client: PostgresClient, logger: Logger) {
-        self.client = client
-        self.logger = logger
-    }
+    init(database: Database) { self.database = database }
 
     func issue(_ challenge: IssuedChallenge, now: Date) async throws {
         let issued = String(decoding: try JSONEncoder().encode(challenge), as: UTF8.self)
-        let inserted = try await storage {
+        let inserted = try await database.run { client, logger in
             try await client.execute(Statements.IssueChallenge(challenge: Data(challenge.challenge), issued: issued,
                                                                expiresAt: challenge.expiresAt), logger: logger).all().count
         }
         guard inserted == 1 else { throw RegistryError(.duplicateChallenge, "this challenge is already outstanding") }
-        if issues.withLock({ count in count += 1; defer { if count >= 256 { count = 0 } }; return count >= 256 }) {
+        if everyNth(issues) {
             // Expired challenges can no longer be answered; a sweep keeps the table small.
-            _ = try? await client.query("DELETE FROM passkey_challenges WHERE expires_at < \(now)", logger: logger)
+            _ = try? await database.run { client, logger in
+                try await client.query("DELETE FROM passkey_challenges WHERE expires_at < \(now)", logger: logger).collect().count
+            }
         }
     }
 
     func consume(_ challenge: [UInt8]) async throws -> IssuedChallenge? {
-        let rows = try await storage {
+        let rows = try await database.run { client, logger in
             try await client.execute(Statements.ConsumeChallenge(challenge: Data(challenge)), logger: logger).all()
         }
         guard let text = rows.first else { return nil }
         return try JSONDecoder().decode(IssuedChallenge.self, from: Data(text.utf8))
+    }
+}
+
+/// True once every 256 calls (a sweep of expired rows piggy-backs on the 256th).
+func everyNth(_ counter: borrowing Mutex<Int>) -> Bool {
+    counter.withLock { count in
+        count += 1
+        guard count >= 256 else { return false }
+        count = 0
+        return true
     }
 }
 
@@ -114,47 +180,82 @@ final class PostgresChallengeStore: ChallengeStore {
 /// refused, so a counter can never move backwards and no accepted login's state is lost. The
 /// backup state is written with the counter in the same statement.
 final class PostgresCredentialStore: PasskeyCredentialStore {
-    let client: PostgresClient
-    let logger: Logger
+    let database: Database
 
-    init(client: PostgresClient, logger: Logger) {
-        self.client = client
-        self.logger = logger
-    }
+    init(database: Database) { self.database = database }
 
     func create(_ record: CredentialRecord) async throws -> Bool {
+        try await create(record, newAccount: nil, cap: Int.max) == .created
+    }
+
+    /// One transaction: the new account's row (its unique name key decides a race for the
+    /// name), or a lock on the existing account's row (so two concurrent additions count one
+    /// after the other), the count against `cap`, and the credential.
+    func create(_ record: CredentialRecord, newAccount: Username?, cap: Int) async throws -> CreateOutcome {
         guard let userHandle = record.userHandle else { throw RegistryError(.storage, "a record without a user handle") }
         let json = String(decoding: try JSONEncoder().encode(record), as: UTF8.self)
-        let inserted = try await storage {
-            try await client.query("""
-                INSERT INTO passkey_credentials (id, user_handle, sign_count, backup_state, uv_initialized, record,
-                                                 discoverable, prf_enabled, transports)
-                VALUES (\(Data(record.id)), \(Data(userHandle)), \(Int64(record.signCount)), \(record.backupState),
-                        \(record.uvInitialized), \(json), \(record.extensions.discoverable), \(record.extensions.prfEnabled),
-                        \(record.transports))
-                ON CONFLICT (id) DO NOTHING RETURNING 1
-                """, logger: logger).collect().count
+        do {
+            return try await database.run { client, logger in
+                try await client.withTransaction(logger: logger) { connection in
+                    if let newAccount {
+                        let created = try await connection.query("""
+                            INSERT INTO passkey_users (user_handle, username, username_key)
+                            VALUES (\(Data(userHandle)), \(newAccount.display), \(newAccount.key))
+                            ON CONFLICT DO NOTHING RETURNING 1
+                            """, logger: logger).collect().count
+                        guard created == 1 else { throw Database.Rollback(outcome: .usernameTaken) }
+                    } else {
+                        let found = try await connection.query("""
+                            SELECT 1 FROM passkey_users WHERE user_handle = \(Data(userHandle)) FOR UPDATE
+                            """, logger: logger).collect().count
+                        guard found == 1 else { throw Database.Rollback(outcome: .accountGone) }
+                    }
+                    let count = try await connection.query("""
+                        SELECT count(*) FROM passkey_credentials WHERE user_handle = \(Data(userHandle))
+                        """, logger: logger).collect().first?.decode(Int64.self) ?? 0
+                    guard count < cap else { throw Database.Rollback(outcome: .capReached) }
+                    let inserted = try await connection.query("""
+                        INSERT INTO passkey_credentials (id, user_handle, sign_count, backup_state, uv_initialized, record,
+                                                         discoverable, prf_enabled, transports)
+                        VALUES (\(Data(record.id)), \(Data(userHandle)), \(Int64(record.signCount)), \(record.backupState),
+                                \(record.uvInitialized), \(json), \(record.extensions.discoverable), \(record.extensions.prfEnabled),
+                                \(record.transports))
+                        ON CONFLICT (id) DO NOTHING RETURNING 1
+                        """, logger: logger).collect().count
+                    guard inserted == 1 else { throw Database.Rollback(outcome: .duplicateCredential) }
+                    return CreateOutcome.created
+                }
+            }
+        } catch let rollback as Database.Rollback {
+            return rollback.outcome
         }
-        return inserted == 1
     }
 
     func credential(id: [UInt8]) async throws -> CredentialRecord? {
-        let rows = try await storage {
+        let rows = try await database.run { client, logger in
             try await client.execute(Statements.CredentialByID(id: Data(id)), logger: logger).all()
         }
         return try rows.first.map(Self.record)
     }
 
     func credentials(userHandle: [UInt8]) async throws -> [CredentialRecord] {
-        let rows = try await storage {
+        let rows = try await database.run { client, logger in
             try await client.execute(Statements.CredentialsOfUser(userHandle: Data(userHandle)), logger: logger).all()
         }
         return try rows.map(Self.record)
     }
 
+    func count(userHandle: [UInt8]) async throws -> Int {
+        let count = try await database.run { client, logger in
+            try await client.query("SELECT count(*) FROM passkey_credentials WHERE user_handle = \(Data(userHandle))",
+                                   logger: logger).collect().first?.decode(Int64.self) ?? 0
+        }
+        return Int(count)
+    }
+
     func update(_ record: CredentialRecord) async throws {
         let newCount = Int64(record.signCount)
-        let updated = try await storage {
+        let updated = try await database.run { client, logger in
             try await client.execute(Statements.UpdateCredential(id: Data(record.id), signCount: newCount,
                                                                  backupState: record.backupState,
                                                                  uvInitialized: record.uvInitialized,
@@ -167,25 +268,29 @@ final class PostgresCredentialStore: PasskeyCredentialStore {
     }
 
     func delete(id: [UInt8], userHandle: [UInt8]) async throws -> Bool {
-        try await storage {
+        // The sessions this passkey signed in go with it (ON DELETE CASCADE).
+        try await database.run { client, logger in
             try await client.query("""
                 DELETE FROM passkey_credentials WHERE id = \(Data(id)) AND user_handle = \(Data(userHandle)) RETURNING 1
                 """, logger: logger).collect().count == 1
         }
     }
 
-    func usage(userHandle: [UInt8]) async throws -> [ByteString: CredentialUsage] {
-        let rows = try await storage {
+    func page(userHandle: [UInt8], after: [UInt8]?, limit: Int) async throws -> [ListedPasskey] {
+        let rows = try await database.run { client, logger in
             try await client.query("""
-                SELECT id, created_at, last_used_at FROM passkey_credentials WHERE user_handle = \(Data(userHandle))
+                SELECT record, sign_count, backup_state, uv_initialized, prf_enabled, created_at, last_used_at
+                FROM passkey_credentials
+                WHERE user_handle = \(Data(userHandle)) AND id > \(Data(after ?? []))
+                ORDER BY id LIMIT \(Int64(limit))
                 """, logger: logger).collect()
         }
-        var out: [ByteString: CredentialUsage] = [:]
-        for row in rows {
-            let (id, created, used) = try row.decode((ByteBuffer, Date, Date?).self)
-            out[ByteString(Array(id.readableBytesView))] = CredentialUsage(createdAt: created, lastUsedAt: used)
+        return try rows.map { row in
+            let (json, signCount, backupState, uv, prf, created, used) =
+                try row.decode((String, Int64, Bool, Bool, Bool?, Date, Date?).self)
+            return ListedPasskey(record: try Self.record((json, signCount, backupState, uv, prf)),
+                                 usage: CredentialUsage(createdAt: created, lastUsedAt: used))
         }
-        return out
     }
 
     /// The stored record with the columns a login updates laid over it (a login writes only
@@ -203,61 +308,110 @@ final class PostgresCredentialStore: PasskeyCredentialStore {
     }
 }
 
-/// Accounts in PostgreSQL; the username is unique by key.
+/// Accounts in PostgreSQL; the folded username is unique by key.
 final class PostgresAccountStore: AccountStore {
-    let client: PostgresClient
-    let logger: Logger
+    let database: Database
 
-    init(client: PostgresClient, logger: Logger) {
-        self.client = client
-        self.logger = logger
-    }
+    init(database: Database) { self.database = database }
 
-    func userHandle(username: String) async throws -> [UInt8]? {
-        let rows = try await storage {
-            try await client.execute(Statements.UserHandleOfUsername(username: username), logger: logger).all()
+    func userHandle(username: Username) async throws -> [UInt8]? {
+        let rows = try await database.run { client, logger in
+            try await client.execute(Statements.UserHandleOfUsername(usernameKey: username.key), logger: logger).all()
         }
         return rows.first.map { Array($0.readableBytesView) }
     }
 
     /// One round trip for the account and its credentials (a login's options need both).
-    func loginLookup(username: String) async throws -> (userHandle: [UInt8], allowCredentials: [PublicKeyCredentialDescriptorJSON]?)? {
-        let rows = try await storage {
-            try await client.execute(Statements.LoginLookup(username: username), logger: logger).all()
+    func loginLookup(username: Username) async throws -> (userHandle: [UInt8], username: String, allowCredentials: [PublicKeyCredentialDescriptorJSON]?)? {
+        let rows = try await database.run { client, logger in
+            try await client.execute(Statements.LoginLookup(usernameKey: username.key), logger: logger).all()
         }
-        guard let (handle, _, _) = rows.first else { return nil }
-        let allow = rows.compactMap { _, id, transports in
+        guard let (handle, name, _, _) = rows.first else { return nil }
+        let allow = rows.compactMap { _, _, id, transports in
             id.map { PublicKeyCredentialDescriptorJSON(id: Base64URLBytes(Array($0.readableBytesView)),
                                                        transports: (transports ?? []).map(AuthenticatorTransport.init(rawValue:))) }
         }
-        return (Array(handle.readableBytesView), allow)
+        return (Array(handle.readableBytesView), name, allow)
     }
 
     func username(userHandle: [UInt8]) async throws -> String? {
-        let rows = try await storage {
+        let rows = try await database.run { client, logger in
             try await client.execute(Statements.UsernameOfUserHandle(userHandle: Data(userHandle)), logger: logger).all()
         }
         return rows.first
     }
+}
 
-    func create(username: String, userHandle: [UInt8]) async throws -> Bool {
-        try await storage {
-            try await client.query("""
-                INSERT INTO passkey_users (user_handle, username) VALUES (\(Data(userHandle)), \(username))
-                ON CONFLICT DO NOTHING RETURNING 1
-                """, logger: logger).collect().count == 1
+/// The record of answered sealed challenges in PostgreSQL: `INSERT … ON CONFLICT DO NOTHING`
+/// is the atomic insert-if-absent the library's contract asks for (of any number of concurrent
+/// inserts of one challenge, on any node, exactly one inserts a row). Rows past their expiry
+/// are swept every 256 marks per node.
+final class PostgresSealedChallengeReplayStore: SealedChallengeReplayStore {
+    let database: Database
+    private let marks = Mutex(0)
+
+    init(database: Database) { self.database = database }
+
+    func markUsed(_ challenge: [UInt8], expiresAt: Date, now: Date) async throws -> Bool {
+        let inserted = try await database.run { client, logger in
+            try await client.execute(Statements.MarkSealedUsed(challenge: Data(challenge), expiresAt: expiresAt),
+                                     logger: logger).all().count
         }
+        if everyNth(marks) {
+            _ = try? await database.run { client, logger in
+                try await client.query("DELETE FROM passkey_sealed_used WHERE expires_at < \(now)", logger: logger).collect().count
+            }
+        }
+        return inserted == 1
     }
 }
 
-/// Runs a database call; a database failure becomes the library's `RegistryError.storage`
-/// (503, a client may retry) and is logged with its detail by the caller.
-func storage<T>(_ body: () async throws -> T) async throws -> T {
-    do {
-        return try await body()
-    } catch let error as PSQLError {
-        throw RegistryError(.storage, "database: \(String(reflecting: error))")
+/// Sessions in PostgreSQL (``SessionStore``); expired rows are swept every 256 sign-ins per node.
+final class PostgresSessionStore: SessionStore {
+    let database: Database
+    private let creations = Mutex(0)
+
+    init(database: Database) { self.database = database }
+
+    func create(_ session: Session) async throws {
+        try await database.run { client, logger in
+            try await client.query("""
+                INSERT INTO passkey_sessions (id, user_handle, credential_id, signed_in_at, expires_at)
+                VALUES (\(Data(session.id)), \(Data(session.userHandle)), \(Data(session.credentialId)),
+                        \(session.signedInAt), \(session.expiresAt))
+                """, logger: logger).collect().count
+        }
+        if everyNth(creations) {
+            _ = try? await database.run { client, logger in
+                try await client.query("DELETE FROM passkey_sessions WHERE expires_at < now()", logger: logger).collect().count
+            }
+        }
     }
+
+    func session(id: [UInt8], now: Date) async throws -> Session? {
+        let rows = try await database.run { client, logger in
+            try await client.execute(Statements.SessionByID(id: Data(id), now: now), logger: logger).all()
+        }
+        guard let (userHandle, credentialId, signedInAt, expiresAt) = rows.first else { return nil }
+        return Session(id: id, userHandle: Array(userHandle.readableBytesView), credentialId: Array(credentialId.readableBytesView),
+                       signedInAt: signedInAt, expiresAt: expiresAt)
+    }
+
+    func delete(id: [UInt8]) async throws {
+        try await database.run { client, logger in
+            try await client.query("DELETE FROM passkey_sessions WHERE id = \(Data(id))", logger: logger).collect().count
+        }
+    }
+
+    func deleteAll(userHandle: [UInt8]) async throws -> Int {
+        try await database.run { client, logger in
+            try await client.query("DELETE FROM passkey_sessions WHERE user_handle = \(Data(userHandle)) RETURNING 1",
+                                   logger: logger).collect().count
+        }
+    }
+
+    /// The foreign key's ON DELETE CASCADE already removed them, in the delete's own statement.
+    func credentialDeleted(_ id: [UInt8]) async throws {}
 }
 
 /// The statements of the login path, prepared once per connection (an unnamed query is parsed
@@ -341,12 +495,12 @@ enum Statements {
     }
 
     struct UserHandleOfUsername: PostgresPreparedStatement {
-        static let name = "passkey_user_handle_of_username"
-        static let sql = "SELECT user_handle FROM passkey_users WHERE username = $1"
-        var username: String
+        static let name = "passkey_user_handle_of_username_key"
+        static let sql = "SELECT user_handle FROM passkey_users WHERE username_key = $1"
+        var usernameKey: String
         func makeBindings() throws -> PostgresBindings {
             var bindings = PostgresBindings(capacity: 1)
-            bindings.append(username)
+            bindings.append(usernameKey)
             return bindings
         }
         func decodeRow(_ row: PostgresRow) throws -> ByteBuffer { try row.decode(ByteBuffer.self) }
@@ -354,20 +508,20 @@ enum Statements {
 
     /// The account and its credentials' ids and transports (none: one row with NULLs).
     struct LoginLookup: PostgresPreparedStatement {
-        static let name = "passkey_login_lookup"
+        static let name = "passkey_login_lookup_by_key"
         static let sql = """
-            SELECT u.user_handle, c.id, c.transports FROM passkey_users u
+            SELECT u.user_handle, u.username, c.id, c.transports FROM passkey_users u
             LEFT JOIN passkey_credentials c ON c.user_handle = u.user_handle
-            WHERE u.username = $1 ORDER BY c.created_at
+            WHERE u.username_key = $1 ORDER BY c.created_at
             """
-        var username: String
+        var usernameKey: String
         func makeBindings() throws -> PostgresBindings {
             var bindings = PostgresBindings(capacity: 1)
-            bindings.append(username)
+            bindings.append(usernameKey)
             return bindings
         }
-        func decodeRow(_ row: PostgresRow) throws -> (ByteBuffer, ByteBuffer?, [String]?) {
-            try row.decode((ByteBuffer, ByteBuffer?, [String]?).self)
+        func decodeRow(_ row: PostgresRow) throws -> (ByteBuffer, String, ByteBuffer?, [String]?) {
+            try row.decode((ByteBuffer, String, ByteBuffer?, [String]?).self)
         }
     }
 
@@ -381,6 +535,40 @@ enum Statements {
             return bindings
         }
         func decodeRow(_ row: PostgresRow) throws -> String { try row.decode(String.self) }
+    }
+
+    /// A sealed login's single-use mark (on the sealed login path instead of the challenge rows).
+    struct MarkSealedUsed: PostgresPreparedStatement {
+        static let name = "passkey_mark_sealed_used"
+        static let sql = """
+            INSERT INTO passkey_sealed_used (challenge, expires_at) VALUES ($1, $2)
+            ON CONFLICT (challenge) DO NOTHING RETURNING 1
+            """
+        var challenge: Data, expiresAt: Date
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 2)
+            try bindings.append(challenge); bindings.append(expiresAt)
+            return bindings
+        }
+        func decodeRow(_ row: PostgresRow) throws -> Int32 { try row.decode(Int32.self) }
+    }
+
+    /// A session by its id (the token's SHA-256), if it has not expired: read on every signed-in request.
+    struct SessionByID: PostgresPreparedStatement {
+        static let name = "passkey_session_by_id"
+        static let sql = """
+            SELECT user_handle, credential_id, signed_in_at, expires_at FROM passkey_sessions
+            WHERE id = $1 AND expires_at > $2
+            """
+        var id: Data, now: Date
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 2)
+            try bindings.append(id); bindings.append(now)
+            return bindings
+        }
+        func decodeRow(_ row: PostgresRow) throws -> (ByteBuffer, ByteBuffer, Date, Date) {
+            try row.decode((ByteBuffer, ByteBuffer, Date, Date).self)
+        }
     }
 }
 

@@ -3,13 +3,40 @@ import Synchronization
 import WebAuthnRP
 
 /// What the example needs of a credential store beyond the library's ``CredentialStore``:
-/// removing one of a user's passkeys.
+/// a registration that creates its account in the same step and respects the per-account cap,
+/// a count, a page of the list, and removing one of a user's passkeys.
 protocol PasskeyCredentialStore: CredentialStore {
+    /// Stores a new credential in one atomic step with its account: `newAccount` creates the
+    /// account row (the name must be free), nil requires the record's account to exist; the
+    /// account must hold fewer than `cap` credentials.
+    func create(_ record: CredentialRecord, newAccount: Username?, cap: Int) async throws -> CreateOutcome
+    /// How many credentials the user has.
+    func count(userHandle: [UInt8]) async throws -> Int
+    /// At most `limit` of the user's credentials whose ids sort after `after` (nil: the first
+    /// page), by id, with when each was registered and last used.
+    func page(userHandle: [UInt8], after: [UInt8]?, limit: Int) async throws -> [ListedPasskey]
     /// Deletes the credential if it belongs to `userHandle`.
     /// - Returns: whether a row was deleted.
     func delete(id: [UInt8], userHandle: [UInt8]) async throws -> Bool
-    /// When each of the user's credentials was registered and last used (for the passkey list).
-    func usage(userHandle: [UInt8]) async throws -> [ByteString: CredentialUsage]
+}
+
+/// What a registration's store step came to.
+enum CreateOutcome: Sendable, Equatable {
+    case created
+    /// The credential id is registered already (§7.1 step 27).
+    case duplicateCredential
+    /// The new account's name was taken meanwhile.
+    case usernameTaken
+    /// The account already holds its cap of passkeys.
+    case capReached
+    /// The account to add to no longer exists.
+    case accountGone
+}
+
+/// One entry of the passkey list.
+struct ListedPasskey: Sendable {
+    var record: CredentialRecord
+    var usage: CredentialUsage
 }
 
 /// Registration and last-use times of a credential.
@@ -18,19 +45,43 @@ struct CredentialUsage: Sendable {
     var lastUsedAt: Date?
 }
 
-/// Accounts: a username and the random user handle its passkeys carry.
+/// Accounts: a username and the random user handle its passkeys carry. An account is created
+/// with its first passkey (``PasskeyCredentialStore/create(_:newAccount:cap:)``).
 protocol AccountStore: Sendable {
-    /// The user handle of a username, if the account exists.
-    func userHandle(username: String) async throws -> [UInt8]?
-    /// A username-first login's lookup: the account's user handle and, when the store can read
+    /// The user handle of a username (compared by its folded key), if the account exists.
+    func userHandle(username: Username) async throws -> [UInt8]?
+    /// A username-first login's lookup: the account's user handle, its name as stored and, when the store can read
     /// them in the same round trip, its credentials as `allowCredentials` (nil: the library reads
     /// them from the credential store). Nil when the account does not exist.
-    func loginLookup(username: String) async throws -> (userHandle: [UInt8], allowCredentials: [PublicKeyCredentialDescriptorJSON]?)?
+    func loginLookup(username: Username) async throws -> (userHandle: [UInt8], username: String, allowCredentials: [PublicKeyCredentialDescriptorJSON]?)?
     /// The username of a user handle.
     func username(userHandle: [UInt8]) async throws -> String?
-    /// Creates the account only if the username is free (a unique key).
-    /// - Returns: false when the username is taken.
-    func create(username: String, userHandle: [UInt8]) async throws -> Bool
+}
+
+/// A signed-in session as the server keeps it. The cookie carries a random 32-byte token; the
+/// store keys the session by the token's SHA-256, so a copy of the table signs nobody in.
+struct Session: Sendable {
+    var id: [UInt8]
+    var userHandle: [UInt8]
+    /// The passkey that signed this session in: deleting it ends the session.
+    var credentialId: [UInt8]
+    /// When the passkey assertion (or registration) happened: adding or deleting a passkey
+    /// needs this to be recent.
+    var signedInAt: Date
+    var expiresAt: Date
+}
+
+/// Server-side sessions: a session exists until it expires, its user signs it out, signs out
+/// everywhere, or the passkey that signed it in is deleted.
+protocol SessionStore: Sendable {
+    func create(_ session: Session) async throws
+    /// The session, if it exists and has not expired at `now`.
+    func session(id: [UInt8], now: Date) async throws -> Session?
+    func delete(id: [UInt8]) async throws
+    /// Ends every session of the user. - Returns: how many there were.
+    func deleteAll(userHandle: [UInt8]) async throws -> Int
+    /// Ends the sessions a just-deleted passkey signed in.
+    func credentialDeleted(_ id: [UInt8]) async throws
 }
 
 /// A login's `update` lost a race: another login of the same credential stored a counter at
@@ -58,15 +109,53 @@ final class MemoryCredentialStore: PasskeyCredentialStore {
     private struct Entry { var record: CredentialRecord; var usage: CredentialUsage }
     private let entries = Mutex([ByteString: Entry]())
     private let capacity: Int
+    /// The accounts a registration creates in the same step (their lock is taken first, then ours).
+    let accounts: MemoryAccountStore
 
-    init(capacity: Int = 100_000) { self.capacity = capacity }
+    init(accounts: MemoryAccountStore, capacity: Int = 100_000) {
+        self.accounts = accounts
+        self.capacity = capacity
+    }
 
     func create(_ record: CredentialRecord) async throws -> Bool {
-        try entries.withLock { entries in
-            guard entries[ByteString(record.id)] == nil else { return false }
-            guard entries.count < capacity else { throw RegistryError(.capacityExceeded, "\(capacity) credentials are stored") }
-            entries[ByteString(record.id)] = Entry(record: record, usage: CredentialUsage(createdAt: Date()))
-            return true
+        try await create(record, newAccount: nil, cap: Int.max) == .created
+    }
+
+    func create(_ record: CredentialRecord, newAccount: Username?, cap: Int) async throws -> CreateOutcome {
+        guard let userHandle = record.userHandle else { throw RegistryError(.storage, "a record without a user handle") }
+        return try accounts.state.withLock { state in
+            if let newAccount {
+                guard state.byName[newAccount.key] == nil, state.byHandle[ByteString(userHandle)] == nil else { return .usernameTaken }
+            } else {
+                guard state.byHandle[ByteString(userHandle)] != nil else { return .accountGone }
+            }
+            let outcome: CreateOutcome = try entries.withLock { entries in
+                guard entries[ByteString(record.id)] == nil else { return .duplicateCredential }
+                guard entries.values.count(where: { $0.record.userHandle == userHandle }) < cap else { return .capReached }
+                guard entries.count < capacity else { throw RegistryError(.capacityExceeded, "\(capacity) credentials are stored") }
+                entries[ByteString(record.id)] = Entry(record: record, usage: CredentialUsage(createdAt: Date()))
+                return .created
+            }
+            if outcome == .created, let newAccount {
+                state.byName[newAccount.key] = userHandle
+                state.byHandle[ByteString(userHandle)] = newAccount.display
+            }
+            return outcome
+        }
+    }
+
+    func count(userHandle: [UInt8]) async throws -> Int {
+        entries.withLock { $0.values.count(where: { $0.record.userHandle == userHandle }) }
+    }
+
+    func page(userHandle: [UInt8], after: [UInt8]?, limit: Int) async throws -> [ListedPasskey] {
+        entries.withLock { entries in
+            // Ids compare byte by byte, as PostgreSQL compares bytea.
+            let mine = entries.values.filter { entry in
+                entry.record.userHandle == userHandle && (after.map { $0.lexicographicallyPrecedes(entry.record.id) } ?? true)
+            }
+            return mine.sorted { $0.record.id.lexicographicallyPrecedes($1.record.id) }.prefix(limit)
+                .map { ListedPasskey(record: $0.record, usage: $0.usage) }
         }
     }
 
@@ -97,36 +186,60 @@ final class MemoryCredentialStore: PasskeyCredentialStore {
             return true
         }
     }
-
-    func usage(userHandle: [UInt8]) async throws -> [ByteString: CredentialUsage] {
-        entries.withLock { entries in
-            var out: [ByteString: CredentialUsage] = [:]
-            for (key, entry) in entries where entry.record.userHandle == userHandle { out[key] = entry.usage }
-            return out
-        }
-    }
 }
 
-/// The in-memory account store.
+/// The in-memory account store (accounts are created by ``MemoryCredentialStore``).
 final class MemoryAccountStore: AccountStore {
-    private struct State { var byName: [String: [UInt8]] = [:]; var byHandle: [ByteString: String] = [:] }
-    private let state = Mutex(State())
+    struct State { var byName: [String: [UInt8]] = [:]; var byHandle: [ByteString: String] = [:] }
+    let state = Mutex(State())
 
-    func userHandle(username: String) async throws -> [UInt8]? { state.withLock { $0.byName[username] } }
+    func userHandle(username: Username) async throws -> [UInt8]? { state.withLock { $0.byName[username.key] } }
 
-    func loginLookup(username: String) async throws -> (userHandle: [UInt8], allowCredentials: [PublicKeyCredentialDescriptorJSON]?)? {
-        try await userHandle(username: username).map { ($0, nil) }
+    func loginLookup(username: Username) async throws -> (userHandle: [UInt8], username: String, allowCredentials: [PublicKeyCredentialDescriptorJSON]?)? {
+        state.withLock { state in
+            state.byName[username.key].map { ($0, state.byHandle[ByteString($0)] ?? username.display, nil) }
+        }
     }
 
     func username(userHandle: [UInt8]) async throws -> String? { state.withLock { $0.byHandle[ByteString(userHandle)] } }
+}
 
-    func create(username: String, userHandle: [UInt8]) async throws -> Bool {
-        state.withLock { state in
-            guard state.byName[username] == nil, state.byHandle[ByteString(userHandle)] == nil else { return false }
-            state.byName[username] = userHandle
-            state.byHandle[ByteString(userHandle)] = username
-            return true
+/// In-memory sessions (one node), bounded: at capacity the oldest-expiring session is dropped.
+final class MemorySessionStore: SessionStore {
+    private let sessions = Mutex([ByteString: Session]())
+    private let capacity: Int
+
+    init(capacity: Int = 100_000) { self.capacity = capacity }
+
+    func create(_ session: Session) async throws {
+        sessions.withLock { sessions in
+            if sessions.count >= capacity {
+                let now = Date()
+                sessions = sessions.filter { $0.value.expiresAt > now }
+                if sessions.count >= capacity, let oldest = sessions.min(by: { $0.value.expiresAt < $1.value.expiresAt }) {
+                    sessions[oldest.key] = nil
+                }
+            }
+            sessions[ByteString(session.id)] = session
         }
+    }
+
+    func session(id: [UInt8], now: Date) async throws -> Session? {
+        sessions.withLock { $0[ByteString(id)] }.flatMap { $0.expiresAt > now ? $0 : nil }
+    }
+
+    func delete(id: [UInt8]) async throws { sessions.withLock { $0[ByteString(id)] = nil } }
+
+    func deleteAll(userHandle: [UInt8]) async throws -> Int {
+        sessions.withLock { sessions in
+            let before = sessions.count
+            sessions = sessions.filter { $0.value.userHandle != userHandle }
+            return before - sessions.count
+        }
+    }
+
+    func credentialDeleted(_ id: [UInt8]) async throws {
+        sessions.withLock { sessions in sessions = sessions.filter { $0.value.credentialId != id } }
     }
 }
 
@@ -143,10 +256,16 @@ final class DelayedUpdateStore: PasskeyCredentialStore {
     }
 
     func create(_ record: CredentialRecord) async throws -> Bool { try await base.create(record) }
+    func create(_ record: CredentialRecord, newAccount: Username?, cap: Int) async throws -> CreateOutcome {
+        try await base.create(record, newAccount: newAccount, cap: cap)
+    }
+    func count(userHandle: [UInt8]) async throws -> Int { try await base.count(userHandle: userHandle) }
+    func page(userHandle: [UInt8], after: [UInt8]?, limit: Int) async throws -> [ListedPasskey] {
+        try await base.page(userHandle: userHandle, after: after, limit: limit)
+    }
     func credential(id: [UInt8]) async throws -> CredentialRecord? { try await base.credential(id: id) }
     func credentials(userHandle: [UInt8]) async throws -> [CredentialRecord] { try await base.credentials(userHandle: userHandle) }
     func delete(id: [UInt8], userHandle: [UInt8]) async throws -> Bool { try await base.delete(id: id, userHandle: userHandle) }
-    func usage(userHandle: [UInt8]) async throws -> [ByteString: CredentialUsage] { try await base.usage(userHandle: userHandle) }
 
     func update(_ record: CredentialRecord) async throws {
         try await Task.sleep(for: delay)

@@ -1,0 +1,76 @@
+import Foundation
+import Synchronization
+
+/// A call that passed its deadline.
+struct DeadlineExceeded: Error, CustomStringConvertible {
+    let limit: Duration
+    var description: String { "passed its deadline of \(limit)" }
+}
+
+/// Runs `body` and answers within `limit`: its result, its error, or ``DeadlineExceeded``.
+///
+/// The work runs in a task of its own and the caller waits on a continuation, not on that task,
+/// so a call that ignores cancellation (a PostgresNIO query on a connection the server just
+/// closed never completes: README, "Faults") cannot hold the request. On the deadline the work
+/// is cancelled and left to finish or not; the caller is answered either way. The caller's
+/// own cancellation also answers at once.
+func withDeadline<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    let race = DeadlineRace<T>()
+    return try await withTaskCancellationHandler {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            race.start(continuation,
+                       work: Task {
+                           do { race.finish(.success(try await body())) } catch { race.finish(.failure(error)) }
+                       },
+                       timer: Task {
+                           // A cancelled sleep means the work finished first.
+                           guard (try? await Task.sleep(for: limit)) != nil else { return }
+                           race.finish(.failure(DeadlineExceeded(limit: limit)))
+                       })
+        }
+    } onCancel: {
+        race.finish(.failure(CancellationError()))
+    }
+}
+
+/// The first of the work, the timer and the caller's cancellation resumes the continuation;
+/// the others find it gone. Both tasks are cancelled once it is decided.
+private final class DeadlineRace<T: Sendable>: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<T, any Error>?
+        var tasks: [Task<Void, Never>] = []
+        /// An outcome that arrived before `start` (the caller was already cancelled).
+        var early: Result<T, any Error>?
+        var decided = false
+    }
+    private let state = Mutex(State())
+
+    func start(_ continuation: CheckedContinuation<T, any Error>, work: Task<Void, Never>, timer: Task<Void, Never>) {
+        let early: Result<T, any Error>? = state.withLock { state in
+            if state.decided { return state.early ?? .failure(CancellationError()) }
+            state.continuation = continuation
+            state.tasks = [work, timer]
+            return nil
+        }
+        if let early {
+            work.cancel()
+            timer.cancel()
+            continuation.resume(with: early)
+        }
+    }
+
+    func finish(_ result: Result<T, any Error>) {
+        let (continuation, tasks): (CheckedContinuation<T, any Error>?, [Task<Void, Never>]) = state.withLock { state in
+            guard !state.decided else { return (nil, []) }
+            state.decided = true
+            guard let continuation = state.continuation else {
+                state.early = result
+                return (nil, [])
+            }
+            defer { state.continuation = nil; state.tasks = [] }
+            return (continuation, state.tasks)
+        }
+        for task in tasks { task.cancel() }
+        continuation?.resume(with: result)
+    }
+}
