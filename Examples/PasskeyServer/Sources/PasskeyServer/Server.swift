@@ -473,7 +473,7 @@ struct PasskeyServer: Sendable {
             return failure(error.httpStatus, error.clientMessage)
         } catch let error as ConcurrentUpdateError {
             logger.notice("login lost a race", metadata: ["node": "\(config.nodeName)", "error": "\(error)"])
-            return failure(401, WebAuthnError.Category.signCount.clientMessage)
+            return failure(401, WebAuthnError(.signCount, "a concurrent login stored a later counter").clientMessage)
         } catch let error as AppError {
             return failure(Int(error.status.code), error.message, reauthenticate: error.reauthenticate)
         } catch {
