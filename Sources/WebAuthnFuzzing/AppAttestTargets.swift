@@ -4,10 +4,10 @@ import WebAuthnCoding
 import WebAuthnCrypto
 
 /// Apple App Attest: the attestation object and the assertion, each verified in full by
-/// ``AppAttestVerifier`` against a fixed context taken from `Fixtures/app-attest/` (the test
-/// App Attestation root, the key id and challenge of `production.json`'s `attest`, the key and
-/// client data of `preloaded-keys.json`'s `assert-6`), so the seeds from those files verify
-/// completely and mutations start from ceremonies that pass.
+/// `AppAttestVerifier` (the stateless core of `AppAttestService`) against a fixed context taken
+/// from `Fixtures/app-attest/` (the test App Attestation root, the key id and challenge of
+/// `production.json`'s `attest`, the key and client data of `preloaded-keys.json`'s `assert-6`),
+/// so the seeds from those files verify completely and mutations start from ceremonies that pass.
 enum AppAttestTargets {
     static let all: [FuzzTarget] = [attestation, assertion]
 
@@ -64,14 +64,16 @@ enum AppAttestTargets {
         counter 5: the same verdict twice; an accepted assertion's counter is above 5 and its rpIdHash the App ID's
         """) { bytes, check in
         let run = { () -> (String, VerifiedAppAssertion?) in
-            Verdict.of({ () throws(WebAuthnError) in
-                try verifier.verifyAssertion(Array(bytes), clientData: clientData, key: storedKey)
+            var trace = CeremonyTrace()
+            return Verdict.of({ () throws(WebAuthnError) in
+                try verifier.verifyAssertion(Array(bytes), clientData: clientData, key: storedKey, trace: &trace)
             }, describe: { "\($0.updatedKey) \(Array($0.authenticatorData.rawBytes))" })
         }
         let (first, verified) = run()
         check.requireSame(first, run().0, "verifying twice gives the same verdict")
         if let verified {
-            check.require(verified.signCount > storedKey.signCount && verified.authenticatorData.rpIdHash.elementsEqual(app.rpIdHash),
+            let rpIdHash = Digest.sha256.hash(Array(app.appId.utf8))
+            check.require(verified.updatedKey.signCount > storedKey.signCount && verified.authenticatorData.rpIdHash.elementsEqual(rpIdHash),
                           "an accepted assertion advances the counter and names the app", "\(verified.updatedKey)")
         }
     }

@@ -20,7 +20,7 @@ public struct AppAttestApp: Sendable, Hashable {
     public var appId: String { teamId + "." + bundleId }
 
     /// SHA-256 of the App ID's UTF-8 bytes: the `rpIdHash` every attestation and assertion carries.
-    public var rpIdHash: [UInt8] { Digest.sha256.hash(Array(appId.utf8)) }
+    var rpIdHash: [UInt8] { Digest.sha256.hash(Array(appId.utf8)) }
 }
 
 /// Which App Attest environment issued a key. Apple marks it in the attestation's AAGUID;

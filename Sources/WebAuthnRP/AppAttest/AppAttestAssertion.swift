@@ -1,35 +1,21 @@
-import Foundation
 import WebAuthnCrypto
 
 extension AppAttestVerifier {
-    /// Verifies an assertion (`DCAppAttestService.generateAssertion`) against a stored key.
+    /// Verifies an assertion (`DCAppAttestService.generateAssertion`) against a stored key,
+    /// recording each step in `trace`.
     ///
     /// Apple's step 6 (the challenge embedded in the client data) belongs to the app's own
-    /// protocol: check it in `clientData` yourself, or let ``AppAttestService`` run a
-    /// ``AppAttestClientDataCheck``.
+    /// protocol: ``AppAttestService`` runs the caller's ``AppAttestClientDataCheck``.
     /// - Parameters:
     ///   - assertion: the assertion the app sent (CBOR `{signature, authenticatorData}`).
     ///   - clientData: the bytes whose SHA-256 the app passed to `generateAssertion`.
     ///   - key: the stored key.
+    ///   - trace: receives each step.
     /// - Returns: the key with its new counter (not stored).
     /// - Throws: ``WebAuthnError``: `malformed`, `signature`, `rpIdHash` or `signCount`;
     ///   `attestation` when the key was attested in the other ``AppAttestEnvironment``.
-    public func verifyAssertion(_ assertion: [UInt8], clientData: [UInt8],
-                                key: AttestedAppKey) throws(WebAuthnError) -> VerifiedAppAssertion {
-        var trace = CeremonyTrace(recording: false)
-        return try verifyAssertion(assertion, clientData: clientData, key: key, trace: &trace)
-    }
-
-    /// ``verifyAssertion(_:clientData:key:)`` recording each step in `trace`.
-    /// - Parameters:
-    ///   - assertion: the assertion.
-    ///   - clientData: the client data.
-    ///   - key: the stored key.
-    ///   - trace: receives each step.
-    /// - Returns: the key with its new counter.
-    /// - Throws: as ``verifyAssertion(_:clientData:key:)``.
     package func verifyAssertion(_ assertion: [UInt8], clientData: [UInt8], key: AttestedAppKey,
-                                trace: inout CeremonyTrace) throws(WebAuthnError) -> VerifiedAppAssertion {
+                                 trace: inout CeremonyTrace) throws(WebAuthnError) -> VerifiedAppAssertion {
         let parsed = try trace.check("App Attest assertion object", "the assertion parses: {signature, authenticatorData}") {
             () throws(WebAuthnError) in try AppAttestAssertionObject(bytes: assertion[...])
         }
@@ -57,15 +43,10 @@ extension AppAttestVerifier {
         //    assertion's signature is valid for nonce."
         try trace.check(AppAttestStep.assertion(3), "the signature over nonce verifies with the stored key (ES256)") {
             () throws(WebAuthnError) in
-            let publicKey: COSEKey
-            do {
-                publicKey = try COSEKey.fromU2FPublicKey(key.publicKey[...])
-            } catch {
-                throw WebAuthnError(.malformed, "the stored public key is not an uncompressed P-256 point: \(error)")
-            }
+            let publicKey = try libcryptoKey(key.publicKey)
             let valid: Bool
             do {
-                valid = try publicKey.verify(signature: parsed.signature, over: nonce[...])
+                valid = try publicKey.verify(signature: parsed.signature, over: nonce[...], algorithm: .es256)
             } catch {
                 throw WebAuthnError(.signature, "the signature could not be checked: \(error)")
             }
@@ -93,5 +74,22 @@ extension AppAttestVerifier {
         var updated = key
         updated.signCount = authData.signCount
         return VerifiedAppAssertion(updatedKey: updated, authenticatorData: authData)
+    }
+
+    /// The libcrypto key of a stored point `04 ‖ x ‖ y`: the cached one when this point was seen
+    /// before, else built from the point itself (no COSE map to encode and decode again).
+    private func libcryptoKey(_ point: [UInt8]) throws(WebAuthnError) -> PublicKey {
+        if let cached = cache?.keys.key(forPoint: point) { return cached }
+        guard point.count == 65, point.first == 0x04 else {
+            throw WebAuthnError(.malformed, "the stored public key is not an uncompressed P-256 point (\(point.count) bytes)")
+        }
+        do {
+            let built = PublicKey(evpKey: try LibCryptoKeyBuilder.ecPublicKey(group: COSECurve.p256.libcryptoName,
+                                                                              uncompressedPoint: point))
+            cache?.keys.insert(built, forPoint: point)
+            return built
+        } catch {
+            throw WebAuthnError(.malformed, "the stored public key is not an uncompressed P-256 point: \(error)")
+        }
     }
 }

@@ -1,72 +1,22 @@
-public import Foundation
+package import Foundation
 import WebAuthnCrypto
 
 extension AppAttestVerifier {
-    /// Verifies a key attestation (`DCAppAttestService.attestKey`).
+    /// Verifies a key attestation (`DCAppAttestService.attestKey`), recording each step in `trace`.
     /// - Parameters:
     ///   - attestation: the attestation object the app sent (CBOR).
     ///   - keyId: the key identifier the app sent (32 bytes, decoded from its base64).
-    ///   - challenge: the one-time challenge the server gave the app; the app passed
-    ///     SHA-256 of it to `attestKey` as `clientDataHash`.
-    ///   - time: the clock for certificate validity.
-    /// - Returns: the key to store, with the receipt.
-    /// - Throws: ``WebAuthnError``: `malformed`, `attestation`, `trust` or `rpIdHash`.
-    public func verifyAttestation(_ attestation: [UInt8], keyId: [UInt8], challenge: [UInt8],
-                                  at time: Date) throws(WebAuthnError) -> VerifiedAppAttestation {
-        try verifyAttestation(attestation, keyId: keyId, clientDataHash: Digest.sha256.hash(challenge), at: time)
-    }
-
-    /// Verifies a key attestation given the exact `clientDataHash` the app passed to `attestKey`.
-    ///
-    /// For apps that pass something other than SHA-256 of a bare challenge: a hash of a request
-    /// that carries the challenge, or (as in Apple's published sample) the challenge bytes
-    /// themselves. The server must still know which one-time challenge those bytes commit to.
-    /// - Parameters:
-    ///   - attestation: the attestation object the app sent (CBOR).
-    ///   - keyId: the key identifier the app sent (32 bytes, decoded from its base64).
-    ///   - clientDataHash: the bytes the app passed to `attestKey`, as the server recomputes them.
-    ///   - time: the clock for certificate validity.
-    /// - Returns: the key to store, with the receipt.
-    /// - Throws: ``WebAuthnError``: `malformed`, `attestation`, `trust` or `rpIdHash`.
-    public func verifyAttestation(_ attestation: [UInt8], keyId: [UInt8], clientDataHash: [UInt8],
-                                  at time: Date) throws(WebAuthnError) -> VerifiedAppAttestation {
-        var trace = CeremonyTrace(recording: false)
-        return try verifyAttestation(attestation, keyId: keyId, clientDataHash: clientDataHash, at: time, trace: &trace)
-    }
-
-    /// ``verifyAttestation(_:keyId:challenge:at:)`` with the step trace.
-    /// - Parameters:
-    ///   - attestation: the attestation object.
-    ///   - keyId: the key identifier.
-    ///   - challenge: the server's one-time challenge.
-    ///   - time: the clock for certificate validity.
-    /// - Returns: the verdict and its trace.
-    package func verifyAttestationReport(_ attestation: [UInt8], keyId: [UInt8], challenge: [UInt8],
-                                        at time: Date) -> CeremonyReport<VerifiedAppAttestation> {
-        var trace = CeremonyTrace()
-        do {
-            let verified = try verifyAttestation(attestation, keyId: keyId, clientDataHash: Digest.sha256.hash(challenge),
-                                                 at: time, trace: &trace)
-            return CeremonyReport(result: .success(verified), trace: trace)
-        } catch {
-            return CeremonyReport(result: .failure(error), trace: trace)
-        }
-    }
-
-    /// ``verifyAttestation(_:keyId:clientDataHash:at:)`` recording each step in `trace`.
-    /// - Parameters:
-    ///   - attestation: the attestation object.
-    ///   - keyId: the key identifier.
-    ///   - clientDataHash: the bytes the app passed to `attestKey`.
+    ///   - clientDataHash: the bytes the app passed to `attestKey` (SHA-256 of the server's
+    ///     one-time challenge, or the app's own bytes that commit to it), as the server recomputes them.
     ///   - time: the clock for certificate validity.
     ///   - trace: receives each step.
-    /// - Returns: the key to store.
+    /// - Returns: the key to store, with the receipt.
     /// - Throws: ``WebAuthnError``: `malformed`, `attestation`, `trust` or `rpIdHash`.
     package func verifyAttestation(_ attestation: [UInt8], keyId: [UInt8], clientDataHash: [UInt8],
-                                  at time: Date, trace: inout CeremonyTrace) throws(WebAuthnError) -> VerifiedAppAttestation {
+                                   at time: Date, trace: inout CeremonyTrace) throws(WebAuthnError) -> VerifiedAppAttestation {
         let parsed = try trace.check("App Attest attestation object",
                                      "the attestation object parses: fmt apple-appattest, attStmt {x5c, receipt}, authData") {
-            () throws(WebAuthnError) in try AppAttestAttestationObject(bytes: attestation[...])
+            () throws(WebAuthnError) in try AppAttestAttestationObject(bytes: attestation[...], certificateCache: cache?.certificates)
         }
         let authData = parsed.object.authenticatorData
         guard let credCert = parsed.certificates.first else {  // the parser requires two; never trap on it

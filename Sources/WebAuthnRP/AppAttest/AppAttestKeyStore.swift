@@ -58,7 +58,7 @@ public protocol AppAttestKeyStore: Sendable {
 public final class InMemoryAppAttestKeyStore: AppAttestKeyStore {
     private let keys = Mutex([ByteKey: AttestedAppKey]())
     /// The most keys held.
-    public let capacity: Int
+    let capacity: Int
 
     /// Creates a store.
     /// - Parameters:

@@ -6,17 +6,15 @@ public import WebAuthnCrypto
 /// Published by Apple at https://www.apple.com/certificateauthority/Apple_App_Attestation_Root_CA.pem
 /// (subject `CN=Apple App Attestation Root CA, O=Apple Inc., ST=California`, ECDSA P-384, valid
 /// 2020-03-18 to 2045-03-15, SHA-256 fingerprint
-/// `1cb9823ba28ba6ad2d33a006941de2ae4f513ef1d4e831b9f7e0fa7b6242c932`). ``AppAttestVerifier``
+/// `1cb9823ba28ba6ad2d33a006941de2ae4f513ef1d4e831b9f7e0fa7b6242c932`). ``AppAttestService``
 /// trusts it by default; a caller may pass other anchors (tests do).
 public enum AppAttestRootCA {
     /// The certificate's SHA-256 fingerprint (of its DER), lowercase hexadecimal.
-    public static let sha256Fingerprint = "1cb9823ba28ba6ad2d33a006941de2ae4f513ef1d4e831b9f7e0fa7b6242c932"
+    static let sha256Fingerprint = "1cb9823ba28ba6ad2d33a006941de2ae4f513ef1d4e831b9f7e0fa7b6242c932"
 
-    /// The root certificate. Nil only if the embedded bytes failed to parse (the test suite
-    /// checks that they parse and match ``sha256Fingerprint``).
-    public static var certificate: Certificate? { parsed }
-
-    /// The default trust anchors of App Attest verification: the root alone.
+    /// The default trust anchors of App Attest verification: the root alone (empty only if the
+    /// embedded bytes failed to parse; the test suite checks that they parse and match the
+    /// fingerprint above).
     public static var trustAnchors: [Certificate] { parsed.map { [$0] } ?? [] }
 
     private static let parsed: Certificate? = {

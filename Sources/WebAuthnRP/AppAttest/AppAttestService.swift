@@ -5,8 +5,8 @@ public import WebAuthnCrypto
 /// data matches the earlier challenge to the client": how the app binds the server's challenge
 /// (and the request) into `clientData` is the app's protocol, so the server says how to check it.
 public struct AppAttestClientDataCheck: Sendable {
-    /// What the check requires, for traces.
-    public let summary: String
+    /// What the check requires, for traces and errors.
+    let summary: String
     private let accepts: @Sendable ([UInt8]) -> Bool
 
     /// A check of the caller's own.
@@ -39,49 +39,59 @@ public struct AppAttestClientDataCheck: Sendable {
     func run(_ clientData: [UInt8]) -> Bool { accepts(clientData) }
 }
 
-/// App Attest for a server: verifies attestations and stores their keys, verifies assertions
-/// against stored keys and advances their counters atomically.
+/// App Attest for a server: verifies key attestations (Apple's "Validating apps that connect
+/// to your server", step by step) and stores their keys, verifies assertions against stored keys
+/// and advances their counters atomically.
 ///
 /// Two endpoints use it: one receiving `keyId` and the attestation after `attestKey`
-/// (``attest(keyId:attestation:challenge:now:)``), one receiving `keyId`, the assertion and the
-/// request after `generateAssertion` (``assert(keyId:assertion:clientData:check:)``).
+/// (``verifyAttestation(keyId:attestation:challenge:now:)``), one receiving `keyId`, the
+/// assertion and the request after `generateAssertion`
+/// (``verifyAssertion(keyId:assertion:clientData:check:)``). Create one per process and keep it:
+/// it keeps parsed certificates and built keys between ceremonies, so a known key's assertion
+/// builds nothing. Every rejection is a ``WebAuthnError`` whose step names Apple's step
+/// (`App Attest attestation step 4`).
 public struct AppAttestService: Sendable {
-    /// The verifier (app, environment, trust anchors).
-    public let verifier: AppAttestVerifier
     /// The attested keys.
     public let keys: any AppAttestKeyStore
+    let verifier: AppAttestVerifier
 
     /// Creates a service.
     /// - Parameters:
     ///   - app: Team ID and bundle identifier.
-    ///   - environment: the App Attest environment the app's builds attest in.
-    ///   - trustAnchors: the roots to trust (default: Apple's App Attestation Root CA).
+    ///   - environment: the App Attest environment the app's builds attest in: `production` for
+    ///     distributed builds, `development` for builds with the development entitlement.
+    ///   - trustAnchors: the roots an attestation's `x5c` chain must end in (default: Apple's
+    ///     App Attestation Root CA alone).
     ///   - keys: the key store (default: bounded, in memory).
     public init(app: AppAttestApp, environment: AppAttestEnvironment,
                 trustAnchors: [Certificate] = AppAttestRootCA.trustAnchors,
                 keys: any AppAttestKeyStore = InMemoryAppAttestKeyStore()) {
-        self.verifier = AppAttestVerifier(app: app, environment: environment, trustAnchors: trustAnchors)
+        self.verifier = AppAttestVerifier(app: app, environment: environment, trustAnchors: trustAnchors,
+                                          cache: VerificationCache())
         self.keys = keys
     }
 
     /// Verifies a key attestation and stores the key.
     /// - Parameters:
-    ///   - keyId: the key identifier the app sent.
-    ///   - attestation: the attestation object.
+    ///   - keyId: the key identifier the app sent (32 bytes, decoded from its base64).
+    ///   - attestation: the attestation object the app sent (CBOR).
     ///   - challenge: the one-time challenge this server gave the app for `attestKey`
     ///     (kept in the server's session; the app hashed it into `clientDataHash`).
     ///   - now: the clock for certificate validity.
     /// - Returns: the verified attestation; its key (with the receipt) is stored.
     /// - Throws: ``WebAuthnError`` (`malformed`, `attestation`, `trust`, `rpIdHash`, or
     ///   `credentialExists` for a key id attested before); store errors as they come.
-    public func attest(keyId: [UInt8], attestation: [UInt8], challenge: [UInt8],
-                       now: Date) async throws -> VerifiedAppAttestation {
-        try await attest(keyId: keyId, attestation: attestation, clientDataHash: Digest.sha256.hash(challenge), now: now)
+    public func verifyAttestation(keyId: [UInt8], attestation: [UInt8], challenge: [UInt8],
+                                  now: Date) async throws -> VerifiedAppAttestation {
+        try await verifyAttestation(keyId: keyId, attestation: attestation, clientDataHash: Digest.sha256.hash(challenge), now: now)
     }
 
     /// Verifies a key attestation given the exact `clientDataHash` the app passed to
-    /// `attestKey`, and stores the key: for apps that pass something other than SHA-256 of a
-    /// bare challenge (see ``AppAttestVerifier/verifyAttestation(_:keyId:clientDataHash:at:)``).
+    /// `attestKey`, and stores the key.
+    ///
+    /// For apps that pass something other than SHA-256 of a bare challenge: a hash of a request
+    /// that carries the challenge, or (as in Apple's published sample) the challenge bytes
+    /// themselves. The server must still know which one-time challenge those bytes commit to.
     /// - Parameters:
     ///   - keyId: the key identifier the app sent.
     ///   - attestation: the attestation object.
@@ -91,30 +101,31 @@ public struct AppAttestService: Sendable {
     /// - Returns: the verified attestation; its key (with the receipt) is stored.
     /// - Throws: ``WebAuthnError`` (`malformed`, `attestation`, `trust`, `rpIdHash`, or
     ///   `credentialExists` for a key id attested before); store errors as they come.
-    public func attest(keyId: [UInt8], attestation: [UInt8], clientDataHash: [UInt8],
-                       now: Date) async throws -> VerifiedAppAttestation {
+    public func verifyAttestation(keyId: [UInt8], attestation: [UInt8], clientDataHash: [UInt8],
+                                  now: Date) async throws -> VerifiedAppAttestation {
         var trace = CeremonyTrace(recording: false)
-        return try await attest(keyId: keyId, attestation: attestation, clientDataHash: clientDataHash, now: now, trace: &trace).get()
+        return try await verifyAttestation(keyId: keyId, attestation: attestation, clientDataHash: clientDataHash,
+                                           now: now, trace: &trace).get()
     }
 
-    /// ``attest(keyId:attestation:challenge:now:)`` with the step trace.
+    /// ``verifyAttestation(keyId:attestation:clientDataHash:now:)`` with the step trace.
     /// - Parameters:
     ///   - keyId: the key identifier.
     ///   - attestation: the attestation object.
-    ///   - challenge: the server's challenge.
+    ///   - clientDataHash: the bytes the app passed to `attestKey`.
     ///   - now: the clock.
     /// - Returns: the verdict and its trace.
     /// - Throws: only storage failures.
-    package func attestReport(keyId: [UInt8], attestation: [UInt8], challenge: [UInt8],
-                             now: Date) async throws -> CeremonyReport<VerifiedAppAttestation> {
+    package func attestationReport(keyId: [UInt8], attestation: [UInt8], clientDataHash: [UInt8],
+                                   now: Date) async throws -> CeremonyReport<VerifiedAppAttestation> {
         var trace = CeremonyTrace()
-        let result = try await attest(keyId: keyId, attestation: attestation, clientDataHash: Digest.sha256.hash(challenge),
-                                      now: now, trace: &trace)
+        let result = try await verifyAttestation(keyId: keyId, attestation: attestation, clientDataHash: clientDataHash,
+                                                 now: now, trace: &trace)
         return CeremonyReport(result: result, trace: trace)
     }
 
-    private func attest(keyId: [UInt8], attestation: [UInt8], clientDataHash: [UInt8], now: Date,
-                        trace: inout CeremonyTrace) async throws -> Result<VerifiedAppAttestation, WebAuthnError> {
+    private func verifyAttestation(keyId: [UInt8], attestation: [UInt8], clientDataHash: [UInt8], now: Date,
+                                   trace: inout CeremonyTrace) async throws -> Result<VerifiedAppAttestation, WebAuthnError> {
         let verified: VerifiedAppAttestation
         do {
             verified = try verifier.verifyAttestation(attestation, keyId: keyId, clientDataHash: clientDataHash,
@@ -133,7 +144,7 @@ public struct AppAttestService: Sendable {
     /// Verifies an assertion with the stored key and advances its counter.
     /// - Parameters:
     ///   - keyId: the key identifier the app sent.
-    ///   - assertion: the assertion.
+    ///   - assertion: the assertion the app sent (CBOR `{signature, authenticatorData}`).
     ///   - clientData: the bytes whose SHA-256 the app passed to `generateAssertion`.
     ///   - check: Apple's step 6, the server's challenge (or request) in `clientData`; nil when
     ///     the caller checks it itself.
@@ -141,13 +152,14 @@ public struct AppAttestService: Sendable {
     /// - Throws: ``WebAuthnError`` (`unknownCredential`, `malformed`, `signature`, `rpIdHash`,
     ///   `signCount`, `attestation` for a key of the other environment, or `challenge` when `check`
     ///   refuses the client data); store errors.
-    public func assert(keyId: [UInt8], assertion: [UInt8], clientData: [UInt8],
-                       check: AppAttestClientDataCheck? = nil) async throws -> VerifiedAppAssertion {
+    public func verifyAssertion(keyId: [UInt8], assertion: [UInt8], clientData: [UInt8],
+                                check: AppAttestClientDataCheck? = nil) async throws -> VerifiedAppAssertion {
         var trace = CeremonyTrace(recording: false)
-        return try await assert(keyId: keyId, assertion: assertion, clientData: clientData, check: check, trace: &trace).get()
+        return try await verifyAssertion(keyId: keyId, assertion: assertion, clientData: clientData, check: check,
+                                         trace: &trace).get()
     }
 
-    /// ``assert(keyId:assertion:clientData:check:)`` with the step trace.
+    /// ``verifyAssertion(keyId:assertion:clientData:check:)`` with the step trace.
     /// - Parameters:
     ///   - keyId: the key identifier.
     ///   - assertion: the assertion.
@@ -155,15 +167,16 @@ public struct AppAttestService: Sendable {
     ///   - check: the client-data check, or nil.
     /// - Returns: the verdict and its trace.
     /// - Throws: only storage failures.
-    package func assertReport(keyId: [UInt8], assertion: [UInt8], clientData: [UInt8],
-                             check: AppAttestClientDataCheck? = nil) async throws -> CeremonyReport<VerifiedAppAssertion> {
+    package func assertionReport(keyId: [UInt8], assertion: [UInt8], clientData: [UInt8],
+                                 check: AppAttestClientDataCheck? = nil) async throws -> CeremonyReport<VerifiedAppAssertion> {
         var trace = CeremonyTrace()
-        let result = try await assert(keyId: keyId, assertion: assertion, clientData: clientData, check: check, trace: &trace)
+        let result = try await verifyAssertion(keyId: keyId, assertion: assertion, clientData: clientData, check: check,
+                                               trace: &trace)
         return CeremonyReport(result: result, trace: trace)
     }
 
-    private func assert(keyId: [UInt8], assertion: [UInt8], clientData: [UInt8], check: AppAttestClientDataCheck?,
-                        trace: inout CeremonyTrace) async throws -> Result<VerifiedAppAssertion, WebAuthnError> {
+    private func verifyAssertion(keyId: [UInt8], assertion: [UInt8], clientData: [UInt8], check: AppAttestClientDataCheck?,
+                                 trace: inout CeremonyTrace) async throws -> Result<VerifiedAppAssertion, WebAuthnError> {
         guard let key = try await keys.key(id: keyId) else {
             return .failure(trace.fail("App Attest key store", "a key with this id was attested", .unknownCredential,
                                        "no attested key has this key id"))

@@ -9,6 +9,8 @@ import WebAuthnCrypto
 /// decides the key options): only the id is hashed, and a hit also needs the key bytes
 /// and algorithm to be equal, so a record whose key changed, or two records that share
 /// an id, can never be served a key built from other bytes or under other options.
+/// App Attest keys, stored as a bare P-256 point rather than COSE, are kept beside them
+/// by that point.
 final class COSEKeyCache: Sendable {
     struct Key: Hashable, Sendable {
         let credentialId: [UInt8]
@@ -22,6 +24,9 @@ final class COSEKeyCache: Sendable {
     }
 
     private let entries = Mutex([Key: COSEKey]())
+    /// App Attest keys, by the stored uncompressed P-256 point (`04 ‖ x ‖ y`): a hit is the key
+    /// those very bytes build.
+    private let points = Mutex([[UInt8]: PublicKey]())
     private let capacity: Int
 
     init(capacity: Int = 10_000) {
@@ -38,6 +43,17 @@ final class COSEKeyCache: Sendable {
         entries.withLock { dict in
             if dict.count >= capacity { dict.removeAll(keepingCapacity: true) }
             dict[key] = coseKey
+        }
+    }
+
+    func key(forPoint point: [UInt8]) -> PublicKey? {
+        points.withLock { $0[point] }
+    }
+
+    func insert(_ key: PublicKey, forPoint point: [UInt8]) {
+        points.withLock { dict in
+            if dict.count >= capacity { dict.removeAll(keepingCapacity: true) }
+            dict[point] = key
         }
     }
 }

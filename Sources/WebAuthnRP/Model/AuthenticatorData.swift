@@ -59,14 +59,9 @@ package struct AuthenticatorData: Sendable {
     ///   key or extensions that are not one CBOR map, data missing for a set flag, or
     ///   bytes left over.
     package init(bytes: ArraySlice<UInt8>, unannouncedExtensions: UnannouncedExtensions = .refused) throws(WebAuthnError) {
-        guard bytes.count >= Self.minimumLength else {
-            throw WebAuthnError(.malformed, "authenticator data: \(bytes.count) byte(s); at least \(Self.minimumLength) are required")
-        }
-        var reader = ByteReader(bytes, context: "authenticator data")
         rawBytes = bytes
-        rpIdHash = try reader.take(32, "rpIdHash")
-        flags = AuthenticatorFlags(rawValue: try reader.readUInt8("flags"))
-        signCount = UInt32(truncatingIfNeeded: try reader.readBigEndian(4, "signCount"))
+        var reader: ByteReader
+        (reader, rpIdHash, flags, signCount) = try Self.readHead(bytes)
 
         if flags.contains(.attestedCredentialData) {
             guard !reader.isAtEnd else {
@@ -103,6 +98,33 @@ package struct AuthenticatorData: Sendable {
             throw WebAuthnError(.malformed, "authenticator data: \(reader.remaining.count) byte(s) left over at offset \(reader.offset)"
                 + (announced ? "" : " (neither AT nor ED is set)"))
         }
+    }
+
+    /// Reads the 37-byte head alone (`rpIdHash`, flags, signCount) and keeps every byte in
+    /// ``rawBytes`` without interpreting what follows: ``attestedCredentialData`` and
+    /// ``extensions`` are nil whatever the flags say. Only for App Attest assertions, whose devices
+    /// set AT without attested credential data and append a map; Apple's steps read the head
+    /// alone, and the signature covers every byte.
+    /// - Parameter bytes: the received bytes.
+    /// - Throws: `malformed` when fewer than 37 bytes arrive.
+    init(headOf bytes: ArraySlice<UInt8>) throws(WebAuthnError) {
+        rawBytes = bytes
+        (_, rpIdHash, flags, signCount) = try Self.readHead(bytes)
+        attestedCredentialData = nil
+        extensions = nil
+    }
+
+    /// Reads `rpIdHash` ‖ flags ‖ signCount, leaving the reader after them.
+    private static func readHead(_ bytes: ArraySlice<UInt8>) throws(WebAuthnError)
+        -> (ByteReader, ArraySlice<UInt8>, AuthenticatorFlags, UInt32) {
+        guard bytes.count >= Self.minimumLength else {
+            throw WebAuthnError(.malformed, "authenticator data: \(bytes.count) byte(s); at least \(Self.minimumLength) are required")
+        }
+        var reader = ByteReader(bytes, context: "authenticator data")
+        let rpIdHash = try reader.take(32, "rpIdHash")
+        let flags = AuthenticatorFlags(rawValue: try reader.readUInt8("flags"))
+        let signCount = UInt32(truncatingIfNeeded: try reader.readBigEndian(4, "signCount"))
+        return (reader, rpIdHash, flags, signCount)
     }
 
     /// Parses authenticator data held in an array.

@@ -18,14 +18,14 @@ struct AppAttestServiceTests {
     func attestStores() async throws {
         let service = Self.service()
         let phone = try T.device("service phone")
-        let verified = try await service.attest(keyId: phone.keyId, attestation: try phone.attest(challenge: T.challenge),
+        let verified = try await service.verifyAttestation(keyId: phone.keyId, attestation: try phone.attest(challenge: T.challenge),
                                                 challenge: T.challenge, now: T.now)
         let stored = try #require(try await service.keys.key(id: phone.keyId))
         #expect(stored == verified.key)
-        #expect(stored.receipt == verified.receipt && !stored.receipt.isEmpty)
+        #expect(stored.receipt == verified.key.receipt && !stored.receipt.isEmpty)
         let again = try phone.attest(challenge: Array("second".utf8))
         await #expect(throws: WebAuthnError(.credentialExists, "")) {
-            try await service.attest(keyId: phone.keyId, attestation: again, challenge: Array("second".utf8), now: T.now)
+            try await service.verifyAttestation(keyId: phone.keyId, attestation: again, challenge: Array("second".utf8), now: T.now)
         }
     }
 
@@ -36,10 +36,10 @@ struct AppAttestServiceTests {
         let request = Digest.sha256.hash(Array("{\"challenge\":\"c1\",\"user\":7}".utf8))
         let object = try phone.attest(clientDataHash: request)
         await #expect(throws: WebAuthnError(.attestation, "")) {
-            try await service.attest(keyId: phone.keyId, attestation: object, clientDataHash: Digest.sha256.hash(request), now: T.now)
+            try await service.verifyAttestation(keyId: phone.keyId, attestation: object, clientDataHash: Digest.sha256.hash(request), now: T.now)
         }
         #expect(try await service.keys.key(id: phone.keyId) == nil)
-        let verified = try await service.attest(keyId: phone.keyId, attestation: object, clientDataHash: request, now: T.now)
+        let verified = try await service.verifyAttestation(keyId: phone.keyId, attestation: object, clientDataHash: request, now: T.now)
         #expect(try await service.keys.key(id: phone.keyId) == verified.key)
     }
 
@@ -50,7 +50,7 @@ struct AppAttestServiceTests {
         var options = TestAppAttestDevice.AttestationOptions()
         options.signCount = 3
         await #expect(throws: WebAuthnError(.attestation, "")) {
-            try await service.attest(keyId: phone.keyId, attestation: try phone.attest(challenge: T.challenge, options),
+            try await service.verifyAttestation(keyId: phone.keyId, attestation: try phone.attest(challenge: T.challenge, options),
                                      challenge: T.challenge, now: T.now)
         }
         #expect(try await service.keys.key(id: phone.keyId) == nil)
@@ -60,15 +60,15 @@ struct AppAttestServiceTests {
     func assertAdvances() async throws {
         let service = Self.service()
         var phone = try T.device("assert phone")
-        _ = try await service.attest(keyId: phone.keyId, attestation: try phone.attest(challenge: T.challenge),
+        _ = try await service.verifyAttestation(keyId: phone.keyId, attestation: try phone.attest(challenge: T.challenge),
                                      challenge: T.challenge, now: T.now)
         let body = Array("{\"order\":1}".utf8)
         let assertion = try phone.assert(clientData: body)
-        let verified = try await service.assert(keyId: phone.keyId, assertion: assertion, clientData: body)
-        #expect(verified.signCount == 1)
+        let verified = try await service.verifyAssertion(keyId: phone.keyId, assertion: assertion, clientData: body)
+        #expect(verified.updatedKey.signCount == 1)
         #expect(try await service.keys.key(id: phone.keyId)?.signCount == 1)
         await #expect(throws: WebAuthnError(.signCount, "")) {
-            try await service.assert(keyId: phone.keyId, assertion: assertion, clientData: body)
+            try await service.verifyAssertion(keyId: phone.keyId, assertion: assertion, clientData: body)
         }
     }
 
@@ -76,7 +76,7 @@ struct AppAttestServiceTests {
     func unknownKey() async throws {
         var phone = try T.device("stranger")
         await #expect(throws: WebAuthnError(.unknownCredential, "")) {
-            try await Self.service().assert(keyId: phone.keyId, assertion: try phone.assert(clientData: [1]), clientData: [1])
+            try await Self.service().verifyAssertion(keyId: phone.keyId, assertion: try phone.assert(clientData: [1]), clientData: [1])
         }
     }
 
@@ -84,15 +84,15 @@ struct AppAttestServiceTests {
     func clientDataCheck() async throws {
         let service = Self.service()
         var phone = try T.device("check phone")
-        _ = try await service.attest(keyId: phone.keyId, attestation: try phone.attest(challenge: T.challenge),
+        _ = try await service.verifyAttestation(keyId: phone.keyId, attestation: try phone.attest(challenge: T.challenge),
                                      challenge: T.challenge, now: T.now)
         let challenge = [UInt8](repeating: 0x5a, count: 16)
         let clientData = challenge + Array("POST /v1/orders".utf8)
-        _ = try await service.assert(keyId: phone.keyId, assertion: try phone.assert(clientData: clientData), clientData: clientData,
+        _ = try await service.verifyAssertion(keyId: phone.keyId, assertion: try phone.assert(clientData: clientData), clientData: clientData,
                                      check: .startsWith(challenge: challenge))
-        _ = try await service.assert(keyId: phone.keyId, assertion: try phone.assert(clientData: clientData), clientData: clientData,
+        _ = try await service.verifyAssertion(keyId: phone.keyId, assertion: try phone.assert(clientData: clientData), clientData: clientData,
                                      check: .equals(clientData))
-        let report = try await service.assertReport(keyId: phone.keyId, assertion: try phone.assert(clientData: clientData),
+        let report = try await service.assertionReport(keyId: phone.keyId, assertion: try phone.assert(clientData: clientData),
                                                     clientData: clientData, check: .startsWith(challenge: [0x01] + challenge))
         guard case .failure(let error) = report.result else { Issue.record("accepted"); return }
         #expect(error.category == .challenge && error.step == "App Attest assertion step 6")
@@ -126,10 +126,10 @@ struct AppAttestServiceTests {
     func traces() async throws {
         let service = Self.service()
         var phone = try T.device("trace phone")
-        let attestation = try await service.attestReport(keyId: phone.keyId, attestation: try phone.attest(challenge: T.challenge),
-                                                         challenge: T.challenge, now: T.now)
+        let attestation = try await service.attestationReport(keyId: phone.keyId, attestation: try phone.attest(challenge: T.challenge),
+                                                              clientDataHash: Digest.sha256.hash(T.challenge), now: T.now)
         #expect((1...9).allSatisfy { n in attestation.trace.steps.contains { $0.step == "App Attest attestation step \(n)" } })
-        let assertion = try await service.assertReport(keyId: phone.keyId, assertion: try phone.assert(clientData: [3]), clientData: [3])
+        let assertion = try await service.assertionReport(keyId: phone.keyId, assertion: try phone.assert(clientData: [3]), clientData: [3])
         #expect((1...6).allSatisfy { n in assertion.trace.steps.contains { $0.step == "App Attest assertion step \(n)" } })
     }
 }

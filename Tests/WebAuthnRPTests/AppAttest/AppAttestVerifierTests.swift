@@ -53,8 +53,8 @@ struct AppAttestVerifierTests {
         #expect(verified.key.keyId == phone.keyId)
         #expect(verified.key.publicKey == phone.publicPoint && verified.key.publicKey.count == 65)
         #expect(verified.key.signCount == 0)
-        #expect(verified.environment == .production)
-        #expect(!verified.receipt.isEmpty)
+        #expect(verified.key.environment == .production)
+        #expect(!verified.key.receipt.isEmpty)
         #expect(verified.certificateChain.count == 3)
         #expect(verified.certificateChain.last?.derBytes == Self.authority.root.certificate.derBytes)
         let steps = trace.steps.map(\.step)
@@ -66,7 +66,7 @@ struct AppAttestVerifierTests {
         let phone = try Self.device("dev phone", .development)
         let object = try phone.attest(challenge: Self.challenge)
         let verified = try Self.verifier(.development).verifyAttestation(object, keyId: phone.keyId, challenge: Self.challenge, at: Self.now)
-        #expect(verified.environment == .development)
+        #expect(verified.key.environment == .development)
         #expect(throws: WebAuthnError(.attestation, "")) {
             try Self.verifier(.production).verifyAttestation(object, keyId: phone.keyId, challenge: Self.challenge, at: Self.now)
         }
@@ -100,7 +100,7 @@ struct AppAttestVerifierTests {
     func step1Chain() throws {
         let rogue = try Self.attestationFailure { $0.authority = Self.rogue }
         #expect(rogue?.category == .trust && rogue?.step == "App Attest attestation step 1")
-        let apple = try Self.attestationFailure(verifier: AppAttestVerifier(app: Self.app, environment: .production)) { _ in }
+        let apple = try Self.attestationFailure(verifier: AppAttestService(app: Self.app, environment: .production).verifier) { _ in }
         #expect(apple?.category == .trust)
         let late = try Self.attestationFailure(at: Self.now.addingTimeInterval(86_400 * 365 * 20)) { _ in }
         #expect(late?.category == .trust)
@@ -279,7 +279,7 @@ struct AppAttestVerifierTests {
         var trace = CeremonyTrace()
         let verified = try Self.verifier().verifyAssertion(try phone.assert(clientData: [1, 2, 3]), clientData: [1, 2, 3],
                                                             key: key, trace: &trace)
-        #expect(verified.signCount == 1 && verified.updatedKey.signCount == 1)
+        #expect(verified.updatedKey.signCount == 1)
         #expect(trace.steps.map(\.step) == ["App Attest assertion object", "App Attest key"]
                 + (1...5).map { "App Attest assertion step \($0)" })
     }
@@ -300,8 +300,8 @@ struct AppAttestVerifierTests {
         }
         // The same key and assertion pass where the environments agree.
         let developmentVerifier = Self.verifier(.development)
-        #expect(try developmentVerifier.verifyAssertion(assertion, clientData: [5], key: development).signCount == 1)
-        #expect(try Self.verifier().verifyAssertion(assertion, clientData: [5], key: key).signCount == 1)
+        #expect(try developmentVerifier.verifyAssertion(assertion, clientData: [5], key: development).updatedKey.signCount == 1)
+        #expect(try Self.verifier().verifyAssertion(assertion, clientData: [5], key: key).updatedKey.signCount == 1)
     }
 
     @Test("step 3: the signature must verify over the nonce with the stored key")
@@ -353,19 +353,88 @@ struct AppAttestVerifierTests {
         let signature = try phone.privateKey.sign(Digest.sha256.hash(authData + Digest.sha256.hash(clientData)), algorithm: .es256)
         let assertion = CBOREncoder.encode(CBORItem.map([(.text("signature"), .bytes(signature)), (.text("authenticatorData"), .bytes(authData))]))
         let verified = try Self.verifier().verifyAssertion(assertion, clientData: clientData, key: key)
-        #expect(verified.signCount == 1)
-        #expect(verified.authenticatorData.flags == 0xC0)
+        #expect(verified.updatedKey.signCount == 1)
+        #expect(verified.authenticatorData.flags.rawValue == 0xC0)
+    }
+
+    // MARK: Caches
+
+    @Test("through a cache: the verdicts of the uncached verifier, a known key built once, and a key never served for another point")
+    func cachedVerifierAgrees() throws {
+        let cache = VerificationCache()
+        let cached = AppAttestVerifier(app: Self.app, environment: .production, trustAnchors: [Self.authority.root.certificate],
+                                       cache: cache)
+        // Attestations: two phones share the intermediate, parsed once; the verdicts are the uncached ones.
+        var phone = try Self.device("cache phone")
+        let other = try Self.device("other cache phone")
+        var keys: [AttestedAppKey] = []
+        for device in [phone, other] {
+            let object = try device.attest(challenge: Self.challenge)
+            let plain = try Self.verifier().verifyAttestation(object, keyId: device.keyId, challenge: Self.challenge, at: Self.now)
+            let viaCache = try cached.verifyAttestation(object, keyId: device.keyId, challenge: Self.challenge, at: Self.now)
+            #expect(viaCache.key == plain.key && viaCache.certificateChain.map(\.derBytes) == plain.certificateChain.map(\.derBytes))
+            keys.append(viaCache.key)
+        }
+        #expect(throws: WebAuthnError(.trust, "")) {
+            var options = TestAppAttestDevice.AttestationOptions()
+            options.authority = Self.rogue
+            _ = try cached.verifyAttestation(try phone.attest(challenge: Self.challenge, options), keyId: phone.keyId,
+                                             challenge: Self.challenge, at: Self.now)
+        }
+        // Assertions: the key is built on the first and found on the next.
+        var key = keys[0]
+        #expect(cache.keys.key(forPoint: key.publicKey) == nil)
+        for n in 1...3 {
+            let clientData = Array("order \(n)".utf8)
+            let assertion = try phone.assert(clientData: clientData)
+            let plain = try Self.verifier().verifyAssertion(assertion, clientData: clientData, key: key)
+            let viaCache = try cached.verifyAssertion(assertion, clientData: clientData, key: key)
+            #expect(viaCache.updatedKey == plain.updatedKey)
+            #expect(cache.keys.key(forPoint: key.publicKey) != nil)
+            key = viaCache.updatedKey
+        }
+        // The cache holds phone's key; an assertion of phone's checked against the other key's
+        // point is still refused (the cache is keyed by the point, so it cannot serve phone's key).
+        let stray = try phone.assert(clientData: [9])
+        let mislabelled = AttestedAppKey(keyId: key.keyId, publicKey: keys[1].publicKey, signCount: key.signCount, environment: .production)
+        for verifier in [Self.verifier(), cached] {
+            #expect(throws: WebAuthnError(.signature, "")) { try verifier.verifyAssertion(stray, clientData: [9], key: mislabelled) }
+        }
+        // A stored point that is not one is malformed, cached or not.
+        let broken = AttestedAppKey(keyId: key.keyId, publicKey: Array(key.publicKey.dropLast()), signCount: key.signCount, environment: .production)
+        for verifier in [Self.verifier(), cached] {
+            #expect(throws: WebAuthnError(.malformed, "")) { try verifier.verifyAssertion(stray, clientData: [9], key: broken) }
+        }
     }
 
     // MARK: Root
 
     @Test("Apple's App Attestation Root CA is embedded, parses and has the published fingerprint")
     func appleRoot() throws {
-        let root = try #require(AppAttestRootCA.certificate)
+        let root = try #require(AppAttestRootCA.trustAnchors.first)
         let hex = Digest.sha256.hash(root.derBytes).map { String(format: "%02x", $0) }.joined()
         #expect(hex == AppAttestRootCA.sha256Fingerprint)
         #expect(root.subject.description.contains("Apple App Attestation Root CA"))
         #expect(AppAttestRootCA.trustAnchors.count == 1)
-        #expect(AppAttestVerifier(app: Self.app, environment: .production).trustAnchors.map(\.derBytes) == [root.derBytes])
+        #expect(AppAttestService(app: Self.app, environment: .production).verifier.trustAnchors.map(\.derBytes) == [root.derBytes])
+    }
+}
+
+/// The verifier's calls as the tests make them: without a trace, or from the challenge itself.
+extension AppAttestVerifier {
+    func verifyAttestation(_ attestation: [UInt8], keyId: [UInt8], challenge: [UInt8],
+                           at time: Date) throws(WebAuthnError) -> VerifiedAppAttestation {
+        try verifyAttestation(attestation, keyId: keyId, clientDataHash: Digest.sha256.hash(challenge), at: time)
+    }
+
+    func verifyAttestation(_ attestation: [UInt8], keyId: [UInt8], clientDataHash: [UInt8],
+                           at time: Date) throws(WebAuthnError) -> VerifiedAppAttestation {
+        var trace = CeremonyTrace(recording: false)
+        return try verifyAttestation(attestation, keyId: keyId, clientDataHash: clientDataHash, at: time, trace: &trace)
+    }
+
+    func verifyAssertion(_ assertion: [UInt8], clientData: [UInt8], key: AttestedAppKey) throws(WebAuthnError) -> VerifiedAppAssertion {
+        var trace = CeremonyTrace(recording: false)
+        return try verifyAssertion(assertion, clientData: clientData, key: key, trace: &trace)
     }
 }
