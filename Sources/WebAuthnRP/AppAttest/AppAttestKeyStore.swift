@@ -74,7 +74,7 @@ public final class InMemoryAppAttestKeyStore: AppAttestKeyStore {
     /// Stores a new key only if no key has its id.
     /// - Parameter key: the key.
     /// - Returns: false when a key with this id exists (nothing is changed).
-    /// - Throws: ``RegistryError/Code/capacityExceeded`` when ``capacity`` keys are stored.
+    /// - Throws: ``RegistryError/Code/capacityExceeded`` when the store holds its capacity of keys.
     public func create(_ key: AttestedAppKey) async throws -> Bool {
         let id = ByteKey(key.keyId)
         return try keys.withLock { (dict: inout [ByteKey: AttestedAppKey]) throws(RegistryError) -> Bool in
