@@ -5,9 +5,9 @@ public import WebAuthnCrypto
 /// Verifies Apple App Attest (DeviceCheck `DCAppAttestService`) key attestations and
 /// assertions, following Apple's "Validating apps that connect to your server" step by step.
 ///
-/// The stateless core of ``AppAttestService``, which is the front door: it stores keys and
-/// advances counters. Package access for the fuzz targets. Every rejection is a ``WebAuthnError``
-/// whose step names Apple's step (`App Attest attestation step 4`).
+/// The stateless core behind ``AppAttestService`` (the front door, which stores keys and advances
+/// counters); package access for the fuzz targets. Every rejection is a ``WebAuthnError`` whose
+/// step names Apple's step (`App Attest attestation step 4`).
 package struct AppAttestVerifier: Sendable {
     /// The app whose instances attest (its App ID gives the `rpIdHash`).
     let app: AppAttestApp
