@@ -21,7 +21,8 @@ extension ExtensionChecks {
 
     /// §7.2 step 20 with its trace (see the registration form).
     static func verifyAuthentication(clientOutputs json: [String: JSONValue], authData: AuthenticatorData,
-                                     credentialId: [UInt8], issued: IssuedChallenge, policy: ExtensionPolicy,
+                                     issued: IssuedChallenge, asked: RequestedExtensions, context: AuthenticationContext,
+                                     policy: ExtensionPolicy,
                                      trace: inout CeremonyTrace) throws(WebAuthnError) -> AuthenticationExtensionResults {
         let step = "§7.2 step 20"
         if json.isEmpty, authData.extensions == nil, issued.extensions == nil {
@@ -30,8 +31,8 @@ extension ExtensionChecks {
         }
         let results = try trace.check(step, "extension outputs fit their definitions and what was asked",
                                       detail: describe(issued: issued, clientOutputs: json, authData: authData)) { () throws(WebAuthnError) in
-            try verifyAuthentication(clientOutputs: json, authData: authData, credentialId: credentialId,
-                                     issued: issued, policy: policy)
+            try verifyAuthentication(clientOutputs: json, authData: authData, issued: issued, asked: asked,
+                                     context: context, policy: policy)
         }
         for (name, value) in results.traceItems { trace.note(step, "extension \(name)", detail: value) }
         return results

@@ -146,35 +146,7 @@ public struct RegistrationExtensionInputs: Sendable, Hashable {
     /// - Throws: ``WebAuthnError`` (`extension`) for an input the client would refuse.
     package func validatedJSON() throws(WebAuthnError) -> [String: JSONValue]? {
         var out: [String: JSONValue] = [:]
-        if credProps { out["credProps"] = .bool(true) }
-        if let prf {
-            // L3 §10.1.4, registration: "If evalByCredential is present, return a DOMException
-            // whose name is NotSupportedError."
-            guard prf.evalByCredential.isEmpty else {
-                throw WebAuthnError(.extension, "prf.evalByCredential is not allowed at registration")
-            }
-            out["prf"] = prf.json
-        }
-        if let largeBlob { out["largeBlob"] = .object(["support": .string(largeBlob.rawValue)]) }
-        if let credentialProtectionPolicy {
-            out["credentialProtectionPolicy"] = .string(credentialProtectionPolicy.rawValue)
-            if enforceCredentialProtectionPolicy { out["enforceCredentialProtectionPolicy"] = .bool(true) }
-        } else if enforceCredentialProtectionPolicy {
-            throw WebAuthnError(.extension, "enforceCredentialProtectionPolicy needs a credentialProtectionPolicy")
-        }
-        if minPinLength { out["minPinLength"] = .bool(true) }
-        if hmacCreateSecret { out["hmacCreateSecret"] = .bool(true) }
-        if let credBlob {
-            // CTAP 2.2 §12.2: every authenticator with credBlob stores at least 32 bytes.
-            guard (1...32).contains(credBlob.count) else {
-                throw WebAuthnError(.extension, "credBlob is \(credBlob.count) bytes; 1 to 32 are stored by every authenticator")
-            }
-            out["credBlob"] = .string(Base64URL.encode(credBlob))
-        }
-        if let appidExclude {
-            try ExtensionInputChecks.checkAppID(appidExclude, member: "appidExclude")
-            out["appidExclude"] = .string(appidExclude)
-        }
+        for definition in ExtensionList.all { try definition.addInput(self, to: &out) }
         return out.isEmpty ? nil : out
     }
 }
@@ -210,48 +182,7 @@ public struct AuthenticationExtensionInputs: Sendable, Hashable {
     /// - Throws: ``WebAuthnError`` (`extension`) for an input the client would refuse.
     package func validatedJSON(allowCredentials: [[UInt8]]) throws(WebAuthnError) -> [String: JSONValue]? {
         var out: [String: JSONValue] = [:]
-        if let prf {
-            if !prf.evalByCredential.isEmpty {
-                // L3 §10.1.4, authentication: evalByCredential needs allowCredentials, and each key
-                // must be the id of one of its credentials.
-                guard !allowCredentials.isEmpty else {
-                    throw WebAuthnError(.extension, "prf.evalByCredential needs a non-empty allowCredentials")
-                }
-                // In id order, so that of several foreign ids the error names the same one every time.
-                for id in prf.evalByCredential.keys.sorted(by: { $0.lexicographicallyPrecedes($1) })
-                where id.isEmpty || !allowCredentials.contains(id) {
-                    throw WebAuthnError(.extension,
-                                        "prf.evalByCredential names \(Base64URL.encode(id)), which is not in allowCredentials")
-                }
-            }
-            out["prf"] = prf.json
-        }
-        switch largeBlob {
-        case nil: break
-        case .read: out["largeBlob"] = .object(["read": .bool(true)])
-        case .write(let blob):
-            // L3 §10.1.5: "If write is present and allowCredentials does not contain exactly one
-            // element, return a DOMException whose name is NotSupportedError."
-            guard allowCredentials.count == 1 else {
-                throw WebAuthnError(.extension, "largeBlob.write needs exactly one credential in allowCredentials")
-            }
-            out["largeBlob"] = .object(["write": .string(Base64URL.encode(blob))])
-        }
-        if getCredBlob { out["getCredBlob"] = .bool(true) }
-        if let appid {
-            try ExtensionInputChecks.checkAppID(appid, member: "appid")
-            out["appid"] = .string(appid)
-        }
+        for definition in ExtensionList.all { try definition.addInput(self, allowCredentials: allowCredentials, to: &out) }
         return out.isEmpty ? nil : out
-    }
-}
-
-enum ExtensionInputChecks {
-    /// A FIDO AppID is an https URL with a host (FIDO AppID and Facet Specification §3.1.2).
-    static func checkAppID(_ appid: String, member: String) throws(WebAuthnError) {
-        guard appid.utf8.count <= 2048, let url = URL(string: appid), url.scheme == "https",
-              let host = url.host, !host.isEmpty else {
-            throw WebAuthnError(.extension, "\(member) \"\(appid)\" is not an https URL")
-        }
     }
 }
