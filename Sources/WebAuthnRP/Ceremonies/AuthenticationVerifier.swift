@@ -117,8 +117,8 @@ public struct AuthenticationVerifier: Sendable {
         let askedExtensions = RequestedExtensions(issued.extensions)
         let usedAppID = try trace.check("§7.2 step 15", "rpIdHash is SHA-256 of the RP ID (of the AppID when appid was used)",
                                         detail: issued.rpId) { () throws(WebAuthnError) in
-            try AppIDExtension.checkAssertionRPIDHash(authData, clientOutputs: response.clientExtensionResults,
-                                                      asked: askedExtensions, rpId: issued.rpId, relyingParty: relyingParty)
+            try ExtensionChecks.checkAssertionRPIDHash(authData, clientOutputs: response.clientExtensionResults,
+                                                       asked: askedExtensions, issued: issued, relyingParty: relyingParty)
         }
         try trace.check("§7.2 step 16", "UP flag set") { () throws(WebAuthnError) in
             try CeremonyChecks.checkUserPresent(authData)

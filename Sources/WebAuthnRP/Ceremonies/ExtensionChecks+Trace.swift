@@ -21,7 +21,7 @@ extension ExtensionChecks {
 
     /// §7.2 step 20 with its trace (see the registration form).
     static func verifyAuthentication(clientOutputs json: [String: JSONValue], authData: AuthenticatorData,
-                                     issued: IssuedChallenge, asked: RequestedExtensions, context: AuthenticationContext,
+                                     issued: IssuedChallenge, asked: RequestedExtensions, context: AuthenticationExtensionContext,
                                      policy: ExtensionPolicy,
                                      trace: inout CeremonyTrace) throws(WebAuthnError) -> AuthenticationExtensionResults {
         let step = "§7.2 step 20"

@@ -5,13 +5,6 @@ import WebAuthnCoding
 /// read once, then each extension of ``ExtensionList`` checks its own. One entry point per
 /// ceremony; the appid rule of §7.2 step 15 is ``AppIDExtension``'s.
 enum ExtensionChecks {
-    /// What an authentication's extension checks know beyond the outputs: the credential used,
-    /// and whether step 15 found the AppID used (read once there, reported at step 20).
-    struct AuthenticationContext: Sendable {
-        var credentialId: [UInt8]
-        var usedAppID: Bool
-    }
-
     // MARK: Registration
 
     /// §7.1 step 21: the registration's client and authenticator extension outputs.
@@ -34,13 +27,27 @@ enum ExtensionChecks {
 
     // MARK: Authentication
 
+    /// §7.2 step 15 with the appid extension (L3 §10.1.1): when the relying party sent `appid`
+    /// and the client reports `appid: true`, rpIdHash must be SHA-256 of the AppID
+    /// (``AppIDExtension``); otherwise SHA-256 of the RP ID.
+    /// - Returns: whether the AppID was used.
+    static func checkAssertionRPIDHash(_ authData: AuthenticatorData, clientOutputs json: [String: JSONValue],
+                                       asked: RequestedExtensions, issued: IssuedChallenge,
+                                       relyingParty: RelyingParty) throws(WebAuthnError) -> Bool {
+        guard try AppIDExtension.checkUsedAppID(authData, clientOutputs: json, asked: asked) else {
+            try CeremonyChecks.checkRPIDHash(authData, rpId: issued.rpId, relyingParty: relyingParty)
+            return false
+        }
+        return true
+    }
+
     /// §7.2 step 20: the assertion's client and authenticator extension outputs.
     /// - Parameters:
     ///   - asked: what the options asked, read once for the ceremony (step 15 read it first).
     ///   - context: the credential used and step 15's appid answer.
     static func verifyAuthentication(clientOutputs json: [String: JSONValue], authData: AuthenticatorData,
                                      issued: IssuedChallenge, asked: RequestedExtensions,
-                                     context: AuthenticationContext,
+                                     context: AuthenticationExtensionContext,
                                      policy: ExtensionPolicy) throws(WebAuthnError) -> AuthenticationExtensionResults {
         // The common login asks for nothing and gets nothing: no work beyond three checks.
         if json.isEmpty, authData.extensions == nil, issued.extensions == nil { return AuthenticationExtensionResults() }

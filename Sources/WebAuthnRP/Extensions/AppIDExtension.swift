@@ -18,20 +18,19 @@ struct AppIDExtension: WebAuthnExtension {
     }
 
     func checkAuthentication(client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
-                             asked: RequestedExtensions, context: ExtensionChecks.AuthenticationContext,
+                             asked: RequestedExtensions, context: AuthenticationExtensionContext,
                              results: inout AuthenticationExtensionResults) throws(WebAuthnError) {
         // The rpIdHash rule was applied at step 15; here its answer is reported.
         if asked.appid != nil { results.appid = context.usedAppID }
     }
 
-    /// §7.2 step 15 with this extension: when the relying party sent `appid` and the client
-    /// reports `appid: true`, rpIdHash must be SHA-256 of the AppID; otherwise SHA-256 of the RP
-    /// ID. `appid: true` that was not asked for is `extension`; an rpIdHash that is not the one
-    /// the client's answer implies is `rpIdHash`.
-    /// - Returns: whether the AppID was used.
-    static func checkAssertionRPIDHash(_ authData: AuthenticatorData, clientOutputs json: [String: JSONValue],
-                                       asked: RequestedExtensions, rpId: String,
-                                       relyingParty: RelyingParty) throws(WebAuthnError) -> Bool {
+    /// The AppID part of §7.2 step 15: when the relying party sent `appid` and the client
+    /// reports `appid: true`, rpIdHash must be SHA-256 of the AppID. `appid: true` that was not
+    /// asked for is `extension`; an rpIdHash that is not the AppID's hash is `rpIdHash`. When
+    /// the AppID was not used, the caller checks rpIdHash against the RP ID.
+    /// - Returns: whether the AppID was used (and rpIdHash is its hash).
+    static func checkUsedAppID(_ authData: AuthenticatorData, clientOutputs json: [String: JSONValue],
+                               asked: RequestedExtensions) throws(WebAuthnError) -> Bool {
         var usedAppID = false
         if let value = json["appid"] {
             guard let used = value.boolValue else {
@@ -39,10 +38,7 @@ struct AppIDExtension: WebAuthnExtension {
             }
             usedAppID = used
         }
-        guard usedAppID else {
-            try CeremonyChecks.checkRPIDHash(authData, rpId: rpId, relyingParty: relyingParty)
-            return false
-        }
+        guard usedAppID else { return false }
         guard let appid = asked.appid else {
             throw WebAuthnError(.extension, "the client reports appid true but the appid extension was not asked for")
         }

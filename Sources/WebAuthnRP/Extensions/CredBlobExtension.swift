@@ -35,7 +35,7 @@ struct CredBlobExtension: WebAuthnExtension {
     }
 
     func checkAuthentication(client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
-                             asked: RequestedExtensions, context: ExtensionChecks.AuthenticationContext,
+                             asked: RequestedExtensions, context: AuthenticationExtensionContext,
                              results: inout AuthenticationExtensionResults) throws(WebAuthnError) {
         if asked.getCredBlob { results.credBlob = authenticator.credBlob ?? client.getCredBlob }
     }

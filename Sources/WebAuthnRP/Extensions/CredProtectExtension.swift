@@ -34,3 +34,35 @@ struct CredProtectExtension: WebAuthnExtension {
         }
     }
 }
+
+/// The credential protection policy asked of the authenticator (CTAP 2.2 §12.1, `credProtect`).
+public enum CredentialProtectionPolicy: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Level 1: the credential is usable without user verification.
+    case userVerificationOptional
+    /// Level 2: discoverable use needs UV; use with the credential id in an allow list does not.
+    case userVerificationOptionalWithCredentialIDList
+    /// Level 3: every use needs user verification.
+    case userVerificationRequired
+
+    /// The CTAP level, 1 to 3.
+    public var level: Int {
+        switch self {
+        case .userVerificationOptional: return 1
+        case .userVerificationOptionalWithCredentialIDList: return 2
+        case .userVerificationRequired: return 3
+        }
+    }
+}
+
+/// The protection level an authenticator applied to a credential (CTAP 2.2 §12.1, `credProtect`).
+public enum CredentialProtectionLevel: Int, Sendable, Hashable, Codable, Comparable {
+    /// 1: usable without user verification.
+    case userVerificationOptional = 1
+    /// 2: discoverable use needs user verification.
+    case userVerificationOptionalWithCredentialIDList = 2
+    /// 3: every use needs user verification.
+    case userVerificationRequired = 3
+
+    /// Orders by level.
+    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+}

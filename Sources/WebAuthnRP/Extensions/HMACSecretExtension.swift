@@ -27,7 +27,7 @@ struct HMACSecretExtension: WebAuthnExtension {
     }
 
     func checkAuthentication(client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
-                             asked: RequestedExtensions, context: ExtensionChecks.AuthenticationContext,
+                             asked: RequestedExtensions, context: AuthenticationExtensionContext,
                              results: inout AuthenticationExtensionResults) throws(WebAuthnError) {
         if authenticator.hmacSecretOutput != nil { results.hmacSecret = true }
     }

@@ -49,7 +49,7 @@ struct LargeBlobExtension: WebAuthnExtension {
     }
 
     func checkAuthentication(client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
-                             asked: RequestedExtensions, context: ExtensionChecks.AuthenticationContext,
+                             asked: RequestedExtensions, context: AuthenticationExtensionContext,
                              results: inout AuthenticationExtensionResults) throws(WebAuthnError) {
         guard asked.largeBlob, let largeBlob = client.largeBlob else { return }
         guard largeBlob.supported == nil else {
@@ -63,4 +63,30 @@ struct LargeBlobExtension: WebAuthnExtension {
         }
         results.largeBlob = LargeBlobResult(supported: nil, blob: largeBlob.blob, written: largeBlob.written)
     }
+}
+
+/// `largeBlob.support` at registration (L3 §10.1.5).
+public enum LargeBlobSupport: String, Sendable, Hashable, Codable {
+    /// The credential must be created on an authenticator that can store large blobs.
+    case required
+    /// Large-blob support is wanted but not required.
+    case preferred
+}
+
+/// The `largeBlob` input at authentication (L3 §10.1.5): read the blob, or write one.
+public enum LargeBlobOperation: Sendable, Hashable {
+    /// `read: true`: return the stored blob.
+    case read
+    /// `write`: store these bytes. `allowCredentials` must name exactly one credential.
+    case write([UInt8])
+}
+
+/// The large-blob outputs (L3 §10.1.5), each present only where its input allows it.
+public struct LargeBlobResult: Sendable, Hashable {
+    /// Registration: whether the credential can store a large blob.
+    public let supported: Bool?
+    /// Authentication with `read`: the blob, when one is stored.
+    public let blob: [UInt8]?
+    /// Authentication with `write`: whether the blob was written.
+    public let written: Bool?
 }

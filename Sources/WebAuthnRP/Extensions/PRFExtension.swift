@@ -54,7 +54,7 @@ struct PRFExtension: WebAuthnExtension {
     }
 
     func checkAuthentication(client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
-                             asked: RequestedExtensions, context: ExtensionChecks.AuthenticationContext,
+                             asked: RequestedExtensions, context: AuthenticationExtensionContext,
                              results: inout AuthenticationExtensionResults) throws(WebAuthnError) {
         guard asked.prf, let prf = client.prf else { return }
         // L3 §10.1.4 (and its test vectors): enabled is a registration output only.
@@ -88,4 +88,66 @@ struct PRFExtension: WebAuthnExtension {
         }
         return PRFResults(first: first, second: prf.second)
     }
+}
+
+/// One or two PRF evaluation inputs (`AuthenticationExtensionsPRFValues`, L3 §10.1.4). The client
+/// hashes each with the context string "WebAuthn PRF" before the authenticator sees it.
+public struct PRFValues: Sendable, Hashable {
+    /// The first input (any length).
+    public var first: [UInt8]
+    /// The optional second input.
+    public var second: [UInt8]?
+
+    /// Creates evaluation inputs.
+    /// - Parameters:
+    ///   - first: the first input.
+    ///   - second: the optional second input.
+    public init(first: [UInt8], second: [UInt8]? = nil) {
+        self.first = first
+        self.second = second
+    }
+
+    var json: JSONValue {
+        var object: [String: JSONValue] = ["first": .string(Base64URL.encode(first))]
+        if let second { object["second"] = .string(Base64URL.encode(second)) }
+        return .object(object)
+    }
+}
+
+/// The `prf` input (`AuthenticationExtensionsPRFInputs`, L3 §10.1.4).
+public struct PRFInputs: Sendable, Hashable {
+    /// Inputs evaluated for whichever credential is used.
+    public var eval: PRFValues?
+    /// Authentication only: inputs per credential id, which take precedence over ``eval``.
+    /// Every key must be the id of a credential in `allowCredentials`.
+    public var evalByCredential: [[UInt8]: PRFValues]
+
+    /// Creates PRF inputs. `PRFInputs()` alone asks at registration whether PRF is enabled.
+    /// - Parameters:
+    ///   - eval: inputs for any credential.
+    ///   - evalByCredential: inputs per credential id (authentication only).
+    public init(eval: PRFValues? = nil, evalByCredential: [[UInt8]: PRFValues] = [:]) {
+        self.eval = eval
+        self.evalByCredential = evalByCredential
+    }
+
+    var json: JSONValue {
+        var object: [String: JSONValue] = [:]
+        if let eval { object["eval"] = eval.json }
+        if !evalByCredential.isEmpty {
+            var byCredential: [String: JSONValue] = [:]
+            for (id, values) in evalByCredential { byCredential[Base64URL.encode(id)] = values.json }
+            object["evalByCredential"] = .object(byCredential)
+        }
+        return .object(object)
+    }
+}
+
+/// PRF outputs (`results`, L3 §10.1.4): 32 bytes each. They are secrets derived from the
+/// credential: use them (for example as key material) and do not log or store them.
+public struct PRFResults: Sendable, Hashable {
+    /// The output for `eval.first` (or the credential's `evalByCredential` entry).
+    public let first: [UInt8]
+    /// The output for `second`, present exactly when a second input was given.
+    public let second: [UInt8]?
 }

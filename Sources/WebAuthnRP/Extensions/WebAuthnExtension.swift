@@ -30,7 +30,7 @@ protocol WebAuthnExtension: Sendable {
     /// §7.2 step 20 for this extension: checks its outputs and records its results.
     /// - Throws: ``WebAuthnError`` (`extension`) for outputs that do not fit.
     func checkAuthentication(client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
-                             asked: RequestedExtensions, context: ExtensionChecks.AuthenticationContext,
+                             asked: RequestedExtensions, context: AuthenticationExtensionContext,
                              results: inout AuthenticationExtensionResults) throws(WebAuthnError)
 }
 
@@ -43,8 +43,15 @@ extension WebAuthnExtension {
     func checkRegistration(client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
                            asked: RequestedExtensions, results: inout RegistrationExtensionResults) throws(WebAuthnError) {}
     func checkAuthentication(client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
-                             asked: RequestedExtensions, context: ExtensionChecks.AuthenticationContext,
+                             asked: RequestedExtensions, context: AuthenticationExtensionContext,
                              results: inout AuthenticationExtensionResults) throws(WebAuthnError) {}
+}
+
+/// What an authentication's extension checks know beyond the outputs: the credential used, and
+/// whether §7.2 step 15 found the AppID used (read once there, reported at step 20).
+struct AuthenticationExtensionContext: Sendable {
+    var credentialId: [UInt8]
+    var usedAppID: Bool
 }
 
 /// The extensions this library knows: the one list of them. Inputs are written, and outputs

@@ -1,5 +1,3 @@
-public import Foundation
-
 /// The options of the attestation formats that have any, in one value
 /// (``AttestationPolicy/formats``). Each option is read only by its own format's procedure
 /// (W3C L3 §8), and by the trust step for `compound`; the defaults are the strict choices.
@@ -8,7 +6,7 @@ public struct AttestationFormatOptions: Sendable, Equatable {
     public var androidKeyAuthorizations: AndroidKeyAuthorizationPolicy
     /// `android-safetynet` (§8.5): the largest accepted age (and clock skew) of the attestation
     /// `timestampMs` relative to the verification time, in seconds.
-    public var safetyNetMaximumAge: TimeInterval
+    public var safetyNetMaximumAge: Double
     /// `compound` (§8.9): whether every sub-statement or at least one must verify.
     public var compoundRequirement: CompoundRequirement
     /// `tpm` (§8.3): reject (category `attestation`) an AIK certificate whose TPMManufacturer is
@@ -42,7 +40,7 @@ public struct AttestationFormatOptions: Sendable, Equatable {
     ///   - compoundRequirement: all or any sub-statement (default all).
     ///   - requireKnownTPMManufacturer: reject `tpm` attestations from unregistered TPM vendors (default true).
     public init(androidKeyAuthorizations: AndroidKeyAuthorizationPolicy = .teeOrSoftware,
-                safetyNetMaximumAge: TimeInterval = 60, compoundRequirement: CompoundRequirement = .all,
+                safetyNetMaximumAge: Double = 60, compoundRequirement: CompoundRequirement = .all,
                 requireKnownTPMManufacturer: Bool = true) {
         self.androidKeyAuthorizations = androidKeyAuthorizations
         self.safetyNetMaximumAge = safetyNetMaximumAge
