@@ -17,4 +17,8 @@ struct AppIDExcludeExtension: WebAuthnExtension {
                            asked: RequestedExtensions, results: inout RegistrationExtensionResults) throws(WebAuthnError) {
         if asked.appidExclude != nil { results.appidExclude = client.appidExclude }
     }
+
+    func traceItems(_ results: RegistrationExtensionResults) -> [(String, String)] {
+        results.appidExclude.map { [("appidExclude", "\($0)")] } ?? []
+    }
 }

@@ -55,4 +55,8 @@ struct AppIDExtension: WebAuthnExtension {
             throw WebAuthnError(.extension, "\(member) \"\(appid)\" is not an https URL")
         }
     }
+
+    func traceItems(_ results: AuthenticationExtensionResults) -> [(String, String)] {
+        results.appid.map { [("appid", "\($0)")] } ?? []
+    }
 }

@@ -39,4 +39,12 @@ struct CredBlobExtension: WebAuthnExtension {
                              results: inout AuthenticationExtensionResults) throws(WebAuthnError) {
         if asked.getCredBlob { results.credBlob = authenticator.credBlob ?? client.getCredBlob }
     }
+
+    func traceItems(_ results: RegistrationExtensionResults) -> [(String, String)] {
+        results.credBlob.map { [("credBlob", "stored \($0)")] } ?? []
+    }
+
+    func traceItems(_ results: AuthenticationExtensionResults) -> [(String, String)] {
+        results.credBlob.map { [("credBlob", "\($0.count) bytes")] } ?? []
+    }
 }

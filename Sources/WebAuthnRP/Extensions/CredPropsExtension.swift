@@ -16,4 +16,9 @@ struct CredPropsExtension: WebAuthnExtension {
         // reported also when a client volunteers it.
         if let props = client.credProps { results.residentKey = props }
     }
+
+    func traceItems(_ results: RegistrationExtensionResults) -> [(String, String)] {
+        if let residentKey = results.residentKey { return [("credProps", "rk \(residentKey)")] }
+        return []
+    }
 }

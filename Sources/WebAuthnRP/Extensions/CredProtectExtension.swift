@@ -33,6 +33,10 @@ struct CredProtectExtension: WebAuthnExtension {
             }
         }
     }
+
+    func traceItems(_ results: RegistrationExtensionResults) -> [(String, String)] {
+        results.credentialProtection.map { [("credProtect", "level \($0.rawValue)")] } ?? []
+    }
 }
 
 /// The credential protection policy asked of the authenticator (CTAP 2.2 §12.1, `credProtect`).

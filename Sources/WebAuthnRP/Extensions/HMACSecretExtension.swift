@@ -31,4 +31,12 @@ struct HMACSecretExtension: WebAuthnExtension {
                              results: inout AuthenticationExtensionResults) throws(WebAuthnError) {
         if authenticator.hmacSecretOutput != nil { results.hmacSecret = true }
     }
+
+    func traceItems(_ results: RegistrationExtensionResults) -> [(String, String)] {
+        results.hmacSecret.map { [("hmac-secret", "\($0)")] } ?? []
+    }
+
+    func traceItems(_ results: AuthenticationExtensionResults) -> [(String, String)] {
+        results.hmacSecret == true ? [("hmac-secret", "output present")] : []
+    }
 }

@@ -63,6 +63,18 @@ struct LargeBlobExtension: WebAuthnExtension {
         }
         results.largeBlob = LargeBlobResult(supported: nil, blob: largeBlob.blob, written: largeBlob.written)
     }
+
+    func traceItems(_ results: RegistrationExtensionResults) -> [(String, String)] {
+        if let supported = results.largeBlob?.supported { return [("largeBlob", "supported \(supported)")] }
+        return []
+    }
+
+    func traceItems(_ results: AuthenticationExtensionResults) -> [(String, String)] {
+        var items: [(String, String)] = []
+        if let blob = results.largeBlob?.blob { items.append(("largeBlob", "blob of \(blob.count) bytes")) }
+        if let written = results.largeBlob?.written { items.append(("largeBlob", "written \(written)")) }
+        return items
+    }
 }
 
 /// `largeBlob.support` at registration (L3 §10.1.5).

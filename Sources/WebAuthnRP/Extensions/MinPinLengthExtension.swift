@@ -18,4 +18,8 @@ struct MinPinLengthExtension: WebAuthnExtension {
                            asked: RequestedExtensions, results: inout RegistrationExtensionResults) throws(WebAuthnError) {
         results.minPinLength = authenticator.minPinLength
     }
+
+    func traceItems(_ results: RegistrationExtensionResults) -> [(String, String)] {
+        results.minPinLength.map { [("minPinLength", "\($0)")] } ?? []
+    }
 }

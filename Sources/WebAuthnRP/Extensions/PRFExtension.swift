@@ -69,6 +69,11 @@ struct PRFExtension: WebAuthnExtension {
         results.prfResults = try Self.results(prf, evaluation: evaluation)
     }
 
+    /// PRF outputs are secrets: the trace shows which arrived, never their bytes.
+    static func describe(_ results: PRFResults) -> String {
+        results.second == nil ? "results: first" : "results: first, second"
+    }
+
     /// PRF results: 32 bytes each; `second` present exactly when a second input was given.
     static func results(_ prf: ClientExtensionOutputs.PRF,
                         evaluation: RequestedExtensions.PRFEvaluation) throws(WebAuthnError) -> PRFResults? {
@@ -87,6 +92,17 @@ struct PRFExtension: WebAuthnExtension {
             throw WebAuthnError(.extension, "prf.results.second is missing although a second input was given")
         }
         return PRFResults(first: first, second: prf.second)
+    }
+
+    func traceItems(_ results: RegistrationExtensionResults) -> [(String, String)] {
+        var items: [(String, String)] = []
+        if let prfEnabled = results.prfEnabled { items.append(("prf", "enabled \(prfEnabled)")) }
+        if let prfResults = results.prfResults { items.append(("prf", Self.describe(prfResults))) }
+        return items
+    }
+
+    func traceItems(_ results: AuthenticationExtensionResults) -> [(String, String)] {
+        results.prfResults.map { [("prf", Self.describe($0))] } ?? []
     }
 }
 

@@ -32,6 +32,11 @@ protocol WebAuthnExtension: Sendable {
     func checkAuthentication(client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
                              asked: RequestedExtensions, context: AuthenticationExtensionContext,
                              results: inout AuthenticationExtensionResults) throws(WebAuthnError)
+    /// This extension's verified registration results as (name, value) trace lines; secrets
+    /// (PRF outputs, blobs) by presence or length only.
+    func traceItems(_ results: RegistrationExtensionResults) -> [(String, String)]
+    /// This extension's verified authentication results as trace lines (secrets by presence only).
+    func traceItems(_ results: AuthenticationExtensionResults) -> [(String, String)]
 }
 
 extension WebAuthnExtension {
@@ -45,6 +50,8 @@ extension WebAuthnExtension {
     func checkAuthentication(client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
                              asked: RequestedExtensions, context: AuthenticationExtensionContext,
                              results: inout AuthenticationExtensionResults) throws(WebAuthnError) {}
+    func traceItems(_ results: RegistrationExtensionResults) -> [(String, String)] { [] }
+    func traceItems(_ results: AuthenticationExtensionResults) -> [(String, String)] { [] }
 }
 
 /// What an authentication's extension checks know beyond the outputs: the credential used, and
