@@ -256,7 +256,7 @@ import WebAuthnCrypto
     /// under which a compound with one intact component still verifies).
     static func verify(_ format: String, _ statement: CBORItem) -> Outcome {
         var policy = AttestationStatementTargets.policy
-        policy.compoundRequirement = .all
+        policy.formats.compoundRequirement = .all
         guard let context = AttestationStatementTargets.context(for: format) else { return .rejected("no context") }
         return outcome {
             _ = try AttestationStatementCheck.verify(format: format, statement: statement,

@@ -153,7 +153,7 @@ struct AndroidSafetyNetAttestation: AttestationFormat {
         }
         let generated = Date(timeIntervalSince1970: milliseconds / 1000)
         let age = context.verificationTime.timeIntervalSince(generated)
-        let limit = context.policy.safetyNetMaximumAge
+        let limit = context.policy.formats.safetyNetMaximumAge
         guard age <= limit else {
             throw AttestationContext.failure(identifier,
                 "the SafetyNet response is \(Int(age.rounded(.down))) s old, more than the \(limit) s allowed")

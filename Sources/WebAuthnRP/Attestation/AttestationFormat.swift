@@ -66,7 +66,7 @@ struct AttestationFormatTable: Sendable {
     }
 
     /// Every format of W3C WebAuthn L3 §8 this library verifies.
-    static let standard = AttestationFormatTable(AttestationFormatRegistry.all)
+    static let standard = AttestationFormatTable(AttestationFormatList.all)
 
     /// The format with this identifier (exact, case-sensitive match).
     func format(_ identifier: String) -> (any AttestationFormat)? { formats[identifier] }

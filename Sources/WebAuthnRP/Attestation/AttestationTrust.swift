@@ -69,7 +69,7 @@ enum AttestationTrustEvaluator {
         let path = outcome.components.isEmpty ? outcome.trustPath : outcome.components.flatMap(\.outcome.trustPath)
         let authenticator = AttestedAuthenticator(aaguid: aaguid, format: format, type: outcome.type, trustPath: path)
         let trust = try policy.requirement.source.trust(for: authenticator, at: time)
-        let verdict = evaluate(outcome, anchors: trust.anchors, compoundRequirement: policy.compoundRequirement, at: time)
+        let verdict = evaluate(outcome, anchors: trust.anchors, compoundRequirement: policy.formats.compoundRequirement, at: time)
         return (verdict, trust)
     }
 
@@ -80,7 +80,7 @@ enum AttestationTrustEvaluator {
     /// block nor give trust, as the compound's reported type is the first chained component's
     /// (``CompoundAttestation/reportedType(of:)``). Under `.any` one trusted component suffices.
     static func evaluate(_ outcome: AttestationOutcome, anchors: [Certificate],
-                         compoundRequirement: AttestationPolicy.CompoundRequirement, at time: Date) -> Verdict {
+                         compoundRequirement: AttestationFormatOptions.CompoundRequirement, at time: Date) -> Verdict {
         if !outcome.components.isEmpty {
             let verdicts = outcome.components.map {
                 evaluate($0.outcome, anchors: anchors, compoundRequirement: compoundRequirement, at: time)

@@ -5,7 +5,7 @@ import WebAuthnCoding
 ///
 /// Each sub-statement is verified with its own format's verification procedure, taken from
 /// ``AttestationContext/formats``. How many must verify is Relying Party policy
-/// (``AttestationPolicy/compoundRequirement``): `.all` (the default) or `.any`.
+/// (``AttestationFormatOptions/compoundRequirement``): `.all` (the default) or `.any`.
 ///
 /// The outcome carries every sub-statement that verified as a component; trust is then judged
 /// per component by ``AttestationTrustEvaluator``, again under the compound requirement: `.all`
@@ -80,7 +80,7 @@ struct CompoundAttestation: AttestationFormat {
 
         // "If validation fails for one or more sub-statements, decide the appropriate result based
         // on Relying Party policy": .all needs every sub-statement, .any at least one.
-        switch context.policy.compoundRequirement {
+        switch context.policy.formats.compoundRequirement {
         case .all:
             guard failures.isEmpty else {
                 throw AttestationContext.failure(identifier,

@@ -113,10 +113,12 @@ public struct AuthenticationVerifier: Sendable {
         let authData = try trace.check("§7.2 step 7", "authenticatorData parses, nothing left over") { () throws(WebAuthnError) in
             try AuthenticatorData(bytes: response.members.authenticatorData)
         }
-        try trace.check("§7.2 step 15", "rpIdHash is SHA-256 of the RP ID (of the AppID when appid was used)",
-                        detail: issued.rpId) { () throws(WebAuthnError) in
-            _ = try ExtensionChecks.checkAssertionRPIDHash(authData, clientOutputs: response.clientExtensionResults,
-                                                           issued: issued, relyingParty: relyingParty)
+        // What the options asked of the extensions, read once for steps 15 and 20.
+        let askedExtensions = RequestedExtensions(issued.extensions)
+        let usedAppID = try trace.check("§7.2 step 15", "rpIdHash is SHA-256 of the RP ID (of the AppID when appid was used)",
+                                        detail: issued.rpId) { () throws(WebAuthnError) in
+            try ExtensionChecks.checkAssertionRPIDHash(authData, clientOutputs: response.clientExtensionResults,
+                                                       asked: askedExtensions, issued: issued, relyingParty: relyingParty)
         }
         try trace.check("§7.2 step 16", "UP flag set") { () throws(WebAuthnError) in
             try CeremonyChecks.checkUserPresent(authData)
@@ -137,9 +139,9 @@ public struct AuthenticationVerifier: Sendable {
             }
         }
         // Step 20: the client and authenticator extension outputs are as expected.
-        let extensions = try ExtensionChecks.verifyAuthentication(clientOutputs: response.clientExtensionResults,
-                                                                  authData: authData, credentialId: response.rawId,
-                                                                  issued: issued, policy: policy.extensions, trace: &trace)
+        let extensions = try ExtensionChecks.verifyAuthentication(
+            clientOutputs: response.clientExtensionResults, authData: authData, issued: issued, asked: askedExtensions,
+            context: .init(credentialId: response.rawId, usedAppID: usedAppID), policy: policy.extensions, trace: &trace)
         // Step 21: "Let hash be the result of computing a hash over the cData using SHA-256."
         // (Held inline: the hash is used once, for the signature, and needs no array.)
         let clientDataHash = Digest.sha256Inline(response.members.clientDataJSON)

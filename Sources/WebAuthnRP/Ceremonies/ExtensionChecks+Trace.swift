@@ -21,7 +21,8 @@ extension ExtensionChecks {
 
     /// §7.2 step 20 with its trace (see the registration form).
     static func verifyAuthentication(clientOutputs json: [String: JSONValue], authData: AuthenticatorData,
-                                     credentialId: [UInt8], issued: IssuedChallenge, policy: ExtensionPolicy,
+                                     issued: IssuedChallenge, asked: RequestedExtensions, context: AuthenticationExtensionContext,
+                                     policy: ExtensionPolicy,
                                      trace: inout CeremonyTrace) throws(WebAuthnError) -> AuthenticationExtensionResults {
         let step = "§7.2 step 20"
         if json.isEmpty, authData.extensions == nil, issued.extensions == nil {
@@ -30,8 +31,8 @@ extension ExtensionChecks {
         }
         let results = try trace.check(step, "extension outputs fit their definitions and what was asked",
                                       detail: describe(issued: issued, clientOutputs: json, authData: authData)) { () throws(WebAuthnError) in
-            try verifyAuthentication(clientOutputs: json, authData: authData, credentialId: credentialId,
-                                     issued: issued, policy: policy)
+            try verifyAuthentication(clientOutputs: json, authData: authData, issued: issued, asked: asked,
+                                     context: context, policy: policy)
         }
         for (name, value) in results.traceItems { trace.note(step, "extension \(name)", detail: value) }
         return results
@@ -39,35 +40,11 @@ extension ExtensionChecks {
 }
 
 extension RegistrationExtensionResults {
-    /// Each reported output as (name, value) for the trace. PRF outputs are secrets: only their
-    /// presence is shown.
-    var traceItems: [(String, String)] {
-        var items: [(String, String)] = []
-        if let residentKey { items.append(("credProps", "rk \(residentKey)")) }
-        if let prfEnabled { items.append(("prf", "enabled \(prfEnabled)")) }
-        if let prfResults { items.append(("prf", prfResults.second == nil ? "results: first" : "results: first, second")) }
-        if let largeBlob, let supported = largeBlob.supported { items.append(("largeBlob", "supported \(supported)")) }
-        if let credentialProtection { items.append(("credProtect", "level \(credentialProtection.rawValue)")) }
-        if let minPinLength { items.append(("minPinLength", "\(minPinLength)")) }
-        if let hmacSecret { items.append(("hmac-secret", "\(hmacSecret)")) }
-        if let credBlob { items.append(("credBlob", "stored \(credBlob)")) }
-        if let appidExclude { items.append(("appidExclude", "\(appidExclude)")) }
-        return items
-    }
+    /// Each reported output as (name, value) for the trace, in the order of ``ExtensionList``.
+    var traceItems: [(String, String)] { ExtensionList.all.flatMap { $0.traceItems(self) } }
 }
 
 extension AuthenticationExtensionResults {
-    /// Each reported output as (name, value) for the trace (secrets by presence only).
-    var traceItems: [(String, String)] {
-        var items: [(String, String)] = []
-        if let prfResults { items.append(("prf", prfResults.second == nil ? "results: first" : "results: first, second")) }
-        if let largeBlob {
-            if let blob = largeBlob.blob { items.append(("largeBlob", "blob of \(blob.count) bytes")) }
-            if let written = largeBlob.written { items.append(("largeBlob", "written \(written)")) }
-        }
-        if let credBlob { items.append(("credBlob", "\(credBlob.count) bytes")) }
-        if hmacSecret == true { items.append(("hmac-secret", "output present")) }
-        if let appid { items.append(("appid", "\(appid)")) }
-        return items
-    }
+    /// Each reported output as (name, value) for the trace, in the order of ``ExtensionList``.
+    var traceItems: [(String, String)] { ExtensionList.all.flatMap { $0.traceItems(self) } }
 }

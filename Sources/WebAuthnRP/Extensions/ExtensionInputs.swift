@@ -5,94 +5,6 @@ import WebAuthnCoding
 // options builders; they are validated the way the client would validate them, then rendered as
 // the options' `extensions` member (bytes as base64url, as in the L3 JSON serialization).
 
-/// One or two PRF evaluation inputs (`AuthenticationExtensionsPRFValues`, L3 §10.1.4). The client
-/// hashes each with the context string "WebAuthn PRF" before the authenticator sees it.
-public struct PRFValues: Sendable, Hashable {
-    /// The first input (any length).
-    public var first: [UInt8]
-    /// The optional second input.
-    public var second: [UInt8]?
-
-    /// Creates evaluation inputs.
-    /// - Parameters:
-    ///   - first: the first input.
-    ///   - second: the optional second input.
-    public init(first: [UInt8], second: [UInt8]? = nil) {
-        self.first = first
-        self.second = second
-    }
-
-    var json: JSONValue {
-        var object: [String: JSONValue] = ["first": .string(Base64URL.encode(first))]
-        if let second { object["second"] = .string(Base64URL.encode(second)) }
-        return .object(object)
-    }
-}
-
-/// The `prf` input (`AuthenticationExtensionsPRFInputs`, L3 §10.1.4).
-public struct PRFInputs: Sendable, Hashable {
-    /// Inputs evaluated for whichever credential is used.
-    public var eval: PRFValues?
-    /// Authentication only: inputs per credential id, which take precedence over ``eval``.
-    /// Every key must be the id of a credential in `allowCredentials`.
-    public var evalByCredential: [[UInt8]: PRFValues]
-
-    /// Creates PRF inputs. `PRFInputs()` alone asks at registration whether PRF is enabled.
-    /// - Parameters:
-    ///   - eval: inputs for any credential.
-    ///   - evalByCredential: inputs per credential id (authentication only).
-    public init(eval: PRFValues? = nil, evalByCredential: [[UInt8]: PRFValues] = [:]) {
-        self.eval = eval
-        self.evalByCredential = evalByCredential
-    }
-
-    var json: JSONValue {
-        var object: [String: JSONValue] = [:]
-        if let eval { object["eval"] = eval.json }
-        if !evalByCredential.isEmpty {
-            var byCredential: [String: JSONValue] = [:]
-            for (id, values) in evalByCredential { byCredential[Base64URL.encode(id)] = values.json }
-            object["evalByCredential"] = .object(byCredential)
-        }
-        return .object(object)
-    }
-}
-
-/// `largeBlob.support` at registration (L3 §10.1.5).
-public enum LargeBlobSupport: String, Sendable, Hashable, Codable {
-    /// The credential must be created on an authenticator that can store large blobs.
-    case required
-    /// Large-blob support is wanted but not required.
-    case preferred
-}
-
-/// The `largeBlob` input at authentication (L3 §10.1.5): read the blob, or write one.
-public enum LargeBlobOperation: Sendable, Hashable {
-    /// `read: true`: return the stored blob.
-    case read
-    /// `write`: store these bytes. `allowCredentials` must name exactly one credential.
-    case write([UInt8])
-}
-
-/// The credential protection policy asked of the authenticator (CTAP 2.2 §12.1, `credProtect`).
-public enum CredentialProtectionPolicy: String, Sendable, Hashable, Codable, CaseIterable {
-    /// Level 1: the credential is usable without user verification.
-    case userVerificationOptional
-    /// Level 2: discoverable use needs UV; use with the credential id in an allow list does not.
-    case userVerificationOptionalWithCredentialIDList
-    /// Level 3: every use needs user verification.
-    case userVerificationRequired
-
-    /// The CTAP level, 1 to 3.
-    public var level: Int {
-        switch self {
-        case .userVerificationOptional: return 1
-        case .userVerificationOptionalWithCredentialIDList: return 2
-        case .userVerificationRequired: return 3
-        }
-    }
-}
-
 /// The client extension inputs of a registration. Each is validated by
 /// ``RelyingPartyService/beginRegistration(_:now:)`` before the options are sent.
 public struct RegistrationExtensionInputs: Sendable, Hashable {
@@ -146,35 +58,7 @@ public struct RegistrationExtensionInputs: Sendable, Hashable {
     /// - Throws: ``WebAuthnError`` (`extension`) for an input the client would refuse.
     package func validatedJSON() throws(WebAuthnError) -> [String: JSONValue]? {
         var out: [String: JSONValue] = [:]
-        if credProps { out["credProps"] = .bool(true) }
-        if let prf {
-            // L3 §10.1.4, registration: "If evalByCredential is present, return a DOMException
-            // whose name is NotSupportedError."
-            guard prf.evalByCredential.isEmpty else {
-                throw WebAuthnError(.extension, "prf.evalByCredential is not allowed at registration")
-            }
-            out["prf"] = prf.json
-        }
-        if let largeBlob { out["largeBlob"] = .object(["support": .string(largeBlob.rawValue)]) }
-        if let credentialProtectionPolicy {
-            out["credentialProtectionPolicy"] = .string(credentialProtectionPolicy.rawValue)
-            if enforceCredentialProtectionPolicy { out["enforceCredentialProtectionPolicy"] = .bool(true) }
-        } else if enforceCredentialProtectionPolicy {
-            throw WebAuthnError(.extension, "enforceCredentialProtectionPolicy needs a credentialProtectionPolicy")
-        }
-        if minPinLength { out["minPinLength"] = .bool(true) }
-        if hmacCreateSecret { out["hmacCreateSecret"] = .bool(true) }
-        if let credBlob {
-            // CTAP 2.2 §12.2: every authenticator with credBlob stores at least 32 bytes.
-            guard (1...32).contains(credBlob.count) else {
-                throw WebAuthnError(.extension, "credBlob is \(credBlob.count) bytes; 1 to 32 are stored by every authenticator")
-            }
-            out["credBlob"] = .string(Base64URL.encode(credBlob))
-        }
-        if let appidExclude {
-            try ExtensionInputChecks.checkAppID(appidExclude, member: "appidExclude")
-            out["appidExclude"] = .string(appidExclude)
-        }
+        for definition in ExtensionList.all { try definition.addInput(self, to: &out) }
         return out.isEmpty ? nil : out
     }
 }
@@ -210,48 +94,7 @@ public struct AuthenticationExtensionInputs: Sendable, Hashable {
     /// - Throws: ``WebAuthnError`` (`extension`) for an input the client would refuse.
     package func validatedJSON(allowCredentials: [[UInt8]]) throws(WebAuthnError) -> [String: JSONValue]? {
         var out: [String: JSONValue] = [:]
-        if let prf {
-            if !prf.evalByCredential.isEmpty {
-                // L3 §10.1.4, authentication: evalByCredential needs allowCredentials, and each key
-                // must be the id of one of its credentials.
-                guard !allowCredentials.isEmpty else {
-                    throw WebAuthnError(.extension, "prf.evalByCredential needs a non-empty allowCredentials")
-                }
-                // In id order, so that of several foreign ids the error names the same one every time.
-                for id in prf.evalByCredential.keys.sorted(by: { $0.lexicographicallyPrecedes($1) })
-                where id.isEmpty || !allowCredentials.contains(id) {
-                    throw WebAuthnError(.extension,
-                                        "prf.evalByCredential names \(Base64URL.encode(id)), which is not in allowCredentials")
-                }
-            }
-            out["prf"] = prf.json
-        }
-        switch largeBlob {
-        case nil: break
-        case .read: out["largeBlob"] = .object(["read": .bool(true)])
-        case .write(let blob):
-            // L3 §10.1.5: "If write is present and allowCredentials does not contain exactly one
-            // element, return a DOMException whose name is NotSupportedError."
-            guard allowCredentials.count == 1 else {
-                throw WebAuthnError(.extension, "largeBlob.write needs exactly one credential in allowCredentials")
-            }
-            out["largeBlob"] = .object(["write": .string(Base64URL.encode(blob))])
-        }
-        if getCredBlob { out["getCredBlob"] = .bool(true) }
-        if let appid {
-            try ExtensionInputChecks.checkAppID(appid, member: "appid")
-            out["appid"] = .string(appid)
-        }
+        for definition in ExtensionList.all { try definition.addInput(self, allowCredentials: allowCredentials, to: &out) }
         return out.isEmpty ? nil : out
-    }
-}
-
-enum ExtensionInputChecks {
-    /// A FIDO AppID is an https URL with a host (FIDO AppID and Facet Specification §3.1.2).
-    static func checkAppID(_ appid: String, member: String) throws(WebAuthnError) {
-        guard appid.utf8.count <= 2048, let url = URL(string: appid), url.scheme == "https",
-              let host = url.host, !host.isEmpty else {
-            throw WebAuthnError(.extension, "\(member) \"\(appid)\" is not an https URL")
-        }
     }
 }

@@ -5,27 +5,27 @@ package import WebAuthnCoding
 /// them: bytes as base64url text). Whether an output fits what was asked is checked later, by
 /// ``ExtensionChecks``. Unknown extensions are listed by name and not interpreted.
 package struct ClientExtensionOutputs: Sendable, Equatable {
-    package struct PRF: Sendable, Equatable {
-        package var enabled: Bool?
-        package var first: [UInt8]?
-        package var second: [UInt8]?
-        package var hasResults: Bool { first != nil }
+    struct PRF: Sendable, Equatable {
+        var enabled: Bool?
+        var first: [UInt8]?
+        var second: [UInt8]?
+        var hasResults: Bool { first != nil }
     }
-    package struct LargeBlob: Sendable, Equatable {
-        package var supported: Bool?
-        package var blob: [UInt8]?
-        package var written: Bool?
+    struct LargeBlob: Sendable, Equatable {
+        var supported: Bool?
+        var blob: [UInt8]?
+        var written: Bool?
     }
 
     /// `credProps`: present, with `rk` when the client knows it.
-    package var credProps: Bool?? = nil
-    package var prf: PRF?
-    package var largeBlob: LargeBlob?
-    package var appid: Bool?
-    package var appidExclude: Bool?
-    package var hmacCreateSecret: Bool?
-    package var credBlob: Bool?
-    package var getCredBlob: [UInt8]?
+    var credProps: Bool?? = nil
+    var prf: PRF?
+    var largeBlob: LargeBlob?
+    var appid: Bool?
+    var appidExclude: Bool?
+    var hmacCreateSecret: Bool?
+    var credBlob: Bool?
+    var getCredBlob: [UInt8]?
     /// The names of every output present, known or not.
     package var names: [String] = []
 
@@ -109,18 +109,18 @@ package struct AuthenticatorExtensionOutputs: Sendable, Equatable {
     /// `credProtect`: 1, 2 or 3.
     package var credProtect: Int?
     /// `hmac-secret` at registration: whether the secret was created.
-    package var hmacSecret: Bool?
+    var hmacSecret: Bool?
     /// `hmac-secret` at authentication: the encrypted outputs (32 or 64 bytes, plus a 16-byte
     /// IV with PIN protocol 2).
     package var hmacSecretOutput: [UInt8]?
     /// `hmac-secret-mc` at registration: encrypted outputs, as `hmacSecretOutput`.
-    package var hmacSecretMC: [UInt8]?
+    var hmacSecretMC: [UInt8]?
     /// `minPinLength`: the authenticator's minimum PIN length.
-    package var minPinLength: Int?
+    var minPinLength: Int?
     /// `credBlob` at registration: whether the blob was stored.
-    package var credBlobStored: Bool?
+    var credBlobStored: Bool?
     /// `credBlob` at authentication: the stored blob.
-    package var credBlob: [UInt8]?
+    var credBlob: [UInt8]?
     /// Every identifier present, known or not.
     package var identifiers: [String] = []
 
@@ -130,7 +130,7 @@ package struct AuthenticatorExtensionOutputs: Sendable, Equatable {
     static let hmacSecretOutputLengths: Set<Int> = [32, 48, 64, 80]
 
     /// No outputs.
-    package init() {}
+    init() {}
 
     /// Reads the extensions map of authenticator data.
     /// - Parameters:

@@ -1,35 +1,3 @@
-/// The protection level an authenticator applied to a credential (CTAP 2.2 §12.1, `credProtect`).
-public enum CredentialProtectionLevel: Int, Sendable, Hashable, Codable, Comparable {
-    /// 1: usable without user verification.
-    case userVerificationOptional = 1
-    /// 2: discoverable use needs user verification.
-    case userVerificationOptionalWithCredentialIDList = 2
-    /// 3: every use needs user verification.
-    case userVerificationRequired = 3
-
-    /// Orders by level.
-    public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
-}
-
-/// PRF outputs (`results`, L3 §10.1.4): 32 bytes each. They are secrets derived from the
-/// credential: use them (for example as key material) and do not log or store them.
-public struct PRFResults: Sendable, Hashable {
-    /// The output for `eval.first` (or the credential's `evalByCredential` entry).
-    public let first: [UInt8]
-    /// The output for `second`, present exactly when a second input was given.
-    public let second: [UInt8]?
-}
-
-/// The large-blob outputs (L3 §10.1.5), each present only where its input allows it.
-public struct LargeBlobResult: Sendable, Hashable {
-    /// Registration: whether the credential can store a large blob.
-    public let supported: Bool?
-    /// Authentication with `read`: the blob, when one is stored.
-    public let blob: [UInt8]?
-    /// Authentication with `write`: whether the blob was written.
-    public let written: Bool?
-}
-
 /// The verified extension outputs of a registration. Members are nil when the output did not
 /// arrive. Statements about the new credential (``residentKey``, ``prfEnabled``,
 /// ``largeBlob`` `supported`, ``credentialProtection``, ``minPinLength``, ``hmacSecret``,
@@ -58,7 +26,7 @@ public struct RegistrationExtensionResults: Sendable, Hashable {
     public internal(set) var appidExclude: Bool?
 
     /// No outputs.
-    public init() {}
+    init() {}
 }
 
 /// The verified extension outputs of an authentication (see ``RegistrationExtensionResults``).
@@ -76,7 +44,7 @@ public struct AuthenticationExtensionResults: Sendable, Hashable {
     public internal(set) var appid: Bool?
 
     /// No outputs.
-    public init() {}
+    init() {}
 }
 
 /// What the extensions said about a credential, kept on its ``CredentialRecord`` (nil: unknown).
@@ -100,7 +68,7 @@ public struct CredentialExtensionProperties: Sendable, Hashable, Codable {
     public init() {}
 
     /// Whether nothing is known.
-    public var isEmpty: Bool { self == CredentialExtensionProperties() }
+    var isEmpty: Bool { self == CredentialExtensionProperties() }
 
     init(_ results: RegistrationExtensionResults) {
         discoverable = results.residentKey

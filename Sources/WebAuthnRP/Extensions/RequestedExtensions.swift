@@ -61,33 +61,20 @@ struct RequestedExtensions: Sendable {
         return PRFEvaluation(second: object["second"] != nil)
     }
 
-    /// Whether the client extension named `name` was asked for.
+    /// Whether the client extension named `name` was asked for (each extension answers for
+    /// its own outputs; a name none of them knows was not asked for).
     func asked(client name: String) -> Bool {
-        switch name {
-        case "credProps": return credProps
-        case "prf": return prf
-        case "largeBlob": return largeBlob
-        case "appid": return appid != nil
-        case "appidExclude": return appidExclude != nil
-        case "hmacCreateSecret": return hmacCreateSecret
-        case "hmacGetSecret": return hmacGetSecret
-        case "credBlob": return credBlob
-        case "getCredBlob": return getCredBlob
-        case "credProtect", "credentialProtectionPolicy": return credProtectLevel != nil
-        case "minPinLength": return minPinLength
-        default: return false
+        for definition in ExtensionList.all {
+            if let answer = definition.asked(client: name, self) { return answer }
         }
+        return false
     }
 
     /// Whether an input asked the client to send the authenticator extension `identifier`.
     func asked(authenticator identifier: String) -> Bool {
-        switch identifier {
-        case "credProtect": return credProtectLevel != nil
-        case "hmac-secret", "hmac-secret-mc": return prf || hmacCreateSecret || hmacGetSecret
-        case "minPinLength": return minPinLength
-        case "credBlob": return credBlob || getCredBlob
-        case "largeBlobKey": return largeBlob
-        default: return false
+        for definition in ExtensionList.all {
+            if let answer = definition.asked(authenticator: identifier, self) { return answer }
         }
+        return false
     }
 }

@@ -15,58 +15,27 @@ public struct AttestationPolicy: Sendable {
     /// roots, the FIDO Metadata Service, or the caller's own source). Default: nothing
     /// required, no anchors.
     public var requirement: AttestationRequirement
-    /// Android Key attestation: which authorization lists count.
-    public var androidKeyAuthorizations: AndroidKeyAuthorizationPolicy
-    /// SafetyNet: the largest accepted age (and clock skew) of the attestation
-    /// `timestampMs` relative to the verification time, in seconds.
-    public var safetyNetMaximumAge: TimeInterval
-    /// Compound attestation: whether every sub-statement or at least one must verify.
-    public var compoundRequirement: CompoundRequirement
+    /// The options of the formats that have any (`android-key`, `android-safetynet`, `tpm`,
+    /// `compound`), each read only by its own format. Default: every option at its default.
+    public var formats: AttestationFormatOptions
     /// Formats accepted at all (nil: every supported format).
     public var allowedFormats: Set<String>?
-    /// `tpm`: reject (category `attestation`) an AIK certificate whose TPMManufacturer is not
-    /// in the TCG TPM vendor registry (see `TPMManufacturer`; the FIDO conformance and W3C
-    /// test-vector identifiers count as known). On by default, as in the other relying-party
-    /// libraries; `false` accepts any vendor. Either way a TPMManufacturer that is not
-    /// `id:` and eight hex digits is rejected.
-    public var requireKnownTPMManufacturer: Bool
-
-    /// Which Android Key authorization lists are consulted for origin and purpose.
-    public enum AndroidKeyAuthorizationPolicy: Sendable, Equatable {
-        /// Only the TEE-enforced list (hardware-backed keys only).
-        case teeEnforcedOnly
-        /// The union of the TEE-enforced and software-enforced lists.
-        case teeOrSoftware
-    }
-
-    /// How many sub-statements of a compound attestation must verify, and then be trusted.
-    public enum CompoundRequirement: Sendable, Equatable {
-        /// Every sub-statement must verify, and every one that carries a certificate chain must
-        /// end in a trust anchor (self and none sub-statements claim no chain to judge).
-        case all
-        /// At least one sub-statement must verify; one trusted chain makes the whole trusted.
-        case any
-    }
 
     /// Creates a policy.
     /// - Parameters:
     ///   - requirement: what the attestation must establish, and the anchors (default: nothing required).
-    ///   - androidKeyAuthorizations: which Android Key lists count (default union).
-    ///   - safetyNetMaximumAge: SafetyNet timestamp window in seconds (default 60).
-    ///   - compoundRequirement: all or any sub-statement (default all).
+    ///   - formats: the per-format options (default: each at its default).
     ///   - allowedFormats: formats accepted (default all supported).
-    ///   - requireKnownTPMManufacturer: reject `tpm` attestations from unregistered TPM vendors (default true).
-    public init(requirement: AttestationRequirement = .none,
-                androidKeyAuthorizations: AndroidKeyAuthorizationPolicy = .teeOrSoftware,
-                safetyNetMaximumAge: TimeInterval = 60, compoundRequirement: CompoundRequirement = .all,
-                allowedFormats: Set<String>? = nil, requireKnownTPMManufacturer: Bool = true) {
+    public init(requirement: AttestationRequirement = .none, formats: AttestationFormatOptions = AttestationFormatOptions(),
+                allowedFormats: Set<String>? = nil) {
         self.requirement = requirement
-        self.androidKeyAuthorizations = androidKeyAuthorizations
-        self.safetyNetMaximumAge = safetyNetMaximumAge
-        self.compoundRequirement = compoundRequirement
+        self.formats = formats
         self.allowedFormats = allowedFormats
-        self.requireKnownTPMManufacturer = requireKnownTPMManufacturer
     }
+
+    /// Kept for `CeremonyRecording.unrecordedSettings` (owned elsewhere), which names this one
+    /// option; read ``AttestationFormatOptions/requireKnownTPMManufacturer`` instead.
+    var requireKnownTPMManufacturer: Bool { formats.requireKnownTPMManufacturer }
 }
 
 /// The relying party's standing policy for every ceremony. Per-ceremony choices

@@ -83,6 +83,24 @@ package struct TestAuthenticator {
         case custom(fmt: String, statement: CBORItem)
     }
 
+    /// The test authenticator's statement of format `fmt`, one of the library's one list of
+    /// formats (`AttestationFormatList.identifiers`), issued by `ca` where the format carries a
+    /// chain; nil for a format it cannot make: `android-safetynet`, whose JWS
+    /// `AndroidSafetyNetAttestationTests` builds. A format added to the list without a case
+    /// here fails `PackedAndU2FAttestationTests`' smoke test.
+    package static func attestation(format fmt: String, ca: CA) -> Attestation? {
+        switch fmt {
+        case "none": return Attestation.none
+        case "packed": return .packed(ca: ca)
+        case "fido-u2f": return .fidoU2F(ca: ca)
+        case "tpm": return .tpm(ca: ca)
+        case "android-key": return .androidKey(ca: ca)
+        case "apple": return .apple(ca: ca)
+        case "compound": return .compound([.packed(ca: ca), .androidKey(ca: ca)])
+        default: return nil
+        }
+    }
+
     // MARK: The credential
 
     /// The RP ID the credential is scoped to (its SHA-256 is `rpIdHash`).

@@ -129,7 +129,7 @@ struct AndroidKeyAttestationTests {
     @Test("TEE-only policy accepts origin and purpose in teeEnforced")
     func teeOnlyAccepts() throws {
         var fixture = try AndroidKeyFixture()
-        fixture.policy = AttestationPolicy(androidKeyAuthorizations: .teeEnforcedOnly)
+        fixture.policy = AttestationPolicy(formats: AttestationFormatOptions(androidKeyAuthorizations: .teeEnforcedOnly))
         #expect(try fixture.verify().type == .basic)
     }
 
@@ -138,7 +138,7 @@ struct AndroidKeyAttestationTests {
         var fixture = try AndroidKeyFixture()
         fixture.software = [AndroidKeyFixture.purpose([2]), AndroidKeyFixture.origin(0)]
         fixture.tee = AndroidKeyFixture.unreadFields
-        fixture.policy = AttestationPolicy(androidKeyAuthorizations: .teeEnforcedOnly)
+        fixture.policy = AttestationPolicy(formats: AttestationFormatOptions(androidKeyAuthorizations: .teeEnforcedOnly))
         try expectRejected(fixture, "no origin in teeEnforced")
     }
 
@@ -147,7 +147,7 @@ struct AndroidKeyAttestationTests {
         var fixture = try AndroidKeyFixture()
         fixture.software = [AndroidKeyFixture.purpose([2])]
         fixture.tee = [AndroidKeyFixture.origin(0)]
-        fixture.policy = AttestationPolicy(androidKeyAuthorizations: .teeEnforcedOnly)
+        fixture.policy = AttestationPolicy(formats: AttestationFormatOptions(androidKeyAuthorizations: .teeEnforcedOnly))
         try expectRejected(fixture, "no purpose in teeEnforced")
     }
 

@@ -277,7 +277,7 @@ struct AndroidSafetyNetAttestationTests {
     func policyWindow() throws {
         var fixture = try SafetyNetFixture()
         fixture.timestampOffset = -20
-        fixture.policy = AttestationPolicy(safetyNetMaximumAge: 10)
+        fixture.policy = AttestationPolicy(formats: AttestationFormatOptions(safetyNetMaximumAge: 10))
         try expectRejected(fixture, "old")
     }
 

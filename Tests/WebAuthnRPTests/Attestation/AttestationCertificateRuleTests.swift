@@ -69,7 +69,7 @@ struct AttestationCertificateRuleTests {
         for unknown in ["id:12345678", "id:FFFFFFFF", "id:49424D20"] {
             let outcome = try register(authenticator, .tpm(ca: ca)) { $0.details.tpmManufacturer = unknown }
             expectAttestation(outcome, "\(unknown), which is not in the TCG TPM vendor registry")
-            let relaxed = try register(authenticator, .tpm(ca: ca), policy: AttestationPolicy(requireKnownTPMManufacturer: false)) {
+            let relaxed = try register(authenticator, .tpm(ca: ca), policy: AttestationPolicy(formats: AttestationFormatOptions(requireKnownTPMManufacturer: false))) {
                 $0.details.tpmManufacturer = unknown
             }
             _ = relaxed.accepted()
@@ -90,7 +90,7 @@ struct AttestationCertificateRuleTests {
                           "id:4E54430g", "id:０E544300"] {
             for requireKnown in [true, false] {
                 let outcome = try register(authenticator, .tpm(ca: ca),
-                                           policy: AttestationPolicy(requireKnownTPMManufacturer: requireKnown)) {
+                                           policy: AttestationPolicy(formats: AttestationFormatOptions(requireKnownTPMManufacturer: requireKnown))) {
                     $0.details.tpmManufacturer = malformed
                 }
                 expectAttestation(outcome, "is not \"id:\" and eight hex digits")
@@ -228,7 +228,7 @@ struct AttestationCertificateRuleTests {
     func androidKeyPurposeTEEOnly() throws {
         let ca = try TestAuthenticator.CA.make(seed: "issue17 android ca")
         let authenticator = try TestAuthenticator(seed: "issue17 android")
-        let teeOnly = AttestationPolicy(androidKeyAuthorizations: .teeEnforcedOnly)
+        let teeOnly = AttestationPolicy(formats: AttestationFormatOptions(androidKeyAuthorizations: .teeEnforcedOnly))
         _ = try register(authenticator, .androidKey(ca: ca), policy: teeOnly).accepted()
         let contradicted = try register(authenticator, .androidKey(ca: ca), policy: teeOnly) {
             $0.details.androidKeySoftwarePurposes = [3]

@@ -29,13 +29,13 @@ struct CompoundStatementFactory {
     /// A valid `none` sub-statement.
     static var noneEntry: CBORItem { entry("none", .map([])) }
 
-    func context(_ entries: [CBORItem], requirement: AttestationPolicy.CompoundRequirement = .all,
+    func context(_ entries: [CBORItem], requirement: AttestationFormatOptions.CompoundRequirement = .all,
                  trustAnchors: [Certificate] = [], allowedFormats: Set<String>? = nil) throws -> AttestationContext {
-        try apple.context(.array(entries), policy: AttestationPolicy(requirement: AttestationRequirement(anchors: trustAnchors), compoundRequirement: requirement,
+        try apple.context(.array(entries), policy: AttestationPolicy(requirement: AttestationRequirement(anchors: trustAnchors), formats: AttestationFormatOptions(compoundRequirement: requirement),
                                                                       allowedFormats: allowedFormats))
     }
 
-    func verify(_ entries: [CBORItem], requirement: AttestationPolicy.CompoundRequirement = .all,
+    func verify(_ entries: [CBORItem], requirement: AttestationFormatOptions.CompoundRequirement = .all,
                 allowedFormats: Set<String>? = nil) throws -> AttestationOutcome {
         try CompoundAttestation().verify(try context(entries, requirement: requirement, allowedFormats: allowedFormats))
     }
@@ -43,7 +43,7 @@ struct CompoundStatementFactory {
 
 @Suite("compound attestation (§8.9)")
 struct CompoundAttestationTests {
-    typealias Requirement = AttestationPolicy.CompoundRequirement
+    typealias Requirement = AttestationFormatOptions.CompoundRequirement
 
     @Test("two valid sub-statements verify under both policies, each kept as a component",
           arguments: [Requirement.all, .any])
@@ -228,7 +228,7 @@ struct CompoundAttestationTests {
                                                       TestAuthenticator.RegistrationOptions(attestation: .compound(components)))
             // Trust required; self attestation alone would be accepted (unattested .accepted).
             let policy = VerificationPolicy(attestation: AttestationPolicy(
-                requirement: AttestationRequirement(anchors: [ca.certificate], chain: .required), compoundRequirement: requirement))
+                requirement: AttestationRequirement(anchors: [ca.certificate], chain: .required), formats: AttestationFormatOptions(compoundRequirement: requirement)))
             return CeremonyFixture.register(response, issued: issued, policy: policy)
         }
         for requirement in [Requirement.all, .any] {

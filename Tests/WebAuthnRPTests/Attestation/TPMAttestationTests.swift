@@ -255,7 +255,7 @@ struct TPMAttestationAcceptTests {
     func unknownManufacturerRelaxed() throws {
         var statement = TPMStatement(.ecc, alg: .es256)
         statement.manufacturer = "id:12345678"
-        #expect(try statement.verify(policy: AttestationPolicy(requireKnownTPMManufacturer: false)).type == .attCA)
+        #expect(try statement.verify(policy: AttestationPolicy(formats: AttestationFormatOptions(requireKnownTPMManufacturer: false))).type == .attCA)
     }
 
     @Test("the W3C L3 test vectors' TPMManufacturer id:00000000 passes by default")
@@ -269,7 +269,7 @@ struct TPMAttestationAcceptTests {
     func knownManufacturerWithPolicy() throws {
         var statement = TPMStatement(.ecc, alg: .es256)
         statement.manufacturer = "id:494E5443"
-        #expect(try statement.verify(policy: AttestationPolicy(requireKnownTPMManufacturer: true)).type == .attCA)
+        #expect(try statement.verify(policy: AttestationPolicy(formats: AttestationFormatOptions(requireKnownTPMManufacturer: true))).type == .attCA)
     }
 
     @Test("the SAN's manufacturer, model and version are reported, with the vendor's name")
@@ -589,7 +589,7 @@ struct TPMAttestationCertificateTests {
         var statement = TPMStatement(.ecc, alg: .es256)
         statement.manufacturer = "id:12345678"
         expectRejection(statement, "TPM manufacturer id:12345678, which is not in the TCG TPM vendor registry")
-        #expect(AttestationPolicy().requireKnownTPMManufacturer)
+        #expect(AttestationPolicy().formats.requireKnownTPMManufacturer)
     }
 
     @Test("a TPMManufacturer not in the \"id:\" + eight hex digits form is refused, whatever the policy")
@@ -599,7 +599,7 @@ struct TPMAttestationCertificateTests {
                 var statement = TPMStatement(.ecc, alg: .es256)
                 statement.manufacturer = value
                 expectRejection(statement, "TPMManufacturer \"\(value)\" is not \"id:\" and eight hex digits",
-                                policy: AttestationPolicy(requireKnownTPMManufacturer: !relaxed))
+                                policy: AttestationPolicy(formats: AttestationFormatOptions(requireKnownTPMManufacturer: !relaxed)))
             }
         }
     }

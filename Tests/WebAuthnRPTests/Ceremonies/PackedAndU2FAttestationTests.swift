@@ -35,10 +35,18 @@ struct PackedAndU2FAttestationTests {
     @Test("every attestation kind the test authenticator makes verifies, with JSON round trip")
     func smoke() throws {
         let ca = try TestAuthenticator.CA.make()
-        let cases: [(TestAuthenticator.Attestation, String, AttestationType)] = [
-            (.none, "none", .none), (.packedSelf, "packed", .self), (.packed(ca: ca), "packed", .basic),
-            (.fidoU2F(ca: ca), "fido-u2f", .basic),
-        ]
+        var cases: [(TestAuthenticator.Attestation, String, AttestationType)] = [(.packedSelf, "packed", .self)]
+        let types: [String: AttestationType] = ["none": .none, "packed": .basic, "fido-u2f": .basic, "tpm": .attCA,
+                                                "android-key": .basic, "apple": .anonCA, "compound": .basic]
+        // Every format of the library's one list, as the test authenticator makes it.
+        for fmt in AttestationFormatList.identifiers {
+            guard let attestation = TestAuthenticator.attestation(format: fmt, ca: ca) else {
+                #expect(fmt == "android-safetynet", "the test authenticator cannot make \(fmt)")
+                continue
+            }
+            cases.append((attestation, fmt, try #require(types[fmt], "no expected type for \(fmt)")))
+        }
+        #expect(cases.count == AttestationFormatList.identifiers.count)
         for (attestation, fmt, type) in cases {
             let authenticator = try TestAuthenticator()
             let json = try authenticator.registerJSON(challenge: Self.challenge, .init(attestation: attestation))

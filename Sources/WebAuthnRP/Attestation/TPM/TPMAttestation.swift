@@ -86,8 +86,8 @@ package struct TPMAttestation: AttestationFormat {
         // "Verify that aikCert meets the requirements in § 8.3.1."
         let device = try Self.checkCertificateRequirements(aikCert, format: identifier)
         // Not a spec step: like every peer library, refuse a TPM whose vendor the TCG registry
-        // does not know (on by default; AttestationPolicy.requireKnownTPMManufacturer relaxes it).
-        if context.policy.requireKnownTPMManufacturer, device.manufacturerName == nil {
+        // does not know (on by default; AttestationFormatOptions.requireKnownTPMManufacturer relaxes it).
+        if context.policy.formats.requireKnownTPMManufacturer, device.manufacturerName == nil {
             throw AttestationContext.failure(identifier,
                 "aikCert names TPM manufacturer \(device.manufacturer), which is not in the TCG TPM vendor registry")
         }
