@@ -178,13 +178,13 @@ package struct COSEKey: Sendable {
     }
 
     /// The OKP public key (`x`) as received, or nil.
-    package var okpPublicKey: [UInt8]? {
+    var okpPublicKey: [UInt8]? {
         if case .okp(let x) = parameters { return x }
         return nil
     }
 
     /// The AKP (ML-DSA) public key (`pub`) as received, or nil.
-    package var akpPublicKey: [UInt8]? {
+    var akpPublicKey: [UInt8]? {
         if case .akp(let pub) = parameters { return pub }
         return nil
     }

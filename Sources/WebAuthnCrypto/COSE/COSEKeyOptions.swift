@@ -2,7 +2,7 @@
 package struct COSEKeyOptions: Sendable {
     /// The smallest RSA modulus accepted, in bits. 2048 by default; lower it only through
     /// ``unsafeLegacyAttestation``.
-    package var minimumRSABits: Int = 2048
+    var minimumRSABits: Int = 2048
     /// Whether RS1 (RSASSA-PKCS1-v1_5 with SHA-1, -65535) is accepted. Only legacy
     /// attestation statements need it; never enable it for credential keys.
     package var allowRS1: Bool = false

@@ -123,7 +123,7 @@ package enum ECDSAStrictDERCheck {
     /// The reference: libcrypto parses it and re-encodes exactly the same bytes.
     /// - Parameter signature: the signature bytes.
     /// - Returns: whether it is accepted.
-    package static func libcryptoAccepts(_ signature: ArraySlice<UInt8>) -> Bool {
+    static func libcryptoAccepts(_ signature: ArraySlice<UInt8>) -> Bool {
         (try? EVPKey.requireStrictDERByReencoding(signature)) != nil
     }
 }
