@@ -3,7 +3,7 @@
 internal import CWebAuthnOpenSSL
 
 /// Facts about the libcrypto this build is linked against.
-package enum LibCrypto {
+enum LibCrypto {
     /// The linked libcrypto's version text, as `OpenSSL_version(OPENSSL_VERSION)` reports it.
     static var versionText: String { String(cString: OpenSSL_version(OPENSSL_VERSION)) }
 

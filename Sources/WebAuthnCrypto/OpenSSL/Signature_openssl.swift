@@ -112,11 +112,11 @@ extension EVPKey {
 }
 
 /// Test access to both forms of the strict-DER rule for ECDSA signatures.
-package enum ECDSAStrictDERCheck {
+enum ECDSAStrictDERCheck {
     /// The allocation-free check the verifier uses.
     /// - Parameter signature: the signature bytes.
     /// - Returns: whether it is accepted.
-    package static func accepts(_ signature: ArraySlice<UInt8>) -> Bool {
+    static func accepts(_ signature: ArraySlice<UInt8>) -> Bool {
         (try? ECDSASignature.requireStrictDER(signature)) != nil
     }
 
