@@ -85,45 +85,4 @@ extension EVPKey {
         reusable = result >= 0
         return result == 1
     }
-
-    /// The reference form of ``ECDSASignature/requireStrictDER(_:)``: libcrypto parses the
-    /// signature (`d2i_ECDSA_SIG`) and it must re-encode (`i2d_ECDSA_SIG`) to exactly the
-    /// same bytes. Kept so tests can show the allocation-free check agrees with it.
-    static func requireStrictDERByReencoding(_ signature: ArraySlice<UInt8>) throws(CryptoError) {
-        guard !signature.isEmpty, let length = Int(exactly: signature.count) else {
-            throw CryptoError(.malformedSignature, "ECDSA signature is empty")
-        }
-        let reencoded: [UInt8]? = withBytePointer(signature) { base, count in
-            var cursor: UnsafePointer<UInt8>? = base
-            guard let sig = d2i_ECDSA_SIG(nil, &cursor, count) else { return nil }
-            defer { ECDSA_SIG_free(sig) }
-            guard let cursor, cursor - base == length else { return nil }
-            var out: UnsafeMutablePointer<UInt8>?
-            let outLength = i2d_ECDSA_SIG(sig, &out)
-            guard outLength > 0, let out else { return nil }
-            defer { CRYPTO_free(out, #fileID, #line) }
-            return Array(UnsafeBufferPointer(start: out, count: Int(outLength)))
-        }
-        ERR_clear_error()
-        guard let reencoded, reencoded.elementsEqual(signature) else {
-            throw CryptoError(.malformedSignature, "ECDSA signature is not one strict DER ECDSA-Sig-Value (\(signature.count) bytes)")
-        }
-    }
-}
-
-/// Test access to both forms of the strict-DER rule for ECDSA signatures.
-enum ECDSAStrictDERCheck {
-    /// The allocation-free check the verifier uses.
-    /// - Parameter signature: the signature bytes.
-    /// - Returns: whether it is accepted.
-    static func accepts(_ signature: ArraySlice<UInt8>) -> Bool {
-        (try? ECDSASignature.requireStrictDER(signature)) != nil
-    }
-
-    /// The reference: libcrypto parses it and re-encodes exactly the same bytes.
-    /// - Parameter signature: the signature bytes.
-    /// - Returns: whether it is accepted.
-    static func libcryptoAccepts(_ signature: ArraySlice<UInt8>) -> Bool {
-        (try? EVPKey.requireStrictDERByReencoding(signature)) != nil
-    }
 }
