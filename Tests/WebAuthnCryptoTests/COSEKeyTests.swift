@@ -1,5 +1,5 @@
 import Testing
-import WebAuthnCrypto
+@testable import WebAuthnCrypto
 import WebAuthnTestSupport
 import WebAuthnCoding
 

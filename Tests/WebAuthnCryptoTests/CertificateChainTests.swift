@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import WebAuthnCrypto
+@testable import WebAuthnCrypto
 import WebAuthnTestSupport
 
 @Suite("Certificate chain verification")

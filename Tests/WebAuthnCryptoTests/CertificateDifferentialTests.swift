@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import WebAuthnCrypto
+@testable import WebAuthnCrypto
 import WebAuthnTestSupport
 
 /// The fields `Certificate` reads from its one DER walk equal what libcrypto's getters report,

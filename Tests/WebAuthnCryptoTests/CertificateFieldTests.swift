@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import WebAuthnCrypto
+@testable import WebAuthnCrypto
 import WebAuthnTestSupport
 
 /// The DER walk of `Certificate(derEncoded:)` field by field (RFC 5280 §4.1): what it accepts,

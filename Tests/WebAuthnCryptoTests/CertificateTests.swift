@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import WebAuthnCrypto
+@testable import WebAuthnCrypto
 import WebAuthnTestSupport
 
 /// Small helpers that build the certificates the X.509 tests use.

@@ -1,5 +1,6 @@
 import Testing
-import WebAuthnCrypto
+@testable import WebAuthnCrypto
+import WebAuthnTestSupport
 
 @Suite("DER reader")
 struct DERReaderTests {

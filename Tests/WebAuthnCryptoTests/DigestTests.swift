@@ -1,5 +1,5 @@
 import Testing
-import WebAuthnCrypto
+@testable import WebAuthnCrypto
 
 /// Digests against the FIPS 180 "abc" examples, constant-time comparison and the RNG.
 struct DigestTests {

@@ -84,8 +84,8 @@ struct ECDSAStrictDERTests {
         #expect(all.count > 1000)
         var accepted = 0
         for signature in all {
-            let fast = ECDSAStrictDERCheck.accepts(signature[...])
-            #expect(fast == ECDSAStrictDERCheck.libcryptoAccepts(signature[...]), "\(signature)")
+            let fast = (try? ECDSASignature.requireStrictDER(signature[...])) != nil
+            #expect(fast == ECDSAStrictDERReference.libcryptoAccepts(signature[...]), "\(signature)")
             if fast { accepted += 1 }
         }
         #expect(accepted >= 12, "the real signatures and the zero signature are accepted")
@@ -111,11 +111,16 @@ struct ECDSAStrictDERTests {
         let cose = try COSEKey(cbor: try key.coseKey(algorithm: algorithm)[...])
         let authData = (0..<37).map { UInt8($0) }, hash = (0..<32).map { UInt8(200 - $0) }
         let signature = try key.sign(authData + hash, algorithm: algorithm)
-        #expect(try cose.verify(signature: signature[...], over: authData[...], then: hash[...]))
+        var digest = InlineArray<32, UInt8>(repeating: 0)
+        for index in 0..<32 { digest[index] = hash[index] }
+        var wrong = digest
+        wrong[31] ^= 1
+        #expect(try cose.verify(signature: signature[...], over: authData[...], then: digest))
         #expect(try cose.verify(signature: signature[...], over: (authData + hash)[...]))
-        #expect(try cose.verify(signature: signature[...], over: [][...], then: (authData + hash)[...]))
-        #expect(try !cose.verify(signature: signature[...], over: authData[...], then: hash.dropLast()))
-        #expect(try !cose.verify(signature: signature[...], over: hash[...], then: authData[...]))
+        #expect(try cose.verify(signature: signature[...], over: (authData + hash)[...], then: nil))
+        #expect(try !cose.verify(signature: signature[...], over: authData[...], then: wrong))
+        #expect(try !cose.verify(signature: signature[...], over: authData.dropLast(), then: digest))
+        #expect(try !cose.verify(signature: signature[...], over: authData[...]))
     }
 }
 

@@ -120,14 +120,19 @@ struct AuthenticatorDataTests {
         #expect(data.extensions == nil)
     }
 
-    @Test("a non-canonical COSE key is accepted (canonical form is not required)")
+    @Test("a COSE key not in CTAP2 canonical form is malformed, checked as it is decoded (L3 §2.5)")
     func nonCanonicalKey() throws {
         var builder = AuthenticatorDataBuilder()
         builder.credentialId = [1, 2, 3, 4]
-        // {3: -7, 1: 2} in that (non-canonical) order, with a non-shortest length for 1.
-        builder.publicKey = [0xA2, 0x03, 0x26, 0x18, 0x01, 0x02]
+        // {1: 2, 3: -7} in canonical form is accepted.
+        builder.publicKey = [0xA2, 0x01, 0x02, 0x03, 0x26]
         let data = try AuthenticatorData(bytes: builder.bytes())
         #expect(data.attestedCredentialData?.credentialPublicKey[intKey: 1]?.int == 2)
+        // The same members out of order, or with a longer head than needed, are not.
+        builder.publicKey = [0xA2, 0x03, 0x26, 0x01, 0x02]
+        expectMalformed(mentioning: "credentialPublicKey") { () throws(WebAuthnError) in try AuthenticatorData(bytes: builder.bytes()) }
+        builder.publicKey = [0xA2, 0x01, 0x18, 0x02, 0x03, 0x26]
+        expectMalformed(mentioning: "credentialPublicKey") { () throws(WebAuthnError) in try AuthenticatorData(bytes: builder.bytes()) }
     }
 
     @Test("extensions: one CBOR map when ED is set, alone or after attested data")

@@ -6,7 +6,7 @@ extension DERNode {
     /// - Parameter expected: the required tag.
     /// - Throws: ``DERError/Code/unexpectedTag``.
     @discardableResult
-    package func expectTag(_ expected: DERTag) throws(DERError) -> DERNode {
+    func expectTag(_ expected: DERTag) throws(DERError) -> DERNode {
         guard tag == expected else {
             throw error(.unexpectedTag, "expected \(expected), found \(tag)")
         }
@@ -48,7 +48,7 @@ extension DERNode {
     /// The two's-complement content octets of an INTEGER, after checking they are minimal.
     /// - Parameter tag: the tag to require (INTEGER unless implicitly tagged).
     /// - Throws: ``DERError/Code/invalidValue`` for an empty or non-minimal INTEGER.
-    package func integerBytes(tag expected: DERTag = .integer) throws(DERError) -> ArraySlice<UInt8> {
+    func integerBytes(tag expected: DERTag = .integer) throws(DERError) -> ArraySlice<UInt8> {
         let bytes = try primitiveContent(expected)
         guard let first = bytes.first else {
             throw error(.invalidValue, "INTEGER has no content octets")

@@ -40,7 +40,7 @@ package struct DERNode: Sendable {
 /// A namespace; not meant to be passed around.
 package enum DER {
     /// The default cap on nested constructed values.
-    package static let defaultMaximumDepth = 32
+    static let defaultMaximumDepth = 32
 
     /// Parses exactly one DER value that fills all of `bytes`.
     /// - Parameters:

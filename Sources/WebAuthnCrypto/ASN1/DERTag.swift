@@ -23,7 +23,7 @@ package struct DERTag: Hashable, Sendable, CustomStringConvertible {
     package let number: UInt32
 
     /// The largest tag number the reader accepts (four base-128 digits).
-    package static let maximumNumber: UInt32 = (1 << 28) - 1
+    static let maximumNumber: UInt32 = (1 << 28) - 1
 
     /// Creates a tag.
     /// - Parameters:
@@ -65,23 +65,23 @@ package struct DERTag: Hashable, Sendable, CustomStringConvertible {
     /// SET / SET OF.
     package static let set = DERTag(.universal, number: 17, constructed: true)
     /// NumericString.
-    package static let numericString = DERTag(.universal, number: 18, constructed: false)
+    static let numericString = DERTag(.universal, number: 18, constructed: false)
     /// PrintableString.
     package static let printableString = DERTag(.universal, number: 19, constructed: false)
     /// TeletexString (T61String).
-    package static let teletexString = DERTag(.universal, number: 20, constructed: false)
+    static let teletexString = DERTag(.universal, number: 20, constructed: false)
     /// IA5String.
     package static let ia5String = DERTag(.universal, number: 22, constructed: false)
     /// UTCTime.
     package static let utcTime = DERTag(.universal, number: 23, constructed: false)
     /// GeneralizedTime.
-    package static let generalizedTime = DERTag(.universal, number: 24, constructed: false)
+    static let generalizedTime = DERTag(.universal, number: 24, constructed: false)
     /// VisibleString.
-    package static let visibleString = DERTag(.universal, number: 26, constructed: false)
+    static let visibleString = DERTag(.universal, number: 26, constructed: false)
     /// UniversalString (UTF-32BE).
-    package static let universalString = DERTag(.universal, number: 28, constructed: false)
+    static let universalString = DERTag(.universal, number: 28, constructed: false)
     /// BMPString (UTF-16BE).
-    package static let bmpString = DERTag(.universal, number: 30, constructed: false)
+    static let bmpString = DERTag(.universal, number: 30, constructed: false)
 
     /// The identifier octets of this tag in DER.
     package var encoded: [UInt8] {

@@ -18,10 +18,10 @@ package struct AlgorithmProfile: Sendable {
     package let algorithm: COSEAlgorithm
     package let keyType: COSEKeyType
     /// Curves a COSE key may carry with this algorithm (empty for RSA and AKP).
-    package let coseCurves: [COSECurve]
+    let coseCurves: [COSECurve]
     package let scheme: Scheme
     /// Whether the algorithm is refused unless ``COSEKeyOptions/allowRS1`` is set.
-    package let needsRS1OptIn: Bool
+    let needsRS1OptIn: Bool
 
     private init(_ algorithm: COSEAlgorithm, _ keyType: COSEKeyType, _ curves: [COSECurve], _ scheme: Scheme,
                  rs1: Bool = false) {

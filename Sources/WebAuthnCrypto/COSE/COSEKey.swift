@@ -52,20 +52,14 @@ package struct COSEKey: Sendable {
         try self.init(item: item, options: options)
     }
 
-    /// Checks an already-decoded COSE key (authenticator data decodes it with
-    /// `CBOR.decodePrefix`); ``cborBytes`` are the item's `encodedBytes`.
+    /// Checks an already-decoded COSE key; ``cborBytes`` are the item's `encodedBytes`.
+    /// Encoding rules (such as CTAP2 canonical form, which authenticator data requires of a
+    /// credential key) are the decoder's: they were checked in the pass that made `item`.
     /// - Parameters:
     ///   - item: the decoded key.
     ///   - options: RSA size floor and RS1 opt-in.
     /// - Throws: ``CryptoError`` as for ``init(cbor:options:)``.
     package init(item: CBORItem, options: COSEKeyOptions = .default) throws(CryptoError) {
-        if options.requireCanonicalEncoding {
-            do {
-                _ = try CBOR.decode(item.encodedBytes, options: .ctap2Canonical)
-            } catch {
-                throw CryptoError(.malformedKey, "COSE key is not CTAP2 canonical CBOR: \(error)")
-            }
-        }
         let map = try COSEKeyMap(item)
         let kty = try map.requiredInt(1, "kty")
         guard let keyType = COSEKeyType(rawValue: kty) else {
@@ -157,40 +151,18 @@ package struct COSEKey: Sendable {
         return try COSEKey(cbor: encoded[...])
     }
 
-    /// Verifies a signature with the key's own algorithm.
+    /// Verifies a signature with the key's own algorithm, over `data` or, when a digest is
+    /// given, over `data || digest` without joining the two (an assertion signs
+    /// `authenticatorData || SHA-256(clientDataJSON)`, the hash held inline).
     /// - Parameters:
     ///   - signature: the signature (ECDSA: DER `ECDSA-Sig-Value`).
-    ///   - data: the signed bytes.
+    ///   - data: the signed bytes (the first part when a digest follows).
+    ///   - digest: a SHA-256 result that follows `data` in the signed bytes, or nil.
     /// - Returns: `true` when it verifies, `false` when it does not.
     /// - Throws: ``CryptoError`` `malformedSignature` for an ECDSA signature that is not strict DER.
-    package func verify(signature: ArraySlice<UInt8>, over data: ArraySlice<UInt8>) throws(CryptoError) -> Bool {
-        try publicKey.evpKey.verify(signature: signature, over: data, then: [][...], scheme: scheme)
-    }
-
-    /// Verifies a signature over `first || second` without joining the two (an assertion
-    /// signs `authenticatorData || SHA-256(clientDataJSON)`).
-    /// - Parameters:
-    ///   - signature: the signature (ECDSA: DER `ECDSA-Sig-Value`).
-    ///   - first: the first part of the signed bytes.
-    ///   - second: the rest of the signed bytes.
-    /// - Returns: `true` when it verifies, `false` when it does not.
-    /// - Throws: ``CryptoError`` `malformedSignature` for an ECDSA signature that is not strict DER.
-    package func verify(signature: ArraySlice<UInt8>, over first: ArraySlice<UInt8>,
-                        then second: ArraySlice<UInt8>) throws(CryptoError) -> Bool {
-        try publicKey.evpKey.verify(signature: signature, over: first, then: second, scheme: scheme)
-    }
-
-    /// ``verify(signature:over:then:)`` with a SHA-256 result held inline as the second part
-    /// (an assertion's client-data hash), so the hash needs no array of its own.
-    /// - Parameters:
-    ///   - signature: the signature (ECDSA: DER `ECDSA-Sig-Value`).
-    ///   - first: the first part of the signed bytes.
-    ///   - digest: the 32 bytes that follow.
-    /// - Returns: `true` when it verifies, `false` when it does not.
-    /// - Throws: ``CryptoError`` `malformedSignature` for an ECDSA signature that is not strict DER.
-    package func verify(signature: ArraySlice<UInt8>, over first: ArraySlice<UInt8>,
-                        then digest: borrowing InlineArray<32, UInt8>) throws(CryptoError) -> Bool {
-        try publicKey.evpKey.verify(signature: signature, over: first, then: digest, scheme: scheme)
+    package func verify(signature: ArraySlice<UInt8>, over data: ArraySlice<UInt8>,
+                        then digest: InlineArray<32, UInt8>? = nil) throws(CryptoError) -> Bool {
+        try publicKey.evpKey.verify(signature: signature, over: data, then: digest, scheme: scheme)
     }
 
     /// The EC2 coordinates as received, or nil.
@@ -206,13 +178,13 @@ package struct COSEKey: Sendable {
     }
 
     /// The OKP public key (`x`) as received, or nil.
-    package var okpPublicKey: [UInt8]? {
+    var okpPublicKey: [UInt8]? {
         if case .okp(let x) = parameters { return x }
         return nil
     }
 
     /// The AKP (ML-DSA) public key (`pub`) as received, or nil.
-    package var akpPublicKey: [UInt8]? {
+    var akpPublicKey: [UInt8]? {
         if case .akp(let pub) = parameters { return pub }
         return nil
     }

@@ -2,16 +2,10 @@
 package struct COSEKeyOptions: Sendable {
     /// The smallest RSA modulus accepted, in bits. 2048 by default; lower it only through
     /// ``unsafeLegacyAttestation``.
-    package var minimumRSABits: Int = 2048
+    var minimumRSABits: Int = 2048
     /// Whether RS1 (RSASSA-PKCS1-v1_5 with SHA-1, -65535) is accepted. Only legacy
     /// attestation statements need it; never enable it for credential keys.
     package var allowRS1: Bool = false
-    /// Whether the key's CBOR must be CTAP2 canonical (shortest heads, definite lengths, keys
-    /// in canonical order), as CTAP2 requires authenticators to write it. The registration
-    /// verifier requires it of new credential keys (L3 §2.5: non-canonical CBOR SHOULD be
-    /// rejected), so a stored record always holds canonical bytes; keys read back from storage
-    /// do not need it.
-    package var requireCanonicalEncoding: Bool = false
 
     /// The safe defaults: RSA ≥ 2048 bits, no RS1.
     package init() {}

@@ -12,7 +12,7 @@ package enum KeyFamily: Sendable, Equatable {
     case other(String)
 
     /// The COSE key type this family maps to, if any.
-    package var coseKeyType: COSEKeyType? {
+    var coseKeyType: COSEKeyType? {
         switch self {
         case .ec: return .ec2
         case .rsa: return .rsa

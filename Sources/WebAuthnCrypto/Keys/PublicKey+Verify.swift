@@ -26,7 +26,7 @@ extension PublicKey {
                        options: COSEKeyOptions = .default) throws(CryptoError) -> Bool {
         let profile = try AlgorithmProfile.require(algorithm, options: options)
         try Self.check(family: evpKey.family, fits: profile, options: options)
-        return try evpKey.verify(signature: signature, over: data, scheme: profile.scheme)
+        return try evpKey.verify(signature: signature, over: data, then: nil, scheme: profile.scheme)
     }
 
     /// Whether both keys are the same public key (`EVP_PKEY_eq`).

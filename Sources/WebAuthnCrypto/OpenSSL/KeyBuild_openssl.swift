@@ -19,7 +19,7 @@ package enum LibCryptoKeyBuilder {
     /// registration). `ECTemplatePointTests` holds libcrypto to this for every curve.
     /// Anything refused there is redone through `EVP_PKEY_fromdata` and the quick check,
     /// so a refused key is refused with exactly the error it always had.
-    package static func ecPublicKey(group: String, uncompressedPoint: [UInt8]) throws(CryptoError) -> EVPKey {
+    static func ecPublicKey(group: String, uncompressedPoint: [UInt8]) throws(CryptoError) -> EVPKey {
         if let key = ECGroupTemplates.shared.publicKey(group: group, point: uncompressedPoint) {
             return key
         }
@@ -31,7 +31,7 @@ package enum LibCryptoKeyBuilder {
     }
 
     /// An RSA public key from big-endian modulus and exponent.
-    package static func rsaPublicKey(n: ArraySlice<UInt8>, e: ArraySlice<UInt8>) throws(CryptoError) -> EVPKey {
+    static func rsaPublicKey(n: ArraySlice<UInt8>, e: ArraySlice<UInt8>) throws(CryptoError) -> EVPKey {
         try fromData(algorithm: "RSA", what: "RSA key") { (builder) throws(CryptoError) in
             try builder.pushBigNumber("n", n)
             try builder.pushBigNumber("e", e)
@@ -49,7 +49,7 @@ package enum LibCryptoKeyBuilder {
     }
 
     /// An ML-DSA public key from its encoding, where libcrypto provides ML-DSA.
-    package static func mlDSAPublicKey(algorithm name: String, _ bytes: ArraySlice<UInt8>) throws(CryptoError) -> EVPKey {
+    static func mlDSAPublicKey(algorithm name: String, _ bytes: ArraySlice<UInt8>) throws(CryptoError) -> EVPKey {
         guard LibCrypto.providesKeyAlgorithm(name) else {
             throw CryptoError(.unsupportedByLibCrypto,
                               "\(name) needs a libcrypto with ML-DSA (OpenSSL 3.5 or later); linked: \(LibCrypto.versionText)")
@@ -120,7 +120,7 @@ package enum LibCryptoKeyBuilder {
     /// in the full check, has the group's order). `quick` runs `EVP_PKEY_public_check_quick`,
     /// only for keys where the two cannot differ (EC groups of cofactor 1). RSA keys are
     /// checked by ``RSAPublicKeyCheck`` instead: libcrypto's RSA check is probabilistic.
-    package static func publicCheck(_ key: EVPKey, what: String, quick: Bool = false) throws(CryptoError) {
+    static func publicCheck(_ key: EVPKey, what: String, quick: Bool = false) throws(CryptoError) {
         if case .rsa = key.family {
             guard let parameters = key.rsaParameters else {
                 throw libcryptoFailure("\(what): the RSA parameters cannot be read", code: .malformedKey)

@@ -3,13 +3,13 @@
 internal import CWebAuthnOpenSSL
 
 /// Facts about the libcrypto this build is linked against.
-package enum LibCrypto {
+enum LibCrypto {
     /// The linked libcrypto's version text, as `OpenSSL_version(OPENSSL_VERSION)` reports it.
-    package static var versionText: String { String(cString: OpenSSL_version(OPENSSL_VERSION)) }
+    static var versionText: String { String(cString: OpenSSL_version(OPENSSL_VERSION)) }
 
     /// Whether the linked libcrypto provides ML-DSA (OpenSSL 3.5 and later). Decided at
     /// run time by asking for an `ML-DSA-44` key context.
-    package static var supportsMLDSA: Bool { providesKeyAlgorithm("ML-DSA-44") }
+    static var supportsMLDSA: Bool { providesKeyAlgorithm("ML-DSA-44") }
 
     /// Whether libcrypto can make a key context for the named algorithm.
     static func providesKeyAlgorithm(_ name: String) -> Bool {

@@ -26,33 +26,24 @@ extension EVPKey {
         }
     }
 
-    /// Verifies a signature; `false` when it does not verify.
-    func verify(signature: ArraySlice<UInt8>, over data: ArraySlice<UInt8>,
-                scheme: AlgorithmProfile.Scheme) throws(CryptoError) -> Bool {
-        try verify(signature: signature, over: data, then: [][...], scheme: scheme)
-    }
-
-    /// Verifies a signature over `first || second` without joining them: digest schemes
-    /// stream both parts through `EVP_DigestVerifyUpdate`; EdDSA, which is one-shot,
-    /// gets them side by side in a temporary buffer (on the stack when small).
+    /// The one verification entry: a signature over `first`, or over `first || digest`
+    /// without joining them (an assertion signs `authenticatorData || SHA-256(clientDataJSON)`).
+    /// Digest schemes stream both parts through `EVP_DigestVerifyUpdate`; EdDSA, which is
+    /// one-shot, gets them side by side in a temporary buffer on the stack.
     /// `false` when the signature does not verify.
-    func verify(signature: ArraySlice<UInt8>, over first: ArraySlice<UInt8>, then second: ArraySlice<UInt8>,
+    func verify(signature: ArraySlice<UInt8>, over first: ArraySlice<UInt8>, then digest: InlineArray<32, UInt8>?,
                 scheme: AlgorithmProfile.Scheme) throws(CryptoError) -> Bool {
-        try withBytePointer(second) { (base, count) throws(CryptoError) -> Bool in
-            try verify(signature: signature, over: first, then: UnsafeBufferPointer(start: base, count: count), scheme: scheme)
+        guard let digest else {
+            return try verifyParts(signature, first, UnsafeBufferPointer(start: nil, count: 0), scheme)
+        }
+        return try digest.span.withUnsafeBufferPointer { (second) throws(CryptoError) -> Bool in
+            try verifyParts(signature, first, second, scheme)
         }
     }
 
-    /// The same with an inline 32-byte second part (a SHA-256 result).
-    func verify(signature: ArraySlice<UInt8>, over first: ArraySlice<UInt8>, then digest: borrowing InlineArray<32, UInt8>,
-                scheme: AlgorithmProfile.Scheme) throws(CryptoError) -> Bool {
-        try digest.span.withUnsafeBufferPointer { (second) throws(CryptoError) -> Bool in
-            try verify(signature: signature, over: first, then: second, scheme: scheme)
-        }
-    }
-
-    private func verify(signature: ArraySlice<UInt8>, over first: ArraySlice<UInt8>, then second: UnsafeBufferPointer<UInt8>,
-                        scheme: AlgorithmProfile.Scheme) throws(CryptoError) -> Bool {
+    /// The worker behind ``verify(signature:over:then:scheme:)``, with the second part as raw memory.
+    private func verifyParts(_ signature: ArraySlice<UInt8>, _ first: ArraySlice<UInt8>, _ second: UnsafeBufferPointer<UInt8>,
+                             _ scheme: AlgorithmProfile.Scheme) throws(CryptoError) -> Bool {
         clearLibcryptoErrors()
         if case .ecdsa = scheme { try ECDSASignature.requireStrictDER(signature) }
         guard let mdContext = takeVerifyContext() else { throw libcryptoFailure("EVP_MD_CTX_new") }
@@ -93,46 +84,5 @@ extension EVPKey {
         clearLibcryptoErrors()
         reusable = result >= 0
         return result == 1
-    }
-
-    /// The reference form of ``ECDSASignature/requireStrictDER(_:)``: libcrypto parses the
-    /// signature (`d2i_ECDSA_SIG`) and it must re-encode (`i2d_ECDSA_SIG`) to exactly the
-    /// same bytes. Kept so tests can show the allocation-free check agrees with it.
-    static func requireStrictDERByReencoding(_ signature: ArraySlice<UInt8>) throws(CryptoError) {
-        guard !signature.isEmpty, let length = Int(exactly: signature.count) else {
-            throw CryptoError(.malformedSignature, "ECDSA signature is empty")
-        }
-        let reencoded: [UInt8]? = withBytePointer(signature) { base, count in
-            var cursor: UnsafePointer<UInt8>? = base
-            guard let sig = d2i_ECDSA_SIG(nil, &cursor, count) else { return nil }
-            defer { ECDSA_SIG_free(sig) }
-            guard let cursor, cursor - base == length else { return nil }
-            var out: UnsafeMutablePointer<UInt8>?
-            let outLength = i2d_ECDSA_SIG(sig, &out)
-            guard outLength > 0, let out else { return nil }
-            defer { CRYPTO_free(out, #fileID, #line) }
-            return Array(UnsafeBufferPointer(start: out, count: Int(outLength)))
-        }
-        ERR_clear_error()
-        guard let reencoded, reencoded.elementsEqual(signature) else {
-            throw CryptoError(.malformedSignature, "ECDSA signature is not one strict DER ECDSA-Sig-Value (\(signature.count) bytes)")
-        }
-    }
-}
-
-/// Test access to both forms of the strict-DER rule for ECDSA signatures.
-package enum ECDSAStrictDERCheck {
-    /// The allocation-free check the verifier uses.
-    /// - Parameter signature: the signature bytes.
-    /// - Returns: whether it is accepted.
-    package static func accepts(_ signature: ArraySlice<UInt8>) -> Bool {
-        (try? ECDSASignature.requireStrictDER(signature)) != nil
-    }
-
-    /// The reference: libcrypto parses it and re-encodes exactly the same bytes.
-    /// - Parameter signature: the signature bytes.
-    /// - Returns: whether it is accepted.
-    package static func libcryptoAccepts(_ signature: ArraySlice<UInt8>) -> Bool {
-        (try? EVPKey.requireStrictDERByReencoding(signature)) != nil
     }
 }

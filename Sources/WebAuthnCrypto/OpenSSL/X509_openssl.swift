@@ -1,7 +1,7 @@
 // X.509 through libcrypto: parsing (d2i_X509), the subject public key, signature checks and
 // chain verification (X509_STORE / X509_STORE_CTX). The certificate's fields are read in
-// Swift from the DER (X509/Certificate.swift); X509Fields_openssl.swift reads them again
-// through libcrypto for the differential tests only.
+// Swift from the DER (X509/Certificate.swift); WebAuthnTestSupport's X509Fields_openssl.swift
+// reads them again through libcrypto for the differential tests.
 // Every pointer in this file is confined to a function body or to `X509Handle`.
 internal import CWebAuthnOpenSSL
 import Foundation
@@ -56,18 +56,6 @@ final class X509Handle: @unchecked Sendable {
         ERR_clear_error()
         return result == 1
     }
-}
-
-/// Runs an `i2d_*` call that allocates its output and returns the bytes (nil on failure).
-package func encodedBytes(_ encode: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>) -> Int32) -> [UInt8]? {
-    var out: UnsafeMutablePointer<UInt8>?
-    let length = withUnsafeMutablePointer(to: &out) { encode($0) }
-    guard length > 0, let out else {
-        ERR_clear_error()
-        return nil
-    }
-    defer { CRYPTO_free(out, #fileID, #line) }
-    return Array(UnsafeBufferPointer(start: out, count: Int(length)))
 }
 
 // MARK: - Chain verification

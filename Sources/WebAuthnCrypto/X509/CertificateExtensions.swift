@@ -79,21 +79,21 @@ package struct KeyUsage: OptionSet, Hashable, Sendable {
     /// digitalSignature (0).
     package static let digitalSignature = KeyUsage(rawValue: 1 << 0)
     /// nonRepudiation / contentCommitment (1).
-    package static let nonRepudiation = KeyUsage(rawValue: 1 << 1)
+    static let nonRepudiation = KeyUsage(rawValue: 1 << 1)
     /// keyEncipherment (2).
-    package static let keyEncipherment = KeyUsage(rawValue: 1 << 2)
+    static let keyEncipherment = KeyUsage(rawValue: 1 << 2)
     /// dataEncipherment (3).
-    package static let dataEncipherment = KeyUsage(rawValue: 1 << 3)
+    static let dataEncipherment = KeyUsage(rawValue: 1 << 3)
     /// keyAgreement (4).
-    package static let keyAgreement = KeyUsage(rawValue: 1 << 4)
+    static let keyAgreement = KeyUsage(rawValue: 1 << 4)
     /// keyCertSign (5).
     package static let keyCertSign = KeyUsage(rawValue: 1 << 5)
     /// cRLSign (6).
     package static let cRLSign = KeyUsage(rawValue: 1 << 6)
     /// encipherOnly (7).
-    package static let encipherOnly = KeyUsage(rawValue: 1 << 7)
+    static let encipherOnly = KeyUsage(rawValue: 1 << 7)
     /// decipherOnly (8).
-    package static let decipherOnly = KeyUsage(rawValue: 1 << 8)
+    static let decipherOnly = KeyUsage(rawValue: 1 << 8)
 
     /// Decodes the BIT STRING; bits past decipherOnly are ignored.
     init(derEncoded: [UInt8]) throws(DERError) {
@@ -106,19 +106,6 @@ package struct KeyUsage: OptionSet, Hashable, Sendable {
             }
         }
         self.init(rawValue: raw)
-    }
-
-    /// The DER BIT STRING for these bits (named-bit-list form: trailing zero bits dropped).
-    package var derEncoded: [UInt8] {
-        var highest = -1
-        for position in 0..<16 where rawValue & (1 << position) != 0 { highest = position }
-        guard highest >= 0 else { return DEREncoder.bitString([]) }
-        let bitCount = highest + 1
-        var bytes = [UInt8](repeating: 0, count: (bitCount + 7) / 8)
-        for position in 0...highest where rawValue & (1 << position) != 0 {
-            bytes[position / 8] |= 0x80 >> (position % 8)
-        }
-        return DEREncoder.bitString(bytes, unusedBits: bytes.count * 8 - bitCount)
     }
 }
 
@@ -174,19 +161,5 @@ package enum GeneralName: Hashable, Sendable {
             throw node.error(.invalidValue, "IA5String holds a non-ASCII byte")
         }
         return String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// This name's DER encoding.
-    package var derEncoded: [UInt8] {
-        switch self {
-        case .rfc822Name(let text): return DEREncoder.ia5String(text, tag: .context(1, constructed: false))
-        case .dnsName(let text): return DEREncoder.ia5String(text, tag: .context(2, constructed: false))
-        case .directoryName(let name): return DEREncoder.explicit(4, name.derBytes)
-        case .uri(let text): return DEREncoder.ia5String(text, tag: .context(6, constructed: false))
-        case .ipAddress(let bytes): return DEREncoder.octetString(bytes, tag: .context(7, constructed: false))
-        case .registeredID(let oid):
-            return DEREncoder.tlv(.context(8, constructed: false), (try? DEREncoder.objectIdentifierContent(oid)) ?? [])
-        case .other(_, let encoded): return encoded
-        }
     }
 }

@@ -52,7 +52,7 @@ package struct DistinguishedName: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Every attribute, RDN by RDN, flattened.
-    package var attributes: [Attribute] { relativeDistinguishedNames.flatMap { $0 } }
+    var attributes: [Attribute] { relativeDistinguishedNames.flatMap { $0 } }
     /// Whether the name has no attributes (a TPM AIK certificate's subject).
     package var isEmpty: Bool { relativeDistinguishedNames.allSatisfy { $0.isEmpty } }
 

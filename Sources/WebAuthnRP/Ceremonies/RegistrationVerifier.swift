@@ -140,11 +140,9 @@ public struct RegistrationVerifier: Sendable {
             guard !offered.isEmpty else {
                 throw WebAuthnError(.algorithm, "pubKeyCredParams offered no public-key algorithm, so no credential can answer it")
             }
-            // Every real authenticator measured writes its credential key in CTAP2 canonical form
-            // (SpecMap, "Canonical CBOR", in the DocC catalog), so a new key must be canonical (L3 §2.5) and the
-            // record stores canonical bytes. Keys read back from storage are not held to it.
-            var options = CeremonyChecks.credentialKeyOptions(offered: offered, policy: policy)
-            options.requireCanonicalEncoding = true
+            // The key was decoded in CTAP2 canonical form with the authenticator data (L3 §2.5),
+            // so the record stores canonical bytes. Keys read back from storage are not held to it.
+            let options = CeremonyChecks.credentialKeyOptions(offered: offered, policy: policy)
             let key: COSEKey
             do throws(CryptoError) {
                 key = try COSEKey(item: attested.credentialPublicKey, options: options)

@@ -73,7 +73,10 @@ package struct AuthenticatorData: Sendable {
                 throw WebAuthnError(.malformed, "authenticator data: credentialIdLength \(length) exceeds \(Self.maximumCredentialIdLength)")
             }
             let credentialId = try reader.take(length, "credentialId")
-            let key = try Self.decodeMap(&reader, "credentialPublicKey")
+            // CTAP2 canonical form is checked in the same pass that decodes the key (L3 §2.5; every
+            // real authenticator measured writes it so: SpecMap, "Canonical CBOR", in the DocC
+            // catalog), so a new credential's stored bytes are always canonical.
+            let key = try Self.decodeMap(&reader, "credentialPublicKey", options: .ctap2Canonical)
             attestedCredentialData = AttestedCredentialData(
                 aaguid: AAGUID(bytes: aaguidBytes) ?? .zero,  // take(16) returned 16 bytes
                 credentialId: credentialId,
@@ -135,11 +138,12 @@ package struct AuthenticatorData: Sendable {
     }
 
     /// Decodes one CBOR item at the reader's position and requires it to be a map.
-    private static func decodeMap(_ reader: inout ByteReader, _ what: String) throws(WebAuthnError) -> CBORItem {
+    private static func decodeMap(_ reader: inout ByteReader, _ what: String,
+                                  options: CBORDecodingOptions = .default) throws(WebAuthnError) -> CBORItem {
         let offset = reader.offset
         let decoded: (item: CBORItem, rest: ArraySlice<UInt8>)
         do {
-            decoded = try CBOR.decodePrefix(reader.remaining)
+            decoded = try CBOR.decodePrefix(reader.remaining, options: options)
         } catch {
             throw WebAuthnError(.malformed, "authenticator data: \(what) at offset \(offset): \(error)")
         }

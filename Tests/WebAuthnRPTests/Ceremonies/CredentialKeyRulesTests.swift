@@ -87,7 +87,7 @@ struct CredentialKeyRulesTests {
         _ = try #require(F.authenticate(login, record: verified.record).accepted())
     }
 
-    // MARK: §2.5: canonical CBOR
+    // MARK: §2.5: canonical CBOR (checked as authenticator data decodes the key, step 13)
 
     @Test("a credential key with an integer in a longer head than needed is malformed")
     func longHead() throws {
@@ -97,7 +97,7 @@ struct CredentialKeyRulesTests {
         #expect(Array(key.prefix(3)) == [0xA5, 0x01, 0x02])
         key.replaceSubrange(2 ..< 3, with: [0x18, 0x02])
         _ = try COSEKey(cbor: key[...])  // a well-formed key all the same
-        try register(coseKey: key).expectRejected(.malformed, step: "§7.1 step 20")
+        try register(coseKey: key).expectRejected(.malformed, step: "§7.1 step 13")
     }
 
     @Test("a credential key as an indefinite-length map is malformed")
@@ -107,7 +107,7 @@ struct CredentialKeyRulesTests {
         key[0] = 0xBF
         key.append(0xFF)
         _ = try COSEKey(cbor: key[...])
-        try register(coseKey: key).expectRejected(.malformed, step: "§7.1 step 20")
+        try register(coseKey: key).expectRejected(.malformed, step: "§7.1 step 13")
     }
 
     @Test("a credential key with its labels out of canonical order is malformed")
@@ -117,7 +117,7 @@ struct CredentialKeyRulesTests {
         let entries = try #require(item.mapEntries)
         var reordered: [UInt8] = [0xA0 | UInt8(entries.count)]
         for entry in entries.reversed() { reordered += CBOREncoder.encode(entry.key) + CBOREncoder.encode(entry.value) }
-        try register(coseKey: reordered).expectRejected(.malformed, step: "§7.1 step 20")
+        try register(coseKey: reordered).expectRejected(.malformed, step: "§7.1 step 13")
     }
 
     @Test("the stored record holds the canonical key bytes, exactly as received")

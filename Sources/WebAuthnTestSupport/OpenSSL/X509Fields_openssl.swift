@@ -3,6 +3,7 @@
 // with what libcrypto reports for the same bytes. Nothing on a verification path calls it.
 internal import CWebAuthnOpenSSL
 import Foundation
+package import WebAuthnCrypto
 
 /// The fields of one certificate as libcrypto's getters report them (`d2i_X509`, then
 /// `X509_get_version`, `X509_get0_serialNumber`, `X509_get0_notBefore`… and `i2d_*` for
@@ -37,8 +38,22 @@ package struct LibCryptoCertificateFields: Sendable, Equatable {
     /// - Parameter derEncoded: one certificate.
     /// - Throws: ``CryptoError`` when libcrypto refuses it or a getter fails.
     package init(derEncoded: [UInt8]) throws(CryptoError) {
-        let handle = try X509Handle.parse(derEncoded)
-        let x509 = handle.pointer
+        ERR_clear_error()
+        let parsed: OpaquePointer? = derEncoded.withUnsafeBufferPointer { buffer in
+            guard let base = buffer.baseAddress else { return nil }
+            var cursor: UnsafePointer<UInt8>? = base
+            let x509 = d2i_X509(nil, &cursor, buffer.count)
+            guard cursor.map({ $0 - base }) == buffer.count else {
+                X509_free(x509)
+                return nil
+            }
+            return x509
+        }
+        guard let x509 = parsed else {
+            ERR_clear_error()
+            throw CryptoError(.malformedCertificate, "d2i_X509 rejected the certificate, or bytes follow it")
+        }
+        defer { X509_free(x509) }
         func fail(_ what: String) -> CryptoError {
             ERR_clear_error()
             return CryptoError(.libcrypto, "libcrypto field reader: \(what)")
@@ -92,7 +107,6 @@ package struct LibCryptoCertificateFields: Sendable, Equatable {
         subjectPublicKeyInfoDER = spkiDER
         guard let tbs = encodedBytes({ i2d_re_X509_tbs(x509, $0) }) else { throw fail("tbsCertificate") }
         tbsCertificateDER = tbs
-        withExtendedLifetime(handle) {}
     }
 
     private static func seconds(_ time: UnsafePointer<ASN1_TIME>?) -> Int? {
@@ -116,4 +130,16 @@ package struct LibCryptoCertificateFields: Sendable, Equatable {
         }
         return String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
+}
+
+/// Runs an `i2d_*` call that allocates its output and returns the bytes (nil on failure).
+func encodedBytes(_ encode: (UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>) -> Int32) -> [UInt8]? {
+    var out: UnsafeMutablePointer<UInt8>?
+    let length = withUnsafeMutablePointer(to: &out) { encode($0) }
+    guard length > 0, let out else {
+        ERR_clear_error()
+        return nil
+    }
+    defer { CRYPTO_free(out, #fileID, #line) }
+    return Array(UnsafeBufferPointer(start: out, count: Int(length)))
 }
