@@ -19,7 +19,7 @@ package enum LibCryptoKeyBuilder {
     /// registration). `ECTemplatePointTests` holds libcrypto to this for every curve.
     /// Anything refused there is redone through `EVP_PKEY_fromdata` and the quick check,
     /// so a refused key is refused with exactly the error it always had.
-    static func ecPublicKey(group: String, uncompressedPoint: [UInt8]) throws(CryptoError) -> EVPKey {
+    package static func ecPublicKey(group: String, uncompressedPoint: [UInt8]) throws(CryptoError) -> EVPKey {
         if let key = ECGroupTemplates.shared.publicKey(group: group, point: uncompressedPoint) {
             return key
         }
