@@ -220,8 +220,8 @@ public struct RelyingPartyService: Sendable {
         } catch {
             return .failure(error)
         }
-        guard try await credentials.update(CredentialUpdate(expectedSignCount: expectedSignCount,
-                                                            record: verified.updatedRecord)) else {
+        let change = CredentialUpdate(expectedSignCount: expectedSignCount, record: verified.updatedRecord)
+        guard try await credentials.update(change) else {
             return .failure(trace.fail("credential store update", "the stored counter is still the one verified against",
                                        .signCount, "a concurrent login of credential \(response.id) stored its record "
                                            + "first (the stored counter is no longer \(expectedSignCount))"))
