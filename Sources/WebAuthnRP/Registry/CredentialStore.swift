@@ -59,7 +59,7 @@ public struct CredentialUpdate: Sendable, Hashable {
 public final class InMemoryCredentialStore: CredentialStore {
     private let records = Mutex([ByteKey: CredentialRecord]())
     /// The most records held.
-    public let capacity: Int
+    let capacity: Int
 
     /// Creates a store.
     /// - Parameters:
@@ -75,7 +75,7 @@ public final class InMemoryCredentialStore: CredentialStore {
     /// Stores a new record only if no record has its id.
     /// - Parameter record: the record.
     /// - Returns: false when a record with this id already exists (nothing is changed).
-    /// - Throws: ``RegistryError/Code/capacityExceeded`` when ``capacity`` records are stored.
+    /// - Throws: ``RegistryError/Code/capacityExceeded`` when the store holds its capacity of records.
     public func create(_ record: CredentialRecord) async throws -> Bool {
         let key = ByteKey(record.id)
         return try records.withLock { (dict: inout [ByteKey: CredentialRecord]) throws(RegistryError) -> Bool in

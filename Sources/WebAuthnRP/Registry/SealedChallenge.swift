@@ -26,7 +26,7 @@ public struct SealedChallengeKey: Sendable {
     /// never opens as a challenge.
     static let associatedData = Array("webauthn-rp sealed IssuedChallenge v1".utf8)
     /// The longest token opened (base64url characters); longer input is refused before decoding.
-    public static let maximumTokenLength = 16_384
+    static let maximumTokenLength = 16_384
 
     private let key: [UInt8]
 
