@@ -267,9 +267,8 @@ struct ReplaySetup {
                 }
             }
             let publicKey = try bytes(credential.publicKey, "publicKey")
-            let algorithm = (try? CBOR.decode(publicKey))?[intKey: 3]?.int ?? 0
             records.append(CredentialRecord(
-                id: try bytes(credential.id, "id"), publicKey: publicKey, algorithm: algorithm,
+                id: try bytes(credential.id, "id"), publicKey: publicKey,
                 signCount: credential.signCount,
                 userHandle: try credential.userHandle.map { (text: String) throws(FixtureError) in try bytes(text, "userHandle") },
                 backupEligible: credential.backupEligible ?? false, backupState: credential.backupState ?? false,

@@ -213,8 +213,7 @@ public struct RegistrationVerifier: Sendable {
                                                      reason: verdict.reason, requested: requested)
         }
         let record = CredentialRecord(
-            id: Array(attested.credentialId), publicKey: credentialKey.cborBytes,
-            algorithm: credentialKey.algorithm.rawValue, signCount: authData.signCount,
+            id: Array(attested.credentialId), publicKey: credentialKey.cborBytes, signCount: authData.signCount,
             userHandle: issued.userHandle, uvInitialized: authData.flags.contains(.userVerified),
             backupEligible: authData.flags.contains(.backupEligible), backupState: authData.flags.contains(.backupState),
             transports: transports, aaguid: attested.aaguid.uuidString,

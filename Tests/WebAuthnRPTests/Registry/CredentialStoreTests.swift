@@ -6,7 +6,7 @@ import Testing
 @Suite("Credential store")
 struct CredentialStoreTests {
     static func record(_ id: UInt8, user: UInt8? = 1, signCount: UInt32 = 0) -> CredentialRecord {
-        CredentialRecord(id: Array(repeating: id, count: 16), publicKey: [0xA1, 0x01, 0x02], algorithm: -7,
+        CredentialRecord(id: Array(repeating: id, count: 16), publicKey: [0xA1, 0x01, 0x02],
                          signCount: signCount, userHandle: user.map { [$0] })
     }
 
@@ -152,7 +152,7 @@ struct CredentialStoreTests {
             for id in 0..<200 {
                 group.addTask {
                     let record = CredentialRecord(id: withUnsafeBytes(of: UInt32(id), Array.init), publicKey: [0xA0],
-                                                  algorithm: -7, signCount: 0, userHandle: [1])
+                                                  signCount: 0, userHandle: [1])
                     do { return try await store.create(record) } catch { return nil }
                 }
             }

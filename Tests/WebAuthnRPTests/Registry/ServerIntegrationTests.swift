@@ -17,7 +17,7 @@ struct ServerIntegrationTests {
 
     @Test("a record encodes its bytes as base64url text and decodes back to the same record")
     func recordJSON() throws {
-        let record = CredentialRecord(id: [0xFB, 0xFF, 0x01], publicKey: [0xA5, 0x01, 0x02], algorithm: -7, signCount: 7,
+        let record = CredentialRecord(id: [0xFB, 0xFF, 0x01], publicKey: [0xA5, 0x01, 0x02], signCount: 7,
                                       userHandle: Array("user-a".utf8), uvInitialized: true, transports: ["usb"],
                                       attestationObject: [0xA3], registrationClientDataJSON: Array("{}".utf8))
         let data = try JSONEncoder().encode(record)
@@ -49,6 +49,22 @@ struct ServerIntegrationTests {
         #expect(throws: DecodingError.self) {
             try JSONDecoder().decode(CredentialRecord.self, from: Data(#"{"id":"A+","publicKey":"Ag","algorithm":-8,"signCount":0}"#.utf8))
         }
+    }
+
+    @Test("a record's algorithm is its key's alg: read from the key, never from a stored member that disagrees")
+    func recordAlgorithmFromKey() throws {
+        let authenticator = try TestAuthenticator(key: .es256)
+        var record = authenticator.record()
+        #expect(record.algorithm == -7)
+        let data = try JSONEncoder().encode(record)
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(object["algorithm"] as? Int == -7)                      // still written, for earlier readers
+        var edited = object
+        edited["algorithm"] = -8                                         // a row whose member disagrees with its key
+        let decoded = try JSONDecoder().decode(CredentialRecord.self, from: JSONSerialization.data(withJSONObject: edited))
+        #expect(decoded.algorithm == -7 && decoded == record)
+        record.publicKey = [0xA1, 0x01, 0x02]                            // {1: 2}: no alg
+        #expect(record.algorithm == 0)
     }
 
     // MARK: Options

@@ -113,7 +113,7 @@ struct StoreContractTests {
 
     @Test("the in-memory store keeps the documented contracts: create's false, update's compare and swap")
     func inMemorySameContract() async throws {
-        let record = CredentialRecord(id: [1, 2, 3], publicKey: [0xA0], algorithm: -7, signCount: 12, userHandle: [9])
+        let record = CredentialRecord(id: [1, 2, 3], publicKey: [0xA0], signCount: 12, userHandle: [9])
         for store in [InMemoryCredentialStore(records: [record]) as any CredentialStore, DocumentedSQLStore([record])] {
             #expect(try await store.create(record) == false)
             var next = record
