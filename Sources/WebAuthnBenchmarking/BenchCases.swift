@@ -137,7 +137,7 @@ struct AssertionPool {
         guard let store = service.credentials as? InMemoryCredentialStore else { throw BenchFailure("the bench store is in memory") }
         store.remove(id: record.id)
         guard try await store.create(record) else { throw BenchFailure("the reset record was not stored") }
-        for challenge in challenges { _ = try await service.challenges.consume(challenge.challenge) }
+        for challenge in challenges { _ = try await service.challengeStore?.consume(challenge.challenge) }
         for challenge in challenges.prefix(count) { try await service.issue(challenge, now: BenchCases.now) }
     }
 
@@ -149,7 +149,7 @@ struct AssertionPool {
         var done = 0
         for body in bodies.prefix(count) {
             if let stop, stop.isRaised { return done }
-            _ = try await service.finishAuthentication(jsonData: body, now: BenchCases.now)
+            _ = try await service.finishAuthentication(AuthenticationResponse(jsonData: body), now: BenchCases.now)
             done += 1
         }
         stop?.raise()
@@ -288,7 +288,7 @@ final class RegistrationCase: BenchCase {
     func run(operations: Int) async throws {
         let service = self.service
         for body in bodies.prefix(operations) {
-            _ = try await service.finishRegistration(jsonData: body, now: BenchCases.now)
+            _ = try await service.finishRegistration(RegistrationResponse(jsonData: body), now: BenchCases.now)
         }
     }
 }

@@ -26,7 +26,7 @@ enum CeremonyTargets {
     static let records: [CredentialRecord] = RecordedInputs.records.compactMap { record in
         guard let id = try? Base64URL.decode(record.id), let key = try? Base64URL.decode(record.publicKey),
               let user = try? Base64URL.decode(record.userHandle) else { return nil }
-        return CredentialRecord(id: id, publicKey: key, algorithm: record.algorithm, signCount: record.signCount,
+        return CredentialRecord(id: id, publicKey: key, signCount: record.signCount,
                                 userHandle: user, backupEligible: record.backupEligible)
     }
 

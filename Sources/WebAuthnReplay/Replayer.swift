@@ -103,7 +103,7 @@ package enum Replayer {
         if AppAttestReplay.isAppAttestDocument(data) { return try await AppAttestReplay.replay(data, file: file) }
         let (fixture, setup) = try load(data, file: file)
         let service = RelyingPartyService(relyingParty: setup.relyingParty, policy: setup.policy,
-                                          challenges: InMemoryChallengeStore(),
+                                          challenges: .stored(InMemoryChallengeStore()),
                                           credentials: InMemoryCredentialStore(records: setup.credentials))
         var results: [CeremonyResult] = []
         for ceremony in fixture.ceremonies {
@@ -171,18 +171,18 @@ package enum Replayer {
         let verdict: Verdict
         switch ceremony.response {
         case .undecodable(let reason):
-            _ = try await service.challenges.consume(challenge)  // every verdict consumes the challenge
+            _ = try await service.challengeStore?.consume(challenge)  // every verdict consumes the challenge
             verdict = .rejected(WebAuthnError(.malformed, "response: \(reason)"), CeremonyTrace())
         case .registration(let json):
             let report = try await service.finishRegistrationReport(RegistrationResponse(json: json),
-                                                                    expectedChallenge: challenge, now: receivedAt)
+                                                                    challenge: .session(challenge), now: receivedAt)
             switch report.result {
             case .success(let verified): verdict = .registered(verified, report.trace)
             case .failure(let error): verdict = .rejected(error, report.trace)
             }
         case .authentication(let json):
             let report = try await service.finishAuthenticationReport(AuthenticationResponse(json: json),
-                                                                      expectedChallenge: challenge, now: receivedAt)
+                                                                      challenge: .session(challenge), now: receivedAt)
             switch report.result {
             case .success(let verified): verdict = .authenticated(verified, report.trace)
             case .failure(let error): verdict = .rejected(error, report.trace)
@@ -267,9 +267,8 @@ struct ReplaySetup {
                 }
             }
             let publicKey = try bytes(credential.publicKey, "publicKey")
-            let algorithm = (try? CBOR.decode(publicKey))?[intKey: 3]?.int ?? 0
             records.append(CredentialRecord(
-                id: try bytes(credential.id, "id"), publicKey: publicKey, algorithm: algorithm,
+                id: try bytes(credential.id, "id"), publicKey: publicKey,
                 signCount: credential.signCount,
                 userHandle: try credential.userHandle.map { (text: String) throws(FixtureError) in try bytes(text, "userHandle") },
                 backupEligible: credential.backupEligible ?? false, backupState: credential.backupState ?? false,

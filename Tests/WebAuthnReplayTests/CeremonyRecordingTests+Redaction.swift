@@ -21,7 +21,7 @@ extension CeremonyRecordingTests {
                                           credentials: InMemoryCredentialStore(records: [auth.record()]))
         let request = AuthenticationRequest(userHandle: auth.userHandle, extensions: AuthenticationExtensionInputs(
             prf: PRFInputs(eval: PRFValues(first: Self.prfFirst, second: Self.prfSecond))))
-        let challenge = try await service.beginAuthentication(request, now: Self.t0).challenge.bytes
+        let challenge = try await service.beginAuthentication(request, now: Self.t0).options.challenge.bytes
         let secrets = [Base64URL.encode(auth.prf(Self.prfFirst)), Base64URL.encode(auth.prf(Self.prfSecond))]
         var options = TestAuthenticator.AuthenticationOptions()
         options.extensions.client = outputs?(auth)
@@ -141,7 +141,7 @@ extension CeremonyRecordingTests {
         var object = try #require(try JSONDecoder().decode(JSONValue.self, from: json).objectValue)
         object["type"] = nil
         let body = try JSONEncoder().encode(JSONValue.object(object))
-        let recorded = try await service.finishAuthenticationRecording(jsonData: body, expectedChallenge: challenge,
+        let recorded = try await service.finishAuthenticationRecording(jsonData: body, challenge: .session(challenge),
                                                                        now: Self.t0)
         #expect(category(recorded) == .malformed)
         let text = try #require(recorded.recording.response.stringValue)
@@ -153,7 +153,7 @@ extension CeremonyRecordingTests {
 
         // Not JSON at all (a byte after the value) but naming prf: the whole text is replaced.
         let cut = body + Data("}".utf8)
-        let truncated = try await service.finishAuthenticationRecording(jsonData: cut, expectedChallenge: challenge,
+        let truncated = try await service.finishAuthenticationRecording(jsonData: cut, challenge: .session(challenge),
                                                                         now: Self.t0)
         #expect(category(truncated) == .malformed)
         #expect(truncated.recording.response.stringValue?.contains(secret) == false)
@@ -164,24 +164,22 @@ extension CeremonyRecordingTests {
     @Test("sealed challenges: a PRF login under a refused token (reused) is recorded without its outputs")
     func prfSealedRefusedToken() async throws {
         var auth = try TestAuthenticator(seed: "recording-prf-sealed")
-        let service = RelyingPartyService(relyingParty: Self.relyingParty,
-                                          credentials: InMemoryCredentialStore(records: [auth.record()]))
         let key = try SealedChallengeKey.generate()
         let cache = InMemorySealedChallengeReplayStore()
+        let service = RelyingPartyService(relyingParty: Self.relyingParty, challenges: .sealed(key, replayStore: cache),
+                                          credentials: InMemoryCredentialStore(records: [auth.record()]))
         let request = AuthenticationRequest(userHandle: auth.userHandle, extensions: AuthenticationExtensionInputs(
             prf: PRFInputs(eval: PRFValues(first: Self.prfFirst, second: Self.prfSecond))))
-        let sealed = try await service.beginAuthentication(request, sealingWith: key, now: Self.t0)
+        let sealed = try await service.beginAuthentication(request, now: Self.t0)
         let secrets = [Base64URL.encode(auth.prf(Self.prfFirst)), Base64URL.encode(auth.prf(Self.prfSecond))]
         var options = TestAuthenticator.AuthenticationOptions()
         options.extensions.client = ["prf": .object(["results": .object(["first": .string(secrets[0]),
                                                                          "second": .string(secrets[1])])])]
         let body = try auth.authenticateJSON(challenge: sealed.options.challenge.bytes, options).jsonData()
-        let first = try await service.finishAuthenticationRecording(jsonData: body, sealedChallenge: sealed.sealedChallenge,
-                                                                    key: key, replayStore: cache, now: Self.t0)
+        let first = try await service.finishAuthenticationRecording(jsonData: body, challenge: sealed.challenge, now: Self.t0)
         #expect(category(first) == nil)
         try expectRedacted(first.recording, secrets: secrets)
-        let again = try await service.finishAuthenticationRecording(jsonData: body, sealedChallenge: sealed.sealedChallenge,
-                                                                    key: key, replayStore: cache, now: Self.t0)
+        let again = try await service.finishAuthenticationRecording(jsonData: body, challenge: sealed.challenge, now: Self.t0)
         #expect(category(again) == .challenge)
         try expectRedacted(again.recording, secrets: secrets)
         let result = try await replayVerdict(again.recording)

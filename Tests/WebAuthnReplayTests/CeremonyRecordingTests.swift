@@ -51,14 +51,13 @@ struct CeremonyRecordingTests {
                userVerification: UserVerificationRequirement = .preferred) async throws -> (RelyingPartyService, [UInt8]) {
         let service = RelyingPartyService(relyingParty: Self.relyingParty,
                                           credentials: InMemoryCredentialStore(records: records))
-        let options = try await service.beginAuthentication(userHandle: userHandle, userVerification: userVerification,
-                                                            now: Self.t0)
+        let options = try await service.beginAuthentication(AuthenticationRequest(userHandle: userHandle, userVerification: userVerification), now: Self.t0).options
         return (service, options.challenge.bytes)
     }
 
     func finishLogin(_ service: RelyingPartyService, _ json: AuthenticationResponseJSON, challenge: [UInt8],
                      after seconds: TimeInterval = 2) async throws -> RecordedCeremony<VerifiedAuthentication> {
-        try await service.finishAuthenticationRecording(jsonData: json.jsonData(), expectedChallenge: challenge,
+        try await service.finishAuthenticationRecording(jsonData: json.jsonData(), challenge: .session(challenge),
                                                         now: Self.t0.addingTimeInterval(seconds))
     }
 
@@ -73,10 +72,10 @@ struct CeremonyRecordingTests {
     func acceptedRegistration() async throws {
         let auth = try TestAuthenticator(seed: "recording-register")
         let service = RelyingPartyService(relyingParty: Self.relyingParty)
-        let options = try await service.beginRegistration(user: user(auth), now: Self.t0)
+        let options = try await service.beginRegistration(RegistrationRequest(user: user(auth)), now: Self.t0).options
         let json = try auth.registerJSON(challenge: options.challenge.bytes)
         let recorded = try await service.finishRegistrationRecording(jsonData: json.jsonData(),
-                                                                     expectedChallenge: options.challenge.bytes,
+                                                                     challenge: .session(options.challenge.bytes),
                                                                      now: Self.t0.addingTimeInterval(5))
         #expect(category(recorded) == nil)
         #expect(try await service.credentials.credential(id: auth.credentialId) != nil)
@@ -188,7 +187,7 @@ struct CeremonyRecordingTests {
     func malformedBody() async throws {
         let (service, challenge) = try await login(records: [])
         let recorded = try await service.finishAuthenticationRecording(jsonData: Data(#"{"id": "AQID", "rawId": "#.utf8),
-                                                                       expectedChallenge: challenge, now: Self.t0)
+                                                                       challenge: .session(challenge), now: Self.t0)
         #expect(category(recorded) == .malformed)
         try await replay(recorded.recording, expected: "reject(malformed)")
     }
@@ -198,10 +197,10 @@ struct CeremonyRecordingTests {
         let auth = try TestAuthenticator(seed: "recording-exists")
         let service = RelyingPartyService(relyingParty: Self.relyingParty,
                                           credentials: InMemoryCredentialStore(records: [auth.record()]))
-        let options = try await service.beginRegistration(user: user(auth), now: Self.t0)
+        let options = try await service.beginRegistration(RegistrationRequest(user: user(auth)), now: Self.t0).options
         let json = try auth.registerJSON(challenge: options.challenge.bytes)
         let recorded = try await service.finishRegistrationRecording(jsonData: json.jsonData(),
-                                                                     expectedChallenge: options.challenge.bytes,
+                                                                     challenge: .session(options.challenge.bytes),
                                                                      now: Self.t0.addingTimeInterval(5))
         #expect(category(recorded) == .credentialExists)
         #expect(recorded.recording.credentialBefore?.id == auth.credentialId)
@@ -221,7 +220,7 @@ struct CeremonyRecordingTests {
                                                 userHandle: auth.userHandle, offeredAlgorithms: [.es256],
                                                 issuedAt: Self.t0, expiresAt: Self.t0.addingTimeInterval(300)), now: Self.t0)
         let json = try auth.registerJSON(challenge: challenge)
-        let recorded = try await service.finishRegistrationRecording(jsonData: json.jsonData(), expectedChallenge: challenge,
+        let recorded = try await service.finishRegistrationRecording(jsonData: json.jsonData(), challenge: .session(challenge),
                                                                      now: Self.t0.addingTimeInterval(5))
         #expect(category(recorded) == .algorithm)
         try await replay(recorded.recording, expected: "reject(algorithm)")
@@ -230,24 +229,22 @@ struct CeremonyRecordingTests {
     @Test("sealed challenges: a tampered signature replays as reject(signature), a reused token as reject(challenge)")
     func sealedChallenge() async throws {
         var auth = try TestAuthenticator(seed: "recording-sealed")
-        let service = RelyingPartyService(relyingParty: Self.relyingParty,
-                                          credentials: InMemoryCredentialStore(records: [auth.record()]))
         let key = try SealedChallengeKey.generate()
         let cache = InMemorySealedChallengeReplayStore()
-        let sealed = try await service.beginAuthentication(AuthenticationRequest(userHandle: auth.userHandle),
-                                                           sealingWith: key, now: Self.t0)
+        let service = RelyingPartyService(relyingParty: Self.relyingParty, challenges: .sealed(key, replayStore: cache),
+                                          credentials: InMemoryCredentialStore(records: [auth.record()]))
+        let sealed = try await service.beginAuthentication(AuthenticationRequest(userHandle: auth.userHandle), now: Self.t0)
         var options = TestAuthenticator.AuthenticationOptions()
         options.signature = { $0[$0.count - 1] ^= 0x01 }
         let body = try auth.authenticateJSON(challenge: sealed.options.challenge.bytes, options).jsonData()
-        let tampered = try await service.finishAuthenticationRecording(jsonData: body, sealedChallenge: sealed.sealedChallenge,
-                                                                       key: key, replayStore: cache, now: Self.t0)
+        let tampered = try await service.finishAuthenticationRecording(jsonData: body, challenge: sealed.challenge, now: Self.t0)
         #expect(category(tampered) == .signature)
         let text = String(decoding: try tampered.recording.document(), as: UTF8.self)
-        #expect(!text.contains(sealed.sealedChallenge))
+        guard case .sealed(let token) = sealed.challenge.source else { Issue.record("not sealed"); return }
+        #expect(!text.contains(token))
         try await replay(tampered.recording, expected: "reject(signature)")
 
-        let again = try await service.finishAuthenticationRecording(jsonData: body, sealedChallenge: sealed.sealedChallenge,
-                                                                    key: key, replayStore: cache, now: Self.t0)
+        let again = try await service.finishAuthenticationRecording(jsonData: body, challenge: sealed.challenge, now: Self.t0)
         #expect(category(again) == .challenge)
         #expect(again.recording.issued == nil)
         let result = try await replayVerdict(again.recording)
@@ -270,10 +267,10 @@ struct CeremonyRecordingTests {
         let auth = try TestAuthenticator(seed: "recording-contents")
         let service = RelyingPartyService(relyingParty: RelyingParty(id: "example.org", origins: ["https://example.org"],
                                                                      allowSubdomains: true))
-        let options = try await service.beginRegistration(user: user(auth), now: Self.t0)
+        let options = try await service.beginRegistration(RegistrationRequest(user: user(auth)), now: Self.t0).options
         let recorded = try await service.finishRegistrationRecording(
             jsonData: try auth.registerJSON(challenge: options.challenge.bytes).jsonData(),
-            expectedChallenge: options.challenge.bytes, now: Self.t0)
+            challenge: .session(options.challenge.bytes), now: Self.t0)
         let text = String(decoding: try recorded.recording.document(), as: UTF8.self)
         #expect(text.contains(#""format" : "webauthn-ceremonies/1""#))
         #expect(!text.contains("alice"))

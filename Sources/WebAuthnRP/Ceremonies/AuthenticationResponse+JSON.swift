@@ -54,11 +54,3 @@ extension AuthenticationResponse: Decodable {
         self.init(json: try AuthenticationResponseJSON(from: decoder))
     }
 }
-
-extension AuthenticationResponse {
-    /// The client data, parsed once (§7.2 steps 9-10).
-    func clientData() throws(WebAuthnError) -> CollectedClientData {
-        if let preparsedClientData { return preparsedClientData }
-        return try CeremonyChecks.parseClientData(members.clientDataJSON)
-    }
-}

@@ -45,13 +45,13 @@ public struct AuthenticationVerifier: Sendable {
     ///   - issued: the challenge issued for this ceremony (already consumed).
     ///   - record: the credential record found for `response.rawId`, or nil when there is none.
     ///   - now: the current time (challenge expiry).
-    ///   - preparsedClientData: the response's client data when the caller parsed it already (to
-    ///     find the challenge), so that the response need not be copied to carry it.
+    ///   - clientData: the response's client data when the caller parsed it already (to find
+    ///     the challenge); nil to parse it here.
     ///   - trace: receives every step.
     /// - Returns: the verified authentication with the updated record.
     /// - Throws: ``WebAuthnError``.
     package func verify(_ response: AuthenticationResponse, issued: IssuedChallenge, record: consuming CredentialRecord?,
-                       now: Date, preparsedClientData: CollectedClientData? = nil,
+                       now: Date, clientData parsed: CollectedClientData? = nil,
                        trace: inout CeremonyTrace) throws(WebAuthnError) -> VerifiedAuthentication {
         try trace.check("pending", "the challenge was issued for an authentication and has not expired") { () throws(WebAuthnError) in
             try CeremonyChecks.checkIssued(issued, kind: .authentication, now: now)
@@ -61,7 +61,7 @@ public struct AuthenticationVerifier: Sendable {
             guard response.type == "public-key" else {
                 throw WebAuthnError(.malformed, "credential type is \"\(response.type)\", expected \"public-key\"")
             }
-            guard Base64URL.isEncoding(utf8: response.idText, of: response.rawId) else {
+            guard response.idEncodesRawId else {
                 throw WebAuthnError(.malformed, "id \"\(response.id)\" is not the base64url of rawId")
             }
         }
@@ -88,8 +88,8 @@ public struct AuthenticationVerifier: Sendable {
         }
         // Steps 7-9: decode and parse client data.
         let clientData = try trace.check("§7.2 steps 7-9", "clientDataJSON is UTF-8 JSON client data") { () throws(WebAuthnError) in
-            if let preparsedClientData { return preparsedClientData }
-            return try response.clientData()
+            if let parsed { return parsed }
+            return try CeremonyChecks.parseClientData(response.members.clientDataJSON)
         }
         try trace.check("§7.2 step 10", "C.type is webauthn.get") { () throws(WebAuthnError) in
             try CeremonyChecks.checkType(clientData, expected: "webauthn.get")

@@ -1,4 +1,5 @@
 package import WebAuthnCrypto
+import WebAuthnCoding
 /// A registration response with its binary members decoded: from the JSON the browser posted
 /// (``init(jsonData:)``, or `Decodable` inside a larger body), or built directly by a server
 /// whose native app sent the members another way.
@@ -10,10 +11,7 @@ public struct RegistrationResponse: Sendable {
     /// `type`: must be `public-key`.
     public var type: String
     /// `response.clientDataJSON`, exactly as received.
-    public var clientDataJSON: [UInt8] { didSet { preparsedClientData = nil } }
-    /// The parse of ``clientDataJSON`` when the registry already made it (to find the challenge),
-    /// so the verifier does not parse it twice; cleared whenever the bytes change.
-    var preparsedClientData: CollectedClientData?
+    public var clientDataJSON: [UInt8]
     /// `response.attestationObject`, exactly as received.
     public var attestationObject: [UInt8]
     /// `response.transports`.
@@ -41,6 +39,9 @@ public struct RegistrationResponse: Sendable {
         self.transports = transports
         self.clientExtensionResults = clientExtensionResults
     }
+
+    /// Whether ``id`` is exactly the base64url of ``rawId`` (the one way both verifiers check it).
+    var idEncodesRawId: Bool { Base64URL.isEncoding(id, of: rawId) }
 }
 
 /// An authentication response with its binary members decoded: from the JSON the browser
@@ -62,16 +63,12 @@ public struct AuthenticationResponse: Sendable {
     /// `clientDataJSON`, `authenticatorData`, `signature` and `userHandle`, held in one buffer
     /// (one allocation for the four; the verifier reads them as slices of it).
     private(set) var members: AssertionMembers
-    /// The parse of ``clientDataJSON`` when the registry already made it; cleared whenever the
-    /// bytes change.
-    var preparsedClientData: CollectedClientData?
     /// `response.clientDataJSON`, exactly as received.
     public var clientDataJSON: [UInt8] {
         get { Array(members.clientDataJSON) }
         set {
             members = AssertionMembers(clientDataJSON: newValue[...], authenticatorData: members.authenticatorData,
                                        signature: members.signature, userHandle: members.userHandle)
-            preparsedClientData = nil
         }
     }
     /// `response.authenticatorData`, exactly as received.
@@ -131,6 +128,10 @@ public struct AuthenticationResponse: Sendable {
         self.members = members
         self.clientExtensionResults = clientExtensionResults
     }
+
+    /// Whether ``id`` is exactly the base64url of ``rawId`` (the one way both verifiers check
+    /// it), compared as bytes: no string is made.
+    var idEncodesRawId: Bool { Base64URL.isEncoding(utf8: idText, of: rawId) }
 }
 
 /// The four binary members of an assertion in one buffer, each a range of it. The ranges

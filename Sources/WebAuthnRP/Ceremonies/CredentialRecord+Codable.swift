@@ -4,6 +4,7 @@ import WebAuthnCoding
 /// A record's storable form: byte members as base64url text (RFC 4648 §5, unpadded), so a JSON
 /// column stays compact and readable. Records written by earlier versions, with bytes as arrays
 /// of numbers, still decode, and a member added later decodes from an older row with its default.
+/// `algorithm` is written for earlier readers but not read: it comes from the key.
 extension CredentialRecord {
     private enum CodingKeys: String, CodingKey {
         case id, publicKey, algorithm, signCount, userHandle, uvInitialized, backupEligible, backupState, transports
@@ -20,7 +21,6 @@ extension CredentialRecord {
         self.init(
             id: try Self.bytes(c, .id),
             publicKey: try Self.bytes(c, .publicKey),
-            algorithm: try c.decode(Int.self, forKey: .algorithm),
             signCount: try c.decode(UInt32.self, forKey: .signCount),
             userHandle: try Self.optionalBytes(c, .userHandle),
             uvInitialized: try c.decodeIfPresent(Bool.self, forKey: .uvInitialized) ?? false,
@@ -43,6 +43,8 @@ extension CredentialRecord {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(Base64URL.encode(id), forKey: .id)
         try c.encode(Base64URL.encode(publicKey), forKey: .publicKey)
+        // Still written (read from the key) for readers of earlier versions, which require it;
+        // this version reads the algorithm from the key and ignores the member.
         try c.encode(algorithm, forKey: .algorithm)
         try c.encode(signCount, forKey: .signCount)
         try c.encodeIfPresent(userHandle.map { Base64URL.encode($0) }, forKey: .userHandle)

@@ -1,13 +1,16 @@
 import Foundation
+import WebAuthnCoding
 
 /// What a relying party stores for a registered credential (W3C L3 §4 "credential record").
 public struct CredentialRecord: Sendable, Hashable, Codable {
     /// The credential id.
     public var id: [UInt8]
     /// The credential public key as the authenticator sent it (COSE_Key, CBOR).
-    public var publicKey: [UInt8]
-    /// The key's COSE algorithm.
-    public var algorithm: Int
+    public var publicKey: [UInt8] { didSet { algorithm = Self.algorithm(of: publicKey) } }
+    /// The key's COSE algorithm: the `alg` (label 3) of ``publicKey``, read from it whenever the
+    /// key is set, so a record cannot hold a second value that disagrees with its key (0 when
+    /// the bytes name none).
+    public private(set) var algorithm: Int
     /// The last signature counter seen.
     public var signCount: UInt32
     /// The user handle (`user.id`) the credential belongs to.
@@ -38,8 +41,7 @@ public struct CredentialRecord: Sendable, Hashable, Codable {
     /// Creates a record.
     /// - Parameters:
     ///   - id: credential id.
-    ///   - publicKey: COSE_Key bytes.
-    ///   - algorithm: COSE algorithm.
+    ///   - publicKey: COSE_Key bytes (its `alg` is the record's ``algorithm``).
     ///   - signCount: last counter.
     ///   - userHandle: owner's user handle.
     ///   - uvInitialized: UV seen.
@@ -53,7 +55,7 @@ public struct CredentialRecord: Sendable, Hashable, Codable {
     ///   - attestationObject: optional raw attestation object.
     ///   - registrationClientDataJSON: optional raw client data.
     ///   - extensions: what extension outputs said about the credential.
-    public init(id: [UInt8], publicKey: [UInt8], algorithm: Int, signCount: UInt32, userHandle: [UInt8]?,
+    public init(id: [UInt8], publicKey: [UInt8], signCount: UInt32, userHandle: [UInt8]?,
                 uvInitialized: Bool = false, backupEligible: Bool = false, backupState: Bool = false,
                 transports: [String] = [], aaguid: String = "00000000-0000-0000-0000-000000000000",
                 attestationFormat: String = "none", attestationType: AttestationType = .none,
@@ -62,7 +64,7 @@ public struct CredentialRecord: Sendable, Hashable, Codable {
                 extensions: CredentialExtensionProperties = CredentialExtensionProperties()) {
         self.id = id
         self.publicKey = publicKey
-        self.algorithm = algorithm
+        self.algorithm = Self.algorithm(of: publicKey)
         self.signCount = signCount
         self.userHandle = userHandle
         self.uvInitialized = uvInitialized
@@ -76,5 +78,12 @@ public struct CredentialRecord: Sendable, Hashable, Codable {
         self.attestationObject = attestationObject
         self.registrationClientDataJSON = registrationClientDataJSON
         self.extensions = extensions
+    }
+}
+
+extension CredentialRecord {
+    /// The `alg` (label 3) of COSE_Key bytes, or 0 when they do not decode or name none.
+    static func algorithm(of publicKey: [UInt8]) -> Int {
+        (try? CBOR.decode(publicKey))?[intKey: 3]?.int ?? 0
     }
 }

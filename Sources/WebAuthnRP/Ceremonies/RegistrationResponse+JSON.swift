@@ -34,11 +34,3 @@ extension RegistrationResponse: Decodable {
         self.init(json: try RegistrationResponseJSON(from: decoder))
     }
 }
-
-extension RegistrationResponse {
-    /// The client data, parsed once (§7.1 steps 5-6).
-    func clientData() throws(WebAuthnError) -> CollectedClientData {
-        if let preparsedClientData { return preparsedClientData }
-        return try CeremonyChecks.parseClientData(clientDataJSON)
-    }
-}

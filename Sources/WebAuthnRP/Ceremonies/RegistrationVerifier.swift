@@ -48,11 +48,14 @@ public struct RegistrationVerifier: Sendable {
     ///   - issued: the challenge issued for this ceremony (already consumed).
     ///   - now: the current time: challenge expiry and certificate validity.
     ///   - keepAttestation: keep the raw attestation object and client data in the record.
+    ///   - clientData: the response's client data when the caller parsed it already (to find
+    ///     the challenge); nil to parse it here.
     ///   - trace: receives every step.
     /// - Returns: the verified registration.
     /// - Throws: ``WebAuthnError``.
     package func verify(_ response: RegistrationResponse, issued: IssuedChallenge, now: Date,
-                       keepAttestation: Bool = false, trace: inout CeremonyTrace) throws(WebAuthnError) -> VerifiedRegistration {
+                       keepAttestation: Bool = false, clientData parsed: CollectedClientData? = nil,
+                       trace: inout CeremonyTrace) throws(WebAuthnError) -> VerifiedRegistration {
         try trace.check("pending", "the challenge was issued for a registration and has not expired") { () throws(WebAuthnError) in
             try CeremonyChecks.checkIssued(issued, kind: .registration, now: now)
         }
@@ -72,7 +75,8 @@ public struct RegistrationVerifier: Sendable {
         trace.note("§7.1 step 4", "client extension results collected")
         // Steps 5-6: UTF-8 decode and parse clientDataJSON.
         let clientData = try trace.check("§7.1 steps 5-6", "clientDataJSON is UTF-8 JSON client data") { () throws(WebAuthnError) in
-            try response.clientData()
+            if let parsed { return parsed }
+            return try CeremonyChecks.parseClientData(response.clientDataJSON)
         }
         try trace.check("§7.1 step 7", "C.type is webauthn.create") { () throws(WebAuthnError) in
             try CeremonyChecks.checkType(clientData, expected: "webauthn.create")
@@ -109,7 +113,7 @@ public struct RegistrationVerifier: Sendable {
             guard attested.credentialId.elementsEqual(response.rawId) else {
                 throw WebAuthnError(.malformed, "rawId differs from the credential id in authenticator data")
             }
-            guard response.id == Base64URL.encode(response.rawId) else {
+            guard response.idEncodesRawId else {
                 throw WebAuthnError(.malformed, "id \"\(response.id)\" is not the base64url of rawId")
             }
             return attested
@@ -207,8 +211,7 @@ public struct RegistrationVerifier: Sendable {
                                                      reason: verdict.reason, requested: requested)
         }
         let record = CredentialRecord(
-            id: Array(attested.credentialId), publicKey: credentialKey.cborBytes,
-            algorithm: credentialKey.algorithm.rawValue, signCount: authData.signCount,
+            id: Array(attested.credentialId), publicKey: credentialKey.cborBytes, signCount: authData.signCount,
             userHandle: issued.userHandle, uvInitialized: authData.flags.contains(.userVerified),
             backupEligible: authData.flags.contains(.backupEligible), backupState: authData.flags.contains(.backupState),
             transports: transports, aaguid: attested.aaguid.uuidString,

@@ -22,8 +22,10 @@ import WebAuthnCrypto
 /// replaced by a note, which replays as `malformed` like the original. Signed authenticator
 /// data is kept as it is (its `hmac-secret` output is encrypted to the client).
 ///
-/// Get one from ``RelyingPartyService/finishRegistrationRecording(jsonData:expectedChallenge:now:)``
-/// or ``RelyingPartyService/finishAuthenticationRecording(jsonData:expectedChallenge:now:)``.
+/// Get one by passing a ``CeremonyObserver`` to
+/// ``RelyingPartyService/finishRegistration(_:challenge:now:keepAttestation:observer:)`` or
+/// ``RelyingPartyService/finishAuthentication(_:challenge:now:observer:)``; a body that did not
+/// decode is recorded with ``init(unparsedBody:kind:error:challenge:service:receivedAt:)``.
 public struct CeremonyRecording: Sendable {
     /// How the ceremony ended.
     public enum Verdict: Sendable {
@@ -57,7 +59,7 @@ public struct CeremonyRecording: Sendable {
     /// The verdict.
     public let verdict: Verdict
 
-    /// Creates a recording from its parts (the service's `finish…Recording` methods do this).
+    /// Creates a recording from its parts (the service's finish does this for its observer).
     /// - Parameters:
     ///   - kind: the ceremony kind.
     ///   - issued: the issued challenge, if it was outstanding.
@@ -280,172 +282,66 @@ public struct CeremonyRecordingError: Error, Sendable, CustomStringConvertible {
     public var description: String { "ceremony recording: \(message)" }
 }
 
-/// A verdict together with its recording.
-public struct RecordedCeremony<Verified: Sendable>: Sendable {
-    /// The verified result, or the rejection.
-    public let result: Result<Verified, WebAuthnError>
-    /// The ceremony, ready to be written with ``CeremonyRecording/document(name:description:)``.
-    public let recording: CeremonyRecording
+extension CeremonyRecording {
+    /// The recording of a body that did not decode as a response: the error a response's
+    /// `init(jsonData:)` threw (`malformed`), for the caller to pass to its
+    /// ``CeremonyObserver``. Nothing was consumed; the body is kept as text (its secrets
+    /// zeroed), which replays as `malformed` like the original.
+    /// - Parameters:
+    ///   - body: the request body as received.
+    ///   - kind: the ceremony it was posted to.
+    ///   - error: what the decoding threw.
+    ///   - challenge: what the server kept from `begin…` (a session's challenge is recorded).
+    ///   - service: the service the body was meant for (its relying party and policy are recorded).
+    ///   - receivedAt: when the body was received.
+    public init(unparsedBody body: Data, kind: CeremonyKind, error: WebAuthnError, challenge: CeremonyChallenge,
+                service: RelyingPartyService, receivedAt: Date) {
+        var expected: [UInt8]?
+        if case .session(let bytes) = challenge.source { expected = bytes }
+        // As text (invalid UTF-8 replaced): the replay finds a response that does not decode.
+        self.init(kind: kind, issued: nil, challenge: expected, response: .string(String(decoding: body, as: UTF8.self)),
+                  credentialBefore: nil, relyingParty: service.relyingParty, policy: service.policy,
+                  receivedAt: receivedAt, verdict: .rejected(error))
+    }
 }
 
 extension RelyingPartyService {
-    /// ``finishRegistration(jsonData:expectedChallenge:now:keepAttestation:)`` that also
-    /// records the ceremony: the issued challenge it consumed, the response, the record a
-    /// refused registration collided with, and the verdict.
-    /// - Parameters:
-    ///   - jsonData: the request body (`RegistrationResponseJSON`).
-    ///   - expectedChallenge: the session's challenge, or nil to take it from the client data.
-    ///   - now: the current time.
-    /// - Returns: the verdict (a rejection is a `.failure`, not a throw) and its recording.
-    /// - Throws: only storage failures (``RegistryError`` or the store's own error).
-    public func finishRegistrationRecording(jsonData: Data, expectedChallenge: [UInt8]? = nil,
-                                            now: Date) async throws -> RecordedCeremony<VerifiedRegistration> {
-        try await finishRegistrationRecording(jsonData: jsonData, expectedChallenge: expectedChallenge, now: now,
-                                              challenges: challenges)
-    }
-
-    /// The registration recording against `challenges` (the service's store, or one holding an opened sealed challenge).
-    func finishRegistrationRecording(jsonData: Data, expectedChallenge: [UInt8]?, now: Date,
-                                     challenges: any ChallengeStore) async throws -> RecordedCeremony<VerifiedRegistration> {
-        try await record(.registration, jsonData: jsonData, expectedChallenge: expectedChallenge, now: now,
-                         challenges: challenges, decode: RegistrationResponseJSON.init(jsonData:),
-                         clientDataJSON: { $0.response.clientDataJSON.bytes }) { service, json in
-            try await service.finishRegistration(RegistrationResponse(json: json), expectedChallenge: expectedChallenge, now: now)
-        }
-    }
-
-    /// ``finishAuthentication(jsonData:expectedChallenge:now:)`` that also records the
-    /// ceremony: the issued challenge it consumed, the response, the credential record as it
-    /// stood before, and the verdict.
-    /// - Parameters:
-    ///   - jsonData: the request body (`AuthenticationResponseJSON`).
-    ///   - expectedChallenge: the session's challenge, or nil to take it from the client data.
-    ///   - now: the current time.
-    /// - Returns: the verdict (a rejection is a `.failure`, not a throw) and its recording.
-    /// - Throws: only storage failures (the store's own error).
-    public func finishAuthenticationRecording(jsonData: Data, expectedChallenge: [UInt8]? = nil,
-                                              now: Date) async throws -> RecordedCeremony<VerifiedAuthentication> {
-        try await finishAuthenticationRecording(jsonData: jsonData, expectedChallenge: expectedChallenge, now: now,
-                                                challenges: challenges)
-    }
-
-    /// The authentication recording against `challenges` (the service's store, or one holding an opened sealed challenge).
-    func finishAuthenticationRecording(jsonData: Data, expectedChallenge: [UInt8]?, now: Date,
-                                       challenges: any ChallengeStore) async throws -> RecordedCeremony<VerifiedAuthentication> {
-        try await record(.authentication, jsonData: jsonData, expectedChallenge: expectedChallenge, now: now,
-                         challenges: challenges, decode: AuthenticationResponseJSON.init(jsonData:),
-                         clientDataJSON: { $0.response.clientDataJSON.bytes }) { service, json in
-            try await service.finishAuthentication(AuthenticationResponse(json: json), expectedChallenge: expectedChallenge,
-                                                   now: now)
-        }
-    }
-
-    /// Both recordings: decode the body (a body that does not decode is recorded as text), run
-    /// the ceremony on a service whose stores pass every call through and keep what it consumed
-    /// and found, and record the verdict. Only storage failures are thrown.
-    private func record<JSON: Encodable, Verified: Sendable>(
-        _ kind: CeremonyKind, jsonData: Data, expectedChallenge: [UInt8]?, now: Date, challenges: any ChallengeStore,
-        decode: (Data) throws(WebAuthnError) -> JSON, clientDataJSON: (JSON) -> [UInt8],
-        finish: (RelyingPartyService, JSON) async throws -> Verified
-    ) async throws -> RecordedCeremony<Verified> {
-        let json: JSON
-        do {
-            json = try decode(jsonData)
-        } catch {
-            return unparsed(kind, jsonData, expectedChallenge: expectedChallenge, now: now, error: error)
-        }
-        let capture = RecordingStores(challenges: challenges, credentials: credentials)
-        let service = RelyingPartyService(relyingParty: relyingParty, policy: policy, challenges: capture, credentials: capture)
-        let result: Result<Verified, WebAuthnError>
-        do {
-            result = .success(try await finish(service, json))
-        } catch let error as WebAuthnError {
-            result = .failure(error)
-        }
-        return RecordedCeremony(result: result, recording: recording(kind, capture, response: Self.value(json),
-                                                                     expected: expectedChallenge, json: clientDataJSON(json),
-                                                                     now: now, result: result.map { _ in () }))
-    }
-
-    private func recording(_ kind: CeremonyKind, _ capture: RecordingStores, response: JSONValue, expected: [UInt8]?,
-                           json clientDataJSON: [UInt8], now: Date, result: Result<Void, WebAuthnError>) -> CeremonyRecording {
-        let issued = capture.consumed
-        let challenge = expected ?? issued?.challenge
-            ?? (try? CollectedClientData(jsonBytes: clientDataJSON[...]).decodedChallenge())
+    /// The recording a finish hands its observer: what it consumed and found, and the verdict.
+    func recording(_ kind: CeremonyKind, _ facts: CeremonyFacts, response: JSONValue, clientDataJSON: ArraySlice<UInt8>,
+                   now: Date, result: Result<Void, WebAuthnError>) -> CeremonyRecording {
+        // A token that did not open: nothing was outstanding, so nothing is recorded as issued.
+        let challenge = facts.tokenRefused ? nil
+            : facts.expected ?? facts.issued?.challenge ?? (try? CollectedClientData(jsonBytes: clientDataJSON).decodedChallenge())
         let verdict: CeremonyRecording.Verdict
         switch result {
         case .success: verdict = .accepted
         case .failure(let error): verdict = .rejected(error)
         }
-        return CeremonyRecording(kind: kind, issued: issued, challenge: challenge, response: response,
-                                 credentialBefore: capture.found, relyingParty: relyingParty, policy: policy,
+        return CeremonyRecording(kind: kind, issued: facts.issued, challenge: challenge, response: response,
+                                 credentialBefore: facts.found, relyingParty: relyingParty, policy: policy,
                                  receivedAt: now, verdict: verdict)
-    }
-
-    /// A body that is not `…ResponseJSON`: refused `malformed` before any challenge is consumed.
-    private func unparsed<Verified>(_ kind: CeremonyKind, _ body: Data, expectedChallenge: [UInt8]?, now: Date,
-                                    error: WebAuthnError) -> RecordedCeremony<Verified> {
-        // As text (invalid UTF-8 replaced): the replay finds a response that does not decode.
-        let recording = CeremonyRecording(kind: kind, issued: nil, challenge: expectedChallenge,
-                                          response: .string(String(decoding: body, as: UTF8.self)),
-                                          credentialBefore: nil, relyingParty: relyingParty, policy: policy,
-                                          receivedAt: now, verdict: .rejected(error))
-        return RecordedCeremony(result: .failure(error), recording: recording)
-    }
-
-    /// The parsed response written back as the JSON value the verifier read.
-    static func value<Response: Encodable>(_ response: Response) -> JSONValue {
-        guard let data = try? JSONEncoder().encode(response),
-              let value = try? JSONDecoder().decode(JSONValue.self, from: data) else { return .null }
-        return value
     }
 }
 
-/// Passes every call to the service's own stores, keeping the challenge consumed and the
-/// credential record found (or collided with) for the recording.
-private final class RecordingStores: ChallengeStore, CredentialStore {
-    private let challenges: any ChallengeStore
-    private let credentials: any CredentialStore
-    private let state = Mutex<(consumed: IssuedChallenge?, found: CredentialRecord?)>((nil, nil))
-
-    init(challenges: any ChallengeStore, credentials: any CredentialStore) {
-        self.challenges = challenges
-        self.credentials = credentials
+extension RegistrationResponse {
+    /// The response as the `RegistrationResponseJSON` members the verifier reads.
+    var recordedJSON: JSONValue {
+        var inner: [String: JSONValue] = ["clientDataJSON": .string(Base64URL.encode(clientDataJSON)),
+                                          "attestationObject": .string(Base64URL.encode(attestationObject))]
+        if !transports.isEmpty { inner["transports"] = .array(transports.map(JSONValue.string)) }
+        return .object(["id": .string(id), "rawId": .string(Base64URL.encode(rawId)), "type": .string(type),
+                        "response": .object(inner), "clientExtensionResults": .object(clientExtensionResults)])
     }
+}
 
-    var consumed: IssuedChallenge? { state.withLock { $0.consumed } }
-    var found: CredentialRecord? { state.withLock { $0.found } }
-
-    func issue(_ challenge: IssuedChallenge, now: Date) async throws {
-        try await challenges.issue(challenge, now: now)
-    }
-
-    func consume(_ challenge: [UInt8]) async throws -> IssuedChallenge? {
-        let issued = try await challenges.consume(challenge)
-        state.withLock { $0.consumed = issued }
-        return issued
-    }
-
-    func create(_ record: CredentialRecord) async throws -> Bool {
-        let created = try await credentials.create(record)
-        if !created {
-            let existing = try await credentials.credential(id: record.id)
-            state.withLock { $0.found = existing }
-        }
-        return created
-    }
-
-    func credential(id: [UInt8]) async throws -> CredentialRecord? {
-        let record = try await credentials.credential(id: id)
-        state.withLock { $0.found = record }
-        return record
-    }
-
-    func credentials(userHandle: [UInt8]) async throws -> [CredentialRecord] {
-        try await credentials.credentials(userHandle: userHandle)
-    }
-
-    func update(_ record: CredentialRecord) async throws {
-        try await credentials.update(record)
+extension AuthenticationResponse {
+    /// The response as the `AuthenticationResponseJSON` members the verifier reads.
+    var recordedJSON: JSONValue {
+        var inner: [String: JSONValue] = ["clientDataJSON": .string(Base64URL.encode(members.clientDataJSON)),
+                                          "authenticatorData": .string(Base64URL.encode(members.authenticatorData)),
+                                          "signature": .string(Base64URL.encode(members.signature))]
+        if let userHandle = members.userHandle { inner["userHandle"] = .string(Base64URL.encode(userHandle)) }
+        return .object(["id": .string(id), "rawId": .string(Base64URL.encode(rawId)), "type": .string(type),
+                        "response": .object(inner), "clientExtensionResults": .object(clientExtensionResults)])
     }
 }

@@ -4,10 +4,14 @@ import Synchronization
 /// Registered credentials. A server backs this with its database; the in-memory
 /// implementation serves tests, the replay tool and small deployments.
 public protocol CredentialStore: Sendable {
-    /// Stores a new record only if no record has its id.
+    /// Stores a new record only if no record has its id (insert if absent, one atomic step).
+    ///
+    /// A duplicate id is an answer, not a failure: return `false` (in SQL, `INSERT … ON CONFLICT
+    /// (id) DO NOTHING` and a row count of 0). The service turns it into `credentialExists`
+    /// (W3C WebAuthn L3 §7.1 step 27). Throw only when storage itself fails.
     /// - Parameter record: the record.
     /// - Returns: false when a record with this id already exists (nothing is changed).
-    /// - Throws: ``RegistryError`` when storage fails.
+    /// - Throws: ``RegistryError`` (or the store's own error) when storage fails.
     func create(_ record: CredentialRecord) async throws -> Bool
     /// The record with this credential id.
     /// - Parameter id: the credential id.
@@ -17,23 +21,45 @@ public protocol CredentialStore: Sendable {
     /// - Parameter userHandle: the user handle.
     /// - Returns: the user's records.
     func credentials(userHandle: [UInt8]) async throws -> [CredentialRecord]
-    /// Replaces the record with the same id (after a login).
+    /// Stores a login's record only if the stored counter is still the one the login was
+    /// verified against (compare and swap).
     ///
-    /// Two logins of one credential can be verified against the same stored record at once.
-    /// Write with a conditional update that never moves `signCount` backwards (in SQL,
-    /// `… WHERE id = $1 AND sign_count < $2`, the all-zero counter being its own case) and throw
-    /// when it matches nothing, so the login that lost the race is refused instead of
-    /// overwriting a later counter (<doc:Deploying>).
-    /// - Parameter record: the updated record.
-    /// - Throws: when storage fails or another login stored a later counter first.
-    func update(_ record: CredentialRecord) async throws
+    /// Two logins of one credential can be verified against the same stored record at once; the
+    /// swap lets exactly one of them store its record. In SQL: `UPDATE … SET … WHERE id = $1 AND
+    /// sign_count = $expected` and a check that one row changed (<doc:Deploying>). A lost race is
+    /// an answer, not a failure: return `false`, and the service refuses that login with
+    /// `signCount`. Throw only when storage itself fails.
+    /// - Parameter change: the expected counter and the record to store.
+    /// - Returns: false when the record is gone or its counter is no longer
+    ///   ``CredentialUpdate/expectedSignCount`` (nothing is changed).
+    /// - Throws: ``RegistryError`` (or the store's own error) when storage fails.
+    func update(_ change: CredentialUpdate) async throws -> Bool
+}
+
+/// A login's change to a stored credential record: the record to store, and the counter the
+/// stored record must still have (the one the login was verified against).
+public struct CredentialUpdate: Sendable, Hashable {
+    /// The stored record's `signCount` when the login was verified.
+    public let expectedSignCount: UInt32
+    /// The record to store: counter, backup state and `uvInitialized` as the login left them.
+    /// Under ``CounterPolicy/acceptAndFlag`` a flagged login's counter is the stored one.
+    public let record: CredentialRecord
+
+    /// A change.
+    /// - Parameters:
+    ///   - expectedSignCount: the counter the stored record must still have.
+    ///   - record: the record to store in its place.
+    public init(expectedSignCount: UInt32, record: CredentialRecord) {
+        self.expectedSignCount = expectedSignCount
+        self.record = record
+    }
 }
 
 /// A bounded in-memory ``CredentialStore``, safe under concurrent use.
 public final class InMemoryCredentialStore: CredentialStore {
     private let records = Mutex([ByteKey: CredentialRecord]())
     /// The most records held.
-    public let capacity: Int
+    let capacity: Int
 
     /// Creates a store.
     /// - Parameters:
@@ -49,7 +75,7 @@ public final class InMemoryCredentialStore: CredentialStore {
     /// Stores a new record only if no record has its id.
     /// - Parameter record: the record.
     /// - Returns: false when a record with this id already exists (nothing is changed).
-    /// - Throws: ``RegistryError/Code/capacityExceeded`` when ``capacity`` records are stored.
+    /// - Throws: ``RegistryError/Code/capacityExceeded`` when the store holds its capacity of records.
     public func create(_ record: CredentialRecord) async throws -> Bool {
         let key = ByteKey(record.id)
         return try records.withLock { (dict: inout [ByteKey: CredentialRecord]) throws(RegistryError) -> Bool in
@@ -77,26 +103,19 @@ public final class InMemoryCredentialStore: CredentialStore {
         records.withLock { dict in dict.values.filter { $0.userHandle == userHandle } }
     }
 
-    /// Replaces the record with the same id unless that would move its counter backwards;
-    /// does nothing when no record has it.
-    ///
-    /// A login verified against a record that another login has since advanced carries a lower
-    /// counter than the stored one; storing it would lose the later counter (and with it the
-    /// clone detection of W3C WebAuthn L3 §7.2 step 22), so it is refused. An equal counter is
-    /// stored: that is an all-zero counter, or a regression ``CounterPolicy/acceptAndFlag``
-    /// accepted, whose record keeps the stored count.
-    /// - Parameter record: the updated record.
-    /// - Throws: ``RegistryError/Code/storage`` when the stored counter is above the record's.
-    public func update(_ record: CredentialRecord) async throws {
-        let key = ByteKey(record.id)
-        try records.withLock { (dict: inout [ByteKey: CredentialRecord]) throws(RegistryError) in
-            // One lookup: replace only an existing record.
-            guard let index = dict.index(forKey: key) else { return }
-            let stored = dict.values[index].signCount
-            guard stored <= record.signCount else {
-                throw RegistryError(.storage, "another login stored counter \(stored) first; this one has \(record.signCount)")
+    /// Stores the change's record when the stored one still has its expected counter (one
+    /// lock: compare and swap).
+    /// - Parameter change: the expected counter and the record to store.
+    /// - Returns: false when no record has the id or its counter is no longer the expected one.
+    public func update(_ change: CredentialUpdate) async throws -> Bool {
+        let key = ByteKey(change.record.id)
+        return records.withLock { (dict: inout [ByteKey: CredentialRecord]) -> Bool in
+            // One lookup: replace only an existing record whose counter is unchanged.
+            guard let index = dict.index(forKey: key), dict.values[index].signCount == change.expectedSignCount else {
+                return false
             }
-            dict.values[index] = record
+            dict.values[index] = change.record
+            return true
         }
     }
 

@@ -2,17 +2,21 @@ public import Foundation
 import WebAuthnCoding
 
 /// A relying party with its registry: issues challenges, finishes ceremonies,
-/// and keeps credential records. This is what a server embeds.
+/// and keeps credential records. This is what a server embeds, built once and shared: it owns
+/// the verification cache (credential keys, attestation certificates) its ceremonies share.
 ///
-/// Every finish consumes its challenge first, whatever the verdict, so a challenge
-/// answers one response only. Time is always passed in.
+/// One `begin…`/`finish…` pair per ceremony. How the challenge travels between them is
+/// configuration (``ChallengeTransport``: stored or sealed); `begin…` returns the options and
+/// the ``CeremonyChallenge`` to hand back to `finish…`; a ``CeremonyObserver`` passed to
+/// `finish…` receives the ceremony's recording. Every finish consumes its challenge first,
+/// whatever the verdict, so a challenge answers one response only. Time is always passed in.
 public struct RelyingPartyService: Sendable {
     /// The relying party.
     public let relyingParty: RelyingParty
     /// The policy.
     public let policy: VerificationPolicy
-    /// Outstanding challenges.
-    public let challenges: any ChallengeStore
+    /// How challenges travel from `begin…` to `finish…`.
+    public let challenges: ChallengeTransport
     /// Registered credentials.
     public let credentials: any CredentialStore
     /// Credential keys and attestation certificates kept between ceremonies, shared by the
@@ -27,10 +31,10 @@ public struct RelyingPartyService: Sendable {
     /// - Parameters:
     ///   - relyingParty: RP ID and origins.
     ///   - policy: algorithms, attestation, counter and challenge-lifetime policy.
-    ///   - challenges: the challenge store (default: bounded, in memory).
+    ///   - challenges: how challenges travel (default: stored in a bounded in-memory store).
     ///   - credentials: the credential store (default: bounded, in memory).
     public init(relyingParty: RelyingParty, policy: VerificationPolicy = VerificationPolicy(),
-                challenges: any ChallengeStore = InMemoryChallengeStore(),
+                challenges: ChallengeTransport = .stored(InMemoryChallengeStore()),
                 credentials: any CredentialStore = InMemoryCredentialStore()) {
         self.relyingParty = relyingParty
         self.policy = policy
@@ -42,71 +46,104 @@ public struct RelyingPartyService: Sendable {
         authenticationVerifier = AuthenticationVerifier(relyingParty: relyingParty, policy: policy, cache: cache)
     }
 
+    /// The challenge store of a stored transport (the replay tool and the benchmark issue and
+    /// withdraw challenges through it); nil when challenges are sealed.
+    package var challengeStore: (any ChallengeStore)? {
+        if case .stored(let store) = challenges.mode { return store }
+        return nil
+    }
+
     // MARK: Issuing
 
-    /// Registers an issued challenge as outstanding (single use, until it expires).
+    /// Makes an issued challenge outstanding (single use, until it expires): stores it, or seals it.
     /// - Parameters:
     ///   - issued: the challenge and its ceremony binding.
     ///   - now: the current time.
-    /// - Throws: ``RegistryError`` when the store refuses it.
-    package func issue(_ issued: IssuedChallenge, now: Date) async throws {
-        try await challenges.issue(issued, now: now)
+    /// - Returns: what `finish…` needs back.
+    /// - Throws: ``RegistryError`` when the store refuses it; ``CryptoError`` when sealing fails.
+    @discardableResult
+    package func issue(_ issued: IssuedChallenge, now: Date) async throws -> CeremonyChallenge {
+        switch challenges.mode {
+        case .stored(let store):
+            try await store.issue(issued, now: now)
+            return .session(issued.challenge)
+        case .sealed(let key, _):
+            return .sealed(try key.seal(issued))
+        }
     }
 
     // MARK: Finishing
 
     /// Finishes a registration: consumes the challenge, verifies (§7.1) and stores the record.
     /// - Parameters:
-    ///   - response: the decoded response.
-    ///   - expectedChallenge: the challenge kept in the caller's session; nil to take it from the client data.
+    ///   - response: the response (``RegistrationResponse/init(jsonData:)`` for the body a browser posted).
+    ///   - challenge: what `beginRegistration` returned in ``CeremonyStart/challenge``, or
+    ///     ``CeremonyChallenge/fromClientData`` (default) to take it from the client data.
     ///   - now: the current time.
     ///   - keepAttestation: keep the raw attestation object and client data in the record.
+    ///   - observer: receives the ceremony's recording, whatever the verdict; nil (default) for none.
     /// - Returns: the verified registration (its record is stored).
-    /// - Throws: ``WebAuthnError`` for a rejected response; ``RegistryError`` or the store's own error when storage fails.
-    public func finishRegistration(_ response: RegistrationResponse, expectedChallenge: [UInt8]? = nil, now: Date,
-                                   keepAttestation: Bool = false) async throws -> VerifiedRegistration {
+    /// - Throws: ``WebAuthnError`` for a rejected response or challenge (`credentialExists`
+    ///   when the store already holds the id); ``RegistryError`` or the store's own error when
+    ///   storage fails.
+    public func finishRegistration(_ response: RegistrationResponse, challenge: CeremonyChallenge = .fromClientData,
+                                   now: Date, keepAttestation: Bool = false,
+                                   observer: (any CeremonyObserver)? = nil) async throws -> VerifiedRegistration {
         var trace = CeremonyTrace(recording: false)
-        return try await finishRegistration(response, expectedChallenge: expectedChallenge, now: now,
-                                            keepAttestation: keepAttestation, trace: &trace).get()
+        return try await finishRegistration(response, challenge: challenge, now: now, keepAttestation: keepAttestation,
+                                            observer: observer, trace: &trace).get()
     }
 
-    /// ``finishRegistration(_:expectedChallenge:now:keepAttestation:)`` with the step trace.
+    /// ``finishRegistration(_:challenge:now:keepAttestation:observer:)`` with the step trace.
     /// - Parameters:
-    ///   - response: the decoded response.
-    ///   - expectedChallenge: the session's challenge, or nil to take it from the client data.
+    ///   - response: the response.
+    ///   - challenge: how to find the challenge.
     ///   - now: the current time.
     ///   - keepAttestation: keep raw attestation data in the record.
     /// - Returns: the verdict and its trace.
     /// - Throws: only storage failures; verdicts are in the report.
-    package func finishRegistrationReport(_ response: RegistrationResponse, expectedChallenge: [UInt8]? = nil,
+    package func finishRegistrationReport(_ response: RegistrationResponse, challenge: CeremonyChallenge = .fromClientData,
                                          now: Date, keepAttestation: Bool = false) async throws -> CeremonyReport<VerifiedRegistration> {
         var trace = CeremonyTrace()
-        let result = try await finishRegistration(response, expectedChallenge: expectedChallenge, now: now,
-                                                  keepAttestation: keepAttestation, trace: &trace)
+        let result = try await finishRegistration(response, challenge: challenge, now: now, keepAttestation: keepAttestation,
+                                                  observer: nil, trace: &trace)
         return CeremonyReport(result: result, trace: trace)
     }
 
-    /// The registration finish both public forms share; `trace` decides whether steps are kept.
-    private func finishRegistration(_ response: RegistrationResponse, expectedChallenge: [UInt8]?, now: Date,
-                                    keepAttestation: Bool, trace: inout CeremonyTrace)
-        async throws -> Result<VerifiedRegistration, WebAuthnError> {
+    /// The one registration finish; `trace` decides whether steps are kept.
+    private func finishRegistration(_ response: RegistrationResponse, challenge: CeremonyChallenge, now: Date,
+                                    keepAttestation: Bool, observer: (any CeremonyObserver)?,
+                                    trace: inout CeremonyTrace) async throws -> Result<VerifiedRegistration, WebAuthnError> {
+        var facts = CeremonyFacts()
+        let result = try await register(response, challenge: challenge, now: now, keepAttestation: keepAttestation,
+                                        observed: observer != nil, facts: &facts, trace: &trace)
+        if let observer {
+            await observer.ceremonyFinished(recording(.registration, facts, response: response.recordedJSON,
+                                                      clientDataJSON: response.clientDataJSON[...], now: now,
+                                                      result: result.map { _ in () }))
+        }
+        return result
+    }
+
+    private func register(_ response: RegistrationResponse, challenge: CeremonyChallenge, now: Date, keepAttestation: Bool,
+                          observed: Bool, facts: inout CeremonyFacts,
+                          trace: inout CeremonyTrace) async throws -> Result<VerifiedRegistration, WebAuthnError> {
         let issued: IssuedChallenge, clientData: CollectedClientData?
-        switch try await consumeChallenge(clientDataJSON: response.clientDataJSON[...], expected: expectedChallenge, trace: &trace) {
+        switch try await consume(challenge, clientDataJSON: response.clientDataJSON[...], now: now, facts: &facts, trace: &trace) {
         case .success(let value): (issued, clientData) = value
         case .failure(let error): return .failure(error)
         }
         let verified: VerifiedRegistration
         do {
-            var response = response
-            response.preparsedClientData = clientData
             verified = try registrationVerifier.verify(response, issued: issued, now: now, keepAttestation: keepAttestation,
-                                                       trace: &trace)
+                                                       clientData: clientData, trace: &trace)
         } catch {
             return .failure(error)
         }
         // Steps 27-28: "Verify that the credentialId is not yet registered for any user", then store the
         // record. create-if-absent makes the check and the store one atomic operation.
         guard try await credentials.create(verified.record) else {
+            if observed { facts.found = try await credentials.credential(id: verified.record.id) }
             return .failure(trace.fail("§7.1 step 27", "credentialId is not yet registered", .credentialExists,
                                        "credential \(response.id) is already registered"))
         }
@@ -116,128 +153,163 @@ public struct RelyingPartyService: Sendable {
     }
 
     /// Finishes an authentication: consumes the challenge, looks up the credential,
-    /// verifies (§7.2) and stores the updated record.
+    /// verifies (§7.2) and stores the updated record (compare and swap on its counter).
     /// - Parameters:
-    ///   - response: the decoded response.
-    ///   - expectedChallenge: the session's challenge, or nil to take it from the client data.
+    ///   - response: the response (``AuthenticationResponse/init(jsonData:)`` for the body a browser posted).
+    ///   - challenge: what `beginAuthentication` returned in ``CeremonyStart/challenge``, or
+    ///     ``CeremonyChallenge/fromClientData`` (default) to take it from the client data.
     ///   - now: the current time.
+    ///   - observer: receives the ceremony's recording, whatever the verdict; nil (default) for none.
     /// - Returns: the verified authentication (its updated record is stored).
-    /// - Throws: ``WebAuthnError`` for a rejected response; the store's error when storage fails.
-    public func finishAuthentication(_ response: AuthenticationResponse, expectedChallenge: [UInt8]? = nil,
-                                     now: Date) async throws -> VerifiedAuthentication {
+    /// - Throws: ``WebAuthnError`` for a rejected response or challenge (`signCount` when a
+    ///   concurrent login of the credential stored its record first); ``RegistryError`` or the
+    ///   store's own error when storage fails.
+    public func finishAuthentication(_ response: AuthenticationResponse, challenge: CeremonyChallenge = .fromClientData,
+                                     now: Date, observer: (any CeremonyObserver)? = nil) async throws -> VerifiedAuthentication {
         var trace = CeremonyTrace(recording: false)
-        return try await finishAuthentication(response, expectedChallenge: expectedChallenge, now: now, trace: &trace).get()
+        return try await finishAuthentication(response, challenge: challenge, now: now, observer: observer, trace: &trace).get()
     }
 
-    /// ``finishAuthentication(_:expectedChallenge:now:)`` with the step trace.
+    /// ``finishAuthentication(_:challenge:now:observer:)`` with the step trace.
     /// - Parameters:
-    ///   - response: the decoded response.
-    ///   - expectedChallenge: the session's challenge, or nil to take it from the client data.
+    ///   - response: the response.
+    ///   - challenge: how to find the challenge.
     ///   - now: the current time.
     /// - Returns: the verdict and its trace.
     /// - Throws: only storage failures.
-    package func finishAuthenticationReport(_ response: AuthenticationResponse, expectedChallenge: [UInt8]? = nil,
+    package func finishAuthenticationReport(_ response: AuthenticationResponse, challenge: CeremonyChallenge = .fromClientData,
                                            now: Date) async throws -> CeremonyReport<VerifiedAuthentication> {
         var trace = CeremonyTrace()
-        let result = try await finishAuthentication(response, expectedChallenge: expectedChallenge, now: now, trace: &trace)
+        let result = try await finishAuthentication(response, challenge: challenge, now: now, observer: nil, trace: &trace)
         return CeremonyReport(result: result, trace: trace)
     }
 
-    /// The authentication finish both public forms share; `trace` decides whether steps are kept.
-    private func finishAuthentication(_ response: AuthenticationResponse, expectedChallenge: [UInt8]?, now: Date,
+    /// The one authentication finish; `trace` decides whether steps are kept.
+    private func finishAuthentication(_ response: AuthenticationResponse, challenge: CeremonyChallenge, now: Date,
+                                      observer: (any CeremonyObserver)?,
                                       trace: inout CeremonyTrace) async throws -> Result<VerifiedAuthentication, WebAuthnError> {
+        var facts = CeremonyFacts()
+        let result = try await authenticate(response, challenge: challenge, now: now, observed: observer != nil,
+                                            facts: &facts, trace: &trace)
+        if let observer {
+            await observer.ceremonyFinished(recording(.authentication, facts, response: response.recordedJSON,
+                                                      clientDataJSON: response.members.clientDataJSON, now: now,
+                                                      result: result.map { _ in () }))
+        }
+        return result
+    }
+
+    private func authenticate(_ response: AuthenticationResponse, challenge: CeremonyChallenge, now: Date, observed: Bool,
+                              facts: inout CeremonyFacts,
+                              trace: inout CeremonyTrace) async throws -> Result<VerifiedAuthentication, WebAuthnError> {
         let issued: IssuedChallenge, clientData: CollectedClientData?
-        switch try await consumeChallenge(clientDataJSON: response.members.clientDataJSON, expected: expectedChallenge, trace: &trace) {
+        switch try await consume(challenge, clientDataJSON: response.members.clientDataJSON, now: now, facts: &facts,
+                                 trace: &trace) {
         case .success(let value): (issued, clientData) = value
         case .failure(let error): return .failure(error)
         }
         let record = try await credentials.credential(id: response.rawId)
+        if observed { facts.found = record }
+        // The counter the stored record had when this login was verified: the update swaps only
+        // while it is still there.
+        let expectedSignCount = record?.signCount ?? 0
         let verified: VerifiedAuthentication
         do {
-            // The client data parsed to find the challenge goes along beside the response (not
-            // set into a copy of it).
             verified = try authenticationVerifier.verify(response, issued: issued, record: record, now: now,
-                                                         preparsedClientData: clientData, trace: &trace)
+                                                         clientData: clientData, trace: &trace)
         } catch {
             return .failure(error)
         }
-        try await credentials.update(verified.updatedRecord)
+        let change = CredentialUpdate(expectedSignCount: expectedSignCount, record: verified.updatedRecord)
+        guard try await credentials.update(change) else {
+            return .failure(trace.fail("credential store update", "the stored counter is still the one verified against",
+                                       .signCount, "a concurrent login of credential \(response.id) stored its record "
+                                           + "first (the stored counter is no longer \(expectedSignCount))"))
+        }
         return .success(verified)
-    }
-
-    /// Finishes an authentication from the `AuthenticationResponseJSON` bytes the client
-    /// posted (`PublicKeyCredential.toJSON()`): parses them, then does everything
-    /// ``finishAuthentication(_:expectedChallenge:now:)`` does.
-    /// - Parameters:
-    ///   - jsonData: the request body.
-    ///   - expectedChallenge: the session's challenge, or nil to take it from the client data.
-    ///   - now: the current time.
-    /// - Returns: the verified authentication (its updated record is stored).
-    /// - Throws: ``WebAuthnError`` for a rejected response (`malformed` for JSON that does not
-    ///   parse); the store's error when storage fails.
-    public func finishAuthentication(jsonData: Data, expectedChallenge: [UInt8]? = nil,
-                                     now: Date) async throws -> VerifiedAuthentication {
-        let response = try AuthenticationResponse(jsonData: jsonData)
-        var trace = CeremonyTrace(recording: false)
-        return try await finishAuthentication(response, expectedChallenge: expectedChallenge, now: now, trace: &trace).get()
-    }
-
-    /// Finishes a registration from the `RegistrationResponseJSON` bytes the client posted:
-    /// parses them, then does everything ``finishRegistration(_:expectedChallenge:now:keepAttestation:)`` does.
-    /// - Parameters:
-    ///   - jsonData: the request body.
-    ///   - expectedChallenge: the session's challenge, or nil to take it from the client data.
-    ///   - now: the current time.
-    ///   - keepAttestation: keep the raw attestation object and client data in the record.
-    /// - Returns: the verified registration (its record is stored).
-    /// - Throws: ``WebAuthnError`` for a rejected response (`malformed` for JSON that does not
-    ///   parse); ``RegistryError`` or the store's own error when storage fails.
-    public func finishRegistration(jsonData: Data, expectedChallenge: [UInt8]? = nil, now: Date,
-                                   keepAttestation: Bool = false) async throws -> VerifiedRegistration {
-        let json = try RegistrationResponseJSON(jsonData: jsonData)
-        return try await finishRegistration(RegistrationResponse(json: json), expectedChallenge: expectedChallenge,
-                                            now: now, keepAttestation: keepAttestation)
     }
 
     /// Consumes the challenge this response answers, before any other check. Without a
     /// session challenge the client data names it; that parse is returned for the verifier.
-    private func consumeChallenge(clientDataJSON: ArraySlice<UInt8>, expected: [UInt8]?, trace: inout CeremonyTrace)
+    private func consume(_ challenge: CeremonyChallenge, clientDataJSON: ArraySlice<UInt8>, now: Date,
+                         facts: inout CeremonyFacts, trace: inout CeremonyTrace)
         async throws -> Result<(IssuedChallenge, CollectedClientData?), WebAuthnError> {
-        let challenge: [UInt8]
+        let store: any ChallengeStore
+        var expected: [UInt8]?
+        switch (challenges.mode, challenge.source) {
+        case (.stored(let stored), .session(let bytes)):
+            store = stored
+            expected = bytes
+        case (.stored(let stored), .clientData):
+            store = stored
+        case (.sealed(let key, let replayStore), .sealed(let token)):
+            do {
+                store = OpenedSealedChallenge(try key.open(token, now: now), replayStore: replayStore, now: now)
+            } catch {
+                facts.tokenRefused = true
+                return .failure(trace.fail(error.step ?? "sealed challenge", "the sealed challenge opens under the key",
+                                           error.category, error.message))
+            }
+        case (.stored, .sealed):
+            return .failure(trace.fail("consume", "the challenge is outstanding", .challenge,
+                                       "a sealed challenge was given to a service that stores its challenges"))
+        case (.sealed, .session), (.sealed, .clientData):
+            return .failure(trace.fail("consume", "the challenge is outstanding", .challenge,
+                                       "a service that seals its challenges finishes only with the sealed token"))
+        }
+        facts.expected = expected
+        let bytes: [UInt8]
         var clientData: CollectedClientData?
         if let expected {
-            challenge = expected
+            bytes = expected
         } else {
             // No session challenge: identify the ceremony by the challenge the client data names.
             do {
                 let parsed = try CollectedClientData(jsonBytes: clientDataJSON)
-                challenge = try parsed.decodedChallenge()
+                bytes = try parsed.decodedChallenge()
                 clientData = parsed
             } catch {
                 return .failure(trace.fail("consume", "the challenge is outstanding", error.category, error.message))
             }
         }
-        guard let issued = try await challenges.consume(challenge) else {
+        guard let issued = try await store.consume(bytes) else {
             return .failure(trace.fail("consume", "the challenge is outstanding", .challenge,
-                                       "challenge \(Base64URL.encode(challenge)) was not issued or was already used"))
+                                       "challenge \(Base64URL.encode(bytes)) was not issued or was already used"))
         }
+        facts.issued = issued
         trace.note("consume", "the challenge is outstanding; consumed now, whatever the verdict")
         return .success((issued, clientData))
     }
+}
+
+/// What a finish learned on its way, for its observer's recording.
+struct CeremonyFacts {
+    /// The session's challenge, when the finish was given one.
+    var expected: [UInt8]?
+    /// The challenge consumed (nil when it was not outstanding).
+    var issued: IssuedChallenge?
+    /// A sealed token that did not open: nothing was outstanding.
+    var tokenRefused = false
+    /// The record an authentication found, or a refused registration collided with.
+    var found: CredentialRecord?
 }
 
 // MARK: Beginning ceremonies
 
 extension RelyingPartyService {
     /// Starts a registration: builds creation options from `request` with a fresh 32-byte
-    /// challenge and registers the challenge, bound to this ceremony, as outstanding.
+    /// challenge and makes the challenge, bound to this ceremony, outstanding (stored, or
+    /// sealed into the returned token, as ``challenges`` says).
     /// - Parameters:
     ///   - request: what to ask the client for (see ``RegistrationRequest`` for the defaults).
     ///   - now: the current time.
-    /// - Returns: options to send to the browser (`PublicKeyCredential.parseCreationOptionsFromJSON`).
+    /// - Returns: the options to send to the browser (`PublicKeyCredential.parseCreationOptionsFromJSON`)
+    ///   and the ``CeremonyChallenge`` to pass to ``finishRegistration(_:challenge:now:keepAttestation:observer:)``.
     /// - Throws: ``WebAuthnError`` for an invalid user entity or when no requested algorithm is
-    ///   accepted by the policy; ``RegistryError`` or the store's error when storage fails.
-    public func beginRegistration(_ request: RegistrationRequest, now: Date) async throws -> PublicKeyCredentialCreationOptionsJSON {
+    ///   accepted by the policy; ``RegistryError`` or the store's error when storage fails;
+    ///   ``CryptoError`` when sealing fails.
+    public func beginRegistration(_ request: RegistrationRequest,
+                                  now: Date) async throws -> CeremonyStart<PublicKeyCredentialCreationOptionsJSON> {
         let offered = request.algorithms.filter { policy.acceptedAlgorithms.contains($0) }
         guard !offered.isEmpty else {
             throw WebAuthnError(.algorithm, "none of the algorithms \(request.algorithms) is accepted by the policy")
@@ -255,45 +327,23 @@ extension RelyingPartyService {
                                                                    userVerification: request.userVerification),
             hints: request.hints, attestation: request.attestation, attestationFormats: request.attestationFormats,
             extensions: try request.extensions.validatedJSON())
-        try await issue(IssuedChallenge(creationOptions: options, relyingParty: relyingParty, issuedAt: now,
-                                        expiresAt: now.addingTimeInterval(policy.challengeLifetime),
-                                        conditional: request.conditional), now: now)
-        return options
-    }
-
-    /// Starts a registration with the common choices; ``beginRegistration(_:now:)`` takes every
-    /// option.
-    /// - Parameters:
-    ///   - user: the user entity (`user.id` is the user handle, 1 to 64 bytes).
-    ///   - userVerification: the UV requirement (default `preferred`).
-    ///   - residentKey: the discoverable-credential requirement (default `preferred`).
-    ///   - attestation: the attestation conveyance to ask for (default `none`).
-    ///   - algorithms: the algorithms to offer, in order of preference (default EdDSA, ES256,
-    ///     RS256); those the policy does not accept are left out. The response must use one of
-    ///     those offered.
-    ///   - conditional: the page will call `create()` with conditional mediation.
-    ///   - now: the current time.
-    /// - Returns: options to send to the browser (`PublicKeyCredential.parseCreationOptionsFromJSON`).
-    /// - Throws: as ``beginRegistration(_:now:)``.
-    public func beginRegistration(user: PublicKeyCredentialUserEntityJSON,
-                                  userVerification: UserVerificationRequirement = .preferred,
-                                  residentKey: ResidentKeyRequirement = .preferred,
-                                  attestation: AttestationConveyancePreference = AttestationConveyancePreference.none,
-                                  algorithms: [COSEAlgorithm] = PublicKeyCredentialParameters.recommended.map(\.algorithm),
-                                  conditional: Bool = false, now: Date) async throws -> PublicKeyCredentialCreationOptionsJSON {
-        try await beginRegistration(RegistrationRequest(user: user, algorithms: algorithms, userVerification: userVerification,
-                                                        residentKey: residentKey, attestation: attestation,
-                                                        conditional: conditional), now: now)
+        let challenge = try await issue(IssuedChallenge(creationOptions: options, relyingParty: relyingParty, issuedAt: now,
+                                                        expiresAt: now.addingTimeInterval(policy.challengeLifetime),
+                                                        conditional: request.conditional), now: now)
+        return CeremonyStart(options: options, challenge: challenge)
     }
 
     /// Starts an authentication: builds request options from `request` with a fresh challenge
-    /// and registers it as outstanding.
+    /// and makes it outstanding (stored, or sealed into the returned token).
     /// - Parameters:
-    ///   - request: what to ask the client for (see ``AuthenticationRequest``).
+    ///   - request: what to ask the client for (see ``AuthenticationRequest``; the default asks
+    ///     for a discoverable, usernameless login).
     ///   - now: the current time.
-    /// - Returns: options to send to the browser (`PublicKeyCredential.parseRequestOptionsFromJSON`).
-    /// - Throws: ``RegistryError`` or the store's error when storage fails.
-    public func beginAuthentication(_ request: AuthenticationRequest, now: Date) async throws -> PublicKeyCredentialRequestOptionsJSON {
+    /// - Returns: the options to send to the browser (`PublicKeyCredential.parseRequestOptionsFromJSON`)
+    ///   and the ``CeremonyChallenge`` to pass to ``finishAuthentication(_:challenge:now:observer:)``.
+    /// - Throws: ``RegistryError`` or the store's error when storage fails; ``CryptoError`` when sealing fails.
+    public func beginAuthentication(_ request: AuthenticationRequest = AuthenticationRequest(),
+                                    now: Date) async throws -> CeremonyStart<PublicKeyCredentialRequestOptionsJSON> {
         var allow: [PublicKeyCredentialDescriptorJSON]? = nil
         if let userHandle = request.userHandle {
             if let given = request.allowCredentials {
@@ -306,24 +356,10 @@ extension RelyingPartyService {
             timeout: request.timeout ?? defaultTimeout, rpId: relyingParty.id, allowCredentials: allow,
             userVerification: request.userVerification, hints: request.hints,
             extensions: try request.extensions.validatedJSON(allowCredentials: (allow ?? []).map(\.id.bytes)))
-        try await issue(IssuedChallenge(requestOptions: options, relyingParty: relyingParty, userHandle: request.userHandle,
-                                        issuedAt: now, expiresAt: now.addingTimeInterval(policy.challengeLifetime)), now: now)
-        return options
-    }
-
-    /// Starts an authentication with the common choices; ``beginAuthentication(_:now:)`` takes
-    /// every option.
-    /// - Parameters:
-    ///   - userHandle: the user identified before the ceremony (their credentials go into
-    ///     `allowCredentials`), or nil for a discoverable, usernameless login.
-    ///   - userVerification: the UV requirement (default `preferred`).
-    ///   - now: the current time.
-    /// - Returns: options to send to the browser (`PublicKeyCredential.parseRequestOptionsFromJSON`).
-    /// - Throws: ``RegistryError`` or the store's error when storage fails.
-    public func beginAuthentication(userHandle: [UInt8]? = nil,
-                                    userVerification: UserVerificationRequirement = .preferred,
-                                    now: Date) async throws -> PublicKeyCredentialRequestOptionsJSON {
-        try await beginAuthentication(AuthenticationRequest(userHandle: userHandle, userVerification: userVerification), now: now)
+        let challenge = try await issue(IssuedChallenge(requestOptions: options, relyingParty: relyingParty,
+                                                        userHandle: request.userHandle, issuedAt: now,
+                                                        expiresAt: now.addingTimeInterval(policy.challengeLifetime)), now: now)
+        return CeremonyStart(options: options, challenge: challenge)
     }
 
     /// The options' timeout when the request names none: the challenge lifetime, in milliseconds.

@@ -15,7 +15,7 @@ import WebAuthnCrypto
 /// What it guarantees: only this server (a holder of the key) made the token, its ceremony
 /// binding (kind, RP ID, user, allowed credentials, UV, algorithms) is exactly what was issued,
 /// and it is accepted only until its expiry. Single use comes from the
-/// ``SealedChallengeReplayStore`` the `finish…` call is given: the token answers once per store.
+/// ``SealedChallengeReplayStore`` of the service's ``ChallengeTransport/sealed(_:replayStore:)``: the token answers once per store.
 /// A store every node shares (a database table) makes that once across the deployment; an
 /// ``InMemorySealedChallengeReplayStore`` makes it once per process, so a restart, a deploy or
 /// another node accepts a captured response again until the token expires.
@@ -26,7 +26,7 @@ public struct SealedChallengeKey: Sendable {
     /// never opens as a challenge.
     static let associatedData = Array("webauthn-rp sealed IssuedChallenge v1".utf8)
     /// The longest token opened (base64url characters); longer input is refused before decoding.
-    public static let maximumTokenLength = 16_384
+    static let maximumTokenLength = 16_384
 
     private let key: [UInt8]
 
@@ -172,111 +172,6 @@ public final class InMemorySealedChallengeReplayStore: SealedChallengeReplayStor
 
     /// How many challenges are remembered.
     var count: Int { used.withLock { $0.count } }
-}
-
-/// Options to send to the client together with the sealed challenge it must send back.
-public struct SealedOptions<Options: Sendable>: Sendable {
-    /// The options for `PublicKeyCredential.parse…OptionsFromJSON`.
-    public let options: Options
-    /// The token from ``SealedChallengeKey/seal(_:)``: send it with the options (a cookie or a
-    /// field) and take it back with the response.
-    public let sealedChallenge: String
-}
-
-extension RelyingPartyService {
-    /// ``beginRegistration(_:now:)`` without a challenge store: the issued challenge is sealed
-    /// into a token instead of stored.
-    /// - Parameters:
-    ///   - request: what to ask the client for.
-    ///   - key: the fleet's sealing key.
-    ///   - now: the current time.
-    /// - Returns: the options and the sealed challenge.
-    /// - Throws: as ``beginRegistration(_:now:)``.
-    public func beginRegistration(_ request: RegistrationRequest, sealingWith key: SealedChallengeKey,
-                                  now: Date) async throws -> SealedOptions<PublicKeyCredentialCreationOptionsJSON> {
-        let capture = CapturedChallenge()
-        let options = try await sealing(capture).beginRegistration(request, now: now)
-        return SealedOptions(options: options, sealedChallenge: try key.seal(try capture.take()))
-    }
-
-    /// ``beginAuthentication(_:now:)`` without a challenge store: the issued challenge is sealed
-    /// into a token instead of stored.
-    /// - Parameters:
-    ///   - request: what to ask the client for.
-    ///   - key: the fleet's sealing key.
-    ///   - now: the current time.
-    /// - Returns: the options and the sealed challenge.
-    /// - Throws: as ``beginAuthentication(_:now:)``.
-    public func beginAuthentication(_ request: AuthenticationRequest, sealingWith key: SealedChallengeKey,
-                                    now: Date) async throws -> SealedOptions<PublicKeyCredentialRequestOptionsJSON> {
-        let capture = CapturedChallenge()
-        let options = try await sealing(capture).beginAuthentication(request, now: now)
-        return SealedOptions(options: options, sealedChallenge: try key.seal(try capture.take()))
-    }
-
-    /// ``finishRegistration(jsonData:expectedChallenge:now:keepAttestation:)`` against a sealed
-    /// challenge: opens it (refused with `challenge` when tampered or expired), parses the body,
-    /// and once the client data names the sealed challenge records it in `replayStore` (refused
-    /// with `challenge` when it already was), whatever the verdict that follows; then verifies and
-    /// stores the record as usual.
-    /// - Parameters:
-    ///   - jsonData: the request body (`RegistrationResponseJSON`).
-    ///   - sealedChallenge: the token the client sent back.
-    ///   - key: the key that sealed it.
-    ///   - replayStore: where answered tokens are recorded (shared by every node that opens them).
-    ///   - now: the current time.
-    ///   - keepAttestation: keep the raw attestation object and client data in the record.
-    /// - Returns: the verified registration (its record is stored).
-    /// - Throws: ``WebAuthnError`` for a refused token or response; ``RegistryError`` or the
-    ///   stores' own errors when storage fails.
-    public func finishRegistration(jsonData: Data, sealedChallenge: String, key: SealedChallengeKey,
-                                   replayStore: any SealedChallengeReplayStore, now: Date,
-                                   keepAttestation: Bool = false) async throws -> VerifiedRegistration {
-        let opened = try OpenedSealedChallenge(key.open(sealedChallenge, now: now), replayStore: replayStore, now: now)
-        return try await sealing(opened).finishRegistration(jsonData: jsonData, now: now, keepAttestation: keepAttestation)
-    }
-
-    /// ``finishAuthentication(jsonData:expectedChallenge:now:)`` against a sealed challenge:
-    /// opens it (refused with `challenge` when tampered or expired), parses the body, and once
-    /// the client data names the sealed challenge records it in `replayStore` (refused with
-    /// `challenge` when it already was), whatever the verdict that follows; then verifies and
-    /// updates the record as usual.
-    /// - Parameters:
-    ///   - jsonData: the request body (`AuthenticationResponseJSON`).
-    ///   - sealedChallenge: the token the client sent back.
-    ///   - key: the key that sealed it.
-    ///   - replayStore: where answered tokens are recorded (shared by every node that opens them).
-    ///   - now: the current time.
-    /// - Returns: the verified authentication (its updated record is stored).
-    /// - Throws: ``WebAuthnError`` for a refused token or response; the stores' own errors when storage fails.
-    public func finishAuthentication(jsonData: Data, sealedChallenge: String, key: SealedChallengeKey,
-                                     replayStore: any SealedChallengeReplayStore, now: Date) async throws -> VerifiedAuthentication {
-        let opened = try OpenedSealedChallenge(key.open(sealedChallenge, now: now), replayStore: replayStore, now: now)
-        return try await sealing(opened).finishAuthentication(jsonData: jsonData, now: now)
-    }
-
-    /// This service with `store` as its challenge store (same relying party, policy and credentials).
-    private func sealing(_ store: any ChallengeStore) -> RelyingPartyService {
-        RelyingPartyService(relyingParty: relyingParty, policy: policy, challenges: store, credentials: credentials)
-    }
-}
-
-/// Catches the challenge a `begin…` issues, for sealing.
-private final class CapturedChallenge: ChallengeStore {
-    private let held = Mutex<IssuedChallenge?>(nil)
-
-    func issue(_ challenge: IssuedChallenge, now: Date) async throws {
-        held.withLock { $0 = challenge }
-    }
-
-    func consume(_ challenge: [UInt8]) async throws -> IssuedChallenge? { nil }
-
-    func take() throws -> IssuedChallenge {
-        guard let issued = held.withLock({ $0 }) else {
-            throw RegistryError(.storage, "the options were built but no challenge was issued")
-        }
-        return issued
-    }
 }
 
 /// The challenge store of a sealed `finish…`: holds the one challenge its token opened to.

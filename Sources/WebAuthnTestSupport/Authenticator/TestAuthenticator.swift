@@ -422,7 +422,7 @@ package struct TestAuthenticator {
     /// credential (for tests that start at authentication).
     package func record(signCount: UInt32 = 0, backupEligible: Bool = false, backupState: Bool = false,
                 uvInitialized: Bool = false) -> CredentialRecord {
-        CredentialRecord(id: credentialId, publicKey: coseKey, algorithm: algorithm.rawValue, signCount: signCount,
+        CredentialRecord(id: credentialId, publicKey: coseKey, signCount: signCount,
                          userHandle: userHandle, uvInitialized: uvInitialized, backupEligible: backupEligible,
                          backupState: backupState, transports: transports,
                          aaguid: AAGUID(bytes: aaguid)?.uuidString ?? AAGUID.zero.uuidString)

@@ -56,18 +56,6 @@ struct AuthenticationResponseMembersTests {
         #expect(copy.signature == [4, 5, 6, 7] && copy.clientDataJSON == Array("{}".utf8))
     }
 
-    @Test("new client data drops the parse made of the old; other members keep it")
-    func preparsedClientDataDropped() throws {
-        var response = Self.response()
-        let parsed = try CollectedClientData(jsonBytes: Array(#"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example"}"#.utf8))
-        response.preparsedClientData = parsed
-        response.signature = [1]
-        response.userHandle = [2]
-        #expect(response.preparsedClientData != nil)
-        response.clientDataJSON[0] = UInt8(ascii: "[")
-        #expect(response.preparsedClientData == nil)
-    }
-
     @Test("members decoded into one buffer are refused when a range lies outside it")
     func rangesWithinStorage() {
         #expect(AssertionMembers(storage: [1, 2, 3], clientDataJSON: 0..<1, authenticatorData: 1..<2, signature: 2..<3,

@@ -492,7 +492,7 @@ struct RegistrationStepTests {
         var options = Options()
         options.clientData = { $0.challenge = Array(repeating: 0xEE, count: 32) }
         let response = try TestAuthenticator().register(challenge: Self.challenge, options)
-        try await service.finishRegistrationReport(response, expectedChallenge: Self.challenge, now: F.now)
+        try await service.finishRegistrationReport(response, challenge: .session(Self.challenge), now: F.now)
             .outcome.expectRejected(.challenge, step: "§7.1 step 8")
     }
 

@@ -179,11 +179,11 @@ struct AuthenticationExtensionTests {
                                           credentials: InMemoryCredentialStore(records: [authenticator.record()]))
         let good = AuthenticationRequest(userHandle: authenticator.userHandle, extensions: AuthenticationExtensionInputs(
             prf: PRFInputs(evalByCredential: [authenticator.credentialId: PRFValues(first: [1])])))
-        let options = try await service.beginAuthentication(good, now: F.now)
+        let options = try await service.beginAuthentication(good, now: F.now).options
         #expect(options.extensions?["prf"] != nil)
         let bad = AuthenticationRequest(extensions: AuthenticationExtensionInputs(
             prf: PRFInputs(evalByCredential: [authenticator.credentialId: PRFValues(first: [1])])))
-        await #expect(throws: WebAuthnError(.extension, "")) { _ = try await service.beginAuthentication(bad, now: F.now) }
+        await #expect(throws: WebAuthnError(.extension, "")) { _ = try await service.beginAuthentication(bad, now: F.now).options }
     }
 
     @Test("a login that asks for nothing and gets nothing reports nothing")

@@ -156,7 +156,7 @@ struct ChallengeStoreTests {
     // MARK: Through the service
 
     static func service(store: InMemoryChallengeStore = InMemoryChallengeStore()) -> RelyingPartyService {
-        RelyingPartyService(relyingParty: relyingParty, challenges: store)
+        RelyingPartyService(relyingParty: relyingParty, challenges: .stored(store))
     }
 
     /// A registration response whose client data does not even parse: the checks that
@@ -176,7 +176,7 @@ struct ChallengeStoreTests {
         let service = Self.service(store: store)
         let issued = Self.challenge(5, expiresAt: Self.now.addingTimeInterval(300))
         try await service.issue(issued, now: Self.now)
-        let report = try await service.finishRegistrationReport(Self.junkRegistration(), expectedChallenge: issued.challenge,
+        let report = try await service.finishRegistrationReport(Self.junkRegistration(), challenge: .session(issued.challenge),
                                                                 now: Self.now.addingTimeInterval(300.001))
         guard case .failure(let error) = report.result else {
             Issue.record("an expired challenge was accepted")
@@ -187,7 +187,7 @@ struct ChallengeStoreTests {
         #expect(store.count == 0)
         // Answering again finds nothing outstanding: still `challenge`, now "not issued or already used".
         await #expect(throws: WebAuthnError(.challenge, "")) {
-            try await service.finishRegistration(Self.junkRegistration(), expectedChallenge: issued.challenge, now: Self.now)
+            try await service.finishRegistration(Self.junkRegistration(), challenge: .session(issued.challenge), now: Self.now)
         }
     }
 
@@ -198,7 +198,7 @@ struct ChallengeStoreTests {
         try await service.issue(issued, now: Self.now)
         // The junk client data then fails to parse: malformed, not challenge.
         await #expect(throws: WebAuthnError(.malformed, "")) {
-            try await service.finishRegistration(Self.junkRegistration(), expectedChallenge: issued.challenge,
+            try await service.finishRegistration(Self.junkRegistration(), challenge: .session(issued.challenge),
                                                  now: Self.now.addingTimeInterval(300))
         }
     }
@@ -209,7 +209,7 @@ struct ChallengeStoreTests {
         let service = Self.service(store: store)
         let issued = Self.challenge(11, kind: .registration)
         try await service.issue(issued, now: Self.now)
-        let report = try await service.finishAuthenticationReport(Self.junkAuthentication(), expectedChallenge: issued.challenge,
+        let report = try await service.finishAuthenticationReport(Self.junkAuthentication(), challenge: .session(issued.challenge),
                                                                   now: Self.now)
         guard case .failure(let error) = report.result else {
             Issue.record("a registration challenge was accepted for an authentication")
@@ -226,7 +226,7 @@ struct ChallengeStoreTests {
         let issued = Self.challenge(12, kind: .authentication)
         try await service.issue(issued, now: Self.now)
         await #expect(throws: WebAuthnError(.challenge, "")) {
-            try await service.finishRegistration(Self.junkRegistration(), expectedChallenge: issued.challenge, now: Self.now)
+            try await service.finishRegistration(Self.junkRegistration(), challenge: .session(issued.challenge), now: Self.now)
         }
     }
 
@@ -234,7 +234,7 @@ struct ChallengeStoreTests {
     func serviceNeverIssued() async throws {
         let service = Self.service()
         let report = try await service.finishAuthenticationReport(Self.junkAuthentication(),
-                                                                  expectedChallenge: Array(repeating: 1, count: 32), now: Self.now)
+                                                                  challenge: .session(Array(repeating: 1, count: 32)), now: Self.now)
         guard case .failure(let error) = report.result else {
             Issue.record("an unissued challenge was accepted")
             return

@@ -153,10 +153,10 @@ struct ConcurrencyTests {
             return try await inner.credential(id: id)
         }
         func credentials(userHandle: [UInt8]) async throws -> [CredentialRecord] { try await inner.credentials(userHandle: userHandle) }
-        func update(_ record: CredentialRecord) async throws { try await inner.update(record) }
+        func update(_ change: CredentialUpdate) async throws -> Bool { try await inner.update(change) }
     }
 
-    @Test("two logins verified against one stored record: the later counter stays stored, the earlier login is refused")
+    @Test("two logins verified against one stored record: the first stored stays, the other is refused as signCount")
     func loginUpdateNotLost() async throws {
         let store = FrozenReadStore()
         let service = RelyingPartyService(relyingParty: F.relyingParty, credentials: store)
@@ -173,9 +173,12 @@ struct ConcurrencyTests {
         let later = try authenticator.authenticate(challenge: second.challenge)
         let stored = try await service.finishAuthentication(later, now: Self.now).updatedRecord.signCount
         #expect(stored > 0)
-        // the earlier login verifies (its counter is above the frozen record's) but must not
-        // overwrite the later counter
-        await #expect(throws: RegistryError.self) { try await service.finishAuthentication(earlier, now: Self.now) }
+        // the earlier login verifies (its counter is above the frozen record's) but lost the
+        // compare and swap: refused with signCount naming the store, and the later counter stays
+        await #expect { try await service.finishAuthentication(earlier, now: Self.now) } throws: { error in
+            let error = try #require(error as? WebAuthnError)
+            return error.category == .signCount && error.step == "credential store update"
+        }
         #expect(try await store.inner.credential(id: authenticator.credentialId)?.signCount == stored)
     }
 

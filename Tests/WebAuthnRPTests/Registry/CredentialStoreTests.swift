@@ -6,7 +6,7 @@ import Testing
 @Suite("Credential store")
 struct CredentialStoreTests {
     static func record(_ id: UInt8, user: UInt8? = 1, signCount: UInt32 = 0) -> CredentialRecord {
-        CredentialRecord(id: Array(repeating: id, count: 16), publicKey: [0xA1, 0x01, 0x02], algorithm: -7,
+        CredentialRecord(id: Array(repeating: id, count: 16), publicKey: [0xA1, 0x01, 0x02],
                          signCount: signCount, userHandle: user.map { [$0] })
     }
 
@@ -58,33 +58,29 @@ struct CredentialStoreTests {
         var updated = Self.record(1, signCount: 42)
         updated.backupState = true
         updated.uvInitialized = true
-        try await store.update(updated)
+        #expect(try await store.update(CredentialUpdate(expectedSignCount: 0, record: updated)))
         let stored = try await store.credential(id: updated.id)
         #expect(stored?.signCount == 42)
         #expect(stored?.backupState == true)
         #expect(stored?.uvInitialized == true)
     }
 
-    @Test("update never moves the counter backwards: a lower counter is refused with storage and changes nothing")
-    func updateNeverBackwards() async throws {
+    @Test("update is a compare and swap on signCount: a changed counter is a lost race, false, and changes nothing")
+    func updateCompareAndSwap() async throws {
         let store = InMemoryCredentialStore()
         _ = try await store.create(Self.record(1, signCount: 12))
-        var stale = Self.record(1, signCount: 11)
+        var stale = Self.record(1, signCount: 13)
         stale.backupState = true
-        do {
-            try await store.update(stale)
-            Issue.record("a lower counter was stored")
-        } catch {
-            #expect(Self.registryCode(error) == .storage)
-        }
+        // another login moved the counter from 11 to 12 first: this one, verified against 11, lost
+        #expect(try await store.update(CredentialUpdate(expectedSignCount: 11, record: stale)) == false)
         let kept = try await store.credential(id: stale.id)
         #expect(kept?.signCount == 12 && kept?.backupState == false)
         // the same counter (all-zero, or a flagged regression keeping the stored count) and a higher one are stored
         var same = Self.record(1, signCount: 12)
         same.uvInitialized = true
-        try await store.update(same)
+        #expect(try await store.update(CredentialUpdate(expectedSignCount: 12, record: same)))
         #expect(try await store.credential(id: same.id)?.uvInitialized == true)
-        try await store.update(Self.record(1, signCount: 13))
+        #expect(try await store.update(CredentialUpdate(expectedSignCount: 12, record: Self.record(1, signCount: 13))))
         #expect(try await store.credential(id: same.id)?.signCount == 13)
     }
 
@@ -103,7 +99,7 @@ struct CredentialStoreTests {
     @Test("update of an unknown id does not create a record")
     func updateUnknown() async throws {
         let store = InMemoryCredentialStore()
-        try await store.update(Self.record(5))
+        #expect(try await store.update(CredentialUpdate(expectedSignCount: 0, record: Self.record(5))) == false)
         #expect(try await store.credential(id: Self.record(5).id) == nil)
         // And create still works for it afterwards.
         #expect(try await store.create(Self.record(5)))
@@ -125,7 +121,7 @@ struct CredentialStoreTests {
         #expect(try await store.credential(id: Self.record(3).id) == nil)
         #expect(try await store.create(Self.record(1)) == false)
         // Updates of existing records still work at capacity.
-        try await store.update(Self.record(1, signCount: 3))
+        #expect(try await store.update(CredentialUpdate(expectedSignCount: 0, record: Self.record(1, signCount: 3))))
         #expect(try await store.credential(id: Self.record(1).id)?.signCount == 3)
     }
 
@@ -156,7 +152,7 @@ struct CredentialStoreTests {
             for id in 0..<200 {
                 group.addTask {
                     let record = CredentialRecord(id: withUnsafeBytes(of: UInt32(id), Array.init), publicKey: [0xA0],
-                                                  algorithm: -7, signCount: 0, userHandle: [1])
+                                                  signCount: 0, userHandle: [1])
                     do { return try await store.create(record) } catch { return nil }
                 }
             }

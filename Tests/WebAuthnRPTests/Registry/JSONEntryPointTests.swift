@@ -25,7 +25,7 @@ struct JSONEntryPointTests {
         for round in UInt8(1)...3 {
             try await service.issue(challenge(round), now: now)
             let body = try TestAuthenticator.json(try authenticator.authenticate(challenge: challenge(round).challenge)).jsonData()
-            let login = try await service.finishAuthentication(jsonData: body, now: now)
+            let login = try await service.finishAuthentication(AuthenticationResponse(jsonData: body), now: now)
             #expect(login.updatedRecord.signCount == UInt32(round))
             #expect(try await service.credentials.credential(id: authenticator.credentialId)?.signCount == UInt32(round))
         }
@@ -36,13 +36,13 @@ struct JSONEntryPointTests {
         var authenticator = try TestAuthenticator(key: .es256)
         let service = RelyingPartyService(relyingParty: CeremonyFixture.relyingParty,
                                           credentials: InMemoryCredentialStore(records: [authenticator.record()]))
-        await #expect { try await service.finishAuthentication(jsonData: Data("{}".utf8), now: now) } throws: { error in
+        await #expect { try await service.finishAuthentication(AuthenticationResponse(jsonData: Data("{}".utf8)), now: now) } throws: { error in
             (error as? WebAuthnError)?.category == .malformed
         }
         try await service.issue(challenge(9), now: now)
         let body = try TestAuthenticator.json(try authenticator.authenticate(challenge: challenge(9).challenge)).jsonData()
-        _ = try await service.finishAuthentication(jsonData: body, now: now)
-        await #expect { try await service.finishAuthentication(jsonData: body, now: now) } throws: { error in
+        _ = try await service.finishAuthentication(AuthenticationResponse(jsonData: body), now: now)
+        await #expect { try await service.finishAuthentication(AuthenticationResponse(jsonData: body), now: now) } throws: { error in
             (error as? WebAuthnError)?.category == .challenge && (error as? WebAuthnError)?.step == "consume"
         }
     }
@@ -72,7 +72,7 @@ struct JSONEntryPointTests {
         let service = RelyingPartyService(relyingParty: CeremonyFixture.relyingParty)
         try await service.issue(challenge(7, kind: .registration), now: now)
         let body = try TestAuthenticator.json(try authenticator.register(challenge: challenge(7).challenge)).jsonData()
-        let registered = try await service.finishRegistration(jsonData: body, now: now)
+        let registered = try await service.finishRegistration(RegistrationResponse(jsonData: body), now: now)
         #expect(registered.record.id == authenticator.credentialId)
         #expect(try await service.credentials.credential(id: authenticator.credentialId) != nil)
     }
@@ -88,10 +88,10 @@ struct JSONEntryPointTests {
         _ = try await service.finishAuthentication(try first.authenticate(challenge: challenge(1).challenge), now: now)
         // The record now holds the second key: a login signed by the first key must fail,
         // and one signed by the second must pass. (Its counter is the stored one: an update
-        // never moves a counter backwards.)
+        // swaps only from the stored one.)
         var replaced = second.record()
         replaced.signCount = 1
-        try await store.update(replaced)
+        #expect(try await store.update(CredentialUpdate(expectedSignCount: 1, record: replaced)))
         try await service.issue(challenge(2), now: now)
         first.signCount = 10
         await #expect { try await service.finishAuthentication(try first.authenticate(challenge: challenge(2).challenge), now: now) }

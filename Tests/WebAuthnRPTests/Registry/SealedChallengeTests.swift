@@ -53,42 +53,38 @@ struct SealedChallengeTests {
     func serviceFlow() async throws {
         let key = try SealedChallengeKey.generate()
         let used = InMemorySealedChallengeReplayStore()
-        let challenges = InMemoryChallengeStore()
-        let service = RelyingPartyService(relyingParty: CeremonyFixture.relyingParty, challenges: challenges)
+        let service = RelyingPartyService(relyingParty: CeremonyFixture.relyingParty, challenges: .sealed(key, replayStore: used))
         var authenticator = try TestAuthenticator(key: .es256)
 
-        let registration = try await service.beginRegistration(RegistrationRequest(user: user), sealingWith: key, now: now)
-        #expect(challenges.count == 0)   // nothing stored: the client carries the state
+        let registration = try await service.beginRegistration(RegistrationRequest(user: user), now: now)
+        #expect(service.challengeStore == nil)   // nothing stored: the client carries the state
         let created = try TestAuthenticator.json(try authenticator.register(challenge: registration.options.challenge.bytes)).jsonData()
-        let registered = try await service.finishRegistration(jsonData: created, sealedChallenge: registration.sealedChallenge,
-                                                              key: key, replayStore: used, now: now)
+        let registered = try await service.finishRegistration(RegistrationResponse(jsonData: created), challenge: registration.challenge, now: now)
         #expect(registered.record.userHandle == Array("user-a".utf8))
         #expect(try await service.credentials.credential(id: authenticator.credentialId) != nil)
 
-        let login = try await service.beginAuthentication(AuthenticationRequest(userHandle: Array("user-a".utf8)),
-                                                          sealingWith: key, now: now)
+        let login = try await service.beginAuthentication(AuthenticationRequest(userHandle: Array("user-a".utf8)), now: now)
         #expect(login.options.allowCredentials?.map(\.id.bytes) == [authenticator.credentialId])
         let asserted = try TestAuthenticator.json(try authenticator.authenticate(challenge: login.options.challenge.bytes)).jsonData()
-        let verified = try await service.finishAuthentication(jsonData: asserted, sealedChallenge: login.sealedChallenge,
-                                                              key: key, replayStore: used, now: now.addingTimeInterval(1))
+        let verified = try await service.finishAuthentication(AuthenticationResponse(jsonData: asserted), challenge: login.challenge, now: now.addingTimeInterval(1))
         #expect(verified.updatedRecord.signCount == 1)
         #expect(used.count == 2)
 
         // The same token and response again: refused by the store, before any verification.
-        await #expect { try await service.finishAuthentication(jsonData: asserted, sealedChallenge: login.sealedChallenge,
-                                                                key: key, replayStore: used, now: now) } throws: { isChallengeError($0) }
+        await #expect { try await service.finishAuthentication(AuthenticationResponse(jsonData: asserted), challenge: login.challenge, now: now) } throws: { isChallengeError($0) }
         // A response to one sealed challenge presented with another token: the client data's challenge differs.
-        let other = try await service.beginAuthentication(AuthenticationRequest(), sealingWith: key, now: now)
+        let other = try await service.beginAuthentication(AuthenticationRequest(), now: now)
         let wrong = try TestAuthenticator.json(try authenticator.authenticate(challenge: login.options.challenge.bytes)).jsonData()
-        await #expect { try await service.finishAuthentication(jsonData: wrong, sealedChallenge: other.sealedChallenge,
-                                                                key: key, replayStore: used, now: now) } throws: { isChallengeError($0) }
-        // A sealed challenge is not a stored one: the plain finish does not know it.
-        let third = try await service.beginAuthentication(AuthenticationRequest(), sealingWith: key, now: now)
+        await #expect { try await service.finishAuthentication(AuthenticationResponse(jsonData: wrong), challenge: other.challenge, now: now) } throws: { isChallengeError($0) }
+        // A sealed service finishes only with its token: the client data's challenge is not enough.
+        let third = try await service.beginAuthentication(AuthenticationRequest(), now: now)
         let plain = try TestAuthenticator.json(try authenticator.authenticate(challenge: third.options.challenge.bytes)).jsonData()
-        await #expect { try await service.finishAuthentication(jsonData: plain, now: now) } throws: { isChallengeError($0) }
+        await #expect { try await service.finishAuthentication(AuthenticationResponse(jsonData: plain), now: now) } throws: { isChallengeError($0) }
         // Expired: refused even where the store never saw it.
-        await #expect { try await service.finishAuthentication(jsonData: plain, sealedChallenge: third.sealedChallenge, key: key,
-                                                                replayStore: InMemorySealedChallengeReplayStore(),
+        let forgetful = RelyingPartyService(relyingParty: CeremonyFixture.relyingParty,
+                                            challenges: .sealed(key, replayStore: InMemorySealedChallengeReplayStore()),
+                                            credentials: service.credentials)
+        await #expect { try await forgetful.finishAuthentication(AuthenticationResponse(jsonData: plain), challenge: third.challenge,
                                                                 now: now.addingTimeInterval(301)) } throws: { isChallengeError($0) }
     }
 
@@ -97,24 +93,20 @@ struct SealedChallengeTests {
         let key = try SealedChallengeKey.generate()
         let used = InMemorySealedChallengeReplayStore(capacity: 1)
         var authenticator = try TestAuthenticator(key: .es256)
-        let service = RelyingPartyService(relyingParty: CeremonyFixture.relyingParty,
+        let service = RelyingPartyService(relyingParty: CeremonyFixture.relyingParty, challenges: .sealed(key, replayStore: used),
                                           credentials: InMemoryCredentialStore(records: [authenticator.record()]))
-        let login = try await service.beginAuthentication(AuthenticationRequest(), sealingWith: key, now: now)
+        let login = try await service.beginAuthentication(AuthenticationRequest(), now: now)
         for junk in ["{}", "[]", "not json", #"{"id":"AA","rawId":"AA","type":"public-key","response":{}}"#] {
-            await #expect { try await service.finishAuthentication(jsonData: Data(junk.utf8), sealedChallenge: login.sealedChallenge,
-                                                                    key: key, replayStore: used, now: now) }
+            await #expect { try await service.finishAuthentication(AuthenticationResponse(jsonData: Data(junk.utf8)), challenge: login.challenge, now: now) }
                 throws: { ($0 as? WebAuthnError)?.category == .malformed }
-            let recorded = try await service.finishAuthenticationRecording(jsonData: Data(junk.utf8), sealedChallenge: login.sealedChallenge,
-                                                                           key: key, replayStore: used, now: now)
+            let recorded = try await service.finishAuthenticationRecording(jsonData: Data(junk.utf8), challenge: login.challenge, now: now)
             #expect((try? recorded.result.get()) == nil)
         }
         let elsewhere = try TestAuthenticator.json(try authenticator.authenticate(challenge: Array(repeating: 7, count: 32))).jsonData()
-        await #expect { try await service.finishAuthentication(jsonData: elsewhere, sealedChallenge: login.sealedChallenge,
-                                                                key: key, replayStore: used, now: now) } throws: { isChallengeError($0) }
+        await #expect { try await service.finishAuthentication(AuthenticationResponse(jsonData: elsewhere), challenge: login.challenge, now: now) } throws: { isChallengeError($0) }
         #expect(used.count == 0)
         let asserted = try TestAuthenticator.json(try authenticator.authenticate(challenge: login.options.challenge.bytes)).jsonData()
-        _ = try await service.finishAuthentication(jsonData: asserted, sealedChallenge: login.sealedChallenge,
-                                                   key: key, replayStore: used, now: now)
+        _ = try await service.finishAuthentication(AuthenticationResponse(jsonData: asserted), challenge: login.challenge, now: now)
         #expect(used.count == 1)
     }
 
@@ -126,15 +118,14 @@ struct SealedChallengeTests {
         authenticator.counterStep = 0                          // a synced passkey: signCount stays 0
         let credentials = InMemoryCredentialStore(records: [authenticator.record()])
         func node() -> RelyingPartyService {
-            RelyingPartyService(relyingParty: CeremonyFixture.relyingParty, challenges: InMemoryChallengeStore(),
+            RelyingPartyService(relyingParty: CeremonyFixture.relyingParty, challenges: .sealed(key, replayStore: used),
                                 credentials: credentials)
         }
         let first = node(), second = node()
-        let login = try await first.beginAuthentication(AuthenticationRequest(), sealingWith: key, now: now)
+        let login = try await first.beginAuthentication(AuthenticationRequest(), now: now)
         let asserted = try TestAuthenticator.json(try authenticator.authenticate(challenge: login.options.challenge.bytes)).jsonData()
         func present(_ service: RelyingPartyService) async -> Bool {
-            (try? await service.finishAuthentication(jsonData: asserted, sealedChallenge: login.sealedChallenge,
-                                                     key: key, replayStore: used, now: now)) != nil
+            (try? await service.finishAuthentication(AuthenticationResponse(jsonData: asserted), challenge: login.challenge, now: now)) != nil
         }
         #expect(await present(first))
         #expect(await present(second) == false)
@@ -146,13 +137,13 @@ struct SealedChallengeTests {
         #expect(accepted == 0)
 
         // 50 copies of a fresh login at once, across both nodes: exactly one is accepted.
-        let next = try await second.beginAuthentication(AuthenticationRequest(), sealingWith: key, now: now)
+        let next = try await second.beginAuthentication(AuthenticationRequest(), now: now)
         let body = try TestAuthenticator.json(try authenticator.authenticate(challenge: next.options.challenge.bytes)).jsonData()
         let raced = await withTaskGroup(of: Bool.self) { group in
             for index in 0..<50 {
                 group.addTask {
                     (try? await (index.isMultiple(of: 2) ? first : second).finishAuthentication(
-                        jsonData: body, sealedChallenge: next.sealedChallenge, key: key, replayStore: used, now: now)) != nil
+                        AuthenticationResponse(jsonData: body), challenge: next.challenge, now: now)) != nil
                 }
             }
             return await group.reduce(0) { $0 + ($1 ? 1 : 0) }

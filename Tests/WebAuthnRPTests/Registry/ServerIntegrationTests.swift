@@ -17,7 +17,7 @@ struct ServerIntegrationTests {
 
     @Test("a record encodes its bytes as base64url text and decodes back to the same record")
     func recordJSON() throws {
-        let record = CredentialRecord(id: [0xFB, 0xFF, 0x01], publicKey: [0xA5, 0x01, 0x02], algorithm: -7, signCount: 7,
+        let record = CredentialRecord(id: [0xFB, 0xFF, 0x01], publicKey: [0xA5, 0x01, 0x02], signCount: 7,
                                       userHandle: Array("user-a".utf8), uvInitialized: true, transports: ["usb"],
                                       attestationObject: [0xA3], registrationClientDataJSON: Array("{}".utf8))
         let data = try JSONEncoder().encode(record)
@@ -51,12 +51,28 @@ struct ServerIntegrationTests {
         }
     }
 
+    @Test("a record's algorithm is its key's alg: read from the key, never from a stored member that disagrees")
+    func recordAlgorithmFromKey() throws {
+        let authenticator = try TestAuthenticator(key: .es256)
+        var record = authenticator.record()
+        #expect(record.algorithm == -7)
+        let data = try JSONEncoder().encode(record)
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(object["algorithm"] as? Int == -7)                      // still written, for earlier readers
+        var edited = object
+        edited["algorithm"] = -8                                         // a row whose member disagrees with its key
+        let decoded = try JSONDecoder().decode(CredentialRecord.self, from: JSONSerialization.data(withJSONObject: edited))
+        #expect(decoded.algorithm == -7 && decoded == record)
+        record.publicKey = [0xA1, 0x01, 0x02]                            // {1: 2}: no alg
+        #expect(record.algorithm == 0)
+    }
+
     // MARK: Options
 
     @Test("registration offers EdDSA, ES256 and RS256 by default, less what the policy refuses, and accepts only those")
     func defaultAlgorithms() async throws {
         let service = RelyingPartyService(relyingParty: CeremonyFixture.relyingParty)
-        let options = try await service.beginRegistration(user: user, now: now)
+        let options = try await service.beginRegistration(RegistrationRequest(user: user), now: now).options
         #expect(options.pubKeyCredParams.map(\.alg) == [-8, -7, -257])
         let es384 = try TestAuthenticator(key: .es384)
         await #expect(throws: WebAuthnError(.algorithm, "")) {
@@ -64,11 +80,11 @@ struct ServerIntegrationTests {
         }
         let narrow = RelyingPartyService(relyingParty: CeremonyFixture.relyingParty,
                                          policy: VerificationPolicy(acceptedAlgorithms: [.es256, .ps256]))
-        #expect(try await narrow.beginRegistration(user: user, now: now).pubKeyCredParams.map(\.alg) == [-7])
-        #expect(try await narrow.beginRegistration(user: user, algorithms: [.ps256, .es256], now: now)
+        #expect(try await narrow.beginRegistration(RegistrationRequest(user: user), now: now).options.pubKeyCredParams.map(\.alg) == [-7])
+        #expect(try await narrow.beginRegistration(RegistrationRequest(user: user, algorithms: [.ps256, .es256]), now: now).options
             .pubKeyCredParams.map(\.alg) == [-37, -7])
         await #expect(throws: WebAuthnError(.algorithm, "")) {
-            _ = try await narrow.beginRegistration(user: user, algorithms: [.edDSA], now: now)
+            _ = try await narrow.beginRegistration(RegistrationRequest(user: user, algorithms: [.edDSA]), now: now).options
         }
     }
 
@@ -84,30 +100,30 @@ struct ServerIntegrationTests {
         request.hints = [.clientDevice]
         request.timeout = 120_000
         request.algorithms = [.es256]
-        let options = try await service.beginRegistration(request, now: now)
+        let options = try await service.beginRegistration(request, now: now).options
         #expect(options.authenticatorSelection == AuthenticatorSelectionCriteria(authenticatorAttachment: .platform,
                                                                                  residentKey: .required, requireResidentKey: true,
                                                                                  userVerification: .required))
         #expect(options.attestation == .direct && options.attestationFormats == ["packed", "tpm"])
         #expect(options.hints == [.clientDevice] && options.timeout == 120_000)
         #expect(options.pubKeyCredParams.map(\.alg) == [-7])
-        let issued = try #require(try await service.challenges.consume(options.challenge.bytes))
+        let issued = try #require(try await service.challengeStore?.consume(options.challenge.bytes))
         #expect(issued.userVerification == .required && issued.offeredAlgorithms == [.es256] && issued.attestation == .direct)
 
         var authenticator = try TestAuthenticator()
-        let registration = try await service.beginRegistration(user: user, now: now)
+        let registration = try await service.beginRegistration(RegistrationRequest(user: user), now: now).options
         _ = try await service.finishRegistration(try authenticator.register(challenge: registration.challenge.bytes), now: now)
         var notExcluding = RegistrationRequest(user: user)
         notExcluding.excludeExistingCredentials = false
-        #expect(try await service.beginRegistration(notExcluding, now: now).excludeCredentials.isEmpty)
+        #expect(try await service.beginRegistration(notExcluding, now: now).options.excludeCredentials.isEmpty)
 
         let login = try await service.beginAuthentication(
             AuthenticationRequest(userHandle: Array("user-a".utf8), userVerification: .required, hints: [.securityKey],
-                                  timeout: 30_000), now: now)
+                                  timeout: 30_000), now: now).options
         #expect(login.allowCredentials?.map(\.id.bytes) == [authenticator.credentialId])
         #expect(login.userVerification == .required && login.hints == [.securityKey] && login.timeout == 30_000)
         let assertion = try authenticator.authenticate(challenge: login.challenge.bytes)
-        _ = try await service.finishAuthentication(assertion, expectedChallenge: login.challenge.bytes, now: now)
+        _ = try await service.finishAuthentication(assertion, challenge: .session(login.challenge.bytes), now: now)
     }
 
     @Test("excludeCredentials keeps each credential's transports, as allowCredentials does")
@@ -115,11 +131,11 @@ struct ServerIntegrationTests {
         let service = RelyingPartyService(relyingParty: CeremonyFixture.relyingParty)
         var authenticator = try TestAuthenticator()
         authenticator.transports = ["usb", "nfc"]
-        let options = try await service.beginRegistration(user: user, now: now)
+        let options = try await service.beginRegistration(RegistrationRequest(user: user), now: now).options
         _ = try await service.finishRegistration(try authenticator.register(challenge: options.challenge.bytes), now: now)
-        let again = try await service.beginRegistration(user: user, now: now)
+        let again = try await service.beginRegistration(RegistrationRequest(user: user), now: now).options
         #expect(again.excludeCredentials.first?.transports?.map(\.rawValue) == ["usb", "nfc"])
-        let login = try await service.beginAuthentication(userHandle: Array("user-a".utf8), now: now)
+        let login = try await service.beginAuthentication(AuthenticationRequest(userHandle: Array("user-a".utf8)), now: now).options
         #expect(login.allowCredentials?.first?.transports?.map(\.rawValue) == ["usb", "nfc"])
     }
 
@@ -130,25 +146,25 @@ struct ServerIntegrationTests {
         var listed = try TestAuthenticator(), other = try TestAuthenticator(credentialId: Array(32..<64))
         for authenticator in [listed, other] {
             let authenticator = authenticator
-            let options = try await service.beginRegistration(user: user, now: now)
+            let options = try await service.beginRegistration(RegistrationRequest(user: user), now: now).options
             _ = try await service.finishRegistration(try authenticator.register(challenge: options.challenge.bytes), now: now)
         }
         let stored = try #require(try await store.credential(id: listed.credentialId))
         let readsBefore = store.userListings
         let login = try await service.beginAuthentication(
             AuthenticationRequest(userHandle: Array("user-a".utf8), allowCredentials: [PublicKeyCredentialDescriptorJSON(stored)]),
-            now: now)
+            now: now).options
         #expect(store.userListings == readsBefore)
         #expect(login.allowCredentials?.map(\.id.bytes) == [listed.credentialId])
         _ = try await service.finishAuthentication(try listed.authenticate(challenge: login.challenge.bytes),
-                                                   expectedChallenge: login.challenge.bytes, now: now)
+                                                   challenge: .session(login.challenge.bytes), now: now)
 
         let again = try await service.beginAuthentication(
             AuthenticationRequest(userHandle: Array("user-a".utf8), allowCredentials: [PublicKeyCredentialDescriptorJSON(stored)]),
-            now: now)
+            now: now).options
         let error = await #expect(throws: WebAuthnError.self) {
             _ = try await service.finishAuthentication(try other.authenticate(challenge: again.challenge.bytes),
-                                                       expectedChallenge: again.challenge.bytes, now: now)
+                                                       challenge: .session(again.challenge.bytes), now: now)
         }
         #expect(error?.category == .unknownCredential)
     }
@@ -162,7 +178,7 @@ struct ServerIntegrationTests {
     func responsesDecodeFromBodies() async throws {
         let service = RelyingPartyService(relyingParty: CeremonyFixture.relyingParty)
         var authenticator = try TestAuthenticator()
-        let options = try await service.beginRegistration(user: user, now: now)
+        let options = try await service.beginRegistration(RegistrationRequest(user: user), now: now).options
         let registrationJSON = try authenticator.registerJSON(challenge: options.challenge.bytes).jsonData()
         let wrapped = Data(#"{"username":"ada","credential":"#.utf8) + registrationJSON + Data("}".utf8)
         let body = try JSONDecoder().decode(SignUpBody.self, from: wrapped)
@@ -171,7 +187,7 @@ struct ServerIntegrationTests {
         let registered = try await service.finishRegistration(body.credential, now: now)
         #expect(registered.record.id == authenticator.credentialId)
 
-        let login = try await service.beginAuthentication(userHandle: nil, now: now)
+        let login = try await service.beginAuthentication(AuthenticationRequest(userHandle: nil), now: now).options
         let assertionJSON = try authenticator.authenticateJSON(challenge: login.challenge.bytes).jsonData()
         let loginBody = try JSONDecoder().decode(
             LoginBody.self, from: Data(#"{"remember":true,"credential":"#.utf8) + assertionJSON + Data("}".utf8))
@@ -383,5 +399,5 @@ final class UserListingCountingStore: CredentialStore, @unchecked Sendable {
         lock.withLock { listings += 1 }
         return try await inner.credentials(userHandle: userHandle)
     }
-    func update(_ record: CredentialRecord) async throws { try await inner.update(record) }
+    func update(_ change: CredentialUpdate) async throws -> Bool { try await inner.update(change) }
 }

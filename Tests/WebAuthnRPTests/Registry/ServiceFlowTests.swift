@@ -17,8 +17,8 @@ struct ServiceFlowTests {
     @Test("beginRegistration builds options from the RP and policy, with a fresh 32-byte challenge")
     func registrationOptions() async throws {
         let service = service()
-        let first = try await service.beginRegistration(user: user, userVerification: .required, attestation: .direct, now: now)
-        let second = try await service.beginRegistration(user: user, now: now)
+        let first = try await service.beginRegistration(RegistrationRequest(user: user, userVerification: .required, attestation: .direct), now: now).options
+        let second = try await service.beginRegistration(RegistrationRequest(user: user), now: now).options
         #expect(first.challenge.bytes.count == 32)
         #expect(first.challenge != second.challenge)
         #expect(first.rp.id == "example.org")
@@ -33,19 +33,19 @@ struct ServiceFlowTests {
     func fullFlow() async throws {
         let service = service()
         var authenticator = try TestAuthenticator()
-        let options = try await service.beginRegistration(user: user, now: now)
+        let options = try await service.beginRegistration(RegistrationRequest(user: user), now: now).options
         let response = try authenticator.register(challenge: options.challenge.bytes)
-        let registered = try await service.finishRegistration(response, expectedChallenge: options.challenge.bytes, now: now)
+        let registered = try await service.finishRegistration(response, challenge: .session(options.challenge.bytes), now: now)
         #expect(registered.record.userHandle == Array("user-a".utf8))
 
-        let again = try await service.beginRegistration(user: user, now: now)
+        let again = try await service.beginRegistration(RegistrationRequest(user: user), now: now).options
         #expect(again.excludeCredentials.map(\.id.bytes) == [authenticator.credentialId])
 
-        let request = try await service.beginAuthentication(userHandle: Array("user-a".utf8), now: now)
+        let request = try await service.beginAuthentication(AuthenticationRequest(userHandle: Array("user-a".utf8)), now: now).options
         #expect(request.rpId == "example.org")
         #expect(request.allowCredentials?.map(\.id.bytes) == [authenticator.credentialId])
         let assertion = try authenticator.authenticate(challenge: request.challenge.bytes)
-        let login = try await service.finishAuthentication(assertion, expectedChallenge: request.challenge.bytes, now: now)
+        let login = try await service.finishAuthentication(assertion, challenge: .session(request.challenge.bytes), now: now)
         #expect(login.updatedRecord.signCount == assertion.authenticatorData.signCountForTest)
     }
 
@@ -53,15 +53,15 @@ struct ServiceFlowTests {
     func discoverableLogin() async throws {
         let service = service()
         var authenticator = try TestAuthenticator()
-        let options = try await service.beginRegistration(user: user, now: now)
+        let options = try await service.beginRegistration(RegistrationRequest(user: user), now: now).options
         _ = try await service.finishRegistration(try authenticator.register(challenge: options.challenge.bytes), now: now)
 
-        let request = try await service.beginAuthentication(now: now)
+        let request = try await service.beginAuthentication(now: now).options
         #expect(request.allowCredentials == nil)
         _ = try await service.finishAuthentication(try authenticator.authenticate(challenge: request.challenge.bytes), now: now)
 
         authenticator.returnsUserHandle = false
-        let another = try await service.beginAuthentication(now: now)
+        let another = try await service.beginAuthentication(now: now).options
         await #expect(throws: WebAuthnError(.userHandle, "")) {
             _ = try await service.finishAuthentication(try authenticator.authenticate(challenge: another.challenge.bytes), now: now)
         }
@@ -71,7 +71,7 @@ struct ServiceFlowTests {
     func lifetime() async throws {
         let service = service(VerificationPolicy(challengeLifetime: 60))
         let authenticator = try TestAuthenticator()
-        let options = try await service.beginRegistration(user: user, now: now)
+        let options = try await service.beginRegistration(RegistrationRequest(user: user), now: now).options
         #expect(options.timeout == 60_000)
         await #expect(throws: WebAuthnError(.challenge, "")) {
             _ = try await service.finishRegistration(try authenticator.register(challenge: options.challenge.bytes),
@@ -83,11 +83,11 @@ struct ServiceFlowTests {
     func lifetimeBoundaries() async throws {
         let service = service(VerificationPolicy(challengeLifetime: 60))
         var authenticator = try TestAuthenticator()
-        let options = try await service.beginRegistration(user: user, now: now)
+        let options = try await service.beginRegistration(RegistrationRequest(user: user), now: now).options
         _ = try await service.finishRegistration(try authenticator.register(challenge: options.challenge.bytes),
                                                  now: now.addingTimeInterval(60))
         for (offset, accepted) in [(60.0, true), (60.001, false), (-0.001, false), (0, true)] {
-            let request = try await service.beginAuthentication(now: now)
+            let request = try await service.beginAuthentication(now: now).options
             let report = try await service.finishAuthenticationReport(
                 try authenticator.authenticate(challenge: request.challenge.bytes), now: now.addingTimeInterval(offset))
             #expect(report.result.failureCategory == (accepted ? nil : .challenge), "at +\(offset) s")
@@ -98,16 +98,16 @@ struct ServiceFlowTests {
     func usernameFirst() async throws {
         let service = service()
         var authenticator = try TestAuthenticator()
-        let options = try await service.beginRegistration(user: user, now: now)
+        let options = try await service.beginRegistration(RegistrationRequest(user: user), now: now).options
         _ = try await service.finishRegistration(try authenticator.register(challenge: options.challenge.bytes), now: now)
         // Another user, with no credential: allowCredentials is empty, yet user-a's credential must not answer.
-        let forB = try await service.beginAuthentication(userHandle: Array("user-b".utf8), now: now)
+        let forB = try await service.beginAuthentication(AuthenticationRequest(userHandle: Array("user-b".utf8)), now: now).options
         #expect(forB.allowCredentials?.isEmpty == true)
         let asB = try await service.finishAuthenticationReport(try authenticator.authenticate(challenge: forB.challenge.bytes), now: now)
         #expect(asB.result.failureCategory == .unknownCredential)
         // The identified user, without a user handle in the response (allowed in the first branch).
         authenticator.returnsUserHandle = false
-        let forA = try await service.beginAuthentication(userHandle: Array("user-a".utf8), now: now)
+        let forA = try await service.beginAuthentication(AuthenticationRequest(userHandle: Array("user-a".utf8)), now: now).options
         _ = try await service.finishAuthentication(try authenticator.authenticate(challenge: forA.challenge.bytes), now: now)
     }
 
@@ -124,12 +124,12 @@ struct ServiceFlowTests {
     func conveyance() async throws {
         let strict = service(VerificationPolicy(attestation: AttestationPolicy(requirement: AttestationRequirement(unattested: .rejectedWhenRequested))))
         let authenticator = try TestAuthenticator()
-        let direct = try await strict.beginRegistration(user: user, attestation: .direct, now: now)
+        let direct = try await strict.beginRegistration(RegistrationRequest(user: user, attestation: .direct), now: now).options
         let report = try await strict.finishRegistrationReport(try authenticator.register(challenge: direct.challenge.bytes), now: now)
         #expect(report.result.failureCategory == .trust)
 
         let relaxed = service()
-        let asked = try await relaxed.beginRegistration(user: user, attestation: .direct, now: now)
+        let asked = try await relaxed.beginRegistration(RegistrationRequest(user: user, attestation: .direct), now: now).options
         let verified = try await relaxed.finishRegistration(try authenticator.register(challenge: asked.challenge.bytes), now: now)
         #expect(verified.attestation.type == .none)
         #expect(verified.attestation.trusted == false)

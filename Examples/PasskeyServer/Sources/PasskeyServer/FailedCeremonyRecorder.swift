@@ -75,3 +75,19 @@ actor FailedCeremonyRecorder {
         return formatter.string(from: date)
     }
 }
+
+extension FailedCeremonyRecorder {
+    /// The observer a finish is given: every ceremony it finishes reaches ``recordIfFailed(_:node:)``.
+    nonisolated func observer(node: String) -> some CeremonyObserver {
+        Observer(recorder: self, node: node)
+    }
+
+    private struct Observer: CeremonyObserver {
+        let recorder: FailedCeremonyRecorder
+        let node: String
+
+        func ceremonyFinished(_ recording: CeremonyRecording) async {
+            await recorder.recordIfFailed(recording, node: node)
+        }
+    }
+}

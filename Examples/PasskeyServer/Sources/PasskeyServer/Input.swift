@@ -150,27 +150,38 @@ enum DuplicateMemberCheck {
     }
 }
 
-/// The credential store a registration's service writes through: the library's "store the new
+/// The credential store the server's one service writes through: the library's "store the new
 /// credential" step becomes one transaction that also creates the account (for a new one) and
-/// keeps the account under its passkey cap. Lookups and updates pass through.
+/// keeps the account under its passkey cap. The registration in progress (its new account and
+/// the answers for a full account or a taken name) rides in a task-local set around its finish,
+/// so the shared service, with its verification cache, serves every request. Lookups and
+/// updates pass through.
 struct RegistrationWriter: CredentialStore {
+    /// What one registration's store step needs to know.
+    struct Registration: Sendable {
+        let newAccount: Username?
+        let cap: Int
+        let capReached: AppError
+        let usernameTaken: AppError
+    }
+    /// The registration whose finish is running in this task.
+    @TaskLocal static var current: Registration?
+
     let base: any PasskeyCredentialStore
-    let newAccount: Username?
-    let cap: Int
-    let capReached: AppError
-    let usernameTaken: AppError
 
     func create(_ record: CredentialRecord) async throws -> Bool {
-        switch try await base.create(record, newAccount: newAccount, cap: cap) {
+        // Every registration sets its context; without one, only the plain insert.
+        guard let registration = Self.current else { return try await base.create(record) }
+        switch try await base.create(record, newAccount: registration.newAccount, cap: registration.cap) {
         case .created: return true
         case .duplicateCredential: return false   // the library refuses it as credentialExists
-        case .usernameTaken: throw usernameTaken
-        case .capReached: throw capReached
+        case .usernameTaken: throw registration.usernameTaken
+        case .capReached: throw registration.capReached
         case .accountGone: throw AppError.unauthorized
         }
     }
 
     func credential(id: [UInt8]) async throws -> CredentialRecord? { try await base.credential(id: id) }
     func credentials(userHandle: [UInt8]) async throws -> [CredentialRecord] { try await base.credentials(userHandle: userHandle) }
-    func update(_ record: CredentialRecord) async throws { try await base.update(record) }
+    func update(_ change: CredentialUpdate) async throws -> Bool { try await base.update(change) }
 }

@@ -41,7 +41,10 @@ struct PasskeyServer: Sendable {
         self.relyingParty = relyingParty
         self.policy = policy
         self.challenges = challenges
-        self.service = RelyingPartyService(relyingParty: relyingParty, policy: policy, challenges: challenges, credentials: credentials)
+        // How challenges travel is configuration: sealed with the fleet's key, or stored.
+        let transport: ChallengeTransport = sealingKey.map { .sealed($0, replayStore: replayStore) } ?? .stored(challenges)
+        self.service = RelyingPartyService(relyingParty: relyingParty, policy: policy, challenges: transport,
+                                           credentials: RegistrationWriter(base: credentials))
         self.credentials = credentials
         self.accounts = accounts
         self.sessions = sessions
@@ -100,16 +103,9 @@ struct PasskeyServer: Sendable {
         options.extensions = PasskeyExtensions.registration(userHandle: userHandle)
         var ceremony = CeremonyPayload(username: username, userHandle: Base64URLBytes(userHandle).base64URL, newAccount: newAccount,
                                        exp: now.addingTimeInterval(policy.challengeLifetime).timeIntervalSince1970)
-        let data: Data
-        if let sealingKey {
-            let sealed = try await service.beginRegistration(options, sealingWith: sealingKey, now: now)
-            ceremony.sealed = sealed.sealedChallenge
-            data = try sealed.options.jsonData()
-        } else {
-            let issued = try await service.beginRegistration(options, now: now)
-            ceremony.challenge = issued.challenge.base64URL
-            data = try issued.jsonData()
-        }
+        let start = try await service.beginRegistration(options, now: now)
+        ceremony.state = start.challenge
+        let data = try start.options.jsonData()
         var response = raw(data)
         response.setCookie(try cookie("pk_reg", cookies.sign(ceremony, purpose: "registration")))
         return response
@@ -135,34 +131,22 @@ struct PasskeyServer: Sendable {
             current = session
         }
         // This registration's store step creates the account (when new) with the credential, in
-        // one transaction, under the per-account cap: a service of its own writes through a
-        // RegistrationWriter. (What the shared service's cache keeps pays off at logins, which
-        // use the shared service; a registration parses its attestation once anyway.)
-        let registration = RelyingPartyService(
-            relyingParty: relyingParty, policy: policy, challenges: challenges,
-            credentials: RegistrationWriter(base: credentials, newAccount: newAccount, cap: config.maxPasskeysPerAccount,
-                                            capReached: capReached, usernameTaken: usernameTaken))
-        let verified: VerifiedRegistration
-        if let sealingKey, let sealed = ceremony.sealed {
-            if let recorder {
-                let recorded = try await registration.finishRegistrationRecording(jsonData: body, sealedChallenge: sealed,
-                                                                                  key: sealingKey, replayStore: replayStore, now: now)
-                await recorder.recordIfFailed(recorded.recording, node: config.nodeName)
-                verified = try recorded.result.get()
-            } else {
-                verified = try await registration.finishRegistration(jsonData: body, sealedChallenge: sealed, key: sealingKey,
-                                                                     replayStore: replayStore, now: now)
-            }
-        } else {
-            let expected = try ceremony.challenge.map { try Base64URLBytes(base64URL: $0, member: "challenge").bytes }
-            guard let expected else { throw AppError(.badRequest, "No registration is in progress. Please start again.") }
-            if let recorder {
-                let recorded = try await registration.finishRegistrationRecording(jsonData: body, expectedChallenge: expected, now: now)
-                await recorder.recordIfFailed(recorded.recording, node: config.nodeName)
-                verified = try recorded.result.get()
-            } else {
-                verified = try await registration.finishRegistration(jsonData: body, expectedChallenge: expected, now: now)
-            }
+        // one transaction, under the per-account cap: the shared service writes through a
+        // RegistrationWriter, told about this registration by a task-local.
+        let registration = RegistrationWriter.Registration(newAccount: newAccount, cap: config.maxPasskeysPerAccount,
+                                                           capReached: capReached, usernameTaken: usernameTaken)
+        guard let state = ceremony.state else { throw AppError(.badRequest, "No registration is in progress. Please start again.") }
+        let credential: RegistrationResponse
+        do {
+            credential = try RegistrationResponse(jsonData: body)
+        } catch {
+            await recorder?.recordIfFailed(CeremonyRecording(unparsedBody: body, kind: .registration, error: error, challenge: state,
+                                                             service: service, receivedAt: now), node: config.nodeName)
+            throw error
+        }
+        let verified = try await RegistrationWriter.$current.withValue(registration) {
+            try await service.finishRegistration(credential, challenge: state, now: now,
+                                                 observer: recorder?.observer(node: config.nodeName))
         }
         logger.info("registered", metadata: ["node": "\(config.nodeName)", "user": "\(username)",
                                              "credential": "\(Base64URLBytes(verified.record.id).base64URL)"])
@@ -219,16 +203,9 @@ struct PasskeyServer: Sendable {
         let options = AuthenticationRequest(userHandle: userHandle, userVerification: .preferred,
                                             extensions: PasskeyExtensions.authentication(userHandle: userHandle),
                                             allowCredentials: allowCredentials)
-        let data: Data
-        if let sealingKey {
-            let sealed = try await service.beginAuthentication(options, sealingWith: sealingKey, now: now)
-            ceremony.sealed = sealed.sealedChallenge
-            data = try sealed.options.jsonData()
-        } else {
-            let issued = try await service.beginAuthentication(options, now: now)
-            ceremony.challenge = issued.challenge.base64URL
-            data = try issued.jsonData()
-        }
+        let start = try await service.beginAuthentication(options, now: now)
+        ceremony.state = start.challenge
+        let data = try start.options.jsonData()
         var response = raw(data)
         response.setCookie(try cookie("pk_login", cookies.sign(ceremony, purpose: "authentication")))
         return response
@@ -242,28 +219,19 @@ struct PasskeyServer: Sendable {
             throw AppError(.badRequest, "No login is in progress. Please start again.")
         }
         let now = Date()
-        let verified: VerifiedAuthentication
-        if let sealingKey, let sealed = ceremony.sealed {
-            if let recorder {
-                let recorded = try await service.finishAuthenticationRecording(jsonData: body, sealedChallenge: sealed,
-                                                                               key: sealingKey, replayStore: replayStore, now: now)
-                await recorder.recordIfFailed(recorded.recording, node: config.nodeName)
-                verified = try recorded.result.get()
-            } else {
-                verified = try await service.finishAuthentication(jsonData: body, sealedChallenge: sealed, key: sealingKey,
-                                                                  replayStore: replayStore, now: now)
-            }
-        } else {
-            let expected = try ceremony.challenge.map { try Base64URLBytes(base64URL: $0, member: "challenge").bytes }
-            guard let expected else { throw AppError(.badRequest, "No login is in progress. Please start again.") }
-            if let recorder {
-                let recorded = try await service.finishAuthenticationRecording(jsonData: body, expectedChallenge: expected, now: now)
-                await recorder.recordIfFailed(recorded.recording, node: config.nodeName)
-                verified = try recorded.result.get()
-            } else {
-                verified = try await service.finishAuthentication(jsonData: body, expectedChallenge: expected, now: now)
-            }
+        guard let state = ceremony.state else { throw AppError(.badRequest, "No login is in progress. Please start again.") }
+        let credential: AuthenticationResponse
+        do {
+            credential = try AuthenticationResponse(jsonData: body)
+        } catch {
+            await recorder?.recordIfFailed(CeremonyRecording(unparsedBody: body, kind: .authentication, error: error, challenge: state,
+                                                             service: service, receivedAt: now), node: config.nodeName)
+            throw error
         }
+        // A lost race with a concurrent login of the same credential is a WebAuthnError
+        // (signCount, step "credential store update"): refused with 401 like any other verdict.
+        let verified = try await service.finishAuthentication(credential, challenge: state, now: now,
+                                                              observer: recorder?.observer(node: config.nodeName))
         guard let userHandle = verified.updatedRecord.userHandle else { throw AppError.unauthorized }
         let username: String
         if let named = ceremony.username, ceremony.userHandle == Base64URLBytes(userHandle).base64URL {
@@ -471,9 +439,6 @@ struct PasskeyServer: Sendable {
         } catch let error as RegistryError {
             logger.error("store", metadata: ["node": "\(config.nodeName)", "error": "\(error)"])
             return failure(error.httpStatus, error.clientMessage)
-        } catch let error as ConcurrentUpdateError {
-            logger.notice("login lost a race", metadata: ["node": "\(config.nodeName)", "error": "\(error)"])
-            return failure(401, WebAuthnError(.signCount, "a concurrent login stored a later counter").clientMessage)
         } catch let error as AppError {
             return failure(Int(error.status.code), error.message, reauthenticate: error.reauthenticate)
         } catch {
@@ -510,7 +475,7 @@ struct PasskeyServer: Sendable {
 }
 
 /// An error the example raises itself, with the status and text the client sees.
-struct AppError: Error {
+struct AppError: Error, Sendable {
     let status: HTTPResponse.Status
     let message: String
     /// The client should sign in again with a passkey and retry (a change that needs a recent sign-in).

@@ -42,10 +42,9 @@ struct SessionPayload: Codable, Sendable {
 /// A ceremony in progress: what the server must remember between options and verification,
 /// kept by the browser in a signed cookie (one per ceremony kind) instead of a server session.
 struct CeremonyPayload: Codable, Sendable {
-    /// The challenge the options carried, base64url (store mode): the finish consumes exactly it.
-    var challenge: String?
-    /// The sealed challenge (sealed mode).
-    var sealed: String?
+    /// What the finish needs back from the begin: the challenge the options carried (store
+    /// mode: the finish consumes exactly it), or the sealed challenge (sealed mode).
+    var state: CeremonyChallenge?
     /// Registration: the account being created or extended; a username-first login: the account
     /// named.
     var username: String?

@@ -132,15 +132,16 @@ if !latencies.isEmpty {
 // The library alone: begin + finish in process, in-memory stores, the same kind of authenticator.
 let service = RelyingPartyService(relyingParty: RelyingParty(id: "localhost", name: "load", origins: [origin]))
 var local = LoadAuthenticator(rpId: "localhost", origin: origin, userHandle: Array("local".utf8))
-let creation = try await service.beginRegistration(user: PublicKeyCredentialUserEntityJSON(id: Base64URLBytes(Array("local".utf8)),
-                                                                                           name: "local", displayName: "local"), now: Date())
-_ = try await service.finishRegistration(jsonData: local.register(challenge: creation.challenge.base64URL), now: Date())
+let creation = try await service.beginRegistration(RegistrationRequest(user: PublicKeyCredentialUserEntityJSON(
+    id: Base64URLBytes(Array("local".utf8)), name: "local", displayName: "local")), now: Date())
+_ = try await service.finishRegistration(RegistrationResponse(jsonData: local.register(challenge: creation.options.challenge.base64URL)),
+                                         challenge: creation.challenge, now: Date())
 let localStart = ContinuousClock.now
 var localCount = 0
 while ContinuousClock.now < localStart + .seconds(3) {
-    let options = try await service.beginAuthentication(userHandle: Array("local".utf8), now: Date())
-    _ = try await service.finishAuthentication(jsonData: try local.assert(challenge: options.challenge.base64URL),
-                                               expectedChallenge: options.challenge.bytes, now: Date())
+    let start = try await service.beginAuthentication(AuthenticationRequest(userHandle: Array("local".utf8)), now: Date())
+    _ = try await service.finishAuthentication(AuthenticationResponse(jsonData: try local.assert(challenge: start.options.challenge.base64URL)),
+                                               challenge: start.challenge, now: Date())
     localCount += 1
 }
 let localElapsed = ContinuousClock.now - localStart

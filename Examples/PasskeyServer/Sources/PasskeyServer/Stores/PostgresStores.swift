@@ -253,18 +253,20 @@ final class PostgresCredentialStore: PasskeyCredentialStore {
         return Int(count)
     }
 
-    func update(_ record: CredentialRecord) async throws {
-        let newCount = Int64(record.signCount)
+    /// The library's compare and swap (Deploying.md): one row changes only while `sign_count` is
+    /// still the counter the login was verified against; none is a lost race (or a deleted
+    /// credential), which the library refuses as `signCount`.
+    func update(_ change: CredentialUpdate) async throws -> Bool {
+        let record = change.record
         let updated = try await database.run { client, logger in
-            try await client.execute(Statements.UpdateCredential(id: Data(record.id), signCount: newCount,
+            try await client.execute(Statements.UpdateCredential(id: Data(record.id), signCount: Int64(record.signCount),
                                                                  backupState: record.backupState,
                                                                  uvInitialized: record.uvInitialized,
-                                                                 prfEnabled: record.extensions.prfEnabled),
+                                                                 prfEnabled: record.extensions.prfEnabled,
+                                                                 expectedSignCount: Int64(change.expectedSignCount)),
                                      logger: logger).all().count
         }
-        guard updated == 1 else {
-            throw ConcurrentUpdateError(description: "credential was deleted or another login stored counter ≥ \(newCount) first")
-        }
+        return updated == 1
     }
 
     func delete(id: [UInt8], userHandle: [UInt8]) async throws -> Bool {
@@ -481,14 +483,14 @@ enum Statements {
         static let sql = """
             UPDATE passkey_credentials
             SET sign_count = $2, backup_state = $3, uv_initialized = $4, last_used_at = now(), prf_enabled = $5
-            WHERE id = $1 AND (sign_count < $2 OR (sign_count = 0 AND $2 = 0))
+            WHERE id = $1 AND sign_count = $6
             RETURNING 1
             """
-        var id: Data, signCount: Int64, backupState: Bool, uvInitialized: Bool, prfEnabled: Bool?
+        var id: Data, signCount: Int64, backupState: Bool, uvInitialized: Bool, prfEnabled: Bool?, expectedSignCount: Int64
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 5)
+            var bindings = PostgresBindings(capacity: 6)
             try bindings.append(id); bindings.append(signCount); bindings.append(backupState)
-            bindings.append(uvInitialized); bindings.append(prfEnabled)
+            bindings.append(uvInitialized); bindings.append(prfEnabled); bindings.append(expectedSignCount)
             return bindings
         }
         func decodeRow(_ row: PostgresRow) throws -> Int32 { try row.decode(Int32.self) }

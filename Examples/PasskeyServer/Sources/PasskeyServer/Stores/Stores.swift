@@ -84,27 +84,15 @@ protocol SessionStore: Sendable {
     func credentialDeleted(_ id: [UInt8]) async throws
 }
 
-/// A login's `update` lost a race: another login of the same credential stored a counter at
-/// least as high first, or the credential was deleted meanwhile. The login is refused (401),
-/// exactly as a serialized verification would have refused it.
-struct ConcurrentUpdateError: Error, CustomStringConvertible {
-    let description: String
-}
-
 /// Byte strings as dictionary keys.
 struct ByteString: Hashable, Sendable {
     let bytes: [UInt8]
     init(_ bytes: [UInt8]) { self.bytes = bytes }
 }
 
-/// Whether a login's new counter may replace the stored one: it must move forward, or both be
-/// zero (an authenticator without a counter). The same rule as the Postgres `UPDATE … WHERE`.
-func counterMayAdvance(stored: UInt32, new: UInt32) -> Bool {
-    new > stored || (new == 0 && stored == 0)
-}
 
 /// The in-memory credential store used without a database: the library's contract plus
-/// delete, with the same conditional update as the Postgres store.
+/// delete, with the same compare-and-swap update as the Postgres store.
 final class MemoryCredentialStore: PasskeyCredentialStore {
     private struct Entry { var record: CredentialRecord; var usage: CredentialUsage }
     private let entries = Mutex([ByteString: Entry]())
@@ -167,15 +155,15 @@ final class MemoryCredentialStore: PasskeyCredentialStore {
         entries.withLock { $0.values.map(\.record).filter { $0.userHandle == userHandle } }
     }
 
-    func update(_ record: CredentialRecord) async throws {
-        try entries.withLock { entries in
-            guard var entry = entries[ByteString(record.id)],
-                  counterMayAdvance(stored: entry.record.signCount, new: record.signCount) else {
-                throw ConcurrentUpdateError(description: "credential was deleted or another login stored counter ≥ \(record.signCount) first")
-            }
-            entry.record = record
+    /// The library's compare and swap: stored only while the counter is the one verified against.
+    func update(_ change: CredentialUpdate) async throws -> Bool {
+        entries.withLock { entries in
+            guard var entry = entries[ByteString(change.record.id)],
+                  entry.record.signCount == change.expectedSignCount else { return false }
+            entry.record = change.record
             entry.usage.lastUsedAt = Date()
-            entries[ByteString(record.id)] = entry
+            entries[ByteString(change.record.id)] = entry
+            return true
         }
     }
 
@@ -267,8 +255,8 @@ final class DelayedUpdateStore: PasskeyCredentialStore {
     func credentials(userHandle: [UInt8]) async throws -> [CredentialRecord] { try await base.credentials(userHandle: userHandle) }
     func delete(id: [UInt8], userHandle: [UInt8]) async throws -> Bool { try await base.delete(id: id, userHandle: userHandle) }
 
-    func update(_ record: CredentialRecord) async throws {
+    func update(_ change: CredentialUpdate) async throws -> Bool {
         try await Task.sleep(for: delay)
-        try await base.update(record)
+        return try await base.update(change)
     }
 }

@@ -1,0 +1,68 @@
+package import Foundation
+import Synchronization
+package import WebAuthnRP
+
+/// A ``CeremonyObserver`` that keeps the last recording it received (for tests).
+package final class KeptRecording: CeremonyObserver {
+    private let kept = Mutex<CeremonyRecording?>(nil)
+
+    package init() {}
+
+    package func ceremonyFinished(_ recording: CeremonyRecording) async {
+        kept.withLock { $0 = recording }
+    }
+
+    /// The last recording, if any.
+    package var recording: CeremonyRecording? { kept.withLock { $0 } }
+}
+
+/// A verdict with its recording (tests read both).
+package struct RecordedCeremony<Verified: Sendable>: Sendable {
+    package let result: Result<Verified, WebAuthnError>
+    package let recording: CeremonyRecording
+}
+
+/// Why a recorded finish produced no recording (a storage failure, or an observer never called).
+package struct NoRecording: Error {}
+
+extension RelyingPartyService {
+    /// What a server that records ceremonies does with a body, through the one front door:
+    /// decode it (an undecodable body goes to ``CeremonyRecording/init(unparsedBody:kind:error:challenge:service:receivedAt:)``),
+    /// then finish with an observer.
+    package func finishRegistrationRecording(jsonData: Data, challenge: CeremonyChallenge = .fromClientData,
+                                             now: Date) async throws -> RecordedCeremony<VerifiedRegistration> {
+        let response: RegistrationResponse
+        do { response = try RegistrationResponse(jsonData: jsonData) } catch {
+            return RecordedCeremony(result: .failure(error), recording: CeremonyRecording(
+                unparsedBody: jsonData, kind: .registration, error: error, challenge: challenge, service: self, receivedAt: now))
+        }
+        let observer = KeptRecording()
+        let result: Result<VerifiedRegistration, WebAuthnError>
+        do {
+            result = .success(try await finishRegistration(response, challenge: challenge, now: now, observer: observer))
+        } catch let error as WebAuthnError {
+            result = .failure(error)
+        }
+        guard let recording = observer.recording else { throw NoRecording() }
+        return RecordedCeremony(result: result, recording: recording)
+    }
+
+    /// ``finishRegistrationRecording(jsonData:challenge:now:)`` for an authentication.
+    package func finishAuthenticationRecording(jsonData: Data, challenge: CeremonyChallenge = .fromClientData,
+                                               now: Date) async throws -> RecordedCeremony<VerifiedAuthentication> {
+        let response: AuthenticationResponse
+        do { response = try AuthenticationResponse(jsonData: jsonData) } catch {
+            return RecordedCeremony(result: .failure(error), recording: CeremonyRecording(
+                unparsedBody: jsonData, kind: .authentication, error: error, challenge: challenge, service: self, receivedAt: now))
+        }
+        let observer = KeptRecording()
+        let result: Result<VerifiedAuthentication, WebAuthnError>
+        do {
+            result = .success(try await finishAuthentication(response, challenge: challenge, now: now, observer: observer))
+        } catch let error as WebAuthnError {
+            result = .failure(error)
+        }
+        guard let recording = observer.recording else { throw NoRecording() }
+        return RecordedCeremony(result: result, recording: recording)
+    }
+}
