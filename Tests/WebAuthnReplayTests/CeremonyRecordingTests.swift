@@ -276,5 +276,20 @@ struct CeremonyRecordingTests {
         #expect(!text.contains("alice"))
         #expect(!text.contains("Alice"))
         #expect(text.contains("allowSubdomains"))
+        #expect(!text.contains("AttestationFormatOptions"))
+    }
+
+    @Test("per-format attestation options other than the defaults are named in the notes, since the format cannot carry them")
+    func formatOptionsNoted() async throws {
+        let auth = try TestAuthenticator(seed: "recording-format-options")
+        for formats in [AttestationFormatOptions(requireKnownTPMManufacturer: false), AttestationFormatOptions(compoundRequirement: .any)] {
+            let service = RelyingPartyService(relyingParty: Self.relyingParty,
+                                              policy: VerificationPolicy(attestation: AttestationPolicy(formats: formats)))
+            let options = try await service.beginRegistration(RegistrationRequest(user: user(auth)), now: Self.t0).options
+            let recorded = try await service.finishRegistrationRecording(
+                jsonData: try auth.registerJSON(challenge: options.challenge.bytes).jsonData(),
+                challenge: .session(options.challenge.bytes), now: Self.t0)
+            #expect(recorded.recording.unrecordedSettings.contains { $0.contains("AttestationFormatOptions") })
+        }
     }
 }

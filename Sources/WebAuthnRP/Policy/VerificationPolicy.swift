@@ -33,9 +33,6 @@ public struct AttestationPolicy: Sendable {
         self.allowedFormats = allowedFormats
     }
 
-    /// Kept for `CeremonyRecording.unrecordedSettings` (owned elsewhere), which names this one
-    /// option; read ``AttestationFormatOptions/requireKnownTPMManufacturer`` instead.
-    var requireKnownTPMManufacturer: Bool { formats.requireKnownTPMManufacturer }
 }
 
 /// The relying party's standing policy for every ceremony. Per-ceremony choices

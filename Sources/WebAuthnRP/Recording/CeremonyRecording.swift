@@ -105,7 +105,9 @@ public struct CeremonyRecording: Sendable {
             notes.append("attestation chain \(requirement.chain) with unattested \(requirement.unattested) is recorded as requireTrustedAttestation \(requirement.chain == .required)")
         }
         if policy.attestation.allowedFormats != nil { notes.append("policy.attestation.allowedFormats is not recorded") }
-        if !policy.attestation.requireKnownTPMManufacturer { notes.append("requireKnownTPMManufacturer false is not recorded") }
+        if policy.attestation.formats != AttestationFormatOptions() {
+            notes.append("non-default per-format attestation options (AttestationFormatOptions) are not recorded")
+        }
         if policy.extensions != ExtensionPolicy() { notes.append("a non-default ExtensionPolicy is not recorded") }
         if issued?.conditionalCreate == true { notes.append("conditional create (UP not required) is not recorded") }
         return notes
