@@ -1,0 +1,31 @@
+/// How a `finish…` finds the challenge its response answers: what the server kept from
+/// `begin…` (``CeremonyStart/challenge``), or that the client data names it.
+///
+/// `Codable`, so that it can ride in the server's session or signed cookie as it is.
+public struct CeremonyChallenge: Sendable, Hashable, Codable {
+    package enum Source: Sendable, Hashable, Codable {
+        case session([UInt8])
+        case clientData
+        case sealed(String)
+    }
+    package let source: Source
+
+    /// The challenge bytes the server's session kept (with a stored challenge): the response
+    /// must answer exactly this one.
+    /// - Parameter challenge: the challenge bytes from the options.
+    /// - Returns: the value.
+    public static func session(_ challenge: [UInt8]) -> CeremonyChallenge {
+        CeremonyChallenge(source: .session(challenge))
+    }
+
+    /// The response's client data names the challenge, which must be outstanding in the
+    /// challenge store (a discoverable login whose server kept no session state).
+    public static let fromClientData = CeremonyChallenge(source: .clientData)
+
+    /// The token a sealed `begin…` handed to the client, as the client sent it back.
+    /// - Parameter token: the sealed challenge.
+    /// - Returns: the value.
+    public static func sealed(_ token: String) -> CeremonyChallenge {
+        CeremonyChallenge(source: .sealed(token))
+    }
+}
