@@ -79,6 +79,24 @@ struct JSONTypesTests {
         #expect(decoded.response.userHandle?.bytes == [1, 2, 3])
     }
 
+    @Test("JSONValue(jsonData:) reads with the strict reader: duplicate names, bad UTF-8, depth and trailing bytes are malformed")
+    func strictDocument() throws {
+        let value = try JSONValue(jsonData: Data(#"{"username":"ada","n":[1,2,{"a":true}]}"#.utf8))
+        #expect(value["username"] == .string("ada"))
+        #expect(value["n"]?.arrayValue?.count == 3)
+        let refused: [[UInt8]] = [
+            Array(#"{"username":"ada","username":"eve"}"#.utf8),
+            Array(#"{"a":{"b":1,"b":2}}"#.utf8),
+            Array(#"{"u\u0073ername":"ada","username":"eve"}"#.utf8),   // the same name once unescaped
+            [0x7B, 0x22, 0xFF, 0x22, 0x3A, 0x31, 0x7D],                    // invalid UTF-8 in a name
+            Array((String(repeating: "[", count: 40) + String(repeating: "]", count: 40)).utf8),
+            Array(#"{"a":1} x"#.utf8),
+        ]
+        for bytes in refused {
+            #expect(throws: WebAuthnError(.malformed, "")) { try JSONValue(jsonData: Data(bytes)) }
+        }
+    }
+
     @Test("unknown enumeration values are kept through decoding and encoding")
     func unknownEnumValues() throws {
         let text = Self.registrationJSON
