@@ -69,7 +69,6 @@ enum ExtensionChecks {
     private static func authenticatorOutputs(_ authData: AuthenticatorData,
                                              ceremony: CeremonyKind) throws(WebAuthnError) -> AuthenticatorExtensionOutputs {
         guard let map = authData.extensions else { return AuthenticatorExtensionOutputs() }
-        try CeremonyChecks.checkExtensionsCanonical(authData)
         return try AuthenticatorExtensionOutputs(map: map, ceremony: ceremony)
     }
 
