@@ -15,14 +15,27 @@ extension RegistrationResponse {
 }
 
 extension RegistrationResponse: Decodable {
-    /// Decodes the response `PublicKeyCredential.toJSON()` produced, as the body the client
-    /// posted. What browsers send is read in one pass of the strict reader (duplicate names,
-    /// invalid UTF-8 and oversized members refused); anything else goes through `JSONDecoder`.
+    /// Decodes the body the client posted: the response `PublicKeyCredential.toJSON()`
+    /// produced, or what a native app encoded with `JSONEncoder` from
+    /// `ASAuthorizationPlatformPublicKeyCredentialRegistration`: `credentialID`,
+    /// `rawClientDataJSON`, `rawAttestationObject` (standard base64, as `JSONEncoder` writes
+    /// `Data`), optional `transports` and `attachment`, no `id` (derived). Either is read by
+    /// the strict reader (duplicate names, invalid UTF-8 and oversized members refused); browser
+    /// JSON that is not plain goes through `JSONDecoder` and then the same reader.
     /// - Parameter jsonData: the JSON the client posted.
     /// - Throws: ``WebAuthnError`` with category `malformed` naming the member that is
-    ///   missing, mistyped or not base64url.
+    ///   missing, mistyped, unknown (in a native body) or not base64url (standard base64).
     public init(jsonData: Data) throws(WebAuthnError) {
-        self.init(json: try RegistrationResponseJSON(jsonData: jsonData))
+        let bytes = [UInt8](jsonData)[...]
+        if let plain = PlainResponseDecoding.registration(bytes) {
+            self.init(json: plain)
+        } else if let native = try NativeResponseBody.members(bytes, kind: .registration) {
+            self.init(rawId: native.rawId, clientDataJSON: native.clientDataJSON, attestationObject: native.attestationObject,
+                      transports: native.transports)
+        } else {
+            self.init(json: try WebAuthnJSONCoding.decodeStrictly(RegistrationResponseJSON.self, from: jsonData,
+                                                                  root: "RegistrationResponseJSON"))
+        }
     }
 
     /// Decodes the response from a larger document (a request body that carries the
