@@ -39,8 +39,9 @@ extension RegistrationResponse: Decodable {
     }
 
     /// Decodes the response from a larger document (a request body that carries the
-    /// credential in one of its members), with the same members and rules as
-    /// ``init(jsonData:)`` apart from the strict reader, which only reads a whole body.
+    /// credential in one of its members), with the browser members and rules of
+    /// ``init(jsonData:)`` apart from the strict reader, which only reads a whole body (a
+    /// native app's body is read only as a whole body).
     /// - Parameter decoder: the decoder.
     /// - Throws: `DecodingError` for a missing or mistyped member.
     public init(from decoder: any Decoder) throws {
