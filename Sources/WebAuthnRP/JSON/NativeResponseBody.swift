@@ -37,8 +37,8 @@ enum NativeResponseBody {
 
     /// The whole body, as the browser forms are bounded; nesting is at most the transports array.
     static let limits = JSONReader.Limits(maximumDepth: 2, maximumBytes: 1 << 20)
-    static let maximumTransports = 16
-    static let maximumTransportBytes = 64
+    static let transportCountLimit = 16
+    static let transportByteLimit = 64
 
     /// The members of a native body, or nil when `bytes` is not one: a document whose top-level
     /// object has no `credentialID` member is left to the browser-JSON readers.
@@ -114,13 +114,13 @@ enum NativeResponseBody {
     /// `transports`: absent, null, or at most 16 strings of at most 64 bytes.
     private static func transports(_ value: JSONValue?, _ root: String) throws(WebAuthnError) -> [String] {
         guard let value, value != .null else { return [] }
-        guard case .array(let items) = value, items.count <= maximumTransports else {
-            throw WebAuthnError(.malformed, "\(root).transports is not an array of at most \(maximumTransports) strings")
+        guard case .array(let items) = value, items.count <= transportCountLimit else {
+            throw WebAuthnError(.malformed, "\(root).transports is not an array of at most \(transportCountLimit) strings")
         }
         var out: [String] = []
         for (index, item) in items.enumerated() {
-            guard case .string(let text) = item, text.utf8.count <= maximumTransportBytes else {
-                throw WebAuthnError(.malformed, "\(root).transports[\(index)] is not a string of at most \(maximumTransportBytes) bytes")
+            guard case .string(let text) = item, text.utf8.count <= transportByteLimit else {
+                throw WebAuthnError(.malformed, "\(root).transports[\(index)] is not a string of at most \(transportByteLimit) bytes")
             }
             out.append(text)
         }
