@@ -292,6 +292,22 @@ struct PasskeyProviderTests {
         #expect(PasskeyProviders.snapshot.name(for: try record(icloud), metadata: metadata) == "Apple Passwords")
     }
 
+    @Test("registration with FIDO metadata configured reports the statement's description, not the list's name")
+    func registrationMetadataWins() throws {
+        let mds = try TestMetadataService.make(seed: "passkey provider names at registration")
+        var entry = TestMetadataService.Entry(aaguid: google, description: "Signed Name")
+        entry.attestationTypes = ["basic_full", "none"]
+        let text = try mds.blob(payload: try TestMetadataService.payload(entries: [entry.json], nextUpdate: "2099-01-01"))
+        let metadata = MetadataTrust(blob: try MetadataBLOB(jws: text, trustAnchor: mds.root.certificate, at: CeremonyFixture.now))
+        let policy = VerificationPolicy(attestation: AttestationPolicy(requirement: AttestationRequirement(source: metadata)))
+        var authenticator = try TestAuthenticator()
+        authenticator.aaguid = try #require(AAGUID(uuidString: google)).bytes
+        let issued = CeremonyFixture.registrationChallenge()
+        let response = try authenticator.register(challenge: issued.challenge)
+        let verified = try #require(CeremonyFixture.register(response, issued: issued, policy: policy).accepted())
+        #expect(verified.attestation.authenticatorName == "Signed Name")
+    }
+
     @Test("a newer file replaces the snapshot; its icons are ignored")
     func newerFile() throws {
         let file = #"{"01234567-89ab-cdef-0123-456789abcdef": {"name": "New Vault", "icon_dark": "data:image/svg+xml;base64,AA=="},"#
