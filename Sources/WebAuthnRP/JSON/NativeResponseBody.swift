@@ -44,8 +44,8 @@ enum NativeResponseBody {
     /// object has no `credentialID` member is left to the browser-JSON readers.
     /// - Throws: ``WebAuthnError`` `malformed` for a native body that does not read.
     static func members(_ bytes: ArraySlice<UInt8>, kind: Kind) throws(WebAuthnError) -> Members? {
-        // A browser body never names credentialID: it skips the parse below.
-        guard contains(bytes, Array("\"credentialID\"".utf8)) else { return nil }
+        // A browser body has a rawId and no top-level credentialID; most skip the parse below.
+        guard contains(bytes, Array("\"credentialID\"".utf8)), !contains(bytes, Array("\"rawId\"".utf8)) else { return nil }
         let value: JSONValue
         do throws(JSONReader.ParseError) {
             value = try JSONReader.parse(bytes, limits: limits)

@@ -196,6 +196,22 @@ struct NativeClientTests {
         #expect(throws: WebAuthnError(.malformed, "")) { try AuthenticationResponse(jsonData: try text(badUser)) }
     }
 
+    @Test("browser JSON that names credentialID inside an extension output is still browser JSON")
+    func browserBodyNamingCredentialID() async throws {
+        let service = try service(.stored)
+        let authenticator = try TestAuthenticator()
+        let start = try await service.beginRegistration(RegistrationRequest(user: user), now: now)
+        var json = try authenticator.registerJSON(challenge: start.options.challenge.bytes)
+        json.clientExtensionResults = ["vendor": .object(["nested": .object(["credentialID": .string("x")])])]
+        // An escaped character: not the plain fast path.
+        let text = String(decoding: try json.jsonData(), as: UTF8.self)
+            .replacingOccurrences(of: #""public-key""#, with: #""public\u002dkey""#)
+        #expect(text.contains("\\u002d") && text.contains(#""credentialID""#))
+        let response = try RegistrationResponse(jsonData: Data(text.utf8))
+        #expect(response.id == json.id)
+        _ = try await service.finishRegistration(response, challenge: start.challenge, now: now)
+    }
+
     @Test("an id given by the caller that is not the base64url of rawId is refused as malformed at finish")
     func mismatchedID() async throws {
         let service = try service(.stored)
