@@ -36,8 +36,8 @@ extension AuthenticationResponse: Decodable {
     /// `rawClientDataJSON`, `rawAuthenticatorData`, `signature`, optional `userID` and
     /// `attachment` (standard base64, as `JSONEncoder` writes `Data`), no `id` (derived). What
     /// browsers send is read in one pass of the strict reader, straight into the response; a
-    /// native body is read by the same reader; anything else goes through `JSONDecoder` and is
-    /// then held to the same reader (a member given twice or invalid UTF-8 is refused either way).
+    /// native body is read by the same reader; anything else is read by it into a tree and typed
+    /// from that (a member given twice or invalid UTF-8 is refused either way).
     /// - Parameter jsonData: the JSON the client posted.
     /// - Throws: ``WebAuthnError`` with category `malformed` naming the member that is
     ///   missing, mistyped, unknown (in a native body) or not base64url (standard base64).
@@ -49,7 +49,8 @@ extension AuthenticationResponse: Decodable {
             self.init(rawId: native.rawId, clientDataJSON: native.clientDataJSON, authenticatorData: native.authenticatorData,
                       signature: native.signature, userHandle: native.userHandle)
         } else {
-            self.init(json: try AuthenticationResponseJSON(decodingGeneral: jsonData))
+            self.init(json: try WebAuthnJSONCoding.decode(AuthenticationResponseJSON.self, from: jsonData,
+                                                                root: "AuthenticationResponseJSON"))
         }
     }
 

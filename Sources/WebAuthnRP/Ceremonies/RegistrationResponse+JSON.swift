@@ -21,7 +21,7 @@ extension RegistrationResponse: Decodable {
     /// `rawClientDataJSON`, `rawAttestationObject` (standard base64, as `JSONEncoder` writes
     /// `Data`), optional `transports` and `attachment`, no `id` (derived). Either is read by
     /// the strict reader (duplicate names, invalid UTF-8 and oversized members refused); browser
-    /// JSON that is not plain goes through `JSONDecoder` and then the same reader.
+    /// JSON that is not plain is read by the same reader into a tree and typed from that.
     /// - Parameter jsonData: the JSON the client posted.
     /// - Throws: ``WebAuthnError`` with category `malformed` naming the member that is
     ///   missing, mistyped, unknown (in a native body) or not base64url (standard base64).
@@ -33,7 +33,7 @@ extension RegistrationResponse: Decodable {
             self.init(rawId: native.rawId, clientDataJSON: native.clientDataJSON, attestationObject: native.attestationObject,
                       transports: native.transports)
         } else {
-            self.init(json: try WebAuthnJSONCoding.decodeStrictly(RegistrationResponseJSON.self, from: jsonData,
+            self.init(json: try WebAuthnJSONCoding.decode(RegistrationResponseJSON.self, from: jsonData,
                                                                   root: "RegistrationResponseJSON"))
         }
     }
