@@ -257,7 +257,7 @@ public struct Certificate: Sendable {
 
     /// Whether `key` verifies this certificate's signature.
     /// - Parameter key: the candidate signer's public key.
-    package func isSignatureValid(publicKey key: PublicKey) -> Bool {
+    func isSignatureValid(publicKey key: PublicKey) -> Bool {
         handle.isSigned(by: key.evpKey)
     }
 }

@@ -2,9 +2,9 @@
 /// Level 3 §5.1.8), what `PublicKeyCredential.toJSON()` returns after `get()`.
 package struct AuthenticationResponseJSON: Sendable, Hashable, Codable {
     /// The credential ID as base64url text (must equal ``rawId`` encoded; the ceremony checks).
-    package var id: String
+    var id: String
     /// The credential ID.
-    package var rawId: Base64URLBytes
+    var rawId: Base64URLBytes
     /// The authenticator's response.
     package var response: AuthenticatorAssertionResponseJSON
     /// The attachment of the authenticator that was used, if the client said.
@@ -51,9 +51,9 @@ package struct AuthenticationResponseJSON: Sendable, Hashable, Codable {
 /// The authenticator's part of an authentication response (`AuthenticatorAssertionResponseJSON`).
 package struct AuthenticatorAssertionResponseJSON: Sendable, Hashable, Codable {
     /// The `clientDataJSON` bytes, exactly as the client serialized them.
-    package var clientDataJSON: Base64URLBytes
+    var clientDataJSON: Base64URLBytes
     /// The authenticator data the signature covers.
-    package var authenticatorData: Base64URLBytes
+    var authenticatorData: Base64URLBytes
     /// The assertion signature over `authenticatorData ‖ SHA-256(clientDataJSON)`.
     package var signature: Base64URLBytes
     /// The user handle, sent by discoverable credentials (absent or null otherwise).

@@ -64,7 +64,7 @@ package struct AuthenticatorAttestationResponseJSON: Sendable, Hashable, Codable
     /// The credential's COSE algorithm identifier, if sent.
     package var publicKeyAlgorithm: Int?
     /// The attestation object (CBOR).
-    package var attestationObject: Base64URLBytes
+    var attestationObject: Base64URLBytes
 
     /// Creates an attestation response.
     /// - Parameters:

@@ -160,7 +160,7 @@ extension PublicKeyCredentialCreationOptionsJSON {
     /// Decodes creation options from JSON.
     /// - Parameter jsonData: the JSON.
     /// - Throws: ``WebAuthnError`` with category `malformed` naming the failing member.
-    package init(jsonData: Data) throws(WebAuthnError) {
+    init(jsonData: Data) throws(WebAuthnError) {
         self = try WebAuthnJSONCoding.decode(Self.self, from: jsonData, root: "PublicKeyCredentialCreationOptionsJSON")
     }
 
@@ -176,7 +176,7 @@ extension PublicKeyCredentialRequestOptionsJSON {
     /// Decodes request options from JSON.
     /// - Parameter jsonData: the JSON.
     /// - Throws: ``WebAuthnError`` with category `malformed` naming the failing member.
-    package init(jsonData: Data) throws(WebAuthnError) {
+    init(jsonData: Data) throws(WebAuthnError) {
         self = try WebAuthnJSONCoding.decode(Self.self, from: jsonData, root: "PublicKeyCredentialRequestOptionsJSON")
     }
 

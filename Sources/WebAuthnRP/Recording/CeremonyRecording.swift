@@ -51,9 +51,9 @@ public struct CeremonyRecording: Sendable {
     /// an authentication looked up, or the one a refused registration collided with.
     package let credentialBefore: CredentialRecord?
     /// The relying party.
-    package let relyingParty: RelyingParty
+    let relyingParty: RelyingParty
     /// The policy.
-    package let policy: VerificationPolicy
+    let policy: VerificationPolicy
     /// When the response was verified.
     public let receivedAt: Date
     /// The verdict.

@@ -34,7 +34,7 @@ package struct TPMPublicArea: Sendable, Hashable {
     }
 
     /// The type-specific part of the structure.
-    package enum Parameters: Sendable, Hashable {
+    enum Parameters: Sendable, Hashable {
         /// An RSA key (TPM_ALG_RSA).
         case rsa(RSAParameters)
         /// An elliptic-curve key (TPM_ALG_ECC).
@@ -49,7 +49,7 @@ package struct TPMPublicArea: Sendable, Hashable {
     /// The authorization policy digest (often empty).
     package let authPolicy: ArraySlice<UInt8>
     /// The key type's parameters and public key.
-    package let parameters: Parameters
+    let parameters: Parameters
     /// The exact bytes parsed; the object's Name is computed over them.
     package let rawBytes: ArraySlice<UInt8>
 
