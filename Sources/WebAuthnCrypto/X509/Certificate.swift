@@ -251,7 +251,7 @@ public struct Certificate: Sendable {
     /// Whether `issuer`'s public key verifies this certificate's signature. Names,
     /// validity and CA flags are not looked at; use ``CertificateChain`` for that.
     /// - Parameter issuer: the certificate whose key should have signed this one.
-    package func isSignatureValid(issuer: Certificate) -> Bool {
+    func isSignatureValid(issuer: Certificate) -> Bool {
         handle.isSigned(by: issuer.publicKey.evpKey)
     }
 

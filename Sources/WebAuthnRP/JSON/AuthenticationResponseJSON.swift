@@ -8,7 +8,7 @@ package struct AuthenticationResponseJSON: Sendable, Hashable, Codable {
     /// The authenticator's response.
     package var response: AuthenticatorAssertionResponseJSON
     /// The attachment of the authenticator that was used, if the client said.
-    package var authenticatorAttachment: AuthenticatorAttachment?
+    var authenticatorAttachment: AuthenticatorAttachment?
     /// Client extension outputs, kept as JSON.
     package var clientExtensionResults: [String: JSONValue]
     /// The credential type (`public-key`).
@@ -76,14 +76,14 @@ package struct AuthenticatorAssertionResponseJSON: Sendable, Hashable, Codable {
     /// Parses ``clientDataJSON``.
     /// - Returns: the client data, whose `rawBytes` are the received bytes.
     /// - Throws: ``WebAuthnError`` with category `malformed`.
-    package func parsedClientData() throws(WebAuthnError) -> CollectedClientData {
+    func parsedClientData() throws(WebAuthnError) -> CollectedClientData {
         try CollectedClientData(jsonBytes: clientDataJSON.bytes[...])
     }
 
     /// Parses ``authenticatorData``.
     /// - Returns: the authenticator data, whose `rawBytes` are the received bytes.
     /// - Throws: ``WebAuthnError`` with category `malformed`.
-    package func parsedAuthenticatorData() throws(WebAuthnError) -> AuthenticatorData {
+    func parsedAuthenticatorData() throws(WebAuthnError) -> AuthenticatorData {
         try AuthenticatorData(bytes: authenticatorData.bytes[...])
     }
 }

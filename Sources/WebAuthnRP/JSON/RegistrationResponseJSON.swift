@@ -8,7 +8,7 @@ package struct RegistrationResponseJSON: Sendable, Hashable, Codable {
     /// The authenticator's response.
     package var response: AuthenticatorAttestationResponseJSON
     /// The attachment of the authenticator that was used, if the client said.
-    package var authenticatorAttachment: AuthenticatorAttachment?
+    var authenticatorAttachment: AuthenticatorAttachment?
     /// Client extension outputs, kept as JSON.
     package var clientExtensionResults: [String: JSONValue]
     /// The credential type (`public-key`).
@@ -62,7 +62,7 @@ package struct AuthenticatorAttestationResponseJSON: Sendable, Hashable, Codable
     /// The credential public key as a DER SubjectPublicKeyInfo, if the client could produce it.
     package var publicKey: Base64URLBytes?
     /// The credential's COSE algorithm identifier, if sent.
-    package var publicKeyAlgorithm: Int?
+    var publicKeyAlgorithm: Int?
     /// The attestation object (CBOR).
     var attestationObject: Base64URLBytes
 
@@ -88,14 +88,14 @@ package struct AuthenticatorAttestationResponseJSON: Sendable, Hashable, Codable
     /// Parses ``clientDataJSON``.
     /// - Returns: the client data, whose `rawBytes` are the received bytes.
     /// - Throws: ``WebAuthnError`` with category `malformed`.
-    package func parsedClientData() throws(WebAuthnError) -> CollectedClientData {
+    func parsedClientData() throws(WebAuthnError) -> CollectedClientData {
         try CollectedClientData(jsonBytes: clientDataJSON.bytes[...])
     }
 
     /// Parses ``attestationObject``.
     /// - Returns: the attestation object.
     /// - Throws: ``WebAuthnError`` with category `malformed`.
-    package func parsedAttestationObject() throws(WebAuthnError) -> AttestationObject {
+    func parsedAttestationObject() throws(WebAuthnError) -> AttestationObject {
         try AttestationObject(bytes: attestationObject.bytes[...])
     }
 }

@@ -25,7 +25,7 @@ public struct CollectedClientData: Sendable {
     package let rawBytes: ArraySlice<UInt8>
 
     /// The largest `clientDataJSON` accepted, in bytes.
-    package static let maximumLength = 64 * 1024
+    static let maximumLength = 64 * 1024
     /// Deepest JSON nesting accepted inside `clientDataJSON`.
     static let maximumDepth = 32
 

@@ -49,7 +49,7 @@ public struct CeremonyRecording: Sendable {
     package let response: JSONValue
     /// The credential record the ceremony found, as it stood before the ceremony: the record
     /// an authentication looked up, or the one a refused registration collided with.
-    package let credentialBefore: CredentialRecord?
+    let credentialBefore: CredentialRecord?
     /// The relying party.
     let relyingParty: RelyingParty
     /// The policy.
