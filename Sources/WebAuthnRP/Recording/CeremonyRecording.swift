@@ -86,7 +86,7 @@ public struct CeremonyRecording: Sendable {
     }
 
     /// Whether the ceremony was rejected.
-    public var isRejected: Bool {
+    var isRejected: Bool {
         if case .rejected = verdict { return true }
         return false
     }
