@@ -133,47 +133,6 @@ public protocol SealedChallengeReplayStore: Sendable {
     func markUsed(_ challenge: [UInt8], expiresAt: Date, now: Date) async throws -> Bool
 }
 
-/// A bounded in-memory ``SealedChallengeReplayStore`` for one process, safe under concurrent use.
-///
-/// Single use holds within this process only: another node, or this one after a restart,
-/// does not know what it recorded. A full store (every entry still unexpired) refuses with
-/// ``RegistryError/Code/capacityExceeded`` rather than forgetting an entry, so it never lets a
-/// replay through.
-public final class InMemorySealedChallengeReplayStore: SealedChallengeReplayStore {
-    private let used = Mutex([ByteKey: Date]())
-    /// The most unexpired challenges remembered at once.
-    let capacity: Int
-
-    /// Creates a store.
-    /// - Parameter capacity: the most unexpired challenges remembered (default 100,000).
-    public init(capacity: Int = 100_000) {
-        self.capacity = max(1, capacity)
-    }
-
-    /// Records a challenge as used; see ``SealedChallengeReplayStore/markUsed(_:expiresAt:now:)``.
-    /// - Parameters:
-    ///   - challenge: the challenge bytes.
-    ///   - expiresAt: when the token expires.
-    ///   - now: the current time (entries that expired before it are dropped first when full).
-    /// - Returns: `false` when it was already used.
-    /// - Throws: ``RegistryError`` `capacityExceeded` when the store is full of unexpired entries.
-    public func markUsed(_ challenge: [UInt8], expiresAt: Date, now: Date) throws -> Bool {
-        let key = ByteKey(challenge)
-        return try used.withLock { (used: inout [ByteKey: Date]) throws -> Bool in
-            guard used[key] == nil else { return false }
-            if used.count >= capacity { used = used.filter { !($0.value < now) } }
-            guard used.count < capacity else {
-                throw RegistryError(.capacityExceeded, "\(capacity) sealed challenges are remembered")
-            }
-            used[key] = expiresAt
-            return true
-        }
-    }
-
-    /// How many challenges are remembered.
-    var count: Int { used.withLock { $0.count } }
-}
-
 /// The challenge store of a sealed `finish…`: holds the one challenge its token opened to.
 /// The service consumes only after the body has parsed and its client data has named a
 /// challenge, so the token is recorded as used only when that challenge is the sealed one.

@@ -1,52 +1,6 @@
 package import WebAuthnCrypto
 import WebAuthnCoding
-/// A registration response with its binary members decoded: from the JSON the browser posted
-/// or the body a native app wrote (``init(jsonData:)``, or `Decodable` inside a larger body),
-/// or built directly from what `ASAuthorizationPlatformPublicKeyCredentialRegistration` gives
-/// (`credentialID`, `rawClientDataJSON`, `rawAttestationObject`): pass them as `rawId`,
-/// `clientDataJSON` and `attestationObject` and leave `id` out, so that it is derived.
-public struct RegistrationResponse: Sendable {
-    /// `id`: the credential id, base64url, as the client sent it.
-    public var id: String
-    /// `rawId`: the credential id bytes.
-    public var rawId: [UInt8]
-    /// `type`: must be `public-key`.
-    public var type: String
-    /// `response.clientDataJSON`, exactly as received.
-    public var clientDataJSON: [UInt8]
-    /// `response.attestationObject`, exactly as received.
-    public var attestationObject: [UInt8]
-    /// `response.transports`.
-    public var transports: [String]
-    /// `clientExtensionResults`, as the client sent it.
-    public var clientExtensionResults: [String: JSONValue]
-
-    /// Creates a response from decoded members.
-    /// - Parameters:
-    ///   - id: base64url credential id as the client sent it; nil (default) derives it from
-    ///     `rawId` (a native app sends no `id`).
-    ///   - rawId: credential id bytes (`credentialID` on Apple platforms).
-    ///   - type: credential type (`public-key`).
-    ///   - clientDataJSON: client data bytes (`rawClientDataJSON`).
-    ///   - attestationObject: attestation object bytes (`rawAttestationObject`).
-    ///   - transports: reported transports.
-    ///   - clientExtensionResults: the client extension outputs.
-    public init(id: String? = nil, rawId: [UInt8], type: String = "public-key", clientDataJSON: [UInt8],
-                attestationObject: [UInt8], transports: [String] = [],
-                clientExtensionResults: [String: JSONValue] = [:]) {
-        self.id = id ?? Base64URL.encode(rawId)
-        self.rawId = rawId
-        self.type = type
-        self.clientDataJSON = clientDataJSON
-        self.attestationObject = attestationObject
-        self.transports = transports
-        self.clientExtensionResults = clientExtensionResults
-    }
-
-    /// Whether ``id`` is exactly the base64url of ``rawId`` (the one way both verifiers check it).
-    var idEncodesRawId: Bool { Base64URL.isEncoding(id, of: rawId) }
-}
-
+public import Foundation
 /// An authentication response with its binary members decoded: from the JSON the browser
 /// posted or the body a native app wrote (``init(jsonData:)``, or `Decodable` inside a larger
 /// body), or built directly from what `ASAuthorizationPlatformPublicKeyCredentialAssertion`
@@ -194,27 +148,6 @@ struct AssertionMembers: Sendable {
     var userHandle: ArraySlice<UInt8>? { userHandleRange.map { storage[$0] } }
 }
 
-/// A registration that passed every check.
-public struct VerifiedRegistration: Sendable {
-    /// The record to store (the registry stores it when it runs the ceremony).
-    public let record: CredentialRecord
-    /// Format, type and trust of the attestation.
-    public let attestation: AttestationResult
-    /// The parsed authenticator data (for a server: the UP and UV flags are ``userPresent``
-    /// and ``userVerified``; counter, backup state and credential data are in the record).
-    package let authenticatorData: AuthenticatorData
-    /// The parsed client data.
-    public let clientData: CollectedClientData
-    /// The credential public key, built once.
-    let credentialKey: COSEKey
-    /// The verified extension outputs.
-    public let extensions: RegistrationExtensionResults
-    /// UP flag.
-    public var userPresent: Bool { authenticatorData.flags.contains(.userPresent) }
-    /// UV flag.
-    public var userVerified: Bool { authenticatorData.flags.contains(.userVerified) }
-}
-
 /// An authentication that passed every check.
 public struct VerifiedAuthentication: Sendable {
     /// The credential record with signCount, backup state and uvInitialized updated.
@@ -232,4 +165,69 @@ public struct VerifiedAuthentication: Sendable {
     public var userPresent: Bool { authenticatorData.flags.contains(.userPresent) }
     /// UV flag.
     public var userVerified: Bool { authenticatorData.flags.contains(.userVerified) }
+}
+
+// An authentication response from what the browser posted, and its client data parsed once.
+
+extension AuthenticationResponse {
+    /// The decoded form of an `AuthenticationResponseJSON`.
+    /// - Parameter json: the decoded JSON.
+    package init(json: AuthenticationResponseJSON) {
+        self.init(id: json.id, rawId: json.rawId.bytes, type: json.type.rawValue,
+                  clientDataJSON: json.response.clientDataJSON.bytes,
+                  authenticatorData: json.response.authenticatorData.bytes,
+                  signature: json.response.signature.bytes, userHandle: json.response.userHandle?.bytes,
+                  clientExtensionResults: json.clientExtensionResults)
+    }
+}
+
+extension AuthenticationResponse {
+    /// The response `AuthenticationResponse(json:)` makes of plain JSON (what browsers send),
+    /// built straight from the decoded members, or nil when the document is not plain. The
+    /// response keeps the decoder's one buffer of binary members with their ranges.
+    init?(plainJSON bytes: ArraySlice<UInt8>) {
+        guard let plain = PlainResponseDecoding.assertion(bytes),
+              let members = AssertionMembers(storage: plain.decoded, clientDataJSON: plain.clientDataJSON,
+                                             authenticatorData: plain.authenticatorData, signature: plain.signature,
+                                             // An empty user handle is none, as the public initializer has it.
+                                             userHandle: plain.userHandle.flatMap { $0.isEmpty ? nil : $0 }) else { return nil }
+        self.init(idText: plain.id, rawId: plain.rawId, type: plain.type, members: members,
+                  clientExtensionResults: plain.extensions)
+    }
+}
+
+extension AuthenticationResponse: Decodable {
+    /// Decodes the body the client posted: the response `PublicKeyCredential.toJSON()`
+    /// produced, or what a native app encoded with `JSONEncoder` from
+    /// `ASAuthorizationPlatformPublicKeyCredentialAssertion`: `credentialID`,
+    /// `rawClientDataJSON`, `rawAuthenticatorData`, `signature`, optional `userID` and
+    /// `attachment` (standard base64, as `JSONEncoder` writes `Data`), no `id` (derived). What
+    /// browsers send is read in one pass of the strict reader, straight into the response; a
+    /// native body is read by the same reader; anything else is read by it into a tree and typed
+    /// from that (a member given twice or invalid UTF-8 is refused either way).
+    /// - Parameter jsonData: the JSON the client posted.
+    /// - Throws: ``WebAuthnError`` with category `malformed` naming the member that is
+    ///   missing, mistyped, unknown (in a native body) or not base64url (standard base64).
+    public init(jsonData: Data) throws(WebAuthnError) {
+        let bytes = [UInt8](jsonData)[...]
+        if let plain = AuthenticationResponse(plainJSON: bytes) {
+            self = plain
+        } else if let native = try NativeResponseBody.members(bytes, kind: .authentication) {
+            self.init(rawId: native.rawId, clientDataJSON: native.clientDataJSON, authenticatorData: native.authenticatorData,
+                      signature: native.signature, userHandle: native.userHandle)
+        } else {
+            self.init(json: try WebAuthnJSONCoding.decode(AuthenticationResponseJSON.self, from: jsonData,
+                                                                root: "AuthenticationResponseJSON"))
+        }
+    }
+
+    /// Decodes the response from a larger document (a request body that carries the
+    /// credential in one of its members), with the browser members and rules of
+    /// ``init(jsonData:)`` apart from the strict reader, which only reads a whole body (a
+    /// native app's body is read only as a whole body).
+    /// - Parameter decoder: the decoder.
+    /// - Throws: `DecodingError` for a missing or mistyped member.
+    public init(from decoder: any Decoder) throws {
+        self.init(json: try AuthenticationResponseJSON(from: decoder))
+    }
 }

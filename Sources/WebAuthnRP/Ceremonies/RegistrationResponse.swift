@@ -1,0 +1,119 @@
+package import WebAuthnCrypto
+import WebAuthnCoding
+public import Foundation
+/// A registration response with its binary members decoded: from the JSON the browser posted
+/// or the body a native app wrote (``init(jsonData:)``, or `Decodable` inside a larger body),
+/// or built directly from what `ASAuthorizationPlatformPublicKeyCredentialRegistration` gives
+/// (`credentialID`, `rawClientDataJSON`, `rawAttestationObject`): pass them as `rawId`,
+/// `clientDataJSON` and `attestationObject` and leave `id` out, so that it is derived.
+public struct RegistrationResponse: Sendable {
+    /// `id`: the credential id, base64url, as the client sent it.
+    public var id: String
+    /// `rawId`: the credential id bytes.
+    public var rawId: [UInt8]
+    /// `type`: must be `public-key`.
+    public var type: String
+    /// `response.clientDataJSON`, exactly as received.
+    public var clientDataJSON: [UInt8]
+    /// `response.attestationObject`, exactly as received.
+    public var attestationObject: [UInt8]
+    /// `response.transports`.
+    public var transports: [String]
+    /// `clientExtensionResults`, as the client sent it.
+    public var clientExtensionResults: [String: JSONValue]
+
+    /// Creates a response from decoded members.
+    /// - Parameters:
+    ///   - id: base64url credential id as the client sent it; nil (default) derives it from
+    ///     `rawId` (a native app sends no `id`).
+    ///   - rawId: credential id bytes (`credentialID` on Apple platforms).
+    ///   - type: credential type (`public-key`).
+    ///   - clientDataJSON: client data bytes (`rawClientDataJSON`).
+    ///   - attestationObject: attestation object bytes (`rawAttestationObject`).
+    ///   - transports: reported transports.
+    ///   - clientExtensionResults: the client extension outputs.
+    public init(id: String? = nil, rawId: [UInt8], type: String = "public-key", clientDataJSON: [UInt8],
+                attestationObject: [UInt8], transports: [String] = [],
+                clientExtensionResults: [String: JSONValue] = [:]) {
+        self.id = id ?? Base64URL.encode(rawId)
+        self.rawId = rawId
+        self.type = type
+        self.clientDataJSON = clientDataJSON
+        self.attestationObject = attestationObject
+        self.transports = transports
+        self.clientExtensionResults = clientExtensionResults
+    }
+
+    /// Whether ``id`` is exactly the base64url of ``rawId`` (the one way both verifiers check it).
+    var idEncodesRawId: Bool { Base64URL.isEncoding(id, of: rawId) }
+}
+
+/// A registration that passed every check.
+public struct VerifiedRegistration: Sendable {
+    /// The record to store (the registry stores it when it runs the ceremony).
+    public let record: CredentialRecord
+    /// Format, type and trust of the attestation.
+    public let attestation: AttestationResult
+    /// The parsed authenticator data (for a server: the UP and UV flags are ``userPresent``
+    /// and ``userVerified``; counter, backup state and credential data are in the record).
+    package let authenticatorData: AuthenticatorData
+    /// The parsed client data.
+    public let clientData: CollectedClientData
+    /// The credential public key, built once.
+    let credentialKey: COSEKey
+    /// The verified extension outputs.
+    public let extensions: RegistrationExtensionResults
+    /// UP flag.
+    public var userPresent: Bool { authenticatorData.flags.contains(.userPresent) }
+    /// UV flag.
+    public var userVerified: Bool { authenticatorData.flags.contains(.userVerified) }
+}
+
+// A registration response from what the browser posted, and its client data parsed once.
+
+extension RegistrationResponse {
+    /// The decoded form of a `RegistrationResponseJSON` (what `PublicKeyCredential.toJSON()` sent).
+    /// - Parameter json: the decoded JSON.
+    package init(json: RegistrationResponseJSON) {
+        self.init(id: json.id, rawId: json.rawId.bytes, type: json.type.rawValue,
+                  clientDataJSON: json.response.clientDataJSON.bytes,
+                  attestationObject: json.response.attestationObject.bytes,
+                  transports: (json.response.transports ?? []).map(\.rawValue),
+                  clientExtensionResults: json.clientExtensionResults)
+    }
+}
+
+extension RegistrationResponse: Decodable {
+    /// Decodes the body the client posted: the response `PublicKeyCredential.toJSON()`
+    /// produced, or what a native app encoded with `JSONEncoder` from
+    /// `ASAuthorizationPlatformPublicKeyCredentialRegistration`: `credentialID`,
+    /// `rawClientDataJSON`, `rawAttestationObject` (standard base64, as `JSONEncoder` writes
+    /// `Data`), optional `transports` and `attachment`, no `id` (derived). Either is read by
+    /// the strict reader (duplicate names, invalid UTF-8 and oversized members refused); browser
+    /// JSON that is not plain is read by the same reader into a tree and typed from that.
+    /// - Parameter jsonData: the JSON the client posted.
+    /// - Throws: ``WebAuthnError`` with category `malformed` naming the member that is
+    ///   missing, mistyped, unknown (in a native body) or not base64url (standard base64).
+    public init(jsonData: Data) throws(WebAuthnError) {
+        let bytes = [UInt8](jsonData)[...]
+        if let plain = PlainResponseDecoding.registration(bytes) {
+            self.init(json: plain)
+        } else if let native = try NativeResponseBody.members(bytes, kind: .registration) {
+            self.init(rawId: native.rawId, clientDataJSON: native.clientDataJSON, attestationObject: native.attestationObject,
+                      transports: native.transports)
+        } else {
+            self.init(json: try WebAuthnJSONCoding.decode(RegistrationResponseJSON.self, from: jsonData,
+                                                                  root: "RegistrationResponseJSON"))
+        }
+    }
+
+    /// Decodes the response from a larger document (a request body that carries the
+    /// credential in one of its members), with the browser members and rules of
+    /// ``init(jsonData:)`` apart from the strict reader, which only reads a whole body (a
+    /// native app's body is read only as a whole body).
+    /// - Parameter decoder: the decoder.
+    /// - Throws: `DecodingError` for a missing or mistyped member.
+    public init(from decoder: any Decoder) throws {
+        self.init(json: try RegistrationResponseJSON(from: decoder))
+    }
+}

@@ -1,0 +1,234 @@
+public import Foundation
+import Synchronization
+import WebAuthnCoding
+
+// The bounded in-memory implementations of the service's three store contracts
+// (ChallengeStore, CredentialStore, SealedChallengeReplayStore): for tests, the replay tool and
+// single-process deployments. A fleet backs the contracts with its database instead.
+
+/// A bounded in-memory ``ChallengeStore``, safe under concurrent use.
+///
+/// Expired challenges are evicted as time passes: every `issue` first drops the entries whose
+/// expiry is before `now` (a challenge is answerable through its `expiresAt` instant), oldest
+/// first, at a cost proportional to what it drops (an expiry queue, no timer thread). When the store is still at capacity, issuing fails with
+/// ``RegistryError/Code/capacityExceeded`` rather than growing without bound, so anonymous
+/// callers cannot exhaust memory; limiting how fast one caller may ask for challenges is the
+/// server's job (rate limiting per client address or account).
+public final class InMemoryChallengeStore: ChallengeStore {
+    private struct State {
+        var outstanding: [ByteKey: IssuedChallenge] = [:]
+        /// Every issued challenge by expiry (a binary min-heap). An entry whose challenge was
+        /// consumed, or re-issued, stays until its time comes and is then skipped.
+        var expiries: [(expiresAt: Date, key: ByteKey)] = []
+
+        /// Drops what expired before `now`: a challenge is answerable through its `expiresAt`
+        /// instant, so one expiring exactly at `now` stays.
+        mutating func evict(through now: Date) {
+            while let first = expiries.first, first.expiresAt < now {
+                popFirst()
+                if let held = outstanding[first.key], Self.queued(held.expiresAt) < now { outstanding[first.key] = nil }
+            }
+        }
+
+        /// The time an expiry is queued under: a NaN expiry (no instant is before it, and it
+        /// would break the heap's order) counts as long past.
+        static func queued(_ expiresAt: Date) -> Date {
+            expiresAt.timeIntervalSinceReferenceDate.isNaN ? .distantPast : expiresAt
+        }
+
+        mutating func push(_ expiresAt: Date, _ key: ByteKey) {
+            expiries.append((Self.queued(expiresAt), key))
+            var child = expiries.count - 1
+            while child > 0 {
+                let parent = (child - 1) / 2
+                guard expiries[child].expiresAt < expiries[parent].expiresAt else { break }
+                expiries.swapAt(child, parent)
+                child = parent
+            }
+        }
+
+        mutating func popFirst() {
+            guard let last = expiries.popLast(), !expiries.isEmpty else { return }
+            expiries[0] = last
+            var parent = 0
+            while true {
+                let left = 2 * parent + 1, right = left + 1
+                var smallest = parent
+                if left < expiries.count, expiries[left].expiresAt < expiries[smallest].expiresAt { smallest = left }
+                if right < expiries.count, expiries[right].expiresAt < expiries[smallest].expiresAt { smallest = right }
+                guard smallest != parent else { return }
+                expiries.swapAt(parent, smallest)
+                parent = smallest
+            }
+        }
+
+        /// Rebuilds the queue from what is outstanding, so consumed challenges cannot make it
+        /// grow past twice the store's size.
+        mutating func compact() {
+            let live = outstanding.map { (expiresAt: $0.value.expiresAt, key: $0.key) }
+            expiries = []
+            expiries.reserveCapacity(live.count)
+            for entry in live { push(entry.expiresAt, entry.key) }
+        }
+    }
+    private let state = Mutex(State())
+    /// The most challenges held at once.
+    let capacity: Int
+
+    /// Creates a store.
+    /// - Parameter capacity: the most outstanding challenges held at once (default 100,000).
+    public init(capacity: Int = 100_000) {
+        self.capacity = max(1, capacity)
+    }
+
+    /// Records a newly issued challenge, first evicting the challenges that expired before `now`.
+    /// - Parameters:
+    ///   - challenge: the issued challenge and its ceremony binding.
+    ///   - now: the current time.
+    /// - Throws: ``RegistryError/Code/capacityExceeded`` when `capacity` challenges are still
+    ///   outstanding, ``RegistryError/Code/duplicateChallenge`` when these bytes are outstanding.
+    public func issue(_ challenge: IssuedChallenge, now: Date) async throws {
+        try state.withLock { (state: inout State) throws(RegistryError) in
+            state.evict(through: now)
+            guard state.outstanding.count < capacity else {
+                throw RegistryError(.capacityExceeded, "\(capacity) challenges are outstanding")
+            }
+            let key = ByteKey(challenge.challenge)
+            guard state.outstanding[key] == nil else {
+                throw RegistryError(.duplicateChallenge, "this challenge is already outstanding")
+            }
+            state.outstanding[key] = challenge
+            if state.expiries.count >= 2 * capacity { state.compact() }
+            state.push(challenge.expiresAt, key)
+        }
+    }
+
+    /// Removes and returns the outstanding challenge with these bytes (atomic: one caller gets it).
+    /// - Parameter challenge: the challenge bytes.
+    /// - Returns: the issued challenge, or nil when it was never issued, already consumed or evicted.
+    public func consume(_ challenge: [UInt8]) async throws -> IssuedChallenge? {
+        let key = ByteKey(challenge)
+        return state.withLock { $0.outstanding.removeValue(forKey: key) }
+    }
+
+    /// How many entries the expiry queue holds (tests check it stays bounded).
+    var queuedExpiries: Int { state.withLock { $0.expiries.count } }
+
+    /// How many challenges are held (expired ones included until the next `issue` evicts them).
+    var count: Int { state.withLock { $0.outstanding.count } }
+}
+
+/// A bounded in-memory ``CredentialStore``, safe under concurrent use.
+public final class InMemoryCredentialStore: CredentialStore {
+    private let records = Mutex([ByteKey: CredentialRecord]())
+    /// The most records held.
+    let capacity: Int
+
+    /// Creates a store.
+    /// - Parameters:
+    ///   - initial: records that exist from the start (the `records:` argument).
+    ///   - capacity: the most records held (default 1,000,000).
+    public init(records initial: [CredentialRecord] = [], capacity: Int = 1_000_000) {
+        self.capacity = max(1, capacity)
+        records.withLock { dict in
+            for record in initial { dict[ByteKey(record.id)] = record }
+        }
+    }
+
+    /// Stores a new record only if no record has its id.
+    /// - Parameter record: the record.
+    /// - Returns: false when a record with this id already exists (nothing is changed).
+    /// - Throws: ``RegistryError/Code/capacityExceeded`` when the store holds its capacity of records.
+    public func create(_ record: CredentialRecord) async throws -> Bool {
+        let key = ByteKey(record.id)
+        return try records.withLock { (dict: inout [ByteKey: CredentialRecord]) throws(RegistryError) -> Bool in
+            guard dict[key] == nil else { return false }
+            guard dict.count < capacity else {
+                throw RegistryError(.capacityExceeded, "\(capacity) credentials are stored")
+            }
+            dict[key] = record
+            return true
+        }
+    }
+
+    /// The record with this credential id.
+    /// - Parameter id: the credential id.
+    /// - Returns: the record, or nil.
+    public func credential(id: [UInt8]) async throws -> CredentialRecord? {
+        let key = ByteKey(id)
+        return records.withLock { $0[key] }
+    }
+
+    /// Every record of one user.
+    /// - Parameter userHandle: the user handle.
+    /// - Returns: the user's records, in no particular order.
+    public func credentials(userHandle: [UInt8]) async throws -> [CredentialRecord] {
+        records.withLock { dict in dict.values.filter { $0.userHandle == userHandle } }
+    }
+
+    /// Stores the change's record when the stored one still has its expected counter (one
+    /// lock: compare and swap).
+    /// - Parameter change: the expected counter and the record to store.
+    /// - Returns: false when no record has the id or its counter is no longer the expected one.
+    public func update(_ change: CredentialUpdate) async throws -> Bool {
+        let key = ByteKey(change.record.id)
+        return records.withLock { (dict: inout [ByteKey: CredentialRecord]) -> Bool in
+            // One lookup: replace only an existing record whose counter is unchanged.
+            guard let index = dict.index(forKey: key), dict.values[index].signCount == change.expectedSignCount else {
+                return false
+            }
+            dict.values[index] = change.record
+            return true
+        }
+    }
+
+    /// Removes the record with this id (a passkey the user deleted, or an account closed).
+    /// - Parameter id: the credential id.
+    /// - Returns: the removed record, or nil when no record had the id.
+    @discardableResult
+    public func remove(id: [UInt8]) -> CredentialRecord? {
+        let key = ByteKey(id)
+        return records.withLock { $0.removeValue(forKey: key) }
+    }
+}
+
+/// A bounded in-memory ``SealedChallengeReplayStore`` for one process, safe under concurrent use.
+///
+/// Single use holds within this process only: another node, or this one after a restart,
+/// does not know what it recorded. A full store (every entry still unexpired) refuses with
+/// ``RegistryError/Code/capacityExceeded`` rather than forgetting an entry, so it never lets a
+/// replay through.
+public final class InMemorySealedChallengeReplayStore: SealedChallengeReplayStore {
+    private let used = Mutex([ByteKey: Date]())
+    /// The most unexpired challenges remembered at once.
+    let capacity: Int
+
+    /// Creates a store.
+    /// - Parameter capacity: the most unexpired challenges remembered (default 100,000).
+    public init(capacity: Int = 100_000) {
+        self.capacity = max(1, capacity)
+    }
+
+    /// Records a challenge as used; see ``SealedChallengeReplayStore/markUsed(_:expiresAt:now:)``.
+    /// - Parameters:
+    ///   - challenge: the challenge bytes.
+    ///   - expiresAt: when the token expires.
+    ///   - now: the current time (entries that expired before it are dropped first when full).
+    /// - Returns: `false` when it was already used.
+    /// - Throws: ``RegistryError`` `capacityExceeded` when the store is full of unexpired entries.
+    public func markUsed(_ challenge: [UInt8], expiresAt: Date, now: Date) throws -> Bool {
+        let key = ByteKey(challenge)
+        return try used.withLock { (used: inout [ByteKey: Date]) throws -> Bool in
+            guard used[key] == nil else { return false }
+            if used.count >= capacity { used = used.filter { !($0.value < now) } }
+            guard used.count < capacity else {
+                throw RegistryError(.capacityExceeded, "\(capacity) sealed challenges are remembered")
+            }
+            used[key] = expiresAt
+            return true
+        }
+    }
+
+    /// How many challenges are remembered.
+    var count: Int { used.withLock { $0.count } }
+}
