@@ -83,7 +83,10 @@ psql "$psql_url" -X -q -v ON_ERROR_STOP=1 -c "
 log "building the example (swift build --package-path $package)"
 build_started=$SECONDS
 timeout 1800 swift build --package-path "$package" --product PasskeyServer >"$work/build.log" 2>&1 || { tail -n 60 "$work/build.log"; die "build failed"; }
+# The tests' node: the same application with the one option the shipped server cannot set.
+timeout 1800 swift build --package-path "$package" --product passkey-e2e-node >>"$work/build.log" 2>&1 || { tail -n 60 "$work/build.log"; die "build failed"; }
 binary="$(swift build --package-path "$package" --show-bin-path)/PasskeyServer"
+test_node_binary="$(swift build --package-path "$package" --show-bin-path)/passkey-e2e-node"
 # The replay tool, to replay what node A records of its failed ceremonies.
 repo="$(cd "$package/../.." && pwd)"
 timeout 1800 swift build --package-path "$repo" --product webauthn-replay >>"$work/build.log" 2>&1 || { tail -n 60 "$work/build.log"; die "build of webauthn-replay failed"; }
@@ -91,10 +94,10 @@ replay="$(swift build --package-path "$repo" --show-bin-path)/webauthn-replay"
 log "built in $((SECONDS - build_started)) s"
 
 session_key="$(python3 -c 'import secrets; print(secrets.token_hex(32))')"
-start_node() { # name port [extra environment...]
+start_node() { # name port [extra environment...]   (node_binary: which executable, the shipped one by default)
   env HOST=127.0.0.1 PORT="$2" RP_ID=localhost ORIGINS="http://localhost:$port_a,http://localhost:$port_b,http://localhost:$port_c" \
     DATABASE_URL="$database_url" SESSION_KEY="$session_key" NODE_NAME="$1" LOG_LEVEL=info "${@:3}" \
-    "$binary" >"$work/node-$1.log" 2>&1 &
+    "${node_binary:-$binary}" >"$work/node-$1.log" 2>&1 &
   pids+=("$!")
   last_pid=$!
 }
@@ -111,8 +114,8 @@ wait_ready() { # port
 failed_dir="$work/failed-ceremonies"
 record=(RECORD_FAILED_CEREMONIES_DIR="$failed_dir" RECORD_FAILED_CEREMONIES_MAX_FILES=50)
 start_node a "$port_a" "${record[@]}"; pid_a=$last_pid
-# Node B waits 1.5 s before each login's counter update, so a race can be staged (e2e.py).
-start_node b "$port_b" E2E_UPDATE_DELAY_MS=1500 "${record[@]}"
+# Node B (the tests' node) waits 1.5 s before each login's counter update, so a race can be staged (e2e.py).
+node_binary="$test_node_binary" start_node b "$port_b" E2E_UPDATE_DELAY_MS=1500 "${record[@]}"
 # Node C shares the database for credentials but keeps no challenge: sealed challenges.
 start_node c "$port_c" CHALLENGE_MODE=sealed SEALING_KEY="$(python3 -c 'import secrets; print(secrets.token_hex(32))')" "${record[@]}"
 wait_ready "$port_a"; wait_ready "$port_b"; wait_ready "$port_c"

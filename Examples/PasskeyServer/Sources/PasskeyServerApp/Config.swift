@@ -48,6 +48,12 @@ struct Config: Sendable {
     var freshSignIn: TimeInterval = 300
     /// Passkeys one account may hold (`MAX_PASSKEYS_PER_ACCOUNT`).
     var maxPasskeysPerAccount = 32
+    /// The iOS/macOS apps whose passkeys are this RP's (`APPLE_TEAM_ID` and `APPLE_BUNDLE_IDS`):
+    /// served in `/.well-known/apple-app-site-association`.
+    var appleApps: [AppleApp] = []
+    /// The Android apps (`ANDROID_APPS=package=SHA-256 fingerprint,…`): served in
+    /// `/.well-known/assetlinks.json`, and their `android:apk-key-hash:` origins are accepted.
+    var androidApps: [AndroidApp] = []
 
     /// Whether cookies may omit `Secure` (plain http on loopback only).
     var isLocalhost: Bool { rpId == "localhost" && origins.allSatisfy { $0.hasPrefix("http://localhost") || $0.hasPrefix("http://127.0.0.1") } }
@@ -100,7 +106,33 @@ struct Config: Sendable {
         config.shutdownForce = try integer(env, "SHUTDOWN_FORCE_SECONDS", 1...600, 5)
         config.freshSignIn = TimeInterval(try integer(env, "FRESH_SIGN_IN_SECONDS", 1...86_400, 300))
         config.maxPasskeysPerAccount = try integer(env, "MAX_PASSKEYS_PER_ACCOUNT", 1...1_000, 32)
+        let bundleIds = list(env["APPLE_BUNDLE_IDS"])
+        if let team = env["APPLE_TEAM_ID"], !team.isEmpty {
+            guard !bundleIds.isEmpty else { throw ConfigError("APPLE_TEAM_ID needs APPLE_BUNDLE_IDS (comma-separated bundle IDs)") }
+            config.appleApps = bundleIds.map { AppleApp(teamId: team, bundleId: $0) }
+        } else if !bundleIds.isEmpty {
+            throw ConfigError("APPLE_BUNDLE_IDS needs APPLE_TEAM_ID")
+        }
+        for entry in list(env["ANDROID_APPS"]) {
+            let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[0].isEmpty else {
+                throw ConfigError("ANDROID_APPS is package=SHA-256 fingerprint, comma-separated, not \(entry)")
+            }
+            do { config.androidApps.append(try AndroidApp(packageName: parts[0], sha256Fingerprint: parts[1])) } catch {
+                throw ConfigError("ANDROID_APPS: \(parts[0]): the fingerprint is not 32 bytes of hex (AB:CD:…)")
+            }
+        }
         return config
+    }
+
+    /// The relying party the ceremonies verify against: the web origins and each Android app's origin.
+    var relyingParty: RelyingParty {
+        RelyingParty(id: rpId, name: rpName, origins: origins + androidApps.map(\.origin).filter { !origins.contains($0) })
+    }
+
+    /// A comma-separated setting, trimmed, without empty entries.
+    static func list(_ text: String?) -> [String] {
+        (text ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
     /// An integer setting within `range`, or `fallback` when it is absent.
