@@ -87,6 +87,8 @@ let package = Package(
                 "PasskeyServerApp",
                 "SoftwarePasskey",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                // Verifies the access tokens from the JWKS alone, as a third party would.
+                .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Tests/PasskeyServerTests",

@@ -25,6 +25,10 @@ struct Repositories: Sendable {
     /// Which sealed challenges were answered: the database's table when there is one (single
     /// use across every node and restart), this process's memory otherwise.
     var sealedReplay: any SealedChallengeReplayStore
+    /// Refresh tokens and their families.
+    var refreshTokens: any RefreshTokenStore
+    /// The access tokens' signing keys, shared by every node on the database.
+    var signingKeys: any SigningKeyStore
     /// The database when there is one (its schema migrates before the server starts).
     var database: Database?
 
@@ -33,14 +37,17 @@ struct Repositories: Sendable {
         let accounts = MemoryAccountStore()
         return Repositories(challenges: InMemoryChallengeStore(), credentials: MemoryCredentialStore(accounts: accounts),
                             accounts: accounts, sessions: MemorySessionStore(),
-                            sealedReplay: InMemorySealedChallengeReplayStore(), database: nil)
+                            sealedReplay: InMemorySealedChallengeReplayStore(), refreshTokens: MemoryRefreshTokenStore(),
+                            signingKeys: MemorySigningKeyStore(), database: nil)
     }
 
     /// PostgreSQL: shared by every node on the database.
     static func postgres(_ shared: Database) -> Repositories {
         Repositories(challenges: PostgresChallengeStore(database: shared), credentials: PostgresCredentialStore(database: shared),
                      accounts: PostgresAccountStore(database: shared), sessions: PostgresSessionStore(database: shared),
-                     sealedReplay: PostgresSealedChallengeReplayStore(database: shared), database: shared)
+                     sealedReplay: PostgresSealedChallengeReplayStore(database: shared),
+                     refreshTokens: PostgresRefreshTokenStore(database: shared), signingKeys: PostgresSigningKeyStore(database: shared),
+                     database: shared)
     }
 }
 
@@ -113,9 +120,13 @@ func buildApplication(_ config: Config, logger: Logger, testing: TestingOptions 
     router.get("/healthz") { _, _ in Health(node: config.nodeName) }
     wellKnown.addRoutes(to: router)
 
-    let api = router.group("api").add(middleware: AuthenticationMiddleware(sessions: repositories.sessions))
+    let tokens = TokenService(config: config, refreshTokens: repositories.refreshTokens, keyStore: repositories.signingKeys)
+    WellKnownController.addTokenRoutes(to: router, config: config, tokens: tokens)
+    TokenController(tokens: tokens).addRoutes(to: router.group("oauth"))
+
+    let api = router.group("api").add(middleware: AuthenticationMiddleware(sessions: repositories.sessions, tokens: tokens))
     WebCeremonyController(config: config, policy: policy, service: service, repositories: repositories,
-                          signer: CookieSigner(key: config.sessionKey), cookies: cookies, recorder: recorder)
+                          signer: CookieSigner(key: config.sessionKey), cookies: cookies, recorder: recorder, tokens: tokens)
         .addRoutes(to: api)
     AccountController(config: config, repositories: repositories, cookies: cookies).addRoutes(to: api)
     // Next: NativeCeremonyController (/native/…) and AppAttestController (/appattest/…).

@@ -48,6 +48,17 @@ struct Config: Sendable {
     var freshSignIn: TimeInterval = 300
     /// Passkeys one account may hold (`MAX_PASSKEYS_PER_ACCOUNT`).
     var maxPasskeysPerAccount = 32
+    /// The access tokens' `iss` (`TOKEN_ISSUER`; default: the first origin).
+    var tokenIssuer = ""
+    /// The access tokens' `aud` (`TOKEN_AUDIENCE`; default: the issuer).
+    var tokenAudience = ""
+    /// Access-token lifetime (`ACCESS_TOKEN_SECONDS`).
+    var accessTokenLifetime: TimeInterval = 300
+    /// Refresh-token lifetime, renewed at each rotation (`REFRESH_TOKEN_SECONDS`).
+    var refreshTokenLifetime: TimeInterval = 30 * 86_400
+    /// A new signing key after this long (`SIGNING_KEY_ROTATION_SECONDS`); the previous one stays
+    /// published until the next rotation, so it must outlive an access token.
+    var signingKeyRotation: TimeInterval = 7 * 86_400
     /// The iOS/macOS apps whose passkeys are this RP's (`APPLE_TEAM_ID` and `APPLE_BUNDLE_IDS`):
     /// served in `/.well-known/apple-app-site-association`.
     var appleApps: [AppleApp] = []
@@ -106,6 +117,15 @@ struct Config: Sendable {
         config.shutdownForce = try integer(env, "SHUTDOWN_FORCE_SECONDS", 1...600, 5)
         config.freshSignIn = TimeInterval(try integer(env, "FRESH_SIGN_IN_SECONDS", 1...86_400, 300))
         config.maxPasskeysPerAccount = try integer(env, "MAX_PASSKEYS_PER_ACCOUNT", 1...1_000, 32)
+        config.tokenIssuer = env["TOKEN_ISSUER"].flatMap { $0.isEmpty ? nil : $0 } ?? config.origins.first ?? "https://\(config.rpId)"
+        config.tokenAudience = env["TOKEN_AUDIENCE"].flatMap { $0.isEmpty ? nil : $0 } ?? config.tokenIssuer
+        config.accessTokenLifetime = TimeInterval(try integer(env, "ACCESS_TOKEN_SECONDS", 5...86_400, 300))
+        config.refreshTokenLifetime = TimeInterval(try integer(env, "REFRESH_TOKEN_SECONDS", 60...31_536_000, 30 * 86_400))
+        config.signingKeyRotation = TimeInterval(try integer(env, "SIGNING_KEY_ROTATION_SECONDS", 5...31_536_000, 7 * 86_400))
+        guard config.signingKeyRotation >= config.accessTokenLifetime else {
+            // A key leaves the JWKS one rotation after it stopped signing: its tokens must have expired by then.
+            throw ConfigError("SIGNING_KEY_ROTATION_SECONDS must be at least ACCESS_TOKEN_SECONDS")
+        }
         let bundleIds = list(env["APPLE_BUNDLE_IDS"])
         if let team = env["APPLE_TEAM_ID"], !team.isEmpty {
             guard !bundleIds.isEmpty else { throw ConfigError("APPLE_TEAM_ID needs APPLE_BUNDLE_IDS (comma-separated bundle IDs)") }

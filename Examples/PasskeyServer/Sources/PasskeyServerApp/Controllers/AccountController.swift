@@ -101,6 +101,7 @@ struct AccountController: Sendable {
         }
         // Every session and token family that passkey signed in ends with it (a copied cookie included).
         try await repositories.sessions.credentialDeleted(credentialId)
+        try await repositories.refreshTokens.credentialDeleted(credentialId)
         context.logger.info("deleted passkey", metadata: ["node": "\(config.nodeName)", "credential": "\(id)"])
         let signedOut = credentialId == subject.credentialId
         return WithCookies(body: Deleted(signedOut: signedOut), cookies: signedOut ? [cookies.expired(SessionCookie.name)] : [])
@@ -111,16 +112,20 @@ struct AccountController: Sendable {
         var sessionsEnded: Int
     }
 
-    /// Ends this session, or (`everywhere`) every session of its account.
+    /// Ends this session (a cookie's row, or a bearer token's refresh-token family), or
+    /// (`everywhere`) every session and token family of its account.
     func logout(_ request: Request, context: AppRequestContext, everywhere: Bool) async throws -> WithCookies<LoggedOut> {
         _ = try await request.collectJSON(limit: Limits.optionsBody)   // JSON only: no cross-site form can post it
         var ended = 0
         if let subject = context.identity {
             if everywhere {
                 ended = try await repositories.sessions.deleteAll(userHandle: subject.userHandle)
+                ended += try await repositories.refreshTokens.revokeAll(userHandle: subject.userHandle, now: Date())
             } else if case .session(let id) = subject.credential {
                 try await repositories.sessions.delete(id: id)
                 ended = 1
+            } else if case .accessToken(_, let family) = subject.credential {
+                ended = try await repositories.refreshTokens.revoke(familyID: family, now: Date()) ? 1 : 0
             }
         } else if everywhere {
             throw AppError.unauthorized

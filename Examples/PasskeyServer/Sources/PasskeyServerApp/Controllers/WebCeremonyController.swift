@@ -14,12 +14,14 @@ struct WebCeremonyController: Sendable {
     let signer: CookieSigner
     let cookies: CookieFactory
     let recorder: FailedCeremonyRecorder?
+    let tokens: TokenService
 
     func addRoutes(to group: RouterGroup<AppRequestContext>) {
         group.post("register/options", use: registerOptions)
         group.post("register/verify", use: registerVerify)
         group.post("login/options", use: loginOptions)
         group.post("login/verify", use: loginVerify)
+        group.post("token/login/verify", use: tokenLoginVerify)
     }
 
     // MARK: Registration
@@ -170,6 +172,23 @@ struct WebCeremonyController: Sendable {
     }
 
     @Sendable func loginVerify(_ request: Request, context: AppRequestContext) async throws -> WithCookies<LoggedIn> {
+        let login = try await verifyLogin(request, context: context)
+        return WithCookies(body: LoggedIn(username: login.username, prf: login.prf),
+                           cookies: [cookies.expired("pk_login"),
+                                     try await startSession(userHandle: login.userHandle, credentialId: login.credentialId,
+                                                            replacing: request)])
+    }
+
+    /// The same login for a client that keeps tokens instead of a session (an app's web view,
+    /// a hybrid app): the RFC 6749 §5.1 token response, and no session cookie.
+    @Sendable func tokenLoginVerify(_ request: Request, context: AppRequestContext) async throws -> WithCookies<TokenResponse> {
+        let login = try await verifyLogin(request, context: context)
+        return WithCookies(body: try await tokens.start(userHandle: login.userHandle, credentialId: login.credentialId, now: Date()),
+                           cookies: [cookies.expired("pk_login")])
+    }
+
+    /// Verifies the assertion against the `pk_login` ceremony cookie.
+    func verifyLogin(_ request: Request, context: AppRequestContext) async throws -> Login {
         let body = try await request.collectJSON(limit: Limits.responseBody)
         guard let value = request.cookies["pk_login"]?.value,
               let ceremony = signer.verify(value, as: CeremonyPayload.self, purpose: "authentication"),
@@ -186,11 +205,7 @@ struct WebCeremonyController: Sendable {
                                                              service: service, receivedAt: now), node: config.nodeName)
             throw error
         }
-        let login = try await finishAuthentication(credential, challenge: state, named: ceremony, now: now, logger: context.logger)
-        return WithCookies(body: LoggedIn(username: login.username, prf: login.prf),
-                           cookies: [cookies.expired("pk_login"),
-                                     try await startSession(userHandle: login.userHandle, credentialId: login.credentialId,
-                                                            replacing: request)])
+        return try await finishAuthentication(credential, challenge: state, named: ceremony, now: now, logger: context.logger)
     }
 
     /// A verified login: whose, with which passkey, and whether a PRF output was verified.

@@ -10,8 +10,15 @@ import WebAuthnRP
 struct AuthenticationMiddleware: AuthenticatorMiddleware {
     typealias Context = AppRequestContext
     let sessions: any SessionStore
+    let tokens: TokenService
 
     func authenticate(request: Request, context: Context) async throws -> Subject? {
+        if let bearer = request.headers.bearer {
+            return try await tokens.subject(accessToken: bearer.token, now: Date())
+        }
+        if request.headers[.authorization] != nil {
+            throw TokenService.invalidToken("Send the access token as Authorization: Bearer <token>.")
+        }
         guard let token = SessionCookie.token(request) else { return nil }
         guard let session = try await sessions.session(id: SessionCookie.id(token), now: Date()) else { return nil }
         return Subject(userHandle: session.userHandle, credentialId: session.credentialId, signedInAt: session.signedInAt,
