@@ -7,8 +7,9 @@ refreshes (rotation), and then tries the attacks: a reused refresh token (the fa
 the newest refresh token and the access tokens stop working), an expired, a tampered and a
 foreign-audience access token. Revocation (RFC 7009) and logout end a family server side.
 A third party verifies the access tokens with PyJWT from either node's /.well-known/jwks.json,
-including after a signing-key rotation that one node made and the other publishes. Every check is
-on HTTP answers and database rows.
+including after a signing-key rotation that one node made and the other publishes. With the
+database stopped, a bearer request and a refresh answer 503, never a verdict on the token. Every
+check is on HTTP answers and database rows.
 
 Environment (from run-e2e.sh): PASSKEY_BINARY, DATABASE_URL, PSQL_URL, E2E_WORK, E2E_SESSION_KEY.
 """
@@ -21,7 +22,7 @@ import urllib.parse
 
 import jwt
 
-from hardening import Node, check, sql, nodes, results
+from hardening import Node, check, nodes, pg, results, sql
 from softauth import SoftPasskey, post_json, request
 
 ACCESS_SECONDS = 5
@@ -69,7 +70,8 @@ def main():
     started = time.time()
     # One issuer and audience for the fleet (each node's own URL is its page's origin).
     issuer = audience = "https://passkeys.test"
-    settings = {"ACCESS_TOKEN_SECONDS": ACCESS_SECONDS, "SIGNING_KEY_ROTATION_SECONDS": ROTATION_SECONDS, "TOKEN_ISSUER": issuer}
+    settings = {"ACCESS_TOKEN_SECONDS": ACCESS_SECONDS, "SIGNING_KEY_ROTATION_SECONDS": ROTATION_SECONDS, "TOKEN_ISSUER": issuer,
+                "DB_TIMEOUT_MS": 1000}
     try:
         a = Node("tokens-a", **settings)
         b = Node("tokens-b", **settings)
@@ -169,6 +171,29 @@ def main():
         discovery = request("GET", b.base + "/.well-known/openid-configuration")[1]
         check(discovery.get("issuer") == issuer and discovery.get("jwks_uri") == issuer + "/.well-known/jwks.json",
               "the discovery document names the issuer and its JWKS")
+
+        # A database outage is 503 ("try again"), never a verdict on the token: an app that took a
+        # 401 or invalid_grant for one would throw its sign-in away.
+        outage_token = latest
+        pg("stop")
+        try:
+            time.sleep(ROTATION_SECONDS / 2 + 0.5)   # past the node's key-cache period: it must reread the keys
+            status, _, _ = request("GET", a.base + "/api/me", headers=bearer(outage_token["access_token"]))
+            check(status == 503, f"database down: a bearer request answers 503, not 401 ({status})")
+            status, answer, _ = form(a.base, "/oauth/token", {"grant_type": "refresh_token",
+                                                              "refresh_token": outage_token["refresh_token"]})
+            check(status == 503, f"database down: a refresh answers 503, not invalid_grant ({status} {answer})")
+        finally:
+            pg("start")
+        deadline = time.time() + 20
+        status = None
+        while time.time() < deadline and status != 200:
+            status, recovered, _ = form(a.base, "/oauth/token", {"grant_type": "refresh_token",
+                                                                 "refresh_token": outage_token["refresh_token"]})
+            time.sleep(0.5)
+        check(status == 200, "the database back: the refresh token the outage did not spend still refreshes")
+        check(request("GET", b.base + "/api/me", headers=bearer(recovered["access_token"]))[0] == 200,
+              "and its new access token reads the account")
     except Exception as error:
         print(f"FAIL {type(error).__name__}: {error}", flush=True)
         return 1

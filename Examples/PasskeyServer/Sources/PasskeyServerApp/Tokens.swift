@@ -134,7 +134,7 @@ final class TokenService: Sendable {
     /// The subject of a bearer access token: its signature (by a published key), `exp`, `iss`
     /// and `aud` verify, and its family is still alive; anything else is `invalid_token`.
     func subject(accessToken: String, now: Date) async throws -> Subject {
-        guard accessToken.utf8.count <= 4_096, let claims = await keys.verify(accessToken, now: now),
+        guard accessToken.utf8.count <= 4_096, let claims = try await keys.verify(accessToken, now: now),
               claims.iss.value == issuer, claims.aud.value.contains(audience) else {
             throw Self.invalidToken("The access token is not valid.")
         }
@@ -150,7 +150,7 @@ final class TokenService: Sendable {
     func revoke(_ token: String, now: Date) async throws {
         if token.utf8.count == 43 {
             try await refreshTokens.revoke(tokenHash: Self.hash(token), now: now)
-        } else if token.utf8.count <= 4_096, let claims = await keys.verify(token, now: now) {
+        } else if token.utf8.count <= 4_096, let claims = try await keys.verify(token, now: now) {
             try await refreshTokens.revoke(familyID: claims.sid, now: now)
         }
     }
@@ -193,9 +193,10 @@ actor KeyCache {
         return try await collection.sign(claims, kid: JWKIdentifier(string: newest.kid), header: header)
     }
 
-    /// The claims of a token whose signature and `exp` verify, else nil.
-    func verify(_ token: String, now: Date) async -> AccessClaims? {
-        do { try await load(now: now, force: false) } catch { return nil }
+    /// The claims of a token whose signature and `exp` verify, else nil. A store failure is
+    /// thrown (503): an outage is not a verdict on the token.
+    func verify(_ token: String, now: Date) async throws -> AccessClaims? {
+        try await load(now: now, force: false)   // a store failure is thrown, not a refusal
         do {
             return try await collection.verify(token, as: AccessClaims.self)
         } catch let error as JWTError where error.errorType == .signatureVerificationFailed || error.errorType == .unknownKID {
@@ -207,7 +208,7 @@ actor KeyCache {
         }
         guard lastForcedReload.map({ now.timeIntervalSince($0) >= 1 }) ?? true else { return nil }
         lastForcedReload = now
-        do { try await load(now: now, force: true) } catch { return nil }
+        try await load(now: now, force: true)
         return try? await collection.verify(token, as: AccessClaims.self)
     }
 
