@@ -13,6 +13,7 @@ check is on HTTP answers and database rows.
 
 Environment (from run-e2e.sh): PASSKEY_BINARY, DATABASE_URL, PSQL_URL, E2E_WORK, E2E_SESSION_KEY.
 """
+import base64
 import hashlib
 import json
 import os
@@ -22,7 +23,7 @@ import urllib.parse
 
 import jwt
 
-from hardening import Node, check, nodes, pg, results, sql
+from hardening import Node, check, free_port, nodes, pg, results, sql
 from softauth import SoftPasskey, post_json, request
 
 ACCESS_SECONDS = 5
@@ -73,8 +74,13 @@ def main():
     settings = {"ACCESS_TOKEN_SECONDS": ACCESS_SECONDS, "SIGNING_KEY_ROTATION_SECONDS": ROTATION_SECONDS, "TOKEN_ISSUER": issuer,
                 "DB_TIMEOUT_MS": 1000}
     try:
-        a = Node("tokens-a", **settings)
-        b = Node("tokens-b", **settings)
+        # A and B also serve the native apps: an iOS app reports https://<rp id>, an Android app
+        # the hash of its signing certificate.
+        native = {"APPLE_TEAM_ID": "ABCDE12345", "APPLE_BUNDLE_IDS": "org.example.app",
+                  "ANDROID_APPS": "org.example.android=" + ANDROID_FINGERPRINT}
+        port_a, port_b = free_port(), free_port()
+        a = Node("tokens-a", origins=[f"http://localhost:{port_a}", "https://localhost"], port=port_a, **settings, **native)
+        b = Node("tokens-b", origins=[f"http://localhost:{port_b}", "https://localhost"], port=port_b, **settings, **native)
         # Node C issues for another audience, with the same keys.
         c = Node("tokens-c", TOKEN_AUDIENCE="https://other.example", **settings)
         passkey = SoftPasskey()
@@ -172,6 +178,8 @@ def main():
         check(discovery.get("issuer") == issuer and discovery.get("jwks_uri") == issuer + "/.well-known/jwks.json",
               "the discovery document names the issuer and its JWKS")
 
+        native_apps(a, b)
+
         # A database outage is 503 ("try again"), never a verdict on the token: an app that took a
         # 401 or invalid_grant for one would throw its sign-in away.
         outage_token = latest
@@ -202,6 +210,62 @@ def main():
             node.stop(limit=15)
     print(f"passkey server tokens: {sum(results)} checks passed in {time.time() - started:.0f} s", flush=True)
     return 0
+
+
+ANDROID_CERTIFICATE_SHA256 = hashlib.sha256(b"the example app's signing certificate").digest()
+ANDROID_FINGERPRINT = ":".join(f"{byte:02X}" for byte in ANDROID_CERTIFICATE_SHA256)
+ANDROID_ORIGIN = "android:apk-key-hash:" + base64.urlsafe_b64encode(ANDROID_CERTIFICATE_SHA256).decode().rstrip("=")
+
+
+def std64(text):
+    """base64url (as the software passkey writes) to the standard base64 JSONEncoder writes for Data."""
+    return base64.b64encode(b64decode(text)).decode()
+
+
+def app_registration(browser):
+    """What an iOS app posts for ASAuthorizationPlatformPublicKeyCredentialRegistration."""
+    return {"credentialID": std64(browser["rawId"]), "rawClientDataJSON": std64(browser["response"]["clientDataJSON"]),
+            "rawAttestationObject": std64(browser["response"]["attestationObject"])}
+
+
+def app_assertion(browser):
+    """What an iOS app posts for ASAuthorizationPlatformPublicKeyCredentialAssertion."""
+    response = browser["response"]
+    return {"credentialID": std64(browser["rawId"]), "rawClientDataJSON": std64(response["clientDataJSON"]),
+            "rawAuthenticatorData": std64(response["authenticatorData"]), "signature": std64(response["signature"]),
+            "userID": std64(response["userHandle"])}
+
+
+def native_apps(a, b):
+    """An iOS app (raw AuthenticationServices fields, origin https://localhost) and an Android app
+    (Credential Manager's JSON, origin android:apk-key-hash:…) sign up on one node and sign in on
+    the other, with the ceremony state in the body and no cookie; the association files list them."""
+    status, aasa, _ = request("GET", a.base + "/.well-known/apple-app-site-association")
+    check(status == 200 and aasa == {"webcredentials": {"apps": ["ABCDE12345.org.example.app"]}}, f"AASA served ({aasa})")
+    status, links, _ = request("GET", b.base + "/.well-known/assetlinks.json")
+    check(status == 200 and any(s["target"].get("package_name") == "org.example.android"
+                                and s["target"].get("sha256_cert_fingerprints") == [ANDROID_FINGERPRINT] for s in links),
+          "assetlinks.json lists the Android app with its fingerprint")
+    for name, origin, shape in (("iosuser", "https://localhost", "ios"), ("androiduser", ANDROID_ORIGIN, "android")):
+        passkey = SoftPasskey()
+        status, started, jar = post_json(a.base + "/native/register/options", {"username": name})
+        check(status == 200 and not jar and set(started) == {"options", "state"}, f"{shape}: registration options and state, no cookie")
+        browser = passkey.create_response(started["options"], origin)
+        credential = app_registration(browser) if shape == "ios" else browser
+        status, tokens, jar = post_json(b.base + "/native/register/finish", {"state": started["state"], "credential": credential})
+        check(status == 200 and tokens.get("token_type") == "Bearer" and not jar,
+              f"{shape}: registration begun on A, finished on B: tokens, no cookie ({status} {str(tokens)[:80]})")
+        check(sql(f"SELECT count(*) FROM passkey_users WHERE username = '{name}'") == "1", f"{shape}: the account row")
+        status, me, _ = request("GET", a.base + "/api/me", headers=bearer(tokens["access_token"]))
+        check(status == 200 and me["username"] == name, f"{shape}: its bearer token reads the account")
+        status, started, _ = post_json(b.base + "/native/login/options", {})
+        browser = passkey.get_response(started["options"], origin)
+        credential = app_assertion(browser) if shape == "ios" else browser
+        finish = {"state": started["state"], "credential": credential}
+        status, tokens, _ = post_json(a.base + "/native/login/finish", finish)
+        check(status == 200 and tokens.get("access_token"), f"{shape}: usernameless login begun on B, finished on A: tokens")
+        status, answer, _ = post_json(b.base + "/native/login/finish", finish)
+        check(status == 400, f"{shape}: the same login again, at the other node: refused ({status} {answer})")
 
 
 def b64decode(text):

@@ -100,7 +100,7 @@ func buildApplication(_ config: Config, logger: Logger, testing: TestingOptions 
         logger.notice("failed ceremonies are recorded in \(directory) (at most \(config.failedCeremonyMaxFiles) files of \(config.failedCeremonyMaxBytes) bytes)")
     }
 
-    let relyingParty = config.relyingParty
+    let relyingParty = try config.relyingParty()
     let wellKnown = try WellKnownController(config: config, relyingParty: relyingParty)
     let policy = VerificationPolicy(counter: .reject, challengeLifetime: 300)
     // How challenges travel is configuration: sealed with the fleet's key, or stored.
@@ -124,12 +124,16 @@ func buildApplication(_ config: Config, logger: Logger, testing: TestingOptions 
     WellKnownController.addTokenRoutes(to: router, config: config, tokens: tokens)
     TokenController(tokens: tokens).addRoutes(to: router.group("oauth"))
 
-    let api = router.group("api").add(middleware: AuthenticationMiddleware(sessions: repositories.sessions, tokens: tokens))
-    WebCeremonyController(config: config, policy: policy, service: service, repositories: repositories,
-                          signer: CookieSigner(key: config.sessionKey), cookies: cookies, recorder: recorder, tokens: tokens)
-        .addRoutes(to: api)
+    let authentication = AuthenticationMiddleware(sessions: repositories.sessions, tokens: tokens)
+    let api = router.group("api").add(middleware: authentication)
+    let signer = CookieSigner(key: config.sessionKey)
+    let web = WebCeremonyController(config: config, policy: policy, service: service, repositories: repositories,
+                                    signer: signer, cookies: cookies, recorder: recorder, tokens: tokens)
+    web.addRoutes(to: api)
     AccountController(config: config, repositories: repositories, cookies: cookies).addRoutes(to: api)
-    // Next: NativeCeremonyController (/native/…) and AppAttestController (/appattest/…).
+    NativeCeremonyController(ceremonies: web, signer: signer, tokens: tokens)
+        .addRoutes(to: router.group("native").add(middleware: authentication))
+    // Next: AppAttestController (/appattest/…).
 
     // Connections: an idle one is closed, a request must arrive whole in time, and at most
     // MAX_CONNECTIONS are open (more wait in the kernel's backlog instead of exhausting descriptors).

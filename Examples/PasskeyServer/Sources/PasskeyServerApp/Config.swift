@@ -145,9 +145,16 @@ struct Config: Sendable {
         return config
     }
 
-    /// The relying party the ceremonies verify against: the web origins and each Android app's origin.
-    var relyingParty: RelyingParty {
-        RelyingParty(id: rpId, name: rpName, origins: origins + androidApps.map(\.origin).filter { !origins.contains($0) })
+    /// The relying party the ceremonies verify against: the web origins, and the native apps,
+    /// which the library checks at start-up (an Apple app needs `https://<rp id>` among the
+    /// origins) and whose Android origins it adds.
+    func relyingParty() throws -> RelyingParty {
+        guard !appleApps.isEmpty || !androidApps.isEmpty else { return RelyingParty(id: rpId, name: rpName, origins: origins) }
+        do {
+            return try RelyingParty(id: rpId, name: rpName, origins: origins, appleApps: appleApps, androidApps: androidApps)
+        } catch {
+            throw ConfigError("native apps: \(error)")
+        }
     }
 
     /// A comma-separated setting, trimmed, without empty entries.

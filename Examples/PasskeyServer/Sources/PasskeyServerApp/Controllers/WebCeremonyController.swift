@@ -29,10 +29,19 @@ struct WebCeremonyController: Sendable {
     struct RegisterOptionsBody: Decodable { var username: String?; var displayName: String? }
 
     @Sendable func registerOptions(_ request: Request, context: AppRequestContext) async throws -> WithCookies<RawJSON> {
-        let body = try await request.decodeSmall(RegisterOptionsBody.self)
+        let (options, ceremony) = try await registrationOptions(try await request.decodeSmall(RegisterOptionsBody.self),
+                                                                subject: context.identity)
+        return WithCookies(body: RawJSON(data: options),
+                           cookies: [cookies.make("pk_reg", try signer.sign(ceremony, purpose: "registration"))])
+    }
+
+    /// Creation options for a new account (`body.username`) or, for a signed-in subject, one more
+    /// passkey of its account; and what the finish needs back (the web page keeps it in a
+    /// cookie, an app in the body).
+    func registrationOptions(_ body: RegisterOptionsBody, subject: Subject?) async throws -> (Data, CeremonyPayload) {
         let now = Date()
         let username: String, userHandle: [UInt8], newAccount: Bool
-        if let subject = context.identity {
+        if let subject {
             // Signed in: a further passkey for this account, from a recent sign-in only, under the cap.
             try requireFreshSignIn(subject, now: now, freshSignIn: config.freshSignIn)
             guard let name = try await repositories.accounts.username(userHandle: subject.userHandle) else { throw AppError.unauthorized }
@@ -56,8 +65,7 @@ struct WebCeremonyController: Sendable {
                                        exp: now.addingTimeInterval(policy.challengeLifetime).timeIntervalSince1970)
         let start = try await service.beginRegistration(options, now: now)
         ceremony.state = start.challenge
-        return WithCookies(body: RawJSON(data: try start.options.jsonData()),
-                           cookies: [cookies.make("pk_reg", try signer.sign(ceremony, purpose: "registration"))])
+        return (try start.options.jsonData(), ceremony)
     }
 
     struct Registered: ResponseEncodable {
@@ -90,13 +98,8 @@ struct WebCeremonyController: Sendable {
             try requireFreshSignIn(subject, now: now, freshSignIn: config.freshSignIn)
         }
         guard let state = ceremony.state else { throw AppError(.badRequest, "No registration is in progress. Please start again.") }
-        let credential: RegistrationResponse
-        do {
-            credential = try RegistrationResponse(jsonData: body)
-        } catch {
-            await recorder?.recordIfFailed(CeremonyRecording(unparsedBody: body, kind: .registration, error: error, challenge: state,
-                                                             service: service, receivedAt: now), node: config.nodeName)
-            throw error
+        let credential = try await parse(body, kind: .registration, challenge: state, now: now) { data throws(WebAuthnError) in
+            try RegistrationResponse(jsonData: data)
         }
         let record = try await finishRegistration(credential, challenge: state, newAccount: newAccount, now: now,
                                                   username: username, logger: context.logger)
@@ -110,6 +113,19 @@ struct WebCeremonyController: Sendable {
                                             discoverable: record.record.extensions.discoverable,
                                             prfEnabled: record.record.extensions.prfEnabled),
                            cookies: cookieList)
+    }
+
+    /// Parses a credential body with `parse`; a body the library refuses is recorded (when
+    /// recording is on) before the refusal is answered.
+    func parse<Credential>(_ body: Data, kind: CeremonyKind, challenge: CeremonyChallenge, now: Date,
+                           _ parse: (Data) throws(WebAuthnError) -> Credential) async throws -> Credential {
+        do {
+            return try parse(body)
+        } catch {
+            await recorder?.recordIfFailed(CeremonyRecording(unparsedBody: body, kind: kind, error: error, challenge: challenge,
+                                                             service: service, receivedAt: now), node: config.nodeName)
+            throw error
+        }
     }
 
     /// The library's finish, whose store step creates the account (when new) with the
@@ -132,7 +148,14 @@ struct WebCeremonyController: Sendable {
     struct LoginOptionsBody: Decodable { var username: String? }
 
     @Sendable func loginOptions(_ request: Request, context: AppRequestContext) async throws -> WithCookies<RawJSON> {
-        let body = try await request.decodeSmall(LoginOptionsBody.self)
+        let (options, ceremony) = try await authenticationOptions(try await request.decodeSmall(LoginOptionsBody.self))
+        return WithCookies(body: RawJSON(data: options),
+                           cookies: [cookies.make("pk_login", try signer.sign(ceremony, purpose: "authentication"))])
+    }
+
+    /// Request options (username-first when `body.username` is given, else usernameless) and
+    /// what the finish needs back.
+    func authenticationOptions(_ body: LoginOptionsBody) async throws -> (Data, CeremonyPayload) {
         let now = Date()
         var userHandle: [UInt8]? = nil
         var allowCredentials: [PublicKeyCredentialDescriptorJSON]? = nil
@@ -160,8 +183,7 @@ struct WebCeremonyController: Sendable {
                                             allowCredentials: allowCredentials)
         let start = try await service.beginAuthentication(options, now: now)
         ceremony.state = start.challenge
-        return WithCookies(body: RawJSON(data: try start.options.jsonData()),
-                           cookies: [cookies.make("pk_login", try signer.sign(ceremony, purpose: "authentication"))])
+        return (try start.options.jsonData(), ceremony)
     }
 
     struct LoggedIn: ResponseEncodable {
@@ -197,13 +219,8 @@ struct WebCeremonyController: Sendable {
         }
         let now = Date()
         guard let state = ceremony.state else { throw AppError(.badRequest, "No login is in progress. Please start again.") }
-        let credential: AuthenticationResponse
-        do {
-            credential = try AuthenticationResponse(jsonData: body)
-        } catch {
-            await recorder?.recordIfFailed(CeremonyRecording(unparsedBody: body, kind: .authentication, error: error, challenge: state,
-                                                             service: service, receivedAt: now), node: config.nodeName)
-            throw error
+        let credential = try await parse(body, kind: .authentication, challenge: state, now: now) { data throws(WebAuthnError) in
+            try AuthenticationResponse(jsonData: data)
         }
         return try await finishAuthentication(credential, challenge: state, named: ceremony, now: now, logger: context.logger)
     }
