@@ -13,6 +13,8 @@ public struct SoftwarePasskey: Sendable {
     public let origin: String
     public let rpIdHash: [UInt8]
     public var counter: UInt32 = 0
+    /// The AAGUID its registrations claim (zeros: none, as many synced providers send).
+    public var aaguid = [UInt8](repeating: 0, count: 16)
 
     public init(rpId: String, origin: String, userHandle: [UInt8]) {
         self.origin = origin
@@ -37,7 +39,7 @@ public struct SoftwarePasskey: Sendable {
     /// `RegistrationResponseJSON` for these creation-options' challenge.
     public mutating func register(challenge: String) -> Data {
         counter += 1
-        let authData = rpIdHash + [0x45] + counterBytes(counter) + [UInt8](repeating: 0, count: 16)
+        let authData = rpIdHash + [0x45] + counterBytes(counter) + aaguid
             + [UInt8(credentialId.count >> 8), UInt8(credentialId.count & 0xFF)] + credentialId + coseKey
         // {"fmt": "none", "attStmt": {}, "authData": bstr}
         let attestation: [UInt8] = [0xA3, 0x63] + Array("fmt".utf8) + [0x64] + Array("none".utf8) + [0x67] + Array("attStmt".utf8)

@@ -74,6 +74,28 @@ import Testing
         }
     }
 
+    @Test func passkeyListNamesTheProvider() async throws {
+        try await Self.app().test(.router) { client in
+            var user = Client(client)
+            _ = try await user.register("noname")
+            var me = try await user.json("/api/me")
+            #expect((me["passkeys"] as? [[String: Any]])?.first?["provider"] == nil)
+            // A passkey whose AAGUID is Apple's (the library's list names it).
+            var named = Client(client)
+            let options = try await named.send("/api/register/options", method: .post, json: #"{"username":"named"}"#)
+            let document = try Self.object(options)
+            let handle = try Base64URLTest.decode((document["user"] as? [String: Any])?["id"] as? String ?? "")
+            var passkey = SoftwarePasskey(rpId: "localhost", origin: Self.origin, userHandle: handle)
+            let apple = try #require(UUID(uuidString: "fbfc3007-154e-4ecc-8c0b-6e020557d7bd"))
+            passkey.aaguid = withUnsafeBytes(of: apple.uuid) { Array($0) }
+            let credential = passkey.register(challenge: document["challenge"] as? String ?? "")
+            #expect(try await named.send("/api/register/verify", method: .post, json: String(decoding: credential, as: UTF8.self))
+                        .status == .ok)
+            me = try await named.json("/api/me")
+            #expect((me["passkeys"] as? [[String: Any]])?.first?["provider"] as? String == "Apple Passwords")
+        }
+    }
+
     @Test func refusals() async throws {
         try await Self.app(Self.config { $0.maxPasskeysPerAccount = 1 }).test(.router) { client in
             var user = Client(client)

@@ -21,6 +21,9 @@ struct AccountController: Sendable {
     struct Passkey: Encodable {
         var id: String
         var aaguid: String
+        /// The passkey provider's name for the AAGUID (the library's list), when it names one: the
+        /// authenticator's claim, to show, never to trust.
+        var provider: String?
         var signCount: Int
         var backupEligible: Bool
         var backupState: Bool
@@ -70,7 +73,8 @@ struct AccountController: Sendable {
         let iso = ISO8601DateFormatter()
         let passkeys = page.prefix(limit).map { listed in
             let record = listed.record
-            return Passkey(id: Base64URLBytes(record.id).base64URL, aaguid: record.aaguid, signCount: Int(record.signCount),
+            return Passkey(id: Base64URLBytes(record.id).base64URL, aaguid: record.aaguid,
+                           provider: PasskeyProviders.snapshot.name(for: record), signCount: Int(record.signCount),
                            backupEligible: record.backupEligible, backupState: record.backupState, transports: record.transports,
                            createdAt: iso.string(from: listed.usage.createdAt),
                            lastUsedAt: listed.usage.lastUsedAt.map { iso.string(from: $0) } ?? "",
