@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import Synchronization
 import WebAuthnRP
 
 /// Refresh tokens in PostgreSQL: `passkey_token_families` (one row per sign-in of an app; it
@@ -10,6 +11,8 @@ import WebAuthnRP
 /// (and revokes the family: a copy of the token is in someone else's hands).
 final class PostgresRefreshTokenStore: RefreshTokenStore {
     let database: Database
+    /// Sign-ins since the last sweep of expired rows (swept every 256 per node).
+    private let creations = Mutex(0)
 
     init(database: Database) { self.database = database }
 
@@ -23,6 +26,17 @@ final class PostgresRefreshTokenStore: RefreshTokenStore {
                 try await connection.query("""
                     INSERT INTO passkey_refresh_tokens (hash, family, expires_at) VALUES (\(Data(tokenHash)), \(family.id), \(expiresAt))
                     """, logger: logger)
+            }
+        }
+        if everyNth(creations) {
+            // An expired token refreshes nothing; a family without a live token has no live
+            // access token either (each refresh token outlives the access tokens issued with it).
+            _ = try? await database.run { client, logger in
+                try await client.query("DELETE FROM passkey_refresh_tokens WHERE expires_at < \(now)", logger: logger).collect().count
+                try await client.query("""
+                    DELETE FROM passkey_token_families f
+                    WHERE NOT EXISTS (SELECT 1 FROM passkey_refresh_tokens t WHERE t.family = f.id)
+                    """, logger: logger).collect().count
             }
         }
     }

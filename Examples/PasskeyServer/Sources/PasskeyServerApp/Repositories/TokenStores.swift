@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import WebAuthnRP
 
 /// A refresh-token family: one sign-in of an app (a passkey login or registration), and every
 /// refresh token rotated from it. Access tokens name their family (`sid`), so ending the family
@@ -72,8 +73,17 @@ final class MemoryRefreshTokenStore: RefreshTokenStore {
     init(capacity: Int = 100_000) { self.capacity = capacity }
 
     func create(family: TokenFamily, tokenHash: [UInt8], expiresAt: Date, now: Date) async throws {
-        state.withLock { state in
-            if state.tokens.count >= capacity { state.tokens = state.tokens.filter { $0.value.expiresAt > now && !$0.value.used } }
+        try state.withLock { state in
+            if state.tokens.count >= capacity {
+                // Only expired tokens go: a spent one must stay to be recognised if presented again.
+                state.tokens = state.tokens.filter { $0.value.expiresAt > now }
+                let live = Set(state.tokens.values.map(\.family))
+                state.families = state.families.filter { live.contains($0.key) }
+                state.revoked = state.revoked.filter { live.contains($0) }
+            }
+            guard state.tokens.count < capacity else {
+                throw RegistryError(.capacityExceeded, "\(capacity) refresh tokens are stored")
+            }
             state.families[family.id] = family
             state.tokens[ByteString(tokenHash)] = Token(family: family.id, expiresAt: expiresAt, used: false)
         }
