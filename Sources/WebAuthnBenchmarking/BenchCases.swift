@@ -275,7 +275,7 @@ final class RegistrationCase: BenchCase {
         }
         self.challenges = challenges
         self.bodies = bodies
-        policy = VerificationPolicy(attestation: AttestationPolicy(requirement: AttestationRequirement(anchors: anchors)))
+        policy = VerificationPolicy(attestation: AttestationPolicy(requirement: AttestationRequirement(source: FixedTrustAnchors(anchors))))
         service = RelyingPartyService(relyingParty: BenchCases.relyingParty, policy: policy)
     }
 

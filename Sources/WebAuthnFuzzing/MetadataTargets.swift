@@ -26,8 +26,8 @@ enum MetadataTargets {
     /// What an indexed BLOB holds, in a stable order.
     static func describe(_ blob: MetadataBLOB) -> String {
         let entries = blob.entries.map { entry in
-            "\(entry.aaguid?.uuidString ?? "-") \(entry.attestationCertificateKeyIdentifiers) \(entry.status?.rawValue ?? "-") "
-                + "\(entry.certificationLevel.map { "\($0)" } ?? "-") \(entry.name ?? "-") \(entry.statement?.attestationTypes ?? [])"
+            "\(entry.aaguid?.uuidString ?? "-") \(entry.attestationCertificateKeyIdentifiers) \(entry.latestStatusReport?.status.rawValue ?? "-") "
+                + "\(entry.certificationLevel(at: nil).map { "\($0)" } ?? "-") \(entry.name ?? "-") \(entry.statement?.attestationTypes ?? [])"
         }
         return "no \(blob.number) next \(blob.nextUpdate.timeIntervalSince1970) \(entries) skipped \(blob.skippedEntries)"
     }

@@ -70,8 +70,8 @@ package enum MetadataListing {
         for entry in blob.entries {
             let identifier = entry.aaguid?.uuidString
                 ?? entry.attestationCertificateKeyIdentifiers.first.map { "keyid \($0)" } ?? "(no aaguid or key identifier)"
-            let level = entry.certificationLevel.map { "\($0)" } ?? "-"
-            lines.append("\(identifier)  \(entry.status?.rawValue ?? "-")  \(level)  \(entry.name ?? "(no statement)")")
+            let level = entry.certificationLevel(at: nil).map { "\($0)" } ?? "-"
+            lines.append("\(identifier)  \(entry.latestStatusReport?.status.rawValue ?? "-")  \(level)  \(entry.name ?? "(no statement)")")
         }
         for skipped in blob.skippedEntries {
             let identifier = skipped.aaguid?.uuidString

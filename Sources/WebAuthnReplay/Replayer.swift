@@ -414,7 +414,7 @@ enum ExpectationMatcher {
                                                                 absentText: "no metadata entry") {
                 out.append(mismatch)
             }
-            if let mismatch = expect.metadataStatus?.mismatch("metadataStatus", verified.attestation.metadata?.status?.rawValue,
+            if let mismatch = expect.metadataStatus?.mismatch("metadataStatus", verified.attestation.metadata?.latestStatusReport?.status.rawValue,
                                                              absentText: "no metadata status") {
                 out.append(mismatch)
             }

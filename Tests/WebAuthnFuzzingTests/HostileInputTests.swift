@@ -1,9 +1,9 @@
 import Foundation
 import Testing
 @testable import WebAuthnFuzzing
-import WebAuthnRP
+@testable import WebAuthnRP
 import WebAuthnCoding
-import WebAuthnCrypto
+@testable import WebAuthnCrypto
 
 /// The hostile cases of the foundation issue, for every parser and not just CBOR: empty input,
 /// every truncation of a valid input, deep nesting, huge declared lengths with no bytes behind

@@ -1,6 +1,6 @@
 import Testing
 import WebAuthnCoding
-import WebAuthnRP
+@testable import WebAuthnRP
 
 /// Runs `body` and checks that it fails with a `malformed` WebAuthnError whose
 /// message mentions `mention`.

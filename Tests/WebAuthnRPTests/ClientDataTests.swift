@@ -1,6 +1,6 @@
 import Testing
 import WebAuthnCoding
-import WebAuthnRP
+@testable import WebAuthnRP
 
 @Suite("clientDataJSON")
 struct ClientDataTests {

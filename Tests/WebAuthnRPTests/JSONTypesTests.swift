@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 import WebAuthnCoding
-import WebAuthnRP
-import WebAuthnCrypto
+@testable import WebAuthnRP
+@testable import WebAuthnCrypto
 
 @Suite("WebAuthn JSON types")
 struct JSONTypesTests {

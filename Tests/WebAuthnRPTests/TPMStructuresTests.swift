@@ -1,6 +1,6 @@
 import Testing
-import WebAuthnRP
-import WebAuthnCrypto
+@testable import WebAuthnRP
+@testable import WebAuthnCrypto
 import WebAuthnTestSupport
 
 // The `pubArea` and `certInfo` of the W3C WebAuthn L3 test vector "TPM Attestation with ES256

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import WebAuthnRP
+@testable import WebAuthnRP
 @testable import WebAuthnReplay
 
 /// Replay of App Attest files (`appAttestation`, `appAssertion`, `app`, `appKeys`).

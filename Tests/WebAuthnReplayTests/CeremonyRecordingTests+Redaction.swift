@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import WebAuthnRP
+@testable import WebAuthnRP
 import WebAuthnCoding
 import WebAuthnReplay
 import WebAuthnTestSupport

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
-import WebAuthnRP
-import WebAuthnCrypto
+@testable import WebAuthnRP
+@testable import WebAuthnCrypto
 import WebAuthnReplay
 import WebAuthnTestSupport
 

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import WebAuthnRP
+@testable import WebAuthnRP
 import WebAuthnReplay
 import WebAuthnCoding
 

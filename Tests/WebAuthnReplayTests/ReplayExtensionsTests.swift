@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import WebAuthnRP
+@testable import WebAuthnRP
 @testable import WebAuthnReplay
 
 /// `expect.extensions` (fixture spec, replay semantics 9) and the extension lines of `--explain`.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import WebAuthnRP
+@testable import WebAuthnRP
 @testable import WebAuthnReplay
 import WebAuthnCoding
 import WebAuthnTestSupport

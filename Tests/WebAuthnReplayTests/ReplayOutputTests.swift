@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import WebAuthnRP
+@testable import WebAuthnRP
 import WebAuthnReplay
 
 /// What `webauthn-replay` prints: one line per ceremony, the closing `N passed, N failed`,

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import WebAuthnRP
+@testable import WebAuthnRP
 @testable import WebAuthnReplay
 
 /// The members issue 29 added to `webauthn-ceremonies/1`: metadata policy

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import WebAuthnRP
+@testable import WebAuthnRP
 import WebAuthnReplay
 
 /// A recorded response is held to the reader a server's body goes through: a member given

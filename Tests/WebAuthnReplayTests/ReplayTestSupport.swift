@@ -1,5 +1,5 @@
 import Foundation
-import WebAuthnRP
+@testable import WebAuthnRP
 import WebAuthnReplay
 import WebAuthnCoding
 

@@ -33,9 +33,9 @@ package struct DERError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The category.
-    package let code: Code
+    let code: Code
     /// Offset of the offending element from the start of the parsed buffer.
-    package let offset: Int
+    let offset: Int
     /// What was wrong; for logs and people, not part of equality.
     package let reason: String
 

@@ -85,7 +85,7 @@ package enum DER {
     ///   - maximumDepth: how deep constructed values may nest.
     /// - Returns: the SEQUENCE's elements.
     /// - Throws: ``DERError``, ``DERError/Code/unexpectedTag`` when it is not a SEQUENCE.
-    package static func parseSequence(_ bytes: ArraySlice<UInt8>, maximumDepth: Int = defaultMaximumDepth) throws(DERError) -> [DERNode] {
+    static func parseSequence(_ bytes: ArraySlice<UInt8>, maximumDepth: Int = defaultMaximumDepth) throws(DERError) -> [DERNode] {
         try parse(bytes, maximumDepth: maximumDepth).sequence()
     }
 

@@ -30,7 +30,7 @@ package struct DERTag: Hashable, Sendable, CustomStringConvertible {
     ///   - tagClass: the class.
     ///   - number: the tag number.
     ///   - constructed: whether the value is constructed.
-    package init(_ tagClass: TagClass, number: UInt32, constructed: Bool) {
+    init(_ tagClass: TagClass, number: UInt32, constructed: Bool) {
         self.tagClass = tagClass
         self.number = number
         self.isConstructed = constructed

@@ -15,7 +15,7 @@ package struct AlgorithmProfile: Sendable {
         case mlDSA(String)
     }
 
-    package let algorithm: COSEAlgorithm
+    let algorithm: COSEAlgorithm
     package let keyType: COSEKeyType
     /// Curves a COSE key may carry with this algorithm (empty for RSA and AKP).
     let coseCurves: [COSECurve]
@@ -33,7 +33,7 @@ package struct AlgorithmProfile: Sendable {
     }
 
     /// The profile for an algorithm, or nil when the crypto layer does not know it.
-    package static func of(_ algorithm: COSEAlgorithm) -> AlgorithmProfile? {
+    static func of(_ algorithm: COSEAlgorithm) -> AlgorithmProfile? {
         switch algorithm {
         case .es256: return .init(algorithm, .ec2, [.p256], .ecdsa(.sha256))
         case .es384: return .init(algorithm, .ec2, [.p384], .ecdsa(.sha384))

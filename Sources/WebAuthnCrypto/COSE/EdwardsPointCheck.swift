@@ -9,7 +9,7 @@
 enum EdwardsPointCheck {
     /// Checks an OKP public key (`x` of a COSE key) on its curve.
     /// - Throws: ``CryptoError`` `malformedKey`.
-    package static func check(_ encoded: ArraySlice<UInt8>, curve: COSECurve) throws(CryptoError) {
+    static func check(_ encoded: ArraySlice<UInt8>, curve: COSECurve) throws(CryptoError) {
         switch curve {
         case .ed25519: try check(encoded, field: ed25519Prime, smallOrderY: ed25519SmallOrderY, name: "Ed25519")
         case .ed448: try check(encoded, field: ed448Prime, smallOrderY: ed448SmallOrderY, name: "Ed448")

@@ -22,7 +22,7 @@ enum RSAPublicKeyCheck {
 
     /// Checks big-endian `n` and `e`.
     /// - Throws: ``CryptoError`` `malformedKey` naming the rule that failed.
-    package static func check(n: [UInt8], e: [UInt8]) throws(CryptoError) {
+    static func check(n: [UInt8], e: [UInt8]) throws(CryptoError) {
         let modulus = n.drop { $0 == 0 }
         let exponent = e.drop { $0 == 0 }
         guard let last = modulus.last, last & 1 == 1 else {

@@ -57,7 +57,7 @@ package final class EVPKey: @unchecked Sendable {
 /// An idle `EVP_MD_CTX` kept by a key. `@unchecked Sendable`: it is only ever held by the
 /// key's lock or by the one caller that took it out.
 struct SpareContext: @unchecked Sendable {
-    package let pointer: OpaquePointer
+    let pointer: OpaquePointer
 }
 
 /// The text of libcrypto's most recent error on this thread (and clears the queue).

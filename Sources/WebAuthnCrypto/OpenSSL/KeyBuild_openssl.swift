@@ -39,7 +39,7 @@ package enum LibCryptoKeyBuilder {
     }
 
     /// An Ed25519 / Ed448 public key from its raw encoding.
-    package static func rawPublicKey(algorithm name: String, _ bytes: ArraySlice<UInt8>) throws(CryptoError) -> EVPKey {
+    static func rawPublicKey(algorithm name: String, _ bytes: ArraySlice<UInt8>) throws(CryptoError) -> EVPKey {
         ERR_clear_error()
         let key = withBytePointer(bytes) { base, count in EVP_PKEY_new_raw_public_key_ex(nil, name, nil, base, count) }
         guard let key else { throw libcryptoFailure("\(name) public key does not decode", code: .malformedKey) }
@@ -157,7 +157,7 @@ package final class ParameterBuilder {
     private var buffers: [UnsafeMutableRawBufferPointer] = []
     private var bigNumbers: [OpaquePointer] = []
 
-    package init() throws(CryptoError) {
+    init() throws(CryptoError) {
         guard let builder = OSSL_PARAM_BLD_new() else { throw libcryptoFailure("OSSL_PARAM_BLD_new") }
         self.builder = builder
     }
@@ -239,7 +239,7 @@ final class ECGroupTemplates: @unchecked Sendable {
     /// A new key of `group` holding `point`, an uncompressed point (`04 || x || y`), or nil
     /// when there is no template for the group, the point is not uncompressed, or libcrypto
     /// refuses it.
-    package func publicKey(group: String, point: [UInt8]) -> EVPKey? {
+    func publicKey(group: String, point: [UInt8]) -> EVPKey? {
         guard point.first == 0x04, point.count % 2 == 1,
               let template = templates[group], let copy = EVP_PKEY_dup(template) else { return nil }
         let key = EVPKey(takingOwnershipOf: copy)

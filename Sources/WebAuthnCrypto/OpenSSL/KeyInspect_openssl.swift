@@ -2,7 +2,7 @@ internal import CWebAuthnOpenSSL
 
 extension EVPKey {
     /// The family of the key at `pointer`, read from libcrypto.
-    package static func family(of pointer: OpaquePointer) -> KeyFamily {
+    static func family(of pointer: OpaquePointer) -> KeyFamily {
         if EVP_PKEY_is_a(pointer, "EC") == 1 {
             let group = utf8Parameter(of: pointer, OSSL_PKEY_PARAM_GROUP_NAME) ?? "unknown group"
             return .ec(COSECurve(libcryptoGroupName: group), groupName: group)

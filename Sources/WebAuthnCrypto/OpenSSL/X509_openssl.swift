@@ -12,7 +12,7 @@ import Foundation
 /// caches decoded extensions inside the `X509` on first use, under the object's
 /// own lock, so concurrent verifications from several tasks are safe.
 final class X509Handle: @unchecked Sendable {
-    package let pointer: OpaquePointer
+    let pointer: OpaquePointer
 
     /// Takes ownership of a certificate from libcrypto; the caller must not free it.
     init(takingOwnershipOf pointer: OpaquePointer) {

@@ -30,7 +30,7 @@ package enum Digest: Sendable {
     /// client-data hash), which then needs no array of its own.
     /// - Parameter data: the bytes to hash.
     /// - Returns: the 32-byte digest.
-    package static func sha256Inline(_ data: [UInt8]) -> InlineArray<32, UInt8> {
+    static func sha256Inline(_ data: [UInt8]) -> InlineArray<32, UInt8> {
         LibCryptoDigest.sha256Inline(data[...])
     }
 

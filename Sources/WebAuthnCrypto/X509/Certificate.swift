@@ -251,13 +251,13 @@ public struct Certificate: Sendable {
     /// Whether `issuer`'s public key verifies this certificate's signature. Names,
     /// validity and CA flags are not looked at; use ``CertificateChain`` for that.
     /// - Parameter issuer: the certificate whose key should have signed this one.
-    package func isSignatureValid(issuer: Certificate) -> Bool {
+    func isSignatureValid(issuer: Certificate) -> Bool {
         handle.isSigned(by: issuer.publicKey.evpKey)
     }
 
     /// Whether `key` verifies this certificate's signature.
     /// - Parameter key: the candidate signer's public key.
-    package func isSignatureValid(publicKey key: PublicKey) -> Bool {
+    func isSignatureValid(publicKey key: PublicKey) -> Bool {
         handle.isSigned(by: key.evpKey)
     }
 }

@@ -38,7 +38,7 @@ package struct DistinguishedName: Hashable, Sendable, CustomStringConvertible {
     package static let tpmVersionOID = "2.23.133.2.3"
 
     /// The RDNs in order; each holds one or more attributes.
-    package let relativeDistinguishedNames: [[Attribute]]
+    let relativeDistinguishedNames: [[Attribute]]
     /// The Name's DER encoding as it appeared in the certificate (not part of equality).
     package let derBytes: [UInt8]
 
@@ -58,7 +58,7 @@ package struct DistinguishedName: Hashable, Sendable, CustomStringConvertible {
 
     /// Every value of the attribute type `oid`, in order.
     /// - Parameter oid: the dotted type OID.
-    package func values(for oid: String) -> [String] {
+    func values(for oid: String) -> [String] {
         attributes.filter { $0.oid == oid }.map(\.value)
     }
 

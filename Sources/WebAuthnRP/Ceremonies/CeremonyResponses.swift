@@ -206,7 +206,7 @@ public struct VerifiedRegistration: Sendable {
     /// The parsed client data.
     public let clientData: CollectedClientData
     /// The credential public key, built once.
-    package let credentialKey: COSEKey
+    let credentialKey: COSEKey
     /// The verified extension outputs.
     public let extensions: RegistrationExtensionResults
     /// UP flag.

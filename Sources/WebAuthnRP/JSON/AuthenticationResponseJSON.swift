@@ -1,59 +1,9 @@
-/// An authentication response in its JSON form (`AuthenticationResponseJSON`, WebAuthn
-/// Level 3 §5.1.8), what `PublicKeyCredential.toJSON()` returns after `get()`.
-package struct AuthenticationResponseJSON: Sendable, Hashable, Codable {
-    /// The credential ID as base64url text (must equal ``rawId`` encoded; the ceremony checks).
-    package var id: String
-    /// The credential ID.
-    package var rawId: Base64URLBytes
-    /// The authenticator's response.
-    package var response: AuthenticatorAssertionResponseJSON
-    /// The attachment of the authenticator that was used, if the client said.
-    package var authenticatorAttachment: AuthenticatorAttachment?
-    /// Client extension outputs, kept as JSON.
-    package var clientExtensionResults: [String: JSONValue]
-    /// The credential type (`public-key`).
-    package var type: PublicKeyCredentialType
-
-    /// Creates a response.
-    /// - Parameters:
-    ///   - id: the credential ID as base64url text.
-    ///   - rawId: the credential ID.
-    ///   - response: the authenticator's response.
-    ///   - authenticatorAttachment: the attachment, or nil.
-    ///   - clientExtensionResults: client extension outputs.
-    ///   - type: the credential type.
-    package init(id: String, rawId: Base64URLBytes, response: AuthenticatorAssertionResponseJSON,
-                authenticatorAttachment: AuthenticatorAttachment? = nil,
-                clientExtensionResults: [String: JSONValue] = [:], type: PublicKeyCredentialType = .publicKey) {
-        self.id = id
-        self.rawId = rawId
-        self.response = response
-        self.authenticatorAttachment = authenticatorAttachment
-        self.clientExtensionResults = clientExtensionResults
-        self.type = type
-    }
-
-    /// Decodes a response; `clientExtensionResults` member by member in name order, so that the
-    /// same malformed input always gets the same error (see `decodeJSONObject(forKey:)`).
-    /// - Parameter decoder: the decoder.
-    /// - Throws: `DecodingError` for a missing or mistyped member.
-    package init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        id = try container.decode(String.self, forKey: .id)
-        rawId = try container.decode(Base64URLBytes.self, forKey: .rawId)
-        response = try container.decode(AuthenticatorAssertionResponseJSON.self, forKey: .response)
-        authenticatorAttachment = try container.decodeIfPresent(AuthenticatorAttachment.self, forKey: .authenticatorAttachment)
-        clientExtensionResults = try container.decodeJSONObject(forKey: .clientExtensionResults)
-        type = try container.decode(PublicKeyCredentialType.self, forKey: .type)
-    }
-}
-
 /// The authenticator's part of an authentication response (`AuthenticatorAssertionResponseJSON`).
 package struct AuthenticatorAssertionResponseJSON: Sendable, Hashable, Codable {
     /// The `clientDataJSON` bytes, exactly as the client serialized them.
-    package var clientDataJSON: Base64URLBytes
+    var clientDataJSON: Base64URLBytes
     /// The authenticator data the signature covers.
-    package var authenticatorData: Base64URLBytes
+    var authenticatorData: Base64URLBytes
     /// The assertion signature over `authenticatorData ‖ SHA-256(clientDataJSON)`.
     package var signature: Base64URLBytes
     /// The user handle, sent by discoverable credentials (absent or null otherwise).
@@ -76,14 +26,14 @@ package struct AuthenticatorAssertionResponseJSON: Sendable, Hashable, Codable {
     /// Parses ``clientDataJSON``.
     /// - Returns: the client data, whose `rawBytes` are the received bytes.
     /// - Throws: ``WebAuthnError`` with category `malformed`.
-    package func parsedClientData() throws(WebAuthnError) -> CollectedClientData {
+    func parsedClientData() throws(WebAuthnError) -> CollectedClientData {
         try CollectedClientData(jsonBytes: clientDataJSON.bytes[...])
     }
 
     /// Parses ``authenticatorData``.
     /// - Returns: the authenticator data, whose `rawBytes` are the received bytes.
     /// - Throws: ``WebAuthnError`` with category `malformed`.
-    package func parsedAuthenticatorData() throws(WebAuthnError) -> AuthenticatorData {
+    func parsedAuthenticatorData() throws(WebAuthnError) -> AuthenticatorData {
         try AuthenticatorData(bytes: authenticatorData.bytes[...])
     }
 }

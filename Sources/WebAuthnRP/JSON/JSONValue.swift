@@ -79,38 +79,38 @@ public enum JSONValue: Sendable, Hashable, Codable {
     }
 
     /// The string, when this is a string.
-    public var stringValue: String? {
+    var stringValue: String? {
         if case .string(let s) = self { return s }
         return nil
     }
 
     /// The boolean, when this is `true` or `false`.
-    public var boolValue: Bool? {
+    var boolValue: Bool? {
         if case .bool(let b) = self { return b }
         return nil
     }
 
     /// The number, when this is a number.
-    public var numberValue: Double? {
+    var numberValue: Double? {
         if case .number(let n) = self { return n }
         return nil
     }
 
     /// The elements, when this is an array.
-    public var arrayValue: [JSONValue]? {
+    var arrayValue: [JSONValue]? {
         if case .array(let a) = self { return a }
         return nil
     }
 
     /// The members, when this is an object.
-    public var objectValue: [String: JSONValue]? {
+    var objectValue: [String: JSONValue]? {
         if case .object(let o) = self { return o }
         return nil
     }
 
     /// A member of an object (nil when absent or when this is not an object).
     /// - Parameter key: the member name.
-    public subscript(key: String) -> JSONValue? { objectValue?[key] }
+    subscript(key: String) -> JSONValue? { objectValue?[key] }
 
     /// Reads a JSON document with the library's strict reader, the one that reads every
     /// response: a member name given twice in an object, invalid UTF-8, nesting deeper than 32

@@ -1,53 +1,3 @@
-/// A registration response in its JSON form (`RegistrationResponseJSON`, WebAuthn
-/// Level 3 §5.1.8), what `PublicKeyCredential.toJSON()` returns after `create()`.
-package struct RegistrationResponseJSON: Sendable, Hashable, Codable {
-    /// The credential ID as base64url text (must equal ``rawId`` encoded; the ceremony checks).
-    package var id: String
-    /// The credential ID.
-    package var rawId: Base64URLBytes
-    /// The authenticator's response.
-    package var response: AuthenticatorAttestationResponseJSON
-    /// The attachment of the authenticator that was used, if the client said.
-    package var authenticatorAttachment: AuthenticatorAttachment?
-    /// Client extension outputs, kept as JSON.
-    package var clientExtensionResults: [String: JSONValue]
-    /// The credential type (`public-key`).
-    package var type: PublicKeyCredentialType
-
-    /// Creates a response.
-    /// - Parameters:
-    ///   - id: the credential ID as base64url text.
-    ///   - rawId: the credential ID.
-    ///   - response: the authenticator's response.
-    ///   - authenticatorAttachment: the attachment, or nil.
-    ///   - clientExtensionResults: client extension outputs.
-    ///   - type: the credential type.
-    package init(id: String, rawId: Base64URLBytes, response: AuthenticatorAttestationResponseJSON,
-                authenticatorAttachment: AuthenticatorAttachment? = nil,
-                clientExtensionResults: [String: JSONValue] = [:], type: PublicKeyCredentialType = .publicKey) {
-        self.id = id
-        self.rawId = rawId
-        self.response = response
-        self.authenticatorAttachment = authenticatorAttachment
-        self.clientExtensionResults = clientExtensionResults
-        self.type = type
-    }
-
-    /// Decodes a response; `clientExtensionResults` member by member in name order, so that the
-    /// same malformed input always gets the same error (see `decodeJSONObject(forKey:)`).
-    /// - Parameter decoder: the decoder.
-    /// - Throws: `DecodingError` for a missing or mistyped member.
-    package init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        id = try container.decode(String.self, forKey: .id)
-        rawId = try container.decode(Base64URLBytes.self, forKey: .rawId)
-        response = try container.decode(AuthenticatorAttestationResponseJSON.self, forKey: .response)
-        authenticatorAttachment = try container.decodeIfPresent(AuthenticatorAttachment.self, forKey: .authenticatorAttachment)
-        clientExtensionResults = try container.decodeJSONObject(forKey: .clientExtensionResults)
-        type = try container.decode(PublicKeyCredentialType.self, forKey: .type)
-    }
-}
-
 /// The authenticator's part of a registration response (`AuthenticatorAttestationResponseJSON`).
 ///
 /// `authenticatorData`, `transports`, `publicKey` and `publicKeyAlgorithm` are
@@ -62,9 +12,9 @@ package struct AuthenticatorAttestationResponseJSON: Sendable, Hashable, Codable
     /// The credential public key as a DER SubjectPublicKeyInfo, if the client could produce it.
     package var publicKey: Base64URLBytes?
     /// The credential's COSE algorithm identifier, if sent.
-    package var publicKeyAlgorithm: Int?
+    var publicKeyAlgorithm: Int?
     /// The attestation object (CBOR).
-    package var attestationObject: Base64URLBytes
+    var attestationObject: Base64URLBytes
 
     /// Creates an attestation response.
     /// - Parameters:
@@ -88,14 +38,14 @@ package struct AuthenticatorAttestationResponseJSON: Sendable, Hashable, Codable
     /// Parses ``clientDataJSON``.
     /// - Returns: the client data, whose `rawBytes` are the received bytes.
     /// - Throws: ``WebAuthnError`` with category `malformed`.
-    package func parsedClientData() throws(WebAuthnError) -> CollectedClientData {
+    func parsedClientData() throws(WebAuthnError) -> CollectedClientData {
         try CollectedClientData(jsonBytes: clientDataJSON.bytes[...])
     }
 
     /// Parses ``attestationObject``.
     /// - Returns: the attestation object.
     /// - Throws: ``WebAuthnError`` with category `malformed`.
-    package func parsedAttestationObject() throws(WebAuthnError) -> AttestationObject {
+    func parsedAttestationObject() throws(WebAuthnError) -> AttestationObject {
         try AttestationObject(bytes: attestationObject.bytes[...])
     }
 }

@@ -148,7 +148,7 @@ extension PublicKeyCredentialCreationOptionsJSON {
     /// Decodes creation options from JSON.
     /// - Parameter jsonData: the JSON.
     /// - Throws: ``WebAuthnError`` with category `malformed` naming the failing member.
-    package init(jsonData: Data) throws(WebAuthnError) {
+    init(jsonData: Data) throws(WebAuthnError) {
         self = try WebAuthnJSONCoding.decode(Self.self, from: jsonData, root: "PublicKeyCredentialCreationOptionsJSON")
     }
 
@@ -164,7 +164,7 @@ extension PublicKeyCredentialRequestOptionsJSON {
     /// Decodes request options from JSON.
     /// - Parameter jsonData: the JSON.
     /// - Throws: ``WebAuthnError`` with category `malformed` naming the failing member.
-    package init(jsonData: Data) throws(WebAuthnError) {
+    init(jsonData: Data) throws(WebAuthnError) {
         self = try WebAuthnJSONCoding.decode(Self.self, from: jsonData, root: "PublicKeyCredentialRequestOptionsJSON")
     }
 

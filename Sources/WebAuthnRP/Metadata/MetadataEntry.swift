@@ -16,35 +16,35 @@ public struct AuthenticatorStatus: RawRepresentable, Sendable, Hashable, CustomS
     public var description: String { rawValue }
 
     /// Not certified by the FIDO Alliance.
-    public static let notFIDOCertified = AuthenticatorStatus(rawValue: "NOT_FIDO_CERTIFIED")
+    static let notFIDOCertified = AuthenticatorStatus(rawValue: "NOT_FIDO_CERTIFIED")
     /// Certified (before levels existed; counts as level 1).
-    public static let fidoCertified = AuthenticatorStatus(rawValue: "FIDO_CERTIFIED")
+    static let fidoCertified = AuthenticatorStatus(rawValue: "FIDO_CERTIFIED")
     /// Malware can bypass user verification.
-    public static let userVerificationBypass = AuthenticatorStatus(rawValue: "USER_VERIFICATION_BYPASS")
+    static let userVerificationBypass = AuthenticatorStatus(rawValue: "USER_VERIFICATION_BYPASS")
     /// An attestation key of this model is compromised.
-    public static let attestationKeyCompromise = AuthenticatorStatus(rawValue: "ATTESTATION_KEY_COMPROMISE")
+    static let attestationKeyCompromise = AuthenticatorStatus(rawValue: "ATTESTATION_KEY_COMPROMISE")
     /// Credential keys can be extracted remotely.
-    public static let userKeyRemoteCompromise = AuthenticatorStatus(rawValue: "USER_KEY_REMOTE_COMPROMISE")
+    static let userKeyRemoteCompromise = AuthenticatorStatus(rawValue: "USER_KEY_REMOTE_COMPROMISE")
     /// Credential keys can be extracted with physical access.
-    public static let userKeyPhysicalCompromise = AuthenticatorStatus(rawValue: "USER_KEY_PHYSICAL_COMPROMISE")
+    static let userKeyPhysicalCompromise = AuthenticatorStatus(rawValue: "USER_KEY_PHYSICAL_COMPROMISE")
     /// A firmware update is available.
-    public static let updateAvailable = AuthenticatorStatus(rawValue: "UPDATE_AVAILABLE")
+    static let updateAvailable = AuthenticatorStatus(rawValue: "UPDATE_AVAILABLE")
     /// The FIDO Alliance revoked the model's certification.
-    public static let revoked = AuthenticatorStatus(rawValue: "REVOKED")
+    static let revoked = AuthenticatorStatus(rawValue: "REVOKED")
     /// The vendor submitted a self-assertion.
-    public static let selfAssertionSubmitted = AuthenticatorStatus(rawValue: "SELF_ASSERTION_SUBMITTED")
+    static let selfAssertionSubmitted = AuthenticatorStatus(rawValue: "SELF_ASSERTION_SUBMITTED")
     /// Certified at level 1.
-    public static let fidoCertifiedL1 = AuthenticatorStatus(rawValue: "FIDO_CERTIFIED_L1")
+    static let fidoCertifiedL1 = AuthenticatorStatus(rawValue: "FIDO_CERTIFIED_L1")
     /// Certified at level 1+.
-    public static let fidoCertifiedL1plus = AuthenticatorStatus(rawValue: "FIDO_CERTIFIED_L1plus")
+    static let fidoCertifiedL1plus = AuthenticatorStatus(rawValue: "FIDO_CERTIFIED_L1plus")
     /// Certified at level 2.
-    public static let fidoCertifiedL2 = AuthenticatorStatus(rawValue: "FIDO_CERTIFIED_L2")
+    static let fidoCertifiedL2 = AuthenticatorStatus(rawValue: "FIDO_CERTIFIED_L2")
     /// Certified at level 2+.
-    public static let fidoCertifiedL2plus = AuthenticatorStatus(rawValue: "FIDO_CERTIFIED_L2plus")
+    static let fidoCertifiedL2plus = AuthenticatorStatus(rawValue: "FIDO_CERTIFIED_L2plus")
     /// Certified at level 3.
-    public static let fidoCertifiedL3 = AuthenticatorStatus(rawValue: "FIDO_CERTIFIED_L3")
+    static let fidoCertifiedL3 = AuthenticatorStatus(rawValue: "FIDO_CERTIFIED_L3")
     /// Certified at level 3+.
-    public static let fidoCertifiedL3plus = AuthenticatorStatus(rawValue: "FIDO_CERTIFIED_L3plus")
+    static let fidoCertifiedL3plus = AuthenticatorStatus(rawValue: "FIDO_CERTIFIED_L3plus")
 
     /// The statuses that mean the authenticator must not be trusted (the default refusal set).
     public static let compromised: Set<AuthenticatorStatus> = [
@@ -154,11 +154,11 @@ public struct MetadataEntry: Sendable {
     public let latestStatusReport: MetadataStatusReport?
 
     /// The latest status, if any.
-    public var status: AuthenticatorStatus? { latestStatusReport?.status }
+    var status: AuthenticatorStatus? { latestStatusReport?.status }
 
     /// The certification level in effect, whatever the reports' dates:
     /// ``certificationLevel(at:)`` without a time.
-    public let certificationLevel: CertificationLevel?
+    let certificationLevel: CertificationLevel?
 
     /// The name to show: the statement's description, if any and not empty.
     public var name: String? { statement.flatMap { $0.description.isEmpty ? nil : $0.description } }

@@ -45,7 +45,7 @@ public struct AAGUID: Sendable, Hashable, CustomStringConvertible {
     private init(uncheckedBytes: [UInt8]) { self.bytes = uncheckedBytes }
 
     /// Whether this is ``zero``.
-    public var isZero: Bool { bytes.allSatisfy { $0 == 0 } }
+    var isZero: Bool { bytes.allSatisfy { $0 == 0 } }
 
     /// The lowercase 8-4-4-4-12 hexadecimal form.
     public var uuidString: String {

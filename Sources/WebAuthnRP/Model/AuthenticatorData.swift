@@ -35,7 +35,7 @@ package struct AuthenticatorData: Sendable {
     /// The largest credential ID length a relying party accepts (§7.1 step on `credentialId`).
     package static let maximumCredentialIdLength = 1023
     /// The length of authenticator data without attested credential data or extensions.
-    package static let minimumLength = 37
+    static let minimumLength = 37
 
     /// Whether an extensions map may follow the attested credential data while the ED flag
     /// is clear. WebAuthn refuses it: nothing the flags do not announce may be there. Recent Apple

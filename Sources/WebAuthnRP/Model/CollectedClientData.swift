@@ -14,9 +14,9 @@ public struct CollectedClientData: Sendable {
     public var origin: String { String(decoding: originUTF8, as: UTF8.self) }
     /// ``challenge``'s UTF-8. Read from text without escapes, a slice of ``rawBytes``: the
     /// ceremony compares and decodes these bytes, and no string is made unless one is read.
-    package let challengeUTF8: ArraySlice<UInt8>
+    let challengeUTF8: ArraySlice<UInt8>
     /// ``origin``'s UTF-8, kept as ``challengeUTF8`` is.
-    package let originUTF8: ArraySlice<UInt8>
+    let originUTF8: ArraySlice<UInt8>
     /// Whether the ceremony ran in a cross-origin frame, when the client said.
     public let crossOrigin: Bool?
     /// The top-level origin of a cross-origin ceremony, when the client said.
@@ -25,9 +25,9 @@ public struct CollectedClientData: Sendable {
     package let rawBytes: ArraySlice<UInt8>
 
     /// The largest `clientDataJSON` accepted, in bytes.
-    package static let maximumLength = 64 * 1024
+    static let maximumLength = 64 * 1024
     /// Deepest JSON nesting accepted inside `clientDataJSON`.
-    package static let maximumDepth = 32
+    static let maximumDepth = 32
 
     /// The parsed members, with the bytes they came from (the JSON readers in `JSON/` build it).
     init(type: String, challenge: ArraySlice<UInt8>, origin: ArraySlice<UInt8>, crossOrigin: Bool?, topOrigin: String?,

@@ -51,15 +51,6 @@ public struct AttestationRequirement: Sendable {
         self.unattested = unattested
     }
 
-    /// Creates a requirement whose anchors are a fixed list of roots, the same for every authenticator.
-    /// - Parameters:
-    ///   - anchors: the roots (or intermediates) a chain may end in.
-    ///   - chain: whether a chain must end in one of them (default: reported only).
-    ///   - unattested: what `none` and `self` mean (default: accepted).
-    public init(anchors: [Certificate], chain: Chain = .reported, unattested: Unattested = .accepted) {
-        self.init(source: FixedTrustAnchors(anchors), chain: chain, unattested: unattested)
-    }
-
     /// Nothing required: any attestation that verifies (or none) is accepted, with no anchors,
     /// so every chain is reported as untrusted. The default.
     public static var none: AttestationRequirement { AttestationRequirement() }
@@ -67,7 +58,7 @@ public struct AttestationRequirement: Sendable {
     /// Chains must end in one of `anchors`; `none` and `self` are rejected.
     /// - Parameter anchors: the roots.
     public static func trusted(by anchors: [Certificate]) -> AttestationRequirement {
-        AttestationRequirement(anchors: anchors, chain: .required, unattested: .rejected)
+        AttestationRequirement(source: FixedTrustAnchors(anchors), chain: .required, unattested: .rejected)
     }
 
     /// The step 29 decision: throws `trust` when the outcome does not meet the requirement.

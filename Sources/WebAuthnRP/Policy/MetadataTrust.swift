@@ -9,7 +9,7 @@ public struct MetadataPolicy: Sendable {
     /// USER_KEY_PHYSICAL_COMPROMISE).
     public var refusedStatuses: Set<AuthenticatorStatus>
     /// When set, an authenticator must be certified at this level or better (by its
-    /// ``MetadataEntry/certificationLevel``); otherwise it is refused (`metadata`).
+    /// ``MetadataEntry/certificationLevel(at:)``); otherwise it is refused (`metadata`).
     public var minimumCertificationLevel: CertificationLevel?
     /// Refuse (`metadata`) an authenticator the BLOB has no entry for. Default false: such an
     /// authenticator is judged by the other anchors only (usually: untrusted).
@@ -21,7 +21,7 @@ public struct MetadataPolicy: Sendable {
     /// Unsafe: let a later status report (a re-certification, `UPDATE_AVAILABLE`) end an
     /// `ATTESTATION_KEY_COMPROMISE`, so chains from the leaked key are trusted again, as under
     /// the latest-report-only reading of MDS3. Default false: while
-    /// ``AuthenticatorStatus/attestationKeyCompromise`` is among ``refusedStatuses``, every
+    /// `ATTESTATION_KEY_COMPROMISE` is among ``refusedStatuses``, every
     /// such report in the entry refuses the chains it names (its ``MetadataStatusReport/certificate``),
     /// or every chain of the entry when it names none, whatever came after it. A leaked key
     /// stays leaked: whoever holds it can still sign attestations a re-certified model's

@@ -49,11 +49,11 @@ public struct CeremonyRecording: Sendable {
     package let response: JSONValue
     /// The credential record the ceremony found, as it stood before the ceremony: the record
     /// an authentication looked up, or the one a refused registration collided with.
-    package let credentialBefore: CredentialRecord?
+    let credentialBefore: CredentialRecord?
     /// The relying party.
-    package let relyingParty: RelyingParty
+    let relyingParty: RelyingParty
     /// The policy.
-    package let policy: VerificationPolicy
+    let policy: VerificationPolicy
     /// When the response was verified.
     public let receivedAt: Date
     /// The verdict.
@@ -86,7 +86,7 @@ public struct CeremonyRecording: Sendable {
     }
 
     /// Whether the ceremony was rejected.
-    public var isRejected: Bool {
+    var isRejected: Bool {
         if case .rejected = verdict { return true }
         return false
     }

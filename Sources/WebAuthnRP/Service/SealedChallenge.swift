@@ -52,7 +52,7 @@ public struct SealedChallengeKey: Sendable {
     /// - Parameter issued: the challenge and its ceremony binding.
     /// - Returns: the token (base64url), for the client to send back with its response.
     /// - Throws: ``CryptoError`` when libcrypto fails; `EncodingError` never in practice.
-    public func seal(_ issued: IssuedChallenge) throws -> String {
+    func seal(_ issued: IssuedChallenge) throws -> String {
         let plaintext = Array(try JSONEncoder().encode(issued))
         let nonce = try SecureRandom.bytes(count: AES256GCM.nonceSize)
         let sealed = try AES256GCM.seal(plaintext, key: key, nonce: nonce, aad: Self.associatedData)
@@ -67,7 +67,7 @@ public struct SealedChallengeKey: Sendable {
     /// - Throws: ``WebAuthnError`` `challenge` for a token that is too long, not base64url, of an
     ///   unknown version, does not authenticate under this key (tampered, truncated, another
     ///   key), does not decode, or has expired.
-    public func open(_ token: String, now: Date) throws(WebAuthnError) -> IssuedChallenge {
+    func open(_ token: String, now: Date) throws(WebAuthnError) -> IssuedChallenge {
         let step = "sealed challenge"
         guard token.utf8.count <= Self.maximumTokenLength else {
             throw WebAuthnError(.challenge, step: step, "the sealed challenge is longer than \(Self.maximumTokenLength) characters")

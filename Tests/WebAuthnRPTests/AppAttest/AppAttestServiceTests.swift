@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import WebAuthnRP
-import WebAuthnCrypto
+@testable import WebAuthnCrypto
 import WebAuthnTestSupport
 
 /// The App Attest service and key store: storing attested keys, finding them for assertions,

@@ -4,7 +4,7 @@ import Testing
 @testable import WebAuthnRP
 import WebAuthnTestSupport
 import WebAuthnCoding
-import WebAuthnCrypto
+@testable import WebAuthnCrypto
 
 /// App Attest verification, one test per Apple step: each rejection is produced by the test
 /// device with exactly one thing wrong, so it fails only when that step's check is missing.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import WebAuthnCrypto
+@testable import WebAuthnCrypto
 @testable import WebAuthnRP
 import WebAuthnCoding
 import WebAuthnTestSupport
@@ -31,7 +31,7 @@ struct CompoundStatementFactory {
 
     func context(_ entries: [CBORItem], requirement: AttestationFormatOptions.CompoundRequirement = .all,
                  trustAnchors: [Certificate] = [], allowedFormats: Set<String>? = nil) throws -> AttestationContext {
-        try apple.context(.array(entries), policy: AttestationPolicy(requirement: AttestationRequirement(anchors: trustAnchors), formats: AttestationFormatOptions(compoundRequirement: requirement),
+        try apple.context(.array(entries), policy: AttestationPolicy(requirement: AttestationRequirement(source: FixedTrustAnchors(trustAnchors)), formats: AttestationFormatOptions(compoundRequirement: requirement),
                                                                       allowedFormats: allowedFormats))
     }
 
@@ -228,7 +228,7 @@ struct CompoundAttestationTests {
                                                       TestAuthenticator.RegistrationOptions(attestation: .compound(components)))
             // Trust required; self attestation alone would be accepted (unattested .accepted).
             let policy = VerificationPolicy(attestation: AttestationPolicy(
-                requirement: AttestationRequirement(anchors: [ca.certificate], chain: .required), formats: AttestationFormatOptions(compoundRequirement: requirement)))
+                requirement: AttestationRequirement(source: FixedTrustAnchors([ca.certificate]), chain: .required), formats: AttestationFormatOptions(compoundRequirement: requirement)))
             return CeremonyFixture.register(response, issued: issued, policy: policy)
         }
         for requirement in [Requirement.all, .any] {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import WebAuthnRP
-import WebAuthnCrypto
+@testable import WebAuthnCrypto
 import WebAuthnTestSupport
 
 @Suite("known attestation roots")

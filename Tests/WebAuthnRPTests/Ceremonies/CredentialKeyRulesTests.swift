@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import WebAuthnCoding
-import WebAuthnCrypto
+@testable import WebAuthnCrypto
 @testable import WebAuthnRP
 import WebAuthnTestSupport
 

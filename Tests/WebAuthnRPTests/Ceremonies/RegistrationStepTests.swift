@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import WebAuthnCrypto
+@testable import WebAuthnCrypto
 @testable import WebAuthnRP
 import WebAuthnTestSupport
 import WebAuthnCoding
@@ -375,7 +375,7 @@ struct RegistrationStepTests {
         #expect(verified.attestation.trustAnchor == ca.certificate)
         #expect(verified.record.attestationTrusted)
         // Without the requirement, the untrusted chain registers, recorded as untrusted.
-        let open = VerificationPolicy(attestation: AttestationPolicy(requirement: AttestationRequirement(anchors: [other.certificate])))
+        let open = VerificationPolicy(attestation: AttestationPolicy(requirement: AttestationRequirement(source: FixedTrustAnchors([other.certificate]))))
         let untrusted = try #require(try register(try TestAuthenticator(), Options(attestation: .packed(ca: ca)),
                                                   policy: open).accepted())
         #expect(!untrusted.attestation.trusted)

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import WebAuthnRP
 import WebAuthnCoding
-import WebAuthnCrypto
+@testable import WebAuthnCrypto
 
 /// The W3C WebAuthn Level 3 §16 test vectors (none ES256, packed ES256, fido-u2f
 /// ES256), restated as facts: the bytes below are the vectors' own, and every

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import WebAuthnCrypto
+@testable import WebAuthnCrypto
 import WebAuthnCoding
 @testable import WebAuthnRP
 import WebAuthnTestSupport

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 @testable import WebAuthnRP
-import WebAuthnCrypto
+@testable import WebAuthnCrypto
 
 /// The challenge store and the service's use of it: single use, expiry, ceremony
 /// binding, capacity with eviction, duplicates.

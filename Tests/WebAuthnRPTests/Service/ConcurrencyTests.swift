@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
-import WebAuthnCrypto
+@testable import WebAuthnCrypto
 @testable import WebAuthnRP
 import WebAuthnTestSupport
 

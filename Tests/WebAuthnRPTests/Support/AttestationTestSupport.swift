@@ -1,5 +1,5 @@
 import Foundation
-import WebAuthnCrypto
+@testable import WebAuthnCrypto
 @testable import WebAuthnRP
 import WebAuthnTestSupport
 import WebAuthnCoding

@@ -19,7 +19,7 @@ package enum TPMHashAlgorithm: UInt16, Sendable, Hashable, CaseIterable, CustomS
     package var tpmAlgID: UInt16 { rawValue }
 
     /// The digest length in bytes.
-    package var digestSize: Int {
+    var digestSize: Int {
         switch self {
         case .sha1: return 20
         case .sha256: return 32
@@ -57,7 +57,7 @@ package enum TPMECCCurve: UInt16, Sendable, Hashable, CaseIterable, CustomString
     case p521 = 0x0005
 
     /// The byte length of a field element (one coordinate) on this curve.
-    package var coordinateSize: Int {
+    var coordinateSize: Int {
         switch self {
         case .p256: return 32
         case .p384: return 48

@@ -12,7 +12,7 @@ package struct TPMName: Sendable, Hashable {
 
     /// The leading TPM_ALG_ID if the Name is long enough to be a digest Name (more than 4
     /// bytes; a 4-byte Name is a handle), else `nil`.
-    package var algorithmID: UInt16? {
+    var algorithmID: UInt16? {
         guard bytes.count > 4 else { return nil }
         return bytes.prefix(2).reduce(0) { $0 << 8 | UInt16($1) }
     }
@@ -90,7 +90,7 @@ package struct TPMAttest: Sendable, Hashable {
     package let rawBytes: ArraySlice<UInt8>
 
     /// The certify body, or `nil` when `type` is not TPM_ST_ATTEST_CERTIFY.
-    package var certifyInfo: TPMCertifyInfo? {
+    var certifyInfo: TPMCertifyInfo? {
         if case .certify(let info) = attested { return info }
         return nil
     }

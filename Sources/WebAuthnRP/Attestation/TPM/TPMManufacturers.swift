@@ -18,10 +18,10 @@
 package enum TPMManufacturer {
     /// The identifier FIDO Alliance conformance tools use for their test TPMs.
     /// It is not a TCG registry entry; a deployment may refuse it outside testing.
-    package static let fidoConformanceTestingID = "id:FFFFF1D0"
+    static let fidoConformanceTestingID = "id:FFFFF1D0"
     /// The identifier the W3C WebAuthn Level 3 test vectors put in their TPM AIK certificate
     /// (TPM_PT_MANUFACTURER 0: no vendor code). It is not a TCG registry entry.
-    package static let webAuthnTestVectorsID = "id:00000000"
+    static let webAuthnTestVectorsID = "id:00000000"
 
     /// The test identifiers (hex without "id:") `isKnown(_:)` accepts besides the registry:
     /// what the FIDO conformance tools and the W3C WebAuthn L3 test vectors send.
@@ -66,7 +66,7 @@ package enum TPMManufacturer {
 
     /// Every identifier `isKnown(_:)` accepts (registry and test identifiers), as "id:" and
     /// eight upper-case hex digits, sorted.
-    package static var knownIDs: [String] {
+    static var knownIDs: [String] {
         (Array(registry.keys) + Array(testIDs.keys)).sorted().map { "id:" + $0 }
     }
 
@@ -82,14 +82,14 @@ package enum TPMManufacturer {
     /// Whether an identifier names a registered manufacturer or one of the two test identifiers.
     /// - Parameter id: the attribute value: "id:" and eight hex digits (either case).
     /// - Returns: `true` when `name(forID:)` finds it.
-    package static func isKnown(_ id: String) -> Bool {
+    static func isKnown(_ id: String) -> Bool {
         name(forID: id) != nil
     }
 
     /// Whether an identifier has the TCG form: "id:" and exactly eight hex digits.
     /// - Parameter id: the TPMManufacturer attribute value.
     /// - Returns: `true` for `id:4E544300` and `id:51434f4d`, `false` for `ID:4E544300`, `id:4E5443`.
-    package static func isWellFormed(_ id: String) -> Bool {
+    static func isWellFormed(_ id: String) -> Bool {
         registryKey(id) != nil
     }
 

@@ -2,9 +2,9 @@
 // TPMAttestation.swift and TPMPublicAreaChecks.swift.
 
 /// A parsed `pubArea`: the TPMT_PUBLIC describing the credential key the TPM certified.
-package struct TPMPublicArea: Sendable, Hashable {
+struct TPMPublicArea: Sendable, Hashable {
     /// The RSA half of a TPMT_PUBLIC: TPMS_RSA_PARMS and the TPM2B_PUBLIC_KEY_RSA.
-    package struct RSAParameters: Sendable, Hashable {
+    struct RSAParameters: Sendable, Hashable {
         /// The symmetric definition; `nil` for TPM_ALG_NULL (the usual value for a signing key).
         package let symmetric: TPMSymmetricDefinition?
         /// The RSA scheme; `nil` for TPM_ALG_NULL.
@@ -18,7 +18,7 @@ package struct TPMPublicArea: Sendable, Hashable {
     }
 
     /// The ECC half of a TPMT_PUBLIC: TPMS_ECC_PARMS and the TPMS_ECC_POINT.
-    package struct ECCParameters: Sendable, Hashable {
+    struct ECCParameters: Sendable, Hashable {
         /// The symmetric definition; `nil` for TPM_ALG_NULL (the usual value for a signing key).
         package let symmetric: TPMSymmetricDefinition?
         /// The ECC scheme; `nil` for TPM_ALG_NULL.
@@ -34,7 +34,7 @@ package struct TPMPublicArea: Sendable, Hashable {
     }
 
     /// The type-specific part of the structure.
-    package enum Parameters: Sendable, Hashable {
+    enum Parameters: Sendable, Hashable {
         /// An RSA key (TPM_ALG_RSA).
         case rsa(RSAParameters)
         /// An elliptic-curve key (TPM_ALG_ECC).
@@ -43,13 +43,13 @@ package struct TPMPublicArea: Sendable, Hashable {
 
     /// The Name algorithm (`nameAlg`): the hash of this structure, prefixed by this
     /// algorithm's identifier, is the object's Name.
-    package let nameAlgorithm: TPMHashAlgorithm
+    let nameAlgorithm: TPMHashAlgorithm
     /// The TPMA_OBJECT attribute bits.
     package let objectAttributes: UInt32
     /// The authorization policy digest (often empty).
     package let authPolicy: ArraySlice<UInt8>
     /// The key type's parameters and public key.
-    package let parameters: Parameters
+    let parameters: Parameters
     /// The exact bytes parsed; the object's Name is computed over them.
     package let rawBytes: ArraySlice<UInt8>
 
