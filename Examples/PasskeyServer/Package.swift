@@ -3,6 +3,11 @@
 // A passkey server built on WebAuthnRP, Hummingbird 2 and PostgreSQL: the production shape the
 // library is meant for. This is its own package so the library itself keeps no package
 // dependency; it depends on the library by path.
+//
+// Shaped like Hummingbird's own examples: the application (`buildApplication`, its controllers,
+// request context, middleware and repositories) is the target PasskeyServerApp; the executable
+// PasskeyServer only reads the environment and runs it. `swift run PasskeyServer` serves
+// http://localhost:8080 in memory; `swift test` runs the in-process tests.
 import PackageDescription
 
 let strictSettings: [SwiftSetting] = [
@@ -13,25 +18,55 @@ let strictSettings: [SwiftSetting] = [
 let package = Package(
     name: "PasskeyServer",
     platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "PasskeyServer", targets: ["PasskeyServer"]),
+        .executable(name: "passkey-load", targets: ["passkey-load"]),
+    ],
     dependencies: [
         .package(name: "webauthn-rp", path: "../.."),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
-        // Already in the graph through postgres-nio; HMAC for the signed cookies.
-        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3" ..< "5.0.0"),
+        // ES256 access tokens and the JWKS document.
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
+        // Already in the graph through postgres-nio and jwt-kit; HMAC for the signed cookies.
+        .package(url: "https://github.com/apple/swift-crypto.git", "4.1.0" ..< "5.0.0"),
         // The load generator's HTTP client (already in Hummingbird's graph).
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
-        .executableTarget(
-            name: "PasskeyServer",
+        .target(
+            name: "PasskeyServerApp",
             dependencies: [
                 .product(name: "WebAuthnRP", package: "webauthn-rp"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             resources: [.copy("Public")],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "PasskeyServer",
+            dependencies: ["PasskeyServerApp"],
+            swiftSettings: strictSettings
+        ),
+        // The end-to-end tests' node: the same application with one test-only option (each
+        // login's counter update waits, to stage a lost-update race). Never shipped.
+        .executableTarget(
+            name: "passkey-e2e-node",
+            dependencies: ["PasskeyServerApp"],
+            swiftSettings: strictSettings
+        ),
+        // A software passkey (ES256, `none` attestation) for the load generator and the tests.
+        .target(
+            name: "SoftwarePasskey",
+            dependencies: [
+                .product(name: "WebAuthnRP", package: "webauthn-rp"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: strictSettings
         ),
         // Registration and login flows over HTTP against a running server, and the library's
@@ -39,10 +74,24 @@ let package = Package(
         .executableTarget(
             name: "passkey-load",
             dependencies: [
+                "SoftwarePasskey",
                 .product(name: "WebAuthnRP", package: "webauthn-rp"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "PasskeyServerTests",
+            dependencies: [
+                "PasskeyServerApp",
+                "SoftwarePasskey",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                // Verifies the access tokens from the JWKS alone, as a third party would.
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Tests/PasskeyServerTests",
             swiftSettings: strictSettings
         ),
     ],

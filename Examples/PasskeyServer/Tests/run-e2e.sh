@@ -7,9 +7,13 @@
 #   4. Tests/hardening.py: faults and hostile clients over raw HTTP with a software passkey whose
 #      counter stays 0 (replays across nodes and restarts, database outages and restarts, slow
 #      clients, the connection cap, session revocation, the passkey cap, usernames); it starts
-#      its own nodes and stops and restarts the database through $work/pg.sh.
+#      its own nodes and stops and restarts the database through $work/pg.sh,
+#   5. Tests/tokens.py: the token API as an app and a third party use it (refresh rotation, reuse
+#      revoking the family, revocation, logout, expired/tampered/foreign tokens, JWKS checked with
+#      PyJWT, signing keys shared and rotated across nodes), on three nodes of its own.
 # Everything it starts is stopped by pid on exit. Bounded in time (timeout on every long step).
-# Needs: postgresql (initdb, pg_ctl), chromium, chromium-driver, python3 with selenium and cryptography.
+# Needs: postgresql (initdb, pg_ctl), chromium, chromium-driver, python3 with selenium, cryptography
+# and PyJWT (installed from PyPI when missing).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -23,6 +27,8 @@ command -v chromium >/dev/null || die "no chromium (apt-get install chromium chr
 command -v chromedriver >/dev/null || die "no chromedriver (apt-get install chromium-driver)"
 python3 -c 'import selenium' 2>/dev/null || die "no selenium for python3 (pip install selenium)"
 python3 -c 'import cryptography' 2>/dev/null || die "no cryptography for python3 (pip install cryptography): hardening.py's software passkey"
+# PyJWT is the third party that verifies the access tokens from the JWKS (tokens.py).
+python3 -c 'import jwt' 2>/dev/null || python3 -m pip install -q PyJWT >/dev/null 2>&1 || die "no PyJWT for python3 (pip install PyJWT)"
 
 work="$(mktemp -d /tmp/passkey-e2e.XXXXXX)"
 pids=()
@@ -83,7 +89,10 @@ psql "$psql_url" -X -q -v ON_ERROR_STOP=1 -c "
 log "building the example (swift build --package-path $package)"
 build_started=$SECONDS
 timeout 1800 swift build --package-path "$package" --product PasskeyServer >"$work/build.log" 2>&1 || { tail -n 60 "$work/build.log"; die "build failed"; }
+# The tests' node: the same application with the one option the shipped server cannot set.
+timeout 1800 swift build --package-path "$package" --product passkey-e2e-node >>"$work/build.log" 2>&1 || { tail -n 60 "$work/build.log"; die "build failed"; }
 binary="$(swift build --package-path "$package" --show-bin-path)/PasskeyServer"
+test_node_binary="$(swift build --package-path "$package" --show-bin-path)/passkey-e2e-node"
 # The replay tool, to replay what node A records of its failed ceremonies.
 repo="$(cd "$package/../.." && pwd)"
 timeout 1800 swift build --package-path "$repo" --product webauthn-replay >>"$work/build.log" 2>&1 || { tail -n 60 "$work/build.log"; die "build of webauthn-replay failed"; }
@@ -91,10 +100,10 @@ replay="$(swift build --package-path "$repo" --show-bin-path)/webauthn-replay"
 log "built in $((SECONDS - build_started)) s"
 
 session_key="$(python3 -c 'import secrets; print(secrets.token_hex(32))')"
-start_node() { # name port [extra environment...]
+start_node() { # name port [extra environment...]   (node_binary: which executable, the shipped one by default)
   env HOST=127.0.0.1 PORT="$2" RP_ID=localhost ORIGINS="http://localhost:$port_a,http://localhost:$port_b,http://localhost:$port_c" \
     DATABASE_URL="$database_url" SESSION_KEY="$session_key" NODE_NAME="$1" LOG_LEVEL=info "${@:3}" \
-    "$binary" >"$work/node-$1.log" 2>&1 &
+    "${node_binary:-$binary}" >"$work/node-$1.log" 2>&1 &
   pids+=("$!")
   last_pid=$!
 }
@@ -111,15 +120,15 @@ wait_ready() { # port
 failed_dir="$work/failed-ceremonies"
 record=(RECORD_FAILED_CEREMONIES_DIR="$failed_dir" RECORD_FAILED_CEREMONIES_MAX_FILES=50)
 start_node a "$port_a" "${record[@]}"; pid_a=$last_pid
-# Node B waits 1.5 s before each login's counter update, so a race can be staged (e2e.py).
-start_node b "$port_b" E2E_UPDATE_DELAY_MS=1500 "${record[@]}"
+# Node B (the tests' node) waits 1.5 s before each login's counter update, so a race can be staged (e2e.py).
+node_binary="$test_node_binary" start_node b "$port_b" E2E_UPDATE_DELAY_MS=1500 "${record[@]}"
 # Node C shares the database for credentials but keeps no challenge: sealed challenges.
 start_node c "$port_c" CHALLENGE_MODE=sealed SEALING_KEY="$(python3 -c 'import secrets; print(secrets.token_hex(32))')" "${record[@]}"
 wait_ready "$port_a"; wait_ready "$port_b"; wait_ready "$port_c"
 log "nodes ready: A http://localhost:$port_a (pid $pid_a), B http://localhost:$port_b, C (sealed) http://localhost:$port_c"
 
-# PASSKEY_E2E_PARTS picks the parts to run (default both): "browser", "hardening".
-parts=" ${PASSKEY_E2E_PARTS:-browser hardening} "
+# PASSKEY_E2E_PARTS picks the parts to run (default all): "browser", "hardening", "tokens".
+parts=" ${PASSKEY_E2E_PARTS:-browser hardening tokens} "
 if [[ "$parts" == *" browser "* ]]; then
   e2e_started=$SECONDS
   NODE_A="http://localhost:$port_a" NODE_B="http://localhost:$port_b" NODE_C="http://localhost:$port_c" NODE_A_PID="$pid_a" PSQL_URL="$psql_url" \
@@ -133,5 +142,11 @@ if [[ "$parts" == *" hardening "* ]]; then
   PASSKEY_BINARY="$binary" DATABASE_URL="$database_url" PSQL_URL="$psql_url" E2E_WORK="$work" E2E_PG="$work/pg.sh" \
     E2E_SESSION_KEY="$session_key" timeout 600 python3 "$here/hardening.py"
   log "hardening tests (faults, hostile clients) passed in $((SECONDS - hardening_started)) s"
+fi
+if [[ "$parts" == *" tokens "* ]]; then
+  tokens_started=$SECONDS
+  PASSKEY_BINARY="$binary" DATABASE_URL="$database_url" PSQL_URL="$psql_url" E2E_WORK="$work" E2E_PG="$work/pg.sh" \
+    E2E_SESSION_KEY="$session_key" timeout 300 python3 "$here/tokens.py"
+  log "token tests (refresh rotation and reuse, revocation, JWKS with PyJWT, two nodes) passed in $((SECONDS - tokens_started)) s"
 fi
 log "all parts passed in $((SECONDS - build_started)) s (build included)"

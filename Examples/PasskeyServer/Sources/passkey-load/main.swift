@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import SoftwarePasskey
 import WebAuthnRP
 
 // passkey-load [base URL] [seconds] [concurrency] [users]
@@ -51,20 +52,20 @@ func post(_ path: String, _ body: Data, cookie: (String, String)? = nil, want: S
     return (data, value)
 }
 
-func register(_ name: String) async throws -> LoadAuthenticator {
+func register(_ name: String) async throws -> SoftwarePasskey {
     let (options, cookie) = try await post("/api/register/options", Data(#"{"username":"\#(name)"}"#.utf8), want: "pk_reg")
     guard let cookie, let challenge = challenge(in: options),
           let object = try JSONSerialization.jsonObject(with: options) as? [String: Any],
           let user = object["user"] as? [String: Any], let id = user["id"] as? String else {
         throw LoadError(description: "registration options without a challenge or cookie")
     }
-    var authenticator = LoadAuthenticator(rpId: "localhost", origin: origin,
+    var authenticator = SoftwarePasskey(rpId: "localhost", origin: origin,
                                           userHandle: try Base64URLBytes(base64URL: id, member: "user.id").bytes)
     _ = try await post("/api/register/verify", authenticator.register(challenge: challenge), cookie: ("pk_reg", cookie))
     return authenticator
 }
 
-func login(_ name: String, _ authenticator: inout LoadAuthenticator) async throws {
+func login(_ name: String, _ authenticator: inout SoftwarePasskey) async throws {
     let (options, cookie) = try await post("/api/login/options", Data(#"{"username":"\#(name)"}"#.utf8), want: "pk_login")
     guard let cookie, let challenge = challenge(in: options) else { throw LoadError(description: "login options without a challenge") }
     _ = try await post("/api/login/verify", try authenticator.assert(challenge: challenge), cookie: ("pk_login", cookie))
@@ -77,7 +78,7 @@ func percentile(_ sorted: [Double], _ p: Double) -> Double {
 
 let run = "load\(Int(Date().timeIntervalSince1970) % 100_000)"
 print("registering \(userCount) users at \(base)…")
-var users: [(String, LoadAuthenticator)] = []
+var users: [(String, SoftwarePasskey)] = []
 for index in 0..<userCount {
     let name = "\(run)-\(index)"
     users.append((name, try await register(name)))
@@ -131,7 +132,7 @@ if !latencies.isEmpty {
 
 // The library alone: begin + finish in process, in-memory stores, the same kind of authenticator.
 let service = RelyingPartyService(relyingParty: RelyingParty(id: "localhost", name: "load", origins: [origin]))
-var local = LoadAuthenticator(rpId: "localhost", origin: origin, userHandle: Array("local".utf8))
+var local = SoftwarePasskey(rpId: "localhost", origin: origin, userHandle: Array("local".utf8))
 let creation = try await service.beginRegistration(RegistrationRequest(user: PublicKeyCredentialUserEntityJSON(
     id: Base64URLBytes(Array("local".utf8)), name: "local", displayName: "local")), now: Date())
 _ = try await service.finishRegistration(RegistrationResponse(jsonData: local.register(challenge: creation.options.challenge.base64URL)),

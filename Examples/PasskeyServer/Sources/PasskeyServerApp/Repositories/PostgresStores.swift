@@ -87,6 +87,33 @@ enum PostgresSchema {
             expires_at timestamptz NOT NULL)
         """,
         "CREATE INDEX IF NOT EXISTS passkey_sealed_used_expires_at ON passkey_sealed_used (expires_at)",
+        // An app's sign-ins (token families) and their refresh tokens, kept as SHA-256: a copy of
+        // the table refreshes nothing. A family goes with the passkey that began it.
+        """
+        CREATE TABLE IF NOT EXISTS passkey_token_families (
+            id            text  PRIMARY KEY,
+            user_handle   bytea NOT NULL,
+            credential_id bytea NOT NULL REFERENCES passkey_credentials ON DELETE CASCADE,
+            auth_time     timestamptz NOT NULL,
+            revoked_at    timestamptz)
+        """,
+        "CREATE INDEX IF NOT EXISTS passkey_token_families_user_handle ON passkey_token_families (user_handle)",
+        "CREATE INDEX IF NOT EXISTS passkey_token_families_credential_id ON passkey_token_families (credential_id)",
+        """
+        CREATE TABLE IF NOT EXISTS passkey_refresh_tokens (
+            hash       bytea PRIMARY KEY CHECK (octet_length(hash) = 32),
+            family     text  NOT NULL REFERENCES passkey_token_families (id) ON DELETE CASCADE,
+            expires_at timestamptz NOT NULL,
+            used_at    timestamptz)
+        """,
+        "CREATE INDEX IF NOT EXISTS passkey_refresh_tokens_family ON passkey_refresh_tokens (family)",
+        // The access tokens' ES256 keys, newest two published; sealed under SESSION_KEY.
+        """
+        CREATE TABLE IF NOT EXISTS passkey_signing_keys (
+            kid        text  PRIMARY KEY,
+            sealed_key bytea NOT NULL,
+            created_at timestamptz NOT NULL)
+        """,
     ]
 
     static func migrate(_ database: Database) async throws {

@@ -154,7 +154,8 @@ async function refresh() {
     const prf = passkey.prfEnabled ? ", PRF" : "";
     item.dataset.discoverable = passkey.discoverable === undefined ? "unknown" : String(passkey.discoverable);
     item.dataset.prfEnabled = passkey.prfEnabled === undefined ? "unknown" : String(passkey.prfEnabled);
-    details.textContent = ` ${passkey.backupEligible ? "synced" : "device-bound"}${discoverable}${prf}, created ${passkey.createdAt}` +
+    const provider = passkey.provider ? `${passkey.provider}: ` : "";
+    details.textContent = ` ${provider}${passkey.backupEligible ? "synced" : "device-bound"}${discoverable}${prf}, created ${passkey.createdAt}` +
       (passkey.lastUsedAt ? `, last used ${passkey.lastUsedAt}` : "") + " ";
     const remove = document.createElement("button");
     remove.textContent = "Delete";

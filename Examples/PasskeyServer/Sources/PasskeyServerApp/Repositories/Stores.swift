@@ -231,16 +231,17 @@ final class MemorySessionStore: SessionStore {
     }
 }
 
-/// For the end-to-end tests only (`E2E_UPDATE_DELAY_MS`): waits before each login's update so a
-/// second login of the same credential can overtake it, which makes the lost-update race of
-/// two concurrent logins deterministic. Never set in production.
+/// For the end-to-end tests' node only (``TestingOptions/updateDelay``, Sources/passkey-e2e-node):
+/// waits before each login's update so a second login of the same credential can overtake it,
+/// which makes the lost-update race of two concurrent logins deterministic. The shipped server
+/// cannot turn it on.
 final class DelayedUpdateStore: PasskeyCredentialStore {
     let base: any PasskeyCredentialStore
     let delay: Duration
 
-    init(_ base: any PasskeyCredentialStore, milliseconds: Int) {
+    init(_ base: any PasskeyCredentialStore, delay: Duration) {
         self.base = base
-        delay = .milliseconds(milliseconds)
+        self.delay = delay
     }
 
     func create(_ record: CredentialRecord) async throws -> Bool { try await base.create(record) }

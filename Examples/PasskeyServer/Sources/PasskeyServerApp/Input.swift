@@ -36,8 +36,6 @@ struct RegistrationWriter: CredentialStore {
     struct Registration: Sendable {
         let newAccount: Username?
         let cap: Int
-        let capReached: AppError
-        let usernameTaken: AppError
     }
     /// The registration whose finish is running in this task.
     @TaskLocal static var current: Registration?
@@ -50,8 +48,8 @@ struct RegistrationWriter: CredentialStore {
         switch try await base.create(record, newAccount: registration.newAccount, cap: registration.cap) {
         case .created: return true
         case .duplicateCredential: return false   // the library refuses it as credentialExists
-        case .usernameTaken: throw registration.usernameTaken
-        case .capReached: throw registration.capReached
+        case .usernameTaken: throw AppError.usernameTaken
+        case .capReached: throw AppError.capReached(registration.cap)
         case .accountGone: throw AppError.unauthorized
         }
     }

@@ -48,6 +48,23 @@ struct Config: Sendable {
     var freshSignIn: TimeInterval = 300
     /// Passkeys one account may hold (`MAX_PASSKEYS_PER_ACCOUNT`).
     var maxPasskeysPerAccount = 32
+    /// The access tokens' `iss` (`TOKEN_ISSUER`; default: the first origin).
+    var tokenIssuer = ""
+    /// The access tokens' `aud` (`TOKEN_AUDIENCE`; default: the issuer).
+    var tokenAudience = ""
+    /// Access-token lifetime (`ACCESS_TOKEN_SECONDS`).
+    var accessTokenLifetime: TimeInterval = 300
+    /// Refresh-token lifetime, renewed at each rotation (`REFRESH_TOKEN_SECONDS`).
+    var refreshTokenLifetime: TimeInterval = 30 * 86_400
+    /// A new signing key after this long (`SIGNING_KEY_ROTATION_SECONDS`); the previous one stays
+    /// published until the next rotation, so it must outlive an access token.
+    var signingKeyRotation: TimeInterval = 7 * 86_400
+    /// The iOS/macOS apps whose passkeys are this RP's (`APPLE_TEAM_ID` and `APPLE_BUNDLE_IDS`):
+    /// served in `/.well-known/apple-app-site-association`.
+    var appleApps: [AppleApp] = []
+    /// The Android apps (`ANDROID_APPS=package=SHA-256 fingerprint,…`): served in
+    /// `/.well-known/assetlinks.json`, and their `android:apk-key-hash:` origins are accepted.
+    var androidApps: [AndroidApp] = []
 
     /// Whether cookies may omit `Secure` (plain http on loopback only).
     var isLocalhost: Bool { rpId == "localhost" && origins.allSatisfy { $0.hasPrefix("http://localhost") || $0.hasPrefix("http://127.0.0.1") } }
@@ -100,7 +117,49 @@ struct Config: Sendable {
         config.shutdownForce = try integer(env, "SHUTDOWN_FORCE_SECONDS", 1...600, 5)
         config.freshSignIn = TimeInterval(try integer(env, "FRESH_SIGN_IN_SECONDS", 1...86_400, 300))
         config.maxPasskeysPerAccount = try integer(env, "MAX_PASSKEYS_PER_ACCOUNT", 1...1_000, 32)
+        config.tokenIssuer = env["TOKEN_ISSUER"].flatMap { $0.isEmpty ? nil : $0 } ?? config.origins.first ?? "https://\(config.rpId)"
+        config.tokenAudience = env["TOKEN_AUDIENCE"].flatMap { $0.isEmpty ? nil : $0 } ?? config.tokenIssuer
+        config.accessTokenLifetime = TimeInterval(try integer(env, "ACCESS_TOKEN_SECONDS", 5...86_400, 300))
+        config.refreshTokenLifetime = TimeInterval(try integer(env, "REFRESH_TOKEN_SECONDS", 60...31_536_000, 30 * 86_400))
+        config.signingKeyRotation = TimeInterval(try integer(env, "SIGNING_KEY_ROTATION_SECONDS", 5...31_536_000, 7 * 86_400))
+        guard config.signingKeyRotation >= config.accessTokenLifetime else {
+            // A key leaves the JWKS one rotation after it stopped signing: its tokens must have expired by then.
+            throw ConfigError("SIGNING_KEY_ROTATION_SECONDS must be at least ACCESS_TOKEN_SECONDS")
+        }
+        let bundleIds = list(env["APPLE_BUNDLE_IDS"])
+        if let team = env["APPLE_TEAM_ID"], !team.isEmpty {
+            guard !bundleIds.isEmpty else { throw ConfigError("APPLE_TEAM_ID needs APPLE_BUNDLE_IDS (comma-separated bundle IDs)") }
+            config.appleApps = bundleIds.map { AppleApp(teamId: team, bundleId: $0) }
+        } else if !bundleIds.isEmpty {
+            throw ConfigError("APPLE_BUNDLE_IDS needs APPLE_TEAM_ID")
+        }
+        for entry in list(env["ANDROID_APPS"]) {
+            let parts = entry.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[0].isEmpty else {
+                throw ConfigError("ANDROID_APPS is package=SHA-256 fingerprint, comma-separated, not \(entry)")
+            }
+            do { config.androidApps.append(try AndroidApp(packageName: parts[0], sha256Fingerprint: parts[1])) } catch {
+                throw ConfigError("ANDROID_APPS: \(parts[0]): the fingerprint is not 32 bytes of hex (AB:CD:…)")
+            }
+        }
         return config
+    }
+
+    /// The relying party the ceremonies verify against: the web origins, and the native apps,
+    /// which the library checks at start-up (an Apple app needs `https://<rp id>` among the
+    /// origins) and whose Android origins it adds.
+    func relyingParty() throws -> RelyingParty {
+        guard !appleApps.isEmpty || !androidApps.isEmpty else { return RelyingParty(id: rpId, name: rpName, origins: origins) }
+        do {
+            return try RelyingParty(id: rpId, name: rpName, origins: origins, appleApps: appleApps, androidApps: androidApps)
+        } catch {
+            throw ConfigError("native apps: \(error)")
+        }
+    }
+
+    /// A comma-separated setting, trimmed, without empty entries.
+    static func list(_ text: String?) -> [String] {
+        (text ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
     /// An integer setting within `range`, or `fallback` when it is absent.

@@ -1,0 +1,154 @@
+import Foundation
+import Logging
+import PostgresNIO
+import Synchronization
+import WebAuthnRP
+
+/// Refresh tokens in PostgreSQL: `passkey_token_families` (one row per sign-in of an app; it
+/// goes with its passkey, ON DELETE CASCADE) and `passkey_refresh_tokens` (the SHA-256 of each
+/// token, `used_at` once rotated). A rotation is one transaction holding the token's row lock,
+/// so of two nodes presenting one token at once, one rotates it and the other sees it spent
+/// (and revokes the family: a copy of the token is in someone else's hands).
+final class PostgresRefreshTokenStore: RefreshTokenStore {
+    let database: Database
+    /// Sign-ins since the last sweep of expired rows (swept every 256 per node).
+    private let creations = Mutex(0)
+
+    init(database: Database) { self.database = database }
+
+    func create(family: TokenFamily, tokenHash: [UInt8], expiresAt: Date, now: Date) async throws {
+        try await database.run { client, logger in
+            try await client.withTransaction(logger: logger) { connection in
+                try await connection.query("""
+                    INSERT INTO passkey_token_families (id, user_handle, credential_id, auth_time)
+                    VALUES (\(family.id), \(Data(family.userHandle)), \(Data(family.credentialId)), \(family.authTime))
+                    """, logger: logger)
+                try await connection.query("""
+                    INSERT INTO passkey_refresh_tokens (hash, family, expires_at) VALUES (\(Data(tokenHash)), \(family.id), \(expiresAt))
+                    """, logger: logger)
+            }
+        }
+        if everyNth(creations) {
+            // An expired token refreshes nothing; a family without a live token has no live
+            // access token either (each refresh token outlives the access tokens issued with it).
+            _ = try? await database.run { client, logger in
+                try await client.query("DELETE FROM passkey_refresh_tokens WHERE expires_at < \(now)", logger: logger).collect().count
+                try await client.query("""
+                    DELETE FROM passkey_token_families f
+                    WHERE NOT EXISTS (SELECT 1 FROM passkey_refresh_tokens t WHERE t.family = f.id)
+                    """, logger: logger).collect().count
+            }
+        }
+    }
+
+    func rotate(tokenHash: [UInt8], newHash: [UInt8], newExpiresAt: Date, now: Date) async throws -> RefreshOutcome {
+        try await database.run { client, logger in
+            try await client.withTransaction(logger: logger) { connection -> RefreshOutcome in
+                let rows = try await connection.query("""
+                    SELECT t.family, t.used_at IS NOT NULL, t.expires_at > \(now), f.revoked_at IS NULL
+                    FROM passkey_refresh_tokens t JOIN passkey_token_families f ON f.id = t.family
+                    WHERE t.hash = \(Data(tokenHash)) FOR UPDATE OF t
+                    """, logger: logger).collect()
+                guard let row = rows.first else { return .invalid }
+                let (family, used, current, alive) = try row.decode((String, Bool, Bool, Bool).self)
+                guard alive else { return .invalid }
+                if used {
+                    // Reuse of a rotated token: the whole family ends, whoever holds its newest token.
+                    try await connection.query("""
+                        UPDATE passkey_token_families SET revoked_at = \(now) WHERE id = \(family)
+                        """, logger: logger)
+                    return .reused
+                }
+                guard current else { return .invalid }
+                try await connection.query("UPDATE passkey_refresh_tokens SET used_at = \(now) WHERE hash = \(Data(tokenHash))",
+                                           logger: logger)
+                try await connection.query("""
+                    INSERT INTO passkey_refresh_tokens (hash, family, expires_at) VALUES (\(Data(newHash)), \(family), \(newExpiresAt))
+                    """, logger: logger)
+                return .rotated(familyID: family)
+            }
+        }
+    }
+
+    func family(id: String, now: Date) async throws -> TokenFamily? {
+        let rows = try await database.run { client, logger in
+            try await client.query("""
+                SELECT user_handle, credential_id, auth_time FROM passkey_token_families WHERE id = \(id) AND revoked_at IS NULL
+                """, logger: logger).collect()
+        }
+        guard let row = rows.first else { return nil }
+        let (userHandle, credentialId, authTime) = try row.decode((Data, Data, Date).self)
+        return TokenFamily(id: id, userHandle: Array(userHandle), credentialId: Array(credentialId), authTime: authTime)
+    }
+
+    func revoke(tokenHash: [UInt8], now: Date) async throws -> Bool {
+        try await database.run { client, logger in
+            try await client.query("""
+                UPDATE passkey_token_families SET revoked_at = \(now)
+                WHERE revoked_at IS NULL AND id = (SELECT family FROM passkey_refresh_tokens WHERE hash = \(Data(tokenHash)))
+                RETURNING 1
+                """, logger: logger).collect().count == 1
+        }
+    }
+
+    func revoke(familyID: String, now: Date) async throws -> Bool {
+        try await database.run { client, logger in
+            try await client.query("""
+                UPDATE passkey_token_families SET revoked_at = \(now) WHERE id = \(familyID) AND revoked_at IS NULL RETURNING 1
+                """, logger: logger).collect().count == 1
+        }
+    }
+
+    func revokeAll(userHandle: [UInt8], now: Date) async throws -> Int {
+        try await database.run { client, logger in
+            try await client.query("""
+                UPDATE passkey_token_families SET revoked_at = \(now)
+                WHERE user_handle = \(Data(userHandle)) AND revoked_at IS NULL RETURNING 1
+                """, logger: logger).collect().count
+        }
+    }
+
+    /// The families go with their passkey's row (ON DELETE CASCADE): nothing to do here.
+    func credentialDeleted(_ id: [UInt8]) async throws {}
+}
+
+/// The fleet's signing keys in PostgreSQL (`passkey_signing_keys`, private keys sealed under a
+/// key derived from SESSION_KEY). Rotation runs under a transaction-scoped advisory lock, so
+/// nodes deciding at the same instant add one key between them.
+final class PostgresSigningKeyStore: SigningKeyStore {
+    let database: Database
+    static let lockKey: Int64 = 0x7061_7373_6b65_6b79   // "passkeky"
+
+    init(database: Database) { self.database = database }
+
+    func keys(rotateAfter: TimeInterval, now: Date, make: @Sendable () -> StoredSigningKey) async throws -> [StoredSigningKey] {
+        let fresh = make()   // made outside the transaction; used only if the newest key is too old
+        return try await database.run { client, logger in
+            try await client.withTransaction(logger: logger) { connection -> [StoredSigningKey] in
+                let newest = try await connection.query("""
+                    SELECT created_at FROM passkey_signing_keys ORDER BY created_at DESC LIMIT 1
+                    """, logger: logger).collect().first?.decode(Date.self)
+                if newest.map({ now.timeIntervalSince($0) >= rotateAfter }) ?? true {
+                    try await connection.query("SELECT pg_advisory_xact_lock(\(Self.lockKey))", logger: logger)
+                    // Another node may have rotated while this one waited for the lock.
+                    let again = try await connection.query("""
+                        SELECT created_at FROM passkey_signing_keys ORDER BY created_at DESC LIMIT 1
+                        """, logger: logger).collect().first?.decode(Date.self)
+                    if again.map({ now.timeIntervalSince($0) >= rotateAfter }) ?? true {
+                        try await connection.query("""
+                            INSERT INTO passkey_signing_keys (kid, sealed_key, created_at)
+                            VALUES (\(fresh.kid), \(Data(fresh.privateKey)), \(now))
+                            """, logger: logger)
+                    }
+                }
+                let rows = try await connection.query("""
+                    SELECT kid, sealed_key, created_at FROM passkey_signing_keys ORDER BY created_at DESC LIMIT 2
+                    """, logger: logger).collect()
+                return try rows.map { row in
+                    let (kid, sealed, created) = try row.decode((String, Data, Date).self)
+                    return StoredSigningKey(kid: kid, privateKey: Array(sealed), createdAt: created)
+                }
+            }
+        }
+    }
+}

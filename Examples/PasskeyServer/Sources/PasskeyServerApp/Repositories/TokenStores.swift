@@ -1,0 +1,150 @@
+import Foundation
+import Synchronization
+import WebAuthnRP
+
+/// A refresh-token family: one sign-in of an app (a passkey login or registration), and every
+/// refresh token rotated from it. Access tokens name their family (`sid`), so ending the family
+/// (logout, revocation, reuse of a rotated refresh token, deleting the passkey) ends them too.
+struct TokenFamily: Sendable {
+    var id: String
+    var userHandle: [UInt8]
+    /// The passkey whose ceremony began the family.
+    var credentialId: [UInt8]
+    /// When that ceremony happened (`auth_time`): a refresh does not make a sign-in fresh.
+    var authTime: Date
+}
+
+/// What presenting a refresh token came to.
+enum RefreshOutcome: Sendable, Equatable {
+    /// Rotated: the presented token is spent and `family` continues with the new one.
+    case rotated(familyID: String)
+    /// Unknown, expired, or its family has ended.
+    case invalid
+    /// The token was already rotated: someone holds a copy. The whole family is now revoked.
+    case reused
+}
+
+/// Refresh tokens, kept as the SHA-256 of the opaque value the client holds.
+protocol RefreshTokenStore: Sendable {
+    /// Starts a family with its first refresh token.
+    func create(family: TokenFamily, tokenHash: [UInt8], expiresAt: Date, now: Date) async throws
+    /// Spends `tokenHash` and stores `newHash` in its family, in one step; a token presented a
+    /// second time revokes its family (RFC 9700 §4.14.2, refresh token rotation).
+    func rotate(tokenHash: [UInt8], newHash: [UInt8], newExpiresAt: Date, now: Date) async throws -> RefreshOutcome
+    /// The family, if it is alive (not revoked; its passkey still exists).
+    func family(id: String, now: Date) async throws -> TokenFamily?
+    /// Revokes the family of a refresh token (RFC 7009). - Returns: whether one was revoked.
+    @discardableResult func revoke(tokenHash: [UInt8], now: Date) async throws -> Bool
+    /// Revokes a family by id. - Returns: whether one was revoked.
+    @discardableResult func revoke(familyID: String, now: Date) async throws -> Bool
+    /// Revokes every family of the user. - Returns: how many.
+    func revokeAll(userHandle: [UInt8], now: Date) async throws -> Int
+    /// Ends the families a just-deleted passkey began.
+    func credentialDeleted(_ id: [UInt8]) async throws
+}
+
+/// An ES256 signing key as every node keeps it: its `kid`, its private key's raw 32 bytes, and
+/// when it was made (keys rotate by age).
+struct StoredSigningKey: Sendable, Equatable {
+    var kid: String
+    var privateKey: [UInt8]
+    var createdAt: Date
+}
+
+/// The signing keys the nodes share. The newest signs; it and the one before it are published
+/// (two at once), so a token signed just before a rotation still verifies after it.
+protocol SigningKeyStore: Sendable {
+    /// The newest two keys, newest first, after adding `make()` when the newest is older than
+    /// `rotateAfter` (or there is none). Nodes that call this at once add one key between them.
+    func keys(rotateAfter: TimeInterval, now: Date, make: @Sendable () -> StoredSigningKey) async throws -> [StoredSigningKey]
+}
+
+/// Refresh tokens in memory (one node; they end with the process).
+final class MemoryRefreshTokenStore: RefreshTokenStore {
+    private struct Token { var family: String; var expiresAt: Date; var used: Bool }
+    private struct State {
+        var tokens: [ByteString: Token] = [:]
+        var families: [String: TokenFamily] = [:]
+        var revoked: Set<String> = []
+    }
+    private let state = Mutex(State())
+    private let capacity: Int
+
+    init(capacity: Int = 100_000) { self.capacity = capacity }
+
+    func create(family: TokenFamily, tokenHash: [UInt8], expiresAt: Date, now: Date) async throws {
+        try state.withLock { state in
+            if state.tokens.count >= capacity {
+                // Only expired tokens go: a spent one must stay to be recognised if presented again.
+                state.tokens = state.tokens.filter { $0.value.expiresAt > now }
+                let live = Set(state.tokens.values.map(\.family))
+                state.families = state.families.filter { live.contains($0.key) }
+                state.revoked = state.revoked.filter { live.contains($0) }
+            }
+            guard state.tokens.count < capacity else {
+                throw RegistryError(.capacityExceeded, "\(capacity) refresh tokens are stored")
+            }
+            state.families[family.id] = family
+            state.tokens[ByteString(tokenHash)] = Token(family: family.id, expiresAt: expiresAt, used: false)
+        }
+    }
+
+    func rotate(tokenHash: [UInt8], newHash: [UInt8], newExpiresAt: Date, now: Date) async throws -> RefreshOutcome {
+        state.withLock { state in
+            guard let token = state.tokens[ByteString(tokenHash)], state.families[token.family] != nil,
+                  !state.revoked.contains(token.family) else { return .invalid }
+            if token.used {
+                state.revoked.insert(token.family)
+                return .reused
+            }
+            guard token.expiresAt > now else { return .invalid }
+            state.tokens[ByteString(tokenHash)]?.used = true
+            state.tokens[ByteString(newHash)] = Token(family: token.family, expiresAt: newExpiresAt, used: false)
+            return .rotated(familyID: token.family)
+        }
+    }
+
+    func family(id: String, now: Date) async throws -> TokenFamily? {
+        state.withLock { state in state.revoked.contains(id) ? nil : state.families[id] }
+    }
+
+    func revoke(tokenHash: [UInt8], now: Date) async throws -> Bool {
+        state.withLock { state in
+            guard let family = state.tokens[ByteString(tokenHash)]?.family else { return false }
+            return state.revoked.insert(family).inserted
+        }
+    }
+
+    func revoke(familyID: String, now: Date) async throws -> Bool {
+        state.withLock { state in state.families[familyID] != nil && state.revoked.insert(familyID).inserted }
+    }
+
+    func revokeAll(userHandle: [UInt8], now: Date) async throws -> Int {
+        state.withLock { state in
+            let ids = state.families.values.filter { $0.userHandle == userHandle && !state.revoked.contains($0.id) }.map(\.id)
+            state.revoked.formUnion(ids)
+            return ids.count
+        }
+    }
+
+    func credentialDeleted(_ id: [UInt8]) async throws {
+        state.withLock { state in
+            for family in state.families.values where family.credentialId == id { state.revoked.insert(family.id) }
+        }
+    }
+}
+
+/// Signing keys in memory: this process's own (tokens end with it; fine for one node).
+final class MemorySigningKeyStore: SigningKeyStore {
+    private let stored = Mutex([StoredSigningKey]())
+
+    func keys(rotateAfter: TimeInterval, now: Date, make: @Sendable () -> StoredSigningKey) async throws -> [StoredSigningKey] {
+        stored.withLock { keys in
+            if keys.first.map({ now.timeIntervalSince($0.createdAt) >= rotateAfter }) ?? true {
+                keys.insert(make(), at: 0)
+                keys = Array(keys.prefix(2))
+            }
+            return keys
+        }
+    }
+}

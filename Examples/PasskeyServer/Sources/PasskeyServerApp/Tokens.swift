@@ -1,0 +1,257 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import JWTKit
+import WebAuthnRP
+
+/// The claims of an access token (RFC 9068's profile): who (`sub`, the user handle in base64url),
+/// for whom (`aud`), from whom (`iss`), when (`iat`, `exp`, `auth_time`), which (`jti`), and the
+/// refresh-token family it belongs to (`sid`), which the server checks is still alive.
+struct AccessClaims: JWTPayload {
+    var iss: IssuerClaim
+    var aud: AudienceClaim
+    var sub: SubjectClaim
+    var iat: IssuedAtClaim
+    var exp: ExpirationClaim
+    var jti: IDClaim
+    var sid: String
+    /// When the passkey ceremony that began the family happened, seconds since 1970.
+    var auth_time: Int
+
+    func verify(using algorithm: some JWTAlgorithm) async throws {
+        try exp.verifyNotExpired()
+    }
+}
+
+/// The RFC 6749 §5.1 answer to a successful sign-in or refresh.
+struct TokenResponse: ResponseGenerator, Encodable {
+    var access_token: String
+    var token_type = "Bearer"
+    var expires_in: Int
+    var refresh_token: String
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        var response = try context.responseEncoder.encode(self, from: request, context: context)
+        response.headers[.cacheControl] = "no-store"
+        response.headers[HTTPField.Name("Pragma")!] = "no-cache"
+        return response
+    }
+}
+
+/// An RFC 6749 §5.2 error: `{"error": code, "error_description": …}`.
+struct OAuthError: HTTPResponseError {
+    var status: HTTPResponse.Status = .badRequest
+    var code: String
+    var description: String
+
+    static func invalidRequest(_ description: String) -> OAuthError { OAuthError(code: "invalid_request", description: description) }
+    static func invalidGrant(_ description: String) -> OAuthError { OAuthError(code: "invalid_grant", description: description) }
+
+    struct Body: Encodable { var error: String; var error_description: String }
+
+    func response(from request: Request, context: some RequestContext) throws -> Response {
+        var response = try context.responseEncoder.encode(Body(error: code, error_description: description), from: request,
+                                                          context: context)
+        response.status = status
+        response.headers[.cacheControl] = "no-store"
+        response.headers[HTTPField.Name("Pragma")!] = "no-cache"
+        return response
+    }
+}
+
+/// Issues and checks the tokens an app holds: short-lived ES256 JWT access tokens signed by the
+/// fleet's newest key, and opaque refresh tokens (stored hashed) rotated at every use, with reuse
+/// detection. The signing keys live in ``SigningKeyStore`` (PostgreSQL: shared by every node),
+/// sealed under a key derived from SESSION_KEY so a copy of the table signs nothing.
+final class TokenService: Sendable {
+    let issuer: String
+    let audience: String
+    let accessLifetime: TimeInterval
+    let refreshLifetime: TimeInterval
+    let rotateAfter: TimeInterval
+    let refreshTokens: any RefreshTokenStore
+    let keyStore: any SigningKeyStore
+    private let keys: KeyCache
+
+    init(config: Config, refreshTokens: any RefreshTokenStore, keyStore: any SigningKeyStore) {
+        issuer = config.tokenIssuer
+        audience = config.tokenAudience
+        accessLifetime = config.accessTokenLifetime
+        refreshLifetime = config.refreshTokenLifetime
+        rotateAfter = config.signingKeyRotation
+        self.refreshTokens = refreshTokens
+        self.keyStore = keyStore
+        let wrapping = HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: config.sessionKey),
+                                              info: Data("PasskeyServer signing keys v1".utf8), outputByteCount: 32)
+        keys = KeyCache(store: keyStore, wrapping: wrapping, rotateAfter: config.signingKeyRotation)
+    }
+
+    static func invalidToken(_ message: String) -> AppError {
+        var error = AppError(.unauthorized, message)
+        error.headers[.wwwAuthenticate] = "Bearer error=\"invalid_token\""
+        return error
+    }
+
+    /// Begins a family for a passkey ceremony just verified, and answers its first tokens.
+    func start(userHandle: [UInt8], credentialId: [UInt8], now: Date) async throws -> TokenResponse {
+        let family = TokenFamily(id: Self.randomToken(16), userHandle: userHandle, credentialId: credentialId, authTime: now)
+        let refresh = Self.randomToken(32)
+        try await refreshTokens.create(family: family, tokenHash: Self.hash(refresh), expiresAt: now.addingTimeInterval(refreshLifetime),
+                                       now: now)
+        return try await answer(family: family, refreshToken: refresh, now: now)
+    }
+
+    /// `grant_type=refresh_token`: spends the token and answers a new pair; a token presented a
+    /// second time revokes its whole family.
+    func refresh(_ token: String, now: Date) async throws -> TokenResponse {
+        guard token.utf8.count == 43 else { throw OAuthError.invalidGrant("The refresh token is not valid.") }
+        let next = Self.randomToken(32)
+        switch try await refreshTokens.rotate(tokenHash: Self.hash(token), newHash: Self.hash(next),
+                                              newExpiresAt: now.addingTimeInterval(refreshLifetime), now: now) {
+        case .invalid:
+            throw OAuthError.invalidGrant("The refresh token is not valid.")
+        case .reused:
+            throw OAuthError.invalidGrant("The refresh token was already used: its sign-in is revoked.")
+        case .rotated(let familyID):
+            guard let family = try await refreshTokens.family(id: familyID, now: now) else {
+                throw OAuthError.invalidGrant("The refresh token is not valid.")
+            }
+            return try await answer(family: family, refreshToken: next, now: now)
+        }
+    }
+
+    private func answer(family: TokenFamily, refreshToken: String, now: Date) async throws -> TokenResponse {
+        let claims = AccessClaims(iss: IssuerClaim(value: issuer), aud: AudienceClaim(value: [audience]),
+                                  sub: SubjectClaim(value: Base64URLBytes(family.userHandle).base64URL),
+                                  iat: IssuedAtClaim(value: now), exp: ExpirationClaim(value: now.addingTimeInterval(accessLifetime)),
+                                  jti: IDClaim(value: Self.randomToken(16)), sid: family.id,
+                                  auth_time: Int(family.authTime.timeIntervalSince1970))
+        let access = try await keys.sign(claims, now: now)
+        return TokenResponse(access_token: access, expires_in: Int(accessLifetime), refresh_token: refreshToken)
+    }
+
+    /// The subject of a bearer access token: its signature (by a published key), `exp`, `iss`
+    /// and `aud` verify, and its family is still alive; anything else is `invalid_token`.
+    func subject(accessToken: String, now: Date) async throws -> Subject {
+        guard accessToken.utf8.count <= 4_096, let claims = try await keys.verify(accessToken, now: now),
+              claims.iss.value == issuer, claims.aud.value.contains(audience) else {
+            throw Self.invalidToken("The access token is not valid.")
+        }
+        guard let family = try await refreshTokens.family(id: claims.sid, now: now),
+              Base64URLBytes(family.userHandle).base64URL == claims.sub.value else {
+            throw Self.invalidToken("The access token's sign-in has ended.")
+        }
+        return Subject(userHandle: family.userHandle, credentialId: family.credentialId, signedInAt: family.authTime,
+                       credential: .accessToken(jti: claims.jti.value, family: family.id))
+    }
+
+    /// RFC 7009: a refresh token ends its family; an access token (still verifying) ends its family too.
+    func revoke(_ token: String, now: Date) async throws {
+        if token.utf8.count == 43 {
+            try await refreshTokens.revoke(tokenHash: Self.hash(token), now: now)
+        } else if token.utf8.count <= 4_096, let claims = try await keys.verify(token, now: now) {
+            try await refreshTokens.revoke(familyID: claims.sid, now: now)
+        }
+    }
+
+    /// The published keys (RFC 7517): the newest and the one before it.
+    func jwks(now: Date) async throws -> JWKS { try await keys.jwks(now: now) }
+
+    static func hash(_ token: String) -> [UInt8] { Array(SHA256.hash(data: Data(token.utf8))) }
+
+    /// `count` bytes from the OS CSPRNG, base64url.
+    static func randomToken(_ count: Int) -> String {
+        var generator = SystemRandomNumberGenerator()
+        return Base64URLBytes((0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }).base64URL
+    }
+}
+
+/// This node's copy of the fleet's signing keys, reloaded from the store every minute (or
+/// sooner when a token names a key it does not know), so a key another node made is used and
+/// published here too.
+actor KeyCache {
+    let store: any SigningKeyStore
+    let wrapping: SymmetricKey
+    let rotateAfter: TimeInterval
+    private var collection = JWTKeyCollection()
+    private var published: [(kid: String, key: ES256PrivateKey)] = []
+    private var loadedAt: Date?
+    private var lastForcedReload: Date?
+
+    init(store: any SigningKeyStore, wrapping: SymmetricKey, rotateAfter: TimeInterval) {
+        self.store = store
+        self.wrapping = wrapping
+        self.rotateAfter = rotateAfter
+    }
+
+    func sign(_ claims: AccessClaims, now: Date) async throws -> String {
+        try await load(now: now, force: false)
+        guard let newest = published.first else { throw RegistryError(.storage, "no signing key") }
+        var header = JWTHeader()
+        header.typ = "at+jwt"
+        return try await collection.sign(claims, kid: JWKIdentifier(string: newest.kid), header: header)
+    }
+
+    /// The claims of a token whose signature and `exp` verify, else nil. A store failure is
+    /// thrown (503): an outage is not a verdict on the token.
+    func verify(_ token: String, now: Date) async throws -> AccessClaims? {
+        try await load(now: now, force: false)   // a store failure is thrown, not a refusal
+        do {
+            return try await collection.verify(token, as: AccessClaims.self)
+        } catch let error as JWTError where error.errorType == .signatureVerificationFailed || error.errorType == .unknownKID {
+            // Another node may have rotated to a key this node has not loaded yet (jwt-kit tries
+            // its default key for a kid it does not know): reload, at most once a second, and
+            // try once more.
+        } catch {
+            return nil   // malformed, expired
+        }
+        guard lastForcedReload.map({ now.timeIntervalSince($0) >= 1 }) ?? true else { return nil }
+        lastForcedReload = now
+        try await load(now: now, force: true)
+        return try? await collection.verify(token, as: AccessClaims.self)
+    }
+
+    func jwks(now: Date) async throws -> JWKS {
+        try await load(now: now, force: false)
+        return JWKS(keys: published.compactMap { kid, key in
+            key.publicKey.parameters.map { JWK.ecdsa(.es256, identifier: JWKIdentifier(string: kid), x: $0.x, y: $0.y, curve: .p256) }
+        })
+    }
+
+    private func load(now: Date, force: Bool) async throws {
+        let refreshEvery = min(60, rotateAfter / 2)
+        if !force, let loadedAt, now.timeIntervalSince(loadedAt) < refreshEvery { return }
+        let wrapping = wrapping
+        let stored = try await store.keys(rotateAfter: rotateAfter, now: now) {
+            let key = ES256PrivateKey()
+            let kid = Self.thumbprint(key)
+            let sealed = (try? ChaChaPoly.seal(Data(key.pemRepresentation.utf8), using: wrapping,
+                                               authenticating: Data(kid.utf8)).combined) ?? Data()
+            return StoredSigningKey(kid: kid, privateKey: Array(sealed), createdAt: now)
+        }
+        var keys: [(kid: String, key: ES256PrivateKey)] = []
+        for entry in stored {
+            guard let box = try? ChaChaPoly.SealedBox(combined: entry.privateKey),
+                  let pem = try? ChaChaPoly.open(box, using: wrapping, authenticating: Data(entry.kid.utf8)),
+                  let key = try? ES256PrivateKey(pem: String(decoding: pem, as: UTF8.self)) else {
+                throw RegistryError(.storage, "signing key \(entry.kid) does not open with this SESSION_KEY")
+            }
+            keys.append((entry.kid, key))
+        }
+        if keys.map(\.kid) != published.map(\.kid) {
+            let fresh = JWTKeyCollection()
+            for (kid, key) in keys { await fresh.add(ecdsa: key, kid: JWKIdentifier(string: kid)) }
+            collection = fresh
+            published = keys
+        }
+        loadedAt = now
+    }
+
+    /// The RFC 7638 thumbprint of the public key, as its `kid`.
+    static func thumbprint(_ key: ES256PrivateKey) -> String {
+        guard let parameters = key.publicKey.parameters else { return TokenService.randomToken(16) }
+        let canonical = "{\"crv\":\"P-256\",\"kty\":\"EC\",\"x\":\"\(parameters.x)\",\"y\":\"\(parameters.y)\"}"
+        return Base64URLBytes(Array(SHA256.hash(data: Data(canonical.utf8)))).base64URL
+    }
+}
