@@ -21,7 +21,9 @@ enum MetadataBenchBLOB {
             aaguids.append(aaguid)
             var entry = TestMetadataService.Entry(aaguid: aaguid.uuidString, description: "Bench Authenticator \(index)")
             entry.roots = [vendors[index % 4].certificate, vendors[(index + 1) % 4].certificate]
-            entry.statuses = [.init("FIDO_CERTIFIED_L1", effectiveDate: "2023-01-01"), .init("UPDATE_AVAILABLE", effectiveDate: "2024-01-01")]
+            entry.statuses = [
+                .init("FIDO_CERTIFIED_L1", effectiveDate: "2023-01-01"), .init("UPDATE_AVAILABLE", effectiveDate: "2024-01-01"),
+            ]
             var json = entry.json
             if var statement = json["metadataStatement"] as? [String: Any] {
                 // A PNG-sized icon, as most production entries carry.

@@ -101,8 +101,9 @@ struct AssertionPool {
     ///   as a client does for a passkey that backs end-to-end encryption.
     init(key: TestAuthenticator.KeySpec, credentialId: [UInt8], size: Int, prf: Bool = false) throws {
         // Seeded: the same keys and signatures every run, so instruction counts repeat.
-        var authenticator = try TestAuthenticator(key: key, credentialId: credentialId,
-                                                  seed: "webauthn-bench \(credentialId.first ?? 0)")
+        var authenticator = try TestAuthenticator(
+            key: key, credentialId: credentialId,
+            seed: "webauthn-bench \(credentialId.first ?? 0)")
         record = authenticator.record()
         var challenges: [IssuedChallenge] = [], bodies: [Data] = []
         var requested: [String: JSONValue]?
@@ -118,10 +119,13 @@ struct AssertionPool {
         }
         for index in 0..<size {
             // 32 bytes: the credential id's first byte, the index, then random bytes.
-            let challenge = [credentialId.first ?? 0] + withUnsafeBytes(of: UInt32(index).bigEndian, Array.init)
+            let challenge =
+                [credentialId.first ?? 0] + withUnsafeBytes(of: UInt32(index).bigEndian, Array.init)
                 + Digest.sha256.hash(withUnsafeBytes(of: UInt32(index).bigEndian, Array.init)).prefix(27)
-            challenges.append(IssuedChallenge(challenge: challenge, kind: .authentication, rpId: "example.org",
-                                              extensions: requested, expiresAt: BenchCases.now.addingTimeInterval(3600)))
+            challenges.append(
+                IssuedChallenge(
+                    challenge: challenge, kind: .authentication, rpId: "example.org",
+                    extensions: requested, expiresAt: BenchCases.now.addingTimeInterval(3600)))
             let response = try authenticator.authenticate(challenge: challenge, options)
             bodies.append(try TestAuthenticator.json(response).jsonData())
         }
@@ -177,8 +181,9 @@ final class AssertionCase: BenchCase {
         self.limit = limit
         operationsPerRound = poolSize
         pool = try AssertionPool(key: key, credentialId: Array(0..<32), size: poolSize, prf: prf)
-        service = RelyingPartyService(relyingParty: BenchCases.relyingParty,
-                                      credentials: InMemoryCredentialStore(records: [pool.record]))
+        service = RelyingPartyService(
+            relyingParty: BenchCases.relyingParty,
+            credentials: InMemoryCredentialStore(records: [pool.record]))
     }
 
     func prepare(operations: Int) async throws { try await pool.prepare(service, count: operations) }
@@ -200,8 +205,9 @@ final class ConcurrentAssertionCase: BenchCase {
             try AssertionPool(key: .es256, credentialId: [UInt8(truncatingIfNeeded: worker)] + Array(1..<32), size: poolSize)
         }
         operationsPerRound = poolSize * workers
-        service = RelyingPartyService(relyingParty: BenchCases.relyingParty,
-                                      credentials: InMemoryCredentialStore(records: pools.map(\.record)))
+        service = RelyingPartyService(
+            relyingParty: BenchCases.relyingParty,
+            credentials: InMemoryCredentialStore(records: pools.map(\.record)))
     }
 
     func prepare(operations: Int) async throws {
@@ -266,10 +272,12 @@ final class RegistrationCase: BenchCase {
             let counter = withUnsafeBytes(of: UInt32(index).bigEndian, Array.init)
             authenticator.credentialId = counter + Array(4..<32)
             let challenge = counter + Digest.sha256.hash(counter).prefix(28)
-            challenges.append(IssuedChallenge(challenge: challenge, kind: .registration, rpId: "example.org",
-                                              userHandle: authenticator.userHandle, offeredAlgorithms: [.es256],
-                                              attestation: packed ? .direct : nil,
-                                              expiresAt: BenchCases.now.addingTimeInterval(3600)))
+            challenges.append(
+                IssuedChallenge(
+                    challenge: challenge, kind: .registration, rpId: "example.org",
+                    userHandle: authenticator.userHandle, offeredAlgorithms: [.es256],
+                    attestation: packed ? .direct : nil,
+                    expiresAt: BenchCases.now.addingTimeInterval(3600)))
             let response = try authenticator.register(challenge: challenge, options)
             bodies.append(try TestAuthenticator.json(response).jsonData())
         }

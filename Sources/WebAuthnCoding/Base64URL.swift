@@ -74,14 +74,17 @@ package enum Base64URL {
     ///     itself, such as a stored challenge; never for what a client sends.
     /// - Throws: ``DecodingError`` for a character outside the alphabet, a length that
     ///   cannot occur (1 mod 4), non-zero trailing bits, or padding.
-    package static func decode(_ string: String, allowPadding: Bool = false,
-                              allowNonZeroTrailingBits: Bool = false) throws(DecodingError) -> [UInt8] {
+    package static func decode(
+        _ string: String, allowPadding: Bool = false,
+        allowNonZeroTrailingBits: Bool = false
+    ) throws(DecodingError) -> [UInt8] {
         if !allowPadding && !allowNonZeroTrailingBits {
             // The common case: a string's UTF-8 view is read in place, one pass.
             if let bytes = strictDecode(string.utf8.span) { return bytes }
         }
-        return try decodeReportingErrors(Array(string.utf8), allowPadding: allowPadding,
-                                         allowNonZeroTrailingBits: allowNonZeroTrailingBits)
+        return try decodeReportingErrors(
+            Array(string.utf8), allowPadding: allowPadding,
+            allowNonZeroTrailingBits: allowNonZeroTrailingBits)
     }
 
     /// Decodes strict, unpadded base64url held as UTF-8 bytes (for example a slice of a
@@ -190,7 +193,8 @@ package enum Base64URL {
         var i = 0, o = first
         while i + 4 <= count, o + 3 <= bytes.count {
             let group = chars.extracting(i..<(i + 4))
-            let n = groupTable[Int(group[0])] | groupTable[256 + Int(group[1])]
+            let n =
+                groupTable[Int(group[0])] | groupTable[256 + Int(group[1])]
                 | groupTable[512 + Int(group[2])] | groupTable[768 + Int(group[3])]
             guard n & 0x8000_0000 == 0 else {
                 _ = consume bytes
@@ -229,14 +233,17 @@ package enum Base64URL {
         return true
     }
 
-    private static func decodeReportingErrors(_ input: [UInt8], allowPadding: Bool,
-                                              allowNonZeroTrailingBits: Bool) throws(DecodingError) -> [UInt8] {
+    private static func decodeReportingErrors(
+        _ input: [UInt8], allowPadding: Bool,
+        allowNonZeroTrailingBits: Bool
+    ) throws(DecodingError) -> [UInt8] {
         var chars = input
         if let firstPad = chars.firstIndex(of: UInt8(ascii: "=")) {
             guard allowPadding else { throw DecodingError(offset: firstPad, reason: "padding is not accepted") }
             let padCount = chars.count - firstPad
             guard chars.count % 4 == 0, padCount <= 2, chars[firstPad...].allSatisfy({ $0 == UInt8(ascii: "=") }),
-                  (firstPad % 4) + padCount == 4 else {
+                (firstPad % 4) + padCount == 4
+            else {
                 throw DecodingError(offset: firstPad, reason: "padding is not the RFC 4648 padding for this length")
             }
             chars.removeLast(padCount)

@@ -1,7 +1,7 @@
 import Foundation
-import WebAuthnRP
 import WebAuthnCoding
 import WebAuthnCrypto
+import WebAuthnRP
 
 /// Apple App Attest: the attestation object and the assertion, each verified in full by
 /// `AppAttestVerifier` (the stateless core of `AppAttestService`) against a fixed context taken
@@ -16,7 +16,8 @@ enum AppAttestTargets {
     static let time = Date(timeIntervalSince1970: 1_748_736_000)
 
     static let trustAnchors: [Certificate] = {
-        let text = "MIIBmDCCAT6gAwIBAgIBATAKBggqhkjOPQQDAjBDMSUwIwYDVQQDDBxUZXN0IEFwcCBBdHRlc3RhdGlvbiBSb290IENBMQ0wCwYD"
+        let text =
+            "MIIBmDCCAT6gAwIBAgIBATAKBggqhkjOPQQDAjBDMSUwIwYDVQQDDBxUZXN0IEFwcCBBdHRlc3RhdGlvbiBSb290IENBMQ0wCwYD"
             + "VQQKDARUZXN0MQswCQYDVQQGEwJBQTAeFw0yNDAxMDIwMDAwMDBaFw0zNDEyMzAwMDAwMDBaMEMxJTAjBgNVBAMMHFRlc3QgQXBw"
             + "IEF0dGVzdGF0aW9uIFJvb3QgQ0ExDTALBgNVBAoMBFRlc3QxCzAJBgNVBAYTAkFBMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE"
             + "DVgkEgvBARmd3LKvvGUSMT7zEFN08aD6QT1gcyhsc-EumpshsJ-niwpt-kLk7uQDLl41sQxXK-0L4uVJcyLVRKMjMCEwDwYDVR0T"
@@ -37,44 +38,56 @@ enum AppAttestTargets {
         keyId: bytes("v1_tb2KUPmebYBiJN5cv2sTVafPt_iDhmYdn7nVRztA"),
         publicKey: bytes("BKi-MtGPYt5GLah37Yc6fIxHuzoqidWqRyosRYSgfE7uomzc0HDNYwex3q84FxkM8McDcKsx43pJjZJev0Qymp8"),
         signCount: 5, environment: .production)
-    static let clientData = bytes("VIj33b4paJSl1GWBGUf_iS5YapmQGk5wu5x86r6VFXtQT1NUIC92MS9vcmRlcnMgeyJpdGVtIjo0MiwiY2VyZW1vbnkiOiJhc3NlcnQtNiJ9")
+    static let clientData = bytes(
+        "VIj33b4paJSl1GWBGUf_iS5YapmQGk5wu5x86r6VFXtQT1NUIC92MS9vcmRlcnMgeyJpdGVtIjo0MiwiY2VyZW1vbnkiOiJhc3NlcnQtNiJ9")
 
-    static let attestation = FuzzTarget("appattest-attestation", checks: """
-        the input as an App Attest attestation object, verified by AppAttestVerifier (chain to the \
-        fixtures' App Attest root, nonce extension, key id, rpIdHash, counter, AAGUID, credential id): \
-        the same verdict twice; an accepted attestation's key hashes to the key id and has counter 0
-        """) { bytes, check in
+    static let attestation = FuzzTarget(
+        "appattest-attestation",
+        checks: """
+            the input as an App Attest attestation object, verified by AppAttestVerifier (chain to the \
+            fixtures' App Attest root, nonce extension, key id, rpIdHash, counter, AAGUID, credential id): \
+            the same verdict twice; an accepted attestation's key hashes to the key id and has counter 0
+            """
+    ) { bytes, check in
         let run = { () -> (String, VerifiedAppAttestation?) in
             var trace = CeremonyTrace()
-            return Verdict.of({ () throws(WebAuthnError) in
-                try verifier.verifyAttestation(Array(bytes), keyId: attestationKeyId,
-                                               clientDataHash: Digest.sha256.hash(attestationChallenge), at: time, trace: &trace)
-            }, describe: { "\($0.key) chain \($0.certificateChain.map(\.derBytes))" })
+            return Verdict.of(
+                { () throws(WebAuthnError) in
+                    try verifier.verifyAttestation(
+                        Array(bytes), keyId: attestationKeyId,
+                        clientDataHash: Digest.sha256.hash(attestationChallenge), at: time, trace: &trace)
+                }, describe: { "\($0.key) chain \($0.certificateChain.map(\.derBytes))" })
         }
         let (first, verified) = run()
         check.requireSame(first, run().0, "verifying twice gives the same verdict")
         if let verified {
-            check.require(Digest.sha256.hash(verified.key.publicKey) == attestationKeyId && verified.key.signCount == 0,
-                          "an accepted key hashes to the key id and starts at counter 0", "\(verified.key)")
+            check.require(
+                Digest.sha256.hash(verified.key.publicKey) == attestationKeyId && verified.key.signCount == 0,
+                "an accepted key hashes to the key id and starts at counter 0", "\(verified.key)")
         }
     }
 
-    static let assertion = FuzzTarget("appattest-assertion", checks: """
-        the input as an App Attest assertion, verified by AppAttestVerifier against a stored key with \
-        counter 5: the same verdict twice; an accepted assertion's counter is above 5 and its rpIdHash the App ID's
-        """) { bytes, check in
+    static let assertion = FuzzTarget(
+        "appattest-assertion",
+        checks: """
+            the input as an App Attest assertion, verified by AppAttestVerifier against a stored key with \
+            counter 5: the same verdict twice; an accepted assertion's counter is above 5 and its rpIdHash the App ID's
+            """
+    ) { bytes, check in
         let run = { () -> (String, VerifiedAppAssertion?) in
             var trace = CeremonyTrace()
-            return Verdict.of({ () throws(WebAuthnError) in
-                try verifier.verifyAssertion(Array(bytes), clientData: clientData, key: storedKey, trace: &trace)
-            }, describe: { "\($0.updatedKey) \(Array($0.authenticatorData.rawBytes))" })
+            return Verdict.of(
+                { () throws(WebAuthnError) in
+                    try verifier.verifyAssertion(Array(bytes), clientData: clientData, key: storedKey, trace: &trace)
+                }, describe: { "\($0.updatedKey) \(Array($0.authenticatorData.rawBytes))" })
         }
         let (first, verified) = run()
         check.requireSame(first, run().0, "verifying twice gives the same verdict")
         if let verified {
             let rpIdHash = Digest.sha256.hash(Array(app.appId.utf8))
-            check.require(verified.updatedKey.signCount > storedKey.signCount && verified.authenticatorData.rpIdHash.elementsEqual(rpIdHash),
-                          "an accepted assertion advances the counter and names the app", "\(verified.updatedKey)")
+            check.require(
+                verified.updatedKey.signCount > storedKey.signCount && verified.authenticatorData.rpIdHash.elementsEqual(rpIdHash),
+                "an accepted assertion advances the counter and names the app", "\(verified.updatedKey)")
         }
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
-import WebAuthnRP
 import WebAuthnCoding
 import WebAuthnCrypto
+import WebAuthnRP
 
 /// One target per attestation statement format: the input is the `attStmt` CBOR, verified by
 /// that format's procedure against a fixed, recorded authenticator data and client data hash,
@@ -24,7 +24,9 @@ enum AttestationStatementTargets {
 
     /// Any sub-statement of a compound statement suffices, so a compound that holds one good
     /// statement reaches the trust assessment of its components.
-    static let policy = AttestationPolicy(requirement: AttestationRequirement(source: FixedTrustAnchors(trustAnchors)), formats: AttestationFormatOptions(compoundRequirement: .any))
+    static let policy = AttestationPolicy(
+        requirement: AttestationRequirement(source: FixedTrustAnchors(trustAnchors)),
+        formats: AttestationFormatOptions(compoundRequirement: .any))
 
     struct Context {
         let authenticatorData: AuthenticatorData
@@ -34,7 +36,8 @@ enum AttestationStatementTargets {
     /// The parsed recorded contexts, by format.
     static let contexts: [String: Context] = RecordedInputs.contexts.compactMapValues { recorded in
         guard let auth = try? Base64URL.decode(recorded.authenticatorData), let parsed = try? AuthenticatorData(bytes: auth),
-              let clientData = try? Base64URL.decode(recorded.clientDataJSON) else { return nil }
+            let clientData = try? Base64URL.decode(recorded.clientDataJSON)
+        else { return nil }
         return Context(authenticatorData: parsed, clientDataHash: Digest.sha256.hash(clientData))
     }
 
@@ -42,11 +45,14 @@ enum AttestationStatementTargets {
     static func context(for format: String) -> Context? { contexts[format] ?? contexts["packed"] }
 
     static func target(_ format: String) -> FuzzTarget {
-        FuzzTarget("attstmt-\(format)", checks: """
-            the input as the attStmt of a \(format) statement (CBOR), verified by the \(format) procedure \
-            against a recorded authenticator data and client data hash, with trust assessed against the \
-            fixtures' root: the same verdict (result, trust path, trust, or error) twice
-            """) { bytes, check in
+        FuzzTarget(
+            "attstmt-\(format)",
+            checks: """
+                the input as the attStmt of a \(format) statement (CBOR), verified by the \(format) procedure \
+                against a recorded authenticator data and client data hash, with trust assessed against the \
+                fixtures' root: the same verdict (result, trust path, trust, or error) twice
+                """
+        ) { bytes, check in
             guard let context = context(for: format) else {
                 check.require(false, "the recorded context parses", "RecordedInputs does not hold a usable context")
                 return
@@ -58,12 +64,15 @@ enum AttestationStatementTargets {
                 } catch {
                     return "reject: \(error)"
                 }
-                return Verdict.of({ () throws(WebAuthnError) in
-                    try AttestationStatementCheck.verify(format: format, statement: statement,
-                                                         authenticatorData: context.authenticatorData,
-                                                         clientDataHash: context.clientDataHash, policy: policy,
-                                                         at: ParserTargets.verificationTime)
-                }, describe: describe).0
+                return Verdict.of(
+                    { () throws(WebAuthnError) in
+                        try AttestationStatementCheck.verify(
+                            format: format, statement: statement,
+                            authenticatorData: context.authenticatorData,
+                            clientDataHash: context.clientDataHash, policy: policy,
+                            at: ParserTargets.verificationTime)
+                    }, describe: describe
+                ).0
             }
             check.requireSame(run(), run(), "verifying twice gives the same verdict")
         }

@@ -1,8 +1,8 @@
 import Foundation
-import WebAuthnReplay
-import WebAuthnRP
 import WebAuthnCoding
 import WebAuthnCrypto
+import WebAuthnRP
+import WebAuthnReplay
 
 /// One target per whole ceremony (§7.1 registration and §7.2 authentication from the JSON a
 /// client posts) and one for loading a recorded-ceremony fixture file.
@@ -22,12 +22,15 @@ enum CeremonyTargets {
     static let fallbackChallenge = [UInt8](repeating: 0x42, count: 32)
     static let policy = VerificationPolicy(
         acceptedAlgorithms: VerificationPolicy.defaultAlgorithms + [.rs1, .mlDSA44, .mlDSA65, .mlDSA87],
-        attestation: AttestationPolicy(requirement: AttestationRequirement(source: FixedTrustAnchors(AttestationStatementTargets.trustAnchors))))
+        attestation: AttestationPolicy(
+            requirement: AttestationRequirement(source: FixedTrustAnchors(AttestationStatementTargets.trustAnchors))))
     static let records: [CredentialRecord] = RecordedInputs.records.compactMap { record in
         guard let id = try? Base64URL.decode(record.id), let key = try? Base64URL.decode(record.publicKey),
-              let user = try? Base64URL.decode(record.userHandle) else { return nil }
-        return CredentialRecord(id: id, publicKey: key, signCount: record.signCount,
-                                userHandle: user, backupEligible: record.backupEligible)
+            let user = try? Base64URL.decode(record.userHandle)
+        else { return nil }
+        return CredentialRecord(
+            id: id, publicKey: key, signCount: record.signCount,
+            userHandle: user, backupEligible: record.backupEligible)
     }
 
     /// The challenge the client data names, or the fixed fallback.
@@ -37,23 +40,28 @@ enum CeremonyTargets {
 
     // MARK: Registration
 
-    static let registration = FuzzTarget("registration", checks: """
-        RegistrationResponseJSON bytes through RegistrationVerifier (§7.1, every step) against the fixed \
-        relying party, policy and clock: the same verdict and the same step trace twice; an accepted \
-        registration's record names the credential of the response, with a key that parses again
-        """) { bytes, check in
+    static let registration = FuzzTarget(
+        "registration",
+        checks: """
+            RegistrationResponseJSON bytes through RegistrationVerifier (§7.1, every step) against the fixed \
+            relying party, policy and clock: the same verdict and the same step trace twice; an accepted \
+            registration's record names the credential of the response, with a key that parses again
+            """
+    ) { bytes, check in
         let (first, verified) = verifyRegistration(bytes)
         let (second, _) = verifyRegistration(bytes)
         check.requireSame(first, second, "verifying twice gives the same verdict and trace")
         guard let verified else { return }
         let record = verified.record
-        check.require(verified.authenticatorData.attestedCredentialData?.credentialId.elementsEqual(record.id) == true,
-                      "the record's id is authData's credential id", record.id.hex)
+        check.require(
+            verified.authenticatorData.attestedCredentialData?.credentialId.elementsEqual(record.id) == true,
+            "the record's id is authData's credential id", record.id.hex)
         var options = COSEKeyOptions()
         options.allowRS1 = true
         let key = try? COSEKey(cbor: record.publicKey[...], options: options)
-        check.require(key?.algorithm.rawValue == record.algorithm, "the record's key parses again with the record's algorithm",
-                      record.publicKey.hex)
+        check.require(
+            key?.algorithm.rawValue == record.algorithm, "the record's key parses again with the record's algorithm",
+            record.publicKey.hex)
     }
 
     static func verifyRegistration(_ bytes: ArraySlice<UInt8>) -> (String, VerifiedRegistration?) {
@@ -64,14 +72,16 @@ enum CeremonyTargets {
             return ("reject: \(error)", nil)
         }
         let response = RegistrationResponse(json: json)
-        let issued = IssuedChallenge(challenge: challenge(in: response.clientDataJSON), kind: .registration,
-                                     rpId: relyingParty.id, userHandle: [1, 2, 3, 4], userVerification: .preferred,
-                                     offeredAlgorithms: policy.acceptedAlgorithms, attestation: .direct, expiresAt: now.addingTimeInterval(300))
+        let issued = IssuedChallenge(
+            challenge: challenge(in: response.clientDataJSON), kind: .registration,
+            rpId: relyingParty.id, userHandle: [1, 2, 3, 4], userVerification: .preferred,
+            offeredAlgorithms: policy.acceptedAlgorithms, attestation: .direct, expiresAt: now.addingTimeInterval(300))
         let verifier = RegistrationVerifier(relyingParty: relyingParty, policy: policy)
         var trace = CeremonyTrace()
-        let (verdict, verified) = Verdict.of({ () throws(WebAuthnError) in
-            try verifier.verify(response, issued: issued, now: now, trace: &trace)
-        }, describe: describe)
+        let (verdict, verified) = Verdict.of(
+            { () throws(WebAuthnError) in
+                try verifier.verify(response, issued: issued, now: now, trace: &trace)
+            }, describe: describe)
         return (verdict + "\n" + describe(trace), verified)
     }
 
@@ -85,20 +95,24 @@ enum CeremonyTargets {
 
     // MARK: Authentication
 
-    static let authentication = FuzzTarget("authentication", checks: """
-        AuthenticationResponseJSON bytes through AuthenticationVerifier (§7.2, every step) against the \
-        fixed relying party and the recorded credential records (all listed in allowCredentials): the \
-        same verdict and trace twice; an accepted login updates exactly the record it names, to the \
-        received counter
-        """) { bytes, check in
+    static let authentication = FuzzTarget(
+        "authentication",
+        checks: """
+            AuthenticationResponseJSON bytes through AuthenticationVerifier (§7.2, every step) against the \
+            fixed relying party and the recorded credential records (all listed in allowCredentials): the \
+            same verdict and trace twice; an accepted login updates exactly the record it names, to the \
+            received counter
+            """
+    ) { bytes, check in
         let (first, verified) = verifyAuthentication(bytes)
         let (second, _) = verifyAuthentication(bytes)
         check.requireSame(first, second, "verifying twice gives the same verdict and trace")
         guard let verified else { return }
         let original = records.first { $0.id == verified.updatedRecord.id }
         check.require(original != nil, "an accepted login belongs to a known record", verified.updatedRecord.id.hex)
-        check.require(verified.updatedRecord.signCount == verified.authenticatorData.signCount,
-                      "the updated record holds the received counter", "\(verified.updatedRecord.signCount)")
+        check.require(
+            verified.updatedRecord.signCount == verified.authenticatorData.signCount,
+            "the updated record holds the received counter", "\(verified.updatedRecord.signCount)")
         check.require(verified.updatedRecord.publicKey == original?.publicKey, "the key is unchanged", verified.updatedRecord.id.hex)
     }
 
@@ -110,25 +124,30 @@ enum CeremonyTargets {
             return ("reject: \(error)", nil)
         }
         let response = AuthenticationResponse(json: json)
-        let issued = IssuedChallenge(challenge: challenge(in: response.clientDataJSON), kind: .authentication,
-                                     rpId: relyingParty.id, allowCredentials: records.map(\.id),
-                                     userVerification: .preferred, expiresAt: now.addingTimeInterval(300))
+        let issued = IssuedChallenge(
+            challenge: challenge(in: response.clientDataJSON), kind: .authentication,
+            rpId: relyingParty.id, allowCredentials: records.map(\.id),
+            userVerification: .preferred, expiresAt: now.addingTimeInterval(300))
         let record = records.first { $0.id == response.rawId }
         let verifier = AuthenticationVerifier(relyingParty: relyingParty, policy: policy)
         var trace = CeremonyTrace()
-        let (verdict, verified) = Verdict.of({ () throws(WebAuthnError) in
-            try verifier.verify(response, issued: issued, record: record, now: now, trace: &trace)
-        }, describe: { "record \($0.updatedRecord) counterRegressed \($0.counterRegressed)" })
+        let (verdict, verified) = Verdict.of(
+            { () throws(WebAuthnError) in
+                try verifier.verify(response, issued: issued, record: record, now: now, trace: &trace)
+            }, describe: { "record \($0.updatedRecord) counterRegressed \($0.counterRegressed)" })
         return (verdict + "\n" + describe(trace), verified)
     }
 
     // MARK: Fixture files
 
-    static let fixture = FuzzTarget("fixture", checks: """
-        a webauthn-ceremonies/1 document through WebAuthnReplay's loading (JSON decoding, format and \
-        name checks, relying party, policy, trust anchors, credential records, each ceremony's issued \
-        challenge): the same description, or the same error, twice
-        """) { bytes, check in
+    static let fixture = FuzzTarget(
+        "fixture",
+        checks: """
+            a webauthn-ceremonies/1 document through WebAuthnReplay's loading (JSON decoding, format and \
+            name checks, relying party, policy, trust anchors, credential records, each ceremony's issued \
+            challenge): the same description, or the same error, twice
+            """
+    ) { bytes, check in
         let load = { () -> String in
             do {
                 return "accept: " + (try Replayer.describeFixture(Data(bytes), file: "fuzz-input"))

@@ -49,7 +49,8 @@ public struct FuzzTarget: Sendable {
     public func run(_ bytes: [UInt8]) -> PropertyViolation? { run(bytes[...]) }
 
     /// Every target, one per parser and one per whole ceremony, then one per attestation format, then App Attest.
-    public static let all: [FuzzTarget] = ParserTargets.all + CeremonyTargets.all + AttestationStatementTargets.all
+    public static let all: [FuzzTarget] =
+        ParserTargets.all + CeremonyTargets.all + AttestationStatementTargets.all
         + AppAttestTargets.all + MetadataTargets.all + ExtensionTargets.all
 
     /// Builds the fixed inputs every target verifies against (relying party, policy, trust

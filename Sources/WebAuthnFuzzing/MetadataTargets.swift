@@ -1,7 +1,7 @@
 import Foundation
-import WebAuthnRP
 import WebAuthnCoding
 import WebAuthnCrypto
+import WebAuthnRP
 
 /// The FIDO Metadata Service BLOB: the whole compact JWS (header, chain, signature, payload)
 /// verified against the test root of `Fixtures/metadata/`, and the payload JSON alone.
@@ -13,7 +13,8 @@ enum MetadataTargets {
 
     /// The root of the fixtures' test metadata PKI (`Fixtures/metadata/*.json`, `policy.metadata.trustAnchor`).
     static let root: Certificate? = {
-        let text = "MIIBgjCCASigAwIBAgIBATAKBggqhkjOPQQDAjA4MRYwFAYDVQQDDA1UZXN0IE1EUyBSb290MREwDwYDVQQKDAhUZXN0IE1EUzEL"
+        let text =
+            "MIIBgjCCASigAwIBAgIBATAKBggqhkjOPQQDAjA4MRYwFAYDVQQDDA1UZXN0IE1EUyBSb290MREwDwYDVQQKDAhUZXN0IE1EUzEL"
             + "MAkGA1UEBhMCQUEwHhcNMjQwMTAyMDAwMDAwWhcNMzQxMjMwMDAwMDAwWjA4MRYwFAYDVQQDDA1UZXN0IE1EUyBSb290MREwDwYD"
             + "VQQKDAhUZXN0IE1EUzELMAkGA1UEBhMCQUEwWTATBgcqhkjOPQIBBggqhkjOPQMBBwNCAARRL1DtB7xBkUPvEdyVza9PA_9xmSZV"
             + "sZzC-mIcYDZN0371xyG8RwgLjsXBQbRa2fUZWRsvzuyo2MK0RQ3saWi1oyMwITAPBgNVHRMBAf8EBTADAQH_MA4GA1UdDwEB_wQE"
@@ -42,43 +43,53 @@ enum MetadataTargets {
                 check.require(blob.entry(aaguid: aaguid) == nil, "a skipped entry's AAGUID finds no entry", "entry \(skipped.index)")
             }
             for identifier in skipped.attestationCertificateKeyIdentifiers {
-                check.require(blob.entry(attestationCertificateKeyIdentifier: identifier) == nil,
-                              "a skipped entry's key identifier finds no entry", "entry \(skipped.index)")
+                check.require(
+                    blob.entry(attestationCertificateKeyIdentifier: identifier) == nil,
+                    "a skipped entry's key identifier finds no entry", "entry \(skipped.index)")
             }
         }
         for (index, entry) in blob.entries.enumerated() {
             if let aaguid = entry.aaguid, seen.insert(aaguid).inserted {
-                check.require(blob.entry(aaguid: aaguid)?.statusReports == entry.statusReports,
-                              "an entry is found by its AAGUID", "entry \(index)")
+                check.require(
+                    blob.entry(aaguid: aaguid)?.statusReports == entry.statusReports,
+                    "an entry is found by its AAGUID", "entry \(index)")
             }
             for identifier in entry.attestationCertificateKeyIdentifiers where seenIdentifiers.insert(identifier).inserted {
-                check.require(blob.entry(attestationCertificateKeyIdentifier: identifier.uppercased())?.statusReports == entry.statusReports,
-                              "an entry is found by its key identifier, in either case", "entry \(index)")
+                check.require(
+                    blob.entry(attestationCertificateKeyIdentifier: identifier.uppercased())?.statusReports == entry.statusReports,
+                    "an entry is found by its key identifier, in either case", "entry \(index)")
             }
         }
     }
 
-    static let blob = FuzzTarget("metadata-blob", checks: """
-        the input as an MDS3 BLOB (compact JWS) verified against the fixtures' test metadata root at \
-        2025-06-01: the same verdict twice; an accepted BLOB's entries are found by AAGUID and key identifier
-        """) { bytes, check in
+    static let blob = FuzzTarget(
+        "metadata-blob",
+        checks: """
+            the input as an MDS3 BLOB (compact JWS) verified against the fixtures' test metadata root at \
+            2025-06-01: the same verdict twice; an accepted BLOB's entries are found by AAGUID and key identifier
+            """
+    ) { bytes, check in
         guard let root else {
             check.require(false, "the fixed root parses", "")
             return
         }
         let run = { () -> (String, MetadataBLOB?) in
-            Verdict.of({ () throws(WebAuthnError) in try MetadataBLOB(jws: Array(bytes), trustAnchor: root, at: time) },
-                       describe: describe)
+            Verdict.of(
+                { () throws(WebAuthnError) in try MetadataBLOB(jws: Array(bytes), trustAnchor: root, at: time) },
+                describe: describe)
         }
         let (first, verified) = run()
         check.requireSame(first, run().0, "verifying twice gives the same verdict")
         if let verified { checkIndex(verified, &check) }
     }
 
-    static let payload = FuzzTarget("metadata-payload", checks: """
-        the input as an MDS3 BLOB payload (JSON), read and indexed without a signature: the same \
-        verdict twice; every refusal is category metadata; entries are found by AAGUID and key identifier
-        """) { bytes, check in
+    static let payload = FuzzTarget(
+        "metadata-payload",
+        checks: """
+            the input as an MDS3 BLOB payload (JSON), read and indexed without a signature: the same \
+            verdict twice; every refusal is category metadata; entries are found by AAGUID and key identifier
+            """
+    ) { bytes, check in
         let run = { () -> (String, MetadataBLOB?) in
             Verdict.of({ () throws(WebAuthnError) in try MetadataBLOB.indexUnverifiedPayload(Array(bytes)) }, describe: describe)
         }

@@ -47,8 +47,8 @@ extension WebAuthnError.Category {
         case .credentialExists: return 409
         case .unknownCredential, .userHandle, .signature, .signCount: return 401
         case .origin, .rpIdHash, .userPresence, .userVerification, .backupFlags, .algorithm, .attestation, .trust,
-             .metadata,
-             .extension:
+            .metadata,
+            .extension:
             return 403
         case .serverFault: return 500
         default: return 403

@@ -1,4 +1,3 @@
-
 /// Why a ceremony was rejected: exactly one ``Category`` (the categories of the
 /// `webauthn-ceremonies/1` fixture format), the specification step that failed,
 /// and a message saying what was expected and what arrived.

@@ -1,7 +1,7 @@
 import Foundation
-import WebAuthnRP
 import WebAuthnCoding
 import WebAuthnCrypto
+import WebAuthnRP
 
 /// Replays the Apple App Attest ceremonies of a `webauthn-ceremonies/1` file (kinds
 /// `appAttestation` and `appAssertion`, the top-level `app` and `appKeys` members; see the
@@ -17,11 +17,13 @@ enum AppAttestReplay {
     /// Replays an App Attest file.
     /// - Throws: ``FixtureError`` when the file cannot be replayed.
     static func replay(_ data: Data, file: String) async throws -> [CeremonyResult] {
-        let fixture = try Replayer.decodeDocument(AppAttestFixture.self, data, file: file, format: \.format,
-                                                  names: { $0.ceremonies.map(\.name) })
+        let fixture = try Replayer.decodeDocument(
+            AppAttestFixture.self, data, file: file, format: \.format,
+            names: { $0.ceremonies.map(\.name) })
         let setup = try Setup(fixture: fixture, file: file)
-        let service = AppAttestService(app: setup.app, environment: setup.environment, trustAnchors: setup.trustAnchors,
-                                       keys: InMemoryAppAttestKeyStore(keys: setup.keys))
+        let service = AppAttestService(
+            app: setup.app, environment: setup.environment, trustAnchors: setup.trustAnchors,
+            keys: InMemoryAppAttestKeyStore(keys: setup.keys))
         let challenges = InMemoryChallengeStore()
         var results: [CeremonyResult] = []
         for ceremony in fixture.ceremonies {
@@ -34,15 +36,19 @@ enum AppAttestReplay {
     /// when the ceremony says so, then consumed whatever the verdict, and held to the library's
     /// rule for issued challenges (kind, a clock that went back, expiry at issue + lifetime).
     /// - Returns: the refusal, nil when the challenge is good.
-    private static func consumeChallenge(_ ceremony: AppCeremony, _ challenge: [UInt8], challenges: InMemoryChallengeStore,
-                                         setup: Setup, receivedAt: Date, trace: inout CeremonyTrace) async throws -> WebAuthnError? {
+    private static func consumeChallenge(
+        _ ceremony: AppCeremony, _ challenge: [UInt8], challenges: InMemoryChallengeStore,
+        setup: Setup, receivedAt: Date, trace: inout CeremonyTrace
+    ) async throws -> WebAuthnError? {
         // App Attest kinds map onto the two kinds an issued challenge records; the replay names them itself.
         let kind: CeremonyKind = ceremony.kind == .appAttestation ? .registration : .authentication
         if ceremony.issues {
             let issuedAt = ceremony.issuedAt ?? setup.now
-            try await challenges.issue(IssuedChallenge(challenge: challenge, kind: kind, rpId: setup.app.appId, issuedAt: issuedAt,
-                                                       expiresAt: issuedAt.addingTimeInterval(setup.challengeLifetime)),
-                                       now: issuedAt)
+            try await challenges.issue(
+                IssuedChallenge(
+                    challenge: challenge, kind: kind, rpId: setup.app.appId, issuedAt: issuedAt,
+                    expiresAt: issuedAt.addingTimeInterval(setup.challengeLifetime)),
+                now: issuedAt)
         }
         let consumed = try await challenges.consume(challenge)
         let step = "App Attest challenge"
@@ -69,16 +75,19 @@ enum AppAttestReplay {
         case rejected(WebAuthnError)
     }
 
-    private static func run(_ ceremony: AppCeremony, file: String, service: AppAttestService,
-                            challenges: InMemoryChallengeStore, setup: Setup) async throws -> CeremonyResult {
+    private static func run(
+        _ ceremony: AppCeremony, file: String, service: AppAttestService,
+        challenges: InMemoryChallengeStore, setup: Setup
+    ) async throws -> CeremonyResult {
         var outcome: Outcome
         var trace = CeremonyTrace()
         // receivedAt is the verifier's clock for this ceremony: certificate validity and the challenge's age.
         let receivedAt = ceremony.receivedAt ?? setup.now
         var refusal: WebAuthnError?
         if ceremony.tracksChallenge, let challenge = ceremony.serverChallenge {
-            refusal = try await consumeChallenge(ceremony, challenge, challenges: challenges, setup: setup,
-                                                 receivedAt: receivedAt, trace: &trace)
+            refusal = try await consumeChallenge(
+                ceremony, challenge, challenges: challenges, setup: setup,
+                receivedAt: receivedAt, trace: &trace)
         }
         switch ceremony.payload {
         case _ where refusal != nil:
@@ -86,8 +95,9 @@ enum AppAttestReplay {
         case .undecodable(let member, let reason):
             outcome = .rejected(WebAuthnError(.malformed, "\(member): \(reason)"))
         case .attestation(let keyId, let challenge, let attestation):
-            let report = try await service.attestationReport(keyId: keyId, attestation: attestation,
-                                                             clientDataHash: Digest.sha256.hash(challenge), now: receivedAt)
+            let report = try await service.attestationReport(
+                keyId: keyId, attestation: attestation,
+                clientDataHash: Digest.sha256.hash(challenge), now: receivedAt)
             trace = report.trace
             switch report.result {
             case .success(let verified): outcome = .attested(verified)
@@ -95,8 +105,9 @@ enum AppAttestReplay {
             }
         case .assertion(let keyId, let clientData, let assertion, let challenge):
             // With the server's challenge given, Apple's step 6 is the library's: clientData begins with it.
-            let report = try await service.assertionReport(keyId: keyId, assertion: assertion, clientData: clientData,
-                                                           check: challenge.map { AppAttestClientDataCheck.startsWith(challenge: $0) })
+            let report = try await service.assertionReport(
+                keyId: keyId, assertion: assertion, clientData: clientData,
+                check: challenge.map { AppAttestClientDataCheck.startsWith(challenge: $0) })
             trace = report.trace
             switch report.result {
             case .success(let verified): outcome = .asserted(verified)
@@ -114,8 +125,11 @@ enum AppAttestReplay {
         case .rejected(let rejection):
             actual = "reject(\(rejection.category.rawValue))"
             error = rejection
-            if expect.outcome == .accept { mismatches.append("expected accept, got \(rejection)") }
-            else { compare("error", expect.error, rejection.category) }
+            if expect.outcome == .accept {
+                mismatches.append("expected accept, got \(rejection)")
+            } else {
+                compare("error", expect.error, rejection.category)
+            }
         case .attested(let verified):
             actual = "accept"
             if expect.outcome == .reject { mismatches.append("expected \(expect.summary), got accept") }
@@ -128,8 +142,9 @@ enum AppAttestReplay {
             compare("environment", expect.environment, verified.updatedKey.environment)
             compare("signCount", expect.signCount, verified.updatedKey.signCount)
         }
-        return CeremonyResult(file: file, name: ceremony.name, expected: expect.summary, actual: actual,
-                              passed: mismatches.isEmpty, mismatches: mismatches, error: error, trace: trace)
+        return CeremonyResult(
+            file: file, name: ceremony.name, expected: expect.summary, actual: actual,
+            passed: mismatches.isEmpty, mismatches: mismatches, error: error, trace: trace)
     }
 
     /// The app, environment, anchors, clock and starting keys a file describes.
@@ -146,7 +161,8 @@ enum AppAttestReplay {
             app = AppAttestApp(teamId: fixture.app.teamId, bundleId: fixture.app.bundleId)
             if let text = fixture.app.environment {
                 guard let parsed = AppAttestEnvironment(rawValue: text) else {
-                    throw FixtureError(file: file, member: "app.environment", reason: "must be \"production\" or \"development\", is \"\(text)\"")
+                    throw FixtureError(
+                        file: file, member: "app.environment", reason: "must be \"production\" or \"development\", is \"\(text)\"")
                 }
                 environment = parsed
             } else {
@@ -156,8 +172,9 @@ enum AppAttestReplay {
                 // Read as in WebAuthn files: RFC 3339 (a fraction of a second, an offset), or any
                 // form Foundation's ISO 8601 reader, which read this member before, accepted.
                 guard let date = FixtureTime.parse(text) ?? ISO8601DateFormatter().date(from: text) else {
-                    throw FixtureError(file: file, member: "policy.verificationTime",
-                                       reason: "\"\(text)\" is not an RFC 3339 date-time such as 2024-06-01T00:00:00Z")
+                    throw FixtureError(
+                        file: file, member: "policy.verificationTime",
+                        reason: "\"\(text)\" is not an RFC 3339 date-time such as 2024-06-01T00:00:00Z")
                 }
                 now = date
             } else {
@@ -165,8 +182,9 @@ enum AppAttestReplay {
             }
             let lifetime = fixture.policy?.challengeLifetime ?? VerificationPolicy().challengeLifetime
             guard lifetime.isFinite, lifetime >= 0 else {
-                throw FixtureError(file: file, member: "policy.challengeLifetime",
-                                   reason: "is \(lifetime); it must be a finite number of seconds, 0 or more")
+                throw FixtureError(
+                    file: file, member: "policy.challengeLifetime",
+                    reason: "is \(lifetime); it must be a finite number of seconds, 0 or more")
             }
             challengeLifetime = lifetime
             if let anchors = fixture.policy?.trustAnchors {
@@ -175,8 +193,9 @@ enum AppAttestReplay {
                     do {
                         parsed.append(try Certificate(derEncoded: try Base64URL.decode(text)[...]))
                     } catch {
-                        throw FixtureError(file: file, member: "policy.trustAnchors[\(index)]",
-                                           reason: "is not a base64url DER certificate (\(error))")
+                        throw FixtureError(
+                            file: file, member: "policy.trustAnchors[\(index)]",
+                            reason: "is not a base64url DER certificate (\(error))")
                     }
                 }
                 trustAnchors = parsed
@@ -192,20 +211,25 @@ enum AppAttestReplay {
                 }
                 let publicKey = try bytes(spec.publicKey, "publicKey")
                 guard (try? COSEKey.fromU2FPublicKey(publicKey[...])) != nil else {
-                    throw FixtureError(file: file, member: "appKeys[\(index)].publicKey",
-                                       reason: "is not an uncompressed P-256 point (65 bytes, 04 ‖ x ‖ y)")
+                    throw FixtureError(
+                        file: file, member: "appKeys[\(index)].publicKey",
+                        reason: "is not an uncompressed P-256 point (65 bytes, 04 ‖ x ‖ y)")
                 }
                 var keyEnvironment = environment
                 if let text = spec.environment {
                     guard let parsed = AppAttestEnvironment(rawValue: text) else {
-                        throw FixtureError(file: file, member: "appKeys[\(index)].environment",
-                                           reason: "must be \"production\" or \"development\", is \"\(text)\"")
+                        throw FixtureError(
+                            file: file, member: "appKeys[\(index)].environment",
+                            reason: "must be \"production\" or \"development\", is \"\(text)\"")
                     }
                     keyEnvironment = parsed
                 }
-                keys.append(AttestedAppKey(keyId: try bytes(spec.keyId, "keyId"), publicKey: publicKey,
-                                           signCount: spec.signCount, receipt: try spec.receipt.map { (t: String) throws(FixtureError) in try bytes(t, "receipt") } ?? [],
-                                           environment: keyEnvironment))
+                keys.append(
+                    AttestedAppKey(
+                        keyId: try bytes(spec.keyId, "keyId"), publicKey: publicKey,
+                        signCount: spec.signCount,
+                        receipt: try spec.receipt.map { (t: String) throws(FixtureError) in try bytes(t, "receipt") } ?? [],
+                        environment: keyEnvironment))
             }
             self.keys = keys
         }
@@ -299,8 +323,9 @@ struct AppCeremony: Decodable {
         name = try container.decode(String.self, forKey: .name)
         let kindText = try container.decode(String.self, forKey: .kind)
         guard let kind = Kind(rawValue: kindText) else {
-            throw DecodingError.dataCorruptedError(forKey: .kind, in: container,
-                                                   debugDescription: "must be \"appAttestation\" or \"appAssertion\" in an App Attest file, is \"\(kindText)\"")
+            throw DecodingError.dataCorruptedError(
+                forKey: .kind, in: container,
+                debugDescription: "must be \"appAttestation\" or \"appAssertion\" in an App Attest file, is \"\(kindText)\"")
         }
         self.kind = kind
         expect = try container.decode(AppExpectation.self, forKey: .expect)
@@ -308,14 +333,18 @@ struct AppCeremony: Decodable {
         issuedAt = try FixtureTime.decodeIfPresent(container, forKey: .issuedAt)
         receivedAt = try FixtureTime.decodeIfPresent(container, forKey: .receivedAt)
         let keyIdText = try container.decode(String.self, forKey: .keyId)
-        let (dataKey, objectKey): (CodingKeys, CodingKeys) = kind == .appAttestation ? (.challenge, .attestation) : (.clientData, .assertion)
+        let (dataKey, objectKey): (CodingKeys, CodingKeys) =
+            kind == .appAttestation ? (.challenge, .attestation) : (.clientData, .assertion)
         let dataText = try container.decode(String.self, forKey: dataKey)
         let objectText = try container.decode(String.self, forKey: objectKey)
         // An assertion's challenge is optional: without it the replay does not run Apple's step 6.
         let challengeText = kind == .appAssertion ? try container.decodeIfPresent(String.self, forKey: .challenge) : nil
         if kind == .appAssertion, challengeText == nil, issue != nil || issuedAt != nil {
-            throw DecodingError.keyNotFound(CodingKeys.challenge, .init(codingPath: container.codingPath,
-                debugDescription: "an appAssertion whose challenge is tracked (issue or issuedAt) must name it in challenge"))
+            throw DecodingError.keyNotFound(
+                CodingKeys.challenge,
+                .init(
+                    codingPath: container.codingPath,
+                    debugDescription: "an appAssertion whose challenge is tracked (issue or issuedAt) must name it in challenge"))
         }
         serverChallenge = (kind == .appAttestation ? dataText : challengeText).flatMap { try? Base64URL.decode($0) }
         var decoded: [[UInt8]] = []
@@ -329,7 +358,8 @@ struct AppCeremony: Decodable {
                 return
             }
         }
-        payload = kind == .appAttestation
+        payload =
+            kind == .appAttestation
             ? .attestation(keyId: decoded[0], challenge: decoded[1], attestation: decoded[2])
             : .assertion(keyId: decoded[0], clientData: decoded[1], assertion: decoded[2], challenge: decoded.count > 3 ? decoded[3] : nil)
     }

@@ -1,6 +1,6 @@
 import Foundation
-import WebAuthnRP
 import WebAuthnCoding
+import WebAuthnRP
 
 /// A fixture file that cannot be replayed at all (replay exit code 2): not JSON,
 /// the wrong `format`, or a member missing or of the wrong type.
@@ -147,8 +147,9 @@ struct Ceremony: Decodable {
         name = try container.decode(String.self, forKey: .name)
         let kindText = try container.decode(String.self, forKey: .kind)
         guard let kind = CeremonyKind(rawValue: kindText) else {
-            throw DecodingError.dataCorruptedError(forKey: .kind, in: container,
-                                                   debugDescription: "must be \"registration\" or \"authentication\", is \"\(kindText)\"")
+            throw DecodingError.dataCorruptedError(
+                forKey: .kind, in: container,
+                debugDescription: "must be \"registration\" or \"authentication\", is \"\(kindText)\"")
         }
         self.kind = kind
         issue = try container.decodeIfPresent(Bool.self, forKey: .issue) ?? true
@@ -168,7 +169,8 @@ struct Ceremony: Decodable {
             do {
                 response = .registration(try container.decode(RegistrationResponseJSON.self, forKey: .response))
             } catch {
-                response = (try? container.decode(AuthenticationResponseJSON.self, forKey: .response)).map(Response.authentication)
+                response =
+                    (try? container.decode(AuthenticationResponseJSON.self, forKey: .response)).map(Response.authentication)
                     ?? .undecodable(FixtureError(file: "", decoding: error).memberAndReason)
             }
         case .authentication:
@@ -176,27 +178,32 @@ struct Ceremony: Decodable {
             do {
                 response = .authentication(try container.decode(AuthenticationResponseJSON.self, forKey: .response))
             } catch {
-                response = (try? container.decode(RegistrationResponseJSON.self, forKey: .response)).map(Response.registration)
+                response =
+                    (try? container.decode(RegistrationResponseJSON.self, forKey: .response)).map(Response.registration)
                     ?? .undecodable(FixtureError(file: "", decoding: error).memberAndReason)
             }
         }
     }
 
     /// `user`: a base64url user handle of 1 to 64 bytes (WebAuthn L3 §5.4.3), on an authentication only.
-    private static func decodeUser(_ container: KeyedDecodingContainer<CodingKeys>,
-                                   kind: CeremonyKind) throws -> [UInt8]? {
+    private static func decodeUser(
+        _ container: KeyedDecodingContainer<CodingKeys>,
+        kind: CeremonyKind
+    ) throws -> [UInt8]? {
         guard let text = try container.decodeIfPresent(String.self, forKey: .user) else { return nil }
         guard kind == .authentication else {
-            throw DecodingError.dataCorruptedError(forKey: .user, in: container,
-                                                   debugDescription: "is for authentication ceremonies only (a registration's user is options.user)")
+            throw DecodingError.dataCorruptedError(
+                forKey: .user, in: container,
+                debugDescription: "is for authentication ceremonies only (a registration's user is options.user)")
         }
         let bytes: [UInt8]
         do { bytes = try Base64URL.decode(text) } catch {
             throw DecodingError.dataCorruptedError(forKey: .user, in: container, debugDescription: "is not base64url (\(error))")
         }
         guard (1...64).contains(bytes.count) else {
-            throw DecodingError.dataCorruptedError(forKey: .user, in: container,
-                                                   debugDescription: "is \(bytes.count) bytes; a user handle is 1 to 64 bytes")
+            throw DecodingError.dataCorruptedError(
+                forKey: .user, in: container,
+                debugDescription: "is \(bytes.count) bytes; a user handle is 1 to 64 bytes")
         }
         return bytes
     }
@@ -222,8 +229,11 @@ struct ExpectedExtensions: Decodable {
 
     init(from decoder: any Decoder) throws {
         guard case .object(let members) = try JSONValue(from: decoder) else {
-            throw DecodingError.typeMismatch([String: JSONValue].self, .init(codingPath: decoder.codingPath,
-                                                                            debugDescription: "expected an object"))
+            throw DecodingError.typeMismatch(
+                [String: JSONValue].self,
+                .init(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "expected an object"))
         }
         self.members = members
     }
@@ -237,7 +247,7 @@ enum Expected<Value: Equatable>: Equatable {
 
     /// Decodes `key` of `container`: nil when omitted, ``absent`` for `null`.
     static func decode<Key: CodingKey>(_ container: KeyedDecodingContainer<Key>, _ key: Key) throws -> Expected?
-        where Value: Decodable {
+    where Value: Decodable {
         guard container.contains(key) else { return nil }
         if try container.decodeNil(forKey: key) { return .absent }
         return .value(try container.decode(Value.self, forKey: key))

@@ -1,6 +1,6 @@
 package import Foundation
-import WebAuthnRP
 import WebAuthnCrypto
+import WebAuthnRP
 
 extension Replayer {
     /// Loads a fixture document the way ``replay(paths:)`` does (decoding, format and name
@@ -22,8 +22,9 @@ extension Replayer {
         lines.append("rp \(rp.id) origins \(rp.origins) crossOrigin \(rp.allowCrossOrigin) top \(rp.topOrigins)")
         if fixture.policy?.verificationTime != nil { lines.append("now \(setup.now.timeIntervalSince1970)") }
         let requirement = setup.policy.attestation.requirement
-        lines.append("anchors \(setup.anchors.map(\.derBytes)) chain \(requirement.chain) unattested \(requirement.unattested)"
-            + " counter \(setup.policy.counter) challengeLifetime \(setup.policy.challengeLifetime)")
+        lines.append(
+            "anchors \(setup.anchors.map(\.derBytes)) chain \(requirement.chain) unattested \(requirement.unattested)"
+                + " counter \(setup.policy.counter) challengeLifetime \(setup.policy.challengeLifetime)")
         switch setup.metadata {
         case .none: break
         case .some(.success(let blob)):
@@ -41,17 +42,20 @@ extension Replayer {
                 issued = IssuedChallenge(requestOptions: options, relyingParty: rp, userHandle: ceremony.user, expiresAt: expiry)
             }
             // Times as seconds, not Date descriptions (which Foundation formats through a calendar).
-            let times = "issuedAt \(ceremony.issuedAt.map { "\($0.timeIntervalSince1970)" } ?? "default") "
+            let times =
+                "issuedAt \(ceremony.issuedAt.map { "\($0.timeIntervalSince1970)" } ?? "default") "
                 + "receivedAt \(ceremony.receivedAt.map { "\($0.timeIntervalSince1970)" } ?? "default")"
             let response: String
             switch ceremony.response {
             // Sorted-key JSON: a dictionary's description would depend on its iteration order.
             case .registration(let json): response = "registration " + Self.sortedJSON { () throws(WebAuthnError) in try json.jsonData() }
-            case .authentication(let json): response = "authentication " + Self.sortedJSON { () throws(WebAuthnError) in try json.jsonData() }
+            case .authentication(let json):
+                response = "authentication " + Self.sortedJSON { () throws(WebAuthnError) in try json.jsonData() }
             case .undecodable(let reason): response = "undecodable \(reason)"
             }
-            lines.append("ceremony \(ceremony.name) \(ceremony.kind) issue \(ceremony.issue) \(times) \(Self.describe(issued)) "
-                + "expect \(ceremony.expect.summary) response \(response)")
+            lines.append(
+                "ceremony \(ceremony.name) \(ceremony.kind) issue \(ceremony.issue) \(times) \(Self.describe(issued)) "
+                    + "expect \(ceremony.expect.summary) response \(response)")
         }
         return lines.joined(separator: "\n")
     }

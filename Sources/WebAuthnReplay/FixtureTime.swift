@@ -25,10 +25,12 @@ enum FixtureTime {
         }
         func byte(_ index: Int, is choices: String) -> Bool { index < b.count && choices.utf8.contains(b[index]) }
         guard let year = number(0, 4), byte(4, is: "-"), let month = number(5, 2), byte(7, is: "-"),
-              let day = number(8, 2), byte(10, is: "Tt"), let hour = number(11, 2), byte(13, is: ":"),
-              let minute = number(14, 2), byte(16, is: ":"), let second = number(17, 2) else { return nil }
+            let day = number(8, 2), byte(10, is: "Tt"), let hour = number(11, 2), byte(13, is: ":"),
+            let minute = number(14, 2), byte(16, is: ":"), let second = number(17, 2)
+        else { return nil }
         guard (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day),
-              (0...23).contains(hour), (0...59).contains(minute), (0...59).contains(second) else { return nil }
+            (0...23).contains(hour), (0...59).contains(minute), (0...59).contains(second)
+        else { return nil }
         var index = 19
         var fraction = 0.0
         if byte(index, is: ".") {
@@ -43,7 +45,8 @@ enum FixtureTime {
             offset = 0
             index += 1
         } else if byte(index, is: "+-"), let hours = number(index + 1, 2), byte(index + 3, is: ":"),
-                  let minutes = number(index + 4, 2), (0...23).contains(hours), (0...59).contains(minutes) {
+            let minutes = number(index + 4, 2), (0...23).contains(hours), (0...59).contains(minutes)
+        {
             offset = (b[index] == UInt8(ascii: "-") ? -1 : 1) * (hours * 3600 + minutes * 60)
             index += 6
         } else {
@@ -59,8 +62,9 @@ enum FixtureTime {
     static func decodeIfPresent<Key: CodingKey>(_ container: KeyedDecodingContainer<Key>, forKey key: Key) throws -> Date? {
         guard let text = try container.decodeIfPresent(String.self, forKey: key) else { return nil }
         guard let date = parse(text) else {
-            throw DecodingError.dataCorruptedError(forKey: key, in: container,
-                                                   debugDescription: "\"\(text)\" is not an RFC 3339 date-time such as 2024-06-01T00:00:00Z")
+            throw DecodingError.dataCorruptedError(
+                forKey: key, in: container,
+                debugDescription: "\"\(text)\" is not an RFC 3339 date-time such as 2024-06-01T00:00:00Z")
         }
         return date
     }

@@ -1,6 +1,6 @@
 package import Foundation
-package import WebAuthnRP
 import WebAuthnCrypto
+package import WebAuthnRP
 
 /// `webauthn-replay metadata BLOB --root ROOT [--crl CRL]... [--at TIME]`: verifies a downloaded
 /// MDS3 BLOB the way a relying party would and lists its entries, for an engineer checking the
@@ -63,18 +63,22 @@ package enum MetadataListing {
     /// one `SKIPPED` line per entry that could not be read, with the reason (such an
     /// authenticator is judged as having no entry).
     package static func describe(_ blob: MetadataBLOB, at time: Date) -> String {
-        var lines = ["VERIFIED BLOB no \(blob.number), nextUpdate \(fullDate(blob.nextUpdate))"
-            + (blob.isStale(at: time) ? " (STALE)" : "") + ", \(blob.entries.count) entries"
-            + (blob.skippedEntries.isEmpty ? "" : " (\(blob.skippedEntries.count) skipped)") + ", signed by "
-            + (blob.signingChain.first.map { "\($0.subject)" } ?? "?")]
+        var lines = [
+            "VERIFIED BLOB no \(blob.number), nextUpdate \(fullDate(blob.nextUpdate))"
+                + (blob.isStale(at: time) ? " (STALE)" : "") + ", \(blob.entries.count) entries"
+                + (blob.skippedEntries.isEmpty ? "" : " (\(blob.skippedEntries.count) skipped)") + ", signed by "
+                + (blob.signingChain.first.map { "\($0.subject)" } ?? "?")
+        ]
         for entry in blob.entries {
-            let identifier = entry.aaguid?.uuidString
+            let identifier =
+                entry.aaguid?.uuidString
                 ?? entry.attestationCertificateKeyIdentifiers.first.map { "keyid \($0)" } ?? "(no aaguid or key identifier)"
             let level = entry.certificationLevel(at: nil).map { "\($0)" } ?? "-"
             lines.append("\(identifier)  \(entry.latestStatusReport?.status.rawValue ?? "-")  \(level)  \(entry.name ?? "(no statement)")")
         }
         for skipped in blob.skippedEntries {
-            let identifier = skipped.aaguid?.uuidString
+            let identifier =
+                skipped.aaguid?.uuidString
                 ?? skipped.attestationCertificateKeyIdentifiers.first.map { "keyid \($0)" } ?? "(no readable identifier)"
             lines.append("SKIPPED entries[\(skipped.index)] \(identifier): \(skipped.reason)")
         }

@@ -1,5 +1,5 @@
-import WebAuthnRP
 import WebAuthnCoding
+import WebAuthnRP
 
 /// `expect.extensions` (../shared/spec/ceremony-fixtures.md, replay semantics 9): the verified
 /// extension outputs in the spec's names, and a member-by-member comparison in which every
@@ -41,7 +41,8 @@ enum ReplayExtensions {
         case .number(let n): return n == n.rounded() && abs(n) < 1e15 ? String(Int(n)) : String(n)
         case .string(let s): return "\"\(s)\""
         case .array(let items): return "[" + items.map(render).joined(separator: ", ") + "]"
-        case .object(let members): return "{" + members.keys.sorted().map { "\($0): \(members[$0].map(render) ?? "")" }.joined(separator: ", ") + "}"
+        case .object(let members):
+            return "{" + members.keys.sorted().map { "\($0): \(members[$0].map(render) ?? "")" }.joined(separator: ", ") + "}"
         }
     }
 }

@@ -58,20 +58,23 @@ package enum ReplayFormatter {
             var results: [Row]; var fixtureErrors: [FileError]; var passed: Int; var failed: Int; var exitCode: Int32
         }
         let rows = report.results.map { r in
-            Row(file: r.file, name: r.name, expected: r.expected, actual: r.actual, passed: r.passed,
+            Row(
+                file: r.file, name: r.name, expected: r.expected, actual: r.actual, passed: r.passed,
                 category: r.error?.category.rawValue, step: r.error?.step, message: r.error?.message,
                 mismatches: r.mismatches,
-                trace: explain ? r.trace.steps.map { s in
-                    switch s.outcome {
-                    case .passed: return TraceStep(step: s.step, title: s.title, outcome: "passed", reason: s.detail)
-                    case .skipped(let why): return TraceStep(step: s.step, title: s.title, outcome: "skipped", reason: why)
-                    case .failed(let e): return TraceStep(step: s.step, title: s.title, outcome: "failed", reason: e.message)
-                    }
-                } : nil)
+                trace: explain
+                    ? r.trace.steps.map { s in
+                        switch s.outcome {
+                        case .passed: return TraceStep(step: s.step, title: s.title, outcome: "passed", reason: s.detail)
+                        case .skipped(let why): return TraceStep(step: s.step, title: s.title, outcome: "skipped", reason: why)
+                        case .failed(let e): return TraceStep(step: s.step, title: s.title, outcome: "failed", reason: e.message)
+                        }
+                    } : nil)
         }
-        let document = Document(results: rows,
-                                fixtureErrors: report.fixtureErrors.map { FileError(file: $0.file, member: $0.member, reason: $0.reason) },
-                                passed: report.passed, failed: report.failed, exitCode: report.exitCode)
+        let document = Document(
+            results: rows,
+            fixtureErrors: report.fixtureErrors.map { FileError(file: $0.file, member: $0.member, reason: $0.reason) },
+            passed: report.passed, failed: report.failed, exitCode: report.exitCode)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         guard let data = try? encoder.encode(document) else { return "{}" }

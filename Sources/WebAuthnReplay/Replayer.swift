@@ -1,7 +1,7 @@
 import Foundation
-package import WebAuthnRP
 import WebAuthnCoding
 import WebAuthnCrypto
+package import WebAuthnRP
 
 /// The outcome of replaying one ceremony.
 package struct CeremonyResult: Sendable {
@@ -102,9 +102,10 @@ package enum Replayer {
         }
         if AppAttestReplay.isAppAttestDocument(data) { return try await AppAttestReplay.replay(data, file: file) }
         let (fixture, setup) = try load(data, file: file)
-        let service = RelyingPartyService(relyingParty: setup.relyingParty, policy: setup.policy,
-                                          challenges: .stored(InMemoryChallengeStore()),
-                                          credentials: InMemoryCredentialStore(records: setup.credentials))
+        let service = RelyingPartyService(
+            relyingParty: setup.relyingParty, policy: setup.policy,
+            challenges: .stored(InMemoryChallengeStore()),
+            credentials: InMemoryCredentialStore(records: setup.credentials))
         var results: [CeremonyResult] = []
         for ceremony in fixture.ceremonies {
             results.append(try await run(ceremony, file: file, service: service, now: setup.now))
@@ -115,8 +116,9 @@ package enum Replayer {
     /// Decodes a fixture document and builds what it describes: every check that makes a file
     /// unusable (exit code 2) happens here.
     static func load(_ data: Data, file: String) throws(FixtureError) -> (Fixture, ReplaySetup) {
-        var fixture = try decodeDocument(Fixture.self, data, file: file, format: \.format,
-                                         names: { $0.ceremonies.map(\.name) })
+        var fixture = try decodeDocument(
+            Fixture.self, data, file: file, format: \.format,
+            names: { $0.ceremonies.map(\.name) })
         // A response the strict reader refuses (a member given twice, invalid UTF-8) is
         // `malformed`, as the same body sent to a server is.
         for (index, reason) in ResponseExtents.refusals(in: [UInt8](data)) where fixture.ceremonies.indices.contains(index) {
@@ -128,9 +130,11 @@ package enum Replayer {
 
     /// Decodes a `webauthn-ceremonies/1` document of either kind (WebAuthn or App Attest) and
     /// checks what both share: the format identifier and unique ceremony names.
-    static func decodeDocument<Document: Decodable>(_ type: Document.Type, _ data: Data, file: String,
-                                                    format: (Document) -> String,
-                                                    names: (Document) -> [String]) throws(FixtureError) -> Document {
+    static func decodeDocument<Document: Decodable>(
+        _ type: Document.Type, _ data: Data, file: String,
+        format: (Document) -> String,
+        names: (Document) -> [String]
+    ) throws(FixtureError) -> Document {
         let document: Document
         do {
             document = try JSONDecoder().decode(type, from: data)
@@ -147,8 +151,10 @@ package enum Replayer {
         return document
     }
 
-    private static func run(_ ceremony: Ceremony, file: String, service: RelyingPartyService,
-                            now: Date) async throws -> CeremonyResult {
+    private static func run(
+        _ ceremony: Ceremony, file: String, service: RelyingPartyService,
+        now: Date
+    ) async throws -> CeremonyResult {
         // The challenge is issued at issuedAt and the response verified at receivedAt; both
         // default to the fixture's clock. The library's own expiry and clock checks judge them.
         let issuedAt = ceremony.issuedAt ?? now
@@ -159,12 +165,14 @@ package enum Replayer {
             let issued: IssuedChallenge
             switch ceremony.options {
             case .registration(let options):
-                issued = IssuedChallenge(creationOptions: options, relyingParty: service.relyingParty,
-                                         issuedAt: issuedAt, expiresAt: expiry)
+                issued = IssuedChallenge(
+                    creationOptions: options, relyingParty: service.relyingParty,
+                    issuedAt: issuedAt, expiresAt: expiry)
             case .authentication(let options):
                 // `user`: the RP identified the user first (username-first login, §7.2 step 6).
-                issued = IssuedChallenge(requestOptions: options, relyingParty: service.relyingParty,
-                                         userHandle: ceremony.user, issuedAt: issuedAt, expiresAt: expiry)
+                issued = IssuedChallenge(
+                    requestOptions: options, relyingParty: service.relyingParty,
+                    userHandle: ceremony.user, issuedAt: issuedAt, expiresAt: expiry)
             }
             try await service.issue(issued, now: issuedAt)
         }
@@ -174,24 +182,27 @@ package enum Replayer {
             _ = try await service.challengeStore?.consume(challenge)  // every verdict consumes the challenge
             verdict = .rejected(WebAuthnError(.malformed, "response: \(reason)"), CeremonyTrace())
         case .registration(let json):
-            let report = try await service.finishRegistrationReport(RegistrationResponse(json: json),
-                                                                    challenge: .session(challenge), now: receivedAt)
+            let report = try await service.finishRegistrationReport(
+                RegistrationResponse(json: json),
+                challenge: .session(challenge), now: receivedAt)
             switch report.result {
             case .success(let verified): verdict = .registered(verified, report.trace)
             case .failure(let error): verdict = .rejected(error, report.trace)
             }
         case .authentication(let json):
-            let report = try await service.finishAuthenticationReport(AuthenticationResponse(json: json),
-                                                                      challenge: .session(challenge), now: receivedAt)
+            let report = try await service.finishAuthenticationReport(
+                AuthenticationResponse(json: json),
+                challenge: .session(challenge), now: receivedAt)
             switch report.result {
             case .success(let verified): verdict = .authenticated(verified, report.trace)
             case .failure(let error): verdict = .rejected(error, report.trace)
             }
         }
         let mismatches = ExpectationMatcher.mismatches(ceremony.expect, verdict)
-        return CeremonyResult(file: file, name: ceremony.name, expected: ceremony.expect.summary,
-                              actual: verdict.summary, passed: mismatches.isEmpty, mismatches: mismatches,
-                              error: verdict.error, trace: verdict.trace)
+        return CeremonyResult(
+            file: file, name: ceremony.name, expected: ceremony.expect.summary,
+            actual: verdict.summary, passed: mismatches.isEmpty, mismatches: mismatches,
+            error: verdict.error, trace: verdict.trace)
     }
 }
 
@@ -213,8 +224,9 @@ struct ReplaySetup {
             // Foundation's ISO 8601 reader, which read this member before, still reads any form
             // it accepted, so older recordings keep their clock.
             guard let date = FixtureTime.parse(text) ?? ISO8601DateFormatter().date(from: text) else {
-                throw FixtureError(file: file, member: "policy.verificationTime",
-                                   reason: "\"\(text)\" is not an RFC 3339 date-time such as 2024-06-01T00:00:00Z")
+                throw FixtureError(
+                    file: file, member: "policy.verificationTime",
+                    reason: "\"\(text)\" is not an RFC 3339 date-time such as 2024-06-01T00:00:00Z")
             }
             now = date
         } else {
@@ -223,8 +235,9 @@ struct ReplaySetup {
         // A lifetime that is negative, NaN or infinite describes no relying party: the file is unusable.
         let lifetime = spec?.challengeLifetime ?? VerificationPolicy().challengeLifetime
         guard lifetime.isFinite, lifetime >= 0 else {
-            throw FixtureError(file: file, member: "policy.challengeLifetime",
-                               reason: "is \(lifetime); it must be a finite number of seconds, 0 or more")
+            throw FixtureError(
+                file: file, member: "policy.challengeLifetime",
+                reason: "is \(lifetime); it must be a finite number of seconds, 0 or more")
         }
         var anchors: [Certificate] = []
         for (index, text) in (spec?.trustAnchors ?? []).enumerated() {
@@ -243,8 +256,9 @@ struct ReplaySetup {
             metadata = loaded
             switch loaded {
             case .success(let blob):
-                source = MetadataTrust(blob: blob, policy: try Self.metadataPolicy(metadataSpec, file: file),
-                                       additionalAnchors: anchors)
+                source = MetadataTrust(
+                    blob: blob, policy: try Self.metadataPolicy(metadataSpec, file: file),
+                    additionalAnchors: anchors)
             case .failure(let error):
                 source = RefusingTrustSource(error: error)
             }
@@ -254,9 +268,10 @@ struct ReplaySetup {
         // The fixture's RP accepts whatever its options offer: legacy RS1 and ML-DSA included.
         policy = VerificationPolicy(
             acceptedAlgorithms: VerificationPolicy.defaultAlgorithms + [.rs1, .mlDSA44, .mlDSA65, .mlDSA87],
-            attestation: AttestationPolicy(requirement: AttestationRequirement(
-                source: source, chain: requireTrust ? .required : .reported,
-                unattested: requireTrust ? .rejected : .accepted)),
+            attestation: AttestationPolicy(
+                requirement: AttestationRequirement(
+                    source: source, chain: requireTrust ? .required : .reported,
+                    unattested: requireTrust ? .rejected : .accepted)),
             counter: (spec?.allowCounterRegression ?? false) ? .acceptAndFlag : .reject,
             challengeLifetime: lifetime)
         var records: [CredentialRecord] = []
@@ -267,12 +282,13 @@ struct ReplaySetup {
                 }
             }
             let publicKey = try bytes(credential.publicKey, "publicKey")
-            records.append(CredentialRecord(
-                id: try bytes(credential.id, "id"), publicKey: publicKey,
-                signCount: credential.signCount,
-                userHandle: try credential.userHandle.map { (text: String) throws(FixtureError) in try bytes(text, "userHandle") },
-                backupEligible: credential.backupEligible ?? false, backupState: credential.backupState ?? false,
-                transports: credential.transports ?? []))
+            records.append(
+                CredentialRecord(
+                    id: try bytes(credential.id, "id"), publicKey: publicKey,
+                    signCount: credential.signCount,
+                    userHandle: try credential.userHandle.map { (text: String) throws(FixtureError) in try bytes(text, "userHandle") },
+                    backupEligible: credential.backupEligible ?? false, backupState: credential.backupState ?? false,
+                    transports: credential.transports ?? []))
         }
         credentials = records
     }
@@ -283,14 +299,16 @@ struct ReplaySetup {
     private static func relyingParty(_ rp: Fixture.RelyingPartySpec, file: String) throws(FixtureError) -> RelyingParty {
         var origins = rp.origins
         for origin in rp.relatedOrigins?.origins ?? [] where !origins.contains(origin) { origins.append(origin) }
-        let relyingParty = RelyingParty(id: rp.id, name: rp.name ?? "", origins: origins,
-                                        allowCrossOrigin: rp.crossOrigin ?? false, topOrigins: rp.topOrigins ?? [])
+        let relyingParty = RelyingParty(
+            id: rp.id, name: rp.name ?? "", origins: origins,
+            allowCrossOrigin: rp.crossOrigin ?? false, topOrigins: rp.topOrigins ?? [])
         if rp.relatedOrigins != nil {
             do throws(RelatedOriginsError) {
                 try relyingParty.validateRelatedOrigins()
             } catch {
-                throw FixtureError(file: file, member: "relyingParty.relatedOrigins",
-                                   reason: "a browser would not honour it: \(error)")
+                throw FixtureError(
+                    file: file, member: "relyingParty.relatedOrigins",
+                    reason: "a browser would not honour it: \(error)")
             }
         }
         return relyingParty
@@ -302,23 +320,27 @@ struct ReplaySetup {
         var minimum: CertificationLevel?
         if let text = spec.minimumCertificationLevel {
             guard let level = AuthenticatorStatus(rawValue: text).certificationLevel else {
-                throw FixtureError(file: file, member: "policy.metadata.minimumCertificationLevel",
-                                   reason: "is \"\(text)\"; it must be a certification status such as FIDO_CERTIFIED_L2")
+                throw FixtureError(
+                    file: file, member: "policy.metadata.minimumCertificationLevel",
+                    reason: "is \"\(text)\"; it must be a certification status such as FIDO_CERTIFIED_L2")
             }
             minimum = level
         }
-        return MetadataPolicy(refusedStatuses: spec.refusedStatuses.map { Set($0.map(AuthenticatorStatus.init(rawValue:))) }
-                                  ?? AuthenticatorStatus.compromised,
-                              minimumCertificationLevel: minimum, requireEntry: spec.requireEntry ?? false,
-                              acceptStale: spec.acceptStale ?? true,
-                              trustLeakedAttestationKeysAfterLaterReport: spec.trustLeakedAttestationKeysAfterLaterReport ?? false)
+        return MetadataPolicy(
+            refusedStatuses: spec.refusedStatuses.map { Set($0.map(AuthenticatorStatus.init(rawValue:))) }
+                ?? AuthenticatorStatus.compromised,
+            minimumCertificationLevel: minimum, requireEntry: spec.requireEntry ?? false,
+            acceptStale: spec.acceptStale ?? true,
+            trustLeakedAttestationKeysAfterLaterReport: spec.trustLeakedAttestationKeysAfterLaterReport ?? false)
     }
 
     /// Decodes `policy.metadata` (an unusable anchor or CRL makes the file unusable) and verifies
     /// the BLOB; a BLOB that does not verify, or whose `no` is below `previousNumber` (a rollback
     /// to an older BLOB), is a verdict (`metadata`) for every registration.
-    private static func loadMetadata(_ spec: Fixture.MetadataSpec, at now: Date,
-                                     file: String) throws(FixtureError) -> Result<MetadataBLOB, WebAuthnError> {
+    private static func loadMetadata(
+        _ spec: Fixture.MetadataSpec, at now: Date,
+        file: String
+    ) throws(FixtureError) -> Result<MetadataBLOB, WebAuthnError> {
         let anchor: Certificate
         do {
             anchor = try Certificate(derEncoded: try Base64URL.decode(spec.trustAnchor)[...])
@@ -345,9 +367,11 @@ struct ReplaySetup {
         // A newer BLOB has a larger no (MDS3), so a lower one is an older BLOB served again: a
         // rollback to statuses from before a revocation. The same no is the BLOB already held.
         if let previous = spec.previousNumber, blob.number < previous {
-            return .failure(WebAuthnError(.metadata, step: "MDS3 BLOB no",
-                                          "the metadata BLOB's no \(blob.number) is lower than the no \(previous) of the BLOB "
-                                          + "already held: an older BLOB is refused"))
+            return .failure(
+                WebAuthnError(
+                    .metadata, step: "MDS3 BLOB no",
+                    "the metadata BLOB's no \(blob.number) is lower than the no \(previous) of the BLOB "
+                        + "already held: an older BLOB is refused"))
         }
         return .success(blob)
     }
@@ -410,12 +434,16 @@ enum ExpectationMatcher {
             compare("algorithm", expect.algorithm, verified.record.algorithm)
             compare("signCount", expect.signCount, verified.authenticatorData.signCount)
             compareFlags(expect, verified.authenticatorData.flags, into: &out)
-            if let mismatch = expect.authenticatorName?.mismatch("authenticatorName", verified.attestation.authenticatorName,
-                                                                absentText: "no metadata entry") {
+            if let mismatch = expect.authenticatorName?.mismatch(
+                "authenticatorName", verified.attestation.authenticatorName,
+                absentText: "no metadata entry")
+            {
                 out.append(mismatch)
             }
-            if let mismatch = expect.metadataStatus?.mismatch("metadataStatus", verified.attestation.metadata?.latestStatusReport?.status.rawValue,
-                                                             absentText: "no metadata status") {
+            if let mismatch = expect.metadataStatus?.mismatch(
+                "metadataStatus", verified.attestation.metadata?.latestStatusReport?.status.rawValue,
+                absentText: "no metadata status")
+            {
                 out.append(mismatch)
             }
             compare("metadataStale", expect.metadataStale, verified.attestation.metadataStale)
@@ -427,7 +455,8 @@ enum ExpectationMatcher {
             ReplayExtensions.compare(expect.extensions, verified.extensions.replayJSON, into: &out)
             if expect.attestationFormat != nil || expect.attestationType != nil || expect.trusted != nil
                 || expect.aaguid != nil || expect.authenticatorName != nil || expect.metadataStatus != nil
-                || expect.metadataStale != nil {
+                || expect.metadataStale != nil
+            {
                 out.append("attestation details were expected from an authentication")
             }
         }

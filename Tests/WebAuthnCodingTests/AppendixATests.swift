@@ -1,4 +1,5 @@
 import Testing
+
 @testable import WebAuthnCoding
 
 /// One example of RFC 8949 Appendix A (Table 6): the encoding, the value it
@@ -99,9 +100,12 @@ let appendixA: [AppendixAExample] = [
     .init("a201020304", map([(u(1), u(2)), (u(3), u(4))])),
     .init("a26161016162820203", map([(text("a"), u(1)), (text("b"), array([u(2), u(3)]))])),
     .init("826161a161626163", array([text("a"), map([(text("b"), text("c"))])])),
-    .init("a56161614161626142616361436164614461656145",
-          map([(text("a"), text("A")), (text("b"), text("B")), (text("c"), text("C")),
-               (text("d"), text("D")), (text("e"), text("E"))])),
+    .init(
+        "a56161614161626142616361436164614461656145",
+        map([
+            (text("a"), text("A")), (text("b"), text("B")), (text("c"), text("C")),
+            (text("d"), text("D")), (text("e"), text("E")),
+        ])),
     // Indefinite lengths: valid, never preferred.
     .init("5f42010243030405ff", bytes("0102030405"), preferred: false),
     .init("7f657374726561646d696e67ff", text("streaming"), preferred: false),
@@ -146,8 +150,9 @@ struct AppendixATests {
         #expect(identical(item.value, example.value))
     }
 
-    @Test("non-preferred examples re-encode to the preferred form of the same value",
-          arguments: appendixA.filter { !$0.preferred })
+    @Test(
+        "non-preferred examples re-encode to the preferred form of the same value",
+        arguments: appendixA.filter { !$0.preferred })
     func nonPreferredReencode(_ example: AppendixAExample) throws {
         let item = try CBOR.decode(hex(example.hex))
         let reencoded = CBOREncoder.encode(item)
@@ -172,8 +177,9 @@ struct AppendixATests {
             for options in [CBORDecodingOptions.default, .ctap2Canonical] {
                 let code = decodeErrorCode(prefix, options: options)
                 if options.requireCanonical && !example.preferred && code == .nonCanonical { continue }
-                #expect(code == .truncated || code == .limit,
-                        "prefix \(hexString(prefix)) gave \(String(describing: code))")
+                #expect(
+                    code == .truncated || code == .limit,
+                    "prefix \(hexString(prefix)) gave \(String(describing: code))")
             }
             // decodePrefix must refuse it the same way: nothing complete is there.
             #expect(throws: CBORError.self) { _ = try CBOR.decodePrefix(prefix[...]) }

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import WebAuthnCoding
 
 @Suite("Base64URL (RFC 4648 §5)")
@@ -30,10 +31,12 @@ struct Base64URLTests {
         #expect(try Base64URL.decode("Zg", allowPadding: true) == [0x66])
     }
 
-    @Test("padding that is not exactly RFC 4648's is refused even when allowed", arguments: [
-        "Zg=", "Zg===", "Zm8==", "Zm9v=", "Zm9v====", "=", "==", "====", "Z===",
-        "Zg=a", "Z=g=", "Zg==Zg==", "Zm9vYg=", "Zm8=Zm8=",
-    ])
+    @Test(
+        "padding that is not exactly RFC 4648's is refused even when allowed",
+        arguments: [
+            "Zg=", "Zg===", "Zm8==", "Zm9v=", "Zm9v====", "=", "==", "====", "Z===",
+            "Zg=a", "Z=g=", "Zg==Zg==", "Zm9vYg=", "Zm8=Zm8=",
+        ])
     func wrongPadding(_ text: String) {
         #expect(throws: Base64URL.DecodingError.self) { try Base64URL.decode(text, allowPadding: true) }
         #expect(throws: Base64URL.DecodingError.self) { try Base64URL.decode(text) }
@@ -71,10 +74,12 @@ struct Base64URLTests {
 
     // (Lengths of 1 mod 4 are refused for their length before any character is
     // looked at, so these inputs avoid that length.)
-    @Test("characters outside the URL-safe alphabet are refused at their offset", arguments: [
-        ("Zm9v+g", 4), ("Zm9v/g", 4), ("Zm 9", 2), (" Zm9", 0), ("Zm9v\n", 4), ("Zm\u{e9}", 2),
-        ("Zm9v\u{0}A", 4), ("Zm.v", 2), ("\u{1F600}", 0),
-    ] as [(String, Int)])
+    @Test(
+        "characters outside the URL-safe alphabet are refused at their offset",
+        arguments: [
+            ("Zm9v+g", 4), ("Zm9v/g", 4), ("Zm 9", 2), (" Zm9", 0), ("Zm9v\n", 4), ("Zm\u{e9}", 2),
+            ("Zm9v\u{0}A", 4), ("Zm.v", 2), ("\u{1F600}", 0),
+        ] as [(String, Int)])
     func invalidCharacters(_ text: String, _ offset: Int) {
         do {
             let decoded = try Base64URL.decode(text, allowPadding: true)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import WebAuthnCoding
 
 /// Canonical form checked in the pass that decodes (`decodePrefix` with `.ctap2Canonical`, as
@@ -14,12 +15,14 @@ struct CanonicalDifferentialTests {
         let onePass = try? CBOR.decodePrefix(bytes, options: .ctap2Canonical)
         var twoPass: (item: CBORItem, rest: ArraySlice<UInt8>)?
         if let lenient = try? CBOR.decodePrefix(bytes),
-           (try? CBOR.decode(lenient.item.encodedBytes, options: .ctap2Canonical)) != nil {
+            (try? CBOR.decode(lenient.item.encodedBytes, options: .ctap2Canonical)) != nil
+        {
             twoPass = lenient
         }
-        #expect((onePass == nil) == (twoPass == nil),
-                "one pass \(onePass == nil ? "refuses" : "accepts"), two passes \(twoPass == nil ? "refuse" : "accept") \(hexString(input))",
-                sourceLocation: sourceLocation)
+        #expect(
+            (onePass == nil) == (twoPass == nil),
+            "one pass \(onePass == nil ? "refuses" : "accepts"), two passes \(twoPass == nil ? "refuse" : "accept") \(hexString(input))",
+            sourceLocation: sourceLocation)
         if let onePass, let twoPass {
             #expect(identical(onePass.item.value, twoPass.item.value), sourceLocation: sourceLocation)
             #expect(onePass.item.encodedBytes.elementsEqual(twoPass.item.encodedBytes), sourceLocation: sourceLocation)
@@ -54,7 +57,8 @@ struct CanonicalDifferentialTests {
         let files = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)
         while let url = files?.nextObject() as? URL {
             guard url.pathExtension == "json", let data = try? Data(contentsOf: url),
-                  let json = try? JSONSerialization.jsonObject(with: data) else { continue }
+                let json = try? JSONSerialization.jsonObject(with: data)
+            else { continue }
             Self.collect(json, into: &authenticatorData)
         }
         #expect(authenticatorData.count > 100, "fixtures found: \(authenticatorData.count)")
@@ -84,7 +88,8 @@ struct CanonicalDifferentialTests {
                     if name == "authenticatorData" {
                         found.append(bytes)
                     } else if name == "attestationObject", let item = try? CBOR.decode(bytes),
-                              let authData = item.mapEntries?.first(where: { $0.key.text == "authData" })?.value.bytes {
+                        let authData = item.mapEntries?.first(where: { $0.key.text == "authData" })?.value.bytes
+                    {
                         found.append(Array(authData))
                     }
                 } else {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import WebAuthnCoding
 
 /// The allocation-light paths added for speed agree with the general ones.
@@ -52,8 +53,9 @@ struct CodingFastPathTests {
         #expect(!Base64URL.isEncoding("AAF", of: [0, 1]))
     }
 
-    @Test("text keys are the same key however their length is written; different texts are not",
-          arguments: ["a2 6161 00 780161 01", "a2 780161 00 6161 01", "a3 6162 00 6161 00 790001 61 01"])
+    @Test(
+        "text keys are the same key however their length is written; different texts are not",
+        arguments: ["a2 6161 00 780161 01", "a2 780161 00 6161 01", "a3 6162 00 6161 00 790001 61 01"])
     func textKeyIdentity(_ input: String) throws {
         let bytes = input.split(separator: " ").flatMap { chunk in
             stride(from: 0, to: chunk.count, by: 2).compactMap { offset -> UInt8? in
@@ -76,9 +78,12 @@ struct CodingFastPathTests {
 struct CommonTextTests {
     static func textItem(_ bytes: [UInt8]) -> [UInt8] { [0x60 | UInt8(bytes.count)] + bytes }
 
-    @Test("each common text and its near misses decode to exactly their own bytes",
-          arguments: ["fmt", "attStmt", "authData", "none", "packed", "alg", "sig", "x5c", "tpm", "ver", "certInfo",
-                      "pubArea", "apple", "fido-u2f"])
+    @Test(
+        "each common text and its near misses decode to exactly their own bytes",
+        arguments: [
+            "fmt", "attStmt", "authData", "none", "packed", "alg", "sig", "x5c", "tpm", "ver", "certInfo",
+            "pubArea", "apple", "fido-u2f",
+        ])
     func roundTrip(_ word: String) throws {
         var variants: [[UInt8]] = [Array(word.utf8)]
         var changed = Array(word.utf8)

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import WebAuthnCoding
 
 /// Each hostile input must be refused with its own code, and nothing may trap.
@@ -10,8 +11,9 @@ struct HostileInputTests {
         ("2^31", "1a 80000000"), ("2^63", "1b 8000000000000000"), ("2^64-1", "1b ffffffffffffffff"),
     ]
 
-    @Test("declared lengths of 2^31, 2^63 and 2^64-1 are limit for strings, arrays and maps",
-          arguments: [UInt8(2), 3, 4, 5])
+    @Test(
+        "declared lengths of 2^31, 2^63 and 2^64-1 are limit for strings, arrays and maps",
+        arguments: [UInt8(2), 3, 4, 5])
     func hugeDeclaredLengths(major: UInt8) {
         for (name, head) in Self.hugeLengths {
             var input = hex(head)
@@ -164,21 +166,23 @@ struct HostileInputTests {
 
     // MARK: UTF-8
 
-    @Test("text that is not UTF-8 is invalidUTF8", arguments: [
-        "62 c0af",  // overlong "/"
-        "63 e080af",  // overlong "/" in three bytes
-        "64 f08282ac",  // overlong euro sign in four bytes
-        "63 eda080",  // UTF-16 surrogate D800
-        "63 edbfbf",  // surrogate DFFF
-        "62 e6b0",  // truncated three-byte sequence (the string ends)
-        "63 e6b061",  // truncated sequence followed by ASCII
-        "61 80",  // lone continuation byte
-        "61 ff",  // never valid in UTF-8
-        "64 f4908080",  // above U+10FFFF
-        "7f 61c3 61bc ff",  // a character split across chunks (each chunk must be valid)
-        "a1 62c0af 00",  // as a map key
-        "82 6161 62c0af",  // inside an array
-    ])
+    @Test(
+        "text that is not UTF-8 is invalidUTF8",
+        arguments: [
+            "62 c0af",  // overlong "/"
+            "63 e080af",  // overlong "/" in three bytes
+            "64 f08282ac",  // overlong euro sign in four bytes
+            "63 eda080",  // UTF-16 surrogate D800
+            "63 edbfbf",  // surrogate DFFF
+            "62 e6b0",  // truncated three-byte sequence (the string ends)
+            "63 e6b061",  // truncated sequence followed by ASCII
+            "61 80",  // lone continuation byte
+            "61 ff",  // never valid in UTF-8
+            "64 f4908080",  // above U+10FFFF
+            "7f 61c3 61bc ff",  // a character split across chunks (each chunk must be valid)
+            "a1 62c0af 00",  // as a map key
+            "82 6161 62c0af",  // inside an array
+        ])
     func invalidUTF8(_ input: String) {
         #expect(decodeErrorCode(hex(input)) == .invalidUTF8)
         #expect(decodeErrorCode(hex(input), options: .ctap2Canonical) == (input.hasPrefix("7f") ? .nonCanonical : .invalidUTF8))
@@ -197,28 +201,30 @@ struct HostileInputTests {
 
     // MARK: Maps
 
-    @Test("duplicate map keys are duplicateKey", arguments: [
-        "a2 01 00 01 00",  // integer
-        "a2 20 00 20 00",  // negative integer
-        "a2 6161 00 6161 01",  // text
-        "a2 4101 00 4101 00",  // bytes
-        "a2 01 00 1801 00",  // same integer, second one non-shortest
-        "a2 6161 00 7f6161ff 00",  // same text, second one indefinite
-        "a2 4101 00 5f4101ff 00",  // same bytes, second one indefinite
-        "a3 01 00 02 00 01 00",  // not adjacent
-        "bf 01 00 01 00 ff",  // indefinite map
-        "a2 f5 00 f5 00",  // simple value
-        "a2 f93c00 00 fa3f800000 00",  // the float 1.0 in two widths
-        "a2 8101 00 8101 00",  // array
-        "a2 8101 00 811801 00",  // the same array, element non-shortest
-        "a2 c101 00 d80101 00",  // the same tagged value, tag non-shortest
-        "a2 a10102 00 a1011802 00",  // the same map, value non-shortest
-        "a2 7f6161ff 00 6161 00",  // same text, the first one indefinite
-        "a2 7f6161ff 00 7f6161ff 00",  // both indefinite
-        "a2 1b0000000100000000 00 1b0000000100000000 00",  // eight-byte integer
-        "a2 3bffffffffffffffff 00 3bffffffffffffffff 00",  // the most negative integer
-        "a2 6261 62 00 790002 6162 00",  // two-byte text, second length non-shortest
-    ])
+    @Test(
+        "duplicate map keys are duplicateKey",
+        arguments: [
+            "a2 01 00 01 00",  // integer
+            "a2 20 00 20 00",  // negative integer
+            "a2 6161 00 6161 01",  // text
+            "a2 4101 00 4101 00",  // bytes
+            "a2 01 00 1801 00",  // same integer, second one non-shortest
+            "a2 6161 00 7f6161ff 00",  // same text, second one indefinite
+            "a2 4101 00 5f4101ff 00",  // same bytes, second one indefinite
+            "a3 01 00 02 00 01 00",  // not adjacent
+            "bf 01 00 01 00 ff",  // indefinite map
+            "a2 f5 00 f5 00",  // simple value
+            "a2 f93c00 00 fa3f800000 00",  // the float 1.0 in two widths
+            "a2 8101 00 8101 00",  // array
+            "a2 8101 00 811801 00",  // the same array, element non-shortest
+            "a2 c101 00 d80101 00",  // the same tagged value, tag non-shortest
+            "a2 a10102 00 a1011802 00",  // the same map, value non-shortest
+            "a2 7f6161ff 00 6161 00",  // same text, the first one indefinite
+            "a2 7f6161ff 00 7f6161ff 00",  // both indefinite
+            "a2 1b0000000100000000 00 1b0000000100000000 00",  // eight-byte integer
+            "a2 3bffffffffffffffff 00 3bffffffffffffffff 00",  // the most negative integer
+            "a2 6261 62 00 790002 6162 00",  // two-byte text, second length non-shortest
+        ])
     func duplicateKeys(_ input: String) {
         #expect(decodeErrorCode(hex(input)) == .duplicateKey)
     }
@@ -392,15 +398,17 @@ struct HostileInputTests {
 
     // MARK: Floats
 
-    @Test("half-precision floats: zero, subnormals, normals, infinities, NaN", arguments: [
-        ("f9 0000", 0.0), ("f9 8000", -0.0),
-        ("f9 0001", 0x1p-24), ("f9 8001", -0x1p-24), ("f9 0002", 0x1p-23),
-        ("f9 03ff", 1023 * 0x1p-24),  // largest subnormal
-        ("f9 0400", 0x1p-14),  // smallest normal
-        ("f9 3c00", 1.0), ("f9 3c01", 1 + 0x1p-10), ("f9 3555", 0x1.554p-2),
-        ("f9 7bff", 65504.0), ("f9 fbff", -65504.0),
-        ("f9 7c00", Double.infinity), ("f9 fc00", -Double.infinity),
-    ] as [(String, Double)])
+    @Test(
+        "half-precision floats: zero, subnormals, normals, infinities, NaN",
+        arguments: [
+            ("f9 0000", 0.0), ("f9 8000", -0.0),
+            ("f9 0001", 0x1p-24), ("f9 8001", -0x1p-24), ("f9 0002", 0x1p-23),
+            ("f9 03ff", 1023 * 0x1p-24),  // largest subnormal
+            ("f9 0400", 0x1p-14),  // smallest normal
+            ("f9 3c00", 1.0), ("f9 3c01", 1 + 0x1p-10), ("f9 3555", 0x1.554p-2),
+            ("f9 7bff", 65504.0), ("f9 fbff", -65504.0),
+            ("f9 7c00", Double.infinity), ("f9 fc00", -Double.infinity),
+        ] as [(String, Double)])
     func halfFloats(_ input: String, _ expected: Double) throws {
         let item = try CBOR.decode(hex(input))
         #expect(identical(item.value, .float(expected)), "\(item.value)")
@@ -408,8 +416,9 @@ struct HostileInputTests {
         #expect(CBOREncoder.encode(item) == hex(input))
     }
 
-    @Test("half-precision NaNs of any payload and sign decode to NaN and re-encode as f97e00",
-          arguments: ["f9 7e00", "f9 7c01", "f9 7fff", "f9 fe00", "f9 fc01", "fa 7f800001", "fb 7ff0000000000001"])
+    @Test(
+        "half-precision NaNs of any payload and sign decode to NaN and re-encode as f97e00",
+        arguments: ["f9 7e00", "f9 7c01", "f9 7fff", "f9 fe00", "f9 fc01", "fa 7f800001", "fb 7ff0000000000001"])
     func nans(_ input: String) throws {
         let item = try CBOR.decode(hex(input))
         guard case .float(let d) = item.value else {

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import WebAuthnCoding
 
 /// Mutation fuzzing with a fixed seed, so a failure reproduces exactly. The
@@ -6,13 +7,15 @@ import Testing
 /// test process), and what it accepts must behave like CBOR.
 @Suite("CBOR: randomized mutations")
 struct RandomizedTests {
-    static let seeds: [[UInt8]] = appendixA.map { hex($0.hex) } + [
-        // A COSE EC2 key followed by an extensions map, as in authenticator data.
-        hex("a5 01 02 03 26 20 01 21 5820" + String(repeating: "11", count: 32) + " 22 5820"
-            + String(repeating: "22", count: 32) + "a1 6b 6372656450726f74656374 02"),
-        // An attestation object shape.
-        hex("a3 63 666d74 64 6e6f6e65 67 61747453746d74 a0 68 61757468446174 61 44 01020304"),
-    ]
+    static let seeds: [[UInt8]] =
+        appendixA.map { hex($0.hex) } + [
+            // A COSE EC2 key followed by an extensions map, as in authenticator data.
+            hex(
+                "a5 01 02 03 26 20 01 21 5820" + String(repeating: "11", count: 32) + " 22 5820"
+                    + String(repeating: "22", count: 32) + "a1 6b 6372656450726f74656374 02"),
+            // An attestation object shape.
+            hex("a3 63 666d74 64 6e6f6e65 67 61747453746d74 a0 68 61757468446174 61 44 01020304"),
+        ]
 
     /// Bytes that steer the decoder into interesting paths.
     static let interesting: [UInt8] = [
@@ -87,8 +90,9 @@ struct RandomizedTests {
         }
         // The run exercised both outcomes and most error codes.
         #expect(accepted > 1_000)
-        #expect(codes.isSuperset(of: [.truncated, .invalid, .limit, .trailing, .invalidUTF8, .nonCanonical]),
-                "codes seen: \(codes)")
+        #expect(
+            codes.isSuperset(of: [.truncated, .invalid, .limit, .trailing, .invalidUTF8, .nonCanonical]),
+            "codes seen: \(codes)")
     }
 
     @Test("random byte strings never trap")

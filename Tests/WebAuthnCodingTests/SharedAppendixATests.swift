@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import WebAuthnCoding
 
 /// Where the shared conformance corpus lives: beside the repository root (the
@@ -41,9 +42,10 @@ struct SharedAppendixATests {
         var vectors: [Vector] = []
         for item in items {
             guard case .object(let fields) = item,
-                  case .string(let hex)? = fields.first(where: { $0.0 == "hex" })?.1,
-                  case .string(let base64)? = fields.first(where: { $0.0 == "cbor" })?.1,
-                  case .bool(let roundtrip)? = fields.first(where: { $0.0 == "roundtrip" })?.1 else {
+                case .string(let hex)? = fields.first(where: { $0.0 == "hex" })?.1,
+                case .string(let base64)? = fields.first(where: { $0.0 == "cbor" })?.1,
+                case .bool(let roundtrip)? = fields.first(where: { $0.0 == "roundtrip" })?.1
+            else {
                 throw MiniJSON.ParseError(reason: "vector without hex/cbor/roundtrip", offset: 0)
             }
             let decoded = fields.first(where: { $0.0 == "decoded" })?.1
@@ -54,8 +56,9 @@ struct SharedAppendixATests {
         return vectors
     }
 
-    @Test("every vector decodes to its stated value and round-trips where marked",
-          .enabled(if: SharedCBORCorpus.isPresent, "needs ../shared/conformance/cbor/appendix_a.json"))
+    @Test(
+        "every vector decodes to its stated value and round-trips where marked",
+        .enabled(if: SharedCBORCorpus.isPresent, "needs ../shared/conformance/cbor/appendix_a.json"))
     func runsEveryVector() throws {
         let vectors = try Self.loadVectors()
         #expect(vectors.count >= 80)
@@ -80,8 +83,9 @@ struct SharedAppendixATests {
             if let decoded = vector.decoded {
                 #expect(Self.matches(decoded, item.value), "\(vector.hex) decoded to \(item.value)")
             } else if let diagnostic = vector.diagnostic {
-                #expect(Diagnostic.render(item.value) == Diagnostic.joiningChunks(diagnostic),
-                        "\(vector.hex) decoded to \(Diagnostic.render(item.value))")
+                #expect(
+                    Diagnostic.render(item.value) == Diagnostic.joiningChunks(diagnostic),
+                    "\(vector.hex) decoded to \(Diagnostic.render(item.value))")
             } else {
                 Issue.record("\(vector.hex) has neither decoded nor diagnostic")
             }
@@ -91,8 +95,9 @@ struct SharedAppendixATests {
         }
     }
 
-    @Test("our own Appendix A table agrees with the corpus",
-          .enabled(if: SharedCBORCorpus.isPresent, "needs ../shared/conformance/cbor/appendix_a.json"))
+    @Test(
+        "our own Appendix A table agrees with the corpus",
+        .enabled(if: SharedCBORCorpus.isPresent, "needs ../shared/conformance/cbor/appendix_a.json"))
     func tableAgreesWithCorpus() throws {
         let vectors = try Self.loadVectors()
         var roundtripByHex: [String: Bool] = [:]
@@ -309,7 +314,8 @@ indirect enum MiniJSON: Equatable {
 
         mutating func hex4() throws -> UInt32 {
             guard index + 4 <= bytes.count,
-                  let v = UInt32(String(decoding: bytes[index..<(index + 4)], as: UTF8.self), radix: 16) else {
+                let v = UInt32(String(decoding: bytes[index..<(index + 4)], as: UTF8.self), radix: 16)
+            else {
                 throw fail("bad \\u escape")
             }
             index += 4

@@ -1,4 +1,5 @@
 import Testing
+
 @testable import WebAuthnCoding
 
 // Small helpers shared by the WebAuthnCoding tests. Nothing here is reachable

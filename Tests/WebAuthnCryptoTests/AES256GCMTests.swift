@@ -1,4 +1,5 @@
 import Testing
+
 @testable import WebAuthnCrypto
 
 /// AES-256-GCM (sealed challenges): the GCM specification's known answers, and every kind of

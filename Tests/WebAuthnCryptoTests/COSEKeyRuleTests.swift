@@ -1,16 +1,19 @@
 import Testing
-@testable import WebAuthnCrypto
-import WebAuthnTestSupport
 import WebAuthnCoding
+import WebAuthnTestSupport
+
+@testable import WebAuthnCrypto
 
 /// COSE_Key rules the mutation campaign (Docs/Mutation.md) found without a test of their own.
 struct COSEKeyRuleTests {
     /// An AKP (ML-DSA) key with a public key of the right length, plus `extra` members.
     static func akp(_ algorithm: COSEAlgorithm, length: Int, extra: [(CBORItem, CBORItem)] = []) -> [UInt8] {
-        CBOREncoder.encode(CBORItem.map([
-            (.int(1), .int(7)), (.int(3), .int(Int64(algorithm.rawValue))),
-            (.int(-1), .bytes([UInt8](repeating: 0x5a, count: length))),
-        ] + extra))
+        CBOREncoder.encode(
+            CBORItem.map(
+                [
+                    (.int(1), .int(7)), (.int(3), .int(Int64(algorithm.rawValue))),
+                    (.int(-1), .bytes([UInt8](repeating: 0x5a, count: length))),
+                ] + extra))
     }
 
     @Test("an AKP (ML-DSA) key carrying its private seed (label -2) is refused, whatever libcrypto provides")
@@ -55,9 +58,10 @@ struct COSEKeyRuleTests {
     }
 
     static func rsaCOSE(n: [UInt8], e: [UInt8] = [0x01, 0x00, 0x01]) -> [UInt8] {
-        CBOREncoder.encode(CBORItem.map([
-            (.int(1), .int(3)), (.int(3), .int(-257)), (.int(-1), .bytes(n)), (.int(-2), .bytes(e)),
-        ]))
+        CBOREncoder.encode(
+            CBORItem.map([
+                (.int(1), .int(3)), (.int(3), .int(-257)), (.int(-1), .bytes(n)), (.int(-2), .bytes(e)),
+            ]))
     }
 
     @Test("an RSA modulus of zero is malformed, not merely weak")

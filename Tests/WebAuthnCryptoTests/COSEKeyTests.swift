@@ -1,7 +1,8 @@
 import Testing
-@testable import WebAuthnCrypto
-import WebAuthnTestSupport
 import WebAuthnCoding
+import WebAuthnTestSupport
+
+@testable import WebAuthnCrypto
 
 /// COSE_Key parsing: published keys as facts, then every rejection with its code.
 struct COSEKeyTests {
@@ -32,7 +33,7 @@ struct COSEKeyTests {
 
     @Test func decodedItemKeepsItsOwnBytes() throws {
         let bytes = try Self.w3cKeyBytes()
-        let trailing = bytes + [0xa0]   // an extensions map after the key, as in authData
+        let trailing = bytes + [0xa0]  // an extensions map after the key, as in authData
         let (item, rest) = try CBOR.decodePrefix(trailing[...])
         let key = try COSEKey(item: item)
         #expect(key.cborBytes == bytes)
@@ -43,12 +44,14 @@ struct COSEKeyTests {
     /// RFC 8032 §7.1 TEST 1: empty message.
     @Test func rfc8032Ed25519Test1Verifies() throws {
         let publicKey = hex("d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a")
-        let signature = hex("e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065"
-                            + "224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b")
+        let signature = hex(
+            "e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065"
+                + "224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b")
         for alg in [COSEAlgorithm.edDSA, .ed25519] {
-            let cbor = CBOREncoder.encode(CBORItem.map([
-                (.int(1), .int(1)), (.int(3), .int(Int64(alg.rawValue))), (.int(-1), .int(6)), (.int(-2), .bytes(publicKey)),
-            ]))
+            let cbor = CBOREncoder.encode(
+                CBORItem.map([
+                    (.int(1), .int(1)), (.int(3), .int(Int64(alg.rawValue))), (.int(-1), .int(6)), (.int(-2), .bytes(publicKey)),
+                ]))
             let key = try COSEKey(cbor: cbor[...])
             #expect(key.keyType == .okp && key.curve == .ed25519)
             #expect(key.okpPublicKey == publicKey)
@@ -173,8 +176,9 @@ struct COSEKeyTests {
     @Test func privateMembersAreRejected() throws {
         let ec = try editCOSE(try Self.w3cKeyBytes(), set: [(-4, .bytes([UInt8](repeating: 1, count: 32)))])
         #expect(throws: CryptoError(.malformedKey, "")) { try COSEKey(cbor: ec[...]) }
-        let okp = try editCOSE(try PrivateKey.generate(.ed25519).coseKey(algorithm: .edDSA),
-                               set: [(-4, .bytes([UInt8](repeating: 1, count: 32)))])
+        let okp = try editCOSE(
+            try PrivateKey.generate(.ed25519).coseKey(algorithm: .edDSA),
+            set: [(-4, .bytes([UInt8](repeating: 1, count: 32)))])
         #expect(throws: CryptoError(.malformedKey, "")) { try COSEKey(cbor: okp[...]) }
         let rsa = try #require(SignatureTests.rsaKey).coseKey(algorithm: .ps256)
         for label in Int64(-12)...Int64(-3) {
@@ -222,8 +226,10 @@ struct COSEKeyTests {
         #expect(throws: CryptoError(.unsupportedAlgorithm, "")) {
             try key.publicKey.verify(signature: signature[...], over: SignatureTests.message[...], algorithm: .rs1)
         }
-        #expect(try key.publicKey.verify(signature: signature[...], over: SignatureTests.message[...],
-                                         algorithm: .rs1, options: options))
+        #expect(
+            try key.publicKey.verify(
+                signature: signature[...], over: SignatureTests.message[...],
+                algorithm: .rs1, options: options))
     }
 
     // MARK: - ML-DSA
@@ -240,10 +246,11 @@ struct COSEKeyTests {
             #expect(try cose.verify(signature: signature[...], over: SignatureTests.message[...]))
             #expect(try cose.verify(signature: signature[...], over: []) == false)
         } else {
-            let cbor = CBOREncoder.encode(CBORItem.map([
-                (.int(1), .int(7)), (.int(3), .int(Int64(algorithm.rawValue))),
-                (.int(-1), .bytes([UInt8](repeating: 0x5a, count: publicKeyLength))),
-            ]))
+            let cbor = CBOREncoder.encode(
+                CBORItem.map([
+                    (.int(1), .int(7)), (.int(3), .int(Int64(algorithm.rawValue))),
+                    (.int(-1), .bytes([UInt8](repeating: 0x5a, count: publicKeyLength))),
+                ]))
             #expect(throws: CryptoError(.unsupportedByLibCrypto, "")) { try COSEKey(cbor: cbor[...]) }
             #expect(throws: CryptoError(.unsupportedByLibCrypto, "")) { try PrivateKey.generate(.mlDSA44) }
         }

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import WebAuthnCrypto
 import WebAuthnTestSupport
+
+@testable import WebAuthnCrypto
 
 @Suite("Certificate chain verification")
 struct CertificateChainTests {
@@ -46,8 +47,9 @@ struct CertificateChainTests {
     @Test func unrelatedIntermediatesAndAnchorsAreIgnored() throws {
         let otherKey = try PrivateKey.generate(.p256)
         let otherRoot = try TestPKI.selfSignedCA("Other Root", key: otherKey)
-        let otherIntermediate = try TestPKI.issue("Other Intermediate", key: try PrivateKey.generate(.p256), isCA: true,
-                                                  by: otherRoot, issuerKey: otherKey)
+        let otherIntermediate = try TestPKI.issue(
+            "Other Intermediate", key: try PrivateKey.generate(.p256), isCA: true,
+            by: otherRoot, issuerKey: otherKey)
         let chain = try CertificateChain.verify(
             leaf: leaf, intermediates: [otherIntermediate, intermediate], trustAnchors: [otherRoot, root], at: now)
         #expect(chain.certificates == [leaf, intermediate, root])
@@ -81,8 +83,9 @@ struct CertificateChainTests {
         #expect(error?.reason.contains("expired") == true)
         #expect(error?.reason.contains("depth 0") == true)
         // The same certificate verifies at a time inside its validity.
-        _ = try CertificateChain.verify(leaf: expired, intermediates: [intermediate], trustAnchors: [root],
-                                        at: TestPKI.date(2025, 5, 30))
+        _ = try CertificateChain.verify(
+            leaf: expired, intermediates: [intermediate], trustAnchors: [root],
+            at: TestPKI.date(2025, 5, 30))
     }
 
     @Test func notYetValidLeafIsRejected() throws {
@@ -106,12 +109,14 @@ struct CertificateChainTests {
             $0.notAfter = TestPKI.date(2001, 12, 31)
         }
         _ = try CertificateChain.verify(leaf: oldLeaf, intermediates: [], trustAnchors: [oldRoot], at: TestPKI.date(2001, 6, 1))
-        #expect(failure { _ = try CertificateChain.verify(leaf: oldLeaf, intermediates: [], trustAnchors: [oldRoot], at: now) }?
-            .code == .untrustedChain)
+        #expect(
+            failure { _ = try CertificateChain.verify(leaf: oldLeaf, intermediates: [], trustAnchors: [oldRoot], at: now) }?
+                .code == .untrustedChain)
         // An expired intermediate fails at depth 1.
         let error = failure {
-            _ = try CertificateChain.verify(leaf: leaf, intermediates: [intermediate], trustAnchors: [root],
-                                            at: TestPKI.date(2041, 1, 1))
+            _ = try CertificateChain.verify(
+                leaf: leaf, intermediates: [intermediate], trustAnchors: [root],
+                at: TestPKI.date(2041, 1, 1))
         }
         #expect(error?.reason.contains("expired") == true)
     }
@@ -119,7 +124,9 @@ struct CertificateChainTests {
     @Test func wrongIssuerIsRejected() throws {
         let otherKey = try PrivateKey.generate(.p256)
         let otherRoot = try TestPKI.selfSignedCA("Other Root", key: otherKey)
-        let error = failure { _ = try CertificateChain.verify(leaf: leaf, intermediates: [intermediate], trustAnchors: [otherRoot], at: now) }
+        let error = failure {
+            _ = try CertificateChain.verify(leaf: leaf, intermediates: [intermediate], trustAnchors: [otherRoot], at: now)
+        }
         #expect(error?.code == .untrustedChain)
     }
 
@@ -158,8 +165,9 @@ struct CertificateChainTests {
         #expect(error?.code == .untrustedChain)
         // A self-signed leaf is not trusted either unless it is an anchor.
         let selfSigned = try TestPKI.selfSignedCA("Self", key: leafKey)
-        #expect(failure { _ = try CertificateChain.verify(leaf: selfSigned, intermediates: [selfSigned], trustAnchors: [root], at: now) }?
-            .code == .untrustedChain)
+        #expect(
+            failure { _ = try CertificateChain.verify(leaf: selfSigned, intermediates: [selfSigned], trustAnchors: [root], at: now) }?
+                .code == .untrustedChain)
         let accepted = try CertificateChain.verify(leaf: selfSigned, intermediates: [], trustAnchors: [selfSigned], at: now)
         #expect(accepted.certificates == [selfSigned])
     }
@@ -171,7 +179,9 @@ struct CertificateChainTests {
         let constrained = try builder.sign(with: constrainedKey)
         let subCA = try TestPKI.issue("Sub CA", key: intermediateKey, isCA: true, by: constrained, issuerKey: constrainedKey)
         let deepLeaf = try TestPKI.issue("Deep Leaf", key: leafKey, isCA: nil, by: subCA, issuerKey: intermediateKey)
-        let error = failure { _ = try CertificateChain.verify(leaf: deepLeaf, intermediates: [subCA], trustAnchors: [constrained], at: now) }
+        let error = failure {
+            _ = try CertificateChain.verify(leaf: deepLeaf, intermediates: [subCA], trustAnchors: [constrained], at: now)
+        }
         #expect(error?.code == .untrustedChain)
         #expect(error?.reason.contains("path length") == true)
     }
@@ -180,15 +190,18 @@ struct CertificateChainTests {
         let critical = try TestPKI.issue("Critical", key: leafKey, isCA: nil, by: intermediate, issuerKey: intermediateKey) {
             $0.extraExtensions = [CertificateExtension(oid: "1.2.3.4.99", isCritical: true, value: DEREncoder.null())]
         }
-        let error = failure { _ = try CertificateChain.verify(leaf: critical, intermediates: [intermediate], trustAnchors: [root], at: now) }
+        let error = failure {
+            _ = try CertificateChain.verify(leaf: critical, intermediates: [intermediate], trustAnchors: [root], at: now)
+        }
         #expect(error?.code == .untrustedChain)
         #expect(error?.reason.contains("critical") == true)
     }
 
     @Test func nonFiniteTimeIsRejected() {
         let error = failure {
-            _ = try CertificateChain.verify(leaf: leaf, intermediates: [intermediate], trustAnchors: [root],
-                                            at: Date(timeIntervalSince1970: .infinity))
+            _ = try CertificateChain.verify(
+                leaf: leaf, intermediates: [intermediate], trustAnchors: [root],
+                at: Date(timeIntervalSince1970: .infinity))
         }
         #expect(error?.code == .untrustedChain)
     }

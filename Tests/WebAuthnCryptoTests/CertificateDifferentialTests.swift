@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import WebAuthnCrypto
 import WebAuthnTestSupport
+
+@testable import WebAuthnCrypto
 
 /// The fields `Certificate` reads from its one DER walk equal what libcrypto's getters report,
 /// on every certificate the project holds (Fixtures/) and on every certificate of the shared
@@ -9,9 +10,9 @@ import WebAuthnTestSupport
 @Suite("X.509: DER walk against libcrypto")
 struct CertificateDifferentialTests {
     static let packageRoot = URL(fileURLWithPath: "\(#filePath)")
-        .deletingLastPathComponent()   // WebAuthnCryptoTests
-        .deletingLastPathComponent()   // Tests
-        .deletingLastPathComponent()   // package root
+        .deletingLastPathComponent()  // WebAuthnCryptoTests
+        .deletingLastPathComponent()  // Tests
+        .deletingLastPathComponent()  // package root
 
     /// `../shared/conformance` beside the package root (`/work/shared/conformance` for a worktree in /work).
     static let sharedConformance = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/conformance")

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import WebAuthnCrypto
 import WebAuthnTestSupport
+
+@testable import WebAuthnCrypto
 
 /// The DER walk of `Certificate(derEncoded:)` field by field (RFC 5280 §4.1): what it accepts,
 /// what it refuses and that the refusal names the field. The certificates are edited copies of
@@ -24,8 +25,10 @@ struct CertificateFieldTests {
         let outer = try DER.parse(base).children()
         var fields = try outer[0].children().map { Array($0.encodedBytes) }
         try edit(&fields)
-        return DEREncoder.sequence([DEREncoder.sequence(fields), outerAlgorithm ?? Array(outer[1].encodedBytes),
-                                    Array(outer[2].encodedBytes)])
+        return DEREncoder.sequence([
+            DEREncoder.sequence(fields), outerAlgorithm ?? Array(outer[1].encodedBytes),
+            Array(outer[2].encodedBytes),
+        ])
     }
 
     /// The reason `Certificate` gives for refusing `der`, or nil when it accepts it.
@@ -61,13 +64,13 @@ struct CertificateFieldTests {
     // MARK: Validity (RFC 5280 §4.1.2.5)
 
     @Test(arguments: [
-        ("500101000000Z", true, -631_152_000),        // UTCTime 50 is 1950
-        ("491231235959Z", true, 2_524_607_999),       // UTCTime 49 is 2049
-        ("200229120000Z", true, 1_582_977_600),       // leap day
+        ("500101000000Z", true, -631_152_000),  // UTCTime 50 is 1950
+        ("491231235959Z", true, 2_524_607_999),  // UTCTime 49 is 2049
+        ("200229120000Z", true, 1_582_977_600),  // leap day
         ("20500101000000Z", false, 2_524_608_000),
-        ("20000229000000Z", false, 951_782_400),      // 2000 is a leap year
+        ("20000229000000Z", false, 951_782_400),  // 2000 is a leap year
         ("99991231235959Z", false, 253_402_300_799),
-        ("20200101000000Z", false, 1_577_836_800),    // GeneralizedTime before 2050 is read too
+        ("20200101000000Z", false, 1_577_836_800),  // GeneralizedTime before 2050 is read too
     ])
     func wellFormedTimesAreRead(text: String, utc: Bool, seconds: Int) throws {
         let time = Self.time(utc ? .utcTime : .generalizedTime, text)
@@ -78,27 +81,27 @@ struct CertificateFieldTests {
     }
 
     @Test(arguments: [
-        ("2001010000Z", true),          // UTCTime without seconds
-        ("200101000000", true),         // no Z
-        ("200101000000z", true),        // lower-case z
-        ("200101000000+0100", true),    // offset instead of Z
-        ("200101000000.5Z", true),      // fraction in UTCTime
-        ("20200101000000.5Z", false),   // fraction
-        ("202001010000Z", false),       // GeneralizedTime without seconds
-        ("20200101000000", false),      // local time
-        ("20200101000000-0500", false), // offset
-        ("200101000000Z", false),       // a UTCTime's digits under the GeneralizedTime tag
-        ("20200101000000Z", true),      // a GeneralizedTime's digits under the UTCTime tag
-        ("210229000000Z", true),        // 29 February 2021
-        ("21000229000000Z", false),     // 2100 is not a leap year
-        ("200431000000Z", true),        // 31 April
-        ("201301000000Z", true),        // month 13
-        ("200100000000Z", true),        // day 0
-        ("200101240000Z", true),        // hour 24
-        ("200101006000Z", true),        // minute 60
-        ("200101000060Z", true),        // second 60
-        ("2001010000 0Z", true),        // not a digit
-        ("+20101000000Z", true),        // sign
+        ("2001010000Z", true),  // UTCTime without seconds
+        ("200101000000", true),  // no Z
+        ("200101000000z", true),  // lower-case z
+        ("200101000000+0100", true),  // offset instead of Z
+        ("200101000000.5Z", true),  // fraction in UTCTime
+        ("20200101000000.5Z", false),  // fraction
+        ("202001010000Z", false),  // GeneralizedTime without seconds
+        ("20200101000000", false),  // local time
+        ("20200101000000-0500", false),  // offset
+        ("200101000000Z", false),  // a UTCTime's digits under the GeneralizedTime tag
+        ("20200101000000Z", true),  // a GeneralizedTime's digits under the UTCTime tag
+        ("210229000000Z", true),  // 29 February 2021
+        ("21000229000000Z", false),  // 2100 is not a leap year
+        ("200431000000Z", true),  // 31 April
+        ("201301000000Z", true),  // month 13
+        ("200100000000Z", true),  // day 0
+        ("200101240000Z", true),  // hour 24
+        ("200101006000Z", true),  // minute 60
+        ("200101000060Z", true),  // second 60
+        ("2001010000 0Z", true),  // not a digit
+        ("+20101000000Z", true),  // sign
         ("", true),
     ])
     func malformedTimesAreRefused(text: String, utc: Bool) throws {
@@ -138,15 +141,17 @@ struct CertificateFieldTests {
         expectRefused(try rewrite(outerAlgorithm: threeParts) { $0[Field.signature.rawValue] = threeParts }, naming: "signatureAlgorithm")
         let notOID = DEREncoder.sequence([DEREncoder.integer(1)])
         expectRefused(try rewrite(outerAlgorithm: notOID) { $0[Field.signature.rawValue] = notOID }, naming: "signatureAlgorithm")
-        expectRefused(try rewrite { fields in
-            var spki = try DER.parse(fields[Field.spki.rawValue]).children().map { Array($0.encodedBytes) }
-            spki[0] = DEREncoder.sequence([])
-            fields[Field.spki.rawValue] = DEREncoder.sequence(spki)
-        }, naming: "subjectPublicKeyInfo.algorithm")
-        expectRefused(try rewrite { fields in
-            let spki = try DER.parse(fields[Field.spki.rawValue]).children().map { Array($0.encodedBytes) }
-            fields[Field.spki.rawValue] = DEREncoder.sequence([spki[0], DEREncoder.octetString([0x04])])
-        }, naming: "subjectPublicKeyInfo.subjectPublicKey")
+        expectRefused(
+            try rewrite { fields in
+                var spki = try DER.parse(fields[Field.spki.rawValue]).children().map { Array($0.encodedBytes) }
+                spki[0] = DEREncoder.sequence([])
+                fields[Field.spki.rawValue] = DEREncoder.sequence(spki)
+            }, naming: "subjectPublicKeyInfo.algorithm")
+        expectRefused(
+            try rewrite { fields in
+                let spki = try DER.parse(fields[Field.spki.rawValue]).children().map { Array($0.encodedBytes) }
+                fields[Field.spki.rawValue] = DEREncoder.sequence([spki[0], DEREncoder.octetString([0x04])])
+            }, naming: "subjectPublicKeyInfo.subjectPublicKey")
     }
 
     // MARK: Version, serial, structure
@@ -158,10 +163,12 @@ struct CertificateFieldTests {
         // The version is read as encoded, and the fields RFC 5280 ties to it are read whatever it
         // says, as libcrypto reads them (the attestation formats refuse a version other than 3):
         // an explicit v1, and extensions in a v1 or v2 certificate, parse with their version.
-        let explicitV1 = try Certificate(derEncoded: try rewrite { $0[Field.version.rawValue] = DEREncoder.explicit(0, DEREncoder.integer(0)) })
+        let explicitV1 = try Certificate(
+            derEncoded: try rewrite { $0[Field.version.rawValue] = DEREncoder.explicit(0, DEREncoder.integer(0)) })
         #expect(explicitV1.version == 1 && !explicitV1.extensions.isEmpty)
         #expect(CertificateDifferential.differences(explicitV1.derBytes).isEmpty)
-        let v2WithExtensions = try Certificate(derEncoded: try rewrite { $0[Field.version.rawValue] = DEREncoder.explicit(0, DEREncoder.integer(1)) })
+        let v2WithExtensions = try Certificate(
+            derEncoded: try rewrite { $0[Field.version.rawValue] = DEREncoder.explicit(0, DEREncoder.integer(1)) })
         #expect(v2WithExtensions.version == 2 && !v2WithExtensions.extensions.isEmpty)
         let v1WithExtensions = try Certificate(derEncoded: try rewrite { $0.removeFirst() })
         #expect(v1WithExtensions.version == 1 && !v1WithExtensions.extensions.isEmpty)
@@ -169,18 +176,22 @@ struct CertificateFieldTests {
         // Unique identifiers: BIT STRINGs in order [1], [2], then [3].
         let issuerUID = DEREncoder.tlv(.context(1, constructed: false), [0x00, 0xAB])
         let subjectUID = DEREncoder.tlv(.context(2, constructed: false), [0x00, 0xCD])
-        let withIDs = try Certificate(derEncoded: try rewrite { $0.insert(contentsOf: [issuerUID, subjectUID], at: Field.extensions.rawValue) })
+        let withIDs = try Certificate(
+            derEncoded: try rewrite { $0.insert(contentsOf: [issuerUID, subjectUID], at: Field.extensions.rawValue) })
         #expect(withIDs.version == 3)
         #expect(CertificateDifferential.differences(withIDs.derBytes).isEmpty)
-        let v2 = try Certificate(derEncoded: try rewrite { fields in
-            fields[Field.version.rawValue] = DEREncoder.explicit(0, DEREncoder.integer(1))
-            fields[Field.extensions.rawValue] = subjectUID
-        })
+        let v2 = try Certificate(
+            derEncoded: try rewrite { fields in
+                fields[Field.version.rawValue] = DEREncoder.explicit(0, DEREncoder.integer(1))
+                fields[Field.extensions.rawValue] = subjectUID
+            })
         #expect(v2.version == 2)
         #expect(v2.extensions.isEmpty)
-        expectRefused(try rewrite { $0.insert(contentsOf: [subjectUID, issuerUID], at: Field.extensions.rawValue) }, naming: "tbsCertificate")
-        expectRefused(try rewrite { $0.insert(DEREncoder.tlv(.context(1, constructed: false), [0x08]), at: Field.extensions.rawValue) },
-                      naming: "issuerUniqueID")
+        expectRefused(
+            try rewrite { $0.insert(contentsOf: [subjectUID, issuerUID], at: Field.extensions.rawValue) }, naming: "tbsCertificate")
+        expectRefused(
+            try rewrite { $0.insert(DEREncoder.tlv(.context(1, constructed: false), [0x08]), at: Field.extensions.rawValue) },
+            naming: "issuerUniqueID")
     }
 
     @Test func serialNumberMustBeAMinimalInteger() throws {
@@ -222,12 +233,15 @@ struct CertificateFieldTests {
         let aaguid = try Self.ext("1.3.6.1.4.1.45724.1.1.4", DEREncoder.octetString(Array(repeating: 7, count: 16)))
         let other = try Self.ext("1.2.3.4", critical: DEREncoder.boolean(true), DEREncoder.null())
         let good = try Certificate(derEncoded: try withExtensions([aaguid, other]))
-        #expect(good.extensions == [
-            CertificateExtension(oid: "1.3.6.1.4.1.45724.1.1.4", isCritical: false, value: DEREncoder.octetString(Array(repeating: 7, count: 16))),
-            CertificateExtension(oid: "1.2.3.4", isCritical: true, value: DEREncoder.null()),
-        ])
+        #expect(
+            good.extensions == [
+                CertificateExtension(
+                    oid: "1.3.6.1.4.1.45724.1.1.4", isCritical: false, value: DEREncoder.octetString(Array(repeating: 7, count: 16))),
+                CertificateExtension(oid: "1.2.3.4", isCritical: true, value: DEREncoder.null()),
+            ])
         // An explicit critical FALSE is not DER but common: read as not critical, as libcrypto does.
-        let explicitFalse = try Certificate(derEncoded: try withExtensions([try Self.ext("1.2.3.4", critical: DEREncoder.boolean(false), [])]))
+        let explicitFalse = try Certificate(
+            derEncoded: try withExtensions([try Self.ext("1.2.3.4", critical: DEREncoder.boolean(false), [])]))
         #expect(explicitFalse.extensions == [CertificateExtension(oid: "1.2.3.4", isCritical: false, value: [])])
         #expect(CertificateDifferential.differences(explicitFalse.derBytes).isEmpty)
 
@@ -237,24 +251,35 @@ struct CertificateFieldTests {
         expectRefused(try withExtensions([try Self.ext("1.2.3.4", critical: [0x01, 0x01, 0x01], [])]), naming: "extensions")
         expectRefused(try withExtensions([try Self.ext("1.2.3.4", critical: DEREncoder.integer(1), [])]), naming: "extensions")
         expectRefused(try withExtensions([DEREncoder.sequence([try DEREncoder.objectIdentifier("1.2.3.4")])]), naming: "extensions")
-        expectRefused(try withExtensions([DEREncoder.sequence([try DEREncoder.objectIdentifier("1.2.3.4"), DEREncoder.boolean(true),
-                                                              DEREncoder.octetString([]), DEREncoder.null()])]), naming: "extensions")
-        expectRefused(try withExtensions([DEREncoder.sequence([try DEREncoder.objectIdentifier("1.2.3.4"), DEREncoder.integer(1)])]),
-                      naming: "extensions")
-        expectRefused(try rewrite { $0[Field.extensions.rawValue] = DEREncoder.explicit(3, DEREncoder.set([aaguid])) }, naming: "extensions")
-        expectRefused(try rewrite {
-            $0[Field.extensions.rawValue] = DEREncoder.tlv(.context(3, constructed: true), DEREncoder.sequence([aaguid]) + DEREncoder.null())
-        }, naming: "extensions")
+        expectRefused(
+            try withExtensions([
+                DEREncoder.sequence([
+                    try DEREncoder.objectIdentifier("1.2.3.4"), DEREncoder.boolean(true),
+                    DEREncoder.octetString([]), DEREncoder.null(),
+                ])
+            ]), naming: "extensions")
+        expectRefused(
+            try withExtensions([DEREncoder.sequence([try DEREncoder.objectIdentifier("1.2.3.4"), DEREncoder.integer(1)])]),
+            naming: "extensions")
+        expectRefused(
+            try rewrite { $0[Field.extensions.rawValue] = DEREncoder.explicit(3, DEREncoder.set([aaguid])) }, naming: "extensions")
+        expectRefused(
+            try rewrite {
+                $0[Field.extensions.rawValue] = DEREncoder.tlv(
+                    .context(3, constructed: true), DEREncoder.sequence([aaguid]) + DEREncoder.null())
+            }, naming: "extensions")
         // A known extension that does not decode names itself.
-        expectRefused(try withExtensions([try Self.ext(CertificateExtension.basicConstraintsOID, [0x04, 0x00])]), naming: "basicConstraints")
+        expectRefused(
+            try withExtensions([try Self.ext(CertificateExtension.basicConstraintsOID, [0x04, 0x00])]), naming: "basicConstraints")
     }
 
     // MARK: Names and self-issued
 
     static func name(_ attributes: [(String, [UInt8])]) throws -> [UInt8] {
-        DEREncoder.sequence(try attributes.map { oid, value in
-            DEREncoder.set([DEREncoder.sequence([try DEREncoder.objectIdentifier(oid), value])])
-        })
+        DEREncoder.sequence(
+            try attributes.map { oid, value in
+                DEREncoder.set([DEREncoder.sequence([try DEREncoder.objectIdentifier(oid), value])])
+            })
     }
 
     @Test(arguments: [
@@ -262,7 +287,7 @@ struct CertificateFieldTests {
         ([UInt8](DEREncoder.printableString("Acme Root")), [UInt8](DEREncoder.utf8String("  acme   ROOT ")), true),
         (DEREncoder.utf8String("Acme\tRoot"), DEREncoder.printableString("acme root"), true),
         (DEREncoder.utf8String("Acme Root"), DEREncoder.utf8String("Acme Root 2"), false),
-        (DEREncoder.utf8String("Ácme"), DEREncoder.utf8String("ácme"), false),   // only ASCII is folded
+        (DEREncoder.utf8String("Ácme"), DEREncoder.utf8String("ácme"), false),  // only ASCII is folded
         (DEREncoder.tlv(.numericString, Array("12".utf8)), DEREncoder.printableString("12"), false),
         (DEREncoder.tlv(.bmpString, [0x00, 0x41]), DEREncoder.utf8String("a"), true),
     ])

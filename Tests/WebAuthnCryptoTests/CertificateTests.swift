@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import WebAuthnCrypto
 import WebAuthnTestSupport
+
+@testable import WebAuthnCrypto
 
 /// Small helpers that build the certificates the X.509 tests use.
 enum TestPKI {
@@ -120,9 +121,11 @@ struct CertificateTests {
             builder.basicConstraints = .init(isCA: false, isCritical: false)
             builder.keyUsage = [.digitalSignature, .nonRepudiation, .keyAgreement, .decipherOnly]
             builder.extendedKeyUsage = ["1.3.6.1.5.5.7.3.2", "2.23.133.8.3"]
-            builder.subjectAlternativeNames = [.dnsName("example.com"), .uri("https://example.com/x"),
-                                               .rfc822Name("a@example.com"), .ipAddress([192, 0, 2, 1]),
-                                               .registeredID("1.2.3.4")]
+            builder.subjectAlternativeNames = [
+                .dnsName("example.com"), .uri("https://example.com/x"),
+                .rfc822Name("a@example.com"), .ipAddress([192, 0, 2, 1]),
+                .registeredID("1.2.3.4"),
+            ]
             builder.extraExtensions = [
                 CertificateExtension(oid: "1.3.6.1.4.1.45724.1.1.4", isCritical: false, value: DEREncoder.octetString(aaguid)),
                 CertificateExtension(oid: "1.2.3.4.5.6", isCritical: true, value: DEREncoder.null()),
@@ -134,9 +137,12 @@ struct CertificateTests {
         #expect(leaf.basicConstraints == BasicConstraints(isCA: false, pathLength: nil))
         #expect(leaf.keyUsage == [.digitalSignature, .nonRepudiation, .keyAgreement, .decipherOnly])
         #expect(leaf.extendedKeyUsage == ["1.3.6.1.5.5.7.3.2", "2.23.133.8.3"])
-        #expect(leaf.subjectAlternativeNames == [.dnsName("example.com"), .uri("https://example.com/x"),
-                                                 .rfc822Name("a@example.com"), .ipAddress([192, 0, 2, 1]),
-                                                 .registeredID("1.2.3.4")])
+        #expect(
+            leaf.subjectAlternativeNames == [
+                .dnsName("example.com"), .uri("https://example.com/x"),
+                .rfc822Name("a@example.com"), .ipAddress([192, 0, 2, 1]),
+                .registeredID("1.2.3.4"),
+            ])
         let fido = try #require(leaf.extension(oid: "1.3.6.1.4.1.45724.1.1.4"))
         #expect(!fido.isCritical)
         #expect(Array(try DER.parse(fido.value).octetString()) == aaguid)
@@ -144,8 +150,11 @@ struct CertificateTests {
         #expect(custom.isCritical)
         #expect(custom.value == [0x05, 0x00])
         #expect(leaf.extension(oid: "1.2.3.4.5.7") == nil)
-        #expect(leaf.extensions.map(\.oid) == ["2.5.29.19", "2.5.29.15", "2.5.29.37", "2.5.29.17",
-                                              "1.3.6.1.4.1.45724.1.1.4", "1.2.3.4.5.6"])
+        #expect(
+            leaf.extensions.map(\.oid) == [
+                "2.5.29.19", "2.5.29.15", "2.5.29.37", "2.5.29.17",
+                "1.3.6.1.4.1.45724.1.1.4", "1.2.3.4.5.6",
+            ])
         #expect(leaf.publicKey.isEqual(to: leafKey.publicKey))
         #expect(leaf.isSignatureValid(issuer: ca))
         #expect(!leaf.isSignatureValid(issuer: leaf))
@@ -159,7 +168,8 @@ struct CertificateTests {
             .init(oid: DistinguishedName.tpmModelOID, value: "FIDO Alliance TPM"),
             .init(oid: DistinguishedName.tpmVersionOID, value: "id:00000001"),
         ]
-        let directory = multiValued
+        let directory =
+            multiValued
             ? try DistinguishedName(rdns: [attributes])
             : try DistinguishedName(attributes)
         let aikKey = try PrivateKey.generate(.rsa(bits: 2048))
@@ -239,8 +249,11 @@ struct CertificateTests {
 
     @Test func duplicateExtensionsAreRejected() throws {
         var builder = try TestPKI.builder("dup", key: caKey, isCA: true)
-        builder.extraExtensions = [CertificateExtension(oid: CertificateExtension.basicConstraintsOID, isCritical: true,
-                                                        value: DEREncoder.sequence([]))]
+        builder.extraExtensions = [
+            CertificateExtension(
+                oid: CertificateExtension.basicConstraintsOID, isCritical: true,
+                value: DEREncoder.sequence([]))
+        ]
         #expect(TestPKI.code { _ = try builder.sign(with: caKey) } == .malformedCertificate)
         var twice = try TestPKI.builder("dup2", key: caKey, isCA: nil)
         let custom = CertificateExtension(oid: "1.3.6.1.4.1.45724.1.1.4", isCritical: false, value: DEREncoder.octetString([1]))
@@ -249,14 +262,14 @@ struct CertificateTests {
     }
 
     @Test(arguments: [
-        (CertificateExtension.basicConstraintsOID, [UInt8]([0x30, 0x03, 0x01, 0x01, 0x01])), // BOOLEAN not 0xFF
-        (CertificateExtension.basicConstraintsOID, [0x30, 0x03, 0x02, 0x01, 0xFF]),           // negative pathLen
-        (CertificateExtension.basicConstraintsOID, [0x04, 0x00]),                             // not a SEQUENCE
-        (CertificateExtension.keyUsageOID, [0x03, 0x02, 0x09, 0x80]),                         // unused bits > 7
-        (CertificateExtension.extendedKeyUsageOID, [0x30, 0x03, 0x02, 0x01, 0x01]),           // INTEGER, not OID
-        (CertificateExtension.subjectAlternativeNameOID, [0x30, 0x03, 0x82, 0x01, 0xFF]),     // non-ASCII dNSName
-        (CertificateExtension.subjectAlternativeNameOID, [0x30, 0x04, 0xA4, 0x02, 0x31, 0x00]), // dirName not a Name
-        (CertificateExtension.subjectAlternativeNameOID, [0x30, 0x03, 0x82, 0x01]),           // truncated
+        (CertificateExtension.basicConstraintsOID, [UInt8]([0x30, 0x03, 0x01, 0x01, 0x01])),  // BOOLEAN not 0xFF
+        (CertificateExtension.basicConstraintsOID, [0x30, 0x03, 0x02, 0x01, 0xFF]),  // negative pathLen
+        (CertificateExtension.basicConstraintsOID, [0x04, 0x00]),  // not a SEQUENCE
+        (CertificateExtension.keyUsageOID, [0x03, 0x02, 0x09, 0x80]),  // unused bits > 7
+        (CertificateExtension.extendedKeyUsageOID, [0x30, 0x03, 0x02, 0x01, 0x01]),  // INTEGER, not OID
+        (CertificateExtension.subjectAlternativeNameOID, [0x30, 0x03, 0x82, 0x01, 0xFF]),  // non-ASCII dNSName
+        (CertificateExtension.subjectAlternativeNameOID, [0x30, 0x04, 0xA4, 0x02, 0x31, 0x00]),  // dirName not a Name
+        (CertificateExtension.subjectAlternativeNameOID, [0x30, 0x03, 0x82, 0x01]),  // truncated
     ])
     func malformedExtensionValuesAreRejected(oid: String, value: [UInt8]) throws {
         var builder = try TestPKI.builder("bad", key: caKey, isCA: nil)
@@ -265,9 +278,10 @@ struct CertificateTests {
     }
 
     @Test func distinguishedNameValuesOfOtherTypesAreHex() throws {
-        let name = try DistinguishedName(derEncoded: DEREncoder.sequence([
-            DEREncoder.set([DEREncoder.sequence([try DEREncoder.objectIdentifier("2.5.4.3"), DEREncoder.integer(5)])]),
-        ])[...])
+        let name = try DistinguishedName(
+            derEncoded: DEREncoder.sequence([
+                DEREncoder.set([DEREncoder.sequence([try DEREncoder.objectIdentifier("2.5.4.3"), DEREncoder.integer(5)])])
+            ])[...])
         #expect(name.commonName == "#020105")
         #expect(throws: DERError.self) {
             _ = try DistinguishedName(derEncoded: DEREncoder.sequence([DEREncoder.set([])])[...])

@@ -1,6 +1,7 @@
 import Testing
-@testable import WebAuthnCrypto
 import WebAuthnTestSupport
+
+@testable import WebAuthnCrypto
 
 @Suite("DER reader")
 struct DERReaderTests {
@@ -118,7 +119,7 @@ struct DERReaderTests {
         for _ in 0..<10_000 { deep += [0x30, 0x80] }
         #expect(code { _ = try DER.parse(deep) } != nil)
         var chain: [UInt8] = []
-        for _ in 0..<4000 { chain += [0x30, 0x01] } // 30 01 30 01 ...
+        for _ in 0..<4000 { chain += [0x30, 0x01] }  // 30 01 30 01 ...
         #expect(code { _ = try DER.parse(chain) } != nil)
     }
 
@@ -185,8 +186,10 @@ struct DERReaderTests {
     }
 
     @Test func objectIdentifiers() throws {
-        for oid in ["1.2.840.10045.2.1", "2.23.133.2.1", "1.3.6.1.4.1.11129.2.1.17", "1.3.6.1.4.1.45724.1.1.4",
-                    "2.999.1", "0.9.2342.19200300.100.1.1", "1.2.840.113635.100.8.2", "2.5.29.17"] {
+        for oid in [
+            "1.2.840.10045.2.1", "2.23.133.2.1", "1.3.6.1.4.1.11129.2.1.17", "1.3.6.1.4.1.45724.1.1.4",
+            "2.999.1", "0.9.2342.19200300.100.1.1", "1.2.840.113635.100.8.2", "2.5.29.17",
+        ] {
             let encoded = try DEREncoder.objectIdentifier(oid)
             #expect(try DER.parse(encoded).objectIdentifier() == oid)
         }

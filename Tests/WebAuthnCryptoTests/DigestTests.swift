@@ -1,4 +1,5 @@
 import Testing
+
 @testable import WebAuthnCrypto
 
 /// Digests against the FIPS 180 "abc" examples, constant-time comparison and the RNG.
@@ -17,15 +18,19 @@ struct DigestTests {
     }
 
     @Test func sha384OfABC() {
-        #expect(Digest.sha384.hash(Self.abc) == hex(
-            "cb00753f45a35e8bb5a03d699ac65007272c32ab0eded1631a8b605a43ff5bed8086072ba1e7cc2358baeca134c825a7"))
+        #expect(
+            Digest.sha384.hash(Self.abc)
+                == hex(
+                    "cb00753f45a35e8bb5a03d699ac65007272c32ab0eded1631a8b605a43ff5bed8086072ba1e7cc2358baeca134c825a7"))
         #expect(Digest.sha384.outputSize == 48)
     }
 
     @Test func sha512OfABC() {
-        #expect(Digest.sha512.hash(Self.abc) == hex(
-            "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a"
-            + "2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f"))
+        #expect(
+            Digest.sha512.hash(Self.abc)
+                == hex(
+                    "ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a"
+                        + "2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f"))
         #expect(Digest.sha512.outputSize == 64)
     }
 

@@ -1,7 +1,8 @@
 import Testing
-@testable import WebAuthnCrypto
-import WebAuthnTestSupport
 import WebAuthnCoding
+import WebAuthnTestSupport
+
+@testable import WebAuthnCrypto
 
 @Suite("ECDSA raw r||s to DER")
 struct ECDSASignatureTests {
@@ -15,15 +16,17 @@ struct ECDSASignatureTests {
         }
     }
 
-    @Test("a libcrypto signature split into r||s converts back to the same DER and verifies",
-          arguments: [(PrivateKey.Kind.p256, COSEAlgorithm.es256, 32), (.p384, .es384, 48), (.p521, .es512, 66)])
+    @Test(
+        "a libcrypto signature split into r||s converts back to the same DER and verifies",
+        arguments: [(PrivateKey.Kind.p256, COSEAlgorithm.es256, 32), (.p384, .es384, 48), (.p521, .es512, 66)])
     func roundTrip(kind: PrivateKey.Kind, algorithm: COSEAlgorithm, coordinateLength: Int) throws {
         let key = try PrivateKey.generate(kind)
         let message = Array("header.payload".utf8)
         for _ in 0..<8 {  // several signatures, so short r or s values come up too
             let der = try key.sign(message, algorithm: algorithm)
-            let converted = try ECDSASignature.derEncoded(raw: try raw(fromDER: der, coordinateLength: coordinateLength)[...],
-                                                          coordinateLength: coordinateLength)
+            let converted = try ECDSASignature.derEncoded(
+                raw: try raw(fromDER: der, coordinateLength: coordinateLength)[...],
+                coordinateLength: coordinateLength)
             #expect(converted == der)
             #expect(try key.publicKey.verify(signature: converted[...], over: message[...], algorithm: algorithm))
         }
@@ -103,9 +106,12 @@ struct ECDSAStrictDERTests {
         }
     }
 
-    @Test("a signature over first || second verifies from the two parts, for every scheme",
-          arguments: [(PrivateKey.Kind.p256, COSEAlgorithm.es256), (.ed25519, .edDSA), (.rsa(bits: 2048), .rs256),
-                      (.rsa(bits: 2048), .ps256), (.p384, .es384)])
+    @Test(
+        "a signature over first || second verifies from the two parts, for every scheme",
+        arguments: [
+            (PrivateKey.Kind.p256, COSEAlgorithm.es256), (.ed25519, .edDSA), (.rsa(bits: 2048), .rs256),
+            (.rsa(bits: 2048), .ps256), (.p384, .es384),
+        ])
     func twoParts(kind: PrivateKey.Kind, algorithm: COSEAlgorithm) throws {
         let key = try PrivateKey.generate(kind)
         let cose = try COSEKey(cbor: try key.coseKey(algorithm: algorithm)[...])
@@ -126,8 +132,9 @@ struct ECDSAStrictDERTests {
 
 @Suite("EC credential keys built from group templates")
 struct ECTemplateKeyTests {
-    @Test("a COSE EC2 key is the same key libcrypto generated, and verifies its signatures",
-          arguments: [(PrivateKey.Kind.p256, COSEAlgorithm.es256), (.p384, .es384), (.p521, .es512), (.secp256k1, .es256k)])
+    @Test(
+        "a COSE EC2 key is the same key libcrypto generated, and verifies its signatures",
+        arguments: [(PrivateKey.Kind.p256, COSEAlgorithm.es256), (.p384, .es384), (.p521, .es512), (.secp256k1, .es256k)])
     func sameKey(kind: PrivateKey.Kind, algorithm: COSEAlgorithm) throws {
         let key = try PrivateKey.generate(kind)
         let cose = try COSEKey(cbor: try key.coseKey(algorithm: algorithm)[...])
@@ -152,7 +159,8 @@ struct ECTemplateKeyTests {
         var offCurve = point.y
         offCurve[31] ^= 1
         #expect(throws: CryptoError(.malformedKey, "")) { _ = try COSEKey(cbor: encode(x: point.x, y: offCurve)[...]) }
-        let fieldPrime: [UInt8] = [0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x01] + Array(repeating: 0, count: 12)
+        let fieldPrime: [UInt8] =
+            [0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x01] + Array(repeating: 0, count: 12)
             + [0x00, 0x00, 0x00, 0x00] + Array(repeating: 0xff, count: 12)
         #expect(throws: CryptoError(.malformedKey, "")) { _ = try COSEKey(cbor: encode(x: fieldPrime, y: point.y)[...]) }
         #expect(throws: CryptoError(.malformedKey, "")) {
@@ -164,16 +172,24 @@ struct ECTemplateKeyTests {
 /// Points with a small x, one per COSE curve, with x + p: the same point mathematically, in an
 /// encoding whose x is not below the field prime (computed with Python's integers).
 private let smallXPoints: [(curve: COSECurve, group: String, x: UInt8, y: String, xPlusP: String)] = [
-    (.p256, "prime256v1", 5, "459243b9aa581806fe913bce99817ade11ca503c64d9a3c533415c083248fbcc",
-     "ffffffff00000001000000000000000000000001000000000000000000000004"),
-    (.p384, "secp384r1", 2,
-     "8cdeadbbd04911a3c1931e26df3fa6439dca9c7eb286fbd46fc319f0e2bb780232baf57825fc0c1912ada2fefe84024c",
-     "fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffeffffffff000000000000000100000001"),
-    (.p521, "secp521r1", 1,
-     "0010e59be93c4f269c0269c79e2afd65d6aeaa9b701eacc194fb3ee03df47849bf550ec636ebee0ddd4a16f1cd9406605af38f584567770e3f272d688c832e843564",
-     "020000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"),
-    (.secp256k1, "secp256k1", 1, "4218f20ae6c646b363db68605822fb14264ca8d2587fdd6fbc750d587e76a7ee",
-     "fffffffffffffffffffffffffffffffffffffffffffffffffffffffefffffc30"),
+    (
+        .p256, "prime256v1", 5, "459243b9aa581806fe913bce99817ade11ca503c64d9a3c533415c083248fbcc",
+        "ffffffff00000001000000000000000000000001000000000000000000000004"
+    ),
+    (
+        .p384, "secp384r1", 2,
+        "8cdeadbbd04911a3c1931e26df3fa6439dca9c7eb286fbd46fc319f0e2bb780232baf57825fc0c1912ada2fefe84024c",
+        "fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffeffffffff000000000000000100000001"
+    ),
+    (
+        .p521, "secp521r1", 1,
+        "0010e59be93c4f269c0269c79e2afd65d6aeaa9b701eacc194fb3ee03df47849bf550ec636ebee0ddd4a16f1cd9406605af38f584567770e3f272d688c832e843564",
+        "020000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000"
+    ),
+    (
+        .secp256k1, "secp256k1", 1, "4218f20ae6c646b363db68605822fb14264ca8d2587fdd6fbc750d587e76a7ee",
+        "fffffffffffffffffffffffffffffffffffffffffffffffffffffffefffffc30"
+    ),
 ]
 
 private func hexBytes(_ hex: String) -> [UInt8] {
@@ -185,8 +201,9 @@ private func hexBytes(_ hex: String) -> [UInt8] {
 struct ECTemplatePointTests {
     /// Credential keys skip the quick public-key check because setting the point already
     /// refuses everything it would; this holds libcrypto to that on every curve.
-    @Test("setting a point refuses a coordinate not below the prime and a point off the curve",
-          arguments: smallXPoints.indices)
+    @Test(
+        "setting a point refuses a coordinate not below the prime and a point off the curve",
+        arguments: smallXPoints.indices)
     func templateRefuses(_ index: Int) throws {
         let vector = smallXPoints[index]
         let width = vector.y.utf8.count / 2
@@ -202,17 +219,19 @@ struct ECTemplatePointTests {
         #expect(ECGroupTemplates.shared.publicKey(group: vector.group, point: [0x02] + x) == nil)
 
         // Through COSE: the valid point is a key, the other encoding of it is malformedKey.
-        let algorithm: COSEAlgorithm = switch vector.curve {
+        let algorithm: COSEAlgorithm =
+            switch vector.curve {
             case .p384: .es384
             case .p521: .es512
             case .secp256k1: .es256k
             default: .es256
-        }
+            }
         func cose(x: [UInt8]) -> [UInt8] {
-            CBOREncoder.encode(CBORItem.map([
-                (.int(1), .int(2)), (.int(3), .int(Int64(algorithm.rawValue))), (.int(-1), .int(Int64(vector.curve.rawValue))),
-                (.int(-2), .bytes(x[...])), (.int(-3), .bytes(y[...])),
-            ]))
+            CBOREncoder.encode(
+                CBORItem.map([
+                    (.int(1), .int(2)), (.int(3), .int(Int64(algorithm.rawValue))), (.int(-1), .int(Int64(vector.curve.rawValue))),
+                    (.int(-2), .bytes(x[...])), (.int(-3), .bytes(y[...])),
+                ]))
         }
         #expect(try COSEKey(cbor: cose(x: x)[...]).curve == vector.curve)
         #expect(throws: CryptoError(.malformedKey, "")) { _ = try COSEKey(cbor: cose(x: hexBytes(vector.xPlusP))[...]) }
@@ -221,9 +240,12 @@ struct ECTemplatePointTests {
 
 @Suite("Verification contexts kept by a key")
 struct VerifyContextReuseTests {
-    @Test("a key's reused contexts give the right verdict after good, bad and malformed signatures, from many tasks",
-          arguments: [(PrivateKey.Kind.p256, COSEAlgorithm.es256), (.ed25519, .edDSA), (.rsa(bits: 2048), .rs256),
-                      (.rsa(bits: 2048), .ps256)])
+    @Test(
+        "a key's reused contexts give the right verdict after good, bad and malformed signatures, from many tasks",
+        arguments: [
+            (PrivateKey.Kind.p256, COSEAlgorithm.es256), (.ed25519, .edDSA), (.rsa(bits: 2048), .rs256),
+            (.rsa(bits: 2048), .ps256),
+        ])
     func reuse(kind: PrivateKey.Kind, algorithm: COSEAlgorithm) async throws {
         let key = try PrivateKey.generate(kind)
         let cose = try COSEKey(cbor: try key.coseKey(algorithm: algorithm)[...])

@@ -11,9 +11,9 @@ struct OpenSSLFenceTests {
 
     static var sourcesDirectory: URL {
         URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent()   // WebAuthnCryptoTests
-            .deletingLastPathComponent()   // Tests
-            .deletingLastPathComponent()   // package root
+            .deletingLastPathComponent()  // WebAuthnCryptoTests
+            .deletingLastPathComponent()  // Tests
+            .deletingLastPathComponent()  // package root
             .appendingPathComponent("Sources")
     }
 
@@ -23,8 +23,10 @@ struct OpenSSLFenceTests {
             let words = line.split(whereSeparator: { $0 == " " || $0 == "\t" })
             guard let importIndex = words.firstIndex(of: "import"), importIndex + 1 < words.count else { return false }
             let leading = words[..<importIndex]
-            let modifiers: Set<Substring> = ["internal", "private", "fileprivate", "public", "package",
-                                             "@_implementationOnly", "@preconcurrency", "@testable"]
+            let modifiers: Set<Substring> = [
+                "internal", "private", "fileprivate", "public", "package",
+                "@_implementationOnly", "@preconcurrency", "@testable",
+            ]
             guard leading.allSatisfy({ modifiers.contains($0) || $0.hasPrefix("@_spi") }) else { return false }
             return words[importIndex + 1] == "CWebAuthnOpenSSL"
                 || words[importIndex + 1].hasPrefix("CWebAuthnOpenSSL.")
@@ -57,9 +59,11 @@ struct OpenSSLFenceTests {
     @Test func unsafePointersStayInsideTheFence() throws {
         let root = Self.sourcesDirectory.standardizedFileURL
         let shipping = ["WebAuthnCoding/", "WebAuthnCrypto/", "WebAuthnRP/", "WebAuthnReplay/"]
-        let markers = ["withUnsafe", "UnsafePointer", "UnsafeMutablePointer", "UnsafeBufferPointer",
-                       "UnsafeMutableBufferPointer", "UnsafeRawPointer", "UnsafeMutableRawPointer", "OpaquePointer",
-                       "unsafeUninitializedCapacity"]
+        let markers = [
+            "withUnsafe", "UnsafePointer", "UnsafeMutablePointer", "UnsafeBufferPointer",
+            "UnsafeMutableBufferPointer", "UnsafeRawPointer", "UnsafeMutableRawPointer", "OpaquePointer",
+            "unsafeUninitializedCapacity",
+        ]
         let enumerator = try #require(FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil))
         var scanned = 0
         var offenders: [String] = []

@@ -1,6 +1,7 @@
 import Testing
-@testable import WebAuthnCrypto
 import WebAuthnCoding
+
+@testable import WebAuthnCrypto
 
 /// The RSA public-key check is deterministic: the same key gets the same verdict every time.
 struct RSAPublicKeyCheckTests {
@@ -9,11 +10,11 @@ struct RSAPublicKeyCheckTests {
     /// calls and accepted it on others, so one registration could get two verdicts.
     static let mutatedModulusKey = hex(
         "a4010303390100205901009e615c5620368baa9c21cea36d5b7fffffffffffffff905702419dc980edac1aaf8e30f73b73fe058f10"
-        + "f6893c5d2ea3ac0bb995920c942fc9433959d522c8bb00ecebe7a7f20a95273ad49aba441f4c2c9b6990d1c8c774eb996d239e07"
-        + "90c599a12a72ee12865baede97ebc2fe62edbc202dff4b010268636f6d70106f756e644afa4936429875c2fe62edbc202dff4b2d"
-        + "56c3cd4d95fc27674129b739331411d5c5766c54dc02b2d0377dd901909bedf867942ac682703b09f138499aab9c1cd9780ac68f"
-        + "266a9501f1f0864b0c28b808e5b62b88fe4b467a4c3b031e8796830e42f21b28faa5cff0e3761e6ed5c5170ec75b4cbb6fa113f7"
-        + "c5cd8bc2e2372143010001")
+            + "f6893c5d2ea3ac0bb995920c942fc9433959d522c8bb00ecebe7a7f20a95273ad49aba441f4c2c9b6990d1c8c774eb996d239e07"
+            + "90c599a12a72ee12865baede97ebc2fe62edbc202dff4b010268636f6d70106f756e644afa4936429875c2fe62edbc202dff4b2d"
+            + "56c3cd4d95fc27674129b739331411d5c5766c54dc02b2d0377dd901909bedf867942ac682703b09f138499aab9c1cd9780ac68f"
+            + "266a9501f1f0864b0c28b808e5b62b88fe4b467a4c3b031e8796830e42f21b28faa5cff0e3761e6ed5c5170ec75b4cbb6fa113f7"
+            + "c5cd8bc2e2372143010001")
 
     static func verdict(_ bytes: [UInt8]) -> String {
         do {
@@ -60,10 +61,10 @@ struct RSAPublicKeyCheckTests {
     @Test func theExponentMustBeOddAndBetween2To16And2To256() {
         let n: [UInt8] = [0x08, 0xCA, 0x4D]
         #expect(Self.code(n: n, e: [0x03]) == .malformedKey)
-        #expect(Self.code(n: n, e: [0xFF, 0xFF]) == .malformedKey)           // 2^16 - 1
-        #expect(Self.code(n: n, e: [0x01, 0x00, 0x00]) == .malformedKey)     // 2^16, even
-        #expect(Self.code(n: n, e: [0x00, 0x01, 0x00, 0x01]) == nil)         // leading zero ignored
-        #expect(Self.code(n: n, e: [0x01, 0x00, 0x02]) == .malformedKey)     // even
+        #expect(Self.code(n: n, e: [0xFF, 0xFF]) == .malformedKey)  // 2^16 - 1
+        #expect(Self.code(n: n, e: [0x01, 0x00, 0x00]) == .malformedKey)  // 2^16, even
+        #expect(Self.code(n: n, e: [0x00, 0x01, 0x00, 0x01]) == nil)  // leading zero ignored
+        #expect(Self.code(n: n, e: [0x01, 0x00, 0x02]) == .malformedKey)  // even
         #expect(Self.code(n: n, e: [UInt8](repeating: 0xFF, count: 32)) == nil)  // 2^256 - 1
         #expect(Self.code(n: n, e: [0x01] + [UInt8](repeating: 0x00, count: 31) + [0x01]) == .malformedKey)  // > 2^256
     }

@@ -1,7 +1,8 @@
 import Testing
-@testable import WebAuthnCrypto
-import WebAuthnTestSupport
 import WebAuthnCoding
+import WebAuthnTestSupport
+
+@testable import WebAuthnCrypto
 
 /// Round trips through libcrypto: a key generated in-process signs, its public key
 /// (and its COSE key) verifies; tampering makes verification return false.
@@ -139,8 +140,10 @@ struct SignatureTests {
         let rsa = try #require(Self.rsaKey).publicKey
         let mismatch = CryptoError(.algorithmMismatch, "")
         let signature: [UInt8] = [0x30, 0x06, 0x02, 0x01, 0x01, 0x02, 0x01, 0x01]
-        for (key, algorithm) in [(p256, COSEAlgorithm.es384), (p256, .es256k), (p256, .esp512), (p256, .rs256),
-                                 (p256, .edDSA), (ed25519, .ed448), (ed25519, .es256), (rsa, .es256), (rsa, .edDSA)] {
+        for (key, algorithm) in [
+            (p256, COSEAlgorithm.es384), (p256, .es256k), (p256, .esp512), (p256, .rs256),
+            (p256, .edDSA), (ed25519, .ed448), (ed25519, .es256), (rsa, .es256), (rsa, .edDSA),
+        ] {
             #expect(throws: mismatch, "\(key.keyKind) with \(algorithm)") {
                 try key.verify(signature: signature[...], over: [], algorithm: algorithm)
             }
@@ -179,4 +182,3 @@ struct SignatureTests {
         #expect(try #require(Self.rsaKey).publicKey.keyKind == "RSA 2048")
     }
 }
-

@@ -63,13 +63,14 @@ import WebAuthnFuzzing
     func names() {
         let names = FuzzTarget.all.map(\.name)
         #expect(Set(names).count == names.count)
-        #expect(names == [
-            "cbor", "authenticator-data", "attestation-object", "cose-key", "client-data", "x509", "response-json",
-            "registration", "authentication", "fixture",
-            "attstmt-packed", "attstmt-fido-u2f", "attstmt-tpm", "attstmt-android-key", "attstmt-android-safetynet",
-            "attstmt-apple", "attstmt-compound", "appattest-attestation", "appattest-assertion",
-            "metadata-blob", "metadata-payload",
-            "extension-outputs",
-        ])
+        #expect(
+            names == [
+                "cbor", "authenticator-data", "attestation-object", "cose-key", "client-data", "x509", "response-json",
+                "registration", "authentication", "fixture",
+                "attstmt-packed", "attstmt-fido-u2f", "attstmt-tpm", "attstmt-android-key", "attstmt-android-safetynet",
+                "attstmt-apple", "attstmt-compound", "appattest-attestation", "appattest-assertion",
+                "metadata-blob", "metadata-payload",
+                "extension-outputs",
+            ])
     }
 }

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import WebAuthnCoding
+
+@testable import WebAuthnCrypto
 @testable import WebAuthnFuzzing
 @testable import WebAuthnRP
-import WebAuthnCoding
-@testable import WebAuthnCrypto
 
 /// The hostile cases of the foundation issue, for every parser and not just CBOR: empty input,
 /// every truncation of a valid input, deep nesting, huge declared lengths with no bytes behind
@@ -62,28 +63,45 @@ import WebAuthnCoding
     static func decoded(_ text: String) -> [UInt8] { (try? Base64URL.decode(text)) ?? [] }
 
     /// A one-entry MDS3 payload (the seeds' payloads are larger than a truncation sweep needs).
-    static let smallMetadataPayload = Array(("""
+    static let smallMetadataPayload = Array(
+        ("""
         {"no":3,"nextUpdate":"2025-07-01","entries":[{"aaguid":"4d455441-0000-4000-8000-000000000001",        "attestationCertificateKeyIdentifiers":["82cc4a935ab01f94473d23fec38697e81b83bffa"],        "statusReports":[{"status":"FIDO_CERTIFIED_L1","effectiveDate":"2024-01-01"}],        "timeOfLastStatusChange":"2024-01-01","metadataStatement":{"description":"Key","authenticatorVersion":2,        "attestationTypes":["basic_full"],"attestationRootCertificates":["MIIB"],"keyProtection":["hardware"],        "userVerificationDetails":[[{"userVerificationMethod":"presence_internal"}]]}}]}
         """).utf8)
 
     static let parsers: [Parser] = [
-        Parser(name: "authenticator data", valid: decoded(RecordedInputs.contexts["packed"]?.authenticatorData ?? ""),
-               rejection: "webauthn.malformed") { _ = try AuthenticatorData(bytes: $0) },
-        Parser(name: "attestation object", valid: seed("attestation-object", prefix: "attestation-packed-x5c-es256-register"),
-               rejection: "webauthn.malformed") { _ = try AttestationObject(bytes: $0) },
-        Parser(name: "COSE key", valid: decoded(RecordedInputs.records.first?.publicKey ?? ""),
-               rejection: "crypto.malformedKey") { _ = try COSEKey(cbor: $0[...]) },
-        Parser(name: "client data JSON", valid: decoded(RecordedInputs.contexts["packed"]?.clientDataJSON ?? ""),
-               rejection: "webauthn.malformed") { _ = try CollectedClientData(jsonBytes: $0) },
-        Parser(name: "registration response JSON", valid: seed("registration", prefix: "attestation-packed-x5c-es256-register"),
-               rejection: "webauthn.malformed") { _ = try RegistrationResponseJSON(jsonData: Data($0)) },
-        Parser(name: "authentication response JSON",
-               valid: seed("authentication", prefix: "attestation-packed-x5c-es256-login-discoverable"),
-               rejection: "webauthn.malformed") { _ = try AuthenticationResponseJSON(jsonData: Data($0)) },
-        Parser(name: "X.509 certificate", valid: decoded(RecordedInputs.trustAnchorsBase64URL.first ?? ""),
-               rejection: "crypto.malformedCertificate") { _ = try Certificate(derEncoded: $0) },
-        Parser(name: "metadata BLOB payload", valid: smallMetadataPayload,
-               rejection: "webauthn.metadata") { _ = try MetadataBLOB.indexUnverifiedPayload($0) },
+        Parser(
+            name: "authenticator data", valid: decoded(RecordedInputs.contexts["packed"]?.authenticatorData ?? ""),
+            rejection: "webauthn.malformed"
+        ) { _ = try AuthenticatorData(bytes: $0) },
+        Parser(
+            name: "attestation object", valid: seed("attestation-object", prefix: "attestation-packed-x5c-es256-register"),
+            rejection: "webauthn.malformed"
+        ) { _ = try AttestationObject(bytes: $0) },
+        Parser(
+            name: "COSE key", valid: decoded(RecordedInputs.records.first?.publicKey ?? ""),
+            rejection: "crypto.malformedKey"
+        ) { _ = try COSEKey(cbor: $0[...]) },
+        Parser(
+            name: "client data JSON", valid: decoded(RecordedInputs.contexts["packed"]?.clientDataJSON ?? ""),
+            rejection: "webauthn.malformed"
+        ) { _ = try CollectedClientData(jsonBytes: $0) },
+        Parser(
+            name: "registration response JSON", valid: seed("registration", prefix: "attestation-packed-x5c-es256-register"),
+            rejection: "webauthn.malformed"
+        ) { _ = try RegistrationResponseJSON(jsonData: Data($0)) },
+        Parser(
+            name: "authentication response JSON",
+            valid: seed("authentication", prefix: "attestation-packed-x5c-es256-login-discoverable"),
+            rejection: "webauthn.malformed"
+        ) { _ = try AuthenticationResponseJSON(jsonData: Data($0)) },
+        Parser(
+            name: "X.509 certificate", valid: decoded(RecordedInputs.trustAnchorsBase64URL.first ?? ""),
+            rejection: "crypto.malformedCertificate"
+        ) { _ = try Certificate(derEncoded: $0) },
+        Parser(
+            name: "metadata BLOB payload", valid: smallMetadataPayload,
+            rejection: "webauthn.metadata"
+        ) { _ = try MetadataBLOB.indexUnverifiedPayload($0) },
     ]
 
     @Test("the valid inputs parse", arguments: parsers)
@@ -116,7 +134,9 @@ import WebAuthnCoding
         var bytes: [UInt8] = [0x05, 0x00]
         for _ in 0..<10_000 {
             let count = bytes.count
-            let length: [UInt8] = count < 0x80 ? [UInt8(count)]
+            let length: [UInt8] =
+                count < 0x80
+                ? [UInt8(count)]
                 : count < 0x100 ? [0x81, UInt8(count)] : [0x82, UInt8(count >> 8), UInt8(count & 0xff)]
             bytes = [0x30] + length + bytes
         }
@@ -135,7 +155,9 @@ import WebAuthnCoding
     }
 
     static func responseJSON(clientExtensionResults: String) -> [UInt8] {
-        Array(#"{"id":"AQ","rawId":"AQ","type":"public-key","response":{"clientDataJSON":"e30","attestationObject":"oA"},"clientExtensionResults":"#.utf8)
+        Array(
+            #"{"id":"AQ","rawId":"AQ","type":"public-key","response":{"clientDataJSON":"e30","attestationObject":"oA"},"clientExtensionResults":"#
+                .utf8)
             + Array(clientExtensionResults.utf8) + Array("}".utf8)
     }
 
@@ -143,25 +165,45 @@ import WebAuthnCoding
     func deepNesting() {
         let cases: [(String, Outcome, Outcome)] = [
             ("CBOR", Self.outcome { _ = try CBOR.decode(Self.deepCBOR) }, .rejected("cbor.depth")),
-            ("authenticator data key", Self.outcome { _ = try AuthenticatorData(bytes: Self.authData(key: Self.deepCBOR)) },
-             .rejected("webauthn.malformed")),
-            ("authenticator data extensions",
-             Self.outcome { _ = try AuthenticatorData(bytes: [UInt8](repeating: 0xAA, count: 32) + [0x81, 0, 0, 0, 1] + Self.deepCBOR) },
-             .rejected("webauthn.malformed")),
-            ("attestation object statement",
-             Self.outcome { _ = try AttestationObject(bytes: Self.attestationObject(statement: Self.deepCBOR, authData: [0x40])) },
-             .rejected("webauthn.malformed")),
+            (
+                "authenticator data key", Self.outcome { _ = try AuthenticatorData(bytes: Self.authData(key: Self.deepCBOR)) },
+                .rejected("webauthn.malformed")
+            ),
+            (
+                "authenticator data extensions",
+                Self.outcome {
+                    _ = try AuthenticatorData(bytes: [UInt8](repeating: 0xAA, count: 32) + [0x81, 0, 0, 0, 1] + Self.deepCBOR)
+                },
+                .rejected("webauthn.malformed")
+            ),
+            (
+                "attestation object statement",
+                Self.outcome { _ = try AttestationObject(bytes: Self.attestationObject(statement: Self.deepCBOR, authData: [0x40])) },
+                .rejected("webauthn.malformed")
+            ),
             ("attestation object", Self.outcome { _ = try AttestationObject(bytes: Self.deepCBOR) }, .rejected("webauthn.malformed")),
             ("COSE key", Self.outcome { _ = try COSEKey(cbor: Self.deepCBOR[...]) }, .rejected("crypto.malformedKey")),
-            ("client data", Self.outcome { _ = try CollectedClientData(jsonBytes: Array(#"{"type":"#.utf8) + Self.deepJSON) },
-             .rejected("webauthn.malformed")),
-            ("registration response",
-             Self.outcome { _ = try RegistrationResponseJSON(jsonData: Data(Self.responseJSON(clientExtensionResults: String(repeating: "{\"a\":", count: 100_000)))) },
-             .rejected("webauthn.malformed")),
-            ("authentication response", Self.outcome { _ = try AuthenticationResponseJSON(jsonData: Data(Self.deepJSON)) },
-             .rejected("webauthn.malformed")),
+            (
+                "client data", Self.outcome { _ = try CollectedClientData(jsonBytes: Array(#"{"type":"#.utf8) + Self.deepJSON) },
+                .rejected("webauthn.malformed")
+            ),
+            (
+                "registration response",
+                Self.outcome {
+                    _ = try RegistrationResponseJSON(
+                        jsonData: Data(Self.responseJSON(clientExtensionResults: String(repeating: "{\"a\":", count: 100_000))))
+                },
+                .rejected("webauthn.malformed")
+            ),
+            (
+                "authentication response", Self.outcome { _ = try AuthenticationResponseJSON(jsonData: Data(Self.deepJSON)) },
+                .rejected("webauthn.malformed")
+            ),
             ("X.509", Self.outcome { _ = try Certificate(derEncoded: Self.deepDER) }, .rejected("crypto.malformedCertificate")),
-            ("metadata payload", Self.outcome { _ = try MetadataBLOB.indexUnverifiedPayload(Self.deepJSON) }, .rejected("webauthn.metadata")),
+            (
+                "metadata payload", Self.outcome { _ = try MetadataBLOB.indexUnverifiedPayload(Self.deepJSON) },
+                .rejected("webauthn.metadata")
+            ),
         ]
         for (name, outcome, expected) in cases {
             #expect(outcome == expected, "\(name)")
@@ -171,7 +213,8 @@ import WebAuthnCoding
     // MARK: Huge declared lengths
 
     /// CBOR heads declaring 2^63 - 1 and 2^32 - 1 bytes or elements, with nothing behind them.
-    static let hugeCBOR: [[UInt8]] = [0x5B, 0x7B, 0x9B, 0xBB].map { [$0, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF] }
+    static let hugeCBOR: [[UInt8]] =
+        [0x5B, 0x7B, 0x9B, 0xBB].map { [$0, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF] }
         + [0x5A, 0x7A, 0x9A, 0xBA].map { [$0, 0xFF, 0xFF, 0xFF, 0xFF] }
 
     @Test("huge declared lengths with no bytes behind them are refused with the parser's typed error")
@@ -179,23 +222,30 @@ import WebAuthnCoding
         for head in Self.hugeCBOR {
             let hex = head.map { String($0, radix: 16) }.joined(separator: " ")
             #expect(Self.outcome { _ = try CBOR.decode(head) } == .rejected("cbor.limit"), "CBOR \(hex)")
-            #expect(Self.outcome { _ = try AuthenticatorData(bytes: Self.authData(key: head)) } == .rejected("webauthn.malformed"),
-                    "authData key \(hex)")
-            #expect(Self.outcome { _ = try AttestationObject(bytes: Self.attestationObject(statement: head, authData: [0x40])) }
+            #expect(
+                Self.outcome { _ = try AuthenticatorData(bytes: Self.authData(key: head)) } == .rejected("webauthn.malformed"),
+                "authData key \(hex)")
+            #expect(
+                Self.outcome { _ = try AttestationObject(bytes: Self.attestationObject(statement: head, authData: [0x40])) }
                     == .rejected("webauthn.malformed"), "attStmt \(hex)")
-            #expect(Self.outcome { _ = try AttestationObject(bytes: Self.attestationObject(authData: head)) }
+            #expect(
+                Self.outcome { _ = try AttestationObject(bytes: Self.attestationObject(authData: head)) }
                     == .rejected("webauthn.malformed"), "authData member \(hex)")
-            #expect(Self.outcome { _ = try COSEKey(cbor: ([0xA2, 0x01, 0x02, 0x21] + head)[...]) } == .rejected("crypto.malformedKey"),
-                    "COSE x \(hex)")
+            #expect(
+                Self.outcome { _ = try COSEKey(cbor: ([0xA2, 0x01, 0x02, 0x21] + head)[...]) } == .rejected("crypto.malformedKey"),
+                "COSE x \(hex)")
         }
         // authenticator data: credentialIdLength 0xFFFF (over the 1023 cap) and 1023 with one byte behind it.
         let header = [UInt8](repeating: 0xAA, count: 32) + [0x41, 0, 0, 0, 1] + [UInt8](repeating: 0, count: 16)
         #expect(Self.outcome { _ = try AuthenticatorData(bytes: header + [0xFF, 0xFF, 0x01]) } == .rejected("webauthn.malformed"))
         #expect(Self.outcome { _ = try AuthenticatorData(bytes: header + [0x03, 0xFF, 0x01]) } == .rejected("webauthn.malformed"))
         // DER: 2^31 - 1 (under the cap, truncated), 2^31 and 2^63 (over the cap), in a certificate.
-        for head: [UInt8] in [[0x30, 0x84, 0x7F, 0xFF, 0xFF, 0xFF], [0x30, 0x84, 0x80, 0, 0, 0],
-                              [0x30, 0x88, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]] {
-            #expect(Self.outcome { _ = try Certificate(derEncoded: head + [0x02, 0x01, 0x00]) } == .rejected("crypto.malformedCertificate"))
+        for head: [UInt8] in [
+            [0x30, 0x84, 0x7F, 0xFF, 0xFF, 0xFF], [0x30, 0x84, 0x80, 0, 0, 0],
+            [0x30, 0x88, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF],
+        ] {
+            #expect(
+                Self.outcome { _ = try Certificate(derEncoded: head + [0x02, 0x01, 0x00]) } == .rejected("crypto.malformedCertificate"))
         }
         // JSON has no declared lengths; its counterpart is a document over the size cap.
         let oversized = Array(#"{"type":""#.utf8) + [UInt8](repeating: 0x61, count: CollectedClientData.maximumLength) + Array(#""}"#.utf8)
@@ -208,39 +258,68 @@ import WebAuthnCoding
     func wrongTypes() {
         let key: [UInt8] = [0xA1, 0x01, 0x02]
         let cases: [(String, Outcome, Outcome)] = [
-            ("authData key is an array", Self.outcome { _ = try AuthenticatorData(bytes: Self.authData(key: [0x81, 0x01])) },
-             .rejected("webauthn.malformed")),
-            ("authData key is text", Self.outcome { _ = try AuthenticatorData(bytes: Self.authData(key: [0x61, 0x61])) },
-             .rejected("webauthn.malformed")),
-            ("attestation object is an array", Self.outcome { _ = try AttestationObject(bytes: [0x83, 0x01, 0x02, 0x03]) },
-             .rejected("webauthn.malformed")),
-            ("attStmt is bytes", Self.outcome { _ = try AttestationObject(bytes: Self.attestationObject(statement: [0x40], authData: [0x40])) },
-             .rejected("webauthn.malformed")),
-            ("authData is a map", Self.outcome { _ = try AttestationObject(bytes: Self.attestationObject(authData: key)) },
-             .rejected("webauthn.malformed")),
+            (
+                "authData key is an array", Self.outcome { _ = try AuthenticatorData(bytes: Self.authData(key: [0x81, 0x01])) },
+                .rejected("webauthn.malformed")
+            ),
+            (
+                "authData key is text", Self.outcome { _ = try AuthenticatorData(bytes: Self.authData(key: [0x61, 0x61])) },
+                .rejected("webauthn.malformed")
+            ),
+            (
+                "attestation object is an array", Self.outcome { _ = try AttestationObject(bytes: [0x83, 0x01, 0x02, 0x03]) },
+                .rejected("webauthn.malformed")
+            ),
+            (
+                "attStmt is bytes",
+                Self.outcome { _ = try AttestationObject(bytes: Self.attestationObject(statement: [0x40], authData: [0x40])) },
+                .rejected("webauthn.malformed")
+            ),
+            (
+                "authData is a map", Self.outcome { _ = try AttestationObject(bytes: Self.attestationObject(authData: key)) },
+                .rejected("webauthn.malformed")
+            ),
             ("COSE key is an array", Self.outcome { _ = try COSEKey(cbor: [0x82, 0x01, 0x02][...]) }, .rejected("crypto.malformedKey")),
-            ("COSE kty is bytes", Self.outcome { _ = try COSEKey(cbor: [0xA2, 0x01, 0x41, 0x02, 0x03, 0x26][...]) },
-             .rejected("crypto.malformedKey")),
-            ("COSE x is an integer",
-             Self.outcome { _ = try COSEKey(cbor: [0xA5, 0x01, 0x02, 0x03, 0x26, 0x20, 0x01, 0x21, 0x01, 0x22, 0x01][...]) },
-             .rejected("crypto.malformedKey")),
-            ("client data is an array", Self.outcome { _ = try CollectedClientData(jsonBytes: Array("[]".utf8)) },
-             .rejected("webauthn.malformed")),
-            ("client data type is a number",
-             Self.outcome { _ = try CollectedClientData(jsonBytes: Array(#"{"type":1,"challenge":"AA","origin":"o"}"#.utf8)) },
-             .rejected("webauthn.malformed")),
-            ("response rawId is a number",
-             Self.outcome { _ = try RegistrationResponseJSON(jsonData: Data(#"{"id":"AQ","rawId":1}"#.utf8)) },
-             .rejected("webauthn.malformed")),
-            ("response is an array", Self.outcome { _ = try AuthenticationResponseJSON(jsonData: Data("[]".utf8)) },
-             .rejected("webauthn.malformed")),
-            ("extension results are an array",
-             Self.outcome { _ = try RegistrationResponseJSON(jsonData: Data(Self.responseJSON(clientExtensionResults: "[]"))) },
-             .rejected("webauthn.malformed")),
-            ("certificate is a SET", Self.outcome { _ = try Certificate(derEncoded: [0x31, 0x03, 0x02, 0x01, 0x00]) },
-             .rejected("crypto.malformedCertificate")),
-            ("certificate is an INTEGER", Self.outcome { _ = try Certificate(derEncoded: [0x02, 0x01, 0x00]) },
-             .rejected("crypto.malformedCertificate")),
+            (
+                "COSE kty is bytes", Self.outcome { _ = try COSEKey(cbor: [0xA2, 0x01, 0x41, 0x02, 0x03, 0x26][...]) },
+                .rejected("crypto.malformedKey")
+            ),
+            (
+                "COSE x is an integer",
+                Self.outcome { _ = try COSEKey(cbor: [0xA5, 0x01, 0x02, 0x03, 0x26, 0x20, 0x01, 0x21, 0x01, 0x22, 0x01][...]) },
+                .rejected("crypto.malformedKey")
+            ),
+            (
+                "client data is an array", Self.outcome { _ = try CollectedClientData(jsonBytes: Array("[]".utf8)) },
+                .rejected("webauthn.malformed")
+            ),
+            (
+                "client data type is a number",
+                Self.outcome { _ = try CollectedClientData(jsonBytes: Array(#"{"type":1,"challenge":"AA","origin":"o"}"#.utf8)) },
+                .rejected("webauthn.malformed")
+            ),
+            (
+                "response rawId is a number",
+                Self.outcome { _ = try RegistrationResponseJSON(jsonData: Data(#"{"id":"AQ","rawId":1}"#.utf8)) },
+                .rejected("webauthn.malformed")
+            ),
+            (
+                "response is an array", Self.outcome { _ = try AuthenticationResponseJSON(jsonData: Data("[]".utf8)) },
+                .rejected("webauthn.malformed")
+            ),
+            (
+                "extension results are an array",
+                Self.outcome { _ = try RegistrationResponseJSON(jsonData: Data(Self.responseJSON(clientExtensionResults: "[]"))) },
+                .rejected("webauthn.malformed")
+            ),
+            (
+                "certificate is a SET", Self.outcome { _ = try Certificate(derEncoded: [0x31, 0x03, 0x02, 0x01, 0x00]) },
+                .rejected("crypto.malformedCertificate")
+            ),
+            (
+                "certificate is an INTEGER", Self.outcome { _ = try Certificate(derEncoded: [0x02, 0x01, 0x00]) },
+                .rejected("crypto.malformedCertificate")
+            ),
         ]
         for (name, outcome, expected) in cases {
             #expect(outcome == expected, "\(name)")
@@ -259,10 +338,11 @@ import WebAuthnCoding
         policy.formats.compoundRequirement = .all
         guard let context = AttestationStatementTargets.context(for: format) else { return .rejected("no context") }
         return outcome {
-            _ = try AttestationStatementCheck.verify(format: format, statement: statement,
-                                                     authenticatorData: context.authenticatorData,
-                                                     clientDataHash: context.clientDataHash,
-                                                     policy: policy, at: ParserTargets.verificationTime)
+            _ = try AttestationStatementCheck.verify(
+                format: format, statement: statement,
+                authenticatorData: context.authenticatorData,
+                clientDataHash: context.clientDataHash,
+                policy: policy, at: ParserTargets.verificationTime)
         }
     }
 
@@ -279,8 +359,9 @@ import WebAuthnCoding
         #expect(Self.verify("fido-u2f", u2f) == .accepted)
     }
 
-    @Test("statements of the wrong type, empty, or with members of the wrong type are refused as attestation",
-          arguments: formats)
+    @Test(
+        "statements of the wrong type, empty, or with members of the wrong type are refused as attestation",
+        arguments: formats)
     func statementWrongTypes(_ format: String) throws {
         let valid = try #require(Self.statement(format))
         let wrongValues: [CBORItem] = [.int(1), .text("x"), .bytes([1]), .array([]), .map([]), .bool(true), CBORItem(.null)]
@@ -294,8 +375,9 @@ import WebAuthnCoding
                 var replaced = entries
                 replaced[index] = CBORMapEntry(key: entry.key, value: wrong)
                 let outcome = Self.verify(format, CBORItem(.map(replaced)))
-                #expect(outcome == .rejected("webauthn.attestation") || outcome == .rejected("webauthn.malformed"),
-                        "\(format).\(entry.key.text ?? "?") = \(wrong.value): \(outcome)")
+                #expect(
+                    outcome == .rejected("webauthn.attestation") || outcome == .rejected("webauthn.malformed"),
+                    "\(format).\(entry.key.text ?? "?") = \(wrong.value): \(outcome)")
                 #expect(outcome != .accepted, "\(format).\(entry.key.text ?? "?") = \(wrong.value)")
             }
         }
@@ -304,26 +386,31 @@ import WebAuthnCoding
     static func sameKind(_ a: CBORItem, _ b: CBORItem) -> Bool {
         switch (a.value, b.value) {
         case (.unsigned, .unsigned), (.unsigned, .negative), (.negative, .negative), (.negative, .unsigned),
-             (.text, .text), (.bytes, .bytes), (.array, .array), (.map, .map), (.bool, .bool): return true
+            (.text, .text), (.bytes, .bytes), (.array, .array), (.map, .map), (.bool, .bool):
+            return true
         default: return false
         }
     }
 
-    @Test("truncating any byte string of a statement (certificates, signatures, TPM structures, JWS) is refused, typed",
-          arguments: formats)
+    @Test(
+        "truncating any byte string of a statement (certificates, signatures, TPM structures, JWS) is refused, typed",
+        arguments: formats)
     func statementTruncations(_ format: String) throws {
         let valid = try #require(Self.statement(format))
         var checked = 0
         for variant in Self.truncatedByteStrings(valid) {
             let outcome = Self.verify(format, variant.item)
-            #expect(outcome == .rejected("webauthn.attestation") || outcome == .rejected("webauthn.malformed"),
-                    "\(format) \(variant.path): \(outcome)")
+            #expect(
+                outcome == .rejected("webauthn.attestation") || outcome == .rejected("webauthn.malformed"),
+                "\(format) \(variant.path): \(outcome)")
             checked += 1
         }
         #expect(checked > 0)
     }
 
-    @Test("huge declared DER lengths inside x5c are refused as malformed", arguments: formats.filter { $0 != "compound" && $0 != "android-safetynet" })
+    @Test(
+        "huge declared DER lengths inside x5c are refused as malformed",
+        arguments: formats.filter { $0 != "compound" && $0 != "android-safetynet" })
     func statementHugeCertificateLengths(_ format: String) throws {
         let valid = try #require(Self.statement(format))
         let entries = try #require(valid.mapEntries)

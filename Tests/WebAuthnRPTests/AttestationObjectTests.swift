@@ -1,5 +1,6 @@
 import Testing
 import WebAuthnCoding
+
 @testable import WebAuthnRP
 
 @Suite("Attestation object")
@@ -69,15 +70,16 @@ struct AttestationObjectTests {
         expectMalformed(mentioning: "unexpected key \"ep\"") { () throws(WebAuthnError) in try AttestationObject(bytes: named) }
     }
 
-    @Test("a mistyped member is malformed",
-          arguments: [
-              ("fmt", AttestationObjectTests.bytes(Array("none".utf8)), "fmt is not a text string"),
-              ("fmt", [0x01], "fmt is not a text string"),
-              ("attStmt", [0x80], "attStmt is not a map"),
-              ("attStmt", [0xF6], "attStmt is not a map"),
-              ("authData", AttestationObjectTests.text("bytes"), "authData is not a byte string"),
-              ("authData", [0x80], "authData is not a byte string"),
-          ] as [(String, [UInt8], String)])
+    @Test(
+        "a mistyped member is malformed",
+        arguments: [
+            ("fmt", AttestationObjectTests.bytes(Array("none".utf8)), "fmt is not a text string"),
+            ("fmt", [0x01], "fmt is not a text string"),
+            ("attStmt", [0x80], "attStmt is not a map"),
+            ("attStmt", [0xF6], "attStmt is not a map"),
+            ("authData", AttestationObjectTests.text("bytes"), "authData is not a byte string"),
+            ("authData", [0x80], "authData is not a byte string"),
+        ] as [(String, [UInt8], String)])
     func mistyped(member: String, value: [UInt8], mention: String) {
         let pairs = [Self.fmt, Self.attStmt, Self.authDataPair].map { $0.0 == Self.text(member) ? ($0.0, value) : $0 }
         let object = Self.map(pairs)

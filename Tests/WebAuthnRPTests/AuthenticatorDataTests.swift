@@ -1,5 +1,6 @@
 import Testing
 import WebAuthnCoding
+
 @testable import WebAuthnRP
 
 /// Runs `body` and checks that it fails with a `malformed` WebAuthnError whose
@@ -10,13 +11,15 @@ func expectMalformed<T>(
 ) {
     do {
         _ = try body()
-        Issue.record("expected a malformed error, but parsing succeeded. \(comment.map { "\($0)" } ?? "")",
-                     sourceLocation: sourceLocation)
+        Issue.record(
+            "expected a malformed error, but parsing succeeded. \(comment.map { "\($0)" } ?? "")",
+            sourceLocation: sourceLocation)
     } catch {
         #expect(error.category == .malformed, "\(error)", sourceLocation: sourceLocation)
         if let mention {
-            #expect(error.message.contains(mention), "message \"\(error.message)\" should mention \"\(mention)\"",
-                    sourceLocation: sourceLocation)
+            #expect(
+                error.message.contains(mention), "message \"\(error.message)\" should mention \"\(mention)\"",
+                sourceLocation: sourceLocation)
         }
     }
 }
@@ -38,17 +41,19 @@ struct AuthenticatorDataBuilder {
     var trailing: [UInt8] = []
 
     /// A COSE EC2 P-256 key map (the coordinates need not be on the curve here).
-    static let ec2Key: [UInt8] = CBOREncoder.encode(.map([
-        CBORMapEntry(key: .int(1), value: .int(2)),
-        CBORMapEntry(key: .int(3), value: .int(-7)),
-        CBORMapEntry(key: .int(-1), value: .int(1)),
-        CBORMapEntry(key: .int(-2), value: .bytes([UInt8](repeating: 0x11, count: 32))),
-        CBORMapEntry(key: .int(-3), value: .bytes([UInt8](repeating: 0x22, count: 32))),
-    ]))
+    static let ec2Key: [UInt8] = CBOREncoder.encode(
+        .map([
+            CBORMapEntry(key: .int(1), value: .int(2)),
+            CBORMapEntry(key: .int(3), value: .int(-7)),
+            CBORMapEntry(key: .int(-1), value: .int(1)),
+            CBORMapEntry(key: .int(-2), value: .bytes([UInt8](repeating: 0x11, count: 32))),
+            CBORMapEntry(key: .int(-3), value: .bytes([UInt8](repeating: 0x22, count: 32))),
+        ]))
 
-    static let credProtectExtension: [UInt8] = CBOREncoder.encode(.map([
-        CBORMapEntry(key: .text("credProtect"), value: .int(2)),
-    ]))
+    static let credProtectExtension: [UInt8] = CBOREncoder.encode(
+        .map([
+            CBORMapEntry(key: .text("credProtect"), value: .int(2))
+        ]))
 
     func bytes() -> [UInt8] {
         var derived: UInt8 = 0x01
@@ -56,8 +61,10 @@ struct AuthenticatorDataBuilder {
         if extensions != nil { derived |= 0x80 }
         var out = rpIdHash
         out.append(flags ?? derived)
-        out += [UInt8(signCount >> 24), UInt8((signCount >> 16) & 0xff), UInt8((signCount >> 8) & 0xff),
-                UInt8(signCount & 0xff)]
+        out += [
+            UInt8(signCount >> 24), UInt8((signCount >> 16) & 0xff), UInt8((signCount >> 8) & 0xff),
+            UInt8(signCount & 0xff),
+        ]
         if let credentialId {
             out += aaguid
             let length = credentialIdLength ?? UInt16(credentialId.count)
@@ -277,8 +284,11 @@ struct AuthenticatorDataTests {
 struct AAGUIDTests {
     @Test("uuidString is lowercase 8-4-4-4-12 and parses back")
     func roundTrip() throws {
-        let aaguid = try #require(AAGUID(bytes: [0xAD, 0xCE, 0x00, 0x02, 0x35, 0xBC, 0xC6, 0x0A,
-                                                 0x64, 0x8B, 0x0B, 0x25, 0xF1, 0xF0, 0x55, 0x03]))
+        let aaguid = try #require(
+            AAGUID(bytes: [
+                0xAD, 0xCE, 0x00, 0x02, 0x35, 0xBC, 0xC6, 0x0A,
+                0x64, 0x8B, 0x0B, 0x25, 0xF1, 0xF0, 0x55, 0x03,
+            ]))
         #expect(aaguid.uuidString == "adce0002-35bc-c60a-648b-0b25f1f05503")
         #expect("\(aaguid)" == aaguid.uuidString)
         #expect(AAGUID(uuidString: "ADCE0002-35BC-C60A-648B-0B25F1F05503") == aaguid)

@@ -1,10 +1,12 @@
 import Testing
 import WebAuthnCoding
+
 @testable import WebAuthnRP
 
 @Suite("clientDataJSON")
 struct ClientDataTests {
-    static let valid = #"{"type":"webauthn.create","challenge":"AAECAwQFBgcICQoLDA0ODw","origin":"https://example.org","crossOrigin":false}"#
+    static let valid =
+        #"{"type":"webauthn.create","challenge":"AAECAwQFBgcICQoLDA0ODw","origin":"https://example.org","crossOrigin":false}"#
 
     func parse(_ text: String) throws(WebAuthnError) -> CollectedClientData {
         try CollectedClientData(jsonBytes: Array(text.utf8))
@@ -78,36 +80,47 @@ struct ClientDataTests {
 
     @Test("lone surrogate escapes are malformed", arguments: [#"\uD800"#, #"\uDC00"#, #"\uD83Dx"#, #"\uD83D\u0041"#, #"\uDE00\uD83D"#])
     func loneSurrogates(escape: String) {
-        expectRejected(#"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":"\#(escape)"}"#,
-                       mentioning: "surrogate")
+        expectRejected(
+            #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":"\#(escape)"}"#,
+            mentioning: "surrogate")
     }
 
-    @Test("a duplicate member is malformed, known or unknown, at any depth",
-          arguments: [
-              #"{"type":"webauthn.get","type":"webauthn.get","challenge":"AA","origin":"https://a.example"}"#,
-              #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","origin":"https://b.example"}"#,
-              #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":1,"x":1}"#,
-              #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":{"y":1,"y":2}}"#,
-              #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","\u0074ype":"webauthn.create"}"#,
-          ])
+    @Test(
+        "a duplicate member is malformed, known or unknown, at any depth",
+        arguments: [
+            #"{"type":"webauthn.get","type":"webauthn.get","challenge":"AA","origin":"https://a.example"}"#,
+            #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","origin":"https://b.example"}"#,
+            #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":1,"x":1}"#,
+            #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":{"y":1,"y":2}}"#,
+            #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","\u0074ype":"webauthn.create"}"#,
+        ])
     func duplicates(text: String) {
         expectRejected(text, mentioning: "duplicate member")
     }
 
-    @Test("a mistyped member is malformed",
-          arguments: [
-              (#"{"type":1,"challenge":"AA","origin":"https://a.example"}"#, "type is a number"),
-              (#"{"type":"webauthn.get","challenge":["AA"],"origin":"https://a.example"}"#, "challenge is an array"),
-              (#"{"type":"webauthn.get","challenge":"AA","origin":null}"#, "origin is null"),
-              (#"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","crossOrigin":"true"}"#,
-               "crossOrigin is a string"),
-              (#"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","crossOrigin":1}"#,
-               "crossOrigin is a number"),
-              (#"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","crossOrigin":null}"#,
-               "crossOrigin is null"),
-              (#"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","topOrigin":{}}"#,
-               "topOrigin is an object"),
-          ])
+    @Test(
+        "a mistyped member is malformed",
+        arguments: [
+            (#"{"type":1,"challenge":"AA","origin":"https://a.example"}"#, "type is a number"),
+            (#"{"type":"webauthn.get","challenge":["AA"],"origin":"https://a.example"}"#, "challenge is an array"),
+            (#"{"type":"webauthn.get","challenge":"AA","origin":null}"#, "origin is null"),
+            (
+                #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","crossOrigin":"true"}"#,
+                "crossOrigin is a string"
+            ),
+            (
+                #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","crossOrigin":1}"#,
+                "crossOrigin is a number"
+            ),
+            (
+                #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","crossOrigin":null}"#,
+                "crossOrigin is null"
+            ),
+            (
+                #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","topOrigin":{}}"#,
+                "topOrigin is an object"
+            ),
+        ])
     func mistyped(text: String, mention: String) {
         expectRejected(text, mentioning: mention)
     }
@@ -119,43 +132,46 @@ struct ClientDataTests {
         expectRejected(text, mentioning: "\(member) is missing")
     }
 
-    @Test("invalid UTF-8 is malformed",
-          arguments: [[0xC3, 0x28], [0xC0, 0xAF], [0xFF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xE2, 0x82]] as [[UInt8]])
+    @Test(
+        "invalid UTF-8 is malformed",
+        arguments: [[0xC3, 0x28], [0xC0, 0xAF], [0xFF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xE2, 0x82]] as [[UInt8]])
     func invalidUTF8(sequence: [UInt8]) {
-        let bytes = Array(#"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":""#.utf8) + sequence
+        let bytes =
+            Array(#"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":""#.utf8) + sequence
             + Array(#""}"#.utf8)
         expectMalformed(mentioning: "UTF-8") { () throws(WebAuthnError) in try CollectedClientData(jsonBytes: bytes) }
     }
 
-    @Test("invalid JSON forms are malformed",
-          arguments: [
-              "", " ", "{", "}", "[]", #""text""#, "null", "42",
-              #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example",}"#,  // trailing comma
-              #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example"} x"#,  // garbage after
-              #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example"}{}"#,  // two values
-              #"{'type':'webauthn.get','challenge':'AA','origin':'https://a.example'}"#,  // single quotes
-              #"{type:"webauthn.get","challenge":"AA","origin":"https://a.example"}"#,  // bare name
-              #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":01}"#,  // leading zero
-              #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":1.}"#,
-              #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":.5}"#,
-              #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":+1}"#,
-              #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":1e}"#,
-              #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":-}"#,
-              #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":1e400}"#,  // out of range
-              #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":NaN}"#,
-              #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":tru}"#,
-              #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":True}"#,
-              #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":"\x41"}"#,  // bad escape
-              #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":"\u12G4"}"#,
-              #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":"\u12"}"#,
-              "{\"type\":\"webauthn.get\",\"challenge\":\"AA\",\"origin\":\"https://a.example\",\"x\":\"tab\u{09}inside\"}",  // raw tab
-              #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":[1,]}"#,
-              #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":[1 2]}"#,
-              #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example" /* c */}"#,  // comment
-              #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":"unterminated}"#,
-              #"{"type" "webauthn.get","challenge":"AA","origin":"https://a.example"}"#,  // no colon
-              "\u{0C}{\"type\":\"webauthn.get\",\"challenge\":\"AA\",\"origin\":\"https://a.example\"}",  // form feed
-          ])
+    @Test(
+        "invalid JSON forms are malformed",
+        arguments: [
+            "", " ", "{", "}", "[]", #""text""#, "null", "42",
+            #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example",}"#,  // trailing comma
+            #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example"} x"#,  // garbage after
+            #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example"}{}"#,  // two values
+            #"{'type':'webauthn.get','challenge':'AA','origin':'https://a.example'}"#,  // single quotes
+            #"{type:"webauthn.get","challenge":"AA","origin":"https://a.example"}"#,  // bare name
+            #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":01}"#,  // leading zero
+            #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":1.}"#,
+            #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":.5}"#,
+            #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":+1}"#,
+            #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":1e}"#,
+            #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":-}"#,
+            #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":1e400}"#,  // out of range
+            #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":NaN}"#,
+            #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":tru}"#,
+            #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":True}"#,
+            #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":"\x41"}"#,  // bad escape
+            #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":"\u12G4"}"#,
+            #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":"\u12"}"#,
+            "{\"type\":\"webauthn.get\",\"challenge\":\"AA\",\"origin\":\"https://a.example\",\"x\":\"tab\u{09}inside\"}",  // raw tab
+            #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":[1,]}"#,
+            #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":[1 2]}"#,
+            #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example" /* c */}"#,  // comment
+            #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":"unterminated}"#,
+            #"{"type" "webauthn.get","challenge":"AA","origin":"https://a.example"}"#,  // no colon
+            "\u{0C}{\"type\":\"webauthn.get\",\"challenge\":\"AA\",\"origin\":\"https://a.example\"}",  // form feed
+        ])
     func invalidJSON(text: String) {
         expectRejected(text)
     }

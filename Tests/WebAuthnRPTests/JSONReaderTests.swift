@@ -1,4 +1,5 @@
 import Testing
+
 @testable import WebAuthnRP
 
 /// `JSONReader`, the one JSON grammar: a document that is not UTF-8 is refused as that
@@ -14,14 +15,15 @@ struct JSONReaderTests {
         }
     }
 
-    @Test("a document that is not UTF-8 gets the UTF-8 refusal, wherever the bad byte is and whatever fails first",
-          arguments: [
-              [0x7B, 0xFF, 0x7D],                                                      // {<ff>}: outside a string
-              Array(#"{"a":"#.utf8) + [0xC3, 0x28] + Array(#""}"#.utf8),              // inside a string
-              Array(#"{"a":tru,"b":""#.utf8) + [0xE2, 0x82] + Array(#""}"#.utf8),     // after a bad literal
-              Array(#"{"a":1,"a":2,"b":""#.utf8) + [0xF0] + Array(#""}"#.utf8),      // after a duplicate
-              Array(#"["#.utf8) + [0xED, 0xA0, 0x80] + Array(#"]"#.utf8),             // a UTF-8 surrogate, unclosed
-          ])
+    @Test(
+        "a document that is not UTF-8 gets the UTF-8 refusal, wherever the bad byte is and whatever fails first",
+        arguments: [
+            [0x7B, 0xFF, 0x7D],  // {<ff>}: outside a string
+            Array(#"{"a":"#.utf8) + [0xC3, 0x28] + Array(#""}"#.utf8),  // inside a string
+            Array(#"{"a":tru,"b":""#.utf8) + [0xE2, 0x82] + Array(#""}"#.utf8),  // after a bad literal
+            Array(#"{"a":1,"a":2,"b":""#.utf8) + [0xF0] + Array(#""}"#.utf8),  // after a duplicate
+            Array(#"["#.utf8) + [0xED, 0xA0, 0x80] + Array(#"]"#.utf8),  // a UTF-8 surrogate, unclosed
+        ])
     func notUTF8(_ bytes: [UInt8]) {
         #expect(Self.reason(bytes)?.hasPrefix("not valid UTF-8") == true)
     }
@@ -32,10 +34,14 @@ struct JSONReaderTests {
         #expect(Self.reason(Array(#"{"a":tru}"#.utf8)) == "invalid literal (expected true)")
     }
 
-    @Test("skipping a value refuses what reading it refuses, at the same offset",
-          arguments: [#"{"x":tru}"#, #"{"x":01}"#, #"{"x":"\q"}"#, #"{"x":"\ud800"}"#, #"{"x":{"y":1,"y":2}}"#,
-                      #"{"x":[1,]}"#, #"{"x":1e999}"#, "{\"x\":\"a\u{01}\"}", #"{"x":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}"#,
-                      #"{"x":{"y":[true,false,null,-1.5e3,"é"]}}"#])
+    @Test(
+        "skipping a value refuses what reading it refuses, at the same offset",
+        arguments: [
+            #"{"x":tru}"#, #"{"x":01}"#, #"{"x":"\q"}"#, #"{"x":"\ud800"}"#, #"{"x":{"y":1,"y":2}}"#,
+            #"{"x":[1,]}"#, #"{"x":1e999}"#, "{\"x\":\"a\u{01}\"}",
+            #"{"x":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}"#,
+            #"{"x":{"y":[true,false,null,-1.5e3,"é"]}}"#,
+        ])
     func skipMatchesRead(_ text: String) {
         let bytes = Array(text.utf8)[...]
         func run(skip: Bool) -> String {
@@ -52,7 +58,10 @@ struct JSONReaderTests {
             }
         }
         #expect(run(skip: true) == run(skip: false))
-        #expect(run(skip: false) == ((try? JSONReader.parse(bytes)) != nil ? "accepted" : (Result { () throws(JSONReader.ParseError) in try JSONReader.parse(bytes) }.failureDescription)))
+        #expect(
+            run(skip: false)
+                == ((try? JSONReader.parse(bytes)) != nil
+                    ? "accepted" : (Result { () throws(JSONReader.ParseError) in try JSONReader.parse(bytes) }.failureDescription)))
     }
 }
 
@@ -92,10 +101,12 @@ struct JSONReaderPlainNameTests {
         #expect(try Self.names("{ }").get() == [])
     }
 
-    @Test("an escaped, non-ASCII or repeated name, or a seventeenth unknown one, is refused", arguments: [
-        #"{"\u0061":1}"#, #"{"é":1}"#, #"{"a":1,"a":2}"#, #"{"a":1,"b":2,"a":3}"#,
-        "{" + (0..<17).map { #""n\#($0)":0"# }.joined(separator: ",") + "}",
-    ])
+    @Test(
+        "an escaped, non-ASCII or repeated name, or a seventeenth unknown one, is refused",
+        arguments: [
+            #"{"\u0061":1}"#, #"{"é":1}"#, #"{"a":1,"a":2}"#, #"{"a":1,"b":2,"a":3}"#,
+            "{" + (0..<17).map { #""n\#($0)":0"# }.joined(separator: ",") + "}",
+        ])
     func refused(_ text: String) {
         #expect(throws: JSONReader.ParseError.self) { try Self.names(text).get() }
     }

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 import WebAuthnCoding
-@testable import WebAuthnRP
+
 @testable import WebAuthnCrypto
+@testable import WebAuthnRP
 
 @Suite("WebAuthn JSON types")
 struct JSONTypesTests {
@@ -87,8 +88,8 @@ struct JSONTypesTests {
         let refused: [[UInt8]] = [
             Array(#"{"username":"ada","username":"eve"}"#.utf8),
             Array(#"{"a":{"b":1,"b":2}}"#.utf8),
-            Array(#"{"u\u0073ername":"ada","username":"eve"}"#.utf8),   // the same name once unescaped
-            [0x7B, 0x22, 0xFF, 0x22, 0x3A, 0x31, 0x7D],                    // invalid UTF-8 in a name
+            Array(#"{"u\u0073ername":"ada","username":"eve"}"#.utf8),  // the same name once unescaped
+            [0x7B, 0x22, 0xFF, 0x22, 0x3A, 0x31, 0x7D],  // invalid UTF-8 in a name
             Array((String(repeating: "[", count: 40) + String(repeating: "]", count: 40)).utf8),
             Array(#"{"a":1} x"#.utf8),
         ]
@@ -130,18 +131,21 @@ struct JSONTypesTests {
         #expect(try AuthenticationResponseJSON(jsonData: encoded) == authentication)
     }
 
-    @Test("bad base64url names the member in a malformed error",
-          arguments: [
-              (#""rawId": "-R85HbTJsv3g6nAYnLo_tj9Xm6YSKzOtlP8-wzAIS-Q""#, #""rawId": "+R85HbTJ""#, "RegistrationResponseJSON.rawId"),
-              (#""rawId": "-R85HbTJsv3g6nAYnLo_tj9Xm6YSKzOtlP8-wzAIS-Q""#, #""rawId": "AA==""#, "RegistrationResponseJSON.rawId"),
-              (#""clientDataJSON": "eyJ0"#, #""clientDataJSON": "e yJ0"#, "RegistrationResponseJSON.response.clientDataJSON"),
-              (#""attestationObject": "o2Nm"#, #""attestationObject": "o2N!"#, "RegistrationResponseJSON.response.attestationObject"),
-              (#""publicKeyAlgorithm": -7"#, #""publicKeyAlgorithm": "ES256""#, "RegistrationResponseJSON.response.publicKeyAlgorithm"),
-              (#""transports": ["internal", "hybrid"]"#, #""transports": [1]"#, "RegistrationResponseJSON.response.transports[0]"),
-              (#""rawId": "-R85HbTJsv3g6nAYnLo_tj9Xm6YSKzOtlP8-wzAIS-Q","#, "", "RegistrationResponseJSON.rawId is missing"),
-              (#""clientExtensionResults": {"credProps": {"rk": true}}"#, #""clientExtensionResults": null"#,
-               "RegistrationResponseJSON.clientExtensionResults"),
-          ] as [(String, String, String)])
+    @Test(
+        "bad base64url names the member in a malformed error",
+        arguments: [
+            (#""rawId": "-R85HbTJsv3g6nAYnLo_tj9Xm6YSKzOtlP8-wzAIS-Q""#, #""rawId": "+R85HbTJ""#, "RegistrationResponseJSON.rawId"),
+            (#""rawId": "-R85HbTJsv3g6nAYnLo_tj9Xm6YSKzOtlP8-wzAIS-Q""#, #""rawId": "AA==""#, "RegistrationResponseJSON.rawId"),
+            (#""clientDataJSON": "eyJ0"#, #""clientDataJSON": "e yJ0"#, "RegistrationResponseJSON.response.clientDataJSON"),
+            (#""attestationObject": "o2Nm"#, #""attestationObject": "o2N!"#, "RegistrationResponseJSON.response.attestationObject"),
+            (#""publicKeyAlgorithm": -7"#, #""publicKeyAlgorithm": "ES256""#, "RegistrationResponseJSON.response.publicKeyAlgorithm"),
+            (#""transports": ["internal", "hybrid"]"#, #""transports": [1]"#, "RegistrationResponseJSON.response.transports[0]"),
+            (#""rawId": "-R85HbTJsv3g6nAYnLo_tj9Xm6YSKzOtlP8-wzAIS-Q","#, "", "RegistrationResponseJSON.rawId is missing"),
+            (
+                #""clientExtensionResults": {"credProps": {"rk": true}}"#, #""clientExtensionResults": null"#,
+                "RegistrationResponseJSON.clientExtensionResults"
+            ),
+        ] as [(String, String, String)])
     func badMembers(original: String, replacement: String, mention: String) throws {
         #expect(Self.registrationJSON.contains(original))
         let text = Self.registrationJSON.replacingOccurrences(of: original, with: replacement)
@@ -156,8 +160,11 @@ struct JSONTypesTests {
             try AuthenticationResponseJSON(jsonData: Data("{not json".utf8))
         }
         expectMalformed(mentioning: "AuthenticationResponseJSON.response.signature") { () throws(WebAuthnError) in
-            try AuthenticationResponseJSON(jsonData: Data(Self.authenticationJSON.replacingOccurrences(
-                of: #""signature": "MEUC"#, with: #""signature": "ME/C"#).utf8))
+            try AuthenticationResponseJSON(
+                jsonData: Data(
+                    Self.authenticationJSON.replacingOccurrences(
+                        of: #""signature": "MEUC"#, with: #""signature": "ME/C"#
+                    ).utf8))
         }
     }
 
@@ -211,7 +218,8 @@ struct JSONTypesTests {
         }
         // Well-formed nested values still decode whole.
         let valid = #"{"b": [1, {"c": null, "a": "x"}], "a": true}"#
-        #expect(try JSONDecoder().decode(JSONValue.self, from: Data(valid.utf8))
+        #expect(
+            try JSONDecoder().decode(JSONValue.self, from: Data(valid.utf8))
                 == .object(["a": .bool(true), "b": .array([.number(1), .object(["c": .null, "a": .string("x")])])]))
     }
 
@@ -246,9 +254,10 @@ struct JSONTypesTests {
     /// A stored issued challenge decodes its extension inputs in member-name order as well.
     @Test("a stored challenge with several malformed extension inputs always gets the same error")
     func storedChallengeExtensionsErrorIsDeterministic() throws {
-        let issued = IssuedChallenge(challenge: Array(repeating: 7, count: 32), kind: .authentication, rpId: "example.org",
-                                     extensions: ["zeta": .number(1), "mu": .number(2), "alpha": .number(3), "omega": .number(4)],
-                                     expiresAt: Date(timeIntervalSince1970: 1_800_000_000))
+        let issued = IssuedChallenge(
+            challenge: Array(repeating: 7, count: 32), kind: .authentication, rpId: "example.org",
+            extensions: ["zeta": .number(1), "mu": .number(2), "alpha": .number(3), "omega": .number(4)],
+            expiresAt: Date(timeIntervalSince1970: 1_800_000_000))
         var text = String(decoding: try JSONEncoder().encode(issued), as: UTF8.self)
         for (name, value) in [("zeta", 1), ("mu", 2), ("alpha", 3), ("omega", 4)] {
             text = text.replacingOccurrences(of: #""\#(name)":\#(value)"#, with: #""\#(name)":"\udc00""#)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebAuthnCoding
+
 @testable import WebAuthnRP
 
 /// The readers on top of `JSONReader`: client data read in one pass against the value-tree
@@ -8,7 +9,8 @@ import WebAuthnCoding
 /// to `JSONDecoder`, and that the two always reach the same verdict).
 @Suite("Plain-JSON fast path")
 struct PlainJSONFastPathTests {
-    static let plainClientData = #"{"type":"webauthn.get","challenge":"AAECAwQFBgcICQoLDA0ODw","origin":"https://example.org","crossOrigin":false}"#
+    static let plainClientData =
+        #"{"type":"webauthn.get","challenge":"AAECAwQFBgcICQoLDA0ODw","origin":"https://example.org","crossOrigin":false}"#
 
     /// Client data texts around the plain form: accepted ones, ones the fast path leaves
     /// to the strict reader, and every kind of rejection.
@@ -64,13 +66,14 @@ struct PlainJSONFastPathTests {
         #expect(data.topOrigin == nil)
     }
 
-    @Test("escapes, non-ASCII, fractions and a BOM are read in one pass too, with the tree's values",
-          arguments: [
-              #"{"type":"webauthn.get","challenge":"AA","origin":"https:\/\/a.example"}"#,
-              #"{"type":"webauthn.\u0067et","challenge":"AA","origin":"https://a.example","x":"é"}"#,
-              #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":1.5}"#,
-              "\u{FEFF}" + #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example"}"#,
-          ])
+    @Test(
+        "escapes, non-ASCII, fractions and a BOM are read in one pass too, with the tree's values",
+        arguments: [
+            #"{"type":"webauthn.get","challenge":"AA","origin":"https:\/\/a.example"}"#,
+            #"{"type":"webauthn.\u0067et","challenge":"AA","origin":"https://a.example","x":"é"}"#,
+            #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":1.5}"#,
+            "\u{FEFF}" + #"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example"}"#,
+        ])
     func unusualClientDataInOnePass(_ text: String) throws {
         let bytes = Array(text.utf8)
         let onePass = try CollectedClientData(jsonBytes: bytes[...])
@@ -108,16 +111,17 @@ struct PlainJSONFastPathTests {
         }
     }
 
-    @Test("client data rejections keep their category and reason",
-          arguments: [
-              (#"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":1,"x":1}"#, "duplicate member"),
-              (#"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","t\u0079pe":"x"}"#, "duplicate member"),
-              (#"{"type":1,"challenge":"AA","origin":"https://a.example"}"#, "type is a number"),
-              (#"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","crossOrigin":"no"}"#, "crossOrigin is a string"),
-              (#"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","topOrigin":1}"#, "topOrigin is a number"),
-              (#"{"type":"webauthn.get","origin":"https://a.example"}"#, "challenge is missing"),
-              (#"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":"\q"}"#, "invalid escape"),
-          ])
+    @Test(
+        "client data rejections keep their category and reason",
+        arguments: [
+            (#"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":1,"x":1}"#, "duplicate member"),
+            (#"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","t\u0079pe":"x"}"#, "duplicate member"),
+            (#"{"type":1,"challenge":"AA","origin":"https://a.example"}"#, "type is a number"),
+            (#"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","crossOrigin":"no"}"#, "crossOrigin is a string"),
+            (#"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","topOrigin":1}"#, "topOrigin is a number"),
+            (#"{"type":"webauthn.get","origin":"https://a.example"}"#, "challenge is missing"),
+            (#"{"type":"webauthn.get","challenge":"AA","origin":"https://a.example","x":"\q"}"#, "invalid escape"),
+        ])
     func clientDataRejections(_ text: String, _ reason: String) {
         #expect { try CollectedClientData(jsonBytes: Array(text.utf8)) } throws: { error in
             (error as? WebAuthnError)?.category == .malformed && "\(error)".contains(reason)
@@ -126,7 +130,8 @@ struct PlainJSONFastPathTests {
 
     // MARK: Response documents
 
-    static let plainAuthentication = #"{"id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU","userHandle":"dXNlcg"},"authenticatorAttachment":"platform","clientExtensionResults":{},"type":"public-key"}"#
+    static let plainAuthentication =
+        #"{"id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU","userHandle":"dXNlcg"},"authenticatorAttachment":"platform","clientExtensionResults":{},"type":"public-key"}"#
 
     static let authenticationCases: [String] = [
         plainAuthentication,
@@ -171,7 +176,8 @@ struct PlainJSONFastPathTests {
         #"{"id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU","signature":"MEU"},"clientExtensionResults":{},"type":"public-key"}"#,
     ]
 
-    static let prfAuthentication = #"{"id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU"},"clientExtensionResults":{"prf":{"results":{"first":"AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8","second":"AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8"}}},"type":"public-key"}"#
+    static let prfAuthentication =
+        #"{"id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU"},"clientExtensionResults":{"prf":{"results":{"first":"AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8","second":"AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8"}}},"type":"public-key"}"#
 
     @Test("a login carrying PRF results stays on the fast path (JSONDecoder would cost a quarter more per login)")
     func prfResultsAreFast() throws {
@@ -191,7 +197,9 @@ struct PlainJSONFastPathTests {
         #expect(fast.type == .publicKey)
     }
 
-    @Test("the response built straight from plain JSON is the one AuthenticationResponse(json:) makes", arguments: authenticationCases + [plainAuthentication, prfAuthentication])
+    @Test(
+        "the response built straight from plain JSON is the one AuthenticationResponse(json:) makes",
+        arguments: authenticationCases + [plainAuthentication, prfAuthentication])
     func directResponseAgrees(_ text: String) {
         let bytes = Array(text.utf8)[...]
         let direct = AuthenticationResponse(plainJSON: bytes)
@@ -252,9 +260,13 @@ struct PlainJSONFastPathTests {
 
     @Test("a response with bad UTF-8 or a duplicate member where the fast path does not look is refused, though JSONDecoder takes it")
     func badUTF8InSkippedMember() {
-        var bytes = Array(#"{"id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU"},"clientExtensionResults":{},"type":"public-key","x":"??"}"#.utf8)
+        var bytes = Array(
+            #"{"id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU"},"clientExtensionResults":{},"type":"public-key","x":"??"}"#
+                .utf8)
         if let index = bytes.firstIndex(of: UInt8(ascii: "?")) { bytes[index] = 0xC3; bytes[index + 1] = 0x28 }
-        let duplicate = Array(#"{"id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU"},"clientExtensionResults":{"x":1,"x":2},"type":"public-key"}"#.utf8)
+        let duplicate = Array(
+            #"{"id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU"},"clientExtensionResults":{"x":1,"x":2},"type":"public-key"}"#
+                .utf8)
         for input in [bytes, duplicate] {
             #expect(PlainResponseDecoding.authentication(input[...]) == nil)
             #expect((try? JSONDecoder().decode(AuthenticationResponseJSON.self, from: Data(input))) != nil)
@@ -263,9 +275,12 @@ struct PlainJSONFastPathTests {
         }
     }
 
-    @Test("a response with a duplicate member, non-ASCII, an escape, a fraction or deep extension outputs is not read by the fast path",
-          arguments: Array(authenticationCases[7...13]) + [authenticationCases[22], authenticationCases[23],
-                      #"{"id":"é","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU"},"clientExtensionResults":{},"type":"public-key"}"#])
+    @Test(
+        "a response with a duplicate member, non-ASCII, an escape, a fraction or deep extension outputs is not read by the fast path",
+        arguments: Array(authenticationCases[7...13]) + [
+            authenticationCases[22], authenticationCases[23],
+            #"{"id":"é","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU"},"clientExtensionResults":{},"type":"public-key"}"#,
+        ])
     func unusualResponsesAreNotFast(_ text: String) {
         #expect(PlainResponseDecoding.authentication(Array(text.utf8)[...]) == nil)
     }

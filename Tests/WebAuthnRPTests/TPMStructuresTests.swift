@@ -1,14 +1,17 @@
 import Testing
-@testable import WebAuthnRP
-@testable import WebAuthnCrypto
 import WebAuthnTestSupport
+
+@testable import WebAuthnCrypto
+@testable import WebAuthnRP
 
 // The `pubArea` and `certInfo` of the W3C WebAuthn L3 test vector "TPM Attestation with ES256
 // Credential" (#sctn-test-vectors-tpm-es256), restated as hex.
-private let w3cPubAreaHex = "0023000b0004000000000010001000030010"
+private let w3cPubAreaHex =
+    "0023000b0004000000000010001000030010"
     + "002041202698c9d9753fb4bb3f27cd09fe6b8afdb76438ee2ae54d7c9dade10d864b"
     + "0020d8735115cdb330a63ea1d6e43d5000f4bd56f99bce83ee1d73301fc270116d07"
-private let w3cCertInfoHex = "ff54434780170000"
+private let w3cCertInfoHex =
+    "ff54434780170000"
     + "0020277d0e05579dd013215a62273f7f3a3e7e191ead2654a3036d75a5a3ee37a6b0"
     + "0000000000000000" + "11111111" + "22222222" + "33" + "0000000000000000"
     + "0022000b9c42d8aad5939331b9af3711af179f17123178098c9a7d0ca89fcd1fc800f3c7"
@@ -44,16 +47,19 @@ private func failure(_ body: () throws -> Void) -> WebAuthnError? {
 }
 
 /// Expects `body` to throw an `attestation` error whose message starts "tpm: " and contains `fragment`.
-private func expectTPMError(_ fragment: String, sourceLocation: SourceLocation = #_sourceLocation,
-                            _ body: () throws -> Void) {
+private func expectTPMError(
+    _ fragment: String, sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () throws -> Void
+) {
     let error = failure(body)
     #expect(error?.category == .attestation, "expected an attestation error", sourceLocation: sourceLocation)
     #expect(error?.message.hasPrefix("tpm: ") == true, "\(String(describing: error))", sourceLocation: sourceLocation)
-    #expect(error?.message.contains(fragment) == true, "\(String(describing: error)) lacks \(fragment)",
-            sourceLocation: sourceLocation)
+    #expect(
+        error?.message.contains(fragment) == true, "\(String(describing: error)) lacks \(fragment)",
+        sourceLocation: sourceLocation)
 }
 
-private let modulus2048: [UInt8] = (0..<256).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 1) } // first byte non-zero
+private let modulus2048: [UInt8] = (0..<256).map { UInt8(truncatingIfNeeded: $0 &* 7 &+ 1) }  // first byte non-zero
 private let p256X: [UInt8] = Array(repeating: 0x11, count: 32)
 private let p256Y: [UInt8] = Array(repeating: 0x22, count: 32)
 private let sha256Name: [UInt8] = [0x00, 0x0B] + Array(repeating: 0xAB, count: 32)
@@ -110,13 +116,15 @@ struct TPMW3CVectorTests {
     func w3cTruncations() {
         let area = bytes(w3cPubAreaHex)
         for length in 0..<area.count {
-            #expect(failure { _ = try TPMPublicArea(parsing: Array(area.prefix(length))) }?.category == .attestation,
-                    "pubArea prefix \(length)")
+            #expect(
+                failure { _ = try TPMPublicArea(parsing: Array(area.prefix(length))) }?.category == .attestation,
+                "pubArea prefix \(length)")
         }
         let info = bytes(w3cCertInfoHex)
         for length in 0..<info.count {
-            #expect(failure { _ = try TPMAttest(parsing: Array(info.prefix(length))) }?.category == .attestation,
-                    "certInfo prefix \(length)")
+            #expect(
+                failure { _ = try TPMAttest(parsing: Array(info.prefix(length))) }?.category == .attestation,
+                "certInfo prefix \(length)")
         }
     }
 
@@ -138,9 +146,10 @@ struct TPMPublicAreaTests {
     @Test("an RSA pubArea round-trips; exponent 0 reads as 65537")
     func rsaRoundTrip() throws {
         let scheme = TPMScheme(scheme: 0x0014, hashAlgorithm: 0x000B)
-        let raw = TPMStructureEncoder.rsaPublicArea(nameAlg: 0x000B, objectAttributes: 0x0004_0472,
-                                                     authPolicy: [1, 2, 3], scheme: scheme, keyBits: 2048,
-                                                     exponent: 0, modulus: modulus2048)
+        let raw = TPMStructureEncoder.rsaPublicArea(
+            nameAlg: 0x000B, objectAttributes: 0x0004_0472,
+            authPolicy: [1, 2, 3], scheme: scheme, keyBits: 2048,
+            exponent: 0, modulus: modulus2048)
         let area = try TPMPublicArea(parsing: raw)
         #expect(area.type == .rsa)
         #expect(area.nameAlgorithm == .sha256)
@@ -184,8 +193,9 @@ struct TPMPublicAreaTests {
         for curve in TPMECCCurve.allCases {
             let x = Array(repeating: UInt8(0x5A), count: curve.coordinateSize)
             let y = Array(repeating: UInt8(0xA5), count: curve.coordinateSize)
-            let raw = TPMStructureEncoder.eccPublicArea(nameAlg: TPMHashAlgorithm.sha384.tpmAlgID,
-                                                        curveID: curve.rawValue, x: x, y: y)
+            let raw = TPMStructureEncoder.eccPublicArea(
+                nameAlg: TPMHashAlgorithm.sha384.tpmAlgID,
+                curveID: curve.rawValue, x: x, y: y)
             let area = try TPMPublicArea(parsing: raw)
             #expect(area.nameAlgorithm == .sha384)
             let ecc = try #require(area.ecc)
@@ -260,18 +270,23 @@ struct TPMPublicAreaTests {
     @Test("union selectors without a defined layout are refused")
     func unknownSelectors() {
         // An ECC scheme inside RSA parameters, and the reverse.
-        let ecdsaInRSA = TPMStructureEncoder.rsaPublicArea(scheme: TPMScheme(scheme: 0x0018, hashAlgorithm: 0x000B),
-                                                            modulus: modulus2048)
+        let ecdsaInRSA = TPMStructureEncoder.rsaPublicArea(
+            scheme: TPMScheme(scheme: 0x0018, hashAlgorithm: 0x000B),
+            modulus: modulus2048)
         expectTPMError("pubArea.parameters.scheme.scheme 0x0018") { _ = try TPMPublicArea(parsing: ecdsaInRSA) }
-        let rsassaInECC = TPMStructureEncoder.eccPublicArea(scheme: TPMScheme(scheme: 0x0014, hashAlgorithm: 0x000B),
-                                                             x: p256X, y: p256Y)
+        let rsassaInECC = TPMStructureEncoder.eccPublicArea(
+            scheme: TPMScheme(scheme: 0x0014, hashAlgorithm: 0x000B),
+            x: p256X, y: p256Y)
         expectTPMError("pubArea.parameters.scheme.scheme 0x0014") { _ = try TPMPublicArea(parsing: rsassaInECC) }
-        let badKDF = TPMStructureEncoder.eccPublicArea(kdf: TPMScheme(scheme: 0x0018, hashAlgorithm: 0x000B),
-                                                       x: p256X, y: p256Y)
+        let badKDF = TPMStructureEncoder.eccPublicArea(
+            kdf: TPMScheme(scheme: 0x0018, hashAlgorithm: 0x000B),
+            x: p256X, y: p256Y)
         expectTPMError("pubArea.parameters.kdf.scheme") { _ = try TPMPublicArea(parsing: badKDF) }
-        let xor = TPMStructureEncoder.rsaPublicArea(symmetric: TPMSymmetricDefinition(algorithm: 0x000A, keyBits: 0x000B,
-                                                                                      mode: 0x0010),
-                                                    modulus: modulus2048)
+        let xor = TPMStructureEncoder.rsaPublicArea(
+            symmetric: TPMSymmetricDefinition(
+                algorithm: 0x000A, keyBits: 0x000B,
+                mode: 0x0010),
+            modulus: modulus2048)
         expectTPMError("pubArea.parameters.symmetric.algorithm 0x000A") { _ = try TPMPublicArea(parsing: xor) }
     }
 
@@ -286,11 +301,11 @@ struct TPMPublicAreaTests {
     @Test("a TPM2B size beyond the bytes left is refused, naming the field")
     func sizesBeyondInput() {
         var area = bytes(w3cPubAreaHex)
-        area[9] = 0x20 // authPolicy.size 32: allowed, but only 0 bytes follow the size in a 10-byte prefix
+        area[9] = 0x20  // authPolicy.size 32: allowed, but only 0 bytes follow the size in a 10-byte prefix
         expectTPMError("pubArea.authPolicy.size 32 exceeds the 0 bytes left") {
             _ = try TPMPublicArea(parsing: Array(area.prefix(10)))
         }
-        area[8] = 0xFF // authPolicy.size 0xFF20: beyond the maximum and the input
+        area[8] = 0xFF  // authPolicy.size 0xFF20: beyond the maximum and the input
         expectTPMError("pubArea.authPolicy.size 65312") { _ = try TPMPublicArea(parsing: area) }
 
         let rsa = TPMStructureEncoder.rsaPublicArea(modulus: modulus2048)
@@ -320,27 +335,33 @@ struct TPMPublicAreaTests {
             _ = try TPMPublicArea(parsing: longX)
         }
         // The same 66-byte coordinate is fine on P-521.
-        let p521 = TPMStructureEncoder.eccPublicArea(curveID: TPMECCCurve.p521.rawValue,
-                                                     x: Array(repeating: 1, count: 66), y: Array(repeating: 2, count: 66))
+        let p521 = TPMStructureEncoder.eccPublicArea(
+            curveID: TPMECCCurve.p521.rawValue,
+            x: Array(repeating: 1, count: 66), y: Array(repeating: 2, count: 66))
         #expect(failure { _ = try TPMPublicArea(parsing: p521) } == nil)
     }
 
     @Test("every proper prefix of RSA and scheme-carrying ECC pubAreas is refused")
     func truncations() {
         let samples = [
-            TPMStructureEncoder.rsaPublicArea(authPolicy: [9, 9], symmetric: TPMSymmetricDefinition(algorithm: 0x0006,
-                                                                                                   keyBits: 128,
-                                                                                                   mode: 0x0043),
-                                              scheme: TPMScheme(scheme: 0x0014, hashAlgorithm: 0x000B),
-                                              modulus: modulus2048),
-            TPMStructureEncoder.eccPublicArea(scheme: TPMScheme(scheme: 0x001A, hashAlgorithm: 0x000B, count: 1),
-                                              kdf: TPMScheme(scheme: 0x0007, hashAlgorithm: 0x000B), x: p256X, y: p256Y),
+            TPMStructureEncoder.rsaPublicArea(
+                authPolicy: [9, 9],
+                symmetric: TPMSymmetricDefinition(
+                    algorithm: 0x0006,
+                    keyBits: 128,
+                    mode: 0x0043),
+                scheme: TPMScheme(scheme: 0x0014, hashAlgorithm: 0x000B),
+                modulus: modulus2048),
+            TPMStructureEncoder.eccPublicArea(
+                scheme: TPMScheme(scheme: 0x001A, hashAlgorithm: 0x000B, count: 1),
+                kdf: TPMScheme(scheme: 0x0007, hashAlgorithm: 0x000B), x: p256X, y: p256Y),
         ]
         for sample in samples {
             #expect(failure { _ = try TPMPublicArea(parsing: sample) } == nil)
             for length in 0..<sample.count {
-                #expect(failure { _ = try TPMPublicArea(parsing: Array(sample.prefix(length))) }?.category == .attestation,
-                        "prefix \(length) of \(sample.count)")
+                #expect(
+                    failure { _ = try TPMPublicArea(parsing: Array(sample.prefix(length))) }?.category == .attestation,
+                    "prefix \(length) of \(sample.count)")
             }
         }
     }
@@ -367,11 +388,12 @@ struct TPMPublicAreaTests {
 struct TPMAttestTests {
     @Test("a certify certInfo round-trips every field")
     func certifyRoundTrip() throws {
-        let raw = TPMStructureEncoder.certifyAttest(qualifiedSigner: [0x00, 0x0B] + Array(repeating: 3, count: 32),
-                                                    extraData: Array(repeating: 0xCD, count: 32),
-                                                    clock: 0x0102_0304_0506_0708, resetCount: 9, restartCount: 10,
-                                                    safe: 1, firmwareVersion: 0x1122_3344_5566_7788,
-                                                    name: sha256Name, qualifiedName: [0x00, 0x0B] + Array(repeating: 4, count: 32))
+        let raw = TPMStructureEncoder.certifyAttest(
+            qualifiedSigner: [0x00, 0x0B] + Array(repeating: 3, count: 32),
+            extraData: Array(repeating: 0xCD, count: 32),
+            clock: 0x0102_0304_0506_0708, resetCount: 9, restartCount: 10,
+            safe: 1, firmwareVersion: 0x1122_3344_5566_7788,
+            name: sha256Name, qualifiedName: [0x00, 0x0B] + Array(repeating: 4, count: 32))
         let attest = try TPMAttest(parsing: raw)
         #expect(attest.magic == TPMAttest.generatedValue)
         #expect(attest.type == TPMAttest.attestCertifyType)
@@ -434,9 +456,9 @@ struct TPMAttestTests {
         }
         var overExtra = TPMStructureEncoder.attest(extraData: [], attested: [])
         #expect(overExtra.count == 35)
-        overExtra[9] = 0x10 // extraData.size 16 of the 25 bytes left: clock still fits, resetCount does not
+        overExtra[9] = 0x10  // extraData.size 16 of the 25 bytes left: clock still fits, resetCount does not
         expectTPMError("certInfo.clockInfo.resetCount is truncated") { _ = try TPMAttest(parsing: overExtra) }
-        overExtra[9] = 0x40 // 64 <= 66 but more than the 25 left
+        overExtra[9] = 0x40  // 64 <= 66 but more than the 25 left
         expectTPMError("certInfo.extraData.size 64 exceeds the 25 bytes left") { _ = try TPMAttest(parsing: overExtra) }
         expectTPMError("certInfo.magic is truncated") { _ = try TPMAttest(parsing: [0xFF, 0x54]) }
     }
@@ -447,8 +469,9 @@ struct TPMAttestTests {
         expectTPMError("certInfo.extraData.size 67 exceeds the largest allowed, 66") { _ = try TPMAttest(parsing: longExtra) }
         let longName = TPMStructureEncoder.certifyAttest(extraData: [], name: Array(repeating: 0, count: 67))
         expectTPMError("certInfo.attested.certify.name.size 67") { _ = try TPMAttest(parsing: longName) }
-        let longSigner = TPMStructureEncoder.certifyAttest(qualifiedSigner: Array(repeating: 0, count: 67),
-                                                           extraData: [], name: sha256Name)
+        let longSigner = TPMStructureEncoder.certifyAttest(
+            qualifiedSigner: Array(repeating: 0, count: 67),
+            extraData: [], name: sha256Name)
         expectTPMError("certInfo.qualifiedSigner.size 67") { _ = try TPMAttest(parsing: longSigner) }
         let sha512Name: [UInt8] = [0x00, 0x0D] + Array(repeating: 1, count: 64)
         let atMaximum = TPMStructureEncoder.certifyAttest(extraData: Array(repeating: 0, count: 66), name: sha512Name)
@@ -457,12 +480,14 @@ struct TPMAttestTests {
 
     @Test("every proper prefix of a certify certInfo is refused")
     func truncations() {
-        let raw = TPMStructureEncoder.certifyAttest(qualifiedSigner: sha256Name, extraData: [1, 2, 3], name: sha256Name,
-                                                    qualifiedName: sha256Name)
+        let raw = TPMStructureEncoder.certifyAttest(
+            qualifiedSigner: sha256Name, extraData: [1, 2, 3], name: sha256Name,
+            qualifiedName: sha256Name)
         #expect(failure { _ = try TPMAttest(parsing: raw) } == nil)
         for length in 0..<raw.count {
-            #expect(failure { _ = try TPMAttest(parsing: Array(raw.prefix(length))) }?.category == .attestation,
-                    "prefix \(length)")
+            #expect(
+                failure { _ = try TPMAttest(parsing: Array(raw.prefix(length))) }?.category == .attestation,
+                "prefix \(length)")
         }
     }
 
@@ -555,14 +580,18 @@ struct TPMManufacturerTests {
 
     @Test("unregistered or malformed identifiers are unknown")
     func unknown() {
-        for id in ["id:49424D20", "id:12345678",
-                   "494E5443", "id494E5443", "id: 494E5443", "id:494E544", "id:494E54430", "id:494E544G",
-                   "id:494E5443 ", "", "id:", "id:４９４E5443", "íd:494E5443"] {
+        for id in [
+            "id:49424D20", "id:12345678",
+            "494E5443", "id494E5443", "id: 494E5443", "id:494E544", "id:494E54430", "id:494E544G",
+            "id:494E5443 ", "", "id:", "id:４９４E5443", "íd:494E5443",
+        ] {
             #expect(TPMManufacturer.name(forID: id) == nil, "\(id)")
             #expect(!TPMManufacturer.isKnown(id), "\(id)")
         }
-        for id in ["494E5443", "id494E5443", "id: 494E5443", "id:494E544", "id:494E54430", "id:494E544G",
-                   "id:494E5443 ", "", "id:", "id:４９４E5443", "íd:494E5443"] {
+        for id in [
+            "494E5443", "id494E5443", "id: 494E5443", "id:494E544", "id:494E54430", "id:494E544G",
+            "id:494E5443 ", "", "id:", "id:４９４E5443", "íd:494E5443",
+        ] {
             #expect(!TPMManufacturer.isWellFormed(id), "\(id)")
         }
     }

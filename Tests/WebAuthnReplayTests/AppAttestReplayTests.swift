@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import WebAuthnRP
 @testable import WebAuthnReplay
 
@@ -86,11 +87,37 @@ struct AppAttestReplayTests {
     @Test("unusable App Attest files exit 2 naming the member")
     func unusable() async throws {
         let cases: [(String, ([String: Any]) -> [String: Any])] = [
-            ("app", { var d = $0; d["app"] = ["bundleId": "x"]; return d }),
-            ("app.environment", { var d = $0; d["app"] = ["teamId": "T", "bundleId": "b", "environment": "staging"]; return d }),
-            ("appKeys[0].publicKey", { var d = $0; d["appKeys"] = [["keyId": "AAAA", "publicKey": "AAAA", "signCount": 0]]; return d }),
-            ("ceremonies[0].kind", { var d = $0; var c = d["ceremonies"] as! [[String: Any]]; c[0]["kind"] = "registration"; d["ceremonies"] = c; return d }),
-            ("ceremonies[0]", { var d = $0; var c = d["ceremonies"] as! [[String: Any]]; c[0].removeValue(forKey: "challenge"); d["ceremonies"] = c; return d }),
+            (
+                "app",
+                {
+                    var d = $0; d["app"] = ["bundleId": "x"]; return d
+                }
+            ),
+            (
+                "app.environment",
+                {
+                    var d = $0; d["app"] = ["teamId": "T", "bundleId": "b", "environment": "staging"]; return d
+                }
+            ),
+            (
+                "appKeys[0].publicKey",
+                {
+                    var d = $0; d["appKeys"] = [["keyId": "AAAA", "publicKey": "AAAA", "signCount": 0]]; return d
+                }
+            ),
+            (
+                "ceremonies[0].kind",
+                {
+                    var d = $0; var c = d["ceremonies"] as! [[String: Any]]; c[0]["kind"] = "registration"; d["ceremonies"] = c; return d
+                }
+            ),
+            (
+                "ceremonies[0]",
+                {
+                    var d = $0; var c = d["ceremonies"] as! [[String: Any]]; c[0].removeValue(forKey: "challenge"); d["ceremonies"] = c;
+                    return d
+                }
+            ),
         ]
         for (member, edit) in cases {
             let report = try await Self.replay(edit(try Self.document { _ in }))

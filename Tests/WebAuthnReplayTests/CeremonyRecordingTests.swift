@@ -1,9 +1,10 @@
 import Foundation
 import Testing
-@testable import WebAuthnRP
-@testable import WebAuthnCrypto
 import WebAuthnReplay
 import WebAuthnTestSupport
+
+@testable import WebAuthnCrypto
+@testable import WebAuthnRP
 
 /// A ceremony the service verified, written with `CeremonyRecording` and replayed by
 /// `webauthn-replay`: the replay must reach the same verdict (and category), and `--explain`
@@ -16,8 +17,10 @@ struct CeremonyRecordingTests {
     /// Writes the recording, replays it, and returns the one result, after checking that the
     /// replay met the recorded expectation and that the verdict is `expected`.
     @discardableResult
-    func replay(_ recording: CeremonyRecording, expected: String,
-                sourceLocation: SourceLocation = #_sourceLocation) async throws -> CeremonyResult {
+    func replay(
+        _ recording: CeremonyRecording, expected: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> CeremonyResult {
         let temp = try TempFixtures()
         defer { temp.remove() }
         let path = temp.folder.appendingPathComponent("recorded.json").path
@@ -47,18 +50,26 @@ struct CeremonyRecordingTests {
     }
 
     /// A service holding `records`, and a login begun at t0 (username-first when `userHandle`).
-    func login(records: [CredentialRecord], userHandle: [UInt8]? = nil,
-               userVerification: UserVerificationRequirement = .preferred) async throws -> (RelyingPartyService, [UInt8]) {
-        let service = RelyingPartyService(relyingParty: Self.relyingParty,
-                                          credentials: InMemoryCredentialStore(records: records))
-        let options = try await service.beginAuthentication(AuthenticationRequest(userHandle: userHandle, userVerification: userVerification), now: Self.t0).options
+    func login(
+        records: [CredentialRecord], userHandle: [UInt8]? = nil,
+        userVerification: UserVerificationRequirement = .preferred
+    ) async throws -> (RelyingPartyService, [UInt8]) {
+        let service = RelyingPartyService(
+            relyingParty: Self.relyingParty,
+            credentials: InMemoryCredentialStore(records: records))
+        let options = try await service.beginAuthentication(
+            AuthenticationRequest(userHandle: userHandle, userVerification: userVerification), now: Self.t0
+        ).options
         return (service, options.challenge.bytes)
     }
 
-    func finishLogin(_ service: RelyingPartyService, _ json: AuthenticationResponseJSON, challenge: [UInt8],
-                     after seconds: TimeInterval = 2) async throws -> RecordedCeremony<VerifiedAuthentication> {
-        try await service.finishAuthenticationRecording(jsonData: json.jsonData(), challenge: .session(challenge),
-                                                        now: Self.t0.addingTimeInterval(seconds))
+    func finishLogin(
+        _ service: RelyingPartyService, _ json: AuthenticationResponseJSON, challenge: [UInt8],
+        after seconds: TimeInterval = 2
+    ) async throws -> RecordedCeremony<VerifiedAuthentication> {
+        try await service.finishAuthenticationRecording(
+            jsonData: json.jsonData(), challenge: .session(challenge),
+            now: Self.t0.addingTimeInterval(seconds))
     }
 
     func category<V>(_ recorded: RecordedCeremony<V>) -> WebAuthnError.Category? {
@@ -74,9 +85,10 @@ struct CeremonyRecordingTests {
         let service = RelyingPartyService(relyingParty: Self.relyingParty)
         let options = try await service.beginRegistration(RegistrationRequest(user: user(auth)), now: Self.t0).options
         let json = try auth.registerJSON(challenge: options.challenge.bytes)
-        let recorded = try await service.finishRegistrationRecording(jsonData: json.jsonData(),
-                                                                     challenge: .session(options.challenge.bytes),
-                                                                     now: Self.t0.addingTimeInterval(5))
+        let recorded = try await service.finishRegistrationRecording(
+            jsonData: json.jsonData(),
+            challenge: .session(options.challenge.bytes),
+            now: Self.t0.addingTimeInterval(5))
         #expect(category(recorded) == nil)
         #expect(try await service.credentials.credential(id: auth.credentialId) != nil)
         try await replay(recorded.recording, expected: "accept")
@@ -103,8 +115,9 @@ struct CeremonyRecordingTests {
         let (service, challenge) = try await login(records: [auth.record()])
         var options = TestAuthenticator.AuthenticationOptions()
         options.signature = { $0[$0.count - 1] ^= 0x01 }
-        let recorded = try await finishLogin(service, try auth.authenticateJSON(challenge: challenge, options),
-                                             challenge: challenge)
+        let recorded = try await finishLogin(
+            service, try auth.authenticateJSON(challenge: challenge, options),
+            challenge: challenge)
         #expect(category(recorded) == .signature)
         try await replay(recorded.recording, expected: "reject(signature)")
     }
@@ -134,8 +147,9 @@ struct CeremonyRecordingTests {
         let (service, challenge) = try await login(records: [auth.record()])
         var options = TestAuthenticator.AuthenticationOptions()
         options.clientData = { $0.origin = "https://example.org.evil.test" }
-        let recorded = try await finishLogin(service, try auth.authenticateJSON(challenge: challenge, options),
-                                             challenge: challenge)
+        let recorded = try await finishLogin(
+            service, try auth.authenticateJSON(challenge: challenge, options),
+            challenge: challenge)
         #expect(category(recorded) == .origin)
         try await replay(recorded.recording, expected: "reject(origin)")
     }
@@ -144,8 +158,9 @@ struct CeremonyRecordingTests {
     func counterRegression() async throws {
         var auth = try TestAuthenticator(seed: "recording-counter")
         let (service, challenge) = try await login(records: [auth.record(signCount: 40)])
-        let recorded = try await finishLogin(service, try auth.authenticateJSON(challenge: challenge, .init(signCount: 12)),
-                                             challenge: challenge)
+        let recorded = try await finishLogin(
+            service, try auth.authenticateJSON(challenge: challenge, .init(signCount: 12)),
+            challenge: challenge)
         #expect(category(recorded) == .signCount)
         try await replay(recorded.recording, expected: "reject(signCount)")
     }
@@ -154,8 +169,9 @@ struct CeremonyRecordingTests {
     func userVerificationRequired() async throws {
         var auth = try TestAuthenticator(seed: "recording-uv")
         let (service, challenge) = try await login(records: [auth.record()], userVerification: .required)
-        let recorded = try await finishLogin(service, try auth.authenticateJSON(challenge: challenge, .init(flags: [.userPresent])),
-                                             challenge: challenge)
+        let recorded = try await finishLogin(
+            service, try auth.authenticateJSON(challenge: challenge, .init(flags: [.userPresent])),
+            challenge: challenge)
         #expect(category(recorded) == .userVerification)
         try await replay(recorded.recording, expected: "reject(userVerification)")
     }
@@ -164,8 +180,9 @@ struct CeremonyRecordingTests {
     func expiredChallenge() async throws {
         var auth = try TestAuthenticator(seed: "recording-expired")
         let (service, challenge) = try await login(records: [auth.record()])
-        let recorded = try await finishLogin(service, try auth.authenticateJSON(challenge: challenge), challenge: challenge,
-                                             after: service.policy.challengeLifetime + 1)
+        let recorded = try await finishLogin(
+            service, try auth.authenticateJSON(challenge: challenge), challenge: challenge,
+            after: service.policy.challengeLifetime + 1)
         #expect(category(recorded) == .challenge)
         try await replay(recorded.recording, expected: "reject(challenge)")
     }
@@ -186,8 +203,9 @@ struct CeremonyRecordingTests {
     @Test("a body that is not a response replays as reject(malformed)")
     func malformedBody() async throws {
         let (service, challenge) = try await login(records: [])
-        let recorded = try await service.finishAuthenticationRecording(jsonData: Data(#"{"id": "AQID", "rawId": "#.utf8),
-                                                                       challenge: .session(challenge), now: Self.t0)
+        let recorded = try await service.finishAuthenticationRecording(
+            jsonData: Data(#"{"id": "AQID", "rawId": "#.utf8),
+            challenge: .session(challenge), now: Self.t0)
         #expect(category(recorded) == .malformed)
         try await replay(recorded.recording, expected: "reject(malformed)")
     }
@@ -195,13 +213,15 @@ struct CeremonyRecordingTests {
     @Test("registering a credential id already registered replays as reject(credentialExists)")
     func credentialExists() async throws {
         let auth = try TestAuthenticator(seed: "recording-exists")
-        let service = RelyingPartyService(relyingParty: Self.relyingParty,
-                                          credentials: InMemoryCredentialStore(records: [auth.record()]))
+        let service = RelyingPartyService(
+            relyingParty: Self.relyingParty,
+            credentials: InMemoryCredentialStore(records: [auth.record()]))
         let options = try await service.beginRegistration(RegistrationRequest(user: user(auth)), now: Self.t0).options
         let json = try auth.registerJSON(challenge: options.challenge.bytes)
-        let recorded = try await service.finishRegistrationRecording(jsonData: json.jsonData(),
-                                                                     challenge: .session(options.challenge.bytes),
-                                                                     now: Self.t0.addingTimeInterval(5))
+        let recorded = try await service.finishRegistrationRecording(
+            jsonData: json.jsonData(),
+            challenge: .session(options.challenge.bytes),
+            now: Self.t0.addingTimeInterval(5))
         #expect(category(recorded) == .credentialExists)
         #expect(recorded.recording.credentialBefore?.id == auth.credentialId)
         try await replay(recorded.recording, expected: "reject(credentialExists)")
@@ -216,12 +236,15 @@ struct CeremonyRecordingTests {
         // Issued by hand offering ES256, which this policy does not accept: the replay, which
         // accepts every algorithm, must still refuse it.
         let challenge = Array(repeating: UInt8(0x5A), count: 32)
-        try await service.issue(IssuedChallenge(challenge: challenge, kind: .registration, rpId: "example.org",
-                                                userHandle: auth.userHandle, offeredAlgorithms: [.es256],
-                                                issuedAt: Self.t0, expiresAt: Self.t0.addingTimeInterval(300)), now: Self.t0)
+        try await service.issue(
+            IssuedChallenge(
+                challenge: challenge, kind: .registration, rpId: "example.org",
+                userHandle: auth.userHandle, offeredAlgorithms: [.es256],
+                issuedAt: Self.t0, expiresAt: Self.t0.addingTimeInterval(300)), now: Self.t0)
         let json = try auth.registerJSON(challenge: challenge)
-        let recorded = try await service.finishRegistrationRecording(jsonData: json.jsonData(), challenge: .session(challenge),
-                                                                     now: Self.t0.addingTimeInterval(5))
+        let recorded = try await service.finishRegistrationRecording(
+            jsonData: json.jsonData(), challenge: .session(challenge),
+            now: Self.t0.addingTimeInterval(5))
         #expect(category(recorded) == .algorithm)
         try await replay(recorded.recording, expected: "reject(algorithm)")
     }
@@ -231,8 +254,9 @@ struct CeremonyRecordingTests {
         var auth = try TestAuthenticator(seed: "recording-sealed")
         let key = try SealedChallengeKey.generate()
         let cache = InMemorySealedChallengeReplayStore()
-        let service = RelyingPartyService(relyingParty: Self.relyingParty, challenges: .sealed(key, replayStore: cache),
-                                          credentials: InMemoryCredentialStore(records: [auth.record()]))
+        let service = RelyingPartyService(
+            relyingParty: Self.relyingParty, challenges: .sealed(key, replayStore: cache),
+            credentials: InMemoryCredentialStore(records: [auth.record()]))
         let sealed = try await service.beginAuthentication(AuthenticationRequest(userHandle: auth.userHandle), now: Self.t0)
         var options = TestAuthenticator.AuthenticationOptions()
         options.signature = { $0[$0.count - 1] ^= 0x01 }
@@ -265,8 +289,10 @@ struct CeremonyRecordingTests {
     @Test("the document carries nothing but the ceremony: no user name, and notes for what it cannot express")
     func documentContents() async throws {
         let auth = try TestAuthenticator(seed: "recording-contents")
-        let service = RelyingPartyService(relyingParty: RelyingParty(id: "example.org", origins: ["https://example.org"],
-                                                                     allowSubdomains: true))
+        let service = RelyingPartyService(
+            relyingParty: RelyingParty(
+                id: "example.org", origins: ["https://example.org"],
+                allowSubdomains: true))
         let options = try await service.beginRegistration(RegistrationRequest(user: user(auth)), now: Self.t0).options
         let recorded = try await service.finishRegistrationRecording(
             jsonData: try auth.registerJSON(challenge: options.challenge.bytes).jsonData(),
@@ -283,8 +309,9 @@ struct CeremonyRecordingTests {
     func formatOptionsNoted() async throws {
         let auth = try TestAuthenticator(seed: "recording-format-options")
         for formats in [AttestationFormatOptions(requireKnownTPMManufacturer: false), AttestationFormatOptions(compoundRequirement: .any)] {
-            let service = RelyingPartyService(relyingParty: Self.relyingParty,
-                                              policy: VerificationPolicy(attestation: AttestationPolicy(formats: formats)))
+            let service = RelyingPartyService(
+                relyingParty: Self.relyingParty,
+                policy: VerificationPolicy(attestation: AttestationPolicy(formats: formats)))
             let options = try await service.beginRegistration(RegistrationRequest(user: user(auth)), now: Self.t0).options
             let recorded = try await service.finishRegistrationRecording(
                 jsonData: try auth.registerJSON(challenge: options.challenge.bytes).jsonData(),

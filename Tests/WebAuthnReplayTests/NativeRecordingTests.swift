@@ -17,19 +17,23 @@ extension CeremonyRecordingTests {
         let service = RelyingPartyService(relyingParty: Self.relyingParty)
         let options = try await service.beginRegistration(RegistrationRequest(user: user(auth)), now: Self.t0).options
         let made = try auth.register(challenge: options.challenge.bytes)
-        let body = try JSONEncoder().encode(AppRegistrationBody(credentialID: Data(made.rawId), rawClientDataJSON: Data(made.clientDataJSON),
-                                                                rawAttestationObject: Data(made.attestationObject)))
-        let recorded = try await service.finishRegistrationRecording(jsonData: body, challenge: .session(options.challenge.bytes),
-                                                                     now: Self.t0.addingTimeInterval(5))
+        let body = try JSONEncoder().encode(
+            AppRegistrationBody(
+                credentialID: Data(made.rawId), rawClientDataJSON: Data(made.clientDataJSON),
+                rawAttestationObject: Data(made.attestationObject)))
+        let recorded = try await service.finishRegistrationRecording(
+            jsonData: body, challenge: .session(options.challenge.bytes),
+            now: Self.t0.addingTimeInterval(5))
         #expect(category(recorded) == nil)
         try await replay(recorded.recording, expected: "accept")
 
         let again = try await service.beginRegistration(RegistrationRequest(user: user(auth)), now: Self.t0).options
         // base64url characters in the id: not what JSONEncoder writes.
         let unpadded = String(decoding: body, as: UTF8.self).replacingOccurrences(of: #""credentialID":""#, with: #""credentialID":"-_-_"#)
-        let refused = try await service.finishRegistrationRecording(jsonData: Data(unpadded.utf8),
-                                                                    challenge: .session(again.challenge.bytes),
-                                                                    now: Self.t0.addingTimeInterval(5))
+        let refused = try await service.finishRegistrationRecording(
+            jsonData: Data(unpadded.utf8),
+            challenge: .session(again.challenge.bytes),
+            now: Self.t0.addingTimeInterval(5))
         #expect(category(refused) == .malformed)
         try await replay(refused.recording, expected: "reject(malformed)")
     }

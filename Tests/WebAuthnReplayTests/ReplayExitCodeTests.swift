@@ -1,8 +1,9 @@
 import Foundation
 import Testing
-@testable import WebAuthnRP
-import WebAuthnReplay
 import WebAuthnCoding
+import WebAuthnReplay
+
+@testable import WebAuthnRP
 
 /// Exit codes of a replay: 0 every ceremony met its expectation, 1 some did not,
 /// 2 a fixture file is unusable (naming the file and the member).
@@ -10,15 +11,15 @@ import WebAuthnCoding
 struct ReplayExitCodeTests: ReplaysOneDocument {
     typealias J = FixtureJSON
 
-
     // MARK: 0 and 1
 
     @Test("every expectation met: exit 0")
     func allPass() async throws {
-        let (report, path) = try await replay(J.document([
-            J.registration("broken-attestation-object", expect: J.reject("malformed")),
-            J.authentication("unknown-credential", expect: J.reject("unknownCredential")),
-        ]))
+        let (report, path) = try await replay(
+            J.document([
+                J.registration("broken-attestation-object", expect: J.reject("malformed")),
+                J.authentication("unknown-credential", expect: J.reject("unknownCredential")),
+            ]))
         #expect(report.exitCode == 0)
         #expect(report.passed == 2 && report.failed == 0)
         #expect(report.fixtureErrors.isEmpty)
@@ -48,12 +49,14 @@ struct ReplayExitCodeTests: ReplaysOneDocument {
 
     @Test("one failing ceremony among passing ones still exits 1, and every ceremony runs")
     func mixed() async throws {
-        let (report, _) = try await replay(J.document([
-            J.registration("ok", expect: J.reject("malformed")),
-            J.authentication("bad", expect: J.reject("signature")),
-            J.authentication("ok-too", challenge: Base64URL.encode(Array(repeating: 0xC3, count: 32)),
-                             expect: J.reject("unknownCredential")),
-        ]))
+        let (report, _) = try await replay(
+            J.document([
+                J.registration("ok", expect: J.reject("malformed")),
+                J.authentication("bad", expect: J.reject("signature")),
+                J.authentication(
+                    "ok-too", challenge: Base64URL.encode(Array(repeating: 0xC3, count: 32)),
+                    expect: J.reject("unknownCredential")),
+            ]))
         #expect(report.exitCode == 1)
         #expect(report.passed == 2 && report.failed == 1)
         #expect(report.results.map(\.passed) == [true, false, true])
@@ -68,10 +71,11 @@ struct ReplayExitCodeTests: ReplaysOneDocument {
 
     @Test("issue:false replays an already used challenge: reject(challenge)")
     func replayedChallenge() async throws {
-        let (report, _) = try await replay(J.document([
-            J.registration("first", expect: J.reject("malformed")),
-            J.registration("again", issue: false, expect: J.reject("challenge")),
-        ]))
+        let (report, _) = try await replay(
+            J.document([
+                J.registration("first", expect: J.reject("malformed")),
+                J.registration("again", issue: false, expect: J.reject("challenge")),
+            ]))
         #expect(report.exitCode == 0, "\(report.results.map(\.actual))")
     }
 
@@ -94,8 +98,10 @@ struct ReplayExitCodeTests: ReplaysOneDocument {
     // MARK: 2: unusable files
 
     /// Asserts the report has exactly one fixture error, for `path`, naming `member`.
-    func expectFixtureError(_ report: ReplayReport, path: String, member: String, reason: String? = nil,
-                            sourceLocation: SourceLocation = #_sourceLocation) {
+    func expectFixtureError(
+        _ report: ReplayReport, path: String, member: String, reason: String? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(report.exitCode == 2, sourceLocation: sourceLocation)
         #expect(report.results.isEmpty, sourceLocation: sourceLocation)
         guard report.fixtureErrors.count == 1, let error = report.fixtureErrors.first else {
@@ -194,10 +200,11 @@ struct ReplayExitCodeTests: ReplaysOneDocument {
 
     @Test("duplicate ceremony names: exit 2 naming the second")
     func duplicateNames() async throws {
-        let (report, path) = try await replay(J.document([
-            J.registration("same", expect: J.reject("malformed")),
-            J.authentication("same", expect: J.reject("unknownCredential")),
-        ]))
+        let (report, path) = try await replay(
+            J.document([
+                J.registration("same", expect: J.reject("malformed")),
+                J.authentication("same", expect: J.reject("unknownCredential")),
+            ]))
         expectFixtureError(report, path: path, member: "ceremonies[1].name", reason: "not unique")
     }
 
@@ -218,9 +225,12 @@ struct ReplayExitCodeTests: ReplaysOneDocument {
 
     @Test("a credential whose id is not base64url: exit 2 naming credentials[0].id")
     func badCredential() async throws {
-        let (report, path) = try await replay(J.document([], extra: [
-            "credentials": [["id": "not base64!", "publicKey": "AA", "signCount": 0]],
-        ]))
+        let (report, path) = try await replay(
+            J.document(
+                [],
+                extra: [
+                    "credentials": [["id": "not base64!", "publicKey": "AA", "signCount": 0]]
+                ]))
         expectFixtureError(report, path: path, member: "credentials[0].id")
     }
 
@@ -302,9 +312,13 @@ struct ReplayExitCodeTests: ReplaysOneDocument {
         defer { temp.remove() }
         // File a holds a record for AQID: its discoverable assertion finds it and fails because
         // it returns no user handle. File b has no records: the same assertion is unknown.
-        try temp.write("a.json", json: J.document([J.authentication("known", expect: J.reject("userHandle"))], extra: [
-            "credentials": [["id": "AQID", "publicKey": "oA", "signCount": 0]],
-        ]))
+        try temp.write(
+            "a.json",
+            json: J.document(
+                [J.authentication("known", expect: J.reject("userHandle"))],
+                extra: [
+                    "credentials": [["id": "AQID", "publicKey": "oA", "signCount": 0]]
+                ]))
         try temp.write("b.json", json: J.document([J.authentication("unknown", expect: J.reject("unknownCredential"))]))
         let report = await Replayer.replay(paths: [temp.folder.path])
         #expect(report.exitCode == 0, "\(report.results.map(\.actual))")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import WebAuthnRP
 @testable import WebAuthnReplay
 
@@ -21,8 +22,10 @@ struct ReplayExtensionsTests {
         let first = try #require(try await Replayer.replay(file: changed).first)
         #expect(!first.passed)
         #expect(first.mismatches == ["extensions.minPinLength: expected 7, got 6"])
-        let unreported = try temp.write("unreported.json", text.replacingOccurrences(
-            of: "\"minPinLength\": 6", with: "\"minPinLength\": 6, \"largeBlobKey\": true"))
+        let unreported = try temp.write(
+            "unreported.json",
+            text.replacingOccurrences(
+                of: "\"minPinLength\": 6", with: "\"minPinLength\": 6, \"largeBlobKey\": true"))
         let second = try #require(try await Replayer.replay(file: unreported).first)
         #expect(second.mismatches == ["extensions.largeBlobKey: expected true, not reported"])
     }
@@ -53,6 +56,9 @@ struct ReplayExtensionsTests {
         let text = ReplayFormatter.text(report, explain: true)
         #expect(text.contains("passed   §7.1 step 21: extension credProps [rk true]"))
         #expect(text.contains("passed   §7.1 step 21: extension credProtect [level 2]"))
-        #expect(text.contains("FAILED   §7.1 step 21: extension outputs fit their definitions and what was asked: credProtect level 2 is below the enforced level 3"))
+        #expect(
+            text.contains(
+                "FAILED   §7.1 step 21: extension outputs fit their definitions and what was asked: credProtect level 2 is below the enforced level 3"
+            ))
     }
 }

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
-@testable import WebAuthnRP
-@testable import WebAuthnReplay
 import WebAuthnCoding
 import WebAuthnTestSupport
+
+@testable import WebAuthnRP
+@testable import WebAuthnReplay
 
 /// `policy.metadata`, `expect.authenticatorName` and `expect.metadataStatus` (the signed
 /// registrations judged with metadata are in `Fixtures/metadata/`).
@@ -21,13 +22,21 @@ struct ReplayMetadataTests: ReplaysOneDocument {
         return try #require(policy["metadata"] as? [String: Any])
     }
 
-    @Test("a trust anchor or CRL that does not parse makes the file unusable (exit 2, member named)",
-          arguments: [("trustAnchor", "policy.metadata.trustAnchor"), ("crls", "policy.metadata.crls[0]")])
+    @Test(
+        "a trust anchor or CRL that does not parse makes the file unusable (exit 2, member named)",
+        arguments: [("trustAnchor", "policy.metadata.trustAnchor"), ("crls", "policy.metadata.crls[0]")])
     func unusable(_ member: String, _ named: String) async throws {
         var metadata = try Self.committedMetadata()
         metadata[member] = member == "crls" ? ["AAAA"] : "AAAA"
-        let (report, path) = try await replay(J.document([], extra: ["policy": ["verificationTime": "2025-06-01T00:00:00Z",
-                                                                               "metadata": metadata]]))
+        let (report, path) = try await replay(
+            J.document(
+                [],
+                extra: [
+                    "policy": [
+                        "verificationTime": "2025-06-01T00:00:00Z",
+                        "metadata": metadata,
+                    ]
+                ]))
         #expect(report.exitCode == 2)
         #expect(report.fixtureErrors.first?.file == path)
         #expect(report.fixtureErrors.first?.member == named)

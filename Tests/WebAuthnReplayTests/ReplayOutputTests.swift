@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import WebAuthnRP
 import WebAuthnReplay
+
+@testable import WebAuthnRP
 
 /// What `webauthn-replay` prints: one line per ceremony, the closing `N passed, N failed`,
 /// the `--json` document and the `--explain` step trace.
@@ -13,10 +14,12 @@ struct ReplayOutputTests {
     func mixedReport() async throws -> (ReplayReport, String) {
         let temp = try TempFixtures()
         defer { temp.remove() }
-        let path = try temp.write("mixed.json", json: J.document([
-            J.registration("register-broken", expect: J.reject("malformed")),
-            J.authentication("login-unknown", expect: J.reject("signature")),
-        ]))
+        let path = try temp.write(
+            "mixed.json",
+            json: J.document([
+                J.registration("register-broken", expect: J.reject("malformed")),
+                J.authentication("login-unknown", expect: J.reject("signature")),
+            ]))
         return (await Replayer.replay(paths: [path]), path)
     }
 

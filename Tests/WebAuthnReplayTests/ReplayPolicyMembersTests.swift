@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import WebAuthnRP
 @testable import WebAuthnReplay
 
@@ -59,15 +60,18 @@ struct ReplayPolicyMembersTests: ReplaysOneDocument {
         report.results.first { $0.name == name }
     }
 
-    @Test("the committed fixtures of every new member pass", arguments: [
-        "registration/origin-related-origins.json", "registration/verification-time-fraction.json",
-        "extensions/absent.json", "metadata/policy-refused-statuses.json", "metadata/policy-minimum-certification-level.json",
-        "metadata/policy-stale-refused.json", "metadata/policy-stale-accepted.json", "metadata/blob-rollback.json",
-        "metadata/blob-previous-number.json", "app-attest/challenges.json",
-    ])
+    @Test(
+        "the committed fixtures of every new member pass",
+        arguments: [
+            "registration/origin-related-origins.json", "registration/verification-time-fraction.json",
+            "extensions/absent.json", "metadata/policy-refused-statuses.json", "metadata/policy-minimum-certification-level.json",
+            "metadata/policy-stale-refused.json", "metadata/policy-stale-accepted.json", "metadata/blob-rollback.json",
+            "metadata/blob-previous-number.json", "app-attest/challenges.json",
+        ])
     func committedPass(_ path: String) async throws {
         let report = await Replayer.replay(paths: [Self.fixtures.appendingPathComponent(path).path])
-        #expect(report.exitCode == 0, "\(report.fixtureErrors) \(report.results.filter { !$0.passed }.map { "\($0.name): \($0.mismatches)" })")
+        #expect(
+            report.exitCode == 0, "\(report.fixtureErrors) \(report.results.filter { !$0.passed }.map { "\($0.name): \($0.mismatches)" })")
         #expect(!report.results.isEmpty)
     }
 
@@ -87,13 +91,14 @@ struct ReplayPolicyMembersTests: ReplaysOneDocument {
         #expect(Self.result(report, "register-from-unlisted-origin")?.passed == true)
     }
 
-    @Test("relatedOrigins a browser would not honour, or not a document: exit 2 naming relyingParty.relatedOrigins",
-          arguments: [
-              #"{"origins": ["https://a.com", "https://b.com", "https://c.com", "https://d.com", "https://e.com", "https://f.com"]}"#,
-              #"{"origins": ["https://example.com/path"]}"#,
-              #"{"origins": "https://example.com"}"#,
-              #"["https://example.com"]"#,
-          ])
+    @Test(
+        "relatedOrigins a browser would not honour, or not a document: exit 2 naming relyingParty.relatedOrigins",
+        arguments: [
+            #"{"origins": ["https://a.com", "https://b.com", "https://c.com", "https://d.com", "https://e.com", "https://f.com"]}"#,
+            #"{"origins": ["https://example.com/path"]}"#,
+            #"{"origins": "https://example.com"}"#,
+            #"["https://example.com"]"#,
+        ])
     func relatedOriginsUnusable(_ document: String) async throws {
         let json = try Self.edited("registration/origin-related-origins.json") { object in
             var rp = try #require(object["relyingParty"] as? [String: Any])
@@ -114,7 +119,9 @@ struct ReplayPolicyMembersTests: ReplaysOneDocument {
         #expect(report.exitCode == 1)
         #expect(Self.result(report, "register-update-available")?.actual == "accept")
         #expect(Self.result(report, "register-revoked-not-refused")?.error?.category == .metadata)
-        let empty = try Self.edited("metadata/policy-refused-statuses.json") { try Self.editMetadata(&$0) { $0["refusedStatuses"] = [String]() } }
+        let empty = try Self.edited("metadata/policy-refused-statuses.json") {
+            try Self.editMetadata(&$0) { $0["refusedStatuses"] = [String]() }
+        }
         let (emptyReport, _) = try await replay(empty)
         #expect(Self.result(emptyReport, "register-update-available")?.actual == "accept")
     }
@@ -158,7 +165,9 @@ struct ReplayPolicyMembersTests: ReplaysOneDocument {
     @Test("previousNumber: a BLOB below it is refused, at or above it used; a negative one is exit 2")
     func previousNumber() async throws {
         for (previous, verdict) in [(8, "reject(metadata)"), (7, "accept"), (6, "accept")] {
-            let json = try Self.edited("metadata/blob-previous-number.json") { try Self.editMetadata(&$0) { $0["previousNumber"] = previous } }
+            let json = try Self.edited("metadata/blob-previous-number.json") {
+                try Self.editMetadata(&$0) { $0["previousNumber"] = previous }
+            }
             let (report, _) = try await replay(json)
             #expect(Self.result(report, "register-level-2")?.actual == verdict, "previousNumber \(previous)")
         }
@@ -186,7 +195,8 @@ struct ReplayPolicyMembersTests: ReplaysOneDocument {
             try Self.editExpect(&$0, "register-unlisted") { $0["authenticatorName"] = "Level 2 Test Key" }
         }
         let (report, _) = try await replay(named)
-        #expect(Self.result(report, "register-unlisted")?.mismatches == ["authenticatorName: expected Level 2 Test Key, got no metadata entry"])
+        #expect(
+            Self.result(report, "register-unlisted")?.mismatches == ["authenticatorName: expected Level 2 Test Key, got no metadata entry"])
     }
 
     @Test("an extension output expected null must not be reported; extensions null demands none at all")
@@ -199,7 +209,8 @@ struct ReplayPolicyMembersTests: ReplaysOneDocument {
             }
         }
         let (report, _) = try await replay(reported)
-        #expect(Self.result(report, "unsolicited-prf-results-not-reported")?.mismatches
+        #expect(
+            Self.result(report, "unsolicited-prf-results-not-reported")?.mismatches
                 == ["extensions.credProps: expected none, got {rk: true}"])
         let none = try Self.edited("extensions/absent.json") {
             try Self.editExpect(&$0, "unsolicited-prf-results-not-reported") { $0["extensions"] = NSNull() }
@@ -216,10 +227,12 @@ struct ReplayPolicyMembersTests: ReplaysOneDocument {
 
     // MARK: Fractions of a second
 
-    @Test("verificationTime's fraction counts: read as a whole second, the late challenge is in time", arguments: [
-        ("registration/verification-time-fraction.json", "issued-300.001s-before"),
-        ("app-attest/challenges.json", "attest-issued-60.001s-before"),
-    ])
+    @Test(
+        "verificationTime's fraction counts: read as a whole second, the late challenge is in time",
+        arguments: [
+            ("registration/verification-time-fraction.json", "issued-300.001s-before"),
+            ("app-attest/challenges.json", "attest-issued-60.001s-before"),
+        ])
     func fractionalClock(_ path: String, _ name: String) async throws {
         let json = try Self.edited(path) { object in
             var policy = try #require(object["policy"] as? [String: Any])
@@ -275,11 +288,13 @@ struct ReplayPolicyMembersTests: ReplaysOneDocument {
         #expect(result.error?.message.contains("expired") == true, "\(String(describing: result.error))")
     }
 
-    @Test("unusable App Attest challenge members: exit 2 naming the member", arguments: [
-        ("assert-issued-accepted", "challenge", nil as String?, "ceremonies[6].challenge"),
-        ("assert-late", "receivedAt", "tomorrow", "ceremonies[9].receivedAt"),
-        ("assert-late", "issue", "yes", "ceremonies[9].issue"),
-    ])
+    @Test(
+        "unusable App Attest challenge members: exit 2 naming the member",
+        arguments: [
+            ("assert-issued-accepted", "challenge", nil as String?, "ceremonies[6].challenge"),
+            ("assert-late", "receivedAt", "tomorrow", "ceremonies[9].receivedAt"),
+            ("assert-late", "issue", "yes", "ceremonies[9].issue"),
+        ])
     func appAttestUnusable(_ name: String, _ member: String, _ value: String?, _ named: String) async throws {
         let json = try Self.edited("app-attest/challenges.json") { try Self.editCeremony(&$0, name) { $0[member] = value } }
         let (report, _) = try await replay(json)

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import WebAuthnRP
 import WebAuthnReplay
+
+@testable import WebAuthnRP
 
 /// A recorded response is held to the reader a server's body goes through: a member given
 /// twice (JSONDecoder would keep one silently) is `malformed`, as it is for a server.
@@ -26,10 +27,13 @@ struct ReplayStrictResponseTests: ReplaysOneDocument {
         #expect(report.results.map(\.actual) == ["accept", "accept"])
     }
 
-    @Test("a member given twice in a response, however its name is written, is malformed",
-          arguments: [#""clientExtensionResults": {"credBlob": false}, "#,
-                      #""r\u0061wId": "AAAA", "#,
-                      #""type": "public-key", "#])
+    @Test(
+        "a member given twice in a response, however its name is written, is malformed",
+        arguments: [
+            #""clientExtensionResults": {"credBlob": false}, "#,
+            #""r\u0061wId": "AAAA", "#,
+            #""type": "public-key", "#,
+        ])
     func duplicateMember(_ member: String) async throws {
         let text = try Self.inserting(member, before: #""clientExtensionResults": {"#, in: try Self.recording())
         let (report, _) = try await replay(text: text)
@@ -46,8 +50,9 @@ struct ReplayStrictResponseTests: ReplaysOneDocument {
         let fixture = try JSONSerialization.jsonObject(with: Data(original.utf8)) as? [String: Any]
         let ceremonies = try #require(fixture?["ceremonies"] as? [[String: Any]])
         let response = try JSONSerialization.data(withJSONObject: try #require(ceremonies.first?["response"]))
-        let text = original.replacingCharacters(in: start.lowerBound..<start.lowerBound,
-                                                with: #""response": "# + String(decoding: response, as: UTF8.self) + ", ")
+        let text = original.replacingCharacters(
+            in: start.lowerBound..<start.lowerBound,
+            with: #""response": "# + String(decoding: response, as: UTF8.self) + ", ")
         let (report, _) = try await replay(text: text)
         let first = try #require(report.results.first)
         #expect(first.actual == "reject(malformed)")

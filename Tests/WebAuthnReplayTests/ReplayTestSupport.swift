@@ -1,7 +1,8 @@
 import Foundation
-@testable import WebAuthnRP
-import WebAuthnReplay
 import WebAuthnCoding
+import WebAuthnReplay
+
+@testable import WebAuthnRP
 
 /// Builds small `webauthn-ceremonies/1` documents in temporary folders. The
 /// responses here are deliberately broken (no real authenticator): the verdicts
@@ -75,13 +76,17 @@ enum FixtureJSON {
     static func unknownAssertion(challenge: String = challengeB) -> [String: Any] {
         [
             "id": "AQID", "rawId": "AQID", "type": "public-key", "clientExtensionResults": [String: Any](),
-            "response": ["clientDataJSON": clientData(type: "webauthn.get", challenge: challenge),
-                         "authenticatorData": "AA", "signature": "AA"],
+            "response": [
+                "clientDataJSON": clientData(type: "webauthn.get", challenge: challenge),
+                "authenticatorData": "AA", "signature": "AA",
+            ],
         ]
     }
 
-    static func registration(_ name: String, challenge: String = challengeA, issue: Bool? = nil,
-                             response: [String: Any]? = nil, expect: [String: Any]) -> [String: Any] {
+    static func registration(
+        _ name: String, challenge: String = challengeA, issue: Bool? = nil,
+        response: [String: Any]? = nil, expect: [String: Any]
+    ) -> [String: Any] {
         var ceremony: [String: Any] = [
             "name": name, "kind": "registration", "options": creationOptions(challenge: challenge),
             "response": response ?? brokenRegistration(challenge: challenge), "expect": expect,
@@ -90,10 +95,14 @@ enum FixtureJSON {
         return ceremony
     }
 
-    static func authentication(_ name: String, challenge: String = challengeB,
-                               response: [String: Any]? = nil, expect: [String: Any]) -> [String: Any] {
-        ["name": name, "kind": "authentication", "options": requestOptions(challenge: challenge),
-         "response": response ?? unknownAssertion(challenge: challenge), "expect": expect]
+    static func authentication(
+        _ name: String, challenge: String = challengeB,
+        response: [String: Any]? = nil, expect: [String: Any]
+    ) -> [String: Any] {
+        [
+            "name": name, "kind": "authentication", "options": requestOptions(challenge: challenge),
+            "response": response ?? unknownAssertion(challenge: challenge), "expect": expect,
+        ]
     }
 
     static func reject(_ category: String) -> [String: Any] { ["outcome": "reject", "error": category] }

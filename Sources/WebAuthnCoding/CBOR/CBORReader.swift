@@ -98,8 +98,9 @@ struct CBORReader {
     private func checkedLength(_ declared: UInt64, perElement: Int, at start: Int, what: String) throws(CBORError) -> Int {
         let available = UInt64(remaining / perElement)
         guard declared <= available else {
-            throw fail(.limit, at: start,
-                       "\(what) declares \(declared) but only \(remaining) byte(s) remain")
+            throw fail(
+                .limit, at: start,
+                "\(what) declares \(declared) but only \(remaining) byte(s) remain")
         }
         return Int(declared)  // declared <= available <= Int.max
     }
@@ -164,8 +165,9 @@ struct CBORReader {
             try countItem(at: chunkStart)
             let chunk = try readHead()
             guard chunk.major == major else {
-                throw fail(.invalid, at: chunkStart,
-                           "chunk of major type \(chunk.major) inside an indefinite string of major type \(major)")
+                throw fail(
+                    .invalid, at: chunkStart,
+                    "chunk of major type \(chunk.major) inside an indefinite string of major type \(major)")
             }
             guard let declared = chunk.argument else {
                 throw fail(.invalid, at: chunkStart, "nested indefinite-length chunk")
@@ -218,7 +220,8 @@ struct CBORReader {
                 throw reader.fail(.duplicateKey, at: keyStart, "duplicate map key")
             }
             if reader.options.requireCanonical, let previous = entries.last,
-               !CTAP2Order.precedes(previous.key.encodedBytes, key.encodedBytes) {
+                !CTAP2Order.precedes(previous.key.encodedBytes, key.encodedBytes)
+            {
                 throw reader.fail(.nonCanonical, at: keyStart, "map keys are not in CTAP2 canonical order")
             }
             let value = try reader.readItem(depth: depth + 1)
@@ -243,19 +246,23 @@ struct CBORReader {
     /// uses) are checked from the keys' heads and bytes in the input, so no decoded item
     /// is copied. From its 16th key, or its first key of any other kind, a map hands its
     /// keys to `keySet`, which compares values.
-    private mutating func isNewKey(_ key: CBORItem, at start: Int, earlier: [CBORMapEntry],
-                                   keySet: inout DuplicateKeyDetector) throws(CBORError) -> Bool {
+    private mutating func isNewKey(
+        _ key: CBORItem, at start: Int, earlier: [CBORMapEntry],
+        keySet: inout DuplicateKeyDetector
+    ) throws(CBORError) -> Bool {
         if !keySet.isActive, earlier.count < DuplicateKeyDetector.linearLimit, let new = scalarKey(at: start),
-           let isNew = isNewScalarKey(new, earlier: earlier) {
+            let isNew = isNewScalarKey(new, earlier: earlier)
+        {
             return isNew
         }
         do throws(DuplicateKeyDetector.OverBudget) {
             if !keySet.isActive { try keySet.activate(earlier: earlier, budget: &compositeKeyBytesLeft) }
             return try keySet.insert(key, budget: &compositeKeyBytesLeft)
         } catch {
-            throw fail(.limit, at: start,
-                       "map keys that are arrays, maps, tags or simple values encode to more than "
-                       + "\(options.maximumCompositeKeyBytes) bytes in all")
+            throw fail(
+                .limit, at: start,
+                "map keys that are arrays, maps, tags or simple values encode to more than "
+                    + "\(options.maximumCompositeKeyBytes) bytes in all")
         }
     }
 
@@ -305,7 +312,7 @@ struct CBORReader {
         guard a.major == b.major, a.argument == b.argument else { return false }
         guard a.major >= 2 else { return true }
         guard let length = Int(exactly: a.argument),
-              input.endIndex - a.contentStart >= length, input.endIndex - b.contentStart >= length
+            input.endIndex - a.contentStart >= length, input.endIndex - b.contentStart >= length
         else { return false }
         for offset in 0..<length where input[a.contentStart + offset] != input[b.contentStart + offset] {
             return false
@@ -387,7 +394,8 @@ enum CommonText {
     /// The bytes are packed big-endian into one integer and matched by length.
     static func lookup(_ input: ArraySlice<UInt8>, _ range: Range<Int>) -> String? {
         guard range.count >= 3, range.count <= 8,
-              range.lowerBound >= input.startIndex, range.upperBound <= input.endIndex else { return nil }
+            range.lowerBound >= input.startIndex, range.upperBound <= input.endIndex
+        else { return nil }
         var packed: UInt64 = 0
         for index in range { packed = packed << 8 | UInt64(input[index]) }
         switch range.count {
@@ -513,8 +521,9 @@ package enum CBOR {
         var reader = CBORReader(input: bytes, options: options)
         let item = try reader.readItem(depth: 1)
         guard reader.position == bytes.endIndex else {
-            throw CBORError(.trailing, offset: reader.position - bytes.startIndex,
-                            "\(bytes.endIndex - reader.position) byte(s) after the top-level item")
+            throw CBORError(
+                .trailing, offset: reader.position - bytes.startIndex,
+                "\(bytes.endIndex - reader.position) byte(s) after the top-level item")
         }
         return item
     }
@@ -576,8 +585,10 @@ package struct CBORDecodingOptions: Sendable, Equatable {
     ///   - maximumCompositeKeyBytes: most bytes of composite map keys one decode may compare
     ///     (default 65,536).
     ///   - requireCanonical: whether CTAP2 canonical form is required (default false).
-    package init(maximumDepth: Int = 16, maximumItems: Int = 65_536, maximumCompositeKeyBytes: Int = 65_536,
-                 requireCanonical: Bool = false) {
+    package init(
+        maximumDepth: Int = 16, maximumItems: Int = 65_536, maximumCompositeKeyBytes: Int = 65_536,
+        requireCanonical: Bool = false
+    ) {
         self.maximumDepth = maximumDepth
         self.maximumItems = maximumItems
         self.maximumCompositeKeyBytes = maximumCompositeKeyBytes

@@ -210,7 +210,7 @@ extension DERNode {
             }
             return text
         case DERTag.printableString.number, DERTag.ia5String.number,
-             DERTag.visibleString.number, DERTag.numericString.number:
+            DERTag.visibleString.number, DERTag.numericString.number:
             guard content.allSatisfy({ $0 < 0x80 }) else {
                 throw error(.invalidValue, "\(tag) holds a non-ASCII byte")
             }
@@ -239,7 +239,8 @@ extension DERNode {
             var scalars = String.UnicodeScalarView()
             var index = content.startIndex
             while index + 3 < content.endIndex {
-                let value = UInt32(content[index]) << 24 | UInt32(content[index + 1]) << 16
+                let value =
+                    UInt32(content[index]) << 24 | UInt32(content[index + 1]) << 16
                     | UInt32(content[index + 2]) << 8 | UInt32(content[index + 3])
                 guard let scalar = Unicode.Scalar(value) else {
                     throw error(.invalidValue, "UniversalString holds an invalid code point")

@@ -101,8 +101,10 @@ package struct AlgorithmProfile: Sendable {
     /// Whether the algorithm is refused unless ``COSEKeyOptions/allowRS1`` is set.
     let needsRS1OptIn: Bool
 
-    private init(_ algorithm: COSEAlgorithm, _ keyType: COSEKeyType, _ curves: [COSECurve], _ scheme: Scheme,
-                 rs1: Bool = false) {
+    private init(
+        _ algorithm: COSEAlgorithm, _ keyType: COSEKeyType, _ curves: [COSECurve], _ scheme: Scheme,
+        rs1: Bool = false
+    ) {
         self.algorithm = algorithm
         self.keyType = keyType
         self.coseCurves = curves

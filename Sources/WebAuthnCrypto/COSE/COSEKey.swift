@@ -1,4 +1,5 @@
 package import WebAuthnCoding
+
 /// A COSE_Key (RFC 9052 §7) holding a public key, checked and converted to a libcrypto
 /// key once, then reused for every verification.
 ///
@@ -140,13 +141,14 @@ package struct COSEKey: Sendable {
         }
         let x = raw.dropFirst().prefix(32)
         let y = raw.dropFirst(33)
-        let encoded = CBOREncoder.encode(CBORItem.map([
-            (.int(1), .int(Int64(COSEKeyType.ec2.rawValue))),
-            (.int(3), .int(Int64(COSEAlgorithm.es256.rawValue))),
-            (.int(-1), .int(Int64(COSECurve.p256.rawValue))),
-            (.int(-2), .bytes(x)),
-            (.int(-3), .bytes(y)),
-        ]))
+        let encoded = CBOREncoder.encode(
+            CBORItem.map([
+                (.int(1), .int(Int64(COSEKeyType.ec2.rawValue))),
+                (.int(3), .int(Int64(COSEAlgorithm.es256.rawValue))),
+                (.int(-1), .int(Int64(COSECurve.p256.rawValue))),
+                (.int(-2), .bytes(x)),
+                (.int(-3), .bytes(y)),
+            ]))
         return try COSEKey(cbor: encoded[...])
     }
 
@@ -159,8 +161,10 @@ package struct COSEKey: Sendable {
     ///   - digest: a SHA-256 result that follows `data` in the signed bytes, or nil.
     /// - Returns: `true` when it verifies, `false` when it does not.
     /// - Throws: ``CryptoError`` `malformedSignature` for an ECDSA signature that is not strict DER.
-    package func verify(signature: ArraySlice<UInt8>, over data: ArraySlice<UInt8>,
-                        then digest: InlineArray<32, UInt8>? = nil) throws(CryptoError) -> Bool {
+    package func verify(
+        signature: ArraySlice<UInt8>, over data: ArraySlice<UInt8>,
+        then digest: InlineArray<32, UInt8>? = nil
+    ) throws(CryptoError) -> Bool {
         try publicKey.evpKey.verify(signature: signature, over: data, then: digest, scheme: scheme)
     }
 
@@ -188,8 +192,10 @@ package struct COSEKey: Sendable {
         return nil
     }
 
-    private static func curve(in map: COSEKeyMap, keyType: COSEKeyType,
-                              profile: AlgorithmProfile) throws(CryptoError) -> COSECurve {
+    private static func curve(
+        in map: COSEKeyMap, keyType: COSEKeyType,
+        profile: AlgorithmProfile
+    ) throws(CryptoError) -> COSECurve {
         let raw = try map.requiredInt(-1, "crv")
         guard let curve = COSECurve(rawValue: raw) else {
             throw CryptoError(.unsupportedAlgorithm, "unknown COSE curve crv=\(raw)")

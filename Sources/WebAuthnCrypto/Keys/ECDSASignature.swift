@@ -10,11 +10,14 @@ package enum ECDSASignature {
     /// - Throws: ``CryptoError`` `malformedSignature` when `raw` is not exactly two coordinates long.
     package static func derEncoded(raw: ArraySlice<UInt8>, coordinateLength: Int) throws(CryptoError) -> [UInt8] {
         guard coordinateLength > 0, raw.count == 2 * coordinateLength else {
-            throw CryptoError(.malformedSignature,
-                              "raw ECDSA signature is \(raw.count) bytes, expected \(2 * max(coordinateLength, 0))")
+            throw CryptoError(
+                .malformedSignature,
+                "raw ECDSA signature is \(raw.count) bytes, expected \(2 * max(coordinateLength, 0))")
         }
-        return DEREncoder.sequence([DEREncoder.unsignedInteger(Array(raw.prefix(coordinateLength))),
-                                    DEREncoder.unsignedInteger(Array(raw.suffix(coordinateLength)))])
+        return DEREncoder.sequence([
+            DEREncoder.unsignedInteger(Array(raw.prefix(coordinateLength))),
+            DEREncoder.unsignedInteger(Array(raw.suffix(coordinateLength))),
+        ])
     }
 }
 
@@ -42,8 +45,9 @@ extension ECDSASignature {
         guard let sequence = element(signature, &position, tag: 0x30), position == end else { return false }
         var inner = sequence.lowerBound
         guard let r = element(signature, &inner, tag: 0x02), isMinimalUnsigned(signature[r]),
-              let s = element(signature, &inner, tag: 0x02), isMinimalUnsigned(signature[s]),
-              inner == sequence.upperBound else { return false }
+            let s = element(signature, &inner, tag: 0x02), isMinimalUnsigned(signature[s]),
+            inner == sequence.upperBound
+        else { return false }
         return true
     }
 

@@ -78,8 +78,10 @@ extension PublicKey {
     /// - Returns: `true` when the signature verifies, `false` when it does not.
     /// - Throws: ``CryptoError``: `unsupportedAlgorithm`, `algorithmMismatch`, `weakKey`,
     ///   `malformedSignature` (non-DER ECDSA), `unsupportedByLibCrypto`.
-    package func verify(signature: ArraySlice<UInt8>, over data: ArraySlice<UInt8>, algorithm: COSEAlgorithm,
-                       options: COSEKeyOptions = .default) throws(CryptoError) -> Bool {
+    package func verify(
+        signature: ArraySlice<UInt8>, over data: ArraySlice<UInt8>, algorithm: COSEAlgorithm,
+        options: COSEKeyOptions = .default
+    ) throws(CryptoError) -> Bool {
         let profile = try AlgorithmProfile.require(algorithm, options: options)
         try Self.check(family: evpKey.family, fits: profile, options: options)
         return try evpKey.verify(signature: signature, over: data, then: nil, scheme: profile.scheme)
@@ -111,8 +113,10 @@ extension PublicKey {
     package var curve: COSECurve? { evpKey.family.curve }
 
     /// Checks that a key of `family` may be used with `profile`.
-    package static func check(family: KeyFamily, fits profile: AlgorithmProfile,
-                      options: COSEKeyOptions) throws(CryptoError) {
+    package static func check(
+        family: KeyFamily, fits profile: AlgorithmProfile,
+        options: COSEKeyOptions
+    ) throws(CryptoError) {
         guard family.coseKeyType == profile.keyType else {
             throw CryptoError(.algorithmMismatch, "\(profile.algorithm) cannot be used with a \(family.description) key")
         }

@@ -1,5 +1,6 @@
 internal import CWebAuthnOpenSSL
 import Synchronization
+
 /// Owns one libcrypto `EVP_PKEY` and frees it exactly once, in `deinit`.
 ///
 /// `@unchecked Sendable` is sound because the key is never mutated after it is
@@ -129,15 +130,17 @@ extension EVPKey {
         guard case .ec(let curve, _) = family else { return nil }
         let width = curve?.coordinateLength ?? (Int(EVP_PKEY_get_bits(pointer)) + 7) / 8
         guard let x = bigNumberParameter(OSSL_PKEY_PARAM_EC_PUB_X, width: width),
-              let y = bigNumberParameter(OSSL_PKEY_PARAM_EC_PUB_Y, width: width) else { return nil }
+            let y = bigNumberParameter(OSSL_PKEY_PARAM_EC_PUB_Y, width: width)
+        else { return nil }
         return (x, y)
     }
 
     /// RSA modulus and public exponent, minimal big-endian.
     package var rsaParameters: (n: [UInt8], e: [UInt8])? {
         guard case .rsa = family,
-              let n = bigNumberParameter(OSSL_PKEY_PARAM_RSA_N),
-              let e = bigNumberParameter(OSSL_PKEY_PARAM_RSA_E) else { return nil }
+            let n = bigNumberParameter(OSSL_PKEY_PARAM_RSA_N),
+            let e = bigNumberParameter(OSSL_PKEY_PARAM_RSA_E)
+        else { return nil }
         return (n, e)
     }
 
@@ -234,8 +237,9 @@ package enum LibCryptoKeyBuilder {
     /// An ML-DSA public key from its encoding, where libcrypto provides ML-DSA.
     static func mlDSAPublicKey(algorithm name: String, _ bytes: ArraySlice<UInt8>) throws(CryptoError) -> EVPKey {
         guard LibCrypto.providesKeyAlgorithm(name) else {
-            throw CryptoError(.unsupportedByLibCrypto,
-                              "\(name) needs a libcrypto with ML-DSA (OpenSSL 3.5 or later); linked: \(LibCrypto.versionText)")
+            throw CryptoError(
+                .unsupportedByLibCrypto,
+                "\(name) needs a libcrypto with ML-DSA (OpenSSL 3.5 or later); linked: \(LibCrypto.versionText)")
         }
         return try fromData(algorithm: name, what: "\(name) key") { (builder) throws(CryptoError) in
             try builder.pushOctets("pub", bytes)
@@ -270,8 +274,9 @@ package enum LibCryptoKeyBuilder {
         algorithm: String, what: String, quickCheck: Bool = false,
         _ fill: (ParameterBuilder) throws(CryptoError) -> Void
     ) throws(CryptoError) -> EVPKey {
-        let evpKey = try fromData(algorithm: algorithm, selection: cwebauthn_selection_public_key(),
-                                  failure: "\(what) is not a valid public key", fill)
+        let evpKey = try fromData(
+            algorithm: algorithm, selection: cwebauthn_selection_public_key(),
+            failure: "\(what) is not a valid public key", fill)
         try publicCheck(evpKey, what: what, quick: quickCheck)
         return evpKey
     }
@@ -410,7 +415,8 @@ final class ECGroupTemplates: @unchecked Sendable {
             defer { EVP_PKEY_CTX_free(ctx) }
             var key: OpaquePointer?
             guard EVP_PKEY_paramgen_init(ctx) == 1, EVP_PKEY_CTX_set_group_name(ctx, group) == 1,
-                  EVP_PKEY_paramgen(ctx, &key) == 1, let key else { continue }
+                EVP_PKEY_paramgen(ctx, &key) == 1, let key
+            else { continue }
             templates[group] = key
         }
         ERR_clear_error()
@@ -424,7 +430,8 @@ final class ECGroupTemplates: @unchecked Sendable {
     /// refuses it.
     func publicKey(group: String, point: [UInt8]) -> EVPKey? {
         guard point.first == 0x04, point.count % 2 == 1,
-              let template = templates[group], let copy = EVP_PKEY_dup(template) else { return nil }
+            let template = templates[group], let copy = EVP_PKEY_dup(template)
+        else { return nil }
         let key = EVPKey(takingOwnershipOf: copy)
         let set = point.withUnsafeBufferPointer { buffer -> Int32 in
             guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
@@ -445,7 +452,8 @@ extension EVPKey {
         case .eddsa, .mlDSA: md = nil
         }
         var keyContext: OpaquePointer?
-        let started = signing
+        let started =
+            signing
             ? EVP_DigestSignInit(mdContext, &keyContext, md, nil, pointer)
             : EVP_DigestVerifyInit(mdContext, &keyContext, md, nil, pointer)
         guard started == 1 else {
@@ -453,9 +461,9 @@ extension EVPKey {
         }
         if pss {
             guard let keyContext,
-                  EVP_PKEY_CTX_set_rsa_padding(keyContext, RSA_PKCS1_PSS_PADDING) == 1,
-                  EVP_PKEY_CTX_set_rsa_mgf1_md(keyContext, md) == 1,
-                  EVP_PKEY_CTX_set_rsa_pss_saltlen(keyContext, RSA_PSS_SALTLEN_DIGEST) == 1
+                EVP_PKEY_CTX_set_rsa_padding(keyContext, RSA_PKCS1_PSS_PADDING) == 1,
+                EVP_PKEY_CTX_set_rsa_mgf1_md(keyContext, md) == 1,
+                EVP_PKEY_CTX_set_rsa_pss_saltlen(keyContext, RSA_PSS_SALTLEN_DIGEST) == 1
             else { throw libcryptoFailure("setting RSASSA-PSS parameters") }
         }
     }
@@ -465,8 +473,10 @@ extension EVPKey {
     /// Digest schemes stream both parts through `EVP_DigestVerifyUpdate`; EdDSA, which is
     /// one-shot, gets them side by side in a temporary buffer on the stack.
     /// `false` when the signature does not verify.
-    func verify(signature: ArraySlice<UInt8>, over first: ArraySlice<UInt8>, then digest: InlineArray<32, UInt8>?,
-                scheme: AlgorithmProfile.Scheme) throws(CryptoError) -> Bool {
+    func verify(
+        signature: ArraySlice<UInt8>, over first: ArraySlice<UInt8>, then digest: InlineArray<32, UInt8>?,
+        scheme: AlgorithmProfile.Scheme
+    ) throws(CryptoError) -> Bool {
         guard let digest else {
             return try verifyParts(signature, first, UnsafeBufferPointer(start: nil, count: 0), scheme)
         }
@@ -476,8 +486,10 @@ extension EVPKey {
     }
 
     /// The worker behind ``verify(signature:over:then:scheme:)``, with the second part as raw memory.
-    private func verifyParts(_ signature: ArraySlice<UInt8>, _ first: ArraySlice<UInt8>, _ second: UnsafeBufferPointer<UInt8>,
-                             _ scheme: AlgorithmProfile.Scheme) throws(CryptoError) -> Bool {
+    private func verifyParts(
+        _ signature: ArraySlice<UInt8>, _ first: ArraySlice<UInt8>, _ second: UnsafeBufferPointer<UInt8>,
+        _ scheme: AlgorithmProfile.Scheme
+    ) throws(CryptoError) -> Bool {
         clearLibcryptoErrors()
         if case .ecdsa = scheme { try ECDSASignature.requireStrictDER(signature) }
         guard let mdContext = takeVerifyContext() else { throw libcryptoFailure("EVP_MD_CTX_new") }
@@ -491,7 +503,8 @@ extension EVPKey {
         let result: Int32
         switch scheme {
         case .ecdsa, .rsaPKCS1, .rsaPSS:
-            let updated = withBytePointer(first) { EVP_DigestVerifyUpdate(mdContext, $0, $1) } == 1
+            let updated =
+                withBytePointer(first) { EVP_DigestVerifyUpdate(mdContext, $0, $1) } == 1
                 && (second.isEmpty || second.baseAddress.map { EVP_DigestVerifyUpdate(mdContext, $0, second.count) } == 1)
             result = updated ? withBytePointer(signature) { EVP_DigestVerifyFinal(mdContext, $0, $1) } : 0
         case .eddsa, .mlDSA:

@@ -72,8 +72,10 @@ enum X509ChainVerification {
     ///     expired list or a list with a bad signature fail); empty: no revocation check.
     ///   - time: seconds since 1970 at which validity is judged.
     /// - Returns: the chain, leaf first, as indices into `[leaf] + untrusted + anchors`.
-    static func verify(leaf: X509Handle, untrusted: [X509Handle], anchors: [X509Handle], crls: [X509CRLHandle] = [],
-                       time: Int64) throws(CryptoError) -> [Int] {
+    static func verify(
+        leaf: X509Handle, untrusted: [X509Handle], anchors: [X509Handle], crls: [X509CRLHandle] = [],
+        time: Int64
+    ) throws(CryptoError) -> [Int] {
         ERR_clear_error()
         guard let store = X509_STORE_new() else { throw libcryptoFailure("X509_STORE_new") }
         defer { X509_STORE_free(store) }
@@ -112,7 +114,8 @@ enum X509ChainVerification {
             X509_STORE_CTX_set_verify_cb(context, acceptMissingCRL)
         }
         guard X509_VERIFY_PARAM_set_flags(parameters, flags) == 1,
-              X509_STORE_CTX_set_purpose(context, X509_PURPOSE_ANY) == 1 else {
+            X509_STORE_CTX_set_purpose(context, X509_PURPOSE_ANY) == 1
+        else {
             throw libcryptoFailure("X509_VERIFY_PARAM setup")
         }
         let verified = X509_verify_cert(context)
@@ -133,8 +136,10 @@ enum X509ChainVerification {
                 throw CryptoError(.libcrypto, "verified chain has a hole at \(position)")
             }
             let member = OpaquePointer(raw)
-            guard let index = candidates.firstIndex(where: { $0.pointer == member })
-                ?? candidates.firstIndex(where: { X509_cmp($0.pointer, member) == 0 }) else {
+            guard
+                let index = candidates.firstIndex(where: { $0.pointer == member })
+                    ?? candidates.firstIndex(where: { X509_cmp($0.pointer, member) == 0 })
+            else {
                 throw CryptoError(.libcrypto, "verified chain holds a certificate that was not given")
             }
             indices.append(index)

@@ -53,7 +53,8 @@ public struct Certificate: Sendable {
     package var isSelfIssued: Bool {
         if issuer.derBytes == subject.derBytes { return true }
         guard let issuerNode = try? DER.parse(issuer.derBytes), let subjectNode = try? DER.parse(subject.derBytes),
-              let issuerForm = DistinguishedName.canonicalForm(of: issuerNode) else { return false }
+            let issuerForm = DistinguishedName.canonicalForm(of: issuerNode)
+        else { return false }
         return issuerForm == DistinguishedName.canonicalForm(of: subjectNode)
     }
 
@@ -105,8 +106,9 @@ public struct Certificate: Sendable {
         // Equal bytes to the outer AlgorithmIdentifier, which was read above.
         let innerAlgorithm = try next("signature")
         guard innerAlgorithm.encodedBytes.elementsEqual(outerAlgorithm.encodedBytes) else {
-            throw CryptoError(.malformedCertificate,
-                              "signature: the tbsCertificate algorithm differs from signatureAlgorithm (RFC 5280 §4.1.1.2)")
+            throw CryptoError(
+                .malformedCertificate,
+                "signature: the tbsCertificate algorithm differs from signatureAlgorithm (RFC 5280 §4.1.1.2)")
         }
         let issuer = try Self.name(try next("issuer"), field: "issuer")
         let validityNode = try next("validity")
@@ -120,7 +122,8 @@ public struct Certificate: Sendable {
         let spkiNode = try next("subjectPublicKeyInfo")
         let spki = try Self.read("subjectPublicKeyInfo") { () throws(DERError) in try spkiNode.sequence() }
         guard spki.count == 2 else {
-            throw CryptoError(.malformedCertificate, "subjectPublicKeyInfo: expected algorithm and subjectPublicKey, found \(spki.count) values")
+            throw CryptoError(
+                .malformedCertificate, "subjectPublicKeyInfo: expected algorithm and subjectPublicKey, found \(spki.count) values")
         }
         _ = try Self.algorithmIdentifier(spki[0], field: "subjectPublicKeyInfo.algorithm")
         try Self.read("subjectPublicKeyInfo.subjectPublicKey") { () throws(DERError) in _ = try spki[1].bitString() }
@@ -163,9 +166,10 @@ public struct Certificate: Sendable {
             for node in try DER.parseSequence(bytes) { purposes.append(try node.objectIdentifier()) }
             return purposes
         }
-        self.subjectAlternativeNames = try decode(CertificateExtension.subjectAlternativeNameOID, "subjectAltName") { bytes throws(DERError) in
-            try GeneralName.decodeList(bytes)
-        } ?? []
+        self.subjectAlternativeNames =
+            try decode(CertificateExtension.subjectAlternativeNameOID, "subjectAltName") { bytes throws(DERError) in
+                try GeneralName.decodeList(bytes)
+            } ?? []
 
         // libcrypto reads the same bytes for what only it does: the public key, signature
         // checks and chain building.

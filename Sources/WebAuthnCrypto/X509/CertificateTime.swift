@@ -22,7 +22,8 @@ enum CertificateTime {
         let form = digits == 12 ? "UTCTime YYMMDDHHMMSSZ" : "GeneralizedTime YYYYMMDDHHMMSSZ"
         let text = node.content
         guard text.count == digits + 1, text.last == UInt8(ascii: "Z"),
-              text.prefix(digits).allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
+            text.prefix(digits).allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+        else {
             throw CryptoError(.malformedCertificate, "\(field): not \(form) (RFC 5280 §4.1.2.5: UTC, seconds, no fraction)")
         }
         var cursor = text.startIndex
@@ -43,8 +44,9 @@ enum CertificateTime {
         }
         let month = number(2), day = number(2), hour = number(2), minute = number(2), second = number(2)
         guard (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day),
-              hour <= 23, minute <= 59, second <= 59,
-              let seconds = unixTime(year: year, month: month, day: day, hour: hour, minute: minute, second: second) else {
+            hour <= 23, minute <= 59, second <= 59,
+            let seconds = unixTime(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+        else {
             throw CryptoError(.malformedCertificate, "\(field): \(form) names no valid date and time")
         }
         return Date(timeIntervalSince1970: TimeInterval(seconds))
@@ -64,7 +66,8 @@ enum CertificateTime {
     /// Seconds since 1970 for a UTC civil time (proleptic Gregorian calendar).
     static func unixTime(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) -> Int? {
         guard (0...9999).contains(year), (1...12).contains(month), (1...31).contains(day),
-              (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second) else { return nil }
+            (0...23).contains(hour), (0...59).contains(minute), (0...60).contains(second)
+        else { return nil }
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yearOfEra = y - era * 400

@@ -38,7 +38,7 @@ extension DistinguishedName {
             guard let text = String(validating: content, as: UTF8.self) else { return nil }
             scalars = Array(text.unicodeScalars)
         case DERTag.printableString.number, DERTag.teletexString.number,
-             DERTag.ia5String.number, DERTag.visibleString.number:
+            DERTag.ia5String.number, DERTag.visibleString.number:
             // One octet per character (libcrypto reads these types as Latin-1).
             scalars = content.map { Unicode.Scalar($0) }
         case DERTag.bmpString.number:
@@ -53,7 +53,8 @@ extension DistinguishedName {
             guard content.count % 4 == 0 else { return nil }
             var index = content.startIndex
             while index + 3 < content.endIndex {
-                let code = UInt32(content[index]) << 24 | UInt32(content[index + 1]) << 16
+                let code =
+                    UInt32(content[index]) << 24 | UInt32(content[index + 1]) << 16
                     | UInt32(content[index + 2]) << 8 | UInt32(content[index + 3])
                 guard let scalar = Unicode.Scalar(code) else { return nil }
                 scalars.append(scalar)

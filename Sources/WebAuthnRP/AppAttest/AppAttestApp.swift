@@ -1,4 +1,5 @@
 import WebAuthnCrypto
+
 /// The app whose instances attest keys: its App ID is `teamId.bundleId`, and App Attest's
 /// `rpIdHash` is SHA-256 of that App ID (Apple, "Validating apps that connect to your server").
 public struct AppAttestApp: Sendable, Hashable {

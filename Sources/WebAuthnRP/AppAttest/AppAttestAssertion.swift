@@ -14,8 +14,10 @@ extension AppAttestVerifier {
     /// - Returns: the key with its new counter (not stored).
     /// - Throws: ``WebAuthnError``: `malformed`, `signature`, `rpIdHash` or `signCount`;
     ///   `attestation` when the key was attested in the other ``AppAttestEnvironment``.
-    package func verifyAssertion(_ assertion: [UInt8], clientData: [UInt8], key: AttestedAppKey,
-                                 trace: inout CeremonyTrace) throws(WebAuthnError) -> VerifiedAppAssertion {
+    package func verifyAssertion(
+        _ assertion: [UInt8], clientData: [UInt8], key: AttestedAppKey,
+        trace: inout CeremonyTrace
+    ) throws(WebAuthnError) -> VerifiedAppAssertion {
         let parsed = try trace.check("App Attest assertion object", "the assertion parses: {signature, authenticatorData}") {
             () throws(WebAuthnError) in try AppAttestAssertionObject(bytes: assertion[...])
         }
@@ -24,11 +26,15 @@ extension AppAttestVerifier {
         // Not one of Apple's steps: a key attested in the other environment (a development build's
         // key in a store shared with a development server) was never this verifier's to accept, as
         // attestation step 8 would have refused it here.
-        try trace.check("App Attest key", "the key was attested in the \(environment.rawValue) environment",
-                        detail: key.environment.rawValue) { () throws(WebAuthnError) in
+        try trace.check(
+            "App Attest key", "the key was attested in the \(environment.rawValue) environment",
+            detail: key.environment.rawValue
+        ) { () throws(WebAuthnError) in
             guard key.environment == environment else {
-                throw WebAuthnError(.attestation, "the key was attested in the \(key.environment.rawValue) environment, "
-                                    + "this verifier accepts \(environment.rawValue)")
+                throw WebAuthnError(
+                    .attestation,
+                    "the key was attested in the \(key.environment.rawValue) environment, "
+                        + "this verifier accepts \(environment.rawValue)")
             }
         }
 
@@ -64,8 +70,10 @@ extension AppAttestVerifier {
 
         // 5. "Verify that the authenticator data's counter value is greater than the value from the
         //    previous assertion, or greater than 0 on the first assertion."
-        try trace.check(AppAttestStep.assertion(5), "the counter is greater than the stored one",
-                        detail: "stored \(key.signCount), received \(authData.signCount)") { () throws(WebAuthnError) in
+        try trace.check(
+            AppAttestStep.assertion(5), "the counter is greater than the stored one",
+            detail: "stored \(key.signCount), received \(authData.signCount)"
+        ) { () throws(WebAuthnError) in
             guard authData.signCount > key.signCount else {
                 throw WebAuthnError(.signCount, "the counter \(authData.signCount) is not greater than the stored \(key.signCount)")
             }
@@ -84,8 +92,10 @@ extension AppAttestVerifier {
             throw WebAuthnError(.malformed, "the stored public key is not an uncompressed P-256 point (\(point.count) bytes)")
         }
         do {
-            let built = PublicKey(evpKey: try LibCryptoKeyBuilder.ecPublicKey(group: COSECurve.p256.libcryptoName,
-                                                                              uncompressedPoint: point))
+            let built = PublicKey(
+                evpKey: try LibCryptoKeyBuilder.ecPublicKey(
+                    group: COSECurve.p256.libcryptoName,
+                    uncompressedPoint: point))
             cache?.keys.insert(built, forPoint: point)
             return built
         } catch {

@@ -12,10 +12,14 @@ extension AppAttestVerifier {
     ///   - trace: receives each step.
     /// - Returns: the key to store, with the receipt.
     /// - Throws: ``WebAuthnError``: `malformed`, `attestation`, `trust` or `rpIdHash`.
-    package func verifyAttestation(_ attestation: [UInt8], keyId: [UInt8], clientDataHash: [UInt8],
-                                   at time: Date, trace: inout CeremonyTrace) throws(WebAuthnError) -> VerifiedAppAttestation {
-        let parsed = try trace.check("App Attest attestation object",
-                                     "the attestation object parses: fmt apple-appattest, attStmt {x5c, receipt}, authData") {
+    package func verifyAttestation(
+        _ attestation: [UInt8], keyId: [UInt8], clientDataHash: [UInt8],
+        at time: Date, trace: inout CeremonyTrace
+    ) throws(WebAuthnError) -> VerifiedAppAttestation {
+        let parsed = try trace.check(
+            "App Attest attestation object",
+            "the attestation object parses: fmt apple-appattest, attStmt {x5c, receipt}, authData"
+        ) {
             () throws(WebAuthnError) in try AppAttestAttestationObject(bytes: attestation[...], certificateCache: cache?.certificates)
         }
         let authData = parsed.object.authenticatorData
@@ -26,12 +30,15 @@ extension AppAttestVerifier {
         // 1. "Verify that the x5c array contains the intermediate and leaf certificates for App Attest,
         //    starting from the credential certificate in the first data buffer in the array (credcert).
         //    Verify the validity of the certificates using Apple's App Attest root certificate."
-        let chain = try trace.check(AppAttestStep.attestation(1),
-                                    "x5c chains credCert → intermediate → an App Attest root at the verification time") {
+        let chain = try trace.check(
+            AppAttestStep.attestation(1),
+            "x5c chains credCert → intermediate → an App Attest root at the verification time"
+        ) {
             () throws(WebAuthnError) in
             do {
-                return try CertificateChain.verify(leaf: credCert, intermediates: Array(parsed.certificates.dropFirst()),
-                                                   trustAnchors: trustAnchors, at: time)
+                return try CertificateChain.verify(
+                    leaf: credCert, intermediates: Array(parsed.certificates.dropFirst()),
+                    trustAnchors: trustAnchors, at: time)
             } catch {
                 throw WebAuthnError(.trust, "x5c does not chain to a trusted App Attest root: \(error)")
             }
@@ -105,8 +112,10 @@ extension AppAttestVerifier {
             let aaguid = attested.aaguid.bytes
             guard aaguid == environment.aaguid else {
                 let other = AppAttestEnvironment.allCases.first { $0.aaguid == aaguid }
-                throw WebAuthnError(.attestation, other.map { "the AAGUID is the \($0.rawValue) environment's, expected \(environment.rawValue)" }
-                    ?? "the AAGUID \(attested.aaguid) is not an App Attest environment's")
+                throw WebAuthnError(
+                    .attestation,
+                    other.map { "the AAGUID is the \($0.rawValue) environment's, expected \(environment.rawValue)" }
+                        ?? "the AAGUID \(attested.aaguid) is not an App Attest environment's")
             }
         }
 
@@ -117,8 +126,9 @@ extension AppAttestVerifier {
             }
         }
 
-        let key = AttestedAppKey(keyId: keyId, publicKey: point, signCount: 0, receipt: parsed.receipt,
-                                 environment: environment)
+        let key = AttestedAppKey(
+            keyId: keyId, publicKey: point, signCount: 0, receipt: parsed.receipt,
+            environment: environment)
         return VerifiedAppAttestation(key: key, authenticatorData: authData, certificateChain: chain.certificates)
     }
 }

@@ -22,8 +22,10 @@ public struct AttestedAppKey: Sendable, Hashable {
     ///   - signCount: the last counter value.
     ///   - receipt: the attestation receipt.
     ///   - environment: the environment it was attested in.
-    public init(keyId: [UInt8], publicKey: [UInt8], signCount: UInt32, receipt: [UInt8] = [],
-                environment: AppAttestEnvironment) {
+    public init(
+        keyId: [UInt8], publicKey: [UInt8], signCount: UInt32, receipt: [UInt8] = [],
+        environment: AppAttestEnvironment
+    ) {
         self.keyId = keyId
         self.publicKey = publicKey
         self.signCount = signCount

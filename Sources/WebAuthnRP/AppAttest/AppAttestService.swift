@@ -63,11 +63,14 @@ public struct AppAttestService: Sendable {
     ///   - trustAnchors: the roots an attestation's `x5c` chain must end in (default: Apple's
     ///     App Attestation Root CA alone).
     ///   - keys: the key store (default: bounded, in memory).
-    public init(app: AppAttestApp, environment: AppAttestEnvironment,
-                trustAnchors: [Certificate] = AppAttestRootCA.trustAnchors,
-                keys: any AppAttestKeyStore = InMemoryAppAttestKeyStore()) {
-        self.verifier = AppAttestVerifier(app: app, environment: environment, trustAnchors: trustAnchors,
-                                          cache: VerificationCache())
+    public init(
+        app: AppAttestApp, environment: AppAttestEnvironment,
+        trustAnchors: [Certificate] = AppAttestRootCA.trustAnchors,
+        keys: any AppAttestKeyStore = InMemoryAppAttestKeyStore()
+    ) {
+        self.verifier = AppAttestVerifier(
+            app: app, environment: environment, trustAnchors: trustAnchors,
+            cache: VerificationCache())
         self.keys = keys
     }
 
@@ -81,8 +84,10 @@ public struct AppAttestService: Sendable {
     /// - Returns: the verified attestation; its key (with the receipt) is stored.
     /// - Throws: ``WebAuthnError`` (`malformed`, `attestation`, `trust`, `rpIdHash`, or
     ///   `credentialExists` for a key id attested before); store errors as they come.
-    public func verifyAttestation(keyId: [UInt8], attestation: [UInt8], challenge: [UInt8],
-                                  now: Date) async throws -> VerifiedAppAttestation {
+    public func verifyAttestation(
+        keyId: [UInt8], attestation: [UInt8], challenge: [UInt8],
+        now: Date
+    ) async throws -> VerifiedAppAttestation {
         try await verifyAttestation(keyId: keyId, attestation: attestation, clientDataHash: Digest.sha256.hash(challenge), now: now)
     }
 
@@ -101,11 +106,15 @@ public struct AppAttestService: Sendable {
     /// - Returns: the verified attestation; its key (with the receipt) is stored.
     /// - Throws: ``WebAuthnError`` (`malformed`, `attestation`, `trust`, `rpIdHash`, or
     ///   `credentialExists` for a key id attested before); store errors as they come.
-    public func verifyAttestation(keyId: [UInt8], attestation: [UInt8], clientDataHash: [UInt8],
-                                  now: Date) async throws -> VerifiedAppAttestation {
+    public func verifyAttestation(
+        keyId: [UInt8], attestation: [UInt8], clientDataHash: [UInt8],
+        now: Date
+    ) async throws -> VerifiedAppAttestation {
         var trace = CeremonyTrace(recording: false)
-        return try await verifyAttestation(keyId: keyId, attestation: attestation, clientDataHash: clientDataHash,
-                                           now: now, trace: &trace).get()
+        return try await verifyAttestation(
+            keyId: keyId, attestation: attestation, clientDataHash: clientDataHash,
+            now: now, trace: &trace
+        ).get()
     }
 
     /// ``verifyAttestation(keyId:attestation:clientDataHash:now:)`` with the step trace.
@@ -116,26 +125,34 @@ public struct AppAttestService: Sendable {
     ///   - now: the clock.
     /// - Returns: the verdict and its trace.
     /// - Throws: only storage failures.
-    package func attestationReport(keyId: [UInt8], attestation: [UInt8], clientDataHash: [UInt8],
-                                   now: Date) async throws -> CeremonyReport<VerifiedAppAttestation> {
+    package func attestationReport(
+        keyId: [UInt8], attestation: [UInt8], clientDataHash: [UInt8],
+        now: Date
+    ) async throws -> CeremonyReport<VerifiedAppAttestation> {
         var trace = CeremonyTrace()
-        let result = try await verifyAttestation(keyId: keyId, attestation: attestation, clientDataHash: clientDataHash,
-                                                 now: now, trace: &trace)
+        let result = try await verifyAttestation(
+            keyId: keyId, attestation: attestation, clientDataHash: clientDataHash,
+            now: now, trace: &trace)
         return CeremonyReport(result: result, trace: trace)
     }
 
-    private func verifyAttestation(keyId: [UInt8], attestation: [UInt8], clientDataHash: [UInt8], now: Date,
-                                   trace: inout CeremonyTrace) async throws -> Result<VerifiedAppAttestation, WebAuthnError> {
+    private func verifyAttestation(
+        keyId: [UInt8], attestation: [UInt8], clientDataHash: [UInt8], now: Date,
+        trace: inout CeremonyTrace
+    ) async throws -> Result<VerifiedAppAttestation, WebAuthnError> {
         let verified: VerifiedAppAttestation
         do {
-            verified = try verifier.verifyAttestation(attestation, keyId: keyId, clientDataHash: clientDataHash,
-                                                      at: now, trace: &trace)
+            verified = try verifier.verifyAttestation(
+                attestation, keyId: keyId, clientDataHash: clientDataHash,
+                at: now, trace: &trace)
         } catch {
             return .failure(error)
         }
         guard try await keys.create(verified.key) else {
-            return .failure(trace.fail("App Attest key store", "the key id is new", .credentialExists,
-                                       "this key id was attested before"))
+            return .failure(
+                trace.fail(
+                    "App Attest key store", "the key id is new", .credentialExists,
+                    "this key id was attested before"))
         }
         trace.note("App Attest key store", "the key is stored")
         return .success(verified)
@@ -152,11 +169,15 @@ public struct AppAttestService: Sendable {
     /// - Throws: ``WebAuthnError`` (`unknownCredential`, `malformed`, `signature`, `rpIdHash`,
     ///   `signCount`, `attestation` for a key of the other environment, or `challenge` when `check`
     ///   refuses the client data); store errors.
-    public func verifyAssertion(keyId: [UInt8], assertion: [UInt8], clientData: [UInt8],
-                                check: AppAttestClientDataCheck? = nil) async throws -> VerifiedAppAssertion {
+    public func verifyAssertion(
+        keyId: [UInt8], assertion: [UInt8], clientData: [UInt8],
+        check: AppAttestClientDataCheck? = nil
+    ) async throws -> VerifiedAppAssertion {
         var trace = CeremonyTrace(recording: false)
-        return try await verifyAssertion(keyId: keyId, assertion: assertion, clientData: clientData, check: check,
-                                         trace: &trace).get()
+        return try await verifyAssertion(
+            keyId: keyId, assertion: assertion, clientData: clientData, check: check,
+            trace: &trace
+        ).get()
     }
 
     /// ``verifyAssertion(keyId:assertion:clientData:check:)`` with the step trace.
@@ -167,19 +188,26 @@ public struct AppAttestService: Sendable {
     ///   - check: the client-data check, or nil.
     /// - Returns: the verdict and its trace.
     /// - Throws: only storage failures.
-    package func assertionReport(keyId: [UInt8], assertion: [UInt8], clientData: [UInt8],
-                                 check: AppAttestClientDataCheck? = nil) async throws -> CeremonyReport<VerifiedAppAssertion> {
+    package func assertionReport(
+        keyId: [UInt8], assertion: [UInt8], clientData: [UInt8],
+        check: AppAttestClientDataCheck? = nil
+    ) async throws -> CeremonyReport<VerifiedAppAssertion> {
         var trace = CeremonyTrace()
-        let result = try await verifyAssertion(keyId: keyId, assertion: assertion, clientData: clientData, check: check,
-                                               trace: &trace)
+        let result = try await verifyAssertion(
+            keyId: keyId, assertion: assertion, clientData: clientData, check: check,
+            trace: &trace)
         return CeremonyReport(result: result, trace: trace)
     }
 
-    private func verifyAssertion(keyId: [UInt8], assertion: [UInt8], clientData: [UInt8], check: AppAttestClientDataCheck?,
-                                 trace: inout CeremonyTrace) async throws -> Result<VerifiedAppAssertion, WebAuthnError> {
+    private func verifyAssertion(
+        keyId: [UInt8], assertion: [UInt8], clientData: [UInt8], check: AppAttestClientDataCheck?,
+        trace: inout CeremonyTrace
+    ) async throws -> Result<VerifiedAppAssertion, WebAuthnError> {
         guard let key = try await keys.key(id: keyId) else {
-            return .failure(trace.fail("App Attest key store", "a key with this id was attested", .unknownCredential,
-                                       "no attested key has this key id"))
+            return .failure(
+                trace.fail(
+                    "App Attest key store", "a key with this id was attested", .unknownCredential,
+                    "no attested key has this key id"))
         }
         trace.note("App Attest key store", "a key with this id was attested", detail: "environment \(key.environment.rawValue)")
         let verified: VerifiedAppAssertion
@@ -193,15 +221,18 @@ public struct AppAttestService: Sendable {
                     }
                 }
             } else {
-                trace.skip(AppAttestStep.assertion(6), "the client data carries the server's challenge",
-                           because: "the caller checks the client data")
+                trace.skip(
+                    AppAttestStep.assertion(6), "the client data carries the server's challenge",
+                    because: "the caller checks the client data")
             }
         } catch {
             return .failure(error)
         }
         guard try await keys.updateSignCount(keyId: keyId, from: key.signCount, to: verified.updatedKey.signCount) else {
-            return .failure(trace.fail("App Attest key store", "the counter is stored", .signCount,
-                                       "the stored counter changed while the assertion was verified"))
+            return .failure(
+                trace.fail(
+                    "App Attest key store", "the counter is stored", .signCount,
+                    "the stored counter changed while the assertion was verified"))
         }
         trace.note("App Attest key store", "the counter is stored", detail: "\(verified.updatedKey.signCount)")
         return .success(verified)

@@ -25,8 +25,10 @@ package struct AppAttestVerifier: Sendable {
     ///     development entitlement.
     ///   - trustAnchors: the roots to trust.
     ///   - cache: what to keep between ceremonies, or nil.
-    package init(app: AppAttestApp, environment: AppAttestEnvironment, trustAnchors: [Certificate],
-                 cache: VerificationCache? = nil) {
+    package init(
+        app: AppAttestApp, environment: AppAttestEnvironment, trustAnchors: [Certificate],
+        cache: VerificationCache? = nil
+    ) {
         self.app = app
         self.environment = environment
         self.trustAnchors = trustAnchors

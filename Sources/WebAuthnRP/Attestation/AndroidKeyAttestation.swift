@@ -1,5 +1,6 @@
 import WebAuthnCoding
 import WebAuthnCrypto
+
 /// `android-key` (W3C L3 §8.4): attestation by the Android Keystore (Keymaster or
 /// KeyMint), whose attestation certificate describes the key in an extension.
 struct AndroidKeyAttestation: AttestationFormat {
@@ -18,18 +19,21 @@ struct AndroidKeyAttestation: AttestationFormat {
         // "Verify that sig is a valid signature over the concatenation of authenticatorData and
         // clientDataHash using the public key in the first certificate in x5c with the algorithm
         // specified in alg."
-        try context.requireSignature(sig, over: context.signedData, key: credCert.publicKey, algorithm: alg,
-                                     format: identifier, signer: "attestation certificate")
+        try context.requireSignature(
+            sig, over: context.signedData, key: credCert.publicKey, algorithm: alg,
+            format: identifier, signer: "attestation certificate")
 
         // "Verify that the public key in the first certificate in x5c matches the credentialPublicKey
         // in the attestedCredentialData in authenticatorData."
         guard credCert.publicKey.isEqual(to: context.credentialKey.publicKey) else {
-            throw AttestationContext.failure(identifier,
+            throw AttestationContext.failure(
+                identifier,
                 "the first certificate's public key (\(credCert.publicKey.keyKind)) is not the credential public key")
         }
 
         guard let ext = credCert.extension(oid: AndroidKeyDescription.extensionOID) else {
-            throw AttestationContext.failure(identifier,
+            throw AttestationContext.failure(
+                identifier,
                 "the certificate lacks the key description extension \(AndroidKeyDescription.extensionOID)")
         }
         let description: AndroidKeyDescription
@@ -75,7 +79,8 @@ struct AndroidKeyAttestation: AttestationFormat {
         for (name, list) in lists {
             guard let origin = list.origin else { continue }
             guard origin == AndroidAuthorizationList.originGenerated else {
-                throw AttestationContext.failure(identifier,
+                throw AttestationContext.failure(
+                    identifier,
                     "\(name) origin is \(origin), not KM_ORIGIN_GENERATED (0): the key was not generated in the keystore")
             }
             originFound = true
@@ -113,7 +118,8 @@ struct AndroidKeyAttestation: AttestationFormat {
     static func requireSignOnly(_ purposes: [Int], in list: String) throws(WebAuthnError) {
         guard !purposes.isEmpty, purposes.allSatisfy({ $0 == AndroidAuthorizationList.purposeSign }) else {
             let stated = purposes.map(String.init).joined(separator: ", ")
-            throw AttestationContext.failure("android-key",
+            throw AttestationContext.failure(
+                "android-key",
                 "\(list) purpose is {\(stated)}, not exactly {KM_PURPOSE_SIGN (2)}")
         }
     }

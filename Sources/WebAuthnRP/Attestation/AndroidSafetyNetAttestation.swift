@@ -1,6 +1,6 @@
 import Foundation
-import WebAuthnCrypto
 import WebAuthnCoding
+import WebAuthnCrypto
 
 /// `android-safetynet` (W3C L3 §8.5): a SafetyNet attestation API response (a JWS
 /// signed by Google for the host name `attest.android.com`) whose nonce binds the
@@ -16,11 +16,15 @@ struct AndroidSafetyNetAttestation: AttestationFormat {
         // "Verify that attStmt is valid CBOR conforming to the syntax defined above and perform CBOR
         // decoding on it to extract the contained fields."
         guard statement.mapEntries != nil else { throw AttestationContext.failure(identifier, "attStmt is not a map") }
-        let ver = try AttestationContext.member(statement[textKey: "ver"], "ver", is: "a text string",
-                                                format: identifier) { $0.text }
+        let ver = try AttestationContext.member(
+            statement[textKey: "ver"], "ver", is: "a text string",
+            format: identifier
+        ) { $0.text }
         guard !ver.isEmpty else { throw AttestationContext.failure(identifier, "ver is an empty text string") }
-        let response = try AttestationContext.member(statement[textKey: "response"], "response", is: "a byte string",
-                                                     format: identifier) { $0.bytes }
+        let response = try AttestationContext.member(
+            statement[textKey: "response"], "response", is: "a byte string",
+            format: identifier
+        ) { $0.bytes }
 
         // "Verify that response is a valid SafetyNet response of version ver by following the steps
         // indicated by the SafetyNet online documentation." The response is a JWS whose header names
@@ -48,8 +52,9 @@ struct AndroidSafetyNetAttestation: AttestationFormat {
         } catch {
             throw AttestationContext.failure(identifier, "JWS signature: \(error)")
         }
-        try context.requireSignature(signature[...], over: jws.signingInput, key: leaf.publicKey,
-                                     algorithm: algorithm.cose, format: identifier, signer: "JWS (\(algName))")
+        try context.requireSignature(
+            signature[...], over: jws.signingInput, key: leaf.publicKey,
+            algorithm: algorithm.cose, format: identifier, signer: "JWS (\(algName))")
 
         let payloadValue: JSONValue
         do {
@@ -66,7 +71,8 @@ struct AndroidSafetyNetAttestation: AttestationFormat {
         let nonce = try jsonMember(payload["nonce"], "payload nonce", is: "a string") { $0.stringValue }
         let expectedNonce = StandardBase64.encode(Digest.sha256.hash(context.signedData))
         guard nonce == expectedNonce else {
-            throw AttestationContext.failure(identifier,
+            throw AttestationContext.failure(
+                identifier,
                 "payload nonce is not base64(SHA-256(authenticatorData || clientDataHash))")
         }
 
@@ -127,7 +133,8 @@ struct AndroidSafetyNetAttestation: AttestationFormat {
         let names = dnsNames.isEmpty ? [leaf.subject.commonName].compactMap { $0 } : dnsNames
         guard names.contains(where: { Self.hostnameEquals($0, Self.attestationHostname) }) else {
             let shown = names.isEmpty ? "no dNSName and no CN" : names.joined(separator: ", ")
-            throw AttestationContext.failure(identifier,
+            throw AttestationContext.failure(
+                identifier,
                 "the JWS signing certificate is not issued to \(Self.attestationHostname) (\(shown))")
         }
     }
@@ -139,8 +146,10 @@ struct AndroidSafetyNetAttestation: AttestationFormat {
 
     /// A required JSON member of the JWS header or payload: "missing" when absent, "not …" when
     /// of another type.
-    private func jsonMember<T>(_ value: JSONValue?, _ name: String, is kind: String,
-                               _ read: (JSONValue) -> T?) throws(WebAuthnError) -> T {
+    private func jsonMember<T>(
+        _ value: JSONValue?, _ name: String, is kind: String,
+        _ read: (JSONValue) -> T?
+    ) throws(WebAuthnError) -> T {
         guard let value else { throw AttestationContext.failure(identifier, "\(name) is missing") }
         guard let typed = read(value) else { throw AttestationContext.failure(identifier, "\(name) is not \(kind)") }
         return typed
@@ -155,11 +164,13 @@ struct AndroidSafetyNetAttestation: AttestationFormat {
         let age = context.verificationTime.timeIntervalSince(generated)
         let limit = context.policy.formats.safetyNetMaximumAge
         guard age <= limit else {
-            throw AttestationContext.failure(identifier,
+            throw AttestationContext.failure(
+                identifier,
                 "the SafetyNet response is \(Int(age.rounded(.down))) s old, more than the \(limit) s allowed")
         }
         guard -age <= limit else {
-            throw AttestationContext.failure(identifier,
+            throw AttestationContext.failure(
+                identifier,
                 "the SafetyNet response is dated \(Int((-age).rounded(.down))) s in the future, more than the \(limit) s allowed")
         }
     }

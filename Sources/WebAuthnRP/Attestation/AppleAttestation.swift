@@ -1,5 +1,6 @@
-import WebAuthnCrypto
 import WebAuthnCoding
+import WebAuthnCrypto
+
 /// `apple` (W3C L3 §8.8): Apple Anonymous Attestation. An Apple anonymization CA issues a
 /// certificate (`credCert`) for the credential public key and binds it to this ceremony with a
 /// nonce extension; there is no separate attestation signature.
@@ -27,7 +28,8 @@ package struct AppleAttestation: AttestationFormat {
         }
         let certifiedNonce = try Self.nonce(fromExtensionValue: ext.value, format: identifier)
         guard certifiedNonce.elementsEqual(nonce) else {
-            throw AttestationContext.failure(identifier,
+            throw AttestationContext.failure(
+                identifier,
                 "the nonce in credCert does not equal SHA-256(authenticatorData || clientDataHash)")
         }
 

@@ -101,8 +101,10 @@ extension AttestationContext {
     ///   - kind: the expected type in words (`a byte string`).
     ///   - format: the attestation format, for the message prefix.
     ///   - read: the typed accessor (`\.bytes`, `\.text`, …).
-    static func member<T>(_ item: CBORItem?, _ name: String, is kind: String, format: String,
-                          _ read: (CBORItem) -> T?) throws(WebAuthnError) -> T {
+    static func member<T>(
+        _ item: CBORItem?, _ name: String, is kind: String, format: String,
+        _ read: (CBORItem) -> T?
+    ) throws(WebAuthnError) -> T {
         guard let item else { throw failure(format, "\(name) is missing") }
         guard let value = read(item) else { throw failure(format, "\(name) is not \(kind)") }
         return value
@@ -114,8 +116,10 @@ extension AttestationContext {
     }
 
     /// Parses the `x5c` array of DER certificates (leaf first), through `cache` when given.
-    static func certificates(_ item: CBORItem?, format: String,
-                             cache certificateCache: CertificateCache?) throws(WebAuthnError) -> [Certificate] {
+    static func certificates(
+        _ item: CBORItem?, format: String,
+        cache certificateCache: CertificateCache?
+    ) throws(WebAuthnError) -> [Certificate] {
         let array = try Self.member(item, "x5c", is: "an array", format: format) { $0.array }
         guard !array.isEmpty else { throw Self.failure(format, "x5c is an empty array") }
         try Self.checkChainLength(array.count, "x5c", format: format)
@@ -137,9 +141,11 @@ extension AttestationContext {
     }
 
     /// Verifies `signature` over `data` with `key` and `algorithm`; false and errors become `attestation`.
-    func requireSignature(_ signature: ArraySlice<UInt8>, over data: [UInt8], key: PublicKey,
-                          algorithm: COSEAlgorithm, format: String, signer: String,
-                          options: COSEKeyOptions = .default) throws(WebAuthnError) {
+    func requireSignature(
+        _ signature: ArraySlice<UInt8>, over data: [UInt8], key: PublicKey,
+        algorithm: COSEAlgorithm, format: String, signer: String,
+        options: COSEKeyOptions = .default
+    ) throws(WebAuthnError) {
         let valid: Bool
         do {
             valid = try key.verify(signature: signature, over: data[...], algorithm: algorithm, options: options)

@@ -32,8 +32,10 @@ public struct AttestationResult: Sendable {
     public let metadataStale: Bool
 
     /// Builds the public result from a format's outcome, the trust verdict and what the trust source said.
-    init(format: String, outcome: AttestationOutcome, verdict: AttestationTrustEvaluator.Verdict,
-         authenticator: AuthenticatorTrust? = nil, providerName: String? = nil) {
+    init(
+        format: String, outcome: AttestationOutcome, verdict: AttestationTrustEvaluator.Verdict,
+        authenticator: AuthenticatorTrust? = nil, providerName: String? = nil
+    ) {
         self.format = format
         self.type = outcome.type
         self.trusted = verdict.trusted
@@ -66,8 +68,10 @@ enum AttestationTrustEvaluator {
     /// authenticator's anchors (it may refuse the authenticator, category `metadata`), then
     /// judges the trust path against them.
     /// - Throws: ``WebAuthnError`` from the trust source.
-    static func assess(_ outcome: AttestationOutcome, format: String, aaguid: AAGUID, policy: AttestationPolicy,
-                       at time: Date) throws(WebAuthnError) -> (Verdict, AuthenticatorTrust) {
+    static func assess(
+        _ outcome: AttestationOutcome, format: String, aaguid: AAGUID, policy: AttestationPolicy,
+        at time: Date
+    ) throws(WebAuthnError) -> (Verdict, AuthenticatorTrust) {
         let path = outcome.components.isEmpty ? outcome.trustPath : outcome.components.flatMap(\.outcome.trustPath)
         let authenticator = AttestedAuthenticator(aaguid: aaguid, format: format, type: outcome.type, trustPath: path)
         let trust = try policy.requirement.source.trust(for: authenticator, at: time)
@@ -81,8 +85,10 @@ enum AttestationTrustEvaluator {
     /// least one must claim one. Self and none components make no claim to judge: they neither
     /// block nor give trust, as the compound's reported type is the first chained component's
     /// (``CompoundAttestation/reportedType(of:)``). Under `.any` one trusted component suffices.
-    static func evaluate(_ outcome: AttestationOutcome, anchors: [Certificate],
-                         compoundRequirement: AttestationFormatOptions.CompoundRequirement, at time: Date) -> Verdict {
+    static func evaluate(
+        _ outcome: AttestationOutcome, anchors: [Certificate],
+        compoundRequirement: AttestationFormatOptions.CompoundRequirement, at time: Date
+    ) -> Verdict {
         if !outcome.components.isEmpty {
             let verdicts = outcome.components.map {
                 evaluate($0.outcome, anchors: anchors, compoundRequirement: compoundRequirement, at: time)
@@ -93,8 +99,9 @@ enum AttestationTrustEvaluator {
             }.map(\.1)
             let ok = compoundRequirement == .all ? !chained.isEmpty && chained.allSatisfy(\.trusted) : !trustedOnes.isEmpty
             let judged = compoundRequirement == .all && !chained.isEmpty ? chained : verdicts
-            return Verdict(trusted: ok, anchor: trustedOnes.first?.anchor,
-                           reason: ok ? nil : judged.compactMap(\.reason).joined(separator: "; "), components: verdicts)
+            return Verdict(
+                trusted: ok, anchor: trustedOnes.first?.anchor,
+                reason: ok ? nil : judged.compactMap(\.reason).joined(separator: "; "), components: verdicts)
         }
         switch outcome.type {
         case .none: return Verdict(trusted: false, anchor: nil, reason: "no attestation (fmt none)")
@@ -108,8 +115,9 @@ enum AttestationTrustEvaluator {
             return Verdict(trusted: false, anchor: nil, reason: "the policy has no trust anchors for this authenticator")
         }
         do {
-            let chain = try CertificateChain.verify(leaf: leaf, intermediates: Array(outcome.trustPath.dropFirst()),
-                                                    trustAnchors: anchors, at: time)
+            let chain = try CertificateChain.verify(
+                leaf: leaf, intermediates: Array(outcome.trustPath.dropFirst()),
+                trustAnchors: anchors, at: time)
             return Verdict(trusted: true, anchor: chain.anchor, reason: nil)
         } catch {
             return Verdict(trusted: false, anchor: nil, reason: "\(error)")

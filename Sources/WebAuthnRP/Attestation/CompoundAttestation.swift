@@ -1,4 +1,5 @@
 import WebAuthnCoding
+
 /// `compound` (W3C L3 §8.9): several self-contained attestation statements about the same
 /// credential, carried in one attestation object and sharing its authenticator data and
 /// client data hash.
@@ -49,13 +50,16 @@ struct CompoundAttestation: AttestationFormat {
             guard let entries = item.mapEntries else {
                 throw AttestationContext.failure(identifier, "attStmt[\(index)] is not a map")
             }
-            let fmt = try AttestationContext.member(item[textKey: "fmt"], "attStmt[\(index)].fmt", is: "a text string",
-                                                    format: identifier) { $0.text }
+            let fmt = try AttestationContext.member(
+                item[textKey: "fmt"], "attStmt[\(index)].fmt", is: "a text string",
+                format: identifier
+            ) { $0.text }
             guard let attStmt = item[textKey: "attStmt"] else {
                 throw AttestationContext.failure(identifier, "attStmt[\(index)].attStmt is missing")
             }
             guard entries.count == 2 else {
-                throw AttestationContext.failure(identifier,
+                throw AttestationContext.failure(
+                    identifier,
                     "attStmt[\(index)] has \(entries.count) members; only fmt and attStmt are allowed")
             }
             guard fmt != identifier else {
@@ -83,13 +87,15 @@ struct CompoundAttestation: AttestationFormat {
         switch context.policy.formats.compoundRequirement {
         case .all:
             guard failures.isEmpty else {
-                throw AttestationContext.failure(identifier,
+                throw AttestationContext.failure(
+                    identifier,
                     "every sub-statement must verify, but \(failures.count) of \(statements.count) did not: "
-                    + failures.joined(separator: "; "))
+                        + failures.joined(separator: "; "))
             }
         case .any:
             guard !verified.isEmpty else {
-                throw AttestationContext.failure(identifier,
+                throw AttestationContext.failure(
+                    identifier,
                     "no sub-statement verified: " + failures.joined(separator: "; "))
             }
         }
@@ -97,19 +103,22 @@ struct CompoundAttestation: AttestationFormat {
     }
 
     /// Runs one sub-statement through its own format's verification procedure.
-    private func verifyComponent(fmt: String, attStmt: CBORItem,
-                                 context: AttestationContext) throws(WebAuthnError) -> AttestationOutcome {
+    private func verifyComponent(
+        fmt: String, attStmt: CBORItem,
+        context: AttestationContext
+    ) throws(WebAuthnError) -> AttestationOutcome {
         if let allowed = context.policy.allowedFormats, !allowed.contains(fmt) {
             throw AttestationContext.failure(fmt, "format is not allowed by policy")
         }
         guard let format = context.formats.format(fmt) else {
             throw AttestationContext.failure(fmt, "unsupported attestation format")
         }
-        let subContext = AttestationContext(statement: attStmt, authenticatorData: context.authenticatorData,
-                                            clientDataHash: context.clientDataHash, credentialKey: context.credentialKey,
-                                            attestedCredential: context.attestedCredential, policy: context.policy,
-                                            verificationTime: context.verificationTime, formats: context.formats,
-                                            certificateCache: context.certificateCache)
+        let subContext = AttestationContext(
+            statement: attStmt, authenticatorData: context.authenticatorData,
+            clientDataHash: context.clientDataHash, credentialKey: context.credentialKey,
+            attestedCredential: context.attestedCredential, policy: context.policy,
+            verificationTime: context.verificationTime, formats: context.formats,
+            certificateCache: context.certificateCache)
         return try format.verify(subContext)
     }
 

@@ -1,5 +1,6 @@
-import WebAuthnCrypto
 import WebAuthnCoding
+import WebAuthnCrypto
+
 /// `fido-u2f` (W3C L3 §8.6): attestation from FIDO U2F authenticators.
 struct FIDOU2FAttestation: AttestationFormat {
     let identifier = "fido-u2f"
@@ -17,7 +18,8 @@ struct FIDOU2FAttestation: AttestationFormat {
         // is not an Elliptic Curve (EC) public key over the P-256 curve, terminate this algorithm and
         // return an appropriate error."
         guard let certPoint = attCert.publicKey.ecCoordinates, certPoint.x.count == 32, certPoint.y.count == 32,
-              attCert.publicKey.curve == .p256 else {
+            attCert.publicKey.curve == .p256
+        else {
             throw AttestationContext.failure(identifier, "attestation certificate key is \(attCert.publicKey.keyKind), not EC P-256")
         }
         // "Extract the claimed rpIdHash from authenticatorData, and the claimed credentialId and
@@ -25,7 +27,8 @@ struct FIDOU2FAttestation: AttestationFormat {
         // "Convert the COSE_KEY formatted credentialPublicKey to Raw ANSI X9.62 public key format":
         // x and y must each be 32 bytes (checked when the COSE key was built for P-256).
         guard context.credentialKey.keyType == .ec2, context.credentialKey.curve == .p256,
-              let point = context.credentialKey.ec2Coordinates, point.x.count == 32, point.y.count == 32 else {
+            let point = context.credentialKey.ec2Coordinates, point.x.count == 32, point.y.count == 32
+        else {
             throw AttestationContext.failure(identifier, "the credential key is not an EC2 P-256 key")
         }
         // "Let verificationData be the concatenation of (0x00 || rpIdHash || clientDataHash ||
@@ -37,8 +40,9 @@ struct FIDOU2FAttestation: AttestationFormat {
         verificationData += [0x04] + point.x + point.y
         // "Verify the sig using verificationData and the certificate public key per section 4.1.4 of
         // [SEC1] with SHA-256 as the hash function used in step two."
-        try context.requireSignature(sig, over: verificationData, key: attCert.publicKey, algorithm: .es256,
-                                     format: identifier, signer: "attestation certificate")
+        try context.requireSignature(
+            sig, over: verificationData, key: attCert.publicKey, algorithm: .es256,
+            format: identifier, signer: "attestation certificate")
         // "Optionally, inspect x5c ... to determine whether attStmt conveys a Basic or AttCA attestation."
         return AttestationOutcome(type: .basic, trustPath: chain)
     }

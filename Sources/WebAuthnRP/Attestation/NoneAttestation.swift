@@ -1,4 +1,5 @@
 import WebAuthnCoding
+
 /// `none` (W3C L3 §8.7): the authenticator or client gave no attestation.
 struct NoneAttestation: AttestationFormat {
     let identifier = "none"

@@ -1,5 +1,6 @@
-import WebAuthnCrypto
 import WebAuthnCoding
+import WebAuthnCrypto
+
 /// `packed` (W3C L3 §8.2): a WebAuthn-optimized format, either with an attestation
 /// certificate chain (`x5c`) or self attestation.
 package struct PackedAttestation: AttestationFormat {
@@ -19,11 +20,13 @@ package struct PackedAttestation: AttestationFormat {
             guard let attestnCert = chain.first else { throw AttestationContext.failure(identifier, "x5c is empty") }
             // "Verify that sig is a valid signature over the concatenation of authenticatorData and
             // clientDataHash using the attestation public key in attestnCert with the algorithm specified in alg."
-            try context.requireSignature(sig, over: context.signedData, key: attestnCert.publicKey, algorithm: alg,
-                                         format: identifier, signer: "attestation certificate")
+            try context.requireSignature(
+                sig, over: context.signedData, key: attestnCert.publicKey, algorithm: alg,
+                format: identifier, signer: "attestation certificate")
             // "Verify that attestnCert meets the requirements in § 8.2.1."
-            try Self.checkCertificateRequirements(attestnCert, aaguid: context.attestedCredential.aaguid,
-                                                  format: identifier)
+            try Self.checkCertificateRequirements(
+                attestnCert, aaguid: context.attestedCredential.aaguid,
+                format: identifier)
             // "Optionally, inspect x5c ... to determine whether attStmt conveys a Basic or AttCA
             // attestation." Without metadata the two are indistinguishable; report Basic.
             return AttestationOutcome(type: .basic, trustPath: chain)
@@ -32,7 +35,8 @@ package struct PackedAttestation: AttestationFormat {
         // "If x5c is not present, self attestation is in use."
         // "Validate that alg matches the algorithm of the credentialPublicKey in authenticatorData."
         guard alg == context.credentialKey.algorithm else {
-            throw AttestationContext.failure(identifier,
+            throw AttestationContext.failure(
+                identifier,
                 "self attestation alg \(alg) differs from the credential key's \(context.credentialKey.algorithm)")
         }
         // "Verify that sig is a valid signature over the concatenation of authenticatorData and
@@ -57,14 +61,16 @@ package struct PackedAttestation: AttestationFormat {
         // authenticator vendor, Subject-OU literal string “Authenticator Attestation”, Subject-CN."
         let subject = cert.subject
         guard let country = subject.country, country.utf8.count == 2,
-              country.utf8.allSatisfy({ (0x41...0x5a).contains($0) || (0x61...0x7a).contains($0) }) else {
+            country.utf8.allSatisfy({ (0x41...0x5a).contains($0) || (0x61...0x7a).contains($0) })
+        else {
             throw AttestationContext.failure(format, "attestation certificate subject lacks a two-letter C")
         }
         guard let organization = subject.organization, !organization.isEmpty else {
             throw AttestationContext.failure(format, "attestation certificate subject lacks O")
         }
         guard subject.organizationalUnit == "Authenticator Attestation" else {
-            throw AttestationContext.failure(format,
+            throw AttestationContext.failure(
+                format,
                 "attestation certificate subject OU is \(subject.organizationalUnit ?? "absent"), not \"Authenticator Attestation\"")
         }
         guard let commonName = subject.commonName, !commonName.isEmpty else {

@@ -20,9 +20,11 @@ package enum AttestationStatementCheck {
     /// - Returns: the attestation result, trust judged against the anchors of `policy.requirement`.
     /// - Throws: ``WebAuthnError``: `malformed` for authenticator data without a usable credential
     ///   key or a certificate that does not parse, `attestation` for a statement that does not verify.
-    package static func verify(format: String, statement: CBORItem, authenticatorData: AuthenticatorData,
-                               clientDataHash: [UInt8], policy: AttestationPolicy,
-                               at time: Date) throws(WebAuthnError) -> AttestationResult {
+    package static func verify(
+        format: String, statement: CBORItem, authenticatorData: AuthenticatorData,
+        clientDataHash: [UInt8], policy: AttestationPolicy,
+        at time: Date
+    ) throws(WebAuthnError) -> AttestationResult {
         guard let attested = authenticatorData.attestedCredentialData else {
             throw WebAuthnError(.malformed, "authenticator data has no attested credential data")
         }
@@ -36,13 +38,15 @@ package enum AttestationStatementCheck {
         guard let verifier = formats.format(format) else {
             throw WebAuthnError(.attestation, "unsupported attestation format \"\(format)\"")
         }
-        let context = AttestationContext(statement: statement, authenticatorData: authenticatorData,
-                                         clientDataHash: clientDataHash, credentialKey: key,
-                                         attestedCredential: attested, policy: policy,
-                                         verificationTime: time, formats: formats)
+        let context = AttestationContext(
+            statement: statement, authenticatorData: authenticatorData,
+            clientDataHash: clientDataHash, credentialKey: key,
+            attestedCredential: attested, policy: policy,
+            verificationTime: time, formats: formats)
         let outcome = try verifier.verify(context)
-        let (verdict, trust) = try AttestationTrustEvaluator.assess(outcome, format: format, aaguid: attested.aaguid,
-                                                                    policy: policy, at: time)
+        let (verdict, trust) = try AttestationTrustEvaluator.assess(
+            outcome, format: format, aaguid: attested.aaguid,
+            policy: policy, at: time)
         return AttestationResult(format: format, outcome: outcome, verdict: verdict, authenticator: trust)
     }
 }

@@ -1,6 +1,7 @@
-package import WebAuthnCrypto
-import WebAuthnCoding
 public import Foundation
+import WebAuthnCoding
+package import WebAuthnCrypto
+
 /// An authentication response with its binary members decoded: from the JSON the browser
 /// posted or the body a native app wrote (``init(jsonData:)``, or `Decodable` inside a larger
 /// body), or built directly from what `ASAuthorizationPlatformPublicKeyCredentialAssertion`
@@ -27,32 +28,36 @@ public struct AuthenticationResponse: Sendable {
     public var clientDataJSON: [UInt8] {
         get { Array(members.clientDataJSON) }
         set {
-            members = AssertionMembers(clientDataJSON: newValue[...], authenticatorData: members.authenticatorData,
-                                       signature: members.signature, userHandle: members.userHandle)
+            members = AssertionMembers(
+                clientDataJSON: newValue[...], authenticatorData: members.authenticatorData,
+                signature: members.signature, userHandle: members.userHandle)
         }
     }
     /// `response.authenticatorData`, exactly as received.
     public var authenticatorData: [UInt8] {
         get { Array(members.authenticatorData) }
         set {
-            members = AssertionMembers(clientDataJSON: members.clientDataJSON, authenticatorData: newValue[...],
-                                       signature: members.signature, userHandle: members.userHandle)
+            members = AssertionMembers(
+                clientDataJSON: members.clientDataJSON, authenticatorData: newValue[...],
+                signature: members.signature, userHandle: members.userHandle)
         }
     }
     /// `response.signature`.
     public var signature: [UInt8] {
         get { Array(members.signature) }
         set {
-            members = AssertionMembers(clientDataJSON: members.clientDataJSON, authenticatorData: members.authenticatorData,
-                                       signature: newValue[...], userHandle: members.userHandle)
+            members = AssertionMembers(
+                clientDataJSON: members.clientDataJSON, authenticatorData: members.authenticatorData,
+                signature: newValue[...], userHandle: members.userHandle)
         }
     }
     /// `response.userHandle` (nil when absent, null or empty).
     public var userHandle: [UInt8]? {
         get { members.userHandle.map { Array($0) } }
         set {
-            members = AssertionMembers(clientDataJSON: members.clientDataJSON, authenticatorData: members.authenticatorData,
-                                       signature: members.signature, userHandle: newValue?[...])
+            members = AssertionMembers(
+                clientDataJSON: members.clientDataJSON, authenticatorData: members.authenticatorData,
+                signature: members.signature, userHandle: newValue?[...])
         }
     }
     /// `clientExtensionResults`, as the client sent it.
@@ -69,20 +74,26 @@ public struct AuthenticationResponse: Sendable {
     ///   - signature: assertion signature.
     ///   - userHandle: user handle, if the authenticator returned one (`userID`).
     ///   - clientExtensionResults: the client extension outputs.
-    public init(id: String? = nil, rawId: [UInt8], type: String = "public-key", clientDataJSON: [UInt8],
-                authenticatorData: [UInt8], signature: [UInt8], userHandle: [UInt8]?,
-                clientExtensionResults: [String: JSONValue] = [:]) {
-        self.init(idText: Array((id ?? Base64URL.encode(rawId)).utf8)[...], rawId: rawId, type: type,
-                  members: AssertionMembers(clientDataJSON: clientDataJSON[...], authenticatorData: authenticatorData[...],
-                                            signature: signature[...],
-                                            userHandle: (userHandle?.isEmpty ?? true) ? nil : userHandle?[...]),
-                  clientExtensionResults: clientExtensionResults)
+    public init(
+        id: String? = nil, rawId: [UInt8], type: String = "public-key", clientDataJSON: [UInt8],
+        authenticatorData: [UInt8], signature: [UInt8], userHandle: [UInt8]?,
+        clientExtensionResults: [String: JSONValue] = [:]
+    ) {
+        self.init(
+            idText: Array((id ?? Base64URL.encode(rawId)).utf8)[...], rawId: rawId, type: type,
+            members: AssertionMembers(
+                clientDataJSON: clientDataJSON[...], authenticatorData: authenticatorData[...],
+                signature: signature[...],
+                userHandle: (userHandle?.isEmpty ?? true) ? nil : userHandle?[...]),
+            clientExtensionResults: clientExtensionResults)
     }
 
     /// A response whose binary members are already in one buffer (the plain-JSON decoder's),
     /// and whose `id` is given as its UTF-8.
-    init(idText: ArraySlice<UInt8>, rawId: [UInt8], type: String, members: AssertionMembers,
-         clientExtensionResults: [String: JSONValue]) {
+    init(
+        idText: ArraySlice<UInt8>, rawId: [UInt8], type: String, members: AssertionMembers,
+        clientExtensionResults: [String: JSONValue]
+    ) {
         self.idText = idText
         self.rawId = rawId
         self.type = type
@@ -105,12 +116,15 @@ struct AssertionMembers: Sendable {
     private let userHandleRange: Range<Int>?
 
     /// Members already decoded into `storage`; nil when a range is not within it.
-    init?(storage: [UInt8], clientDataJSON: Range<Int>, authenticatorData: Range<Int>, signature: Range<Int>,
-          userHandle: Range<Int>?) {
+    init?(
+        storage: [UInt8], clientDataJSON: Range<Int>, authenticatorData: Range<Int>, signature: Range<Int>,
+        userHandle: Range<Int>?
+    ) {
         let count = storage.count
         func within(_ range: Range<Int>) -> Bool { range.lowerBound >= 0 && range.upperBound <= count }
         guard within(clientDataJSON), within(authenticatorData), within(signature),
-              userHandle.map(within) ?? true else { return nil }
+            userHandle.map(within) ?? true
+        else { return nil }
         self.storage = storage
         clientDataJSONRange = clientDataJSON
         authenticatorDataRange = authenticatorData
@@ -119,8 +133,10 @@ struct AssertionMembers: Sendable {
     }
 
     /// The members copied, one after another, into one new buffer.
-    init(clientDataJSON: ArraySlice<UInt8>, authenticatorData: ArraySlice<UInt8>, signature: ArraySlice<UInt8>,
-         userHandle: ArraySlice<UInt8>?) {
+    init(
+        clientDataJSON: ArraySlice<UInt8>, authenticatorData: ArraySlice<UInt8>, signature: ArraySlice<UInt8>,
+        userHandle: ArraySlice<UInt8>?
+    ) {
         var storage: [UInt8] = []
         storage.reserveCapacity(clientDataJSON.count + authenticatorData.count + signature.count + (userHandle?.count ?? 0))
         storage.append(contentsOf: clientDataJSON)
@@ -173,11 +189,12 @@ extension AuthenticationResponse {
     /// The decoded form of an `AuthenticationResponseJSON`.
     /// - Parameter json: the decoded JSON.
     package init(json: AuthenticationResponseJSON) {
-        self.init(id: json.id, rawId: json.rawId.bytes, type: json.type.rawValue,
-                  clientDataJSON: json.response.clientDataJSON.bytes,
-                  authenticatorData: json.response.authenticatorData.bytes,
-                  signature: json.response.signature.bytes, userHandle: json.response.userHandle?.bytes,
-                  clientExtensionResults: json.clientExtensionResults)
+        self.init(
+            id: json.id, rawId: json.rawId.bytes, type: json.type.rawValue,
+            clientDataJSON: json.response.clientDataJSON.bytes,
+            authenticatorData: json.response.authenticatorData.bytes,
+            signature: json.response.signature.bytes, userHandle: json.response.userHandle?.bytes,
+            clientExtensionResults: json.clientExtensionResults)
     }
 }
 
@@ -187,12 +204,15 @@ extension AuthenticationResponse {
     /// response keeps the decoder's one buffer of binary members with their ranges.
     init?(plainJSON bytes: ArraySlice<UInt8>) {
         guard let plain = PlainResponseDecoding.assertion(bytes),
-              let members = AssertionMembers(storage: plain.decoded, clientDataJSON: plain.clientDataJSON,
-                                             authenticatorData: plain.authenticatorData, signature: plain.signature,
-                                             // An empty user handle is none, as the public initializer has it.
-                                             userHandle: plain.userHandle.flatMap { $0.isEmpty ? nil : $0 }) else { return nil }
-        self.init(idText: plain.id, rawId: plain.rawId, type: plain.type, members: members,
-                  clientExtensionResults: plain.extensions)
+            let members = AssertionMembers(
+                storage: plain.decoded, clientDataJSON: plain.clientDataJSON,
+                authenticatorData: plain.authenticatorData, signature: plain.signature,
+                // An empty user handle is none, as the public initializer has it.
+                userHandle: plain.userHandle.flatMap { $0.isEmpty ? nil : $0 })
+        else { return nil }
+        self.init(
+            idText: plain.id, rawId: plain.rawId, type: plain.type, members: members,
+            clientExtensionResults: plain.extensions)
     }
 }
 
@@ -213,11 +233,14 @@ extension AuthenticationResponse: Decodable {
         if let plain = AuthenticationResponse(plainJSON: bytes) {
             self = plain
         } else if let native = try NativeResponseBody.members(bytes, kind: .authentication) {
-            self.init(rawId: native.rawId, clientDataJSON: native.clientDataJSON, authenticatorData: native.authenticatorData,
-                      signature: native.signature, userHandle: native.userHandle)
+            self.init(
+                rawId: native.rawId, clientDataJSON: native.clientDataJSON, authenticatorData: native.authenticatorData,
+                signature: native.signature, userHandle: native.userHandle)
         } else {
-            self.init(json: try WebAuthnJSONCoding.decode(AuthenticationResponseJSON.self, from: jsonData,
-                                                                root: "AuthenticationResponseJSON"))
+            self.init(
+                json: try WebAuthnJSONCoding.decode(
+                    AuthenticationResponseJSON.self, from: jsonData,
+                    root: "AuthenticationResponseJSON"))
         }
     }
 

@@ -33,8 +33,10 @@ public struct AuthenticationVerifier: Sendable {
     ///   - now: the current time (challenge expiry).
     /// - Returns: the verified authentication; store its ``VerifiedAuthentication/updatedRecord``.
     /// - Throws: ``WebAuthnError``.
-    public func verify(_ response: AuthenticationResponse, issued: IssuedChallenge, record: CredentialRecord?,
-                       now: Date) throws(WebAuthnError) -> VerifiedAuthentication {
+    public func verify(
+        _ response: AuthenticationResponse, issued: IssuedChallenge, record: CredentialRecord?,
+        now: Date
+    ) throws(WebAuthnError) -> VerifiedAuthentication {
         var trace = CeremonyTrace(recording: false)
         return try verify(response, issued: issued, record: record, now: now, trace: &trace)
     }
@@ -50,9 +52,11 @@ public struct AuthenticationVerifier: Sendable {
     ///   - trace: receives every step.
     /// - Returns: the verified authentication with the updated record.
     /// - Throws: ``WebAuthnError``.
-    package func verify(_ response: AuthenticationResponse, issued: IssuedChallenge, record: consuming CredentialRecord?,
-                       now: Date, clientData parsed: CollectedClientData? = nil,
-                       trace: inout CeremonyTrace) throws(WebAuthnError) -> VerifiedAuthentication {
+    package func verify(
+        _ response: AuthenticationResponse, issued: IssuedChallenge, record: consuming CredentialRecord?,
+        now: Date, clientData parsed: CollectedClientData? = nil,
+        trace: inout CeremonyTrace
+    ) throws(WebAuthnError) -> VerifiedAuthentication {
         try trace.check("pending", "the challenge was issued for an authentication and has not expired") { () throws(WebAuthnError) in
             try CeremonyChecks.checkIssued(issued, kind: .authentication, now: now)
         }
@@ -115,16 +119,21 @@ public struct AuthenticationVerifier: Sendable {
         }
         // What the options asked of the extensions, read once for steps 15 and 20.
         let askedExtensions = RequestedExtensions(issued.extensions)
-        let usedAppID = try trace.check("§7.2 step 15", "rpIdHash is SHA-256 of the RP ID (of the AppID when appid was used)",
-                                        detail: issued.rpId) { () throws(WebAuthnError) in
-            try ExtensionChecks.checkAssertionRPIDHash(authData, clientOutputs: response.clientExtensionResults,
-                                                       asked: askedExtensions, issued: issued, relyingParty: relyingParty)
+        let usedAppID = try trace.check(
+            "§7.2 step 15", "rpIdHash is SHA-256 of the RP ID (of the AppID when appid was used)",
+            detail: issued.rpId
+        ) { () throws(WebAuthnError) in
+            try ExtensionChecks.checkAssertionRPIDHash(
+                authData, clientOutputs: response.clientExtensionResults,
+                asked: askedExtensions, issued: issued, relyingParty: relyingParty)
         }
         try trace.check("§7.2 step 16", "UP flag set") { () throws(WebAuthnError) in
             try CeremonyChecks.checkUserPresent(authData)
         }
-        try trace.check("§7.2 step 17", "UV flag set when user verification is required",
-                        detail: "userVerification \(issued.userVerification.rawValue)") { () throws(WebAuthnError) in
+        try trace.check(
+            "§7.2 step 17", "UV flag set when user verification is required",
+            detail: "userVerification \(issued.userVerification.rawValue)"
+        ) { () throws(WebAuthnError) in
             try CeremonyChecks.checkUserVerified(authData, requirement: issued.userVerification)
         }
         try trace.check("§7.2 step 18", "BS is not set without BE") { () throws(WebAuthnError) in
@@ -153,8 +162,9 @@ public struct AuthenticationVerifier: Sendable {
             let valid: Bool
             do {
                 // authData and hash are streamed to libcrypto as two parts, not joined into a copy.
-                valid = try key.verify(signature: response.members.signature, over: response.members.authenticatorData,
-                                       then: clientDataHash)
+                valid = try key.verify(
+                    signature: response.members.signature, over: response.members.authenticatorData,
+                    then: clientDataHash)
             } catch {
                 throw WebAuthnError(.signature, "the signature could not be checked: \(error)")
             }
@@ -166,12 +176,15 @@ public struct AuthenticationVerifier: Sendable {
         if authData.signCount == 0 && record.signCount == 0 {
             trace.skip("§7.2 step 23", "signCount increased", because: "both counters are zero")
         } else {
-            try trace.check("§7.2 step 23", "signCount increased",
-                            detail: "stored \(record.signCount), received \(authData.signCount)") { () throws(WebAuthnError) in
+            try trace.check(
+                "§7.2 step 23", "signCount increased",
+                detail: "stored \(record.signCount), received \(authData.signCount)"
+            ) { () throws(WebAuthnError) in
                 guard authData.signCount <= record.signCount else { return }
                 switch policy.counter {
                 case .reject:
-                    throw WebAuthnError(.signCount,
+                    throw WebAuthnError(
+                        .signCount,
                         "signCount \(authData.signCount) is not greater than the stored \(record.signCount): possible cloned authenticator")
                 case .acceptAndFlag:
                     counterRegressed = true
@@ -185,17 +198,21 @@ public struct AuthenticationVerifier: Sendable {
         updated.backupState = authData.flags.contains(.backupState)
         if authData.flags.contains(.userVerified) { updated.uvInitialized = true }
         updated.extensions = updated.extensions.updated(by: extensions)
-        trace.note("§7.2 step 25", "credential record updated",
-                   detail: "signCount \(updated.signCount), BS \(updated.backupState), uvInitialized \(updated.uvInitialized)")
-        return VerifiedAuthentication(updatedRecord: updated, authenticatorData: authData, clientData: clientData,
-                                      counterRegressed: counterRegressed, extensions: extensions)
+        trace.note(
+            "§7.2 step 25", "credential record updated",
+            detail: "signCount \(updated.signCount), BS \(updated.backupState), uvInitialized \(updated.uvInitialized)")
+        return VerifiedAuthentication(
+            updatedRecord: updated, authenticatorData: authData, clientData: clientData,
+            counterRegressed: counterRegressed, extensions: extensions)
     }
 
     /// §7.2 step 6: the identified user (or, for a discoverable login, the user handle)
     /// must own the credential record.
     /// The user handles are compared as slices of the response's buffer (no array made).
-    static func identify(response: AuthenticationResponse, issued: IssuedChallenge,
-                         record: CredentialRecord?) throws(WebAuthnError) {
+    static func identify(
+        response: AuthenticationResponse, issued: IssuedChallenge,
+        record: CredentialRecord?
+    ) throws(WebAuthnError) {
         guard let record else {
             throw WebAuthnError(.unknownCredential, "no credential record for \(response.id)")
         }

@@ -20,8 +20,10 @@ package enum CeremonyChecks {
         // Compared as Doubles: Date's `<=` is `!(b < a)`, which holds for a NaN date.
         let verifiedAt = now.timeIntervalSinceReferenceDate
         if let issuedAt = issued.issuedAt, !(verifiedAt >= issuedAt.timeIntervalSinceReferenceDate) {
-            throw WebAuthnError(.challenge, "the response is verified at \(describe(now)), before the challenge was issued at "
-                                + "\(describe(issuedAt)): the clock went back, so the challenge's age is unknown")
+            throw WebAuthnError(
+                .challenge,
+                "the response is verified at \(describe(now)), before the challenge was issued at "
+                    + "\(describe(issuedAt)): the clock went back, so the challenge's age is unknown")
         }
         guard verifiedAt <= issued.expiresAt.timeIntervalSinceReferenceDate else {
             throw WebAuthnError(.challenge, "the challenge expired at \(describe(issued.expiresAt))")
@@ -88,8 +90,10 @@ package enum CeremonyChecks {
 
     /// The RP ID the options named is nearly always the relying party's own, whose hash
     /// `RelyingParty` computed once; only a different RP ID is hashed here.
-    static func checkRPIDHash(_ authData: AuthenticatorData, rpId: String,
-                              relyingParty: RelyingParty) throws(WebAuthnError) {
+    static func checkRPIDHash(
+        _ authData: AuthenticatorData, rpId: String,
+        relyingParty: RelyingParty
+    ) throws(WebAuthnError) {
         let expected = rpId == relyingParty.id ? relyingParty.rpIdHash : Digest.sha256.hash(Array(rpId.utf8))
         guard ConstantTime.equals(authData.rpIdHash, expected) else {
             throw WebAuthnError(.rpIdHash, "rpIdHash is not SHA-256(\"\(rpId)\")")

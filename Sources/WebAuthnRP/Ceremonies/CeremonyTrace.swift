@@ -38,8 +38,10 @@ package struct CeremonyTrace: Sendable {
 
     /// Runs one step's check, recording whether it passed or failed. The error always
     /// names its step, recorded or not.
-    package mutating func check<T>(_ step: String, _ title: String, detail: @autoclosure () -> String? = nil,
-                           _ body: () throws(WebAuthnError) -> T) throws(WebAuthnError) -> T {
+    package mutating func check<T>(
+        _ step: String, _ title: String, detail: @autoclosure () -> String? = nil,
+        _ body: () throws(WebAuthnError) -> T
+    ) throws(WebAuthnError) -> T {
         do {
             let value = try body()
             if isRecording { steps.append(Step(step: step, title: title, outcome: .passed, detail: detail())) }
@@ -52,8 +54,10 @@ package struct CeremonyTrace: Sendable {
     }
 
     /// Fails a step with an error of `category`.
-    mutating func fail(_ step: String, _ title: String, _ category: WebAuthnError.Category,
-                       _ message: String) -> WebAuthnError {
+    mutating func fail(
+        _ step: String, _ title: String, _ category: WebAuthnError.Category,
+        _ message: String
+    ) -> WebAuthnError {
         let error = WebAuthnError(category, step: step, message)
         if isRecording { steps.append(Step(step: step, title: title, outcome: .failed(error), detail: nil)) }
         return error

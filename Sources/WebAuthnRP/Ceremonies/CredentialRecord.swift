@@ -55,13 +55,15 @@ public struct CredentialRecord: Sendable, Hashable, Codable {
     ///   - attestationObject: optional raw attestation object.
     ///   - registrationClientDataJSON: optional raw client data.
     ///   - extensions: what extension outputs said about the credential.
-    public init(id: [UInt8], publicKey: [UInt8], signCount: UInt32, userHandle: [UInt8]?,
-                uvInitialized: Bool = false, backupEligible: Bool = false, backupState: Bool = false,
-                transports: [String] = [], aaguid: String = "00000000-0000-0000-0000-000000000000",
-                attestationFormat: String = "none", attestationType: AttestationType = .none,
-                attestationTrusted: Bool = false, attestationObject: [UInt8]? = nil,
-                registrationClientDataJSON: [UInt8]? = nil,
-                extensions: CredentialExtensionProperties = CredentialExtensionProperties()) {
+    public init(
+        id: [UInt8], publicKey: [UInt8], signCount: UInt32, userHandle: [UInt8]?,
+        uvInitialized: Bool = false, backupEligible: Bool = false, backupState: Bool = false,
+        transports: [String] = [], aaguid: String = "00000000-0000-0000-0000-000000000000",
+        attestationFormat: String = "none", attestationType: AttestationType = .none,
+        attestationTrusted: Bool = false, attestationObject: [UInt8]? = nil,
+        registrationClientDataJSON: [UInt8]? = nil,
+        extensions: CredentialExtensionProperties = CredentialExtensionProperties()
+    ) {
         self.id = id
         self.publicKey = publicKey
         self.algorithm = Self.algorithm(of: publicKey)

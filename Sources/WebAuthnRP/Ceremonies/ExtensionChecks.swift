@@ -1,4 +1,5 @@
 import WebAuthnCoding
+
 /// Verifies extension outputs against their definitions and against what the relying party
 /// asked for (WebAuthn L3 §7.1 step 21 / §7.2 step 20, §9, §10; CTAP 2.2 §12): the outputs are
 /// read once, then each extension of ``ExtensionList`` checks its own. One entry point per
@@ -7,9 +8,11 @@ enum ExtensionChecks {
     // MARK: Registration
 
     /// §7.1 step 21: the registration's client and authenticator extension outputs.
-    static func verifyRegistration(clientOutputs json: [String: JSONValue], authData: AuthenticatorData,
-                                   issued: IssuedChallenge,
-                                   policy: ExtensionPolicy) throws(WebAuthnError) -> RegistrationExtensionResults {
+    static func verifyRegistration(
+        clientOutputs json: [String: JSONValue], authData: AuthenticatorData,
+        issued: IssuedChallenge,
+        policy: ExtensionPolicy
+    ) throws(WebAuthnError) -> RegistrationExtensionResults {
         if json.isEmpty, authData.extensions == nil, issued.extensions == nil { return RegistrationExtensionResults() }
         let asked = RequestedExtensions(issued.extensions)
         let client = try ClientExtensionOutputs(json: json)
@@ -30,9 +33,11 @@ enum ExtensionChecks {
     /// and the client reports `appid: true`, rpIdHash must be SHA-256 of the AppID
     /// (``AppIDExtension``); otherwise SHA-256 of the RP ID.
     /// - Returns: whether the AppID was used.
-    static func checkAssertionRPIDHash(_ authData: AuthenticatorData, clientOutputs json: [String: JSONValue],
-                                       asked: RequestedExtensions, issued: IssuedChallenge,
-                                       relyingParty: RelyingParty) throws(WebAuthnError) -> Bool {
+    static func checkAssertionRPIDHash(
+        _ authData: AuthenticatorData, clientOutputs json: [String: JSONValue],
+        asked: RequestedExtensions, issued: IssuedChallenge,
+        relyingParty: RelyingParty
+    ) throws(WebAuthnError) -> Bool {
         // A login with no client extension outputs cannot have used the AppID.
         guard !json.isEmpty, try AppIDExtension.checkUsedAppID(authData, clientOutputs: json, asked: asked) else {
             try CeremonyChecks.checkRPIDHash(authData, rpId: issued.rpId, relyingParty: relyingParty)
@@ -45,10 +50,12 @@ enum ExtensionChecks {
     /// - Parameters:
     ///   - asked: what the options asked, read once for the ceremony (step 15 read it first).
     ///   - context: the credential used and step 15's appid answer.
-    static func verifyAuthentication(clientOutputs json: [String: JSONValue], authData: AuthenticatorData,
-                                     issued: IssuedChallenge, asked: RequestedExtensions,
-                                     context: AuthenticationExtensionContext,
-                                     policy: ExtensionPolicy) throws(WebAuthnError) -> AuthenticationExtensionResults {
+    static func verifyAuthentication(
+        clientOutputs json: [String: JSONValue], authData: AuthenticatorData,
+        issued: IssuedChallenge, asked: RequestedExtensions,
+        context: AuthenticationExtensionContext,
+        policy: ExtensionPolicy
+    ) throws(WebAuthnError) -> AuthenticationExtensionResults {
         // The common login asks for nothing and gets nothing: no work beyond three checks.
         if json.isEmpty, authData.extensions == nil, issued.extensions == nil { return AuthenticationExtensionResults() }
         let client = try ClientExtensionOutputs(json: json)
@@ -58,22 +65,27 @@ enum ExtensionChecks {
         }
         var results = AuthenticationExtensionResults()
         for definition in ExtensionList.all {
-            try definition.checkAuthentication(client: client, authenticator: authenticator, asked: asked,
-                                               context: context, results: &results)
+            try definition.checkAuthentication(
+                client: client, authenticator: authenticator, asked: asked,
+                context: context, results: &results)
         }
         return results
     }
 
     // MARK: Shared
 
-    private static func authenticatorOutputs(_ authData: AuthenticatorData,
-                                             ceremony: CeremonyKind) throws(WebAuthnError) -> AuthenticatorExtensionOutputs {
+    private static func authenticatorOutputs(
+        _ authData: AuthenticatorData,
+        ceremony: CeremonyKind
+    ) throws(WebAuthnError) -> AuthenticatorExtensionOutputs {
         guard let map = authData.extensions else { return AuthenticatorExtensionOutputs() }
         return try AuthenticatorExtensionOutputs(map: map, ceremony: ceremony)
     }
 
-    private static func rejectUnsolicited(client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
-                                          asked: RequestedExtensions) throws(WebAuthnError) {
+    private static func rejectUnsolicited(
+        client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
+        asked: RequestedExtensions
+    ) throws(WebAuthnError) {
         for name in client.names where !asked.asked(client: name) {
             throw WebAuthnError(.extension, "client extension output \(name) was not asked for")
         }
@@ -97,16 +109,20 @@ extension ExtensionChecks {
 extension ExtensionChecks {
     /// §7.1 step 21 with its trace: one checked step for the outputs, then one line per
     /// verified result (what `webauthn-replay --explain` shows).
-    static func verifyRegistration(clientOutputs json: [String: JSONValue], authData: AuthenticatorData,
-                                   issued: IssuedChallenge, policy: ExtensionPolicy,
-                                   trace: inout CeremonyTrace) throws(WebAuthnError) -> RegistrationExtensionResults {
+    static func verifyRegistration(
+        clientOutputs json: [String: JSONValue], authData: AuthenticatorData,
+        issued: IssuedChallenge, policy: ExtensionPolicy,
+        trace: inout CeremonyTrace
+    ) throws(WebAuthnError) -> RegistrationExtensionResults {
         let step = "§7.1 step 21"
         if json.isEmpty, authData.extensions == nil, issued.extensions == nil {
             trace.note(step, "extension outputs: none asked for, none present")
             return RegistrationExtensionResults()
         }
-        let results = try trace.check(step, "extension outputs fit their definitions and what was asked",
-                                      detail: describe(issued: issued, clientOutputs: json, authData: authData)) { () throws(WebAuthnError) in
+        let results = try trace.check(
+            step, "extension outputs fit their definitions and what was asked",
+            detail: describe(issued: issued, clientOutputs: json, authData: authData)
+        ) { () throws(WebAuthnError) in
             try verifyRegistration(clientOutputs: json, authData: authData, issued: issued, policy: policy)
         }
         for (name, value) in results.traceItems { trace.note(step, "extension \(name)", detail: value) }
@@ -114,19 +130,24 @@ extension ExtensionChecks {
     }
 
     /// §7.2 step 20 with its trace (see the registration form).
-    static func verifyAuthentication(clientOutputs json: [String: JSONValue], authData: AuthenticatorData,
-                                     issued: IssuedChallenge, asked: RequestedExtensions, context: AuthenticationExtensionContext,
-                                     policy: ExtensionPolicy,
-                                     trace: inout CeremonyTrace) throws(WebAuthnError) -> AuthenticationExtensionResults {
+    static func verifyAuthentication(
+        clientOutputs json: [String: JSONValue], authData: AuthenticatorData,
+        issued: IssuedChallenge, asked: RequestedExtensions, context: AuthenticationExtensionContext,
+        policy: ExtensionPolicy,
+        trace: inout CeremonyTrace
+    ) throws(WebAuthnError) -> AuthenticationExtensionResults {
         let step = "§7.2 step 20"
         if json.isEmpty, authData.extensions == nil, issued.extensions == nil {
             trace.note(step, "extension outputs: none asked for, none present")
             return AuthenticationExtensionResults()
         }
-        let results = try trace.check(step, "extension outputs fit their definitions and what was asked",
-                                      detail: describe(issued: issued, clientOutputs: json, authData: authData)) { () throws(WebAuthnError) in
-            try verifyAuthentication(clientOutputs: json, authData: authData, issued: issued, asked: asked,
-                                     context: context, policy: policy)
+        let results = try trace.check(
+            step, "extension outputs fit their definitions and what was asked",
+            detail: describe(issued: issued, clientOutputs: json, authData: authData)
+        ) { () throws(WebAuthnError) in
+            try verifyAuthentication(
+                clientOutputs: json, authData: authData, issued: issued, asked: asked,
+                context: context, policy: policy)
         }
         for (name, value) in results.traceItems { trace.note(step, "extension \(name)", detail: value) }
         return results

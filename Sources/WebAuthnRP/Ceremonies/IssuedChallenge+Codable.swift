@@ -23,9 +23,10 @@ extension IssuedChallenge: Codable {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let version = try c.decode(Int.self, forKey: .version)
-        guard (1 ... Self.storageVersion).contains(version) else {
-            throw DecodingError.dataCorruptedError(forKey: .version, in: c,
-                                                   debugDescription: "issued challenge version \(version) is not one this library reads")
+        guard (1...Self.storageVersion).contains(version) else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .version, in: c,
+                debugDescription: "issued challenge version \(version) is not one this library reads")
         }
         func bytes(_ text: String, _ key: CodingKeys) throws -> [UInt8] {
             do { return try Base64URL.decode(text) } catch {
@@ -37,7 +38,9 @@ extension IssuedChallenge: Codable {
             kind: try c.decode(CeremonyKind.self, forKey: .kind),
             rpId: try c.decode(String.self, forKey: .rpId),
             userHandle: try c.decodeIfPresent(String.self, forKey: .userHandle).map { try bytes($0, .userHandle) },
-            allowCredentials: try (c.decodeIfPresent([String].self, forKey: .allowCredentials) ?? []).map { try bytes($0, .allowCredentials) },
+            allowCredentials: try (c.decodeIfPresent([String].self, forKey: .allowCredentials) ?? []).map {
+                try bytes($0, .allowCredentials)
+            },
             userVerification: try c.decodeIfPresent(UserVerificationRequirement.self, forKey: .userVerification) ?? .preferred,
             offeredAlgorithms: (try c.decodeIfPresent([Int].self, forKey: .offeredAlgorithms) ?? []).map(COSEAlgorithm.init(rawValue:)),
             conditionalCreate: try c.decodeIfPresent(Bool.self, forKey: .conditionalCreate) ?? false,

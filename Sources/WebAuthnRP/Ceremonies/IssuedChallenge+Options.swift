@@ -9,15 +9,18 @@ extension IssuedChallenge {
     ///   - issuedAt: when the challenge was issued (nil: not recorded).
     ///   - expiresAt: the last instant a response is accepted.
     ///   - conditional: whether the creation uses conditional mediation.
-    package init(creationOptions options: PublicKeyCredentialCreationOptionsJSON, relyingParty: RelyingParty,
-                issuedAt: Date? = nil, expiresAt: Date, conditional: Bool = false) {
-        self.init(challenge: options.challenge.bytes, kind: .registration, rpId: options.rp.id ?? relyingParty.id,
-                  userHandle: options.user.id.bytes, allowCredentials: [],
-                  userVerification: options.authenticatorSelection?.userVerification ?? .preferred,
-                  offeredAlgorithms: Self.clientAlgorithms(options.pubKeyCredParams),
-                  conditionalCreate: conditional, attestation: options.attestation, extensions: options.extensions,
-                  issuedAt: issuedAt,
-                  expiresAt: expiresAt)
+    package init(
+        creationOptions options: PublicKeyCredentialCreationOptionsJSON, relyingParty: RelyingParty,
+        issuedAt: Date? = nil, expiresAt: Date, conditional: Bool = false
+    ) {
+        self.init(
+            challenge: options.challenge.bytes, kind: .registration, rpId: options.rp.id ?? relyingParty.id,
+            userHandle: options.user.id.bytes, allowCredentials: [],
+            userVerification: options.authenticatorSelection?.userVerification ?? .preferred,
+            offeredAlgorithms: Self.clientAlgorithms(options.pubKeyCredParams),
+            conditionalCreate: conditional, attestation: options.attestation, extensions: options.extensions,
+            issuedAt: issuedAt,
+            expiresAt: expiresAt)
     }
 
     /// The algorithms a client may create a credential with for these `pubKeyCredParams`
@@ -38,11 +41,14 @@ extension IssuedChallenge {
     ///     step 6 then requires the credential to be that user's), or nil (discoverable login).
     ///   - issuedAt: when the challenge was issued (nil: not recorded).
     ///   - expiresAt: the last instant a response is accepted.
-    package init(requestOptions options: PublicKeyCredentialRequestOptionsJSON, relyingParty: RelyingParty,
-                userHandle: [UInt8]? = nil, issuedAt: Date? = nil, expiresAt: Date) {
-        self.init(challenge: options.challenge.bytes, kind: .authentication, rpId: options.rpId ?? relyingParty.id,
-                  userHandle: userHandle, allowCredentials: (options.allowCredentials ?? []).map(\.id.bytes),
-                  userVerification: options.userVerification ?? .preferred, extensions: options.extensions,
-                  issuedAt: issuedAt, expiresAt: expiresAt)
+    package init(
+        requestOptions options: PublicKeyCredentialRequestOptionsJSON, relyingParty: RelyingParty,
+        userHandle: [UInt8]? = nil, issuedAt: Date? = nil, expiresAt: Date
+    ) {
+        self.init(
+            challenge: options.challenge.bytes, kind: .authentication, rpId: options.rpId ?? relyingParty.id,
+            userHandle: userHandle, allowCredentials: (options.allowCredentials ?? []).map(\.id.bytes),
+            userVerification: options.userVerification ?? .preferred, extensions: options.extensions,
+            issuedAt: issuedAt, expiresAt: expiresAt)
     }
 }

@@ -55,11 +55,13 @@ public struct IssuedChallenge: Sendable, Hashable {
     ///   - extensions: the client extension inputs the options carried.
     ///   - issuedAt: when the challenge was issued (nil: not recorded, no clock check).
     ///   - expiresAt: the last instant a response is accepted.
-    public init(challenge: [UInt8], kind: CeremonyKind, rpId: String, userHandle: [UInt8]? = nil,
-                allowCredentials: [[UInt8]] = [], userVerification: UserVerificationRequirement = .preferred,
-                offeredAlgorithms: [COSEAlgorithm] = [], conditionalCreate: Bool = false,
-                attestation: AttestationConveyancePreference? = nil, extensions: [String: JSONValue]? = nil,
-                issuedAt: Date? = nil, expiresAt: Date) {
+    public init(
+        challenge: [UInt8], kind: CeremonyKind, rpId: String, userHandle: [UInt8]? = nil,
+        allowCredentials: [[UInt8]] = [], userVerification: UserVerificationRequirement = .preferred,
+        offeredAlgorithms: [COSEAlgorithm] = [], conditionalCreate: Bool = false,
+        attestation: AttestationConveyancePreference? = nil, extensions: [String: JSONValue]? = nil,
+        issuedAt: Date? = nil, expiresAt: Date
+    ) {
         self.challenge = challenge
         self.kind = kind
         self.rpId = rpId

@@ -43,9 +43,10 @@ extension MetadataTrust {
             try? AttestationContext.certificates($0.statement[textKey: "x5c"], format: $0.format, cache: nil)
         }
         let unchained = record.attestationType == .none || record.attestationType == .self
-        let authenticator = AttestedAuthenticator(aaguid: AAGUID(uuidString: record.aaguid) ?? AAGUID.zero,
-                                                  format: record.attestationFormat, type: record.attestationType,
-                                                  trustPath: kept ?? [])
+        let authenticator = AttestedAuthenticator(
+            aaguid: AAGUID(uuidString: record.aaguid) ?? AAGUID.zero,
+            format: record.attestationFormat, type: record.attestationType,
+            trustPath: kept ?? [])
         return (authenticator, unchained ? [] : kept.flatMap { $0.isEmpty ? nil : $0 })
     }
 }

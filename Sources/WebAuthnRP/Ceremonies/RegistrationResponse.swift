@@ -1,6 +1,7 @@
-package import WebAuthnCrypto
-import WebAuthnCoding
 public import Foundation
+import WebAuthnCoding
+package import WebAuthnCrypto
+
 /// A registration response with its binary members decoded: from the JSON the browser posted
 /// or the body a native app wrote (``init(jsonData:)``, or `Decodable` inside a larger body),
 /// or built directly from what `ASAuthorizationPlatformPublicKeyCredentialRegistration` gives
@@ -32,9 +33,11 @@ public struct RegistrationResponse: Sendable {
     ///   - attestationObject: attestation object bytes (`rawAttestationObject`).
     ///   - transports: reported transports.
     ///   - clientExtensionResults: the client extension outputs.
-    public init(id: String? = nil, rawId: [UInt8], type: String = "public-key", clientDataJSON: [UInt8],
-                attestationObject: [UInt8], transports: [String] = [],
-                clientExtensionResults: [String: JSONValue] = [:]) {
+    public init(
+        id: String? = nil, rawId: [UInt8], type: String = "public-key", clientDataJSON: [UInt8],
+        attestationObject: [UInt8], transports: [String] = [],
+        clientExtensionResults: [String: JSONValue] = [:]
+    ) {
         self.id = id ?? Base64URL.encode(rawId)
         self.rawId = rawId
         self.type = type
@@ -75,11 +78,12 @@ extension RegistrationResponse {
     /// The decoded form of a `RegistrationResponseJSON` (what `PublicKeyCredential.toJSON()` sent).
     /// - Parameter json: the decoded JSON.
     package init(json: RegistrationResponseJSON) {
-        self.init(id: json.id, rawId: json.rawId.bytes, type: json.type.rawValue,
-                  clientDataJSON: json.response.clientDataJSON.bytes,
-                  attestationObject: json.response.attestationObject.bytes,
-                  transports: (json.response.transports ?? []).map(\.rawValue),
-                  clientExtensionResults: json.clientExtensionResults)
+        self.init(
+            id: json.id, rawId: json.rawId.bytes, type: json.type.rawValue,
+            clientDataJSON: json.response.clientDataJSON.bytes,
+            attestationObject: json.response.attestationObject.bytes,
+            transports: (json.response.transports ?? []).map(\.rawValue),
+            clientExtensionResults: json.clientExtensionResults)
     }
 }
 
@@ -99,11 +103,14 @@ extension RegistrationResponse: Decodable {
         if let plain = PlainResponseDecoding.registration(bytes) {
             self.init(json: plain)
         } else if let native = try NativeResponseBody.members(bytes, kind: .registration) {
-            self.init(rawId: native.rawId, clientDataJSON: native.clientDataJSON, attestationObject: native.attestationObject,
-                      transports: native.transports)
+            self.init(
+                rawId: native.rawId, clientDataJSON: native.clientDataJSON, attestationObject: native.attestationObject,
+                transports: native.transports)
         } else {
-            self.init(json: try WebAuthnJSONCoding.decode(RegistrationResponseJSON.self, from: jsonData,
-                                                                  root: "RegistrationResponseJSON"))
+            self.init(
+                json: try WebAuthnJSONCoding.decode(
+                    RegistrationResponseJSON.self, from: jsonData,
+                    root: "RegistrationResponseJSON"))
         }
     }
 

@@ -36,8 +36,10 @@ public struct RegistrationVerifier: Sendable {
     ///   - keepAttestation: keep the raw attestation object and client data in the record.
     /// - Returns: the verified registration; store its ``VerifiedRegistration/record``.
     /// - Throws: ``WebAuthnError``.
-    public func verify(_ response: RegistrationResponse, issued: IssuedChallenge, now: Date,
-                       keepAttestation: Bool = false) throws(WebAuthnError) -> VerifiedRegistration {
+    public func verify(
+        _ response: RegistrationResponse, issued: IssuedChallenge, now: Date,
+        keepAttestation: Bool = false
+    ) throws(WebAuthnError) -> VerifiedRegistration {
         var trace = CeremonyTrace(recording: false)
         return try verify(response, issued: issued, now: now, keepAttestation: keepAttestation, trace: &trace)
     }
@@ -53,9 +55,11 @@ public struct RegistrationVerifier: Sendable {
     ///   - trace: receives every step.
     /// - Returns: the verified registration.
     /// - Throws: ``WebAuthnError``.
-    package func verify(_ response: RegistrationResponse, issued: IssuedChallenge, now: Date,
-                       keepAttestation: Bool = false, clientData parsed: CollectedClientData? = nil,
-                       trace: inout CeremonyTrace) throws(WebAuthnError) -> VerifiedRegistration {
+    package func verify(
+        _ response: RegistrationResponse, issued: IssuedChallenge, now: Date,
+        keepAttestation: Bool = false, clientData parsed: CollectedClientData? = nil,
+        trace: inout CeremonyTrace
+    ) throws(WebAuthnError) -> VerifiedRegistration {
         try trace.check("pending", "the challenge was issued for a registration and has not expired") { () throws(WebAuthnError) in
             try CeremonyChecks.checkIssued(issued, kind: .registration, now: now)
         }
@@ -68,8 +72,10 @@ public struct RegistrationVerifier: Sendable {
         // Step 28 stores response.getTransports() in the record, which goes back to clients in every
         // allowCredentials: the list is bounded (not a spec rule) and kept without repeats. Checked
         // with the response's shape, before any work.
-        let transports = try trace.check("§7.1 step 3", "response.getTransports(): at most 16 names of at most 32 bytes",
-                                         detail: response.transports.prefix(16).joined(separator: ", ")) { () throws(WebAuthnError) in
+        let transports = try trace.check(
+            "§7.1 step 3", "response.getTransports(): at most 16 names of at most 32 bytes",
+            detail: response.transports.prefix(16).joined(separator: ", ")
+        ) { () throws(WebAuthnError) in
             try Self.storableTransports(response.transports)
         }
         trace.note("§7.1 step 4", "client extension results collected")
@@ -101,11 +107,13 @@ public struct RegistrationVerifier: Sendable {
         let clientDataHash = Digest.sha256.hash(response.clientDataJSON)
         trace.note("§7.1 step 12", "hash = SHA-256(clientDataJSON)")
         // Step 13: CBOR-decode the attestation object into fmt, authData and attStmt.
-        let attestationObject = try trace.check("§7.1 step 13", "attestationObject decodes to fmt, authData, attStmt") { () throws(WebAuthnError) in
+        let attestationObject = try trace.check("§7.1 step 13", "attestationObject decodes to fmt, authData, attStmt") {
+            () throws(WebAuthnError) in
             try AttestationObject(bytes: response.attestationObject[...])
         }
         let authData = attestationObject.authenticatorData
-        let attested = try trace.check("§7.1 step 13", "authData carries attested credential data bound to the response id") { () throws(WebAuthnError) in
+        let attested = try trace.check("§7.1 step 13", "authData carries attested credential data bound to the response id") {
+            () throws(WebAuthnError) in
             guard authData.flags.contains(.attestedCredentialData), let attested = authData.attestedCredentialData else {
                 throw WebAuthnError(.malformed, "authData has no attested credential data (AT flag clear)")
             }
@@ -128,16 +136,20 @@ public struct RegistrationVerifier: Sendable {
                 try CeremonyChecks.checkUserPresent(authData)
             }
         }
-        try trace.check("§7.1 step 16", "UV flag set when user verification is required",
-                        detail: "userVerification \(issued.userVerification.rawValue)") { () throws(WebAuthnError) in
+        try trace.check(
+            "§7.1 step 16", "UV flag set when user verification is required",
+            detail: "userVerification \(issued.userVerification.rawValue)"
+        ) { () throws(WebAuthnError) in
             try CeremonyChecks.checkUserVerified(authData, requirement: issued.userVerification)
         }
         try trace.check("§7.1 step 17", "BS is not set without BE") { () throws(WebAuthnError) in
             try CeremonyChecks.checkBackupFlags(authData)
         }
-        trace.note("§7.1 steps 18-19", "BE and BS recorded for the caller's policy",
-                   detail: "BE \(authData.flags.contains(.backupEligible)) BS \(authData.flags.contains(.backupState))")
-        let credentialKey = try trace.check("§7.1 step 20", "the credential key's alg was offered and is accepted") { () throws(WebAuthnError) in
+        trace.note(
+            "§7.1 steps 18-19", "BE and BS recorded for the caller's policy",
+            detail: "BE \(authData.flags.contains(.backupEligible)) BS \(authData.flags.contains(.backupState))")
+        let credentialKey = try trace.check("§7.1 step 20", "the credential key's alg was offered and is accepted") {
+            () throws(WebAuthnError) in
             // The client creates credentials only with an offered algorithm (§5.1.3: ES256 and
             // RS256 when pubKeyCredParams was empty; nothing when every entry had an unknown type).
             let offered = issued.offeredAlgorithms
@@ -163,12 +175,15 @@ public struct RegistrationVerifier: Sendable {
         }
         // Step 21: "Verify that the values of the client extension outputs in clientExtensionResults and
         // the authenticator extension outputs in the extensions in authData are as expected."
-        let extensions = try ExtensionChecks.verifyRegistration(clientOutputs: response.clientExtensionResults, authData: authData,
-                                                                issued: issued, policy: policy.extensions, trace: &trace)
+        let extensions = try ExtensionChecks.verifyRegistration(
+            clientOutputs: response.clientExtensionResults, authData: authData,
+            issued: issued, policy: policy.extensions, trace: &trace)
         // Step 22: "Determine the attestation statement format by performing a USASCII case-sensitive
         // match on fmt against the set of supported WebAuthn Attestation Statement Format Identifier values."
-        let format = try trace.check("§7.1 step 22", "fmt is a supported attestation format",
-                                     detail: attestationObject.format) { () throws(WebAuthnError) -> any AttestationFormat in
+        let format = try trace.check(
+            "§7.1 step 22", "fmt is a supported attestation format",
+            detail: attestationObject.format
+        ) { () throws(WebAuthnError) -> any AttestationFormat in
             if let allowed = policy.attestation.allowedFormats, !allowed.contains(attestationObject.format) {
                 throw WebAuthnError(.attestation, "attestation format \"\(attestationObject.format)\" is not allowed by policy")
             }
@@ -178,37 +193,47 @@ public struct RegistrationVerifier: Sendable {
             return format
         }
         // Step 23: run the format's verification procedure over attStmt, authData and hash.
-        let context = AttestationContext(statement: attestationObject.statement, authenticatorData: authData,
-                                         clientDataHash: clientDataHash, credentialKey: credentialKey,
-                                         attestedCredential: attested, policy: policy.attestation,
-                                         verificationTime: now, formats: formats, certificateCache: cache?.certificates)
-        let outcome = try trace.check("§7.1 step 23", "attStmt is a valid \(attestationObject.format) statement") { () throws(WebAuthnError) in
+        let context = AttestationContext(
+            statement: attestationObject.statement, authenticatorData: authData,
+            clientDataHash: clientDataHash, credentialKey: credentialKey,
+            attestedCredential: attested, policy: policy.attestation,
+            verificationTime: now, formats: formats, certificateCache: cache?.certificates)
+        let outcome = try trace.check("§7.1 step 23", "attStmt is a valid \(attestationObject.format) statement") {
+            () throws(WebAuthnError) in
             try format.verify(context)
         }
         // Step 24: "Obtain a list of acceptable trust anchors … for that attestation type and attestation
         // statement format fmt, from a trusted source": the requirement's source (fixed roots, FIDO
         // metadata, or the caller's own), which may refuse the authenticator outright (`metadata`).
-        let (verdict, authenticatorTrust) = try trace.check("§7.1 step 24", "trust anchors for this authenticator",
-                                                            detail: attested.aaguid.uuidString) { () throws(WebAuthnError) in
-            try AttestationTrustEvaluator.assess(outcome, format: attestationObject.format, aaguid: attested.aaguid,
-                                                 policy: policy.attestation, at: now)
+        let (verdict, authenticatorTrust) = try trace.check(
+            "§7.1 step 24", "trust anchors for this authenticator",
+            detail: attested.aaguid.uuidString
+        ) { () throws(WebAuthnError) in
+            try AttestationTrustEvaluator.assess(
+                outcome, format: attestationObject.format, aaguid: attested.aaguid,
+                policy: policy.attestation, at: now)
         }
         // Step 25: assess the trust path against those anchors.
-        trace.note("§7.1 step 25", "attestation trust assessed",
-                   detail: verdict.trusted ? "trusted" : "untrusted: \(verdict.reason ?? "")")
+        trace.note(
+            "§7.1 step 25", "attestation trust assessed",
+            detail: verdict.trusted ? "trusted" : "untrusted: \(verdict.reason ?? "")")
         // Step 26: "Verify that the credentialId is ≤ 1023 bytes." AuthenticatorData refuses a longer id
         // while parsing (step 13, category malformed), so by here it always holds.
-        trace.note("§7.1 step 26", "credentialId is at most 1023 bytes",
-                   detail: "\(attested.credentialId.count) bytes; enforced by the authenticator data parser")
+        trace.note(
+            "§7.1 step 26", "credentialId is at most 1023 bytes",
+            detail: "\(attested.credentialId.count) bytes; enforced by the authenticator data parser")
         // Step 29 (checked before the registry's steps 27-28 so nothing is stored): an attestation that
         // verified but is not trustworthy fails the ceremony when the policy requires trust. The same
         // step reconciles the requested conveyance with what arrived: a `none` answering a `direct` or
         // `enterprise` request is refused only when the policy says so.
-        try trace.check("§7.1 step 29", "untrusted attestation rejected when trust is required",
-                        detail: "requested \(issued.attestation?.rawValue ?? "none"), received \(outcome.type.rawValue)") { () throws(WebAuthnError) in
+        try trace.check(
+            "§7.1 step 29", "untrusted attestation rejected when trust is required",
+            detail: "requested \(issued.attestation?.rawValue ?? "none"), received \(outcome.type.rawValue)"
+        ) { () throws(WebAuthnError) in
             let requested = issued.attestation ?? AttestationConveyancePreference.none
-            try policy.attestation.requirement.check(type: outcome.type, trusted: verdict.trusted,
-                                                     reason: verdict.reason, requested: requested)
+            try policy.attestation.requirement.check(
+                type: outcome.type, trusted: verdict.trusted,
+                reason: verdict.reason, requested: requested)
         }
         let record = CredentialRecord(
             id: Array(attested.credentialId), publicKey: credentialKey.cborBytes, signCount: authData.signCount,
@@ -220,11 +245,13 @@ public struct RegistrationVerifier: Sendable {
             attestationObject: keepAttestation ? response.attestationObject : nil,
             registrationClientDataJSON: keepAttestation ? response.clientDataJSON : nil,
             extensions: CredentialExtensionProperties(extensions))
-        let attestation = AttestationResult(format: attestationObject.format, outcome: outcome, verdict: verdict,
-                                            authenticator: authenticatorTrust,
-                                            providerName: policy.passkeyProviders.name(of: attested.aaguid))
-        return VerifiedRegistration(record: record, attestation: attestation, authenticatorData: authData,
-                                    clientData: clientData, credentialKey: credentialKey, extensions: extensions)
+        let attestation = AttestationResult(
+            format: attestationObject.format, outcome: outcome, verdict: verdict,
+            authenticator: authenticatorTrust,
+            providerName: policy.passkeyProviders.name(of: attested.aaguid))
+        return VerifiedRegistration(
+            record: record, attestation: attestation, authenticatorData: authData,
+            clientData: clientData, credentialKey: credentialKey, extensions: extensions)
     }
 }
 
@@ -239,14 +266,16 @@ extension RegistrationVerifier {
     /// over ``maximumTransportNameBytes`` bytes is `malformed`: the list is stored and sent back.
     static func storableTransports(_ names: [String]) throws(WebAuthnError) -> [String] {
         guard names.count <= maximumTransports else {
-            throw WebAuthnError(.malformed, step: "§7.1 step 3",
-                                "response.transports holds \(names.count) names, more than \(maximumTransports)")
+            throw WebAuthnError(
+                .malformed, step: "§7.1 step 3",
+                "response.transports holds \(names.count) names, more than \(maximumTransports)")
         }
         var kept: [String] = []
         for name in names {
             guard name.utf8.count <= maximumTransportNameBytes else {
-                throw WebAuthnError(.malformed, step: "§7.1 step 3",
-                                    "a transport name of \(name.utf8.count) bytes is longer than \(maximumTransportNameBytes)")
+                throw WebAuthnError(
+                    .malformed, step: "§7.1 step 3",
+                    "a transport name of \(name.utf8.count) bytes is longer than \(maximumTransportNameBytes)")
             }
             if !kept.contains(name) { kept.append(name) }
         }

@@ -13,8 +13,10 @@ struct AppIDExcludeExtension: WebAuthnExtension {
         name == "appidExclude" ? asked.appidExclude != nil : nil
     }
 
-    func checkRegistration(client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
-                           asked: RequestedExtensions, results: inout RegistrationExtensionResults) throws(WebAuthnError) {
+    func checkRegistration(
+        client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
+        asked: RequestedExtensions, results: inout RegistrationExtensionResults
+    ) throws(WebAuthnError) {
         if asked.appidExclude != nil { results.appidExclude = client.appidExclude }
     }
 

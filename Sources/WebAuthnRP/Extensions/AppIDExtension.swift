@@ -6,8 +6,10 @@ import WebAuthnCrypto
 /// changes §7.2 step 15 (which rpIdHash is expected), so its rule runs there; step 20 reports
 /// the answer step 15 read.
 struct AppIDExtension: WebAuthnExtension {
-    func addInput(_ inputs: AuthenticationExtensionInputs, allowCredentials: [[UInt8]],
-                  to json: inout [String: JSONValue]) throws(WebAuthnError) {
+    func addInput(
+        _ inputs: AuthenticationExtensionInputs, allowCredentials: [[UInt8]],
+        to json: inout [String: JSONValue]
+    ) throws(WebAuthnError) {
         guard let appid = inputs.appid else { return }
         try Self.checkAppID(appid, member: "appid")
         json["appid"] = .string(appid)
@@ -17,9 +19,11 @@ struct AppIDExtension: WebAuthnExtension {
         name == "appid" ? asked.appid != nil : nil
     }
 
-    func checkAuthentication(client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
-                             asked: RequestedExtensions, context: AuthenticationExtensionContext,
-                             results: inout AuthenticationExtensionResults) throws(WebAuthnError) {
+    func checkAuthentication(
+        client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
+        asked: RequestedExtensions, context: AuthenticationExtensionContext,
+        results: inout AuthenticationExtensionResults
+    ) throws(WebAuthnError) {
         // The rpIdHash rule was applied at step 15; here its answer is reported.
         if asked.appid != nil { results.appid = context.usedAppID }
     }
@@ -29,8 +33,10 @@ struct AppIDExtension: WebAuthnExtension {
     /// asked for is `extension`; an rpIdHash that is not the AppID's hash is `rpIdHash`. When
     /// the AppID was not used, the caller checks rpIdHash against the RP ID.
     /// - Returns: whether the AppID was used (and rpIdHash is its hash).
-    static func checkUsedAppID(_ authData: AuthenticatorData, clientOutputs json: [String: JSONValue],
-                               asked: RequestedExtensions) throws(WebAuthnError) -> Bool {
+    static func checkUsedAppID(
+        _ authData: AuthenticatorData, clientOutputs json: [String: JSONValue],
+        asked: RequestedExtensions
+    ) throws(WebAuthnError) -> Bool {
         var usedAppID = false
         if let value = json["appid"] {
             guard let used = value.boolValue else {
@@ -51,7 +57,8 @@ struct AppIDExtension: WebAuthnExtension {
     /// A FIDO AppID is an https URL with a host (FIDO AppID and Facet Specification §3.1.2).
     static func checkAppID(_ appid: String, member: String) throws(WebAuthnError) {
         guard appid.utf8.count <= 2048, let url = URL(string: appid), url.scheme == "https",
-              let host = url.host, !host.isEmpty else {
+            let host = url.host, !host.isEmpty
+        else {
             throw WebAuthnError(.extension, "\(member) \"\(appid)\" is not an https URL")
         }
     }

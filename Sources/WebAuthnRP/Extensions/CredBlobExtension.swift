@@ -12,8 +12,10 @@ struct CredBlobExtension: WebAuthnExtension {
         json["credBlob"] = .string(Base64URL.encode(credBlob))
     }
 
-    func addInput(_ inputs: AuthenticationExtensionInputs, allowCredentials: [[UInt8]],
-                  to json: inout [String: JSONValue]) throws(WebAuthnError) {
+    func addInput(
+        _ inputs: AuthenticationExtensionInputs, allowCredentials: [[UInt8]],
+        to json: inout [String: JSONValue]
+    ) throws(WebAuthnError) {
         if inputs.getCredBlob { json["getCredBlob"] = .bool(true) }
     }
 
@@ -29,14 +31,18 @@ struct CredBlobExtension: WebAuthnExtension {
         identifier == "credBlob" ? asked.credBlob || asked.getCredBlob : nil
     }
 
-    func checkRegistration(client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
-                           asked: RequestedExtensions, results: inout RegistrationExtensionResults) throws(WebAuthnError) {
+    func checkRegistration(
+        client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
+        asked: RequestedExtensions, results: inout RegistrationExtensionResults
+    ) throws(WebAuthnError) {
         results.credBlob = authenticator.credBlobStored ?? (asked.credBlob ? client.credBlob : nil)
     }
 
-    func checkAuthentication(client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
-                             asked: RequestedExtensions, context: AuthenticationExtensionContext,
-                             results: inout AuthenticationExtensionResults) throws(WebAuthnError) {
+    func checkAuthentication(
+        client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
+        asked: RequestedExtensions, context: AuthenticationExtensionContext,
+        results: inout AuthenticationExtensionResults
+    ) throws(WebAuthnError) {
         if asked.getCredBlob { results.credBlob = authenticator.credBlob ?? client.getCredBlob }
     }
 

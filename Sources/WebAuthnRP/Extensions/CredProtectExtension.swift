@@ -20,16 +20,19 @@ struct CredProtectExtension: WebAuthnExtension {
         identifier == "credProtect" ? asked.credProtectLevel != nil : nil
     }
 
-    func checkRegistration(client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
-                           asked: RequestedExtensions, results: inout RegistrationExtensionResults) throws(WebAuthnError) {
+    func checkRegistration(
+        client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
+        asked: RequestedExtensions, results: inout RegistrationExtensionResults
+    ) throws(WebAuthnError) {
         // The level applied; below the asked level is refused when the relying party enforced
         // its policy.
         if let level = authenticator.credProtect { results.credentialProtection = CredentialProtectionLevel(rawValue: level) }
         if let level = asked.credProtectLevel, level > 1, asked.enforceCredProtect {
             let applied = authenticator.credProtect ?? 1
             guard applied >= level else {
-                throw WebAuthnError(.extension,
-                                    "credProtect level \(applied) is below the enforced level \(level)")
+                throw WebAuthnError(
+                    .extension,
+                    "credProtect level \(applied) is below the enforced level \(level)")
             }
         }
     }

@@ -39,10 +39,12 @@ public struct RegistrationExtensionInputs: Sendable, Hashable {
     ///   - hmacCreateSecret: ask for an hmac-secret.
     ///   - credBlob: bytes to store with the credential.
     ///   - appidExclude: a legacy AppID to exclude.
-    public init(credProps: Bool = false, prf: PRFInputs? = nil, largeBlob: LargeBlobSupport? = nil,
-                credentialProtectionPolicy: CredentialProtectionPolicy? = nil,
-                enforceCredentialProtectionPolicy: Bool = false, minPinLength: Bool = false,
-                hmacCreateSecret: Bool = false, credBlob: [UInt8]? = nil, appidExclude: String? = nil) {
+    public init(
+        credProps: Bool = false, prf: PRFInputs? = nil, largeBlob: LargeBlobSupport? = nil,
+        credentialProtectionPolicy: CredentialProtectionPolicy? = nil,
+        enforceCredentialProtectionPolicy: Bool = false, minPinLength: Bool = false,
+        hmacCreateSecret: Bool = false, credBlob: [UInt8]? = nil, appidExclude: String? = nil
+    ) {
         self.credProps = credProps
         self.prf = prf
         self.largeBlob = largeBlob
@@ -81,8 +83,10 @@ public struct AuthenticationExtensionInputs: Sendable, Hashable {
     ///   - largeBlob: read or write a large blob.
     ///   - getCredBlob: ask for the credBlob.
     ///   - appid: a legacy AppID.
-    public init(prf: PRFInputs? = nil, largeBlob: LargeBlobOperation? = nil, getCredBlob: Bool = false,
-                appid: String? = nil) {
+    public init(
+        prf: PRFInputs? = nil, largeBlob: LargeBlobOperation? = nil, getCredBlob: Bool = false,
+        appid: String? = nil
+    ) {
         self.prf = prf
         self.largeBlob = largeBlob
         self.getCredBlob = getCredBlob

@@ -56,7 +56,8 @@ package struct ClientExtensionOutputs: Sendable, Equatable {
                         throw WebAuthnError(.extension, "prf.results has no first")
                     }
                     prf.first = try Self.bytes(first, "prf.results.first")
-                    prf.second = try values["second"].map { (v: JSONValue) throws(WebAuthnError) in try Self.bytes(v, "prf.results.second") }
+                    prf.second = try values["second"].map { (v: JSONValue) throws(WebAuthnError) in try Self.bytes(v, "prf.results.second")
+                    }
                 }
                 self.prf = prf
             case "largeBlob":
@@ -143,7 +144,8 @@ package struct AuthenticatorExtensionOutputs: Sendable, Equatable {
             throw WebAuthnError(.malformed, "authenticator data: extensions is not a CBOR map")
         }
         guard entries.count <= Self.maximumEntries else {
-            throw WebAuthnError(.malformed, "authenticator data: the extensions map has \(entries.count) entries; at most \(Self.maximumEntries) are read")
+            throw WebAuthnError(
+                .malformed, "authenticator data: the extensions map has \(entries.count) entries; at most \(Self.maximumEntries) are read")
         }
         for entry in entries {
             guard let identifier = entry.key.text else {

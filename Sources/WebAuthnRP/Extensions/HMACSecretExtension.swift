@@ -20,15 +20,19 @@ struct HMACSecretExtension: WebAuthnExtension {
             ? asked.prf || asked.hmacCreateSecret || asked.hmacGetSecret : nil
     }
 
-    func checkRegistration(client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
-                           asked: RequestedExtensions, results: inout RegistrationExtensionResults) throws(WebAuthnError) {
+    func checkRegistration(
+        client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
+        asked: RequestedExtensions, results: inout RegistrationExtensionResults
+    ) throws(WebAuthnError) {
         // The authenticator says whether it created the secret; hmacCreateSecret echoes it.
         results.hmacSecret = authenticator.hmacSecret ?? (asked.hmacCreateSecret ? client.hmacCreateSecret : nil)
     }
 
-    func checkAuthentication(client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
-                             asked: RequestedExtensions, context: AuthenticationExtensionContext,
-                             results: inout AuthenticationExtensionResults) throws(WebAuthnError) {
+    func checkAuthentication(
+        client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
+        asked: RequestedExtensions, context: AuthenticationExtensionContext,
+        results: inout AuthenticationExtensionResults
+    ) throws(WebAuthnError) {
         if authenticator.hmacSecretOutput != nil { results.hmacSecret = true }
     }
 

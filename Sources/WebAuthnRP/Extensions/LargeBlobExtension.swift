@@ -6,8 +6,10 @@ struct LargeBlobExtension: WebAuthnExtension {
         if let largeBlob = inputs.largeBlob { json["largeBlob"] = .object(["support": .string(largeBlob.rawValue)]) }
     }
 
-    func addInput(_ inputs: AuthenticationExtensionInputs, allowCredentials: [[UInt8]],
-                  to json: inout [String: JSONValue]) throws(WebAuthnError) {
+    func addInput(
+        _ inputs: AuthenticationExtensionInputs, allowCredentials: [[UInt8]],
+        to json: inout [String: JSONValue]
+    ) throws(WebAuthnError) {
         switch inputs.largeBlob {
         case nil: break
         case .read: json["largeBlob"] = .object(["read": .bool(true)])
@@ -29,8 +31,10 @@ struct LargeBlobExtension: WebAuthnExtension {
         identifier == "largeBlobKey" ? asked.largeBlob : nil
     }
 
-    func checkRegistration(client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
-                           asked: RequestedExtensions, results: inout RegistrationExtensionResults) throws(WebAuthnError) {
+    func checkRegistration(
+        client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
+        asked: RequestedExtensions, results: inout RegistrationExtensionResults
+    ) throws(WebAuthnError) {
         guard let largeBlob = client.largeBlob else { return }
         // At registration only `supported`; unasked, `supported` is reported.
         guard let support = asked.largeBlobSupport else {
@@ -48,9 +52,11 @@ struct LargeBlobExtension: WebAuthnExtension {
         results.largeBlob = LargeBlobResult(supported: largeBlob.supported, blob: nil, written: nil)
     }
 
-    func checkAuthentication(client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
-                             asked: RequestedExtensions, context: AuthenticationExtensionContext,
-                             results: inout AuthenticationExtensionResults) throws(WebAuthnError) {
+    func checkAuthentication(
+        client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
+        asked: RequestedExtensions, context: AuthenticationExtensionContext,
+        results: inout AuthenticationExtensionResults
+    ) throws(WebAuthnError) {
         guard asked.largeBlob, let largeBlob = client.largeBlob else { return }
         guard largeBlob.supported == nil else {
             throw WebAuthnError(.extension, "largeBlob.supported is not an authentication output")

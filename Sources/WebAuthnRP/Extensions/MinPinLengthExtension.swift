@@ -14,8 +14,10 @@ struct MinPinLengthExtension: WebAuthnExtension {
         identifier == "minPinLength" ? asked.minPinLength : nil
     }
 
-    func checkRegistration(client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
-                           asked: RequestedExtensions, results: inout RegistrationExtensionResults) throws(WebAuthnError) {
+    func checkRegistration(
+        client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
+        asked: RequestedExtensions, results: inout RegistrationExtensionResults
+    ) throws(WebAuthnError) {
         results.minPinLength = authenticator.minPinLength
     }
 

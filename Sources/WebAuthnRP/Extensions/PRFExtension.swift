@@ -15,8 +15,10 @@ struct PRFExtension: WebAuthnExtension {
         json["prf"] = prf.json
     }
 
-    func addInput(_ inputs: AuthenticationExtensionInputs, allowCredentials: [[UInt8]],
-                  to json: inout [String: JSONValue]) throws(WebAuthnError) {
+    func addInput(
+        _ inputs: AuthenticationExtensionInputs, allowCredentials: [[UInt8]],
+        to json: inout [String: JSONValue]
+    ) throws(WebAuthnError) {
         guard let prf = inputs.prf else { return }
         if !prf.evalByCredential.isEmpty {
             // L3 §10.1.4, authentication: evalByCredential needs allowCredentials, and each key
@@ -27,8 +29,9 @@ struct PRFExtension: WebAuthnExtension {
             // In id order, so that of several foreign ids the error names the same one every time.
             for id in prf.evalByCredential.keys.sorted(by: { $0.lexicographicallyPrecedes($1) })
             where id.isEmpty || !allowCredentials.contains(id) {
-                throw WebAuthnError(.extension,
-                                    "prf.evalByCredential names \(Base64URL.encode(id)), which is not in allowCredentials")
+                throw WebAuthnError(
+                    .extension,
+                    "prf.evalByCredential names \(Base64URL.encode(id)), which is not in allowCredentials")
             }
         }
         json["prf"] = prf.json
@@ -38,8 +41,10 @@ struct PRFExtension: WebAuthnExtension {
         name == "prf" ? asked.prf : nil
     }
 
-    func checkRegistration(client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
-                           asked: RequestedExtensions, results: inout RegistrationExtensionResults) throws(WebAuthnError) {
+    func checkRegistration(
+        client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
+        asked: RequestedExtensions, results: inout RegistrationExtensionResults
+    ) throws(WebAuthnError) {
         guard let prf = client.prf else { return }
         // Unasked, only `enabled` (a statement about the credential) is reported.
         results.prfEnabled = prf.enabled
@@ -53,9 +58,11 @@ struct PRFExtension: WebAuthnExtension {
         results.prfResults = try Self.results(prf, evaluation: evaluation)
     }
 
-    func checkAuthentication(client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
-                             asked: RequestedExtensions, context: AuthenticationExtensionContext,
-                             results: inout AuthenticationExtensionResults) throws(WebAuthnError) {
+    func checkAuthentication(
+        client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
+        asked: RequestedExtensions, context: AuthenticationExtensionContext,
+        results: inout AuthenticationExtensionResults
+    ) throws(WebAuthnError) {
         guard asked.prf, let prf = client.prf else { return }
         // L3 §10.1.4 (and its test vectors): enabled is a registration output only.
         guard prf.enabled == nil else {
@@ -75,8 +82,10 @@ struct PRFExtension: WebAuthnExtension {
     }
 
     /// PRF results: 32 bytes each; `second` present exactly when a second input was given.
-    static func results(_ prf: ClientExtensionOutputs.PRF,
-                        evaluation: RequestedExtensions.PRFEvaluation) throws(WebAuthnError) -> PRFResults? {
+    static func results(
+        _ prf: ClientExtensionOutputs.PRF,
+        evaluation: RequestedExtensions.PRFEvaluation
+    ) throws(WebAuthnError) -> PRFResults? {
         guard let first = prf.first else { return nil }
         guard first.count == outputLength else {
             throw WebAuthnError(.extension, "prf.results.first is \(first.count) bytes, expected \(outputLength)")

@@ -15,8 +15,9 @@ protocol WebAuthnExtension: Sendable {
     func addInput(_ inputs: RegistrationExtensionInputs, to json: inout [String: JSONValue]) throws(WebAuthnError)
     /// Adds this extension's authentication input, checked against `allowCredentials`.
     /// - Throws: ``WebAuthnError`` (`extension`) for an input the client would refuse.
-    func addInput(_ inputs: AuthenticationExtensionInputs, allowCredentials: [[UInt8]],
-                  to json: inout [String: JSONValue]) throws(WebAuthnError)
+    func addInput(
+        _ inputs: AuthenticationExtensionInputs, allowCredentials: [[UInt8]],
+        to json: inout [String: JSONValue]) throws(WebAuthnError)
     /// Whether the client extension output `name` answers an input that was asked; nil when
     /// `name` is not one of this extension's outputs.
     func asked(client name: String, _ asked: RequestedExtensions) -> Bool?
@@ -25,13 +26,15 @@ protocol WebAuthnExtension: Sendable {
     func asked(authenticator identifier: String, _ asked: RequestedExtensions) -> Bool?
     /// §7.1 step 21 for this extension: checks its outputs and records its results.
     /// - Throws: ``WebAuthnError`` (`extension`) for outputs that do not fit.
-    func checkRegistration(client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
-                           asked: RequestedExtensions, results: inout RegistrationExtensionResults) throws(WebAuthnError)
+    func checkRegistration(
+        client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
+        asked: RequestedExtensions, results: inout RegistrationExtensionResults) throws(WebAuthnError)
     /// §7.2 step 20 for this extension: checks its outputs and records its results.
     /// - Throws: ``WebAuthnError`` (`extension`) for outputs that do not fit.
-    func checkAuthentication(client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
-                             asked: RequestedExtensions, context: AuthenticationExtensionContext,
-                             results: inout AuthenticationExtensionResults) throws(WebAuthnError)
+    func checkAuthentication(
+        client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
+        asked: RequestedExtensions, context: AuthenticationExtensionContext,
+        results: inout AuthenticationExtensionResults) throws(WebAuthnError)
     /// This extension's verified registration results as (name, value) trace lines; secrets
     /// (PRF outputs, blobs) by presence or length only.
     func traceItems(_ results: RegistrationExtensionResults) -> [(String, String)]
@@ -41,15 +44,21 @@ protocol WebAuthnExtension: Sendable {
 
 extension WebAuthnExtension {
     func addInput(_ inputs: RegistrationExtensionInputs, to json: inout [String: JSONValue]) throws(WebAuthnError) {}
-    func addInput(_ inputs: AuthenticationExtensionInputs, allowCredentials: [[UInt8]],
-                  to json: inout [String: JSONValue]) throws(WebAuthnError) {}
+    func addInput(
+        _ inputs: AuthenticationExtensionInputs, allowCredentials: [[UInt8]],
+        to json: inout [String: JSONValue]
+    ) throws(WebAuthnError) {}
     func asked(client name: String, _ asked: RequestedExtensions) -> Bool? { nil }
     func asked(authenticator identifier: String, _ asked: RequestedExtensions) -> Bool? { nil }
-    func checkRegistration(client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
-                           asked: RequestedExtensions, results: inout RegistrationExtensionResults) throws(WebAuthnError) {}
-    func checkAuthentication(client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
-                             asked: RequestedExtensions, context: AuthenticationExtensionContext,
-                             results: inout AuthenticationExtensionResults) throws(WebAuthnError) {}
+    func checkRegistration(
+        client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
+        asked: RequestedExtensions, results: inout RegistrationExtensionResults
+    ) throws(WebAuthnError) {}
+    func checkAuthentication(
+        client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
+        asked: RequestedExtensions, context: AuthenticationExtensionContext,
+        results: inout AuthenticationExtensionResults
+    ) throws(WebAuthnError) {}
     func traceItems(_ results: RegistrationExtensionResults) -> [(String, String)] { [] }
     func traceItems(_ results: AuthenticationExtensionResults) -> [(String, String)] { [] }
 }

@@ -15,8 +15,10 @@ package struct AuthenticatorAssertionResponseJSON: Sendable, Hashable, Codable {
     ///   - authenticatorData: the authenticator data bytes.
     ///   - signature: the signature bytes.
     ///   - userHandle: the user handle, or nil.
-    package init(clientDataJSON: Base64URLBytes, authenticatorData: Base64URLBytes, signature: Base64URLBytes,
-                userHandle: Base64URLBytes? = nil) {
+    package init(
+        clientDataJSON: Base64URLBytes, authenticatorData: Base64URLBytes, signature: Base64URLBytes,
+        userHandle: Base64URLBytes? = nil
+    ) {
         self.clientDataJSON = clientDataJSON
         self.authenticatorData = authenticatorData
         self.signature = signature

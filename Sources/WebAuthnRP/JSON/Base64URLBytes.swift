@@ -1,4 +1,5 @@
 import WebAuthnCoding
+
 /// Bytes that travel in WebAuthn's JSON forms as unpadded base64url text
 /// (`Base64URLString` in WebAuthn Level 3 §5.1).
 ///
@@ -61,8 +62,10 @@ extension Base64URLBytes {
     /// Decodes a binary member the relying party authored itself (an options challenge).
     /// Non-canonical trailing bits are tolerated there, since the value is the RP's own and
     /// the verifier compares the client's challenge with the canonical re-encoding anyway.
-    static func decodeRelyingPartyValue<K: CodingKey>(from container: KeyedDecodingContainer<K>,
-                                                      forKey key: K) throws -> Base64URLBytes {
+    static func decodeRelyingPartyValue<K: CodingKey>(
+        from container: KeyedDecodingContainer<K>,
+        forKey key: K
+    ) throws -> Base64URLBytes {
         let text = try container.decode(String.self, forKey: key)
         do {
             return Base64URLBytes(try Base64URL.decode(text, allowNonZeroTrailingBits: true))

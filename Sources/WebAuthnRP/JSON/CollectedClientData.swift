@@ -1,4 +1,5 @@
 import WebAuthnCoding
+
 /// Parsed `clientDataJSON` (WebAuthn Level 3 §5.8.1).
 ///
 /// The bytes are parsed (`CollectedClientData.swift`) by a strict JSON reader: valid UTF-8 (an optional leading
@@ -30,8 +31,10 @@ public struct CollectedClientData: Sendable {
     static let maximumDepth = 32
 
     /// The parsed members, with the bytes they came from (the JSON readers in `JSON/` build it).
-    init(type: String, challenge: ArraySlice<UInt8>, origin: ArraySlice<UInt8>, crossOrigin: Bool?, topOrigin: String?,
-         rawBytes: ArraySlice<UInt8>) {
+    init(
+        type: String, challenge: ArraySlice<UInt8>, origin: ArraySlice<UInt8>, crossOrigin: Bool?, topOrigin: String?,
+        rawBytes: ArraySlice<UInt8>
+    ) {
         self.type = type
         self.challengeUTF8 = challenge
         self.originUTF8 = origin
@@ -84,7 +87,8 @@ extension CollectedClientData {
                 // The member names compared here are ASCII without K, ";" or "`", so no other
                 // string is canonically equivalent to one of them: byte equality of the decoded
                 // name is the tree's (Swift string) key equality.
-                try reader.readObject(depth: 1) { (reader: inout JSONReader, name: JSONReader.Text, nameStart: Int) throws(JSONReader.ParseError) in
+                try reader.readObject(depth: 1) {
+                    (reader: inout JSONReader, name: JSONReader.Text, nameStart: Int) throws(JSONReader.ParseError) in
                     func take(_ slot: inout JSONValue?, _ reader: inout JSONReader) throws(JSONReader.ParseError) -> Bool {
                         let value = try reader.readValue(depth: 2)
                         guard slot == nil else { throw reader.duplicate(name, at: nameStart) }
@@ -92,8 +96,10 @@ extension CollectedClientData {
                         return true
                     }
                     // As `take`, but a string is kept as its bytes (its slot marks it present).
-                    func takeText(_ slot: inout JSONValue?, _ text: inout ArraySlice<UInt8>?,
-                                  _ reader: inout JSONReader) throws(JSONReader.ParseError) -> Bool {
+                    func takeText(
+                        _ slot: inout JSONValue?, _ text: inout ArraySlice<UInt8>?,
+                        _ reader: inout JSONReader
+                    ) throws(JSONReader.ParseError) -> Bool {
                         reader.skipWhitespace()
                         guard reader.peek == UInt8(ascii: "\"") else { return try take(&slot, &reader) }
                         let value = try reader.readString()
@@ -120,8 +126,9 @@ extension CollectedClientData {
             try self.init(treeJSONBytes: jsonBytes)
             return
         }
-        try self.init(type: type, challenge: challenge, origin: origin, crossOrigin: crossOrigin,
-                      topOrigin: topOrigin, rawBytes: jsonBytes, challengeText: challengeText, originText: originText)
+        try self.init(
+            type: type, challenge: challenge, origin: origin, crossOrigin: crossOrigin,
+            topOrigin: topOrigin, rawBytes: jsonBytes, challengeText: challengeText, originText: originText)
     }
 
     /// Parses through a value tree (``JSONReader/parse(_:limits:)``): the general reading,
@@ -139,16 +146,19 @@ extension CollectedClientData {
         guard case .object(let members) = value else {
             throw WebAuthnError(.malformed, "clientDataJSON: the top-level value is not an object")
         }
-        try self.init(type: members["type"], challenge: members["challenge"], origin: members["origin"],
-                      crossOrigin: members["crossOrigin"], topOrigin: members["topOrigin"], rawBytes: jsonBytes)
+        try self.init(
+            type: members["type"], challenge: members["challenge"], origin: members["origin"],
+            crossOrigin: members["crossOrigin"], topOrigin: members["topOrigin"], rawBytes: jsonBytes)
     }
 
     /// The member checks, in order, on the values read.
     /// (`challengeText` and `originText`: the bytes of `challenge` and `origin` when the reader
     /// kept them, their slots then marking them present as strings.)
-    private init(type: JSONValue?, challenge: JSONValue?, origin: JSONValue?, crossOrigin: JSONValue?,
-                 topOrigin: JSONValue?, rawBytes: ArraySlice<UInt8>,
-                 challengeText: ArraySlice<UInt8>? = nil, originText: ArraySlice<UInt8>? = nil) throws(WebAuthnError) {
+    private init(
+        type: JSONValue?, challenge: JSONValue?, origin: JSONValue?, crossOrigin: JSONValue?,
+        topOrigin: JSONValue?, rawBytes: ArraySlice<UInt8>,
+        challengeText: ArraySlice<UInt8>? = nil, originText: ArraySlice<UInt8>? = nil
+    ) throws(WebAuthnError) {
         let type = try Self.requiredString(type, "type")
         let challenge = try Self.requiredText(challenge, challengeText, "challenge")
         let origin = try Self.requiredText(origin, originText, "origin")
@@ -164,8 +174,9 @@ extension CollectedClientData {
         case .string(let s)?: topOriginValue = s
         case let other?: throw WebAuthnError(.malformed, "clientDataJSON: topOrigin is \(Self.kind(other)), not a string")
         }
-        self.init(type: type, challenge: challenge, origin: origin, crossOrigin: crossOriginValue,
-                  topOrigin: topOriginValue, rawBytes: rawBytes)
+        self.init(
+            type: type, challenge: challenge, origin: origin, crossOrigin: crossOriginValue,
+            topOrigin: topOriginValue, rawBytes: rawBytes)
     }
 
     /// Parses `clientDataJSON` held in an array.
@@ -176,8 +187,10 @@ extension CollectedClientData {
     }
 
     /// A required string member as UTF-8: the kept bytes, or the string value's.
-    private static func requiredText(_ value: JSONValue?, _ text: ArraySlice<UInt8>?,
-                                     _ name: String) throws(WebAuthnError) -> ArraySlice<UInt8> {
+    private static func requiredText(
+        _ value: JSONValue?, _ text: ArraySlice<UInt8>?,
+        _ name: String
+    ) throws(WebAuthnError) -> ArraySlice<UInt8> {
         let string = try requiredString(value, name)
         if let text { return text }
         return Array(string.utf8)[...]

@@ -26,7 +26,8 @@ struct CompactJWS: Sendable {
     init(_ bytes: ArraySlice<UInt8>) throws(ParseError) {
         let parts = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
         guard parts.count == 3, let headerPart = parts.first, let payloadPart = parts.dropFirst().first,
-              let signaturePart = parts.last else {
+            let signaturePart = parts.last
+        else {
             throw ParseError(reason: "JWS has \(parts.count) part(s), the compact serialization has 3")
         }
         let headerBytes = try Self.decodePart(headerPart, "header")

@@ -1,4 +1,5 @@
 public import WebAuthnCrypto
+
 // The small dictionaries shared by the options and responses (WebAuthn Level 3 §5.4, §5.8).
 
 /// The relying party as named in creation options (`PublicKeyCredentialRpEntity`).
@@ -111,8 +112,10 @@ public struct AuthenticatorSelectionCriteria: Sendable, Hashable, Codable {
     ///   - residentKey: the discoverable credential requirement.
     ///   - requireResidentKey: the Level 1 flag.
     ///   - userVerification: the user verification requirement.
-    public init(authenticatorAttachment: AuthenticatorAttachment? = nil, residentKey: ResidentKeyRequirement? = nil,
-                requireResidentKey: Bool? = nil, userVerification: UserVerificationRequirement? = nil) {
+    public init(
+        authenticatorAttachment: AuthenticatorAttachment? = nil, residentKey: ResidentKeyRequirement? = nil,
+        requireResidentKey: Bool? = nil, userVerification: UserVerificationRequirement? = nil
+    ) {
         self.authenticatorAttachment = authenticatorAttachment
         self.residentKey = residentKey
         self.requireResidentKey = requireResidentKey

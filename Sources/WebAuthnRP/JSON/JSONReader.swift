@@ -483,7 +483,10 @@ struct JSONReader {
         while end <= count - 8 {
             let chunk = span.extracting(end..<(end + 8))
             if chunk[0] == quote || chunk[1] == quote || chunk[2] == quote || chunk[3] == quote
-                || chunk[4] == quote || chunk[5] == quote || chunk[6] == quote || chunk[7] == quote { break }
+                || chunk[4] == quote || chunk[5] == quote || chunk[6] == quote || chunk[7] == quote
+            {
+                break
+            }
             end += 8
         }
         while end < count, span[end] != quote { end += 1 }

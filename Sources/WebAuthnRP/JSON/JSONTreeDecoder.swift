@@ -32,7 +32,7 @@ struct JSONTreeDecoder: Decoder {
         if let tree = node as? T { return tree }  // T is JSONValue: the subtree as it was read
         switch type {
         case is Bool.Type, is String.Type, is Double.Type, is Float.Type, is Int.Type, is Int8.Type, is Int16.Type,
-             is Int32.Type, is Int64.Type, is UInt.Type, is UInt8.Type, is UInt16.Type, is UInt32.Type, is UInt64.Type:
+            is Int32.Type, is Int64.Type, is UInt.Type, is UInt8.Type, is UInt16.Type, is UInt32.Type, is UInt64.Type:
             guard let scalar = try scalar(type, node, codingPath) as? T else { throw mismatch(type, node, codingPath) }
             return scalar
         default:
@@ -49,25 +49,30 @@ struct JSONTreeDecoder: Decoder {
         case (.number(let value), _):
             // An integer type: the number must be integral and in range, as JSONDecoder requires.
             guard value.rounded(.towardZero) == value, let exact = Int64(exactly: value) else {
-                throw DecodingError.dataCorrupted(.init(codingPath: codingPath,
-                                                        debugDescription: "number \(value) is not an integer in range"))
+                throw DecodingError.dataCorrupted(
+                    .init(
+                        codingPath: codingPath,
+                        debugDescription: "number \(value) is not an integer in range"))
             }
-            let converted: Any? = switch type {
-            case is Int.Type: Int(exactly: exact)
-            case is Int8.Type: Int8(exactly: exact)
-            case is Int16.Type: Int16(exactly: exact)
-            case is Int32.Type: Int32(exactly: exact)
-            case is Int64.Type: exact
-            case is UInt.Type: UInt(exactly: exact)
-            case is UInt8.Type: UInt8(exactly: exact)
-            case is UInt16.Type: UInt16(exactly: exact)
-            case is UInt32.Type: UInt32(exactly: exact)
-            case is UInt64.Type: UInt64(exactly: exact)
-            default: nil
-            }
+            let converted: Any? =
+                switch type {
+                case is Int.Type: Int(exactly: exact)
+                case is Int8.Type: Int8(exactly: exact)
+                case is Int16.Type: Int16(exactly: exact)
+                case is Int32.Type: Int32(exactly: exact)
+                case is Int64.Type: exact
+                case is UInt.Type: UInt(exactly: exact)
+                case is UInt8.Type: UInt8(exactly: exact)
+                case is UInt16.Type: UInt16(exactly: exact)
+                case is UInt32.Type: UInt32(exactly: exact)
+                case is UInt64.Type: UInt64(exactly: exact)
+                default: nil
+                }
             guard let converted else {
-                throw DecodingError.dataCorrupted(.init(codingPath: codingPath,
-                                                        debugDescription: "number \(value) does not fit \(type)"))
+                throw DecodingError.dataCorrupted(
+                    .init(
+                        codingPath: codingPath,
+                        debugDescription: "number \(value) does not fit \(type)"))
             }
             return converted
         case (.null, _):
@@ -143,8 +148,10 @@ struct JSONTreeDecoder: Decoder {
             return try JSONTreeDecoder.value(type, node, codingPath + [key])
         }
 
-        func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type,
-                                                   forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+        func nestedContainer<NestedKey: CodingKey>(
+            keyedBy type: NestedKey.Type,
+            forKey key: Key
+        ) throws -> KeyedDecodingContainer<NestedKey> {
             try JSONTreeDecoder(try member(key), codingPath: codingPath + [key]).container(keyedBy: type)
         }
 
@@ -175,8 +182,11 @@ struct JSONTreeDecoder: Decoder {
 
         private func next(_ type: Any.Type) throws -> JSONValue {
             guard currentIndex < elements.count else {
-                throw DecodingError.valueNotFound(type, .init(codingPath: codingPath + [indexKey],
-                                                              debugDescription: "the array has no more elements"))
+                throw DecodingError.valueNotFound(
+                    type,
+                    .init(
+                        codingPath: codingPath + [indexKey],
+                        debugDescription: "the array has no more elements"))
             }
             return elements[currentIndex]
         }

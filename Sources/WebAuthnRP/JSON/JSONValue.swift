@@ -36,9 +36,10 @@ public enum JSONValue: Sendable, Hashable, Codable {
     ///   or nests too deep.
     public init(from decoder: any Decoder) throws {
         guard decoder.codingPath.count <= Self.maximumDecodingDepth else {
-            throw DecodingError.dataCorrupted(DecodingError.Context(
-                codingPath: decoder.codingPath,
-                debugDescription: "nesting deeper than \(Self.maximumDecodingDepth) levels"))
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "nesting deeper than \(Self.maximumDecodingDepth) levels"))
         }
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {

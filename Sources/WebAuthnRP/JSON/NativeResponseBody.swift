@@ -60,8 +60,10 @@ enum NativeResponseBody {
         var members = Members()
         members.rawId = try binary(object, "credentialID", root)
         guard members.rawId.count <= AuthenticatorData.maximumCredentialIdLength, !members.rawId.isEmpty else {
-            throw WebAuthnError(.malformed, "\(root).credentialID is \(members.rawId.count) bytes; a credential id is 1 to "
-                                + "\(AuthenticatorData.maximumCredentialIdLength) bytes")
+            throw WebAuthnError(
+                .malformed,
+                "\(root).credentialID is \(members.rawId.count) bytes; a credential id is 1 to "
+                    + "\(AuthenticatorData.maximumCredentialIdLength) bytes")
         }
         members.clientDataJSON = try binary(object, "rawClientDataJSON", root)
         switch kind {

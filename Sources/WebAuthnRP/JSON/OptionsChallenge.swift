@@ -1,4 +1,5 @@
 import WebAuthnCrypto
+
 /// The challenge an options builder issues: the caller's own, held to a minimum length, or 32
 /// bytes drawn fresh from the CSPRNG.
 enum OptionsChallenge {

@@ -53,9 +53,12 @@ enum PlainResponseDecoding {
         var userHandle: Range<Int>??
         let envelope = try? Self.envelope(bytes) { (reader: inout JSONReader, name: JSONReader.PlainName) throws(ParseError) in
             if reader.name(name, is: "clientDataJSON") {
-                try once(&clientDataJSON, &reader) { (reader: inout JSONReader) throws(ParseError) in try base64URL(&reader, into: &decoded) }
+                try once(&clientDataJSON, &reader) { (reader: inout JSONReader) throws(ParseError) in try base64URL(&reader, into: &decoded)
+                }
             } else if reader.name(name, is: "authenticatorData") {
-                try once(&authenticatorData, &reader) { (reader: inout JSONReader) throws(ParseError) in try base64URL(&reader, into: &decoded) }
+                try once(&authenticatorData, &reader) { (reader: inout JSONReader) throws(ParseError) in
+                    try base64URL(&reader, into: &decoded)
+                }
             } else if reader.name(name, is: "signature") {
                 try once(&signature, &reader) { (reader: inout JSONReader) throws(ParseError) in try base64URL(&reader, into: &decoded) }
             } else if reader.name(name, is: "userHandle") {
@@ -69,9 +72,10 @@ enum PlainResponseDecoding {
             return true
         }
         guard let envelope = consume envelope, let clientDataJSON, let authenticatorData, let signature else { return nil }
-        return PlainAssertion(id: envelope.id, rawId: envelope.rawId, type: envelope.type, attachment: envelope.attachment,
-                              extensions: envelope.extensions, decoded: decoded, clientDataJSON: clientDataJSON,
-                              authenticatorData: authenticatorData, signature: signature, userHandle: userHandle.flatMap { $0 })
+        return PlainAssertion(
+            id: envelope.id, rawId: envelope.rawId, type: envelope.type, attachment: envelope.attachment,
+            extensions: envelope.extensions, decoded: decoded, clientDataJSON: clientDataJSON,
+            authenticatorData: authenticatorData, signature: signature, userHandle: userHandle.flatMap { $0 })
     }
 
     /// `RegistrationResponseJSON` from plain JSON, or nil.

@@ -41,12 +41,14 @@ public struct PublicKeyCredentialCreationOptionsJSON: Sendable, Hashable, Codabl
     ///   - attestation: attestation preference.
     ///   - attestationFormats: preferred attestation formats.
     ///   - extensions: client extension inputs.
-    public init(rp: PublicKeyCredentialRpEntity, user: PublicKeyCredentialUserEntityJSON, challenge: Base64URLBytes,
-                pubKeyCredParams: [PublicKeyCredentialParameters], timeout: UInt32? = nil,
-                excludeCredentials: [PublicKeyCredentialDescriptorJSON] = [],
-                authenticatorSelection: AuthenticatorSelectionCriteria? = nil, hints: [PublicKeyCredentialHint]? = nil,
-                attestation: AttestationConveyancePreference? = nil, attestationFormats: [String]? = nil,
-                extensions: [String: JSONValue]? = nil) {
+    public init(
+        rp: PublicKeyCredentialRpEntity, user: PublicKeyCredentialUserEntityJSON, challenge: Base64URLBytes,
+        pubKeyCredParams: [PublicKeyCredentialParameters], timeout: UInt32? = nil,
+        excludeCredentials: [PublicKeyCredentialDescriptorJSON] = [],
+        authenticatorSelection: AuthenticatorSelectionCriteria? = nil, hints: [PublicKeyCredentialHint]? = nil,
+        attestation: AttestationConveyancePreference? = nil, attestationFormats: [String]? = nil,
+        extensions: [String: JSONValue]? = nil
+    ) {
         self.rp = rp
         self.user = user
         self.challenge = challenge
@@ -62,7 +64,7 @@ public struct PublicKeyCredentialCreationOptionsJSON: Sendable, Hashable, Codabl
 
     private enum CodingKeys: String, CodingKey {
         case rp, user, challenge, pubKeyCredParams, timeout, excludeCredentials, authenticatorSelection, hints,
-             attestation, attestationFormats, extensions
+            attestation, attestationFormats, extensions
     }
 
     /// Decodes the options; an absent `excludeCredentials` becomes an empty list.

@@ -23,9 +23,11 @@ package struct PublicKeyCredentialJSON<Response: Sendable & Hashable & Codable>:
     ///   - authenticatorAttachment: the attachment, or nil.
     ///   - clientExtensionResults: client extension outputs.
     ///   - type: the credential type.
-    package init(id: String, rawId: Base64URLBytes, response: Response,
-                 authenticatorAttachment: AuthenticatorAttachment? = nil,
-                 clientExtensionResults: [String: JSONValue] = [:], type: PublicKeyCredentialType = .publicKey) {
+    package init(
+        id: String, rawId: Base64URLBytes, response: Response,
+        authenticatorAttachment: AuthenticatorAttachment? = nil,
+        clientExtensionResults: [String: JSONValue] = [:], type: PublicKeyCredentialType = .publicKey
+    ) {
         self.id = id
         self.rawId = rawId
         self.response = response

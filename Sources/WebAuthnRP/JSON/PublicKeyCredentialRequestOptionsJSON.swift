@@ -28,10 +28,12 @@ public struct PublicKeyCredentialRequestOptionsJSON: Sendable, Hashable, Codable
     ///   - userVerification: the user verification requirement.
     ///   - hints: authenticator hints.
     ///   - extensions: client extension inputs.
-    public init(challenge: Base64URLBytes, timeout: UInt32? = nil, rpId: String? = nil,
-                allowCredentials: [PublicKeyCredentialDescriptorJSON]? = nil,
-                userVerification: UserVerificationRequirement? = nil, hints: [PublicKeyCredentialHint]? = nil,
-                extensions: [String: JSONValue]? = nil) {
+    public init(
+        challenge: Base64URLBytes, timeout: UInt32? = nil, rpId: String? = nil,
+        allowCredentials: [PublicKeyCredentialDescriptorJSON]? = nil,
+        userVerification: UserVerificationRequirement? = nil, hints: [PublicKeyCredentialHint]? = nil,
+        extensions: [String: JSONValue]? = nil
+    ) {
         self.challenge = challenge
         self.timeout = timeout
         self.rpId = rpId

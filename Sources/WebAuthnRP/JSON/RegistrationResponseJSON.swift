@@ -24,9 +24,11 @@ package struct AuthenticatorAttestationResponseJSON: Sendable, Hashable, Codable
     ///   - publicKey: the SubjectPublicKeyInfo, or nil.
     ///   - publicKeyAlgorithm: the COSE algorithm, or nil.
     ///   - attestationObject: the attestation object bytes.
-    package init(clientDataJSON: Base64URLBytes, authenticatorData: Base64URLBytes? = nil,
-                transports: [AuthenticatorTransport]? = nil, publicKey: Base64URLBytes? = nil,
-                publicKeyAlgorithm: Int? = nil, attestationObject: Base64URLBytes) {
+    package init(
+        clientDataJSON: Base64URLBytes, authenticatorData: Base64URLBytes? = nil,
+        transports: [AuthenticatorTransport]? = nil, publicKey: Base64URLBytes? = nil,
+        publicKeyAlgorithm: Int? = nil, attestationObject: Base64URLBytes
+    ) {
         self.clientDataJSON = clientDataJSON
         self.authenticatorData = authenticatorData
         self.transports = transports

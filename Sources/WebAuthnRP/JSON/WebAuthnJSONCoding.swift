@@ -66,16 +66,19 @@ package enum WebAuthnJSONCoding {
         switch error {
         case .dataCorrupted(let context):
             let underlying = context.codingPath.isEmpty ? context.underlyingError.map { " (\($0))" } ?? "" : ""
-            return DecodingFailure(codingPath: context.codingPath, reason: context.debugDescription + underlying,
-                                   isCorruptData: true)
+            return DecodingFailure(
+                codingPath: context.codingPath, reason: context.debugDescription + underlying,
+                isCorruptData: true)
         case .keyNotFound(let key, let context):
             return DecodingFailure(codingPath: context.codingPath + [key], reason: "is missing", isCorruptData: false)
         case .typeMismatch(let expected, let context):
-            return DecodingFailure(codingPath: context.codingPath, reason: "is not of the expected type (\(expected))",
-                                   isCorruptData: false)
+            return DecodingFailure(
+                codingPath: context.codingPath, reason: "is not of the expected type (\(expected))",
+                isCorruptData: false)
         case .valueNotFound(let expected, let context):
-            return DecodingFailure(codingPath: context.codingPath, reason: "is null where \(expected) is required",
-                                   isCorruptData: false)
+            return DecodingFailure(
+                codingPath: context.codingPath, reason: "is null where \(expected) is required",
+                isCorruptData: false)
         @unknown default:
             return DecodingFailure(codingPath: [], reason: "\(error)", isCorruptData: true)
         }

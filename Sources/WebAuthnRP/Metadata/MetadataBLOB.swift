@@ -49,8 +49,10 @@ public struct MetadataBLOB: Sendable {
     ///     certificate, or a list past its nextUpdate, refuses the BLOB.
     ///   - time: the moment at which the chain must be valid.
     /// - Throws: ``WebAuthnError`` with category `metadata`.
-    public init(jws: [UInt8], trustAnchor: Certificate, crls: [CertificateRevocationList] = [],
-                at time: Date) throws(WebAuthnError) {
+    public init(
+        jws: [UInt8], trustAnchor: Certificate, crls: [CertificateRevocationList] = [],
+        at time: Date
+    ) throws(WebAuthnError) {
         let verified = try MetadataJWSVerifier.verify(jws, trustAnchor: trustAnchor, crls: crls, at: time)
         let payload = try MetadataPayloadParser.parse(verified.payload)
         self.init(payload: payload, signingChain: verified.chain)
@@ -63,8 +65,10 @@ public struct MetadataBLOB: Sendable {
     ///   - crls: revocation lists for the chain.
     ///   - time: the moment at which the chain must be valid.
     /// - Throws: ``WebAuthnError`` with category `metadata`.
-    public init(jws: String, trustAnchor: Certificate, crls: [CertificateRevocationList] = [],
-                at time: Date) throws(WebAuthnError) {
+    public init(
+        jws: String, trustAnchor: Certificate, crls: [CertificateRevocationList] = [],
+        at time: Date
+    ) throws(WebAuthnError) {
         try self.init(jws: Array(jws.utf8), trustAnchor: trustAnchor, crls: crls, at: time)
     }
 
@@ -135,8 +139,9 @@ public struct MetadataBLOB: Sendable {
     /// - Returns: 40 hex digits, or nil when the key cannot be read.
     package static func keyIdentifier(of certificate: Certificate) -> String? {
         guard let spki = try? DER.parseSequence(certificate.subjectPublicKeyInfoDER), spki.count == 2,
-              let bitString = spki.last, bitString.tag == .bitString, let first = bitString.content.first,
-              first == 0 else { return nil }
+            let bitString = spki.last, bitString.tag == .bitString, let first = bitString.content.first,
+            first == 0
+        else { return nil }
         let digest = Digest.sha1.hash(bitString.content.dropFirst())
         let digits = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
@@ -177,8 +182,10 @@ enum MetadataJWSVerifier {
     }
 
     /// Parses the compact JWS and checks its header, signing chain and signature.
-    static func verify(_ jws: [UInt8], trustAnchor: Certificate, crls: [CertificateRevocationList],
-                       at time: Date) throws(WebAuthnError) -> Verified {
+    static func verify(
+        _ jws: [UInt8], trustAnchor: Certificate, crls: [CertificateRevocationList],
+        at time: Date
+    ) throws(WebAuthnError) -> Verified {
         guard jws.count <= MetadataBLOB.maximumBytes else {
             throw failure("\(jws.count) bytes exceeds the limit of \(MetadataBLOB.maximumBytes)")
         }
@@ -225,8 +232,10 @@ enum MetadataJWSVerifier {
         let verifiedChain: [Certificate]
         if let leaf = chain.first {
             do {
-                verifiedChain = try CertificateChain.verify(leaf: leaf, intermediates: Array(chain.dropFirst()),
-                                                            trustAnchors: [trustAnchor], crls: crls, at: time).certificates
+                verifiedChain = try CertificateChain.verify(
+                    leaf: leaf, intermediates: Array(chain.dropFirst()),
+                    trustAnchors: [trustAnchor], crls: crls, at: time
+                ).certificates
             } catch {
                 throw failure("the x5c signing chain does not verify to the trust anchor: \(error)")
             }
@@ -237,8 +246,10 @@ enum MetadataJWSVerifier {
                 throw failure("JWS header has x5u but no x5c; this verifier does not fetch certificates")
             }
             do {
-                verifiedChain = try CertificateChain.verify(leaf: trustAnchor, intermediates: [], trustAnchors: [trustAnchor],
-                                                            crls: crls, at: time).certificates
+                verifiedChain = try CertificateChain.verify(
+                    leaf: trustAnchor, intermediates: [], trustAnchors: [trustAnchor],
+                    crls: crls, at: time
+                ).certificates
             } catch {
                 throw failure("no x5c, and the trust anchor is not valid as the signer: \(error)")
             }
@@ -255,8 +266,9 @@ enum MetadataJWSVerifier {
         }
         let valid: Bool
         do {
-            valid = try signer.publicKey.verify(signature: signature[...], over: body[body.startIndex..<secondDot],
-                                                algorithm: algorithm.cose)
+            valid = try signer.publicKey.verify(
+                signature: signature[...], over: body[body.startIndex..<secondDot],
+                algorithm: algorithm.cose)
         } catch {
             throw failure("JWS \(algName) signature could not be checked with the signing certificate's key: \(error)")
         }

@@ -163,8 +163,10 @@ public struct MetadataEntry: Sendable {
     /// The name to show: the statement's description, if any and not empty.
     public var name: String? { statement.flatMap { $0.description.isEmpty ? nil : $0.description } }
 
-    init(aaguid: AAGUID?, attestationCertificateKeyIdentifiers: [String], statement: MetadataStatement?,
-         statusReports: [MetadataStatusReport], timeOfLastStatusChange: String?) {
+    init(
+        aaguid: AAGUID?, attestationCertificateKeyIdentifiers: [String], statement: MetadataStatement?,
+        statusReports: [MetadataStatusReport], timeOfLastStatusChange: String?
+    ) {
         self.aaguid = aaguid
         self.attestationCertificateKeyIdentifiers = attestationCertificateKeyIdentifiers
         self.statement = statement

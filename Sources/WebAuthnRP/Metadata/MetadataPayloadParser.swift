@@ -35,8 +35,11 @@ enum MetadataPayloadParser {
     static func parse(_ bytes: [UInt8]) throws(WebAuthnError) -> Payload {
         let json: JSONValue
         do {
-            json = try JSONReader.parse(bytes[...], limits: .init(maximumDepth: maximumDepth,
-                                                                        maximumBytes: MetadataBLOB.maximumBytes))
+            json = try JSONReader.parse(
+                bytes[...],
+                limits: .init(
+                    maximumDepth: maximumDepth,
+                    maximumBytes: MetadataBLOB.maximumBytes))
         } catch {
             throw WebAuthnError(.metadata, step: "MDS3 §3.1", "metadata BLOB payload is not JSON: \(error)")
         }
@@ -73,8 +76,9 @@ enum MetadataPayloadParser {
             .compactMap { $0.stringValue }
             .filter { $0.utf8.count == 40 && $0.utf8.allSatisfy(isHexDigit) }
             .map { $0.lowercased() }
-        return MetadataBLOB.SkippedEntry(index: index, aaguid: aaguid, attestationCertificateKeyIdentifiers: identifiers,
-                                         reason: reason)
+        return MetadataBLOB.SkippedEntry(
+            index: index, aaguid: aaguid, attestationCertificateKeyIdentifiers: identifiers,
+            reason: reason)
     }
 
     private static func entry(_ node: Node) throws(WebAuthnError) -> MetadataEntry {
@@ -106,8 +110,9 @@ enum MetadataPayloadParser {
             for item in try list.array(limit: maximumListLength) { reports.append(try statusReport(item)) }
         }
         let lastChange = node.lenientString(members, "timeOfLastStatusChange")
-        return MetadataEntry(aaguid: aaguid, attestationCertificateKeyIdentifiers: identifiers, statement: statement,
-                             statusReports: reports, timeOfLastStatusChange: lastChange)
+        return MetadataEntry(
+            aaguid: aaguid, attestationCertificateKeyIdentifiers: identifiers, statement: statement,
+            statusReports: reports, timeOfLastStatusChange: lastChange)
     }
 
     private static func statusReport(_ node: Node) throws(WebAuthnError) -> MetadataStatusReport {
@@ -126,7 +131,8 @@ enum MetadataPayloadParser {
         var certificate: [UInt8]?
         if let certificateNode = try node.optionalMember(members, "certificate") {
             guard let der = MetadataBase64.decode(try certificateNode.string()), !der.isEmpty,
-                  (try? Certificate(derEncoded: der)) != nil else {
+                (try? Certificate(derEncoded: der)) != nil
+            else {
                 throw failure(certificateNode.path, "is not a base64 DER certificate")
             }
             certificate = der
@@ -163,15 +169,16 @@ enum MetadataPayloadParser {
             guard let descriptors = combination.arrayValue else { continue }
             let methods = descriptors.prefix(maximumListLength).compactMap { descriptor -> UserVerificationMethod? in
                 guard let fields = descriptor.objectValue,
-                      let method = fields["userVerificationMethod"]?.stringValue ?? fields["userVerification"]?.stringValue
+                    let method = fields["userVerificationMethod"]?.stringValue ?? fields["userVerification"]?.stringValue
                 else { return nil }
                 return UserVerificationMethod(method: method)
             }
             if !methods.isEmpty { userVerification.append(methods) }
         }
-        return MetadataStatement(description: description, icon: icon, authenticatorVersion: version,
-                                 protocolFamily: family, attestationTypes: types, attestationRootCertificates: roots,
-                                 keyProtection: keyProtection, userVerificationDetails: userVerification)
+        return MetadataStatement(
+            description: description, icon: icon, authenticatorVersion: version,
+            protocolFamily: family, attestationTypes: types, attestationRootCertificates: roots,
+            keyProtection: keyProtection, userVerificationDetails: userVerification)
     }
 
     private static func isHexDigit(_ byte: UInt8) -> Bool {
@@ -206,7 +213,8 @@ enum MetadataPayloadParser {
 
         func integer() throws(WebAuthnError) -> Int {
             guard case .number(let number) = value, number.rounded(.towardZero) == number,
-                  abs(number) < 9_007_199_254_740_992 else {
+                abs(number) < 9_007_199_254_740_992
+            else {
                 throw failure(path, "is not an integer")
             }
             return Int(number)
@@ -214,7 +222,8 @@ enum MetadataPayloadParser {
 
         func unsigned32() throws(WebAuthnError) -> UInt32 {
             guard case .number(let number) = value, number.rounded(.towardZero) == number,
-                  number >= 0, number <= Double(UInt32.max) else {
+                number >= 0, number <= Double(UInt32.max)
+            else {
                 throw failure(path, "is not an unsigned 32-bit integer")
             }
             return UInt32(number)
@@ -264,7 +273,8 @@ enum MetadataDate {
             return value
         }
         guard let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
-              (1...12).contains(month), day >= 1 else { return nil }
+            (1...12).contains(month), day >= 1
+        else { return nil }
         let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
         let lengths = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
         guard day <= lengths[month - 1] else { return nil }

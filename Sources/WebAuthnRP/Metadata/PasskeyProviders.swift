@@ -18,9 +18,10 @@ public struct PasskeyProviders: Sendable {
     let names: [AAGUID: String]
 
     /// The list shipped with the library.
-    public static let snapshot = PasskeyProviders(names: Dictionary(
-        snapshotEntries.compactMap { entry in AAGUID(uuidString: entry.aaguid).map { ($0, entry.name) } },
-        uniquingKeysWith: { first, _ in first }))
+    public static let snapshot = PasskeyProviders(
+        names: Dictionary(
+            snapshotEntries.compactMap { entry in AAGUID(uuidString: entry.aaguid).map { ($0, entry.name) } },
+            uniquingKeysWith: { first, _ in first }))
 
     init(names: [AAGUID: String]) { self.names = names }
 
@@ -41,8 +42,11 @@ public struct PasskeyProviders: Sendable {
     public init(jsonData: Data) throws(WebAuthnError) {
         let value: JSONValue
         do throws(JSONReader.ParseError) {
-            value = try JSONReader.parse(Array(jsonData)[...], limits: JSONReader.Limits(maximumDepth: 2,
-                                                                                        maximumBytes: Self.maximumBytes))
+            value = try JSONReader.parse(
+                Array(jsonData)[...],
+                limits: JSONReader.Limits(
+                    maximumDepth: 2,
+                    maximumBytes: Self.maximumBytes))
         } catch {
             throw WebAuthnError(.malformed, "passkey provider list: \(error)")
         }

@@ -1,4 +1,5 @@
 package import WebAuthnCoding
+
 /// A parsed attestation object (WebAuthn Level 3 §6.5.4): the CBOR map
 /// `{ "fmt": text, "attStmt": map (an array for `compound`), "authData": bytes }`.
 ///
@@ -23,8 +24,10 @@ package struct AttestationObject: Sendable {
     /// - Throws: ``WebAuthnError`` with category `malformed`: bytes that are not one CBOR
     ///   map, a missing, extra, duplicate or mistyped member, trailing bytes, or
     ///   authenticator data that does not parse.
-    package init(bytes: ArraySlice<UInt8>,
-                 unannouncedExtensions: AuthenticatorData.UnannouncedExtensions = .refused) throws(WebAuthnError) {
+    package init(
+        bytes: ArraySlice<UInt8>,
+        unannouncedExtensions: AuthenticatorData.UnannouncedExtensions = .refused
+    ) throws(WebAuthnError) {
         let item: CBORItem
         do {
             item = try CBOR.decode(bytes)

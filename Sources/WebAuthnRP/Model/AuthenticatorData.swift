@@ -1,4 +1,5 @@
 package import WebAuthnCoding
+
 /// The credential data an authenticator adds when it creates a credential
 /// (WebAuthn Level 3 §6.5.1): present when the AT flag is set.
 package struct AttestedCredentialData: Sendable {
@@ -70,7 +71,8 @@ package struct AuthenticatorData: Sendable {
             let aaguidBytes = try reader.take(16, "aaguid")
             let length = Int(try reader.readBigEndian(2, "credentialIdLength"))
             guard length <= Self.maximumCredentialIdLength else {
-                throw WebAuthnError(.malformed, "authenticator data: credentialIdLength \(length) exceeds \(Self.maximumCredentialIdLength)")
+                throw WebAuthnError(
+                    .malformed, "authenticator data: credentialIdLength \(length) exceeds \(Self.maximumCredentialIdLength)")
             }
             let credentialId = try reader.take(length, "credentialId")
             // CTAP2 canonical form is checked in the same pass that decodes the key (L3 §2.5; every
@@ -100,8 +102,10 @@ package struct AuthenticatorData: Sendable {
 
         guard reader.isAtEnd else {
             let announced = flags.contains(.attestedCredentialData) || flags.contains(.extensionData)
-            throw WebAuthnError(.malformed, "authenticator data: \(reader.remaining.count) byte(s) left over at offset \(reader.offset)"
-                + (announced ? "" : " (neither AT nor ED is set)"))
+            throw WebAuthnError(
+                .malformed,
+                "authenticator data: \(reader.remaining.count) byte(s) left over at offset \(reader.offset)"
+                    + (announced ? "" : " (neither AT nor ED is set)"))
         }
     }
 
@@ -120,8 +124,11 @@ package struct AuthenticatorData: Sendable {
     }
 
     /// Reads `rpIdHash` ‖ flags ‖ signCount, leaving the reader after them.
-    private static func readHead(_ bytes: ArraySlice<UInt8>) throws(WebAuthnError)
-        -> (ByteReader, ArraySlice<UInt8>, AuthenticatorFlags, UInt32) {
+    private static func readHead(
+        _ bytes: ArraySlice<UInt8>
+    ) throws(WebAuthnError)
+        -> (ByteReader, ArraySlice<UInt8>, AuthenticatorFlags, UInt32)
+    {
         guard bytes.count >= Self.minimumLength else {
             throw WebAuthnError(.malformed, "authenticator data: \(bytes.count) byte(s); at least \(Self.minimumLength) are required")
         }
@@ -140,8 +147,10 @@ package struct AuthenticatorData: Sendable {
     }
 
     /// Decodes one CBOR item at the reader's position and requires it to be a map.
-    private static func decodeMap(_ reader: inout ByteReader, _ what: String,
-                                  options: CBORDecodingOptions = .default) throws(WebAuthnError) -> CBORItem {
+    private static func decodeMap(
+        _ reader: inout ByteReader, _ what: String,
+        options: CBORDecodingOptions = .default
+    ) throws(WebAuthnError) -> CBORItem {
         let offset = reader.offset
         let decoded: (item: CBORItem, rest: ArraySlice<UInt8>)
         do {

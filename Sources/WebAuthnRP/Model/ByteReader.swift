@@ -25,7 +25,8 @@ struct ByteReader {
     /// Takes the next `count` bytes.
     mutating func take(_ count: Int, _ what: String) throws(WebAuthnError) -> ArraySlice<UInt8> {
         guard count >= 0, count <= remaining.count else {
-            throw WebAuthnError(.malformed, "\(context): \(what) needs \(count) byte(s) at offset \(offset) but only \(remaining.count) remain")
+            throw WebAuthnError(
+                .malformed, "\(context): \(what) needs \(count) byte(s) at offset \(offset) but only \(remaining.count) remain")
         }
         let slice = remaining.prefix(count)
         remaining = remaining.dropFirst(count)

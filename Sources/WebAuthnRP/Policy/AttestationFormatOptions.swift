@@ -39,9 +39,11 @@ public struct AttestationFormatOptions: Sendable, Equatable {
     ///   - safetyNetMaximumAge: SafetyNet timestamp window in seconds (default 60).
     ///   - compoundRequirement: all or any sub-statement (default all).
     ///   - requireKnownTPMManufacturer: reject `tpm` attestations from unregistered TPM vendors (default true).
-    public init(androidKeyAuthorizations: AndroidKeyAuthorizationPolicy = .teeOrSoftware,
-                safetyNetMaximumAge: Double = 60, compoundRequirement: CompoundRequirement = .all,
-                requireKnownTPMManufacturer: Bool = true) {
+    public init(
+        androidKeyAuthorizations: AndroidKeyAuthorizationPolicy = .teeOrSoftware,
+        safetyNetMaximumAge: Double = 60, compoundRequirement: CompoundRequirement = .all,
+        requireKnownTPMManufacturer: Bool = true
+    ) {
         self.androidKeyAuthorizations = androidKeyAuthorizations
         self.safetyNetMaximumAge = safetyNetMaximumAge
         self.compoundRequirement = compoundRequirement

@@ -44,8 +44,10 @@ public struct AttestationRequirement: Sendable {
     ///   - source: where anchors come from (default: none at all).
     ///   - chain: whether a chain must end in an anchor (default: reported only).
     ///   - unattested: what `none` and `self` mean (default: accepted).
-    public init(source: any AttestationTrustSource = FixedTrustAnchors([]), chain: Chain = .reported,
-                unattested: Unattested = .accepted) {
+    public init(
+        source: any AttestationTrustSource = FixedTrustAnchors([]), chain: Chain = .reported,
+        unattested: Unattested = .accepted
+    ) {
         self.source = source
         self.chain = chain
         self.unattested = unattested
@@ -67,8 +69,10 @@ public struct AttestationRequirement: Sendable {
     ///   - trusted: whether the path ended in an anchor.
     ///   - reason: why it did not, for the message.
     ///   - requested: the conveyance the options asked for.
-    func check(type: AttestationType, trusted: Bool, reason: String?,
-               requested: AttestationConveyancePreference) throws(WebAuthnError) {
+    func check(
+        type: AttestationType, trusted: Bool, reason: String?,
+        requested: AttestationConveyancePreference
+    ) throws(WebAuthnError) {
         let unattestedType = type == .none || type == .self
         switch unattested {
         case .accepted:
@@ -132,8 +136,10 @@ public struct AuthenticatorTrust: Sendable {
     ///   - authenticatorName: its name, if known.
     ///   - metadata: the metadata entry used, if any.
     ///   - metadataStale: whether that metadata is past its nextUpdate.
-    public init(anchors: [Certificate], authenticatorName: String? = nil, metadata: MetadataEntry? = nil,
-                metadataStale: Bool = false) {
+    public init(
+        anchors: [Certificate], authenticatorName: String? = nil, metadata: MetadataEntry? = nil,
+        metadataStale: Bool = false
+    ) {
         self.anchors = anchors
         self.authenticatorName = authenticatorName
         self.metadata = metadata

@@ -36,9 +36,11 @@ public struct MetadataPolicy: Sendable {
     ///   - acceptStale: accept a BLOB past its nextUpdate day (default false).
     ///   - trustLeakedAttestationKeysAfterLaterReport: unsafe; let a later report end a key
     ///     compromise (default false: a compromise report counts whatever came after it).
-    public init(refusedStatuses: Set<AuthenticatorStatus> = AuthenticatorStatus.compromised,
-                minimumCertificationLevel: CertificationLevel? = nil, requireEntry: Bool = false,
-                acceptStale: Bool = false, trustLeakedAttestationKeysAfterLaterReport: Bool = false) {
+    public init(
+        refusedStatuses: Set<AuthenticatorStatus> = AuthenticatorStatus.compromised,
+        minimumCertificationLevel: CertificationLevel? = nil, requireEntry: Bool = false,
+        acceptStale: Bool = false, trustLeakedAttestationKeysAfterLaterReport: Bool = false
+    ) {
         self.refusedStatuses = refusedStatuses
         self.minimumCertificationLevel = minimumCertificationLevel
         self.requireEntry = requireEntry
@@ -109,13 +111,15 @@ public struct MetadataTrust: AttestationTrustSource {
     public func trust(for authenticator: AttestedAuthenticator, at time: Date) throws(WebAuthnError) -> AuthenticatorTrust {
         let stale = blob.isStale(at: time)
         if stale, !policy.acceptStale {
-            throw Self.failure("the metadata BLOB (no \(blob.number)) was due for replacement by the end of its nextUpdate day "
-                               + "\(blob.nextUpdate) and the policy does not accept stale metadata")
+            throw Self.failure(
+                "the metadata BLOB (no \(blob.number)) was due for replacement by the end of its nextUpdate day "
+                    + "\(blob.nextUpdate) and the policy does not accept stale metadata")
         }
         guard let entry = entry(for: authenticator) else {
             if policy.requireEntry {
-                throw Self.failure("authenticator \(authenticator.aaguid.uuidString) (\(authenticator.format)) has no metadata entry "
-                                   + "and the policy requires one")
+                throw Self.failure(
+                    "authenticator \(authenticator.aaguid.uuidString) (\(authenticator.format)) has no metadata entry "
+                        + "and the policy requires one")
             }
             return AuthenticatorTrust(anchors: additionalAnchors, metadataStale: stale)
         }
@@ -143,31 +147,39 @@ public struct MetadataTrust: AttestationTrustSource {
     ///   - chain: the attestation's certificates, leaf first (empty for none and self
     ///     attestation), or nil when not known (a re-check without the attestation object):
     ///     then a compromise naming a certificate refuses, as the chain cannot be shown clear of it.
-    func check(_ entry: MetadataEntry, authenticator: AttestedAuthenticator?, chain: [Certificate]?,
-               at time: Date) throws(WebAuthnError) {
+    func check(
+        _ entry: MetadataEntry, authenticator: AttestedAuthenticator?, chain: [Certificate]?,
+        at time: Date
+    ) throws(WebAuthnError) {
         let name = entry.name.map { "\"\($0)\"" } ?? entry.aaguid?.uuidString ?? "authenticator"
         for report in refusingReports(entry, at: time) {
             if report.status == .attestationKeyCompromise, let named = report.certificate,
-               let chain, !Self.holdsKey(of: named, chain) {
+                let chain, !Self.holdsKey(of: named, chain)
+            {
                 continue
             }
-            let detail = report.status != .attestationKeyCompromise ? "in effect or announced"
-                : report.certificate != nil ? "reported for the key of a certificate of this chain, whatever came after"
-                : "reported for every chain of the model, whatever came after"
+            let detail =
+                report.status != .attestationKeyCompromise
+                ? "in effect or announced"
+                : report.certificate != nil
+                    ? "reported for the key of a certificate of this chain, whatever came after"
+                    : "reported for every chain of the model, whatever came after"
             throw Self.failure("\(name): the metadata status \(report.status.rawValue) is \(detail)")
         }
         if let minimum = policy.minimumCertificationLevel {
             let level = entry.certificationLevel(at: time)
             guard let level, level >= minimum else {
-                throw Self.failure("\(name) is certified at \(level.map { "\($0)" } ?? "no level"), "
-                                   + "the policy requires \(minimum) or better")
+                throw Self.failure(
+                    "\(name) is certified at \(level.map { "\($0)" } ?? "no level"), "
+                        + "the policy requires \(minimum) or better")
             }
         }
         guard let authenticator, let statement = entry.statement, authenticator.type != .none else { return }
         let fitting = Self.declarations(fitting: authenticator)
         guard statement.attestationTypes.contains(where: fitting.contains) else {
-            throw Self.failure("\(name): attestation type \(authenticator.type.rawValue) (\(fitting.joined(separator: " or "))) is not "
-                               + "one its metadata statement declares (\(statement.attestationTypes.joined(separator: ", ")))")
+            throw Self.failure(
+                "\(name): attestation type \(authenticator.type.rawValue) (\(fitting.joined(separator: " or "))) is not "
+                    + "one its metadata statement declares (\(statement.attestationTypes.joined(separator: ", ")))")
         }
     }
 
@@ -185,10 +197,11 @@ public struct MetadataTrust: AttestationTrustSource {
 
     /// The subject public keys (SPKI DER) of the certificates that refusing compromise reports name.
     func compromisedKeys(_ entry: MetadataEntry, at time: Date) -> Set<[UInt8]> {
-        Set(refusingReports(entry, at: time).compactMap { report in
-            guard report.status == .attestationKeyCompromise, let der = report.certificate else { return nil }
-            return (try? Certificate(derEncoded: der))?.subjectPublicKeyInfoDER
-        })
+        Set(
+            refusingReports(entry, at: time).compactMap { report in
+                guard report.status == .attestationKeyCompromise, let der = report.certificate else { return nil }
+                return (try? Certificate(derEncoded: der))?.subjectPublicKeyInfoDER
+            })
     }
 
     /// Whether a certificate of `chain` has the key of the certificate `named` (DER): the leaked

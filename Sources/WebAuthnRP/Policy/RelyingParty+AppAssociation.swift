@@ -74,11 +74,14 @@ extension RelyingParty {
         let origin = "https://\(relyingParty.id)"
         if always || !apps.isEmpty, !relyingParty.isAllowedOrigin(origin) {
             let apps = apps.isEmpty ? "Apple apps" : apps.map(\.appID).joined(separator: ", ")
-            return AppAssociationError(reason: "\(apps) report the origin \(origin) (AuthenticationServices sends https://<rp id>), "
-                                       + "which is not among the allowed origins \(relyingParty.origins); add it")
+            return AppAssociationError(
+                reason: "\(apps) report the origin \(origin) (AuthenticationServices sends https://<rp id>), "
+                    + "which is not among the allowed origins \(relyingParty.origins); add it")
         }
-        for app in apps where app.teamId.count != 10 || !app.teamId.allSatisfy({ $0.isASCII && ($0.isUppercase || $0.isNumber) })
-            || app.bundleId.isEmpty || app.bundleId.contains(where: { $0 == " " || $0 == "/" }) {
+        for app in apps
+        where app.teamId.count != 10 || !app.teamId.allSatisfy({ $0.isASCII && ($0.isUppercase || $0.isNumber) })
+            || app.bundleId.isEmpty || app.bundleId.contains(where: { $0 == " " || $0 == "/" })
+        {
             return AppAssociationError(reason: "\(app.appID) is not a Team ID (10 uppercase letters or digits) and a bundle ID")
         }
         return nil
@@ -109,8 +112,11 @@ extension RelyingParty {
             guard origins.contains(app.origin) else {
                 throw AppAssociationError(reason: "\(app.packageName): its origin \(app.origin) is not among the allowed origins")
             }
-            statements.append(Statement(relation: relation, target: Target(
-                namespace: "android_app", package_name: app.packageName, sha256_cert_fingerprints: [app.sha256Fingerprint])))
+            statements.append(
+                Statement(
+                    relation: relation,
+                    target: Target(
+                        namespace: "android_app", package_name: app.packageName, sha256_cert_fingerprints: [app.sha256Fingerprint])))
         }
         return Self.json(statements)
     }

@@ -1,5 +1,6 @@
 import WebAuthnCoding
 import WebAuthnCrypto
+
 extension RelyingParty {
     /// The origin an Android app's passkey ceremonies report in client data:
     /// `android:apk-key-hash:` followed by the base64url (unpadded) SHA-256 of the app's signing
@@ -43,9 +44,9 @@ extension RelyingParty {
 private extension Unicode.Scalar {
     var hexValue: UInt8? {
         switch value {
-        case 0x30 ... 0x39: return UInt8(value - 0x30)
-        case 0x41 ... 0x46: return UInt8(value - 0x41 + 10)
-        case 0x61 ... 0x66: return UInt8(value - 0x61 + 10)
+        case 0x30...0x39: return UInt8(value - 0x30)
+        case 0x41...0x46: return UInt8(value - 0x41 + 10)
+        case 0x61...0x66: return UInt8(value - 0x61 + 10)
         default: return nil
         }
     }

@@ -48,8 +48,10 @@ extension RelyingParty {
     ///   - publicSuffixes: public suffixes beyond the built-in list (for example `"co.example"`).
     /// - Returns: the document; serve ``RelatedOriginsDocument/jsonData``.
     /// - Throws: ``RelatedOriginsError`` naming the first origin a browser would not honour.
-    public func relatedOriginsDocument(labelLimit: Int = RelyingParty.relatedOriginLabelLimit,
-                                       publicSuffixes: Set<String> = []) throws(RelatedOriginsError) -> RelatedOriginsDocument {
+    public func relatedOriginsDocument(
+        labelLimit: Int = RelyingParty.relatedOriginLabelLimit,
+        publicSuffixes: Set<String> = []
+    ) throws(RelatedOriginsError) -> RelatedOriginsDocument {
         try validateRelatedOrigins(labelLimit: labelLimit, publicSuffixes: publicSuffixes)
         return RelatedOriginsDocument(origins: relatedOrigins)
     }
@@ -65,8 +67,10 @@ extension RelyingParty {
     ///   - labelLimit: the browser's limit (default 5, Chromium's).
     ///   - publicSuffixes: extra public suffixes, lowercase, without leading dot.
     /// - Throws: ``RelatedOriginsError``.
-    public func validateRelatedOrigins(labelLimit: Int = RelyingParty.relatedOriginLabelLimit,
-                                       publicSuffixes: Set<String> = []) throws(RelatedOriginsError) {
+    public func validateRelatedOrigins(
+        labelLimit: Int = RelyingParty.relatedOriginLabelLimit,
+        publicSuffixes: Set<String> = []
+    ) throws(RelatedOriginsError) {
         var labelsSeen: [String] = []
         for origin in origins where Self.httpsHost(origin) == nil && origin.hasPrefix("https:") {
             throw RelatedOriginsError(origin: origin, reason: "is not an https origin (scheme://host[:port], nothing after)")
@@ -78,8 +82,10 @@ extension RelyingParty {
             }
             if labelsSeen.contains(label) { continue }
             guard labelsSeen.count < labelLimit else {
-                throw RelatedOriginsError(origin: origin, reason: "its registrable origin label \"\(label)\" is label number "
-                    + "\(labelsSeen.count + 1); browsers honour only \(labelLimit) (\(labelsSeen.joined(separator: ", ")))")
+                throw RelatedOriginsError(
+                    origin: origin,
+                    reason: "its registrable origin label \"\(label)\" is label number "
+                        + "\(labelsSeen.count + 1); browsers honour only \(labelLimit) (\(labelsSeen.joined(separator: ", ")))")
             }
             labelsSeen.append(label)
         }
@@ -99,7 +105,8 @@ extension RelyingParty {
         let host = authority.lowercased()
         let labels = host.split(separator: ".", omittingEmptySubsequences: false)
         guard labels.count >= 1, labels.allSatisfy({ !$0.isEmpty && $0.count <= 63 }),
-              host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == ".") }) else { return nil }
+            host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == ".") })
+        else { return nil }
         // An IP address has no registrable domain.
         if labels.allSatisfy({ $0.allSatisfy(\.isNumber) }) { return nil }
         return host

@@ -39,14 +39,19 @@ public struct RelyingParty: Sendable {
     ///   - allowSubdomains: accept subdomains of the origins' hosts (dot boundary).
     ///   - allowCrossOrigin: accept ceremonies run inside cross-origin iframes.
     ///   - topOrigins: the top-level origins such iframes may be embedded in.
-    public init(id: String, name: String = "", origins: [String], allowSubdomains: Bool = false,
-                allowCrossOrigin: Bool = false, topOrigins: [String] = []) {
-        self.init(id: id, name: name, origins: origins, allowSubdomains: allowSubdomains, allowCrossOrigin: allowCrossOrigin,
-                  topOrigins: topOrigins, appleApps: [], androidApps: [])
+    public init(
+        id: String, name: String = "", origins: [String], allowSubdomains: Bool = false,
+        allowCrossOrigin: Bool = false, topOrigins: [String] = []
+    ) {
+        self.init(
+            id: id, name: name, origins: origins, allowSubdomains: allowSubdomains, allowCrossOrigin: allowCrossOrigin,
+            topOrigins: topOrigins, appleApps: [], androidApps: [])
     }
 
-    private init(id: String, name: String, origins: [String], allowSubdomains: Bool, allowCrossOrigin: Bool,
-                 topOrigins: [String], appleApps: [AppleApp], androidApps: [AndroidApp]) {
+    private init(
+        id: String, name: String, origins: [String], allowSubdomains: Bool, allowCrossOrigin: Bool,
+        topOrigins: [String], appleApps: [AppleApp], androidApps: [AndroidApp]
+    ) {
         self.id = id
         self.name = name
         self.origins = origins
@@ -80,12 +85,15 @@ public struct RelyingParty: Sendable {
     ///   - topOrigins: the top-level origins such iframes may be embedded in.
     /// - Throws: ``AppAssociationError`` when Apple apps are declared and `https://<rp id>` is
     ///   not an allowed origin, or an app ID is malformed.
-    public init(id: String, name: String = "", origins: [String], appleApps: [AppleApp], androidApps: [AndroidApp] = [],
-                allowSubdomains: Bool = false, allowCrossOrigin: Bool = false,
-                topOrigins: [String] = []) throws(AppAssociationError) {
+    public init(
+        id: String, name: String = "", origins: [String], appleApps: [AppleApp], androidApps: [AndroidApp] = [],
+        allowSubdomains: Bool = false, allowCrossOrigin: Bool = false,
+        topOrigins: [String] = []
+    ) throws(AppAssociationError) {
         let added = androidApps.map(\.origin).filter { !origins.contains($0) }
-        self.init(id: id, name: name, origins: origins + added, allowSubdomains: allowSubdomains,
-                  allowCrossOrigin: allowCrossOrigin, topOrigins: topOrigins, appleApps: appleApps, androidApps: androidApps)
+        self.init(
+            id: id, name: name, origins: origins + added, allowSubdomains: allowSubdomains,
+            allowCrossOrigin: allowCrossOrigin, topOrigins: topOrigins, appleApps: appleApps, androidApps: androidApps)
         if let problem = Self.appleAppProblem(appleApps, relyingParty: self) { throw problem }
     }
 
@@ -120,7 +128,8 @@ enum OriginMatcher {
         let scheme = origin[origin.startIndex..<sep.lowerBound]
         let rest = origin[sep.upperBound...]
         guard !scheme.isEmpty, !rest.isEmpty,
-              !rest.contains(where: { "/?#@\\ ".contains($0) }) else { return nil }
+            !rest.contains(where: { "/?#@\\ ".contains($0) })
+        else { return nil }
         if rest.hasPrefix("[") {  // IPv6 literal
             guard let close = rest.firstIndex(of: "]") else { return nil }
             let host = rest[rest.startIndex...close]
@@ -143,8 +152,9 @@ enum OriginMatcher {
     /// zero, at most 65535. (`Int(_:)` alone would take `+443` and `0443` as 443.)
     private static func serializedPort(_ text: Substring) -> Int? {
         guard (1...5).contains(text.utf8.count), text.utf8.allSatisfy({ (0x30...0x39).contains($0) }),
-              text == "0" || text.utf8.first != 0x30,
-              let port = Int(text), port <= 65535 else { return nil }
+            text == "0" || text.utf8.first != 0x30,
+            let port = Int(text), port <= 65535
+        else { return nil }
         return port
     }
 

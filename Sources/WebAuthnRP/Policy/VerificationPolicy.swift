@@ -26,8 +26,10 @@ public struct AttestationPolicy: Sendable {
     ///   - requirement: what the attestation must establish, and the anchors (default: nothing required).
     ///   - formats: the per-format options (default: each at its default).
     ///   - allowedFormats: formats accepted (default all supported).
-    public init(requirement: AttestationRequirement = .none, formats: AttestationFormatOptions = AttestationFormatOptions(),
-                allowedFormats: Set<String>? = nil) {
+    public init(
+        requirement: AttestationRequirement = .none, formats: AttestationFormatOptions = AttestationFormatOptions(),
+        allowedFormats: Set<String>? = nil
+    ) {
         self.requirement = requirement
         self.formats = formats
         self.allowedFormats = allowedFormats
@@ -68,9 +70,11 @@ public struct VerificationPolicy: Sendable {
     ///   - attestation: attestation policy.
     ///   - counter: counter policy (default reject).
     ///   - challengeLifetime: seconds an issued challenge stays valid (default 300).
-    public init(acceptedAlgorithms: [COSEAlgorithm] = VerificationPolicy.defaultAlgorithms,
-                attestation: AttestationPolicy = AttestationPolicy(), counter: CounterPolicy = .reject,
-                challengeLifetime: TimeInterval = 300) {
+    public init(
+        acceptedAlgorithms: [COSEAlgorithm] = VerificationPolicy.defaultAlgorithms,
+        attestation: AttestationPolicy = AttestationPolicy(), counter: CounterPolicy = .reject,
+        challengeLifetime: TimeInterval = 300
+    ) {
         self.acceptedAlgorithms = acceptedAlgorithms
         self.attestation = attestation
         self.counter = counter

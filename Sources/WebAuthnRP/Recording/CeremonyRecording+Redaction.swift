@@ -28,7 +28,8 @@ enum SecretOutputRedaction {
     /// What replaces a body recorded as text (it did not decode as a response) that holds a
     /// secret output which cannot be zeroed in place. It is not JSON, so it replays as `malformed`,
     /// as every body that does not decode does.
-    static let placeholder = "(redacted: this body did not decode as a response and carried secret extension outputs that could not be zeroed in place)"
+    static let placeholder =
+        "(redacted: this body did not decode as a response and carried secret extension outputs that could not be zeroed in place)"
 
     /// The members of a response object, from `clientExtensionResults`, whose values are secret.
     private static let paths: [[String]] = [
@@ -55,7 +56,8 @@ enum SecretOutputRedaction {
     /// anything else: the marker).
     static func redactingObject(_ response: JSONValue) -> JSONValue {
         guard case .object(var credential) = response,
-              case .object(var outputs)? = credential["clientExtensionResults"] else { return response }
+            case .object(var outputs)? = credential["clientExtensionResults"]
+        else { return response }
         var changed = false
         for path in paths {
             guard let first = path.first, let member = outputs[first] else { continue }
@@ -108,11 +110,13 @@ enum SecretOutputRedaction {
         var out = text
         for (secret, zeroed) in zip(leaves(parsed), leaves(redacted)) where secret != zeroed {
             guard case .string(let secretText) = secret, case .string(let zeroedText) = zeroed,
-                  zeroedText != notBase64URLMarker, !secretText.isEmpty else { return placeholder }
+                zeroedText != notBase64URLMarker, !secretText.isEmpty
+            else { return placeholder }
             out = out.replacingOccurrences(of: "\"\(secretText)\"", with: "\"\(zeroedText)\"")
         }
         guard let reread = try? JSONReader.parse(Array(out.utf8)[...]), isRedacted(reread),
-              decodes(text, kind: kind) == decodes(out, kind: kind) else { return placeholder }
+            decodes(text, kind: kind) == decodes(out, kind: kind)
+        else { return placeholder }
         return out
     }
 

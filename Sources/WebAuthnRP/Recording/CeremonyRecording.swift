@@ -71,9 +71,11 @@ public struct CeremonyRecording: Sendable {
     ///   - policy: the policy.
     ///   - receivedAt: when the response was verified.
     ///   - verdict: the verdict.
-    package init(kind: CeremonyKind, issued: IssuedChallenge?, challenge: [UInt8]?, response: JSONValue,
-                credentialBefore: CredentialRecord?, relyingParty: RelyingParty, policy: VerificationPolicy,
-                receivedAt: Date, verdict: Verdict) {
+    package init(
+        kind: CeremonyKind, issued: IssuedChallenge?, challenge: [UInt8]?, response: JSONValue,
+        credentialBefore: CredentialRecord?, relyingParty: RelyingParty, policy: VerificationPolicy,
+        receivedAt: Date, verdict: Verdict
+    ) {
         self.kind = kind
         self.issued = issued
         self.challenge = challenge ?? issued?.challenge
@@ -98,11 +100,14 @@ public struct CeremonyRecording: Sendable {
         var notes: [String] = []
         if relyingParty.allowSubdomains { notes.append("relyingParty.allowSubdomains is true (not in the format)") }
         if !(policy.attestation.requirement.source is FixedTrustAnchors) {
-            notes.append("attestation trust source \(type(of: policy.attestation.requirement.source)) is not recorded; only fixed anchors are")
+            notes.append(
+                "attestation trust source \(type(of: policy.attestation.requirement.source)) is not recorded; only fixed anchors are")
         }
         let requirement = policy.attestation.requirement
         if (requirement.chain == .required) != (requirement.unattested == .rejected) {
-            notes.append("attestation chain \(requirement.chain) with unattested \(requirement.unattested) is recorded as requireTrustedAttestation \(requirement.chain == .required)")
+            notes.append(
+                "attestation chain \(requirement.chain) with unattested \(requirement.unattested) is recorded as requireTrustedAttestation \(requirement.chain == .required)"
+            )
         }
         if policy.attestation.allowedFormats != nil { notes.append("policy.attestation.allowedFormats is not recorded") }
         if policy.attestation.formats != AttestationFormatOptions() {
@@ -205,8 +210,10 @@ public struct CeremonyRecording: Sendable {
             // `observed` is a note (unknown members are ignored): where and why it failed here.
             var observed: [String: JSONValue] = ["message": .string(error.message)]
             if let step = error.step { observed["step"] = .string(step) }
-            return .object(["outcome": .string("reject"), "error": .string(error.category.rawValue),
-                            "observed": .object(observed)])
+            return .object([
+                "outcome": .string("reject"), "error": .string(error.category.rawValue),
+                "observed": .object(observed),
+            ])
         }
     }
 
@@ -227,8 +234,10 @@ public struct CeremonyRecording: Sendable {
             }
             var options: [String: JSONValue] = [
                 "rp": .object(["id": .string(rpId), "name": .string(relyingParty.name.isEmpty ? rpId : relyingParty.name)]),
-                "user": .object(["id": .string(Base64URL.encode(userHandle)), "name": .string("(not recorded)"),
-                                 "displayName": .string("(not recorded)")]),
+                "user": .object([
+                    "id": .string(Base64URL.encode(userHandle)), "name": .string("(not recorded)"),
+                    "displayName": .string("(not recorded)"),
+                ]),
                 "challenge": challengeText,
                 "pubKeyCredParams": .array(params),
                 "authenticatorSelection": .object(["userVerification": .string((issued?.userVerification ?? .preferred).rawValue)]),
@@ -242,9 +251,10 @@ public struct CeremonyRecording: Sendable {
                 "userVerification": .string((issued?.userVerification ?? .preferred).rawValue),
             ]
             if let allow = issued?.allowCredentials, !allow.isEmpty {
-                options["allowCredentials"] = .array(allow.map {
-                    .object(["type": .string("public-key"), "id": .string(Base64URL.encode($0))])
-                })
+                options["allowCredentials"] = .array(
+                    allow.map {
+                        .object(["type": .string("public-key"), "id": .string(Base64URL.encode($0))])
+                    })
             }
             if let extensions = issued?.extensions { options["extensions"] = .object(extensions) }
             return .object(options)
@@ -287,22 +297,30 @@ public struct CeremonyRecordingError: Error, Sendable, CustomStringConvertible {
 extension RegistrationResponse {
     /// The response as the `RegistrationResponseJSON` members the verifier reads.
     var recordedJSON: JSONValue {
-        var inner: [String: JSONValue] = ["clientDataJSON": .string(Base64URL.encode(clientDataJSON)),
-                                          "attestationObject": .string(Base64URL.encode(attestationObject))]
+        var inner: [String: JSONValue] = [
+            "clientDataJSON": .string(Base64URL.encode(clientDataJSON)),
+            "attestationObject": .string(Base64URL.encode(attestationObject)),
+        ]
         if !transports.isEmpty { inner["transports"] = .array(transports.map(JSONValue.string)) }
-        return .object(["id": .string(id), "rawId": .string(Base64URL.encode(rawId)), "type": .string(type),
-                        "response": .object(inner), "clientExtensionResults": .object(clientExtensionResults)])
+        return .object([
+            "id": .string(id), "rawId": .string(Base64URL.encode(rawId)), "type": .string(type),
+            "response": .object(inner), "clientExtensionResults": .object(clientExtensionResults),
+        ])
     }
 }
 
 extension AuthenticationResponse {
     /// The response as the `AuthenticationResponseJSON` members the verifier reads.
     var recordedJSON: JSONValue {
-        var inner: [String: JSONValue] = ["clientDataJSON": .string(Base64URL.encode(members.clientDataJSON)),
-                                          "authenticatorData": .string(Base64URL.encode(members.authenticatorData)),
-                                          "signature": .string(Base64URL.encode(members.signature))]
+        var inner: [String: JSONValue] = [
+            "clientDataJSON": .string(Base64URL.encode(members.clientDataJSON)),
+            "authenticatorData": .string(Base64URL.encode(members.authenticatorData)),
+            "signature": .string(Base64URL.encode(members.signature)),
+        ]
         if let userHandle = members.userHandle { inner["userHandle"] = .string(Base64URL.encode(userHandle)) }
-        return .object(["id": .string(id), "rawId": .string(Base64URL.encode(rawId)), "type": .string(type),
-                        "response": .object(inner), "clientExtensionResults": .object(clientExtensionResults)])
+        return .object([
+            "id": .string(id), "rawId": .string(Base64URL.encode(rawId)), "type": .string(type),
+            "response": .object(inner), "clientExtensionResults": .object(clientExtensionResults),
+        ])
     }
 }

@@ -45,15 +45,17 @@ public struct RegistrationRequest: Sendable, Hashable {
     ///   - excludeExistingCredentials: default true.
     ///   - conditional: default false.
     ///   - extensions: default none.
-    public init(user: PublicKeyCredentialUserEntityJSON,
-                algorithms: [COSEAlgorithm] = PublicKeyCredentialParameters.recommended.map(\.algorithm),
-                userVerification: UserVerificationRequirement = .preferred,
-                residentKey: ResidentKeyRequirement = .preferred,
-                authenticatorAttachment: AuthenticatorAttachment? = nil,
-                attestation: AttestationConveyancePreference = AttestationConveyancePreference.none,
-                attestationFormats: [String]? = nil, hints: [PublicKeyCredentialHint]? = nil, timeout: UInt32? = nil,
-                excludeExistingCredentials: Bool = true, conditional: Bool = false,
-                extensions: RegistrationExtensionInputs = RegistrationExtensionInputs()) {
+    public init(
+        user: PublicKeyCredentialUserEntityJSON,
+        algorithms: [COSEAlgorithm] = PublicKeyCredentialParameters.recommended.map(\.algorithm),
+        userVerification: UserVerificationRequirement = .preferred,
+        residentKey: ResidentKeyRequirement = .preferred,
+        authenticatorAttachment: AuthenticatorAttachment? = nil,
+        attestation: AttestationConveyancePreference = AttestationConveyancePreference.none,
+        attestationFormats: [String]? = nil, hints: [PublicKeyCredentialHint]? = nil, timeout: UInt32? = nil,
+        excludeExistingCredentials: Bool = true, conditional: Bool = false,
+        extensions: RegistrationExtensionInputs = RegistrationExtensionInputs()
+    ) {
         self.user = user
         self.algorithms = algorithms
         self.userVerification = userVerification
@@ -99,10 +101,12 @@ public struct AuthenticationRequest: Sendable, Hashable {
     ///   - extensions: default none.
     ///   - allowCredentials: the user's credentials if already read; default nil (the service
     ///     reads them from its store).
-    public init(userHandle: [UInt8]? = nil, userVerification: UserVerificationRequirement = .preferred,
-                hints: [PublicKeyCredentialHint]? = nil, timeout: UInt32? = nil,
-                extensions: AuthenticationExtensionInputs = AuthenticationExtensionInputs(),
-                allowCredentials: [PublicKeyCredentialDescriptorJSON]? = nil) {
+    public init(
+        userHandle: [UInt8]? = nil, userVerification: UserVerificationRequirement = .preferred,
+        hints: [PublicKeyCredentialHint]? = nil, timeout: UInt32? = nil,
+        extensions: AuthenticationExtensionInputs = AuthenticationExtensionInputs(),
+        allowCredentials: [PublicKeyCredentialDescriptorJSON]? = nil
+    ) {
         self.userHandle = userHandle
         self.userVerification = userVerification
         self.hints = hints

@@ -17,32 +17,39 @@ extension CeremonyRecording {
     ///   - challenge: what the server kept from `begin…` (a session's challenge is recorded).
     ///   - service: the service the body was meant for (its relying party and policy are recorded).
     ///   - receivedAt: when the body was received.
-    public init(unparsedBody body: Data, kind: CeremonyKind, error: WebAuthnError, challenge: CeremonyChallenge,
-                service: RelyingPartyService, receivedAt: Date) {
+    public init(
+        unparsedBody body: Data, kind: CeremonyKind, error: WebAuthnError, challenge: CeremonyChallenge,
+        service: RelyingPartyService, receivedAt: Date
+    ) {
         var expected: [UInt8]?
         if case .session(let bytes) = challenge.source { expected = bytes }
         // As text (invalid UTF-8 replaced): the replay finds a response that does not decode.
-        self.init(kind: kind, issued: nil, challenge: expected, response: .string(String(decoding: body, as: UTF8.self)),
-                  credentialBefore: nil, relyingParty: service.relyingParty, policy: service.policy,
-                  receivedAt: receivedAt, verdict: .rejected(error))
+        self.init(
+            kind: kind, issued: nil, challenge: expected, response: .string(String(decoding: body, as: UTF8.self)),
+            credentialBefore: nil, relyingParty: service.relyingParty, policy: service.policy,
+            receivedAt: receivedAt, verdict: .rejected(error))
     }
 }
 
 extension RelyingPartyService {
     /// The recording a finish hands its observer: what it consumed and found, and the verdict.
-    func recording(_ kind: CeremonyKind, _ facts: CeremonyFacts, response: JSONValue, clientDataJSON: ArraySlice<UInt8>,
-                   now: Date, result: Result<Void, WebAuthnError>) -> CeremonyRecording {
+    func recording(
+        _ kind: CeremonyKind, _ facts: CeremonyFacts, response: JSONValue, clientDataJSON: ArraySlice<UInt8>,
+        now: Date, result: Result<Void, WebAuthnError>
+    ) -> CeremonyRecording {
         // A token that did not open: nothing was outstanding, so nothing is recorded as issued.
-        let challenge = facts.tokenRefused ? nil
+        let challenge =
+            facts.tokenRefused
+            ? nil
             : facts.expected ?? facts.issued?.challenge ?? (try? CollectedClientData(jsonBytes: clientDataJSON).decodedChallenge())
         let verdict: CeremonyRecording.Verdict
         switch result {
         case .success: verdict = .accepted
         case .failure(let error): verdict = .rejected(error)
         }
-        return CeremonyRecording(kind: kind, issued: facts.issued, challenge: challenge, response: response,
-                                 credentialBefore: facts.found, relyingParty: relyingParty, policy: policy,
-                                 receivedAt: now, verdict: verdict)
+        return CeremonyRecording(
+            kind: kind, issued: facts.issued, challenge: challenge, response: response,
+            credentialBefore: facts.found, relyingParty: relyingParty, policy: policy,
+            receivedAt: now, verdict: verdict)
     }
 }
-

@@ -33,9 +33,11 @@ public struct RelyingPartyService: Sendable {
     ///   - policy: algorithms, attestation, counter and challenge-lifetime policy.
     ///   - challenges: how challenges travel (default: stored in a bounded in-memory store).
     ///   - credentials: the credential store (default: bounded, in memory).
-    public init(relyingParty: RelyingParty, policy: VerificationPolicy = VerificationPolicy(),
-                challenges: ChallengeTransport = .stored(InMemoryChallengeStore()),
-                credentials: any CredentialStore = InMemoryCredentialStore()) {
+    public init(
+        relyingParty: RelyingParty, policy: VerificationPolicy = VerificationPolicy(),
+        challenges: ChallengeTransport = .stored(InMemoryChallengeStore()),
+        credentials: any CredentialStore = InMemoryCredentialStore()
+    ) {
         self.relyingParty = relyingParty
         self.policy = policy
         self.challenges = challenges
@@ -86,12 +88,16 @@ public struct RelyingPartyService: Sendable {
     /// - Throws: ``WebAuthnError`` for a rejected response or challenge (`credentialExists`
     ///   when the store already holds the id); ``RegistryError`` or the store's own error when
     ///   storage fails.
-    public func finishRegistration(_ response: RegistrationResponse, challenge: CeremonyChallenge = .fromClientData,
-                                   now: Date, keepAttestation: Bool = false,
-                                   observer: (any CeremonyObserver)? = nil) async throws -> VerifiedRegistration {
+    public func finishRegistration(
+        _ response: RegistrationResponse, challenge: CeremonyChallenge = .fromClientData,
+        now: Date, keepAttestation: Bool = false,
+        observer: (any CeremonyObserver)? = nil
+    ) async throws -> VerifiedRegistration {
         var trace = CeremonyTrace(recording: false)
-        return try await finishRegistration(response, challenge: challenge, now: now, keepAttestation: keepAttestation,
-                                            observer: observer, trace: &trace).get()
+        return try await finishRegistration(
+            response, challenge: challenge, now: now, keepAttestation: keepAttestation,
+            observer: observer, trace: &trace
+        ).get()
     }
 
     /// ``finishRegistration(_:challenge:now:keepAttestation:observer:)`` with the step trace.
@@ -102,32 +108,42 @@ public struct RelyingPartyService: Sendable {
     ///   - keepAttestation: keep raw attestation data in the record.
     /// - Returns: the verdict and its trace.
     /// - Throws: only storage failures; verdicts are in the report.
-    package func finishRegistrationReport(_ response: RegistrationResponse, challenge: CeremonyChallenge = .fromClientData,
-                                         now: Date, keepAttestation: Bool = false) async throws -> CeremonyReport<VerifiedRegistration> {
+    package func finishRegistrationReport(
+        _ response: RegistrationResponse, challenge: CeremonyChallenge = .fromClientData,
+        now: Date, keepAttestation: Bool = false
+    ) async throws -> CeremonyReport<VerifiedRegistration> {
         var trace = CeremonyTrace()
-        let result = try await finishRegistration(response, challenge: challenge, now: now, keepAttestation: keepAttestation,
-                                                  observer: nil, trace: &trace)
+        let result = try await finishRegistration(
+            response, challenge: challenge, now: now, keepAttestation: keepAttestation,
+            observer: nil, trace: &trace)
         return CeremonyReport(result: result, trace: trace)
     }
 
     /// The one registration finish; `trace` decides whether steps are kept.
-    private func finishRegistration(_ response: RegistrationResponse, challenge: CeremonyChallenge, now: Date,
-                                    keepAttestation: Bool, observer: (any CeremonyObserver)?,
-                                    trace: inout CeremonyTrace) async throws -> Result<VerifiedRegistration, WebAuthnError> {
+    private func finishRegistration(
+        _ response: RegistrationResponse, challenge: CeremonyChallenge, now: Date,
+        keepAttestation: Bool, observer: (any CeremonyObserver)?,
+        trace: inout CeremonyTrace
+    ) async throws -> Result<VerifiedRegistration, WebAuthnError> {
         var facts = CeremonyFacts()
-        let result = try await register(response, challenge: challenge, now: now, keepAttestation: keepAttestation,
-                                        observed: observer != nil, facts: &facts, trace: &trace)
+        let result = try await register(
+            response, challenge: challenge, now: now, keepAttestation: keepAttestation,
+            observed: observer != nil, facts: &facts, trace: &trace)
         if let observer {
-            await observer.ceremonyFinished(recording(.registration, facts, response: response.recordedJSON,
-                                                      clientDataJSON: response.clientDataJSON[...], now: now,
-                                                      result: result.map { _ in () }))
+            await observer.ceremonyFinished(
+                recording(
+                    .registration, facts, response: response.recordedJSON,
+                    clientDataJSON: response.clientDataJSON[...], now: now,
+                    result: result.map { _ in () }))
         }
         return result
     }
 
-    private func register(_ response: RegistrationResponse, challenge: CeremonyChallenge, now: Date, keepAttestation: Bool,
-                          observed: Bool, facts: inout CeremonyFacts,
-                          trace: inout CeremonyTrace) async throws -> Result<VerifiedRegistration, WebAuthnError> {
+    private func register(
+        _ response: RegistrationResponse, challenge: CeremonyChallenge, now: Date, keepAttestation: Bool,
+        observed: Bool, facts: inout CeremonyFacts,
+        trace: inout CeremonyTrace
+    ) async throws -> Result<VerifiedRegistration, WebAuthnError> {
         let issued: IssuedChallenge, clientData: CollectedClientData?
         switch try await consume(challenge, clientDataJSON: response.clientDataJSON[...], now: now, facts: &facts, trace: &trace) {
         case .success(let value): (issued, clientData) = value
@@ -135,8 +151,9 @@ public struct RelyingPartyService: Sendable {
         }
         let verified: VerifiedRegistration
         do {
-            verified = try registrationVerifier.verify(response, issued: issued, now: now, keepAttestation: keepAttestation,
-                                                       clientData: clientData, trace: &trace)
+            verified = try registrationVerifier.verify(
+                response, issued: issued, now: now, keepAttestation: keepAttestation,
+                clientData: clientData, trace: &trace)
         } catch {
             return .failure(error)
         }
@@ -144,8 +161,10 @@ public struct RelyingPartyService: Sendable {
         // record. create-if-absent makes the check and the store one atomic operation.
         guard try await credentials.create(verified.record) else {
             if observed { facts.found = try await credentials.credential(id: verified.record.id) }
-            return .failure(trace.fail("§7.1 step 27", "credentialId is not yet registered", .credentialExists,
-                                       "credential \(response.id) is already registered"))
+            return .failure(
+                trace.fail(
+                    "§7.1 step 27", "credentialId is not yet registered", .credentialExists,
+                    "credential \(response.id) is already registered"))
         }
         trace.note("§7.1 step 27", "credentialId is not yet registered")
         trace.note("§7.1 step 28", "credential record stored")
@@ -164,8 +183,10 @@ public struct RelyingPartyService: Sendable {
     /// - Throws: ``WebAuthnError`` for a rejected response or challenge (`signCount` when a
     ///   concurrent login of the credential stored its record first); ``RegistryError`` or the
     ///   store's own error when storage fails.
-    public func finishAuthentication(_ response: AuthenticationResponse, challenge: CeremonyChallenge = .fromClientData,
-                                     now: Date, observer: (any CeremonyObserver)? = nil) async throws -> VerifiedAuthentication {
+    public func finishAuthentication(
+        _ response: AuthenticationResponse, challenge: CeremonyChallenge = .fromClientData,
+        now: Date, observer: (any CeremonyObserver)? = nil
+    ) async throws -> VerifiedAuthentication {
         var trace = CeremonyTrace(recording: false)
         return try await finishAuthentication(response, challenge: challenge, now: now, observer: observer, trace: &trace).get()
     }
@@ -177,34 +198,45 @@ public struct RelyingPartyService: Sendable {
     ///   - now: the current time.
     /// - Returns: the verdict and its trace.
     /// - Throws: only storage failures.
-    package func finishAuthenticationReport(_ response: AuthenticationResponse, challenge: CeremonyChallenge = .fromClientData,
-                                           now: Date) async throws -> CeremonyReport<VerifiedAuthentication> {
+    package func finishAuthenticationReport(
+        _ response: AuthenticationResponse, challenge: CeremonyChallenge = .fromClientData,
+        now: Date
+    ) async throws -> CeremonyReport<VerifiedAuthentication> {
         var trace = CeremonyTrace()
         let result = try await finishAuthentication(response, challenge: challenge, now: now, observer: nil, trace: &trace)
         return CeremonyReport(result: result, trace: trace)
     }
 
     /// The one authentication finish; `trace` decides whether steps are kept.
-    private func finishAuthentication(_ response: AuthenticationResponse, challenge: CeremonyChallenge, now: Date,
-                                      observer: (any CeremonyObserver)?,
-                                      trace: inout CeremonyTrace) async throws -> Result<VerifiedAuthentication, WebAuthnError> {
+    private func finishAuthentication(
+        _ response: AuthenticationResponse, challenge: CeremonyChallenge, now: Date,
+        observer: (any CeremonyObserver)?,
+        trace: inout CeremonyTrace
+    ) async throws -> Result<VerifiedAuthentication, WebAuthnError> {
         var facts = CeremonyFacts()
-        let result = try await authenticate(response, challenge: challenge, now: now, observed: observer != nil,
-                                            facts: &facts, trace: &trace)
+        let result = try await authenticate(
+            response, challenge: challenge, now: now, observed: observer != nil,
+            facts: &facts, trace: &trace)
         if let observer {
-            await observer.ceremonyFinished(recording(.authentication, facts, response: response.recordedJSON,
-                                                      clientDataJSON: response.members.clientDataJSON, now: now,
-                                                      result: result.map { _ in () }))
+            await observer.ceremonyFinished(
+                recording(
+                    .authentication, facts, response: response.recordedJSON,
+                    clientDataJSON: response.members.clientDataJSON, now: now,
+                    result: result.map { _ in () }))
         }
         return result
     }
 
-    private func authenticate(_ response: AuthenticationResponse, challenge: CeremonyChallenge, now: Date, observed: Bool,
-                              facts: inout CeremonyFacts,
-                              trace: inout CeremonyTrace) async throws -> Result<VerifiedAuthentication, WebAuthnError> {
+    private func authenticate(
+        _ response: AuthenticationResponse, challenge: CeremonyChallenge, now: Date, observed: Bool,
+        facts: inout CeremonyFacts,
+        trace: inout CeremonyTrace
+    ) async throws -> Result<VerifiedAuthentication, WebAuthnError> {
         let issued: IssuedChallenge, clientData: CollectedClientData?
-        switch try await consume(challenge, clientDataJSON: response.members.clientDataJSON, now: now, facts: &facts,
-                                 trace: &trace) {
+        switch try await consume(
+            challenge, clientDataJSON: response.members.clientDataJSON, now: now, facts: &facts,
+            trace: &trace)
+        {
         case .success(let value): (issued, clientData) = value
         case .failure(let error): return .failure(error)
         }
@@ -215,25 +247,32 @@ public struct RelyingPartyService: Sendable {
         let expectedSignCount = record?.signCount ?? 0
         let verified: VerifiedAuthentication
         do {
-            verified = try authenticationVerifier.verify(response, issued: issued, record: record, now: now,
-                                                         clientData: clientData, trace: &trace)
+            verified = try authenticationVerifier.verify(
+                response, issued: issued, record: record, now: now,
+                clientData: clientData, trace: &trace)
         } catch {
             return .failure(error)
         }
         let change = CredentialUpdate(expectedSignCount: expectedSignCount, record: verified.updatedRecord)
         guard try await credentials.update(change) else {
-            return .failure(trace.fail("credential store update", "the stored counter is still the one verified against",
-                                       .signCount, "a concurrent login of credential \(response.id) stored its record "
-                                           + "first (the stored counter is no longer \(expectedSignCount))"))
+            return .failure(
+                trace.fail(
+                    "credential store update", "the stored counter is still the one verified against",
+                    .signCount,
+                    "a concurrent login of credential \(response.id) stored its record "
+                        + "first (the stored counter is no longer \(expectedSignCount))"))
         }
         return .success(verified)
     }
 
     /// Consumes the challenge this response answers, before any other check. Without a
     /// session challenge the client data names it; that parse is returned for the verifier.
-    private func consume(_ challenge: CeremonyChallenge, clientDataJSON: ArraySlice<UInt8>, now: Date,
-                         facts: inout CeremonyFacts, trace: inout CeremonyTrace)
-        async throws -> Result<(IssuedChallenge, CollectedClientData?), WebAuthnError> {
+    private func consume(
+        _ challenge: CeremonyChallenge, clientDataJSON: ArraySlice<UInt8>, now: Date,
+        facts: inout CeremonyFacts, trace: inout CeremonyTrace
+    )
+        async throws -> Result<(IssuedChallenge, CollectedClientData?), WebAuthnError>
+    {
         let store: any ChallengeStore
         var expected: [UInt8]?
         switch (challenges.mode, challenge.source) {
@@ -247,15 +286,21 @@ public struct RelyingPartyService: Sendable {
                 store = OpenedSealedChallenge(try key.open(token, now: now), replayStore: replayStore, now: now)
             } catch {
                 facts.tokenRefused = true
-                return .failure(trace.fail(error.step ?? "sealed challenge", "the sealed challenge opens under the key",
-                                           error.category, error.message))
+                return .failure(
+                    trace.fail(
+                        error.step ?? "sealed challenge", "the sealed challenge opens under the key",
+                        error.category, error.message))
             }
         case (.stored, .sealed):
-            return .failure(trace.fail("consume", "the challenge is outstanding", .challenge,
-                                       "a sealed challenge was given to a service that stores its challenges"))
+            return .failure(
+                trace.fail(
+                    "consume", "the challenge is outstanding", .challenge,
+                    "a sealed challenge was given to a service that stores its challenges"))
         case (.sealed, .session), (.sealed, .clientData):
-            return .failure(trace.fail("consume", "the challenge is outstanding", .challenge,
-                                       "a service that seals its challenges finishes only with the sealed token"))
+            return .failure(
+                trace.fail(
+                    "consume", "the challenge is outstanding", .challenge,
+                    "a service that seals its challenges finishes only with the sealed token"))
         }
         facts.expected = expected
         let bytes: [UInt8]
@@ -273,8 +318,10 @@ public struct RelyingPartyService: Sendable {
             }
         }
         guard let issued = try await store.consume(bytes) else {
-            return .failure(trace.fail("consume", "the challenge is outstanding", .challenge,
-                                       "challenge \(Base64URL.encode(bytes)) was not issued or was already used"))
+            return .failure(
+                trace.fail(
+                    "consume", "the challenge is outstanding", .challenge,
+                    "challenge \(Base64URL.encode(bytes)) was not issued or was already used"))
         }
         facts.issued = issued
         trace.note("consume", "the challenge is outstanding; consumed now, whatever the verdict")
@@ -308,8 +355,10 @@ extension RelyingPartyService {
     /// - Throws: ``WebAuthnError`` for an invalid user entity or when no requested algorithm is
     ///   accepted by the policy; ``RegistryError`` or the store's error when storage fails;
     ///   ``CryptoError`` when sealing fails.
-    public func beginRegistration(_ request: RegistrationRequest,
-                                  now: Date) async throws -> CeremonyStart<PublicKeyCredentialCreationOptionsJSON> {
+    public func beginRegistration(
+        _ request: RegistrationRequest,
+        now: Date
+    ) async throws -> CeremonyStart<PublicKeyCredentialCreationOptionsJSON> {
         let offered = request.algorithms.filter { policy.acceptedAlgorithms.contains($0) }
         guard !offered.isEmpty else {
             throw WebAuthnError(.algorithm, "none of the algorithms \(request.algorithms) is accepted by the policy")
@@ -321,15 +370,18 @@ extension RelyingPartyService {
             pubKeyCredParams: offered.map { PublicKeyCredentialParameters($0) },
             timeout: request.timeout ?? defaultTimeout,
             excludeCredentials: existing.map(PublicKeyCredentialDescriptorJSON.init),
-            authenticatorSelection: AuthenticatorSelectionCriteria(authenticatorAttachment: request.authenticatorAttachment,
-                                                                   residentKey: request.residentKey,
-                                                                   requireResidentKey: request.residentKey == .required,
-                                                                   userVerification: request.userVerification),
+            authenticatorSelection: AuthenticatorSelectionCriteria(
+                authenticatorAttachment: request.authenticatorAttachment,
+                residentKey: request.residentKey,
+                requireResidentKey: request.residentKey == .required,
+                userVerification: request.userVerification),
             hints: request.hints, attestation: request.attestation, attestationFormats: request.attestationFormats,
             extensions: try request.extensions.validatedJSON())
-        let challenge = try await issue(IssuedChallenge(creationOptions: options, relyingParty: relyingParty, issuedAt: now,
-                                                        expiresAt: now.addingTimeInterval(policy.challengeLifetime),
-                                                        conditional: request.conditional), now: now)
+        let challenge = try await issue(
+            IssuedChallenge(
+                creationOptions: options, relyingParty: relyingParty, issuedAt: now,
+                expiresAt: now.addingTimeInterval(policy.challengeLifetime),
+                conditional: request.conditional), now: now)
         return CeremonyStart(options: options, challenge: challenge)
     }
 
@@ -342,8 +394,10 @@ extension RelyingPartyService {
     /// - Returns: the options to send to the browser (`PublicKeyCredential.parseRequestOptionsFromJSON`)
     ///   and the ``CeremonyChallenge`` to pass to ``finishAuthentication(_:challenge:now:observer:)``.
     /// - Throws: ``RegistryError`` or the store's error when storage fails; ``CryptoError`` when sealing fails.
-    public func beginAuthentication(_ request: AuthenticationRequest = AuthenticationRequest(),
-                                    now: Date) async throws -> CeremonyStart<PublicKeyCredentialRequestOptionsJSON> {
+    public func beginAuthentication(
+        _ request: AuthenticationRequest = AuthenticationRequest(),
+        now: Date
+    ) async throws -> CeremonyStart<PublicKeyCredentialRequestOptionsJSON> {
         var allow: [PublicKeyCredentialDescriptorJSON]? = nil
         if let userHandle = request.userHandle {
             if let given = request.allowCredentials {
@@ -356,9 +410,11 @@ extension RelyingPartyService {
             timeout: request.timeout ?? defaultTimeout, rpId: relyingParty.id, allowCredentials: allow,
             userVerification: request.userVerification, hints: request.hints,
             extensions: try request.extensions.validatedJSON(allowCredentials: (allow ?? []).map(\.id.bytes)))
-        let challenge = try await issue(IssuedChallenge(requestOptions: options, relyingParty: relyingParty,
-                                                        userHandle: request.userHandle, issuedAt: now,
-                                                        expiresAt: now.addingTimeInterval(policy.challengeLifetime)), now: now)
+        let challenge = try await issue(
+            IssuedChallenge(
+                requestOptions: options, relyingParty: relyingParty,
+                userHandle: request.userHandle, issuedAt: now,
+                expiresAt: now.addingTimeInterval(policy.challengeLifetime)), now: now)
         return CeremonyStart(options: options, challenge: challenge)
     }
 

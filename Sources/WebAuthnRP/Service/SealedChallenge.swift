@@ -91,7 +91,8 @@ public struct SealedChallengeKey: Sendable {
             throw WebAuthnError(.challenge, step: step, "the sealed challenge could not be opened: \(error)")
         }
         guard let plaintext = opened else {
-            throw WebAuthnError(.challenge, step: step, "the sealed challenge does not authenticate under this key (tampered or another key)")
+            throw WebAuthnError(
+                .challenge, step: step, "the sealed challenge does not authenticate under this key (tampered or another key)")
         }
         let issued: IssuedChallenge
         do { issued = try JSONDecoder().decode(IssuedChallenge.self, from: Data(plaintext)) } catch {
@@ -155,7 +156,8 @@ final class OpenedSealedChallenge: ChallengeStore {
     /// (the service refuses that as a challenge that was not issued or was already used).
     func consume(_ challenge: [UInt8]) async throws -> IssuedChallenge? {
         guard challenge == issued.challenge,
-              try await replayStore.markUsed(issued.challenge, expiresAt: issued.expiresAt, now: now) else { return nil }
+            try await replayStore.markUsed(issued.challenge, expiresAt: issued.expiresAt, now: now)
+        else { return nil }
         return issued
     }
 }

@@ -45,10 +45,13 @@ extension RelyingPartyService {
     ///   - response: the response that was rejected.
     /// - Returns: the payload to hand to the page, or nil.
     /// - Throws: the store's error.
-    public func unknownCredentialSignal(after error: WebAuthnError,
-                                        response: AuthenticationResponse) async throws -> UnknownCredentialSignal? {
+    public func unknownCredentialSignal(
+        after error: WebAuthnError,
+        response: AuthenticationResponse
+    ) async throws -> UnknownCredentialSignal? {
         guard error.category == .unknownCredential, !response.rawId.isEmpty,
-              try await credentials.credential(id: response.rawId) == nil else { return nil }
+            try await credentials.credential(id: response.rawId) == nil
+        else { return nil }
         return UnknownCredentialSignal(rpId: relyingParty.id, credentialId: Base64URL.encode(response.rawId))
     }
 
@@ -58,8 +61,9 @@ extension RelyingPartyService {
     /// - Throws: the store's error.
     public func allAcceptedCredentialsSignal(userHandle: [UInt8]) async throws -> AllAcceptedCredentialsSignal {
         let records = try await credentials.credentials(userHandle: userHandle)
-        return AllAcceptedCredentialsSignal(rpId: relyingParty.id, userId: Base64URL.encode(userHandle),
-                                            allAcceptedCredentialIds: records.map { Base64URL.encode($0.id) })
+        return AllAcceptedCredentialsSignal(
+            rpId: relyingParty.id, userId: Base64URL.encode(userHandle),
+            allAcceptedCredentialIds: records.map { Base64URL.encode($0.id) })
     }
 
     /// The `signalCurrentUserDetails` payload after a rename.

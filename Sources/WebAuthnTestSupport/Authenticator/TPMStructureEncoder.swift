@@ -1,5 +1,5 @@
-package import WebAuthnRP
 import WebAuthnCrypto
+package import WebAuthnRP
 
 // MARK: - Test support: encoders
 
@@ -22,9 +22,11 @@ package enum TPMStructureEncoder {
     ///   - parameters: the already-encoded parameters.
     ///   - unique: the already-encoded unique field.
     /// - Returns: the encoded structure.
-    package static func publicArea(type: UInt16, nameAlg: UInt16 = TPMHashAlgorithm.sha256.tpmAlgID,
-                                  objectAttributes: UInt32 = defaultObjectAttributes, authPolicy: [UInt8] = [],
-                                  parameters: [UInt8], unique: [UInt8]) -> [UInt8] {
+    package static func publicArea(
+        type: UInt16, nameAlg: UInt16 = TPMHashAlgorithm.sha256.tpmAlgID,
+        objectAttributes: UInt32 = defaultObjectAttributes, authPolicy: [UInt8] = [],
+        parameters: [UInt8], unique: [UInt8]
+    ) -> [UInt8] {
         var out = TPMWriter.bigEndian(type)
         out += TPMWriter.bigEndian(nameAlg)
         out += TPMWriter.bigEndian(objectAttributes)
@@ -45,16 +47,19 @@ package enum TPMStructureEncoder {
     ///   - exponent: the exponent as written (0 means 65537).
     ///   - modulus: the modulus bytes.
     /// - Returns: the encoded structure.
-    package static func rsaPublicArea(nameAlg: UInt16 = TPMHashAlgorithm.sha256.tpmAlgID,
-                                     objectAttributes: UInt32 = defaultObjectAttributes, authPolicy: [UInt8] = [],
-                                     symmetric: TPMSymmetricDefinition? = nil, scheme: TPMScheme? = nil,
-                                     keyBits: UInt16 = 2048, exponent: UInt32 = 0, modulus: [UInt8]) -> [UInt8] {
+    package static func rsaPublicArea(
+        nameAlg: UInt16 = TPMHashAlgorithm.sha256.tpmAlgID,
+        objectAttributes: UInt32 = defaultObjectAttributes, authPolicy: [UInt8] = [],
+        symmetric: TPMSymmetricDefinition? = nil, scheme: TPMScheme? = nil,
+        keyBits: UInt16 = 2048, exponent: UInt32 = 0, modulus: [UInt8]
+    ) -> [UInt8] {
         var parameters = encode(symmetric)
         parameters += encode(scheme)
         parameters += TPMWriter.bigEndian(keyBits)
         parameters += TPMWriter.bigEndian(exponent)
-        return publicArea(type: TPMKeyType.rsa.rawValue, nameAlg: nameAlg, objectAttributes: objectAttributes,
-                          authPolicy: authPolicy, parameters: parameters, unique: sized(modulus))
+        return publicArea(
+            type: TPMKeyType.rsa.rawValue, nameAlg: nameAlg, objectAttributes: objectAttributes,
+            authPolicy: authPolicy, parameters: parameters, unique: sized(modulus))
     }
 
     /// An ECC TPMT_PUBLIC.
@@ -69,17 +74,20 @@ package enum TPMStructureEncoder {
     ///   - x: the x coordinate.
     ///   - y: the y coordinate.
     /// - Returns: the encoded structure.
-    package static func eccPublicArea(nameAlg: UInt16 = TPMHashAlgorithm.sha256.tpmAlgID,
-                                     objectAttributes: UInt32 = defaultObjectAttributes, authPolicy: [UInt8] = [],
-                                     symmetric: TPMSymmetricDefinition? = nil, scheme: TPMScheme? = nil,
-                                     curveID: UInt16 = TPMECCCurve.p256.rawValue, kdf: TPMScheme? = nil,
-                                     x: [UInt8], y: [UInt8]) -> [UInt8] {
+    package static func eccPublicArea(
+        nameAlg: UInt16 = TPMHashAlgorithm.sha256.tpmAlgID,
+        objectAttributes: UInt32 = defaultObjectAttributes, authPolicy: [UInt8] = [],
+        symmetric: TPMSymmetricDefinition? = nil, scheme: TPMScheme? = nil,
+        curveID: UInt16 = TPMECCCurve.p256.rawValue, kdf: TPMScheme? = nil,
+        x: [UInt8], y: [UInt8]
+    ) -> [UInt8] {
         var parameters = encode(symmetric)
         parameters += encode(scheme)
         parameters += TPMWriter.bigEndian(curveID)
         parameters += encode(kdf)
-        return publicArea(type: TPMKeyType.ecc.rawValue, nameAlg: nameAlg, objectAttributes: objectAttributes,
-                          authPolicy: authPolicy, parameters: parameters, unique: sized(x) + sized(y))
+        return publicArea(
+            type: TPMKeyType.ecc.rawValue, nameAlg: nameAlg, objectAttributes: objectAttributes,
+            authPolicy: authPolicy, parameters: parameters, unique: sized(x) + sized(y))
     }
 
     /// A TPMS_ATTEST with an already-encoded `attested` body.
@@ -95,10 +103,12 @@ package enum TPMStructureEncoder {
     ///   - firmwareVersion: the firmware version.
     ///   - attested: the encoded body.
     /// - Returns: the encoded structure.
-    package static func attest(magic: UInt32 = TPMAttest.generatedValue, type: UInt16 = TPMAttest.attestCertifyType,
-                              qualifiedSigner: [UInt8] = [], extraData: [UInt8], clock: UInt64 = 0,
-                              resetCount: UInt32 = 0, restartCount: UInt32 = 0, safe: UInt8 = 1,
-                              firmwareVersion: UInt64 = 0, attested: [UInt8]) -> [UInt8] {
+    package static func attest(
+        magic: UInt32 = TPMAttest.generatedValue, type: UInt16 = TPMAttest.attestCertifyType,
+        qualifiedSigner: [UInt8] = [], extraData: [UInt8], clock: UInt64 = 0,
+        resetCount: UInt32 = 0, restartCount: UInt32 = 0, safe: UInt8 = 1,
+        firmwareVersion: UInt64 = 0, attested: [UInt8]
+    ) -> [UInt8] {
         var out = TPMWriter.bigEndian(magic)
         out += TPMWriter.bigEndian(type)
         out += sized(qualifiedSigner)
@@ -126,14 +136,17 @@ package enum TPMStructureEncoder {
     ///   - name: the certified object's Name (nameAlg + digest).
     ///   - qualifiedName: the certified object's Qualified Name.
     /// - Returns: the encoded structure.
-    package static func certifyAttest(magic: UInt32 = TPMAttest.generatedValue,
-                                     type: UInt16 = TPMAttest.attestCertifyType, qualifiedSigner: [UInt8] = [],
-                                     extraData: [UInt8], clock: UInt64 = 0, resetCount: UInt32 = 0,
-                                     restartCount: UInt32 = 0, safe: UInt8 = 1, firmwareVersion: UInt64 = 0,
-                                     name: [UInt8], qualifiedName: [UInt8] = []) -> [UInt8] {
-        attest(magic: magic, type: type, qualifiedSigner: qualifiedSigner, extraData: extraData, clock: clock,
-               resetCount: resetCount, restartCount: restartCount, safe: safe, firmwareVersion: firmwareVersion,
-               attested: sized(name) + sized(qualifiedName))
+    package static func certifyAttest(
+        magic: UInt32 = TPMAttest.generatedValue,
+        type: UInt16 = TPMAttest.attestCertifyType, qualifiedSigner: [UInt8] = [],
+        extraData: [UInt8], clock: UInt64 = 0, resetCount: UInt32 = 0,
+        restartCount: UInt32 = 0, safe: UInt8 = 1, firmwareVersion: UInt64 = 0,
+        name: [UInt8], qualifiedName: [UInt8] = []
+    ) -> [UInt8] {
+        attest(
+            magic: magic, type: type, qualifiedSigner: qualifiedSigner, extraData: extraData, clock: clock,
+            resetCount: resetCount, restartCount: restartCount, safe: safe, firmwareVersion: firmwareVersion,
+            attested: sized(name) + sized(qualifiedName))
     }
 
     /// fixedTPM | fixedParent | sensitiveDataOrigin | userWithAuth | noDA | sign: a typical

@@ -1,7 +1,7 @@
 import Foundation
+package import WebAuthnCoding
 package import WebAuthnCrypto
 package import WebAuthnRP
-package import WebAuthnCoding
 
 /// A software stand-in for an iOS device's App Attest service (`DCAppAttestService`): it attests
 /// a P-256 key under a test App Attestation root (root → intermediate → credCert, as Apple
@@ -69,10 +69,11 @@ package struct TestAppAttestDevice: Sendable {
 
         /// The map recent devices append to an attestation's authData (ED clear): bundle version
         /// and validation category, as in Apple's published sample.
-        package static let deviceAuthDataExtensions = CBOREncoder.encode(CBORItem.map([
-            (.text("apple_bundle_version_01"), .text("1")),
-            (.text("apple_validation_category_01"), .bytes([1, 0, 0, 0])),
-        ]))
+        package static let deviceAuthDataExtensions = CBOREncoder.encode(
+            CBORItem.map([
+                (.text("apple_bundle_version_01"), .text("1")),
+                (.text("apple_validation_category_01"), .bytes([1, 0, 0, 0])),
+            ]))
     }
 
     /// Ways an assertion can be wrong.
@@ -147,26 +148,33 @@ package struct TestAppAttestDevice: Sendable {
         let authority = options.authority ?? self.authority
         let appId = options.appId ?? app.appId
         let coseKey = try privateKey.coseKey(algorithm: .es256)
-        let authData = TestAuthData(rpId: appId, flags: [], signCount: options.signCount,
-                                    aaguid: options.aaguid ?? environment.aaguid,
-                                    credentialId: options.credentialId ?? keyId,
-                                    credentialKey: options.omitAttestedCredentialData ? nil : coseKey).bytes
-                       + (options.unannouncedAuthDataTail ?? [])
+        let authData =
+            TestAuthData(
+                rpId: appId, flags: [], signCount: options.signCount,
+                aaguid: options.aaguid ?? environment.aaguid,
+                credentialId: options.credentialId ?? keyId,
+                credentialKey: options.omitAttestedCredentialData ? nil : coseKey
+            ).bytes
+            + (options.unannouncedAuthDataTail ?? [])
         var nonce = Digest.sha256.hash(authData + clientDataHash)
         options.nonce(&nonce)
         let certified = options.certifiedKey ?? privateKey
         var builder = CertificateBuilder(
-            subject: try DistinguishedName([.commonName(Self.hex(Digest.sha256.hash(Self.point(certified)))),
-                                             .organizationalUnit("AAA Certification"), .organization("Test"), .init("ST", "Test")]),
+            subject: try DistinguishedName([
+                .commonName(Self.hex(Digest.sha256.hash(Self.point(certified)))),
+                .organizationalUnit("AAA Certification"), .organization("Test"), .init("ST", "Test"),
+            ]),
             publicKey: certified.publicKey, notBefore: TestCertificates.now.addingTimeInterval(-86_400 * 30),
             notAfter: TestCertificates.now.addingTimeInterval(86_400 * 365 * 2))
         builder.issued(by: authority.intermediate)
         builder.serialNumber = Array(keyId.prefix(6))
         builder.basicConstraints = .init(isCA: false)
         builder.keyUsage = [.digitalSignature]
-        builder.extraExtensions = [CertificateExtension(
-            oid: AppleAttestation.nonceExtensionOID, isCritical: false,
-            value: DEREncoder.sequence([DEREncoder.explicit(1, DEREncoder.octetString(nonce))]))]
+        builder.extraExtensions = [
+            CertificateExtension(
+                oid: AppleAttestation.nonceExtensionOID, isCritical: false,
+                value: DEREncoder.sequence([DEREncoder.explicit(1, DEREncoder.octetString(nonce))]))
+        ]
         options.certificate(&builder)
         let credCert = try builder.sign(with: authority.intermediateKey)
         var x5c = [credCert.derBytes, authority.intermediate.derBytes]
@@ -176,10 +184,11 @@ package struct TestAppAttestDevice: Sendable {
             (.text("receipt"), .bytes(Array("test receipt for \(Self.hex(keyId))".utf8)[...])),
         ]
         options.statement(&statement)
-        var object = CBOREncoder.encode(CBORItem.map([
-            (.text("fmt"), .text(options.format)), (.text("attStmt"), .map(statement)),
-            (.text("authData"), .bytes(authData[...])),
-        ]))
+        var object = CBOREncoder.encode(
+            CBORItem.map([
+                (.text("fmt"), .text(options.format)), (.text("attStmt"), .map(statement)),
+                (.text("authData"), .bytes(authData[...])),
+            ]))
         options.object(&object)
         return object
     }
@@ -196,9 +205,10 @@ package struct TestAppAttestDevice: Sendable {
         let nonce = Digest.sha256.hash(authData + Digest.sha256.hash(options.signedClientData ?? clientData))
         var signature = try (options.signingKey ?? privateKey).sign(nonce, algorithm: .es256)
         options.signature(&signature)
-        var object = CBOREncoder.encode(CBORItem.map([
-            (.text("signature"), .bytes(signature[...])), (.text("authenticatorData"), .bytes(authData[...])),
-        ]))
+        var object = CBOREncoder.encode(
+            CBORItem.map([
+                (.text("signature"), .bytes(signature[...])), (.text("authenticatorData"), .bytes(authData[...])),
+            ]))
         options.object(&object)
         return object
     }

@@ -1,7 +1,7 @@
 import Foundation
+import WebAuthnCoding
 import WebAuthnCrypto
 package import WebAuthnRP
-import WebAuthnCoding
 
 // The attestation statements whose certificate certifies the credential key itself (tpm,
 // android-key, apple), built the way the formats' authenticators build them (W3C L3 §8.3,
@@ -16,27 +16,33 @@ extension TestAuthenticator {
 
     /// `tpm`: pubArea names the credential key, certInfo certifies it with extraData =
     /// SHA-256(authData || clientDataHash), and an RSA-2048 AIK signs certInfo with RS256.
-    func tpmStatement(ca: CA, authData: [UInt8], clientDataHash: [UInt8],
-                      options: RegistrationOptions) throws -> CBORItem {
+    func tpmStatement(
+        ca: CA, authData: [UInt8], clientDataHash: [UInt8],
+        options: RegistrationOptions
+    ) throws -> CBORItem {
         var fields = try TPMPublicAreaFields(credentialKey: privateKey.publicKey)
         options.details.tpmPublicArea(&fields)
         let pubArea = fields.encoded
         var extraData = Digest.sha256.hash(authData + clientDataHash)
         options.nonce(&extraData)
         let name = withUnsafeBytes(of: TPMHashAlgorithm.sha256.tpmAlgID.bigEndian, Array.init) + Digest.sha256.hash(pubArea)
-        let certInfo = TPMStructureEncoder.certifyAttest(extraData: extraData, clock: 1_234, resetCount: 2, restartCount: 3,
-                                                         firmwareVersion: 0x0001_0002, name: name)
+        let certInfo = TPMStructureEncoder.certifyAttest(
+            extraData: extraData, clock: 1_234, resetCount: 2, restartCount: 3,
+            firmwareVersion: 0x0001_0002, name: name)
         let aikKey = try attestationKey(.rsa(bits: 2048), "tpm aik")
         let sig = try aikKey.sign(certInfo, algorithm: .rs256)
 
-        let directory = try DistinguishedName(rdns: [[
-            .init(oid: DistinguishedName.tpmManufacturerOID, value: options.details.tpmManufacturer),
-            .init(oid: DistinguishedName.tpmModelOID, value: "webauthn-rp test TPM"),
-            .init(oid: DistinguishedName.tpmVersionOID, value: "id:13"),
-        ]])
+        let directory = try DistinguishedName(rdns: [
+            [
+                .init(oid: DistinguishedName.tpmManufacturerOID, value: options.details.tpmManufacturer),
+                .init(oid: DistinguishedName.tpmModelOID, value: "webauthn-rp test TPM"),
+                .init(oid: DistinguishedName.tpmVersionOID, value: "id:13"),
+            ]
+        ])
         let validity = Self.certificateValidity
-        var builder = CertificateBuilder(subject: try DistinguishedName([]), publicKey: aikKey.publicKey,
-                                         notBefore: validity.notBefore, notAfter: validity.notAfter)
+        var builder = CertificateBuilder(
+            subject: try DistinguishedName([]), publicKey: aikKey.publicKey,
+            notBefore: validity.notBefore, notAfter: validity.notAfter)
         builder.issued(by: ca.certificate)
         builder.serialNumber = [0x0A, 0x1C]
         builder.basicConstraints = .init(isCA: false)
@@ -44,8 +50,11 @@ extension TestAuthenticator {
         builder.extendedKeyUsage = [TPMAttestation.aikCertificateKeyPurposeOID]
         builder.subjectAlternativeNames = [.directoryName(directory)]
         builder.subjectAlternativeNamesAreCritical = true
-        builder.extraExtensions = [CertificateExtension(oid: PackedAttestation.aaguidExtensionOID, isCritical: false,
-                                                        value: [0x04, 0x10] + aaguid)]
+        builder.extraExtensions = [
+            CertificateExtension(
+                oid: PackedAttestation.aaguidExtensionOID, isCritical: false,
+                value: [0x04, 0x10] + aaguid)
+        ]
         options.certificate(&builder)
         let aik = try builder.sign(with: ca.key)
         return .map([
@@ -60,8 +69,10 @@ extension TestAuthenticator {
     /// `android-key`: a certificate for the credential key whose key description binds
     /// clientDataHash, with purpose SIGN and origin GENERATED enforced by the TEE; the
     /// credential key signs authData || clientDataHash.
-    func androidKeyStatement(ca: CA, authData: [UInt8], clientDataHash: [UInt8],
-                             options: RegistrationOptions) throws -> CBORItem {
+    func androidKeyStatement(
+        ca: CA, authData: [UInt8], clientDataHash: [UInt8],
+        options: RegistrationOptions
+    ) throws -> CBORItem {
         var challenge = clientDataHash
         options.nonce(&challenge)
         // purpose [1] (default [KM_PURPOSE_SIGN] in teeEnforced), origin [702]: KM_ORIGIN_GENERATED.
@@ -77,13 +88,17 @@ extension TestAuthenticator {
             DEREncoder.sequence(softwareEnforced), DEREncoder.sequence(teeEnforced),
         ])
         let validity = Self.certificateValidity
-        var builder = CertificateBuilder(subject: try DistinguishedName([.commonName("Android Keystore Key")]),
-                                         publicKey: privateKey.publicKey,
-                                         notBefore: validity.notBefore, notAfter: validity.notAfter)
+        var builder = CertificateBuilder(
+            subject: try DistinguishedName([.commonName("Android Keystore Key")]),
+            publicKey: privateKey.publicKey,
+            notBefore: validity.notBefore, notAfter: validity.notAfter)
         builder.issued(by: ca.certificate)
         builder.serialNumber = [0x01]
-        builder.extraExtensions = [CertificateExtension(oid: AndroidKeyDescription.extensionOID, isCritical: false,
-                                                        value: keyDescription)]
+        builder.extraExtensions = [
+            CertificateExtension(
+                oid: AndroidKeyDescription.extensionOID, isCritical: false,
+                value: keyDescription)
+        ]
         options.certificate(&builder)
         let leaf = try builder.sign(with: ca.key)
         let sig = try privateKey.sign(authData + clientDataHash, algorithm: algorithm)
@@ -97,8 +112,10 @@ extension TestAuthenticator {
 
     /// `apple`: credCert certifies the credential key and carries the nonce
     /// SHA-256(authData || clientDataHash) as `SEQUENCE { [1] EXPLICIT OCTET STRING }`.
-    func appleStatement(ca: CA, authData: [UInt8], clientDataHash: [UInt8],
-                        options: RegistrationOptions) throws -> CBORItem {
+    func appleStatement(
+        ca: CA, authData: [UInt8], clientDataHash: [UInt8],
+        options: RegistrationOptions
+    ) throws -> CBORItem {
         var nonce = Digest.sha256.hash(authData + clientDataHash)
         options.nonce(&nonce)
         let validity = Self.certificateValidity
@@ -107,9 +124,11 @@ extension TestAuthenticator {
             publicKey: privateKey.publicKey, notBefore: validity.notBefore, notAfter: validity.notAfter)
         builder.issued(by: ca.certificate)
         builder.serialNumber = [0x42]
-        builder.extraExtensions = [CertificateExtension(
-            oid: AppleAttestation.nonceExtensionOID, isCritical: false,
-            value: DEREncoder.sequence([DEREncoder.explicit(1, DEREncoder.octetString(nonce))]))]
+        builder.extraExtensions = [
+            CertificateExtension(
+                oid: AppleAttestation.nonceExtensionOID, isCritical: false,
+                value: DEREncoder.sequence([DEREncoder.explicit(1, DEREncoder.octetString(nonce))]))
+        ]
         options.certificate(&builder)
         let credCert = try builder.sign(with: ca.key)
         return .map([(.text("x5c"), .array([.bytes(credCert.derBytes), .bytes(ca.certificate.derBytes)]))])
@@ -180,12 +199,14 @@ extension TestAuthenticator {
         /// The encoded TPMT_PUBLIC.
         var encoded: [UInt8] {
             if let modulus {
-                return TPMStructureEncoder.rsaPublicArea(objectAttributes: objectAttributes, symmetric: symmetric,
-                                                         scheme: scheme, keyBits: keyBits, exponent: exponent,
-                                                         modulus: modulus)
+                return TPMStructureEncoder.rsaPublicArea(
+                    objectAttributes: objectAttributes, symmetric: symmetric,
+                    scheme: scheme, keyBits: keyBits, exponent: exponent,
+                    modulus: modulus)
             }
-            return TPMStructureEncoder.eccPublicArea(objectAttributes: objectAttributes, symmetric: symmetric,
-                                                     scheme: scheme, curveID: curveID, kdf: kdf, x: x, y: y)
+            return TPMStructureEncoder.eccPublicArea(
+                objectAttributes: objectAttributes, symmetric: symmetric,
+                scheme: scheme, curveID: curveID, kdf: kdf, x: x, y: y)
         }
     }
 }

@@ -14,9 +14,11 @@ package struct TestAuthData {
     package var extensions: [UInt8]?
 
     /// Authenticator data for `rpId` with the given parts (attested credential data when `credentialKey` is set).
-    package init(rpId: String = "example.org", flags: AuthenticatorFlags = [.userPresent, .userVerified],
-                 signCount: UInt32 = 0, aaguid: [UInt8] = Array(repeating: 0, count: 16),
-                 credentialId: [UInt8] = Array(0..<32), credentialKey: [UInt8]? = nil, extensions: [UInt8]? = nil) {
+    package init(
+        rpId: String = "example.org", flags: AuthenticatorFlags = [.userPresent, .userVerified],
+        signCount: UInt32 = 0, aaguid: [UInt8] = Array(repeating: 0, count: 16),
+        credentialId: [UInt8] = Array(0..<32), credentialKey: [UInt8]? = nil, extensions: [UInt8]? = nil
+    ) {
         self.rpId = rpId
         self.flags = flags
         self.signCount = signCount
@@ -54,12 +56,15 @@ package enum TestCertificates {
     /// - Parameters:
     ///   - name: its common name.
     ///   - seed: derives the key (the same seed, the same CA); nil: a fresh random key.
-    package static func makeCA(name: String = "Test Attestation Root",
-                               seed: String? = nil) throws -> (key: PrivateKey, cert: Certificate) {
+    package static func makeCA(
+        name: String = "Test Attestation Root",
+        seed: String? = nil
+    ) throws -> (key: PrivateKey, cert: Certificate) {
         let key = try seed.map { try PrivateKey.derive(.p256, seed: "\($0) CA") } ?? PrivateKey.generate(.p256)
-        var builder = CertificateBuilder(subject: try DistinguishedName([.commonName(name), .organization("Test"), .country("AA")]),
-                                         publicKey: key.publicKey, notBefore: now.addingTimeInterval(-86_400 * 365),
-                                         notAfter: now.addingTimeInterval(86_400 * 365 * 10))
+        var builder = CertificateBuilder(
+            subject: try DistinguishedName([.commonName(name), .organization("Test"), .country("AA")]),
+            publicKey: key.publicKey, notBefore: now.addingTimeInterval(-86_400 * 365),
+            notAfter: now.addingTimeInterval(86_400 * 365 * 10))
         builder.basicConstraints = .init(isCA: true)
         builder.keyUsage = [.keyCertSign, .cRLSign]
         return (key, try builder.sign(with: key))

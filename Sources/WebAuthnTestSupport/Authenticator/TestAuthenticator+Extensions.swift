@@ -1,7 +1,7 @@
 import Foundation
+package import WebAuthnCoding
 import WebAuthnCrypto
 package import WebAuthnRP
-package import WebAuthnCoding
 
 extension TestAuthenticator {
     /// The extension outputs one ceremony returns: the authenticator's (a CBOR map appended to
@@ -17,8 +17,10 @@ extension TestAuthenticator {
         package var client: [String: JSONValue] = [:]
 
         /// No outputs.
-        package init(authenticator: [(String, CBORItem)] = [], authenticatorBytes: [UInt8]? = nil,
-                     client: [String: JSONValue] = [:]) {
+        package init(
+            authenticator: [(String, CBORItem)] = [], authenticatorBytes: [UInt8]? = nil,
+            client: [String: JSONValue] = [:]
+        ) {
             self.authenticator = authenticator
             self.authenticatorBytes = authenticatorBytes
             self.client = client

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
+package import WebAuthnCoding
 package import WebAuthnCrypto
 package import WebAuthnRP
-package import WebAuthnCoding
 
 /// A software authenticator plus client for ceremony tests: it holds one credential
 /// and produces complete registration and authentication responses, signed for
@@ -117,8 +117,10 @@ package struct TestAuthenticator {
     /// The AAGUID in attested credential data (and the packed leaf's AAGUID extension).
     package var aaguid: [UInt8] = Self.defaultAAGUID
     /// The AAGUID every test authenticator starts with: 01020304-0506-0708-090a-0b0c0d0e0f10.
-    package static let defaultAAGUID: [UInt8] = [0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,
-                                         0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x10]
+    package static let defaultAAGUID: [UInt8] = [
+        0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08,
+        0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x10,
+    ]
     /// The signature counter; `authenticate` adds ``counterStep`` before each assertion.
     package var signCount: UInt32 = 0
     /// How much the counter grows per assertion (0: an authenticator without a counter).
@@ -225,8 +227,9 @@ package struct TestAuthenticator {
 
     /// Authenticator data for a registration: with attested credential data.
     package func registrationAuthData(flags: AuthenticatorFlags) -> [UInt8] {
-        var data = TestAuthData(rpId: rpId, flags: flags, signCount: signCount, aaguid: aaguid,
-                                credentialId: credentialId, credentialKey: coseKey)
+        var data = TestAuthData(
+            rpId: rpId, flags: flags, signCount: signCount, aaguid: aaguid,
+            credentialId: credentialId, credentialKey: coseKey)
         data.flags.remove(.extensionData)
         return data.bytes
     }
@@ -242,28 +245,33 @@ package struct TestAuthenticator {
         options.authData(&authData)
         let clientDataHash = Digest.sha256.hash(clientDataJSON)
 
-        var (fmt, statement) = try attestationStatement(options.attestation, authData: authData,
-                                                        clientDataHash: clientDataHash, options: options)
+        var (fmt, statement) = try attestationStatement(
+            options.attestation, authData: authData,
+            clientDataHash: clientDataHash, options: options)
         if var entries = statement.mapEntries.map({ Array($0.map { ($0.key, $0.value) }) }) {
             options.statement(&entries)
             statement = .map(entries)
         }
         fmt = fmt.isEmpty ? "none" : fmt
-        var attestationObject = CBOREncoder.encode(CBORItem.map([
-            (.text("fmt"), .text(fmt)), (.text("attStmt"), statement), (.text("authData"), .bytes(authData)),
-        ]))
+        var attestationObject = CBOREncoder.encode(
+            CBORItem.map([
+                (.text("fmt"), .text(fmt)), (.text("attStmt"), statement), (.text("authData"), .bytes(authData)),
+            ]))
         options.attestationObject(&attestationObject)
-        var response = RegistrationResponse(id: Base64URL.encode(credentialId), rawId: credentialId,
-                                            clientDataJSON: clientDataJSON, attestationObject: attestationObject,
-                                            transports: transports,
-                                            clientExtensionResults: options.extensions.client)
+        var response = RegistrationResponse(
+            id: Base64URL.encode(credentialId), rawId: credentialId,
+            clientDataJSON: clientDataJSON, attestationObject: attestationObject,
+            transports: transports,
+            clientExtensionResults: options.extensions.client)
         options.response(&response)
         return response
     }
 
     /// The `fmt` and attStmt for one attestation choice.
-    func attestationStatement(_ attestation: Attestation, authData: [UInt8], clientDataHash: [UInt8],
-                              options: RegistrationOptions) throws -> (fmt: String, statement: CBORItem) {
+    func attestationStatement(
+        _ attestation: Attestation, authData: [UInt8], clientDataHash: [UInt8],
+        options: RegistrationOptions
+    ) throws -> (fmt: String, statement: CBORItem) {
         switch attestation {
         case .none:
             return ("none", .map([]))
@@ -273,11 +281,21 @@ package struct TestAuthenticator {
         case .packed(let ca):
             let leafKey = try attestationKey(.p256, "packed leaf")
             let leaf = try Self.packedLeaf(key: leafKey, ca: ca, aaguid: aaguid, edit: options.certificate)
-            return ("packed", .map(try Self.packedStatement(leafKey: leafKey, chain: [leaf], alg: .es256,
-                                                            signed: authData + clientDataHash)))
+            return (
+                "packed",
+                .map(
+                    try Self.packedStatement(
+                        leafKey: leafKey, chain: [leaf], alg: .es256,
+                        signed: authData + clientDataHash))
+            )
         case .packedChain(let leafKey, let chain, let alg):
-            return ("packed", .map(try Self.packedStatement(leafKey: leafKey, chain: chain, alg: alg,
-                                                            signed: authData + clientDataHash)))
+            return (
+                "packed",
+                .map(
+                    try Self.packedStatement(
+                        leafKey: leafKey, chain: chain, alg: alg,
+                        signed: authData + clientDataHash))
+            )
         case .fidoU2F(let ca):
             let leafKey = try attestationKey(.p256, "fido-u2f leaf")
             let leaf = try Self.u2fLeaf(key: leafKey, ca: ca, edit: options.certificate)
@@ -287,14 +305,19 @@ package struct TestAuthenticator {
         case .tpm(let ca):
             return ("tpm", try tpmStatement(ca: ca, authData: authData, clientDataHash: clientDataHash, options: options))
         case .androidKey(let ca):
-            return ("android-key", try androidKeyStatement(ca: ca, authData: authData, clientDataHash: clientDataHash,
-                                                          options: options))
+            return (
+                "android-key",
+                try androidKeyStatement(
+                    ca: ca, authData: authData, clientDataHash: clientDataHash,
+                    options: options)
+            )
         case .apple(let ca):
             return ("apple", try appleStatement(ca: ca, authData: authData, clientDataHash: clientDataHash, options: options))
         case .compound(let components):
             let statements = try components.map { component throws -> CBORItem in
-                let (fmt, statement) = try attestationStatement(component, authData: authData,
-                                                                clientDataHash: clientDataHash, options: options)
+                let (fmt, statement) = try attestationStatement(
+                    component, authData: authData,
+                    clientDataHash: clientDataHash, options: options)
                 return .map([(.text("fmt"), .text(fmt)), (.text("attStmt"), statement)])
             }
             return ("compound", .array(statements))
@@ -308,18 +331,23 @@ package struct TestAuthenticator {
         try seed.map { try PrivateKey.derive(kind, seed: "\($0) \(label)") } ?? PrivateKey.generate(kind)
     }
 
-    package static func packedStatement(leafKey: PrivateKey, chain: [Certificate], alg: COSEAlgorithm,
-                                signed: [UInt8]) throws -> [(CBORItem, CBORItem)] {
+    package static func packedStatement(
+        leafKey: PrivateKey, chain: [Certificate], alg: COSEAlgorithm,
+        signed: [UInt8]
+    ) throws -> [(CBORItem, CBORItem)] {
         let sig = try leafKey.sign(signed, algorithm: alg)
-        return [(.text("alg"), .int(Int64(alg.rawValue))), (.text("sig"), .bytes(sig)),
-                (.text("x5c"), .array(chain.map { .bytes($0.derBytes) }))]
+        return [
+            (.text("alg"), .int(Int64(alg.rawValue))), (.text("sig"), .bytes(sig)),
+            (.text("x5c"), .array(chain.map { .bytes($0.derBytes) })),
+        ]
     }
 
     /// fido-u2f: the leaf signs 0x00 || rpIdHash || clientDataHash || credentialId || 0x04 || x || y.
     package func u2fStatement(leafKey: PrivateKey, chain: [Certificate], clientDataHash: [UInt8]) throws -> [(CBORItem, CBORItem)] {
         let cose = try COSEKey(cbor: coseKey[...])
         guard let point = cose.ec2Coordinates else { throw WebAuthnError(.malformed, "fido-u2f needs an EC2 key") }
-        let data: [UInt8] = [0x00] + Digest.sha256.hash(Array(rpId.utf8)) + clientDataHash + credentialId
+        let data: [UInt8] =
+            [0x00] + Digest.sha256.hash(Array(rpId.utf8)) + clientDataHash + credentialId
             + [0x04] + point.x + point.y
         let sig = try leafKey.sign(data, algorithm: .es256)
         return [(.text("sig"), .bytes(sig)), (.text("x5c"), .array(chain.map { .bytes($0.derBytes) }))]
@@ -338,7 +366,8 @@ package struct TestAuthenticator {
     }
 
     /// A registration in JSON form.
-    package func registerJSON(challenge: [UInt8], _ options: RegistrationOptions = RegistrationOptions()) throws -> RegistrationResponseJSON {
+    package func registerJSON(challenge: [UInt8], _ options: RegistrationOptions = RegistrationOptions()) throws -> RegistrationResponseJSON
+    {
         Self.json(try register(challenge: challenge, options))
     }
 
@@ -371,7 +400,9 @@ package struct TestAuthenticator {
 
     /// An assertion for `challenge`; advances the counter by ``counterStep`` unless
     /// `options.signCount` is given.
-    package mutating func authenticate(challenge: [UInt8], _ options: AuthenticationOptions = AuthenticationOptions()) throws -> AuthenticationResponse {
+    package mutating func authenticate(
+        challenge: [UInt8], _ options: AuthenticationOptions = AuthenticationOptions()
+    ) throws -> AuthenticationResponse {
         let count: UInt32
         if let fixed = options.signCount {
             count = fixed
@@ -390,10 +421,11 @@ package struct TestAuthenticator {
         options.authData(&authData)
         var signature = try privateKey.sign(authData + Digest.sha256.hash(clientDataJSON), algorithm: algorithm)
         options.signature(&signature)
-        var response = AuthenticationResponse(id: Base64URL.encode(credentialId), rawId: credentialId,
-                                              clientDataJSON: clientDataJSON, authenticatorData: authData,
-                                              signature: signature, userHandle: returnsUserHandle ? userHandle : nil,
-                                              clientExtensionResults: options.extensions.client)
+        var response = AuthenticationResponse(
+            id: Base64URL.encode(credentialId), rawId: credentialId,
+            clientDataJSON: clientDataJSON, authenticatorData: authData,
+            signature: signature, userHandle: returnsUserHandle ? userHandle : nil,
+            clientExtensionResults: options.extensions.client)
         options.response(&response)
         return response
     }
@@ -412,7 +444,9 @@ package struct TestAuthenticator {
     }
 
     /// An assertion in JSON form.
-    package mutating func authenticateJSON(challenge: [UInt8], _ options: AuthenticationOptions = AuthenticationOptions()) throws -> AuthenticationResponseJSON {
+    package mutating func authenticateJSON(
+        challenge: [UInt8], _ options: AuthenticationOptions = AuthenticationOptions()
+    ) throws -> AuthenticationResponseJSON {
         Self.json(try authenticate(challenge: challenge, options))
     }
 
@@ -420,33 +454,43 @@ package struct TestAuthenticator {
 
     /// The credential record a relying party would hold after registering this
     /// credential (for tests that start at authentication).
-    package func record(signCount: UInt32 = 0, backupEligible: Bool = false, backupState: Bool = false,
-                uvInitialized: Bool = false) -> CredentialRecord {
-        CredentialRecord(id: credentialId, publicKey: coseKey, signCount: signCount,
-                         userHandle: userHandle, uvInitialized: uvInitialized, backupEligible: backupEligible,
-                         backupState: backupState, transports: transports,
-                         aaguid: AAGUID(bytes: aaguid)?.uuidString ?? AAGUID.zero.uuidString)
+    package func record(
+        signCount: UInt32 = 0, backupEligible: Bool = false, backupState: Bool = false,
+        uvInitialized: Bool = false
+    ) -> CredentialRecord {
+        CredentialRecord(
+            id: credentialId, publicKey: coseKey, signCount: signCount,
+            userHandle: userHandle, uvInitialized: uvInitialized, backupEligible: backupEligible,
+            backupState: backupState, transports: transports,
+            aaguid: AAGUID(bytes: aaguid)?.uuidString ?? AAGUID.zero.uuidString)
     }
 
     // MARK: Attestation certificates
 
     /// A packed attestation leaf meeting §8.2.1: v3, C/O/OU="Authenticator Attestation"/CN,
     /// basicConstraints CA=false, the AAGUID extension (not critical), issued by `ca`.
-    package static func packedLeaf(key: PrivateKey, ca: CA, aaguid: [UInt8]?,
-                           edit: (inout CertificateBuilder) -> Void = { _ in }) throws -> Certificate {
+    package static func packedLeaf(
+        key: PrivateKey, ca: CA, aaguid: [UInt8]?,
+        edit: (inout CertificateBuilder) -> Void = { _ in }
+    ) throws -> Certificate {
         let now = TestCertificates.now
         var builder = CertificateBuilder(
-            subject: try DistinguishedName([.country("AA"), .organization("Test Vendor"),
-                                            .organizationalUnit("Authenticator Attestation"),
-                                            .commonName("Test Authenticator")]),
+            subject: try DistinguishedName([
+                .country("AA"), .organization("Test Vendor"),
+                .organizationalUnit("Authenticator Attestation"),
+                .commonName("Test Authenticator"),
+            ]),
             publicKey: key.publicKey, notBefore: now.addingTimeInterval(-86_400 * 30),
             notAfter: now.addingTimeInterval(86_400 * 365 * 5))
         builder.issued(by: ca.certificate)
         builder.serialNumber = [0x10, 0x01]
         builder.basicConstraints = .init(isCA: false)
         if let aaguid {
-            builder.extraExtensions = [CertificateExtension(oid: PackedAttestation.aaguidExtensionOID, isCritical: false,
-                                                            value: [0x04, 0x10] + aaguid)]
+            builder.extraExtensions = [
+                CertificateExtension(
+                    oid: PackedAttestation.aaguidExtensionOID, isCritical: false,
+                    value: [0x04, 0x10] + aaguid)
+            ]
         }
         edit(&builder)
         return try builder.sign(with: ca.key)
@@ -455,9 +499,10 @@ package struct TestAuthenticator {
     /// A fido-u2f attestation leaf (any subject; P-256 key), issued by `ca`.
     package static func u2fLeaf(key: PrivateKey, ca: CA, edit: (inout CertificateBuilder) -> Void = { _ in }) throws -> Certificate {
         let now = TestCertificates.now
-        var builder = CertificateBuilder(subject: try DistinguishedName([.commonName("U2F Test Token")]),
-                                         publicKey: key.publicKey, notBefore: now.addingTimeInterval(-86_400 * 30),
-                                         notAfter: now.addingTimeInterval(86_400 * 365 * 5))
+        var builder = CertificateBuilder(
+            subject: try DistinguishedName([.commonName("U2F Test Token")]),
+            publicKey: key.publicKey, notBefore: now.addingTimeInterval(-86_400 * 30),
+            notAfter: now.addingTimeInterval(86_400 * 365 * 5))
         builder.issued(by: ca.certificate)
         builder.serialNumber = [0x20, 0x02]
         edit(&builder)

@@ -78,12 +78,16 @@ package struct CertificateBuilder: Sendable {
             var parts: [[UInt8]] = []
             if spec.isCA { parts.append(DEREncoder.boolean(true)) }
             if let length = spec.pathLength { parts.append(DEREncoder.integer(length)) }
-            out.append(CertificateExtension(oid: CertificateExtension.basicConstraintsOID, isCritical: spec.isCritical,
-                                            value: DEREncoder.sequence(parts)))
+            out.append(
+                CertificateExtension(
+                    oid: CertificateExtension.basicConstraintsOID, isCritical: spec.isCritical,
+                    value: DEREncoder.sequence(parts)))
         }
         if let keyUsage {
-            out.append(CertificateExtension(oid: CertificateExtension.keyUsageOID, isCritical: keyUsageIsCritical,
-                                            value: keyUsage.derEncoded))
+            out.append(
+                CertificateExtension(
+                    oid: CertificateExtension.keyUsageOID, isCritical: keyUsageIsCritical,
+                    value: keyUsage.derEncoded))
         }
         if let extendedKeyUsage {
             var oids: [[UInt8]] = []
@@ -92,13 +96,17 @@ package struct CertificateBuilder: Sendable {
                     throw CryptoError(.malformedCertificate, "extKeyUsage: \(error)")
                 }
             }
-            out.append(CertificateExtension(oid: CertificateExtension.extendedKeyUsageOID, isCritical: false,
-                                            value: DEREncoder.sequence(oids)))
+            out.append(
+                CertificateExtension(
+                    oid: CertificateExtension.extendedKeyUsageOID, isCritical: false,
+                    value: DEREncoder.sequence(oids)))
         }
         if let subjectAlternativeNames {
-            out.append(CertificateExtension(oid: CertificateExtension.subjectAlternativeNameOID,
-                                            isCritical: subjectAlternativeNamesAreCritical,
-                                            value: DEREncoder.sequence(subjectAlternativeNames.map(\.derEncoded))))
+            out.append(
+                CertificateExtension(
+                    oid: CertificateExtension.subjectAlternativeNameOID,
+                    isCritical: subjectAlternativeNamesAreCritical,
+                    value: DEREncoder.sequence(subjectAlternativeNames.map(\.derEncoded))))
         }
         return out + extraExtensions
     }
@@ -129,8 +137,11 @@ package struct CertificateBuilder: Sendable {
         }
         let tbs = Array(parts[0].encodedBytes)
         let signature = try key.sign(tbs, scheme: .ecdsa(digest))
-        return try Certificate(derEncoded: DEREncoder.sequence([tbs, Array(parts[1].encodedBytes),
-                                                                DEREncoder.bitString(signature)]))
+        return try Certificate(
+            derEncoded: DEREncoder.sequence([
+                tbs, Array(parts[1].encodedBytes),
+                DEREncoder.bitString(signature),
+            ]))
     }
 
     private static func seconds(_ date: Date) throws(CryptoError) -> Int64 {

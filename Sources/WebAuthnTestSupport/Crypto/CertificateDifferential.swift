@@ -56,7 +56,8 @@ package enum CertificateDifferential {
             .sorted { $0.path < $1.path }
         for url in files {
             guard let data = try? Data(contentsOf: url),
-                  let json = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) else { continue }
+                let json = try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])
+            else { continue }
             var blobs: [[UInt8]] = []
             collect(json, into: &blobs, depth: 0)
             for blob in blobs {
@@ -81,7 +82,8 @@ package enum CertificateDifferential {
             if text.contains("-----BEGIN CERTIFICATE-----") {
                 for block in text.components(separatedBy: "-----BEGIN CERTIFICATE-----").dropFirst() {
                     if let body = block.components(separatedBy: "-----END CERTIFICATE-----").first,
-                       let bytes = decode(body.filter { !$0.isWhitespace }) {
+                        let bytes = decode(body.filter { !$0.isWhitespace })
+                    {
                         blobs.append(bytes)
                     }
                 }
@@ -92,7 +94,8 @@ package enum CertificateDifferential {
                 guard part.utf8.count >= 40, let bytes = decode(String(part)) else { continue }
                 blobs.append(bytes)
                 if bytes.first == UInt8(ascii: "{"),
-                   let inner = try? JSONSerialization.jsonObject(with: Data(bytes)) {
+                    let inner = try? JSONSerialization.jsonObject(with: Data(bytes))
+                {
                     collect(inner, into: &blobs, depth: depth + 1)
                 }
             }
@@ -119,7 +122,8 @@ package enum CertificateDifferential {
             defer { index += 1 }
             guard blob[index] == 0x30, blob[index + 1] == 0x82 || blob[index + 1] == 0x81 else { continue }
             guard let (node, _) = try? DER.parsePrefix(blob[index...]),
-                  let parts = try? node.children(), parts.count == 3, parts[0].tag == .sequence else { continue }
+                let parts = try? node.children(), parts.count == 3, parts[0].tag == .sequence
+            else { continue }
             let der = Array(node.encodedBytes)
             guard (try? LibCryptoCertificateFields(derEncoded: der)) != nil else { continue }
             out.append(der)

@@ -11,7 +11,8 @@ extension DistinguishedName {
         for rdn in rdns {
             var members: [[UInt8]] = []
             for attribute in rdn {
-                let value = attribute.oid == Self.countryOID
+                let value =
+                    attribute.oid == Self.countryOID
                     ? DEREncoder.printableString(attribute.value)
                     : DEREncoder.utf8String(attribute.value)
                 members.append(DEREncoder.sequence([try DEREncoder.objectIdentifier(attribute.oid), value]))

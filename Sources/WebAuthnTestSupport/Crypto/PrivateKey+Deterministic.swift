@@ -21,17 +21,20 @@ extension PrivateKey {
             let seedBytes = material.bytes("ec-scalar", count: curve.coordinateLength + 8)
             return PrivateKey(evpKey: try LibCryptoDeterministic.ecKeyPair(group: curve.libcryptoName, seed: seedBytes))
         case .ed25519:
-            return PrivateKey(evpKey: try LibCryptoDeterministic.rawPrivateKey(
-                algorithm: "ED25519", material.bytes("ed25519", count: 32)))
+            return PrivateKey(
+                evpKey: try LibCryptoDeterministic.rawPrivateKey(
+                    algorithm: "ED25519", material.bytes("ed25519", count: 32)))
         case .ed448:
-            return PrivateKey(evpKey: try LibCryptoDeterministic.rawPrivateKey(
-                algorithm: "ED448", material.bytes("ed448", count: 57)))
+            return PrivateKey(
+                evpKey: try LibCryptoDeterministic.rawPrivateKey(
+                    algorithm: "ED448", material.bytes("ed448", count: 57)))
         case .rsa(let bits):
             guard bits >= 1024, bits % 16 == 0 else { throw CryptoError(.weakKey, "cannot derive RSA-\(bits)") }
             let primeBytes = bits / 16
-            return PrivateKey(evpKey: try LibCryptoDeterministic.rsaKeyPair(
-                primeSeeds: (material.bytes("rsa-p", count: primeBytes), material.bytes("rsa-q", count: primeBytes)),
-                primeBits: bits / 2))
+            return PrivateKey(
+                evpKey: try LibCryptoDeterministic.rsaKeyPair(
+                    primeSeeds: (material.bytes("rsa-p", count: primeBytes), material.bytes("rsa-q", count: primeBytes)),
+                    primeBits: bits / 2))
         case .mlDSA44, .mlDSA65, .mlDSA87:
             throw CryptoError(.unsupportedByLibCrypto, "seeded ML-DSA keys are not supported")
         }
@@ -48,7 +51,7 @@ extension PrivateKey {
         v = HMAC.code(digest, key: k, v)
         k = HMAC.code(digest, key: k, v + [0x01] + parameters.privateScalar + reducedHash)
         v = HMAC.code(digest, key: k, v)
-        for _ in 0 ..< 64 {
+        for _ in 0..<64 {
             var candidate: [UInt8] = []
             while candidate.count < length {
                 v = HMAC.code(digest, key: k, v)

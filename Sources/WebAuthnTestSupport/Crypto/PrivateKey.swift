@@ -61,7 +61,8 @@ package struct PrivateKey: Sendable {
         // i2d_PUBKEY / d2i_PUBKEY of a key libcrypto just made cannot fail short of
         // allocation failure; fall back to sharing the key rather than trapping.
         if let der = try? evpKey.subjectPublicKeyInfoDER(),
-           let key = try? LibCryptoKeyBuilder.subjectPublicKeyInfo(der[...]) {
+            let key = try? LibCryptoKeyBuilder.subjectPublicKeyInfo(der[...])
+        {
             return PublicKey(evpKey: key)
         }
         return PublicKey(evpKey: evpKey)

@@ -7,15 +7,18 @@ extension Corpus {
     /// packed basicConstraints, the tpm AIK certificate's SAN and TPMManufacturer, tpm pubArea
     /// parameters against its unique field, android-key purpose. Controls are accepted.
     func attestationRuleRejections() throws -> FixtureFile {
-        var file = FixtureFile("registration/attestation-certificate-rules.json",
-                               "Registration: attestation certificate and statement rules: packed basicConstraints "
-                               + "absent or CA=true; tpm AIK certificate SAN not critical, TPM manufacturer outside the "
-                               + "TCG registry or not in the id:XXXXXXXX form; tpm pubArea parameters contradicting its "
-                               + "unique field; android-key purpose other than exactly {SIGN}. Controls are accepted")
+        var file = FixtureFile(
+            "registration/attestation-certificate-rules.json",
+            "Registration: attestation certificate and statement rules: packed basicConstraints "
+                + "absent or CA=true; tpm AIK certificate SAN not critical, TPM manufacturer outside the "
+                + "TCG registry or not in the id:XXXXXXXX form; tpm pubArea parameters contradicting its "
+                + "unique field; android-key purpose other than exactly {SIGN}. Controls are accepted")
         file.trustAnchors = [ca.certificate]
         let ca = self.ca
-        func register(_ name: String, _ authenticator: TestAuthenticator, _ attestation: Auth.Attestation,
-                      _ verdict: FixtureFile.Verdict, edit: (inout Auth.RegistrationOptions) -> Void = { _ in }) throws {
+        func register(
+            _ name: String, _ authenticator: TestAuthenticator, _ attestation: Auth.Attestation,
+            _ verdict: FixtureFile.Verdict, edit: (inout Auth.RegistrationOptions) -> Void = { _ in }
+        ) throws {
             var options = Auth.RegistrationOptions(attestation: attestation)
             edit(&options)
             try file.register(name, authenticator, options: options, verdict)
@@ -30,8 +33,9 @@ extension Corpus {
         try register("packed-basic-constraints-ca-true", packed, .packed(ca: ca), .reject(.attestation)) {
             $0.certificate = { $0.basicConstraints = .init(isCA: true) }
         }
-        try register("control-packed-basic-constraints-ca-false", packed, .packed(ca: ca),
-                     .attested(format: "packed", type: .basic, trusted: true))
+        try register(
+            "control-packed-basic-constraints-ca-false", packed, .packed(ca: ca),
+            .attested(format: "packed", type: .basic, trusted: true))
 
         // tpm §8.3.1: the SAN as TPMv2-EK-Profile §3.2.9 defines it: critical, since the subject is empty.
         let tpm = try file.authenticator("tpm")
@@ -39,9 +43,11 @@ extension Corpus {
             $0.certificate = { $0.subjectAlternativeNamesAreCritical = false }
         }
         // TPMManufacturer: a TCG-registered vendor (by default), written "id:" + eight hex digits.
-        for (name, value) in [("unregistered-vendor", "id:12345678"), ("no-id-prefix", "4E544300"),
-                              ("seven-digits", "id:4E54430"), ("upper-case-prefix", "ID:4E544300"),
-                              ("non-hex-digit", "id:4E54430G")] {
+        for (name, value) in [
+            ("unregistered-vendor", "id:12345678"), ("no-id-prefix", "4E544300"),
+            ("seven-digits", "id:4E54430"), ("upper-case-prefix", "ID:4E544300"),
+            ("non-hex-digit", "id:4E54430G"),
+        ] {
             try register("tpm-manufacturer-\(name)", tpm, .tpm(ca: ca), .reject(.attestation)) {
                 $0.details.tpmManufacturer = value
             }
@@ -50,8 +56,10 @@ extension Corpus {
             $0.details.tpmManufacturer = "id:4E544300"
         }
         // Qualcomm fTPMs write the hex digits in lower case.
-        try register("control-tpm-manufacturer-qualcomm-lower-case-hex", try file.authenticator("tpm qualcomm"), .tpm(ca: ca),
-                     tpmAccepted) {
+        try register(
+            "control-tpm-manufacturer-qualcomm-lower-case-hex", try file.authenticator("tpm qualcomm"), .tpm(ca: ca),
+            tpmAccepted
+        ) {
             $0.details.tpmManufacturer = "id:51434f4d"
         }
 
@@ -75,8 +83,10 @@ extension Corpus {
         try register("tpm-rsa-scheme-pss-for-rs256-credential", rsa, .tpm(ca: ca), .reject(.attestation)) {
             $0.details.tpmPublicArea = { $0.scheme = TPMScheme(scheme: 0x0016, hashAlgorithm: TPMHashAlgorithm.sha256.tpmAlgID) }
         }
-        try register("control-tpm-rsa-scheme-rsassa-sha256", try file.authenticator("tpm rsa rsassa", key: .rs256),
-                     .tpm(ca: ca), tpmAccepted) {
+        try register(
+            "control-tpm-rsa-scheme-rsassa-sha256", try file.authenticator("tpm rsa rsassa", key: .rs256),
+            .tpm(ca: ca), tpmAccepted
+        ) {
             $0.details.tpmPublicArea = { $0.scheme = TPMScheme(scheme: 0x0014, hashAlgorithm: TPMHashAlgorithm.sha256.tpmAlgID) }
         }
         try register("tpm-ecc-curve-p384-over-p256-point", tpm, .tpm(ca: ca), .reject(.attestation)) {
@@ -94,16 +104,20 @@ extension Corpus {
 
         // android-key §8.4.1: "The value in the AuthorizationList.purpose field is equal to KM_PURPOSE_SIGN."
         let android = try file.authenticator("android-key")
-        for (name, tee, software) in [("decrypt-and-sign", [2, 1], nil), ("sign-and-agree-key", [2, 6], nil),
-                                      ("empty-set", [], nil), ("software-list-says-decrypt", [2], [1]),
-                                      ("sign-only-in-software-tee-says-decrypt", [1], [2])] as [(String, [Int]?, [Int]?)] {
+        for (name, tee, software) in [
+            ("decrypt-and-sign", [2, 1], nil), ("sign-and-agree-key", [2, 6], nil),
+            ("empty-set", [], nil), ("software-list-says-decrypt", [2], [1]),
+            ("sign-only-in-software-tee-says-decrypt", [1], [2]),
+        ] as [(String, [Int]?, [Int]?)] {
             try register("android-key-purpose-\(name)", android, .androidKey(ca: ca), .reject(.attestation)) {
                 $0.details.androidKeyTEEPurposes = tee
                 $0.details.androidKeySoftwarePurposes = software
             }
         }
-        try register("control-android-key-purpose-sign-in-both-lists", android, .androidKey(ca: ca),
-                     .attested(format: "android-key", type: .basic, trusted: true)) {
+        try register(
+            "control-android-key-purpose-sign-in-both-lists", android, .androidKey(ca: ca),
+            .attested(format: "android-key", type: .basic, trusted: true)
+        ) {
             $0.details.androidKeySoftwarePurposes = [2]
         }
         return file
@@ -111,8 +125,10 @@ extension Corpus {
 
     /// The first of this file's authenticators tagged `tag` (key tags `tag 0`, `tag 1`…) whose
     /// key satisfies `wanted`: deterministic, so regenerating gives the same bytes.
-    static func authenticator(in file: FixtureFile, _ tag: String,
-                              where wanted: (TestAuthenticator) -> Bool) throws -> TestAuthenticator {
+    static func authenticator(
+        in file: FixtureFile, _ tag: String,
+        where wanted: (TestAuthenticator) -> Bool
+    ) throws -> TestAuthenticator {
         for index in 0..<4096 {
             let candidate = try file.authenticator(tag, keyTag: "\(tag) \(index)")
             if wanted(candidate) { return candidate }

@@ -8,18 +8,21 @@ import WebAuthnRP
 /// first branch). Every file replays at ``FixtureFile/verificationTime`` (T below).
 extension Corpus {
     func replayMemberFiles() throws -> [FixtureFile] {
-        [try registrationLifetime(), try authenticationLifetime(), try registrationAnsweredByAssertion(),
-         try authenticationAnsweredByAttestation(), try usernameFirst(), try fractionalVerificationTime(), try relatedOrigins()]
+        [
+            try registrationLifetime(), try authenticationLifetime(), try registrationAnsweredByAssertion(),
+            try authenticationAnsweredByAttestation(), try usernameFirst(), try fractionalVerificationTime(), try relatedOrigins(),
+        ]
     }
 
     /// `policy.verificationTime` with a fraction of a second: the clock is read to the
     /// millisecond, so a challenge issued 300 s before it is in time and one issued a
     /// millisecond earlier is late.
     func fractionalVerificationTime() throws -> FixtureFile {
-        var file = FixtureFile("registration/verification-time-fraction.json",
-                               "Registration with policy.verificationTime 2025-06-01T00:00:00.250Z (a fraction of a second) and "
-                               + "the default lifetime of 300 s: issued exactly 300 s before is accepted, 300.001 s before is "
-                               + "challenge; whole seconds would accept both")
+        var file = FixtureFile(
+            "registration/verification-time-fraction.json",
+            "Registration with policy.verificationTime 2025-06-01T00:00:00.250Z (a fraction of a second) and "
+                + "the default lifetime of 300 s: issued exactly 300 s before is accepted, 300.001 s before is "
+                + "challenge; whole seconds would accept both")
         file.clock = "2025-06-01T00:00:00.250Z"
         try file.register("issued-300s-before-accepted", try file.authenticator("in time"), .accept)
         file.stamp(issuedAt: "2025-05-31T23:55:00.250Z")
@@ -32,22 +35,34 @@ extension Corpus {
     /// origins outside the RP ID's domain; a response from one of them is accepted, from any
     /// other origin (a subdomain of a listed one included) it is `origin`.
     func relatedOrigins() throws -> FixtureFile {
-        var file = FixtureFile("registration/origin-related-origins.json",
-                               "Registration and login with relyingParty.relatedOrigins, the RP ID's /.well-known/webauthn "
-                               + "document (L3 §5.11) listing https://example.com and https://shop.example.co.uk: their "
-                               + "responses are accepted, one from an origin the document does not list is origin")
-        file.relyingParty.set("relatedOrigins", .object([("origins", .array([.string("https://example.com"),
-                                                                             .string("https://shop.example.co.uk")]))]))
+        var file = FixtureFile(
+            "registration/origin-related-origins.json",
+            "Registration and login with relyingParty.relatedOrigins, the RP ID's /.well-known/webauthn "
+                + "document (L3 §5.11) listing https://example.com and https://shop.example.co.uk: their "
+                + "responses are accepted, one from an origin the document does not list is origin")
+        file.relyingParty.set(
+            "relatedOrigins",
+            .object([
+                (
+                    "origins",
+                    .array([
+                        .string("https://example.com"),
+                        .string("https://shop.example.co.uk"),
+                    ])
+                )
+            ]))
         var com = try file.authenticator("example.com")
         com.origin = "https://example.com"
         try file.register("register-from-listed-origin", com, .accept)
         var shop = try file.authenticator("shop.example.co.uk")
         shop.origin = "https://shop.example.co.uk"
         try file.register("register-from-second-listed-origin", shop, .accept)
-        for (name, origin) in [("register-from-unlisted-origin", "https://example.net"),
-                               ("register-from-subdomain-of-listed-origin", "https://login.example.com"),
-                               ("register-from-listed-host-over-http", "http://example.com"),
-                               ("register-from-unlisted-host-of-listed-domain", "https://example.co.uk")] {
+        for (name, origin) in [
+            ("register-from-unlisted-origin", "https://example.net"),
+            ("register-from-subdomain-of-listed-origin", "https://login.example.com"),
+            ("register-from-listed-host-over-http", "http://example.com"),
+            ("register-from-unlisted-host-of-listed-domain", "https://example.co.uk"),
+        ] {
             var other = try file.authenticator(name)
             other.origin = origin
             try file.register(name, other, .reject(.origin))
@@ -56,18 +71,20 @@ extension Corpus {
         var moved = com
         moved.origin = "https://example.net"
         try file.authenticate("login-from-unlisted-origin", &moved, allow: [com.credentialId], .reject(.origin))
-        try file.authenticate("login-from-rp-id-origin", &shop, options: login { $0.clientData = { $0.origin = "https://example.org" } },
-                              .accept)
+        try file.authenticate(
+            "login-from-rp-id-origin", &shop, options: login { $0.clientData = { $0.origin = "https://example.org" } },
+            .accept)
         return file
     }
 
     /// A lifetime of 60 s: in time up to and including the limit, late a millisecond after it,
     /// and refused when the response would precede its challenge.
     func registrationLifetime() throws -> FixtureFile {
-        var file = FixtureFile("registration/challenge-lifetime.json",
-                               "Registration with policy.challengeLifetime 60: a response received up to 60 s after issuedAt "
-                               + "(the limit included) is accepted, one received later is challenge, and one received "
-                               + "before its challenge was issued (a clock that went back) is challenge")
+        var file = FixtureFile(
+            "registration/challenge-lifetime.json",
+            "Registration with policy.challengeLifetime 60: a response received up to 60 s after issuedAt "
+                + "(the limit included) is accepted, one received later is challenge, and one received "
+                + "before its challenge was issued (a clock that went back) is challenge")
         file.policyMembers = [("challengeLifetime", .int(60))]
         let cases: [(name: String, issuedAt: String, receivedAt: String?, verdict: FixtureFile.Verdict)] = [
             ("issued-30s-before-accepted", "2025-05-31T23:59:30Z", nil, .accept),
@@ -88,10 +105,11 @@ extension Corpus {
     /// No `challengeLifetime`: the default, 300 s, on logins; and a ceremony whose times both
     /// lie after verificationTime (receivedAt is the verifier's clock), one in another time zone.
     func authenticationLifetime() throws -> FixtureFile {
-        var (file, auth) = try loginFile("authentication/challenge-lifetime.json",
-                                         "Authentication with the default challenge lifetime (300 s, no policy.challengeLifetime): "
-                                         + "the limit is accepted, a millisecond past it is challenge, as is a response "
-                                         + "received before its challenge was issued")
+        var (file, auth) = try loginFile(
+            "authentication/challenge-lifetime.json",
+            "Authentication with the default challenge lifetime (300 s, no policy.challengeLifetime): "
+                + "the limit is accepted, a millisecond past it is challenge, as is a response "
+                + "received before its challenge was issued")
         let cases: [(name: String, issuedAt: String, receivedAt: String?, verdict: FixtureFile.Verdict)] = [
             ("issued-300s-before-accepted", "2025-05-31T23:55:00Z", nil, .accept),
             ("issued-300.001s-before", "2025-05-31T23:54:59.999Z", nil, .reject(.challenge)),
@@ -109,16 +127,18 @@ extension Corpus {
 
     /// A challenge issued for a registration, answered by a valid assertion of a known credential.
     func registrationAnsweredByAssertion() throws -> FixtureFile {
-        var file = FixtureFile("registration/challenge-kind.json",
-                               "Registration: a challenge issued for a registration answered by an assertion (a valid one, "
-                               + "of a credential in the file's credentials) is challenge")
+        var file = FixtureFile(
+            "registration/challenge-kind.json",
+            "Registration: a challenge issued for a registration answered by an assertion (a valid one, "
+                + "of a credential in the file's credentials) is challenge")
         var known = try file.authenticator("known")
         file.preload(known)
         let name = "assertion-answers-registration-challenge"
         let challenge = file.challenge(name)
-        let options = FixtureJSONForms.creationOptions(challenge: challenge, rpId: "example.org", user: known.userHandle,
-                                                       userName: "\(name)@example.org", algorithms: FixtureFile.offered,
-                                                       userVerification: .preferred, attestation: "direct")
+        let options = FixtureJSONForms.creationOptions(
+            challenge: challenge, rpId: "example.org", user: known.userHandle,
+            userName: "\(name)@example.org", algorithms: FixtureFile.offered,
+            userVerification: .preferred, attestation: "direct")
         let assertion = FixtureJSONForms.authenticationResponse(try known.authenticate(challenge: challenge))
         file.add(name, kind: .registration, options: options, response: assertion, expect: FixtureFile.reject(.challenge))
         try file.register("control-registration-accepted", try file.authenticator("fresh"), .accept)
@@ -128,14 +148,16 @@ extension Corpus {
 
     /// A challenge issued for an authentication, answered by a valid attestation response.
     func authenticationAnsweredByAttestation() throws -> FixtureFile {
-        var (file, auth) = try loginFile("authentication/challenge-kind.json",
-                                         "Authentication: a challenge issued for a login answered by a registration response "
-                                         + "(a valid one, of a new credential) is challenge")
+        var (file, auth) = try loginFile(
+            "authentication/challenge-kind.json",
+            "Authentication: a challenge issued for a login answered by a registration response "
+                + "(a valid one, of a new credential) is challenge")
         let fresh = try file.authenticator("fresh")
         let name = "attestation-answers-login-challenge"
         let challenge = file.challenge(name)
-        let options = FixtureJSONForms.requestOptions(challenge: challenge, rpId: "example.org", allowCredentials: [],
-                                                      userVerification: .preferred)
+        let options = FixtureJSONForms.requestOptions(
+            challenge: challenge, rpId: "example.org", allowCredentials: [],
+            userVerification: .preferred)
         let attestation = FixtureJSONForms.registrationResponse(try fresh.register(challenge: challenge))
         file.add(name, kind: .authentication, options: options, response: attestation, expect: FixtureFile.reject(.challenge))
         // Nothing was stored: the same authenticator registers afterwards, and the first credential logs in.
@@ -148,10 +170,11 @@ extension Corpus {
     /// may answer (`unknownCredential` otherwise, even when the id is registered and listed),
     /// and a returned user handle must be that user's (`userHandle`); none returned is fine.
     func usernameFirst() throws -> FixtureFile {
-        var file = FixtureFile("authentication/username-first.json",
-                               "Authentication with user (username-first login, §7.2 step 6 first branch): the credential "
-                               + "must belong to the identified user, a returned userHandle must be theirs, and a "
-                               + "response without userHandle is accepted")
+        var file = FixtureFile(
+            "authentication/username-first.json",
+            "Authentication with user (username-first login, §7.2 step 6 first branch): the credential "
+                + "must belong to the identified user, a returned userHandle must be theirs, and a "
+                + "response without userHandle is accepted")
         var alice = try file.authenticator("alice")
         var bob = try file.authenticator("bob")
         let carol = Array(Digest.sha256.hash(Array("user \(file.path) carol".utf8)).prefix(16))
@@ -171,8 +194,9 @@ extension Corpus {
 
         try file.authenticate("bob-credential-for-alice", &bob, .reject(.unknownCredential))
         file.stamp(user: alice.userHandle)
-        try file.authenticate("bob-credential-for-alice-listed", &bob, allow: [alice.credentialId, bob.credentialId],
-                              .reject(.unknownCredential))
+        try file.authenticate(
+            "bob-credential-for-alice-listed", &bob, allow: [alice.credentialId, bob.credentialId],
+            .reject(.unknownCredential))
         file.stamp(user: alice.userHandle)
         bob.returnsUserHandle = false
         try file.authenticate("bob-credential-for-alice-without-user-handle", &bob, .reject(.unknownCredential))
@@ -181,8 +205,9 @@ extension Corpus {
         try file.authenticate("alice-credential-for-carol-who-has-none", &alice, .reject(.unknownCredential))
         file.stamp(user: carol)
         let bobHandle = bob.userHandle
-        try file.authenticate("alice-credential-returns-bob-user-handle", &alice, allow: [alice.credentialId],
-                              options: login { $0.response = { $0.userHandle = bobHandle } }, .reject(.userHandle))
+        try file.authenticate(
+            "alice-credential-returns-bob-user-handle", &alice, allow: [alice.credentialId],
+            options: login { $0.response = { $0.userHandle = bobHandle } }, .reject(.userHandle))
         file.stamp(user: alice.userHandle)
 
         try file.authenticate("bob-listed-accepted", &bob, allow: [bob.credentialId], .accept)

@@ -1,7 +1,7 @@
 package import Foundation
+import WebAuthnCoding
 import WebAuthnCrypto
 import WebAuthnRP
-import WebAuthnCoding
 
 /// Renders the project's own recorded ceremonies and writes or checks `Fixtures/`
 /// (see Fixtures/README.md). Run by `swift run webauthn-fixtures`; the tests check
@@ -134,43 +134,61 @@ struct Corpus {
     /// without cases here is caught by `FixtureCorpusTests`.
     static func formatCases(for fmt: String) -> [FormatCase] {
         switch fmt {
-        case "none": return [
-            FormatCase(folder: "none", summary: "none attestation", stems: allStems, attestation: { _ in .none },
-                       verdict: .attested(format: "none", type: .none, trusted: false)),
-        ]
-        case "packed": return [
-            FormatCase(folder: "packed-self", summary: "packed self attestation", stems: allStems,
-                       attestation: { _ in .packedSelf }, verdict: .attested(format: "packed", type: .self, trusted: false)),
-            FormatCase(folder: "packed-x5c", summary: "packed attestation with x5c (an ES256 leaf issued by the fixtures' test CA)",
-                       stems: allStems, attestation: { .packed(ca: $0.ca) },
-                       verdict: .attested(format: "packed", type: .basic, trusted: true)),
-        ]
-        case "fido-u2f": return [
-            FormatCase(folder: "fido-u2f", summary: "fido-u2f attestation (a P-256 leaf issued by the fixtures' test CA)",
-                       stems: ["es256"], attestation: { .fidoU2F(ca: $0.ca) },
-                       verdict: .attested(format: "fido-u2f", type: .basic, trusted: true)),
-        ]
-        case "tpm": return [
-            FormatCase(folder: "tpm", summary: "tpm attestation (an RSA-2048 AIK certificate issued by the fixtures' test CA)",
-                       stems: tpmStems, attestation: { .tpm(ca: $0.ca) },
-                       verdict: .attested(format: "tpm", type: .attCA, trusted: true)),
-        ]
-        case "android-key": return [
-            FormatCase(folder: "android-key", summary: "android-key attestation (the credential key's certificate, issued by the "
-                       + "fixtures' test CA, with a TEE key description)", stems: allStems, attestation: { .androidKey(ca: $0.ca) },
-                       verdict: .attested(format: "android-key", type: .basic, trusted: true)),
-        ]
-        case "apple": return [
-            FormatCase(folder: "apple", summary: "apple anonymous attestation (credCert for the credential key, issued by the "
-                       + "fixtures' test CA, carrying the nonce)", stems: allStems, attestation: { .apple(ca: $0.ca) },
-                       verdict: .attested(format: "apple", type: .anonCA, trusted: true)),
-        ]
-        case "compound": return [
-            FormatCase(folder: "compound", summary: "compound attestation (packed x5c and android-key, both chaining to the "
-                       + "fixtures' test CA)", stems: allStems,
-                       attestation: { .compound([.packed(ca: $0.ca), .androidKey(ca: $0.ca)]) },
-                       verdict: .attested(format: "compound", type: .basic, trusted: true)),
-        ]
+        case "none":
+            return [
+                FormatCase(
+                    folder: "none", summary: "none attestation", stems: allStems, attestation: { _ in .none },
+                    verdict: .attested(format: "none", type: .none, trusted: false))
+            ]
+        case "packed":
+            return [
+                FormatCase(
+                    folder: "packed-self", summary: "packed self attestation", stems: allStems,
+                    attestation: { _ in .packedSelf }, verdict: .attested(format: "packed", type: .self, trusted: false)),
+                FormatCase(
+                    folder: "packed-x5c", summary: "packed attestation with x5c (an ES256 leaf issued by the fixtures' test CA)",
+                    stems: allStems, attestation: { .packed(ca: $0.ca) },
+                    verdict: .attested(format: "packed", type: .basic, trusted: true)),
+            ]
+        case "fido-u2f":
+            return [
+                FormatCase(
+                    folder: "fido-u2f", summary: "fido-u2f attestation (a P-256 leaf issued by the fixtures' test CA)",
+                    stems: ["es256"], attestation: { .fidoU2F(ca: $0.ca) },
+                    verdict: .attested(format: "fido-u2f", type: .basic, trusted: true))
+            ]
+        case "tpm":
+            return [
+                FormatCase(
+                    folder: "tpm", summary: "tpm attestation (an RSA-2048 AIK certificate issued by the fixtures' test CA)",
+                    stems: tpmStems, attestation: { .tpm(ca: $0.ca) },
+                    verdict: .attested(format: "tpm", type: .attCA, trusted: true))
+            ]
+        case "android-key":
+            return [
+                FormatCase(
+                    folder: "android-key",
+                    summary: "android-key attestation (the credential key's certificate, issued by the "
+                        + "fixtures' test CA, with a TEE key description)", stems: allStems, attestation: { .androidKey(ca: $0.ca) },
+                    verdict: .attested(format: "android-key", type: .basic, trusted: true))
+            ]
+        case "apple":
+            return [
+                FormatCase(
+                    folder: "apple",
+                    summary: "apple anonymous attestation (credCert for the credential key, issued by the "
+                        + "fixtures' test CA, carrying the nonce)", stems: allStems, attestation: { .apple(ca: $0.ca) },
+                    verdict: .attested(format: "apple", type: .anonCA, trusted: true))
+            ]
+        case "compound":
+            return [
+                FormatCase(
+                    folder: "compound",
+                    summary: "compound attestation (packed x5c and android-key, both chaining to the "
+                        + "fixtures' test CA)", stems: allStems,
+                    attestation: { .compound([.packed(ca: $0.ca), .androidKey(ca: $0.ca)]) },
+                    verdict: .attested(format: "compound", type: .basic, trusted: true))
+            ]
         default: return []
         }
     }
@@ -215,12 +233,14 @@ struct Corpus {
             authenticator.returnsUserHandle = false
         }
         let offered = FixtureFile.offered.contains(key.algorithm) ? FixtureFile.offered : FixtureFile.offered + [key.algorithm]
-        try file.register("register", authenticator, algorithms: offered, userVerification: userVerification,
-                          options: registration, format.verdict)
+        try file.register(
+            "register", authenticator, algorithms: offered, userVerification: userVerification,
+            options: registration, format.verdict)
         var login = Auth.AuthenticationOptions()
         login.flags = loginFlags
-        try file.authenticate("login-allow-credentials", &authenticator, allow: [authenticator.credentialId],
-                              options: login, .accept)
+        try file.authenticate(
+            "login-allow-credentials", &authenticator, allow: [authenticator.credentialId],
+            options: login, .accept)
         if authenticator.returnsUserHandle {
             try file.authenticate("login-discoverable", &authenticator, options: login, .accept)
         } else {
@@ -241,51 +261,73 @@ struct Corpus {
         try type.register("control-accepted", typeAuth, .accept)
         files.append(type)
 
-        var challenge = FixtureFile("registration/challenge.json",
-                                    "Registration: the client data must carry the issued challenge, and a challenge answers one response")
+        var challenge = FixtureFile(
+            "registration/challenge.json",
+            "Registration: the client data must carry the issued challenge, and a challenge answers one response")
         let challengeAuth = try challenge.authenticator("main")
-        try challenge.register("challenge-differs", challengeAuth,
-                               options: clientData { $0.challenge = Array(repeating: 0x42, count: 32) }, .reject(.challenge))
+        try challenge.register(
+            "challenge-differs", challengeAuth,
+            options: clientData { $0.challenge = Array(repeating: 0x42, count: 32) }, .reject(.challenge))
         let accepted = try challenge.register("register", challengeAuth, .accept)
-        challenge.add("register-replayed", kind: .registration, options: accepted.options, issue: false,
-                      response: accepted.response, expect: FixtureFile.reject(.challenge))
+        challenge.add(
+            "register-replayed", kind: .registration, options: accepted.options, issue: false,
+            response: accepted.response, expect: FixtureFile.reject(.challenge))
         files.append(challenge)
 
-        var origin = FixtureFile("registration/origin.json",
-                                 "Registration: the origin must be an allowed origin, exactly; no cross-origin iframes expected")
+        var origin = FixtureFile(
+            "registration/origin.json",
+            "Registration: the origin must be an allowed origin, exactly; no cross-origin iframes expected")
         let originAuth = try origin.authenticator("main")
-        for (name, value) in [("origin-foreign", "https://evil.example"), ("origin-subdomain", "https://login.example.org"),
-                              ("origin-http", "http://example.org"), ("origin-other-port", "https://example.org:8443"),
-                              ("origin-suffix-lookalike", "https://example.org.evil.example")] {
+        for (name, value) in [
+            ("origin-foreign", "https://evil.example"), ("origin-subdomain", "https://login.example.org"),
+            ("origin-http", "http://example.org"), ("origin-other-port", "https://example.org:8443"),
+            ("origin-suffix-lookalike", "https://example.org.evil.example"),
+        ] {
             try origin.register(name, originAuth, options: clientData { $0.origin = value }, .reject(.origin))
         }
         try origin.register("cross-origin-unexpected", originAuth, options: clientData { $0.crossOrigin = true }, .reject(.origin))
-        try origin.register("top-origin-unexpected", originAuth,
-                            options: clientData { $0.crossOrigin = true; $0.topOrigin = "https://example.com" }, .reject(.origin))
-        try origin.register("top-origin-without-cross-origin", originAuth,
-                            options: clientData { $0.topOrigin = "https://example.com" }, .reject(.origin))
+        try origin.register(
+            "top-origin-unexpected", originAuth,
+            options: clientData {
+                $0.crossOrigin = true; $0.topOrigin = "https://example.com"
+            }, .reject(.origin))
+        try origin.register(
+            "top-origin-without-cross-origin", originAuth,
+            options: clientData { $0.topOrigin = "https://example.com" }, .reject(.origin))
         try origin.register("control-accepted", originAuth, .accept)
         files.append(origin)
 
-        var cross = FixtureFile("registration/origin-cross-origin.json",
-                                "Registration in a cross-origin iframe: the RP expects them, embedded in https://example.com only")
+        var cross = FixtureFile(
+            "registration/origin-cross-origin.json",
+            "Registration in a cross-origin iframe: the RP expects them, embedded in https://example.com only")
         cross.relyingParty = .object([
             ("id", .string("example.org")), ("name", .string("Example")),
             ("origins", .array([.string("https://example.org")])), ("crossOrigin", .bool(true)),
             ("topOrigins", .array([.string("https://example.com")])),
         ])
         let crossAuth = try cross.authenticator("main")
-        try cross.register("top-origin-not-allowed", crossAuth,
-                           options: clientData { $0.crossOrigin = true; $0.topOrigin = "https://evil.example" }, .reject(.origin))
-        try cross.register("top-origin-without-cross-origin", crossAuth,
-                           options: clientData { $0.crossOrigin = false; $0.topOrigin = "https://example.com" }, .reject(.origin))
-        try cross.register("cross-origin-accepted", crossAuth,
-                           options: clientData { $0.crossOrigin = true; $0.topOrigin = "https://example.com" }, .accept)
+        try cross.register(
+            "top-origin-not-allowed", crossAuth,
+            options: clientData {
+                $0.crossOrigin = true; $0.topOrigin = "https://evil.example"
+            }, .reject(.origin))
+        try cross.register(
+            "top-origin-without-cross-origin", crossAuth,
+            options: clientData {
+                $0.crossOrigin = false; $0.topOrigin = "https://example.com"
+            }, .reject(.origin))
+        try cross.register(
+            "cross-origin-accepted", crossAuth,
+            options: clientData {
+                $0.crossOrigin = true; $0.topOrigin = "https://example.com"
+            }, .accept)
         files.append(cross)
 
         var rpId = FixtureFile("registration/rpIdHash.json", "Registration: rpIdHash must be SHA-256 of the RP ID")
-        for (name, other) in [("rp-id-other-domain", "evil.example"), ("rp-id-parent-domain", "org"),
-                              ("rp-id-subdomain", "login.example.org")] {
+        for (name, other) in [
+            ("rp-id-other-domain", "evil.example"), ("rp-id-parent-domain", "org"),
+            ("rp-id-subdomain", "login.example.org"),
+        ] {
             var scoped = try rpId.authenticator("main")
             scoped.rpId = other
             try rpId.register(name, scoped, .reject(.rpIdHash))
@@ -300,52 +342,68 @@ struct Corpus {
         try presence.register("control-accepted", presenceAuth, .accept)
         files.append(presence)
 
-        var verification = FixtureFile("registration/userVerification.json",
-                                       "Registration: with userVerification required the UV flag must be set")
+        var verification = FixtureFile(
+            "registration/userVerification.json",
+            "Registration: with userVerification required the UV flag must be set")
         let verificationAuth = try verification.authenticator("main")
-        try verification.register("uv-required-clear", verificationAuth, userVerification: .required,
-                                  options: flags([.userPresent]), .reject(.userVerification))
+        try verification.register(
+            "uv-required-clear", verificationAuth, userVerification: .required,
+            options: flags([.userPresent]), .reject(.userVerification))
         try verification.register("uv-required-set", verificationAuth, userVerification: .required, .accept)
         files.append(verification)
 
-        var verificationPreferred = FixtureFile("registration/userVerification-preferred.json",
-                                                "Registration: with userVerification preferred a clear UV flag is accepted")
-        try verificationPreferred.register("uv-preferred-clear", try verificationPreferred.authenticator("main"),
-                                           options: flags([.userPresent]), .accept)
+        var verificationPreferred = FixtureFile(
+            "registration/userVerification-preferred.json",
+            "Registration: with userVerification preferred a clear UV flag is accepted")
+        try verificationPreferred.register(
+            "uv-preferred-clear", try verificationPreferred.authenticator("main"),
+            options: flags([.userPresent]), .accept)
         files.append(verificationPreferred)
 
         var backup = FixtureFile("registration/backupFlags.json", "Registration: BS must not be set while BE is clear")
         let backupAuth = try backup.authenticator("main")
-        try backup.register("bs-without-be", backupAuth, options: flags([.userPresent, .userVerified, .backupState]),
-                            .reject(.backupFlags))
-        try backup.register("be-and-bs-accepted", backupAuth,
-                            options: flags([.userPresent, .userVerified, .backupEligible, .backupState]), .accept)
+        try backup.register(
+            "bs-without-be", backupAuth, options: flags([.userPresent, .userVerified, .backupState]),
+            .reject(.backupFlags))
+        try backup.register(
+            "be-and-bs-accepted", backupAuth,
+            options: flags([.userPresent, .userVerified, .backupEligible, .backupState]), .accept)
         files.append(backup)
 
-        var algorithm = FixtureFile("registration/algorithm.json",
-                                    "Registration: the credential's algorithm must be one offered in pubKeyCredParams")
-        try algorithm.register("es384-not-offered", try algorithm.authenticator("p384", key: .es384),
-                               algorithms: [.es256], .reject(.algorithm))
-        try algorithm.register("eddsa-not-offered", try algorithm.authenticator("ed25519", key: .edDSA),
-                               algorithms: [.es256, .rs256], .reject(.algorithm))
-        try algorithm.register("rs256-not-offered", try algorithm.authenticator("rsa", key: .rs256),
-                               algorithms: [.ps256], .reject(.algorithm))
+        var algorithm = FixtureFile(
+            "registration/algorithm.json",
+            "Registration: the credential's algorithm must be one offered in pubKeyCredParams")
+        try algorithm.register(
+            "es384-not-offered", try algorithm.authenticator("p384", key: .es384),
+            algorithms: [.es256], .reject(.algorithm))
+        try algorithm.register(
+            "eddsa-not-offered", try algorithm.authenticator("ed25519", key: .edDSA),
+            algorithms: [.es256, .rs256], .reject(.algorithm))
+        try algorithm.register(
+            "rs256-not-offered", try algorithm.authenticator("rsa", key: .rs256),
+            algorithms: [.ps256], .reject(.algorithm))
         try algorithm.register("control-es256-offered", try algorithm.authenticator("p256"), algorithms: [.es256], .accept)
         // L3 §5.1.3: an empty pubKeyCredParams means ES256 and RS256; entries of an unknown type are
         // dropped, and when none is left the client creates nothing.
         try algorithm.register("empty-list-es256", try algorithm.authenticator("p256 empty list"), parameters: [], .accept)
         try algorithm.register("empty-list-rs256", try algorithm.authenticator("rsa empty list", key: .rs256), parameters: [], .accept)
-        try algorithm.register("empty-list-eddsa", try algorithm.authenticator("ed25519", key: .edDSA), parameters: [],
-                               .reject(.algorithm))
-        try algorithm.register("empty-list-es384", try algorithm.authenticator("p384", key: .es384), parameters: [],
-                               .reject(.algorithm))
-        let unknownType: [FixtureValue] = [.object([("type", .string("secret-key")), ("alg", .int(-7))]),
-                                           .object([("type", .string("password")), ("alg", .int(-257))])]
-        try algorithm.register("only-unknown-types-es256", try algorithm.authenticator("p256 unknown types"), parameters: unknownType,
-                               .reject(.algorithm))
-        try algorithm.register("unknown-type-skipped", try algorithm.authenticator("ed25519 unknown types", key: .edDSA),
-                               parameters: unknownType + [.object([("type", .string("public-key")), ("alg", .int(-8))])],
-                               .accept)
+        try algorithm.register(
+            "empty-list-eddsa", try algorithm.authenticator("ed25519", key: .edDSA), parameters: [],
+            .reject(.algorithm))
+        try algorithm.register(
+            "empty-list-es384", try algorithm.authenticator("p384", key: .es384), parameters: [],
+            .reject(.algorithm))
+        let unknownType: [FixtureValue] = [
+            .object([("type", .string("secret-key")), ("alg", .int(-7))]),
+            .object([("type", .string("password")), ("alg", .int(-257))]),
+        ]
+        try algorithm.register(
+            "only-unknown-types-es256", try algorithm.authenticator("p256 unknown types"), parameters: unknownType,
+            .reject(.algorithm))
+        try algorithm.register(
+            "unknown-type-skipped", try algorithm.authenticator("ed25519 unknown types", key: .edDSA),
+            parameters: unknownType + [.object([("type", .string("public-key")), ("alg", .int(-8))])],
+            .accept)
         files.append(algorithm)
         files.append(try credentialKeyRejections())
 
@@ -355,8 +413,9 @@ struct Corpus {
         files += try metadataFiles()
         files += try trustFiles()
 
-        var exists = FixtureFile("registration/credentialExists.json",
-                                 "Registration: a credential id is registered once, to one user")
+        var exists = FixtureFile(
+            "registration/credentialExists.json",
+            "Registration: a credential id is registered once, to one user")
         let preloaded = try exists.authenticator("preloaded")
         exists.preload(preloaded)
         try exists.register("already-in-credentials", preloaded, .reject(.credentialExists))
@@ -370,9 +429,10 @@ struct Corpus {
 
     /// Attestation statements that do not verify (category `attestation`).
     func attestationRejections() throws -> FixtureFile {
-        var file = FixtureFile("registration/attestation.json",
-                               "Registration: attestation statements that do not verify (signature, §8.2.1 certificate "
-                               + "requirements, format rules, unknown formats)")
+        var file = FixtureFile(
+            "registration/attestation.json",
+            "Registration: attestation statements that do not verify (signature, §8.2.1 certificate "
+                + "requirements, format rules, unknown formats)")
         let es256 = try file.authenticator("main")
         var options = Auth.RegistrationOptions()
 
@@ -396,24 +456,35 @@ struct Corpus {
         try file.register("packed-x5c-sig-missing", es256, options: options, .reject(.attestation))
 
         let leafEdits: [(String, (inout CertificateBuilder) -> Void)] = [
-            ("packed-x5c-ou-not-authenticator-attestation", { builder in
-                builder.subject = (try? DistinguishedName([.country("AA"), .organization("Test Vendor"),
-                                                           .organizationalUnit("Engineering"),
-                                                           .commonName("Test Authenticator")])) ?? builder.subject
-            }),
+            (
+                "packed-x5c-ou-not-authenticator-attestation",
+                { builder in
+                    builder.subject =
+                        (try? DistinguishedName([
+                            .country("AA"), .organization("Test Vendor"),
+                            .organizationalUnit("Engineering"),
+                            .commonName("Test Authenticator"),
+                        ])) ?? builder.subject
+                }
+            ),
             ("packed-x5c-leaf-is-ca", { $0.basicConstraints = .init(isCA: true) }),
             ("packed-x5c-no-basic-constraints", { $0.basicConstraints = nil }),
         ]
         for (name, edit) in leafEdits {
             options = Auth.RegistrationOptions()
-            options.attestation = .custom(fmt: "packed", statement: try packedStatement(es256, challenge: file.challenge(name),
-                                                                                       flags: options.flags, edit: edit))
+            options.attestation = .custom(
+                fmt: "packed",
+                statement: try packedStatement(
+                    es256, challenge: file.challenge(name),
+                    flags: options.flags, edit: edit))
             try file.register(name, es256, options: options, .reject(.attestation))
         }
         options = Auth.RegistrationOptions()
-        options.attestation = .custom(fmt: "packed", statement: try packedStatement(
-            es256, challenge: file.challenge("packed-x5c-aaguid-extension-mismatch"), flags: options.flags,
-            aaguid: Array(repeating: 0xEE, count: 16)))
+        options.attestation = .custom(
+            fmt: "packed",
+            statement: try packedStatement(
+                es256, challenge: file.challenge("packed-x5c-aaguid-extension-mismatch"), flags: options.flags,
+                aaguid: Array(repeating: 0xEE, count: 16)))
         try file.register("packed-x5c-aaguid-extension-mismatch", es256, options: options, .reject(.attestation))
 
         // U2F tokens report a zero AAGUID and no UV: only the named fault differs from a real token.
@@ -452,23 +523,27 @@ struct Corpus {
 
         options = Auth.RegistrationOptions()
         options.attestation = .packedSelf
-        try file.register("control-packed-self-accepted", es256, options: options,
-                          .attested(format: "packed", type: .self, trusted: false))
+        try file.register(
+            "control-packed-self-accepted", es256, options: options,
+            .attested(format: "packed", type: .self, trusted: false))
         return file
     }
 
     /// tpm, android-key, apple and compound statements broken one way each: the signature, the
     /// value that binds the ceremony (extraData, attestationChallenge, nonce), the certificate.
     func attestationFormatRejections() throws -> FixtureFile {
-        var file = FixtureFile("registration/attestation-formats.json",
-                               "Registration: tpm, android-key, apple and compound statements that do not verify "
-                               + "(signature, the ceremony binding, the certificate, compound structure); each format's "
-                               + "unaltered statement is accepted as the control")
+        var file = FixtureFile(
+            "registration/attestation-formats.json",
+            "Registration: tpm, android-key, apple and compound statements that do not verify "
+                + "(signature, the ceremony binding, the certificate, compound structure); each format's "
+                + "unaltered statement is accepted as the control")
         file.trustAnchors = [ca.certificate]
         let otherKey = try file.authenticator("main").attestationKey(.p256, "unrelated key")
         // One credential per format, so that each control registers a new credential id.
-        func register(_ name: String, _ attestation: Auth.Attestation, _ verdict: FixtureFile.Verdict,
-                      edit: (inout Auth.RegistrationOptions) -> Void = { _ in }) throws {
+        func register(
+            _ name: String, _ attestation: Auth.Attestation, _ verdict: FixtureFile.Verdict,
+            edit: (inout Auth.RegistrationOptions) -> Void = { _ in }
+        ) throws {
             var options = Auth.RegistrationOptions(attestation: attestation)
             edit(&options)
             let format = name.split(separator: "-").prefix(2).joined(separator: "-")
@@ -496,8 +571,9 @@ struct Corpus {
         try register("android-key-no-key-description", .androidKey(ca: ca), .reject(.attestation)) {
             $0.certificate = { $0.extraExtensions = [] }
         }
-        try register("control-android-key-accepted", .androidKey(ca: ca),
-                     .attested(format: "android-key", type: .basic, trusted: true))
+        try register(
+            "control-android-key-accepted", .androidKey(ca: ca),
+            .attested(format: "android-key", type: .basic, trusted: true))
 
         try register("apple-nonce-mismatch", .apple(ca: ca), .reject(.attestation)) { $0.nonce = flipFirst }
         try register("apple-credcert-for-another-key", .apple(ca: ca), .reject(.attestation)) {
@@ -507,20 +583,24 @@ struct Corpus {
         try register("control-apple-accepted", .apple(ca: ca), .attested(format: "apple", type: .anonCA, trusted: true))
 
         try register("compound-single-statement", .compound([.packed(ca: ca)]), .reject(.attestation))
-        try register("compound-nested", .compound([.packed(ca: ca), .compound([.packedSelf, .apple(ca: ca)])]),
-                     .reject(.attestation))
-        try register("compound-component-fails", .compound([.packed(ca: ca), .custom(fmt: "packed", statement: .map([]))]),
-                     .reject(.attestation))
-        try register("control-compound-accepted", .compound([.packed(ca: ca), .apple(ca: ca)]),
-                     .attested(format: "compound", type: .basic, trusted: true))
+        try register(
+            "compound-nested", .compound([.packed(ca: ca), .compound([.packedSelf, .apple(ca: ca)])]),
+            .reject(.attestation))
+        try register(
+            "compound-component-fails", .compound([.packed(ca: ca), .custom(fmt: "packed", statement: .map([]))]),
+            .reject(.attestation))
+        try register(
+            "control-compound-accepted", .compound([.packed(ca: ca), .apple(ca: ca)]),
+            .attested(format: "compound", type: .basic, trusted: true))
         return file
     }
 
     /// Trust required (the fixtures' CA as the only anchor) and not required.
     func trustFiles() throws -> [FixtureFile] {
-        var required = FixtureFile("registration/trust.json",
-                                   "Registration with requireTrustedAttestation: attestations that verify but do not chain "
-                                   + "to the trust anchor are rejected; none and self attestations have no chain")
+        var required = FixtureFile(
+            "registration/trust.json",
+            "Registration with requireTrustedAttestation: attestations that verify but do not chain "
+                + "to the trust anchor are rejected; none and self attestations have no chain")
         required.trustAnchors = [ca.certificate]
         required.requireTrustedAttestation = true
         let auth = try required.authenticator("main")
@@ -534,34 +614,42 @@ struct Corpus {
         options.attestation = .packedSelf
         try required.register("packed-self-attestation", auth, options: options, .reject(.trust))
         options.attestation = .packed(ca: ca)
-        try required.register("control-trusted-accepted", auth, options: options,
-                              .attested(format: "packed", type: .basic, trusted: true))
+        try required.register(
+            "control-trusted-accepted", auth, options: options,
+            .attested(format: "packed", type: .basic, trusted: true))
         // compound under the default .all: every component with a chain must be trusted; a self
         // component claims none, so it neither blocks the trusted chain nor stands in for a rogue one.
         options.attestation = .compound([.packed(ca: ca), .packedSelf])
-        try required.register("compound-trusted-chain-and-self-accepted", try required.authenticator("compound"), options: options,
-                              .attested(format: "compound", type: .basic, trusted: true))
+        try required.register(
+            "compound-trusted-chain-and-self-accepted", try required.authenticator("compound"), options: options,
+            .attested(format: "compound", type: .basic, trusted: true))
         options.attestation = .compound([.packed(ca: rogueCA), .packedSelf])
         try required.register("compound-rogue-chain-and-self", auth, options: options, .reject(.trust))
 
-        var optional = FixtureFile("registration/trust-not-required.json",
-                                   "Registration without requireTrustedAttestation: an attestation from an unknown root is "
-                                   + "accepted and reported untrusted")
+        var optional = FixtureFile(
+            "registration/trust-not-required.json",
+            "Registration without requireTrustedAttestation: an attestation from an unknown root is "
+                + "accepted and reported untrusted")
         optional.trustAnchors = [ca.certificate]
         options.attestation = .packed(ca: rogueCA)
-        try optional.register("packed-x5c-rogue-root-accepted", try optional.authenticator("rogue"), options: options,
-                              .attested(format: "packed", type: .basic, trusted: false))
+        try optional.register(
+            "packed-x5c-rogue-root-accepted", try optional.authenticator("rogue"), options: options,
+            .attested(format: "packed", type: .basic, trusted: false))
         options.attestation = .packed(ca: ca)
-        try optional.register("packed-x5c-trusted-accepted", try optional.authenticator("trusted"), options: options,
-                              .attested(format: "packed", type: .basic, trusted: true))
+        try optional.register(
+            "packed-x5c-trusted-accepted", try optional.authenticator("trusted"), options: options,
+            .attested(format: "packed", type: .basic, trusted: true))
         return [required, optional]
     }
 
     // MARK: Authentication rejections
 
     /// A file that starts by registering `main` (ES256, none attestation).
-    func loginFile(_ path: String, _ description: String, flags: AuthenticatorFlags = [.userPresent, .userVerified])
-        throws -> (FixtureFile, TestAuthenticator) {
+    func loginFile(
+        _ path: String, _ description: String, flags: AuthenticatorFlags = [.userPresent, .userVerified]
+    )
+        throws -> (FixtureFile, TestAuthenticator)
+    {
         var file = FixtureFile(path, description)
         let authenticator = try file.authenticator("main")
         try file.register("register", authenticator, options: self.flags(flags), .accept)
@@ -572,29 +660,36 @@ struct Corpus {
         var files: [FixtureFile] = []
 
         var (type, typeAuth) = try loginFile("authentication/type.json", "Authentication: clientData.type must be webauthn.get")
-        try type.authenticate("type-webauthn-create", &typeAuth, options: login { $0.clientData = { $0.type = "webauthn.create" } },
-                              .reject(.type))
+        try type.authenticate(
+            "type-webauthn-create", &typeAuth, options: login { $0.clientData = { $0.type = "webauthn.create" } },
+            .reject(.type))
         try type.authenticate("control-accepted", &typeAuth, .accept)
         files.append(type)
 
-        var (challenge, challengeAuth) = try loginFile("authentication/challenge.json",
-                                                       "Authentication: the issued challenge, answered once")
-        try challenge.authenticate("challenge-differs", &challengeAuth,
-                                   options: login { $0.clientData = { $0.challenge = Array(repeating: 0x42, count: 32) } },
-                                   .reject(.challenge))
+        var (challenge, challengeAuth) = try loginFile(
+            "authentication/challenge.json",
+            "Authentication: the issued challenge, answered once")
+        try challenge.authenticate(
+            "challenge-differs", &challengeAuth,
+            options: login { $0.clientData = { $0.challenge = Array(repeating: 0x42, count: 32) } },
+            .reject(.challenge))
         let accepted = try challenge.authenticate("login", &challengeAuth, .accept)
-        challenge.add("login-replayed", kind: .authentication, options: accepted.options, issue: false,
-                      response: accepted.response, expect: FixtureFile.reject(.challenge))
+        challenge.add(
+            "login-replayed", kind: .authentication, options: accepted.options, issue: false,
+            response: accepted.response, expect: FixtureFile.reject(.challenge))
         try challenge.authenticate("login-after-replay", &challengeAuth, .accept)
         files.append(challenge)
 
         var (origin, originAuth) = try loginFile("authentication/origin.json", "Authentication: the origin must be allowed")
-        for (name, value) in [("origin-foreign", "https://evil.example"), ("origin-http", "http://example.org"),
-                              ("origin-subdomain", "https://login.example.org")] {
+        for (name, value) in [
+            ("origin-foreign", "https://evil.example"), ("origin-http", "http://example.org"),
+            ("origin-subdomain", "https://login.example.org"),
+        ] {
             try origin.authenticate(name, &originAuth, options: login { $0.clientData = { $0.origin = value } }, .reject(.origin))
         }
-        try origin.authenticate("cross-origin-unexpected", &originAuth,
-                                options: login { $0.clientData = { $0.crossOrigin = true } }, .reject(.origin))
+        try origin.authenticate(
+            "cross-origin-unexpected", &originAuth,
+            options: login { $0.clientData = { $0.crossOrigin = true } }, .reject(.origin))
         try origin.authenticate("control-accepted", &originAuth, .accept)
         files.append(origin)
 
@@ -608,57 +703,73 @@ struct Corpus {
 
         var (presence, presenceAuth) = try loginFile("authentication/userPresence.json", "Authentication: the UP flag must be set")
         try presence.authenticate("up-clear", &presenceAuth, options: login { $0.flags = [] }, .reject(.userPresence))
-        try presence.authenticate("up-clear-uv-set", &presenceAuth, options: login { $0.flags = [.userVerified] },
-                                  .reject(.userPresence))
+        try presence.authenticate(
+            "up-clear-uv-set", &presenceAuth, options: login { $0.flags = [.userVerified] },
+            .reject(.userPresence))
         try presence.authenticate("control-accepted", &presenceAuth, .accept)
         files.append(presence)
 
-        var (verification, verificationAuth) = try loginFile("authentication/userVerification.json",
-                                                             "Authentication: with userVerification required the UV flag must be set")
-        try verification.authenticate("uv-required-clear", &verificationAuth, userVerification: .required,
-                                      options: login { $0.flags = [.userPresent] }, .reject(.userVerification))
-        try verification.authenticate("uv-preferred-clear-accepted", &verificationAuth,
-                                      options: login { $0.flags = [.userPresent] }, .accept)
+        var (verification, verificationAuth) = try loginFile(
+            "authentication/userVerification.json",
+            "Authentication: with userVerification required the UV flag must be set")
+        try verification.authenticate(
+            "uv-required-clear", &verificationAuth, userVerification: .required,
+            options: login { $0.flags = [.userPresent] }, .reject(.userVerification))
+        try verification.authenticate(
+            "uv-preferred-clear-accepted", &verificationAuth,
+            options: login { $0.flags = [.userPresent] }, .accept)
         try verification.authenticate("uv-required-set-accepted", &verificationAuth, userVerification: .required, .accept)
         files.append(verification)
 
-        var backup = FixtureFile("authentication/backupFlags.json",
-                                 "Authentication: BS never without BE, and BE never changes after registration")
+        var backup = FixtureFile(
+            "authentication/backupFlags.json",
+            "Authentication: BS never without BE, and BE never changes after registration")
         var single = try backup.authenticator("single-device")
         try backup.register("register-single-device", single, .accept)
         var synced = try backup.authenticator("synced")
         try backup.register("register-synced", synced, options: flags([.userPresent, .userVerified, .backupEligible]), .accept)
-        try backup.authenticate("bs-without-be", &single, options: login { $0.flags = [.userPresent, .userVerified, .backupState] },
-                                .reject(.backupFlags))
-        try backup.authenticate("be-appeared", &single, options: login { $0.flags = [.userPresent, .userVerified, .backupEligible] },
-                                .reject(.backupFlags))
-        try backup.authenticate("be-disappeared", &synced, options: login { $0.flags = [.userPresent, .userVerified] },
-                                .reject(.backupFlags))
+        try backup.authenticate(
+            "bs-without-be", &single, options: login { $0.flags = [.userPresent, .userVerified, .backupState] },
+            .reject(.backupFlags))
+        try backup.authenticate(
+            "be-appeared", &single, options: login { $0.flags = [.userPresent, .userVerified, .backupEligible] },
+            .reject(.backupFlags))
+        try backup.authenticate(
+            "be-disappeared", &synced, options: login { $0.flags = [.userPresent, .userVerified] },
+            .reject(.backupFlags))
         try backup.authenticate("single-device-accepted", &single, .accept)
-        try backup.authenticate("synced-backed-up-accepted", &synced,
-                                options: login { $0.flags = [.userPresent, .userVerified, .backupEligible, .backupState] }, .accept)
-        try backup.authenticate("synced-not-backed-up-accepted", &synced,
-                                options: login { $0.flags = [.userPresent, .userVerified, .backupEligible] }, .accept)
+        try backup.authenticate(
+            "synced-backed-up-accepted", &synced,
+            options: login { $0.flags = [.userPresent, .userVerified, .backupEligible, .backupState] }, .accept)
+        try backup.authenticate(
+            "synced-not-backed-up-accepted", &synced,
+            options: login { $0.flags = [.userPresent, .userVerified, .backupEligible] }, .accept)
         files.append(backup)
 
-        var (unknown, unknownAuth) = try loginFile("authentication/unknownCredential.json",
-                                                   "Authentication: the credential must be registered, and listed when allowCredentials is given")
+        var (unknown, unknownAuth) = try loginFile(
+            "authentication/unknownCredential.json",
+            "Authentication: the credential must be registered, and listed when allowCredentials is given")
         var stranger = try unknown.authenticator("never-registered")
         try unknown.authenticate("never-registered", &stranger, .reject(.unknownCredential))
-        try unknown.authenticate("not-in-allow-credentials", &unknownAuth, allow: [stranger.credentialId],
-                                 .reject(.unknownCredential))
-        try unknown.authenticate("control-in-allow-credentials", &unknownAuth,
-                                 allow: [stranger.credentialId, unknownAuth.credentialId], .accept)
+        try unknown.authenticate(
+            "not-in-allow-credentials", &unknownAuth, allow: [stranger.credentialId],
+            .reject(.unknownCredential))
+        try unknown.authenticate(
+            "control-in-allow-credentials", &unknownAuth,
+            allow: [stranger.credentialId, unknownAuth.credentialId], .accept)
         files.append(unknown)
 
-        var (handle, handleAuth) = try loginFile("authentication/userHandle.json",
-                                                 "Authentication: a returned user handle must be the credential owner's; "
-                                                 + "a discoverable login must return one")
+        var (handle, handleAuth) = try loginFile(
+            "authentication/userHandle.json",
+            "Authentication: a returned user handle must be the credential owner's; "
+                + "a discoverable login must return one")
         let otherUser = Array("someone-else".utf8)
-        try handle.authenticate("user-handle-differs", &handleAuth,
-                                options: login { $0.response = { $0.userHandle = otherUser } }, .reject(.userHandle))
-        try handle.authenticate("user-handle-differs-with-allow-credentials", &handleAuth, allow: [handleAuth.credentialId],
-                                options: login { $0.response = { $0.userHandle = otherUser } }, .reject(.userHandle))
+        try handle.authenticate(
+            "user-handle-differs", &handleAuth,
+            options: login { $0.response = { $0.userHandle = otherUser } }, .reject(.userHandle))
+        try handle.authenticate(
+            "user-handle-differs-with-allow-credentials", &handleAuth, allow: [handleAuth.credentialId],
+            options: login { $0.response = { $0.userHandle = otherUser } }, .reject(.userHandle))
         handleAuth.returnsUserHandle = false
         try handle.authenticate("user-handle-missing-discoverable", &handleAuth, .reject(.userHandle))
         try handle.authenticate("user-handle-absent-with-allow-credentials", &handleAuth, allow: [handleAuth.credentialId], .accept)
@@ -672,41 +783,51 @@ struct Corpus {
     }
 
     func signatureFile() throws -> FixtureFile {
-        var (file, auth) = try loginFile("authentication/signature.json",
-                                         "Authentication: the assertion signature must verify with the registered key")
-        try file.authenticate("signature-flipped", &auth, options: login { $0.signature = { Self.flipLast(&$0) } },
-                              .reject(.signature))
+        var (file, auth) = try loginFile(
+            "authentication/signature.json",
+            "Authentication: the assertion signature must verify with the registered key")
+        try file.authenticate(
+            "signature-flipped", &auth, options: login { $0.signature = { Self.flipLast(&$0) } },
+            .reject(.signature))
         try file.authenticate("signature-empty", &auth, options: login { $0.signature = { $0 = [] } }, .reject(.signature))
         // Another key claiming the same credential id and user.
         var impostor = try file.authenticator("main", keyTag: "impostor")
         impostor.signCount = auth.signCount
         try file.authenticate("signed-by-another-key", &impostor, .reject(.signature))
         // Authenticator data changed after signing: UV cleared (UV is not required here).
-        try file.authenticate("auth-data-altered-after-signing", &auth,
-                              options: login { $0.response = { r in
-                                  if r.authenticatorData.count > 32 { r.authenticatorData[32] &= ~AuthenticatorFlags.userVerified.rawValue }
-                              } }, .reject(.signature))
+        try file.authenticate(
+            "auth-data-altered-after-signing", &auth,
+            options: login {
+                $0.response = { r in
+                    if r.authenticatorData.count > 32 { r.authenticatorData[32] &= ~AuthenticatorFlags.userVerified.rawValue }
+                }
+            }, .reject(.signature))
         // Client data changed after signing: a member appended.
-        try file.authenticate("client-data-altered-after-signing", &auth,
-                              options: login { $0.response = { r in
-                                  r.clientDataJSON = Array(r.clientDataJSON.dropLast()) + Array(#","extra":"x"}"#.utf8)
-                              } }, .reject(.signature))
+        try file.authenticate(
+            "client-data-altered-after-signing", &auth,
+            options: login {
+                $0.response = { r in
+                    r.clientDataJSON = Array(r.clientDataJSON.dropLast()) + Array(#","extra":"x"}"#.utf8)
+                }
+            }, .reject(.signature))
         try file.authenticate("control-accepted", &auth, .accept)
 
         // An RSA and an EdDSA credential: the same rule for every key type.
         for (tag, key) in [("rsa", KeySpec.ps256), ("ed25519", KeySpec.edDSA)] {
             var other = try file.authenticator(tag, key: key)
             try file.register("register-\(tag)", other, .accept)
-            try file.authenticate("\(tag)-signature-flipped", &other, options: login { $0.signature = { Self.flipLast(&$0) } },
-                                  .reject(.signature))
+            try file.authenticate(
+                "\(tag)-signature-flipped", &other, options: login { $0.signature = { Self.flipLast(&$0) } },
+                .reject(.signature))
             try file.authenticate("\(tag)-accepted", &other, .accept)
         }
         return file
     }
 
     func counterFiles() throws -> [FixtureFile] {
-        var (strict, auth) = try loginFile("authentication/signCount.json",
-                                           "Authentication: the signature counter must increase (possible cloned authenticator)")
+        var (strict, auth) = try loginFile(
+            "authentication/signCount.json",
+            "Authentication: the signature counter must increase (possible cloned authenticator)")
         try strict.authenticate("count-5", &auth, options: login { $0.signCount = 5 }, .accept)
         try strict.authenticate("count-5-again", &auth, options: login { $0.signCount = 5 }, .reject(.signCount))
         try strict.authenticate("count-3", &auth, options: login { $0.signCount = 3 }, .reject(.signCount))
@@ -714,16 +835,18 @@ struct Corpus {
         try strict.authenticate("count-6", &auth, options: login { $0.signCount = 6 }, .accept)
         try strict.authenticate("count-4000000000", &auth, options: login { $0.signCount = 4_000_000_000 }, .accept)
 
-        var zero = FixtureFile("authentication/signCount-zero.json",
-                               "Authentication: an authenticator without a counter reports 0 every time, which is accepted")
+        var zero = FixtureFile(
+            "authentication/signCount-zero.json",
+            "Authentication: an authenticator without a counter reports 0 every time, which is accepted")
         var counterless = try zero.authenticator("main")
         counterless.counterStep = 0
         try zero.register("register", counterless, .accept)
         try zero.authenticate("login-1", &counterless, .accept)
         try zero.authenticate("login-2", &counterless, .accept)
 
-        var lenient = FixtureFile("authentication/signCount-regression-allowed.json",
-                                  "Authentication with allowCounterRegression: a non-increasing counter is accepted (and flagged)")
+        var lenient = FixtureFile(
+            "authentication/signCount-regression-allowed.json",
+            "Authentication with allowCounterRegression: a non-increasing counter is accepted (and flagged)")
         lenient.allowCounterRegression = true
         var lenientAuth = try lenient.authenticator("main")
         try lenient.register("register", lenientAuth, .accept)
@@ -731,16 +854,18 @@ struct Corpus {
         try lenient.authenticate("count-5-again", &lenientAuth, options: login { $0.signCount = 5 }, .accept)
         try lenient.authenticate("count-2", &lenientAuth, options: login { $0.signCount = 2 }, .accept)
 
-        var preloaded = FixtureFile("authentication/preloaded-credentials.json",
-                                    "Authentication against records from the file's credentials member (no registration replayed)")
+        var preloaded = FixtureFile(
+            "authentication/preloaded-credentials.json",
+            "Authentication against records from the file's credentials member (no registration replayed)")
         var known = try preloaded.authenticator("known")
         preloaded.preload(known, signCount: 10)
         var synced = try preloaded.authenticator("synced")
         preloaded.preload(synced, signCount: 0, backupEligible: true)
         try preloaded.authenticate("count-10-not-greater", &known, options: login { $0.signCount = 10 }, .reject(.signCount))
         try preloaded.authenticate("count-11", &known, options: login { $0.signCount = 11 }, .accept)
-        try preloaded.authenticate("synced-accepted", &synced,
-                                   options: login { $0.flags = [.userPresent, .userVerified, .backupEligible, .backupState] }, .accept)
+        try preloaded.authenticate(
+            "synced-accepted", &synced,
+            options: login { $0.flags = [.userPresent, .userVerified, .backupEligible, .backupState] }, .accept)
         try preloaded.authenticate("synced-be-missing", &synced, .reject(.backupFlags))
         return [strict, zero, lenient, preloaded]
     }
@@ -748,36 +873,58 @@ struct Corpus {
     // MARK: Malformed
 
     func malformedFiles() throws -> [FixtureFile] {
-        var registration = FixtureFile("malformed/registration.json",
-                                       "Registration responses whose structures do not parse: JSON, base64url, client data, "
-                                       + "CBOR, authenticator data, COSE key, credential ids")
+        var registration = FixtureFile(
+            "malformed/registration.json",
+            "Registration responses whose structures do not parse: JSON, base64url, client data, "
+                + "CBOR, authenticator data, COSE key, credential ids")
         let auth = try registration.authenticator("main")
         let bytesCases: [(String, Auth.RegistrationOptions)] = [
             ("client-data-not-json", regOptions { $0.clientDataBytes = { $0 = Array("not json".utf8) } }),
             ("client-data-not-utf8", regOptions { $0.clientDataBytes = { $0 = [0x7B, 0xFF, 0xFE, 0x7D] } }),
             ("client-data-not-an-object", regOptions { $0.clientDataBytes = { $0 = Array("[1,2,3]".utf8) } }),
-            ("client-data-without-challenge", regOptions {
-                $0.clientDataBytes = { $0 = Array(#"{"type":"webauthn.create","origin":"https://example.org"}"#.utf8) }
-            }),
+            (
+                "client-data-without-challenge",
+                regOptions {
+                    $0.clientDataBytes = { $0 = Array(#"{"type":"webauthn.create","origin":"https://example.org"}"#.utf8) }
+                }
+            ),
             ("attestation-object-not-cbor", regOptions { $0.attestationObject = { $0 = [0xFF] } }),
             ("attestation-object-truncated", regOptions { $0.attestationObject = { $0 = Array($0.dropLast(10)) } }),
             ("attestation-object-trailing-byte", regOptions { $0.attestationObject = { $0.append(0x00) } }),
-            ("attestation-object-not-a-map", regOptions { $0.attestationObject = { $0 = CBOREncoder.encode(CBORItem.array([CBORItem]())) } }),
+            (
+                "attestation-object-not-a-map",
+                regOptions { $0.attestationObject = { $0 = CBOREncoder.encode(CBORItem.array([CBORItem]())) } }
+            ),
             ("auth-data-truncated-in-cose-key", regOptions { $0.authData = { $0 = Array($0.dropLast(5)) } }),
-            ("auth-data-without-attested-credential", regOptions { $0.authData = { data in
-                guard data.count > 37 else { return }
-                data = Array(data.prefix(37))
-                data[32] &= ~AuthenticatorFlags.attestedCredentialData.rawValue
-            } }),
-            ("auth-data-credential-id-length-overruns", regOptions { $0.authData = { data in
-                guard data.count > 55 else { return }
-                data[53] = 0xFF
-                data[54] = 0xFF
-            } }),
-            ("raw-id-differs-from-auth-data", regOptions { $0.response = { r in
-                r.rawId = Array(repeating: 0x77, count: 32)
-                r.id = Base64URL.encode(r.rawId)
-            } }),
+            (
+                "auth-data-without-attested-credential",
+                regOptions {
+                    $0.authData = { data in
+                        guard data.count > 37 else { return }
+                        data = Array(data.prefix(37))
+                        data[32] &= ~AuthenticatorFlags.attestedCredentialData.rawValue
+                    }
+                }
+            ),
+            (
+                "auth-data-credential-id-length-overruns",
+                regOptions {
+                    $0.authData = { data in
+                        guard data.count > 55 else { return }
+                        data[53] = 0xFF
+                        data[54] = 0xFF
+                    }
+                }
+            ),
+            (
+                "raw-id-differs-from-auth-data",
+                regOptions {
+                    $0.response = { r in
+                        r.rawId = Array(repeating: 0x77, count: 32)
+                        r.id = Base64URL.encode(r.rawId)
+                    }
+                }
+            ),
             ("id-not-base64url-of-raw-id", regOptions { $0.response = { $0.id = "AAAA" } }),
             ("type-not-public-key", regOptions { $0.response = { $0.type = "private-key" } }),
         ]
@@ -786,9 +933,14 @@ struct Corpus {
         }
         let jsonCases: [(String, (inout FixtureValue) -> Void)] = [
             // The real clientDataJSON with padding appended: only the encoding is wrong.
-            ("client-data-json-not-base64url", { $0.edit("response") { response in
-                response.edit("clientDataJSON") { if case .string(let text) = $0 { $0 = .string(text + "=") } }
-            } }),
+            (
+                "client-data-json-not-base64url",
+                {
+                    $0.edit("response") { response in
+                        response.edit("clientDataJSON") { if case .string(let text) = $0 { $0 = .string(text + "=") } }
+                    }
+                }
+            ),
             ("attestation-object-missing", { $0.edit("response") { $0.set("attestationObject", nil) } }),
             ("raw-id-missing", { $0.set("rawId", nil) }),
             ("raw-id-with-invalid-characters", { $0.set("rawId", .string("not+base64/url")) }),
@@ -799,8 +951,9 @@ struct Corpus {
         }
         try registration.register("control-accepted", auth, .accept)
 
-        var (authentication, loginAuth) = try loginFile("malformed/authentication.json",
-                                                        "Authentication responses whose structures do not parse")
+        var (authentication, loginAuth) = try loginFile(
+            "malformed/authentication.json",
+            "Authentication responses whose structures do not parse")
         let loginCases: [(String, Auth.AuthenticationOptions)] = [
             ("auth-data-truncated", login { $0.authData = { $0 = Array($0.prefix(36)) } }),
             ("auth-data-trailing-byte", login { $0.authData = { $0.append(0x00) } }),
@@ -869,8 +1022,10 @@ struct Corpus {
 
     /// A packed x5c statement with a leaf edited away from §8.2.1, signed correctly over
     /// what `authenticator.register(challenge:)` will produce with `flags`.
-    func packedStatement(_ authenticator: TestAuthenticator, challenge: [UInt8], flags: AuthenticatorFlags,
-                         aaguid: [UInt8]? = nil, edit: (inout CertificateBuilder) -> Void = { _ in }) throws -> CBORItem {
+    func packedStatement(
+        _ authenticator: TestAuthenticator, challenge: [UInt8], flags: AuthenticatorFlags,
+        aaguid: [UInt8]? = nil, edit: (inout CertificateBuilder) -> Void = { _ in }
+    ) throws -> CBORItem {
         let clientData = Auth.ClientData(type: "webauthn.create", challenge: challenge, origin: authenticator.origin).bytes
         let authData = authenticator.registrationAuthData(flags: flags)
         let leafKey = try authenticator.attestationKey(.p256, "edited packed leaf")

@@ -1,7 +1,7 @@
 import Foundation
+import WebAuthnCoding
 import WebAuthnCrypto
 import WebAuthnRP
-import WebAuthnCoding
 
 /// A JSON value that keeps its members in the order they were written, so the
 /// generated fixture files read top-down (format, description, relying party,
@@ -65,7 +65,9 @@ indirect enum FixtureValue {
             guard parts.count == items.count else { return nil }
             return "[" + parts.joined(separator: ", ") + "]"
         case .object(let members):
-            let parts = members.compactMap { key, value in value.isScalar ? value.inlineText.map { JSONStringLiteral.quoted(key) + ": " + $0 } : nil }
+            let parts = members.compactMap { key, value in
+                value.isScalar ? value.inlineText.map { JSONStringLiteral.quoted(key) + ": " + $0 } : nil
+            }
             guard parts.count == members.count else { return nil }
             return parts.isEmpty ? "{}" : "{ " + parts.joined(separator: ", ") + " }"
         }
@@ -77,7 +79,6 @@ indirect enum FixtureValue {
         default: return true
         }
     }
-
 
     /// Sets (or, with nil, removes) `key` of an object; other values are unchanged.
     mutating func set(_ key: String, _ value: FixtureValue?) {
@@ -105,11 +106,14 @@ enum FixtureJSONForms {
         .object([
             ("id", .string(r.id)),
             ("rawId", .bytes(r.rawId)),
-            ("response", .object([
-                ("clientDataJSON", .bytes(r.clientDataJSON)),
-                ("attestationObject", .bytes(r.attestationObject)),
-                ("transports", .array(r.transports.map(FixtureValue.string))),
-            ])),
+            (
+                "response",
+                .object([
+                    ("clientDataJSON", .bytes(r.clientDataJSON)),
+                    ("attestationObject", .bytes(r.attestationObject)),
+                    ("transports", .array(r.transports.map(FixtureValue.string))),
+                ])
+            ),
             ("type", .string(r.type)),
             ("clientExtensionResults", .object([])),
         ])
@@ -131,16 +135,23 @@ enum FixtureJSONForms {
         ])
     }
 
-    static func creationOptions(challenge: [UInt8], rpId: String, user: [UInt8], userName: String,
-                                algorithms: [COSEAlgorithm], userVerification: UserVerificationRequirement,
-                                attestation: String, parameters: [FixtureValue]? = nil) -> FixtureValue {
+    static func creationOptions(
+        challenge: [UInt8], rpId: String, user: [UInt8], userName: String,
+        algorithms: [COSEAlgorithm], userVerification: UserVerificationRequirement,
+        attestation: String, parameters: [FixtureValue]? = nil
+    ) -> FixtureValue {
         .object([
             ("rp", .object([("id", .string(rpId)), ("name", .string("Example"))])),
             ("user", .object([("id", .bytes(user)), ("name", .string(userName)), ("displayName", .string(userName))])),
             ("challenge", .bytes(challenge)),
-            ("pubKeyCredParams", .array(parameters ?? algorithms.map {
-                .object([("type", .string("public-key")), ("alg", .int($0.rawValue))])
-            })),
+            (
+                "pubKeyCredParams",
+                .array(
+                    parameters
+                        ?? algorithms.map {
+                            .object([("type", .string("public-key")), ("alg", .int($0.rawValue))])
+                        })
+            ),
             ("timeout", .int(60_000)),
             ("excludeCredentials", .array([])),
             ("authenticatorSelection", .object([("userVerification", .string(userVerification.rawValue))])),
@@ -148,15 +159,21 @@ enum FixtureJSONForms {
         ])
     }
 
-    static func requestOptions(challenge: [UInt8], rpId: String, allowCredentials: [[UInt8]],
-                               userVerification: UserVerificationRequirement) -> FixtureValue {
+    static func requestOptions(
+        challenge: [UInt8], rpId: String, allowCredentials: [[UInt8]],
+        userVerification: UserVerificationRequirement
+    ) -> FixtureValue {
         .object([
             ("challenge", .bytes(challenge)),
             ("timeout", .int(60_000)),
             ("rpId", .string(rpId)),
-            ("allowCredentials", .array(allowCredentials.map {
-                .object([("type", .string("public-key")), ("id", .bytes($0))])
-            })),
+            (
+                "allowCredentials",
+                .array(
+                    allowCredentials.map {
+                        .object([("type", .string("public-key")), ("id", .bytes($0))])
+                    })
+            ),
             ("userVerification", .string(userVerification.rawValue)),
         ])
     }

@@ -46,10 +46,13 @@ struct FixtureFile {
     /// An authenticator whose credential id and user handle derive from the file and `tag`,
     /// and whose keys derive from the file and `keyTag` (default: `tag`), so regenerating
     /// gives the same bytes.
-    func authenticator(_ tag: String, key: TestAuthenticator.KeySpec = .es256,
-                       keyTag: String? = nil) throws -> TestAuthenticator {
-        var authenticator = try TestAuthenticator(key: key, credentialId: Digest.sha256.hash(Array("credential \(path) \(tag)".utf8)),
-                                                  seed: "fixture \(path) \(keyTag ?? tag)")
+    func authenticator(
+        _ tag: String, key: TestAuthenticator.KeySpec = .es256,
+        keyTag: String? = nil
+    ) throws -> TestAuthenticator {
+        var authenticator = try TestAuthenticator(
+            key: key, credentialId: Digest.sha256.hash(Array("credential \(path) \(tag)".utf8)),
+            seed: "fixture \(path) \(keyTag ?? tag)")
         authenticator.userHandle = Array(Digest.sha256.hash(Array("user \(path) \(tag)".utf8)).prefix(16))
         return authenticator
     }
@@ -61,11 +64,13 @@ struct FixtureFile {
 
     /// Records a registration and returns its options and response (to replay them later).
     @discardableResult
-    mutating func register(_ name: String, _ authenticator: TestAuthenticator, algorithms: [COSEAlgorithm] = offered,
-                           userVerification: UserVerificationRequirement = .preferred, attestation: String = "direct",
-                           options: TestAuthenticator.RegistrationOptions = .init(), user: [UInt8]? = nil,
-                           parameters: [FixtureValue]? = nil, editJSON: (inout FixtureValue) -> Void = { _ in },
-                           _ verdict: Verdict) throws -> (options: FixtureValue, response: FixtureValue) {
+    mutating func register(
+        _ name: String, _ authenticator: TestAuthenticator, algorithms: [COSEAlgorithm] = offered,
+        userVerification: UserVerificationRequirement = .preferred, attestation: String = "direct",
+        options: TestAuthenticator.RegistrationOptions = .init(), user: [UInt8]? = nil,
+        parameters: [FixtureValue]? = nil, editJSON: (inout FixtureValue) -> Void = { _ in },
+        _ verdict: Verdict
+    ) throws -> (options: FixtureValue, response: FixtureValue) {
         let challenge = self.challenge(name)
         let userHandle = user ?? authenticator.userHandle
         let optionsJSON = FixtureJSONForms.creationOptions(
@@ -90,14 +95,17 @@ struct FixtureFile {
     /// Records an assertion (advancing the authenticator's counter unless fixed) and
     /// returns its options and response.
     @discardableResult
-    mutating func authenticate(_ name: String, _ authenticator: inout TestAuthenticator, allow: [[UInt8]] = [],
-                               userVerification: UserVerificationRequirement = .preferred,
-                               options: TestAuthenticator.AuthenticationOptions = .init(),
-                               editJSON: (inout FixtureValue) -> Void = { _ in },
-                               _ verdict: Verdict) throws -> (options: FixtureValue, response: FixtureValue) {
+    mutating func authenticate(
+        _ name: String, _ authenticator: inout TestAuthenticator, allow: [[UInt8]] = [],
+        userVerification: UserVerificationRequirement = .preferred,
+        options: TestAuthenticator.AuthenticationOptions = .init(),
+        editJSON: (inout FixtureValue) -> Void = { _ in },
+        _ verdict: Verdict
+    ) throws -> (options: FixtureValue, response: FixtureValue) {
         let challenge = self.challenge(name)
-        let optionsJSON = FixtureJSONForms.requestOptions(challenge: challenge, rpId: "example.org",
-                                                          allowCredentials: allow, userVerification: userVerification)
+        let optionsJSON = FixtureJSONForms.requestOptions(
+            challenge: challenge, rpId: "example.org",
+            allowCredentials: allow, userVerification: userVerification)
         let assertion = try authenticator.authenticate(challenge: challenge, options)
         var response = FixtureJSONForms.authenticationResponse(assertion)
         editJSON(&response)
@@ -115,8 +123,10 @@ struct FixtureFile {
     }
 
     /// Appends a ceremony as given (for replays with `issue: false`).
-    mutating func add(_ name: String, kind: CeremonyKind, options: FixtureValue, issue: Bool = true,
-                      response: FixtureValue, expect: FixtureValue) {
+    mutating func add(
+        _ name: String, kind: CeremonyKind, options: FixtureValue, issue: Bool = true,
+        response: FixtureValue, expect: FixtureValue
+    ) {
         var members: [(String, FixtureValue)] = [("name", .string(name)), ("kind", .string(kind.rawValue)), ("options", options)]
         if !issue { members.append(("issue", .bool(false))) }
         members += [("response", response), ("expect", expect)]
@@ -131,15 +141,16 @@ struct FixtureFile {
 
     /// A record that exists before the replay starts (the file's `credentials`).
     mutating func preload(_ authenticator: TestAuthenticator, signCount: UInt32 = 0, backupEligible: Bool = false) {
-        credentials.append(.object([
-            ("id", .bytes(authenticator.credentialId)),
-            ("publicKey", .bytes(authenticator.coseKey)),
-            ("signCount", .int(Int(signCount))),
-            ("userHandle", .bytes(authenticator.userHandle)),
-            ("backupEligible", .bool(backupEligible)),
-            ("backupState", .bool(false)),
-            ("transports", .array(authenticator.transports.map(FixtureValue.string))),
-        ]))
+        credentials.append(
+            .object([
+                ("id", .bytes(authenticator.credentialId)),
+                ("publicKey", .bytes(authenticator.coseKey)),
+                ("signCount", .int(Int(signCount))),
+                ("userHandle", .bytes(authenticator.userHandle)),
+                ("backupEligible", .bool(backupEligible)),
+                ("backupState", .bool(false)),
+                ("transports", .array(authenticator.transports.map(FixtureValue.string))),
+            ]))
     }
 
     // MARK: Expectations
@@ -148,31 +159,37 @@ struct FixtureFile {
         .object([("outcome", .string("reject")), ("error", .string(category.rawValue))])
     }
 
-    static func registered(_ a: TestAuthenticator, flags: AuthenticatorFlags, format: String, type: AttestationType,
-                           trusted: Bool) -> FixtureValue {
-        .object([
-            ("outcome", .string("accept")),
-            ("attestationFormat", .string(format)),
-            ("attestationType", .string(type.rawValue)),
-            ("trusted", .bool(trusted)),
-            ("credentialId", .bytes(a.credentialId)),
-            ("aaguid", .string(AAGUID(bytes: a.aaguid)?.uuidString ?? AAGUID.zero.uuidString)),
-            ("algorithm", .int(a.algorithm.rawValue)),
-            ("signCount", .int(Int(a.signCount))),
-        ] + flagMembers(flags))
+    static func registered(
+        _ a: TestAuthenticator, flags: AuthenticatorFlags, format: String, type: AttestationType,
+        trusted: Bool
+    ) -> FixtureValue {
+        .object(
+            [
+                ("outcome", .string("accept")),
+                ("attestationFormat", .string(format)),
+                ("attestationType", .string(type.rawValue)),
+                ("trusted", .bool(trusted)),
+                ("credentialId", .bytes(a.credentialId)),
+                ("aaguid", .string(AAGUID(bytes: a.aaguid)?.uuidString ?? AAGUID.zero.uuidString)),
+                ("algorithm", .int(a.algorithm.rawValue)),
+                ("signCount", .int(Int(a.signCount))),
+            ] + flagMembers(flags))
     }
 
     static func authenticated(_ a: TestAuthenticator, signCount: UInt32, flags: AuthenticatorFlags) -> FixtureValue {
-        .object([
-            ("outcome", .string("accept")),
-            ("credentialId", .bytes(a.credentialId)),
-            ("signCount", .int(Int(signCount))),
-        ] + flagMembers(flags))
+        .object(
+            [
+                ("outcome", .string("accept")),
+                ("credentialId", .bytes(a.credentialId)),
+                ("signCount", .int(Int(signCount))),
+            ] + flagMembers(flags))
     }
 
     static func flagMembers(_ flags: AuthenticatorFlags) -> [(String, FixtureValue)] {
-        [("userPresent", .bool(flags.contains(.userPresent))), ("userVerified", .bool(flags.contains(.userVerified))),
-         ("backupEligible", .bool(flags.contains(.backupEligible))), ("backupState", .bool(flags.contains(.backupState)))]
+        [
+            ("userPresent", .bool(flags.contains(.userPresent))), ("userVerified", .bool(flags.contains(.userVerified))),
+            ("backupEligible", .bool(flags.contains(.backupEligible))), ("backupState", .bool(flags.contains(.backupState))),
+        ]
     }
 
     // MARK: Document
@@ -180,14 +197,20 @@ struct FixtureFile {
     var document: FixtureValue {
         var policy: [(String, FixtureValue)] = [("verificationTime", .string(clock))]
         if !trustAnchors.isEmpty { policy.append(("trustAnchors", .array(trustAnchors.map { .bytes($0.derBytes) }))) }
-        policy += [("requireTrustedAttestation", .bool(requireTrustedAttestation)),
-                   ("allowCounterRegression", .bool(allowCounterRegression))]
+        policy += [
+            ("requireTrustedAttestation", .bool(requireTrustedAttestation)),
+            ("allowCounterRegression", .bool(allowCounterRegression)),
+        ]
         policy += policyMembers
         var members: [(String, FixtureValue)] = [
             ("format", .string("webauthn-ceremonies/1")),
             ("description", .string(description)),
-            ("source", .string("Generated by Tests/WebAuthnRPTests/FixtureGeneration/FixtureGenerator.swift "
-                               + "(the project's TestAuthenticator); regenerate with WEBAUTHN_REGENERATE_FIXTURES=1")),
+            (
+                "source",
+                .string(
+                    "Generated by Tests/WebAuthnRPTests/FixtureGeneration/FixtureGenerator.swift "
+                        + "(the project's TestAuthenticator); regenerate with WEBAUTHN_REGENERATE_FIXTURES=1")
+            ),
             ("relyingParty", relyingParty),
             ("policy", .object(policy)),
         ]

@@ -1,7 +1,7 @@
-package import WebAuthnCrypto
 package import Foundation
-import WebAuthnRP
 import WebAuthnCoding
+package import WebAuthnCrypto
+import WebAuthnRP
 
 /// A stand-in for the FIDO Metadata Service: a test root, an intermediate and a BLOB signing
 /// certificate (all derived from a seed, so the same seed gives the same bytes), and builders
@@ -29,22 +29,26 @@ package struct TestMetadataService: Sendable {
     ///   - seed: derives every key.
     ///   - signerKind: the signing key's kind (P-256 for ES256, RSA for RS256/PS256).
     ///   - signerNotAfter: end of the signing certificate's validity (default: ten years on).
-    package static func make(seed: String, signerKind: PrivateKey.Kind = .p256,
-                             signerNotAfter: Date? = nil) throws -> TestMetadataService {
+    package static func make(
+        seed: String, signerKind: PrivateKey.Kind = .p256,
+        signerNotAfter: Date? = nil
+    ) throws -> TestMetadataService {
         let year: TimeInterval = 86_400 * 365
         let rootKey = try PrivateKey.derive(.p256, seed: "\(seed) MDS root")
-        var rootBuilder = CertificateBuilder(subject: try name("Test MDS Root"), publicKey: rootKey.publicKey,
-                                             notBefore: reference.addingTimeInterval(-year),
-                                             notAfter: reference.addingTimeInterval(10 * year))
+        var rootBuilder = CertificateBuilder(
+            subject: try name("Test MDS Root"), publicKey: rootKey.publicKey,
+            notBefore: reference.addingTimeInterval(-year),
+            notAfter: reference.addingTimeInterval(10 * year))
         rootBuilder.basicConstraints = .init(isCA: true)
         rootBuilder.keyUsage = [.keyCertSign, .cRLSign]
         let root = Authority(key: rootKey, certificate: try rootBuilder.sign(with: rootKey))
 
         let intermediateKey = try PrivateKey.derive(.p256, seed: "\(seed) MDS intermediate")
-        var intermediateBuilder = CertificateBuilder(subject: try name("Test MDS Intermediate"),
-                                                     publicKey: intermediateKey.publicKey,
-                                                     notBefore: reference.addingTimeInterval(-year),
-                                                     notAfter: reference.addingTimeInterval(10 * year))
+        var intermediateBuilder = CertificateBuilder(
+            subject: try name("Test MDS Intermediate"),
+            publicKey: intermediateKey.publicKey,
+            notBefore: reference.addingTimeInterval(-year),
+            notAfter: reference.addingTimeInterval(10 * year))
         intermediateBuilder.issued(by: root.certificate)
         intermediateBuilder.serialNumber = [0x02]
         intermediateBuilder.basicConstraints = .init(isCA: true, pathLength: 0)
@@ -52,9 +56,10 @@ package struct TestMetadataService: Sendable {
         let intermediate = Authority(key: intermediateKey, certificate: try intermediateBuilder.sign(with: rootKey))
 
         let signerKey = try PrivateKey.derive(signerKind, seed: "\(seed) MDS signer")
-        var signerBuilder = CertificateBuilder(subject: try name("Test MDS BLOB Signer"), publicKey: signerKey.publicKey,
-                                               notBefore: reference.addingTimeInterval(-year),
-                                               notAfter: signerNotAfter ?? reference.addingTimeInterval(10 * year))
+        var signerBuilder = CertificateBuilder(
+            subject: try name("Test MDS BLOB Signer"), publicKey: signerKey.publicKey,
+            notBefore: reference.addingTimeInterval(-year),
+            notAfter: signerNotAfter ?? reference.addingTimeInterval(10 * year))
         signerBuilder.issued(by: intermediate.certificate)
         signerBuilder.serialNumber = [0x03]
         signerBuilder.basicConstraints = .init(isCA: false, isCritical: true)
@@ -109,9 +114,13 @@ package struct TestMetadataService: Sendable {
                 "authenticationAlgorithms": ["secp256r1_ecdsa_sha256_raw"],
                 "publicKeyAlgAndEncodings": ["cose"],
                 "attestationTypes": attestationTypes,
-                "userVerificationDetails": [[["userVerificationMethod": "presence_internal"]],
-                                            [["userVerificationMethod": "passcode_external"],
-                                             ["userVerificationMethod": "presence_internal"]]],
+                "userVerificationDetails": [
+                    [["userVerificationMethod": "presence_internal"]],
+                    [
+                        ["userVerificationMethod": "passcode_external"],
+                        ["userVerificationMethod": "presence_internal"],
+                    ],
+                ],
                 "keyProtection": ["hardware", "secure_element"],
                 "matcherProtection": ["on_chip"],
                 "tcDisplay": [],
@@ -142,8 +151,10 @@ package struct TestMetadataService: Sendable {
 
     /// The payload JSON of a BLOB (sorted keys, so the same entries give the same bytes).
     package static func payload(entries: [[String: Any]], number: Int = 7, nextUpdate: String = "2025-07-01") throws -> [UInt8] {
-        let object: [String: Any] = ["legalHeader": "Test metadata, no legal meaning.", "no": number,
-                                     "nextUpdate": nextUpdate, "entries": entries]
+        let object: [String: Any] = [
+            "legalHeader": "Test metadata, no legal meaning.", "no": number,
+            "nextUpdate": nextUpdate, "entries": entries,
+        ]
         return Array(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
     }
 
@@ -156,8 +167,10 @@ package struct TestMetadataService: Sendable {
     ///   - x5c: the header's chain (default: signer, intermediate); nil leaves `x5c` out.
     ///   - signingKey: the key that signs (default: the signer's).
     /// - Returns: the JWS text.
-    package func blob(payload: [UInt8], alg: String = "ES256", x5c: [Certificate]? = nil,
-                      signingKey: PrivateKey? = nil) throws -> String {
+    package func blob(
+        payload: [UInt8], alg: String = "ES256", x5c: [Certificate]? = nil,
+        signingKey: PrivateKey? = nil
+    ) throws -> String {
         var header: [String: Any] = ["alg": alg, "typ": "JWT"]
         let chain = x5c ?? [signer.certificate, intermediate.certificate]
         if x5c == nil || !(x5c ?? []).isEmpty {
@@ -192,14 +205,20 @@ package struct TestMetadataService: Sendable {
     // MARK: CRLs
 
     /// A CRL issued by `issuer` listing `revokedSerials` (unsigned magnitudes), signed ES256.
-    package static func crl(issuer: Authority, revokedSerials: [[UInt8]], thisUpdate: Date, nextUpdate: Date) throws -> CertificateRevocationList {
+    package static func crl(
+        issuer: Authority, revokedSerials: [[UInt8]], thisUpdate: Date, nextUpdate: Date
+    ) throws -> CertificateRevocationList {
         let algorithm = DEREncoder.sequence([try DEREncoder.objectIdentifier("1.2.840.10045.4.3.2")])
-        var tbs: [[UInt8]] = [DEREncoder.integer(1), algorithm, issuer.certificate.subject.derBytes,
-                              utcTime(thisUpdate), utcTime(nextUpdate)]
+        var tbs: [[UInt8]] = [
+            DEREncoder.integer(1), algorithm, issuer.certificate.subject.derBytes,
+            utcTime(thisUpdate), utcTime(nextUpdate),
+        ]
         if !revokedSerials.isEmpty {
-            tbs.append(DEREncoder.sequence(revokedSerials.map {
-                DEREncoder.sequence([DEREncoder.unsignedInteger($0), utcTime(thisUpdate)])
-            }))
+            tbs.append(
+                DEREncoder.sequence(
+                    revokedSerials.map {
+                        DEREncoder.sequence([DEREncoder.unsignedInteger($0), utcTime(thisUpdate)])
+                    }))
         }
         let tbsBytes = DEREncoder.sequence(tbs)
         let signature = try issuer.key.sign(tbsBytes, algorithm: .es256)

@@ -1,5 +1,5 @@
-package import WebAuthnCrypto
 internal import CWebAuthnOpenSSL
+package import WebAuthnCrypto
 
 /// The benchmark's yardstick: libcrypto's own signature-verification rate, written
 /// directly against libcrypto the way a best-case caller would use it, with nothing

@@ -1,5 +1,5 @@
-import WebAuthnCrypto
 internal import CWebAuthnOpenSSL
+import WebAuthnCrypto
 
 /// The big-number arithmetic behind the test authenticator's seeded keys and
 /// deterministic signatures (``PrivateKey/derive(_:seed:)``), so the project's
@@ -26,7 +26,8 @@ enum LibCryptoDeterministic {
         let d = try scope.number(seed)
         let orderMinusOne = try scope.copy(order)
         guard BN_sub_word(orderMinusOne, 1) == 1, BN_nnmod(d, d, orderMinusOne, scope.context) == 1,
-              BN_add_word(d, 1) == 1 else { throw libcryptoFailure("reducing the seeded scalar") }
+            BN_add_word(d, 1) == 1
+        else { throw libcryptoFailure("reducing the seeded scalar") }
         guard let point = EC_POINT_new(group) else { throw libcryptoFailure("EC_POINT_new") }
         defer { EC_POINT_free(point) }
         guard EC_POINT_mul(group, point, d, nil, nil, scope.context) == 1 else { throw libcryptoFailure("EC_POINT_mul") }
@@ -51,11 +52,11 @@ enum LibCryptoDeterministic {
         let phi = try scope.fresh(), gcd = try scope.fresh(), lcm = try scope.fresh(), remainder = try scope.fresh()
         let d = try scope.fresh(), dp = try scope.fresh(), dq = try scope.fresh(), qInverse = try scope.fresh()
         guard BN_mul(n, p, q, scope.context) == 1, BN_sub_word(p1, 1) == 1, BN_sub_word(q1, 1) == 1,
-              BN_mul(phi, p1, q1, scope.context) == 1, BN_gcd(gcd, p1, q1, scope.context) == 1,
-              BN_div(lcm, remainder, phi, gcd, scope.context) == 1,
-              BN_mod_inverse(d, e, lcm, scope.context) != nil,
-              BN_nnmod(dp, d, p1, scope.context) == 1, BN_nnmod(dq, d, q1, scope.context) == 1,
-              BN_mod_inverse(qInverse, q, p, scope.context) != nil
+            BN_mul(phi, p1, q1, scope.context) == 1, BN_gcd(gcd, p1, q1, scope.context) == 1,
+            BN_div(lcm, remainder, phi, gcd, scope.context) == 1,
+            BN_mod_inverse(d, e, lcm, scope.context) != nil,
+            BN_nnmod(dp, d, p1, scope.context) == 1, BN_nnmod(dq, d, q1, scope.context) == 1,
+            BN_mod_inverse(qInverse, q, p, scope.context) != nil
         else { throw libcryptoFailure("deriving the RSA private exponents") }
         let parts = try [n, e, d, p, q, dp, dq, qInverse].map { (bn) throws(CryptoError) in try scope.bytes(bn) }
         return try keyPair(algorithm: "RSA") { (builder) throws(CryptoError) in
@@ -95,8 +96,10 @@ enum LibCryptoDeterministic {
         scope.adopt(priv)
         let z = try bits2int(hash, orderBits: orderBits, scope)
         guard BN_nnmod(z, z, order, scope.context) == 1 else { throw libcryptoFailure("BN_nnmod") }
-        return (ECParameters(orderBits: orderBits, privateScalar: try scope.bytes(priv, count: length)),
-                try scope.bytes(z, count: length))
+        return (
+            ECParameters(orderBits: orderBits, privateScalar: try scope.bytes(priv, count: length)),
+            try scope.bytes(z, count: length)
+        )
     }
 
     /// An ECDSA signature (r, s), each padded to the order's length, with the nonce
@@ -120,14 +123,14 @@ enum LibCryptoDeterministic {
         let x = try scope.fresh(), r = try scope.fresh(), s = try scope.fresh(), kInverse = try scope.fresh()
         let z = try bits2int(hash, orderBits: orderBits, scope)
         guard EC_POINT_mul(group, point, k, nil, nil, scope.context) == 1,
-              EC_POINT_get_affine_coordinates(group, point, x, nil, scope.context) == 1,
-              BN_nnmod(r, x, order, scope.context) == 1
+            EC_POINT_get_affine_coordinates(group, point, x, nil, scope.context) == 1,
+            BN_nnmod(r, x, order, scope.context) == 1
         else { throw libcryptoFailure("computing r") }
         guard BN_is_zero(r) == 0 else { return nil }
         // s = k⁻¹ (z + r·d) mod n
         guard BN_mod_mul(s, r, priv, order, scope.context) == 1, BN_mod_add(s, s, z, order, scope.context) == 1,
-              BN_mod_inverse(kInverse, k, order, scope.context) != nil,
-              BN_mod_mul(s, s, kInverse, order, scope.context) == 1
+            BN_mod_inverse(kInverse, k, order, scope.context) != nil,
+            BN_mod_mul(s, s, kInverse, order, scope.context) == 1
         else { throw libcryptoFailure("computing s") }
         guard BN_is_zero(s) == 0 else { return nil }
         let length = (orderBits + 7) / 8
@@ -178,8 +181,9 @@ enum LibCryptoDeterministic {
         guard bits >= 64, seed.count * 8 >= bits else { throw CryptoError(.weakKey, "cannot derive a \(bits)-bit prime") }
         let candidate = try scope.number(Array(seed.prefix(bits / 8)))
         guard BN_set_bit(candidate, Int32(bits - 1)) == 1, BN_set_bit(candidate, Int32(bits - 2)) == 1,
-              BN_set_bit(candidate, 0) == 1 else { throw libcryptoFailure("BN_set_bit") }
-        for _ in 0 ..< 100_000 {
+            BN_set_bit(candidate, 0) == 1
+        else { throw libcryptoFailure("BN_set_bit") }
+        for _ in 0..<100_000 {
             if BN_mod_word(candidate, 65_537) != 1, BN_check_prime(candidate, scope.context, nil) == 1 {
                 return candidate
             }
@@ -188,8 +192,10 @@ enum LibCryptoDeterministic {
         throw CryptoError(.libcrypto, "no prime near the seed")
     }
 
-    private static func pointOctets(_ group: OpaquePointer, _ point: OpaquePointer,
-                                    _ scope: BigNumberScope) throws(CryptoError) -> [UInt8] {
+    private static func pointOctets(
+        _ group: OpaquePointer, _ point: OpaquePointer,
+        _ scope: BigNumberScope
+    ) throws(CryptoError) -> [UInt8] {
         let length = EC_POINT_point2oct(group, point, POINT_CONVERSION_UNCOMPRESSED, nil, 0, scope.context)
         guard length > 0 else { throw libcryptoFailure("EC_POINT_point2oct") }
         var out = [UInt8](repeating: 0, count: length)
@@ -199,10 +205,13 @@ enum LibCryptoDeterministic {
     }
 
     /// `EVP_PKEY_fromdata` with the key-pair selection.
-    private static func keyPair(algorithm: String,
-                                _ fill: (ParameterBuilder) throws(CryptoError) -> Void) throws(CryptoError) -> EVPKey {
-        try LibCryptoKeyBuilder.fromData(algorithm: algorithm, selection: cwebauthn_selection_keypair(),
-                                         failure: "EVP_PKEY_fromdata(\(algorithm) key pair)", fill)
+    private static func keyPair(
+        algorithm: String,
+        _ fill: (ParameterBuilder) throws(CryptoError) -> Void
+    ) throws(CryptoError) -> EVPKey {
+        try LibCryptoKeyBuilder.fromData(
+            algorithm: algorithm, selection: cwebauthn_selection_keypair(),
+            failure: "EVP_PKEY_fromdata(\(algorithm) key pair)", fill)
     }
 }
 

@@ -1,5 +1,5 @@
-import WebAuthnCrypto
 internal import CWebAuthnOpenSSL
+import WebAuthnCrypto
 
 /// Key generation for tests (``PrivateKey``).
 enum LibCryptoKeyGen {

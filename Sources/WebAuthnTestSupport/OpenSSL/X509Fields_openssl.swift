@@ -62,17 +62,20 @@ package struct LibCryptoCertificateFields: Sendable, Equatable {
         guard (0...2).contains(rawVersion) else { throw fail("version \(rawVersion)") }
         version = Int(rawVersion) + 1
         guard let serial = X509_get0_serialNumber(x509), let serialDER = encodedBytes({ i2d_ASN1_INTEGER(serial, $0) }),
-              let serialContent = try? DER.parse(serialDER).content else { throw fail("serial") }
+            let serialContent = try? DER.parse(serialDER).content
+        else { throw fail("serial") }
         serialNumberDER = Array(serialContent)
         guard let subject = X509_get_subject_name(x509), let subjectDER = encodedBytes({ i2d_X509_NAME(subject, $0) }),
-              let issuer = X509_get_issuer_name(x509), let issuerDER = encodedBytes({ i2d_X509_NAME(issuer, $0) }) else {
+            let issuer = X509_get_issuer_name(x509), let issuerDER = encodedBytes({ i2d_X509_NAME(issuer, $0) })
+        else {
             throw fail("names")
         }
         self.subjectDER = subjectDER
         self.issuerDER = issuerDER
         isSelfIssued = X509_NAME_cmp(subject, issuer) == 0
         guard let notBefore = Self.seconds(X509_get0_notBefore(x509)),
-              let notAfter = Self.seconds(X509_get0_notAfter(x509)) else { throw fail("validity") }
+            let notAfter = Self.seconds(X509_get0_notAfter(x509))
+        else { throw fail("validity") }
         self.notBefore = notBefore
         self.notAfter = notAfter
         var extensions: [CertificateExtension] = []
@@ -80,8 +83,9 @@ package struct LibCryptoCertificateFields: Sendable, Equatable {
         guard count >= 0 else { throw fail("extension count") }
         for index in 0..<count {
             guard let ext = X509_get_ext(x509, index),
-                  let oid = Self.objectIdentifierText(X509_EXTENSION_get_object(ext)),
-                  let data = X509_EXTENSION_get_data(ext) else { throw fail("extension \(index)") }
+                let oid = Self.objectIdentifierText(X509_EXTENSION_get_object(ext)),
+                let data = X509_EXTENSION_get_data(ext)
+            else { throw fail("extension \(index)") }
             let length = ASN1_STRING_length(data)
             var value: [UInt8] = []
             if length > 0, let bytes = ASN1_STRING_get0_data(data) {
@@ -98,7 +102,8 @@ package struct LibCryptoCertificateFields: Sendable, Equatable {
         if let algorithm { X509_ALGOR_get0(&outerObject, nil, nil, algorithm) }
         if let inner = X509_get0_tbs_sigalg(x509) { X509_ALGOR_get0(&innerObject, nil, nil, inner) }
         guard let outerOID = Self.objectIdentifierText(outerObject),
-              let innerOID = Self.objectIdentifierText(innerObject) else { throw fail("signature algorithm") }
+            let innerOID = Self.objectIdentifierText(innerObject)
+        else { throw fail("signature algorithm") }
         signatureAlgorithmOID = outerOID
         tbsSignatureAlgorithmOID = innerOID
         guard let spki = X509_get_X509_PUBKEY(x509), let spkiDER = encodedBytes({ i2d_X509_PUBKEY(spki, $0) }) else {

@@ -29,12 +29,16 @@ extension RelyingPartyService {
     /// What a server that records ceremonies does with a body, through the one front door:
     /// decode it (an undecodable body goes to ``CeremonyRecording/init(unparsedBody:kind:error:challenge:service:receivedAt:)``),
     /// then finish with an observer.
-    package func finishRegistrationRecording(jsonData: Data, challenge: CeremonyChallenge = .fromClientData,
-                                             now: Date) async throws -> RecordedCeremony<VerifiedRegistration> {
+    package func finishRegistrationRecording(
+        jsonData: Data, challenge: CeremonyChallenge = .fromClientData,
+        now: Date
+    ) async throws -> RecordedCeremony<VerifiedRegistration> {
         let response: RegistrationResponse
         do { response = try RegistrationResponse(jsonData: jsonData) } catch {
-            return RecordedCeremony(result: .failure(error), recording: CeremonyRecording(
-                unparsedBody: jsonData, kind: .registration, error: error, challenge: challenge, service: self, receivedAt: now))
+            return RecordedCeremony(
+                result: .failure(error),
+                recording: CeremonyRecording(
+                    unparsedBody: jsonData, kind: .registration, error: error, challenge: challenge, service: self, receivedAt: now))
         }
         let observer = KeptRecording()
         let result: Result<VerifiedRegistration, WebAuthnError>
@@ -48,12 +52,16 @@ extension RelyingPartyService {
     }
 
     /// ``finishRegistrationRecording(jsonData:challenge:now:)`` for an authentication.
-    package func finishAuthenticationRecording(jsonData: Data, challenge: CeremonyChallenge = .fromClientData,
-                                               now: Date) async throws -> RecordedCeremony<VerifiedAuthentication> {
+    package func finishAuthenticationRecording(
+        jsonData: Data, challenge: CeremonyChallenge = .fromClientData,
+        now: Date
+    ) async throws -> RecordedCeremony<VerifiedAuthentication> {
         let response: AuthenticationResponse
         do { response = try AuthenticationResponse(jsonData: jsonData) } catch {
-            return RecordedCeremony(result: .failure(error), recording: CeremonyRecording(
-                unparsedBody: jsonData, kind: .authentication, error: error, challenge: challenge, service: self, receivedAt: now))
+            return RecordedCeremony(
+                result: .failure(error),
+                recording: CeremonyRecording(
+                    unparsedBody: jsonData, kind: .authentication, error: error, challenge: challenge, service: self, receivedAt: now))
         }
         let observer = KeptRecording()
         let result: Result<VerifiedAuthentication, WebAuthnError>

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
-@testable import WebAuthnRP
-@testable import WebAuthnCrypto
 import WebAuthnTestSupport
+
+@testable import WebAuthnCrypto
+@testable import WebAuthnRP
 
 /// The App Attest service and key store: storing attested keys, finding them for assertions,
 /// advancing counters atomically, and the caller's client-data check (Apple's step 6).
@@ -18,8 +19,9 @@ struct AppAttestServiceTests {
     func attestStores() async throws {
         let service = Self.service()
         let phone = try T.device("service phone")
-        let verified = try await service.verifyAttestation(keyId: phone.keyId, attestation: try phone.attest(challenge: T.challenge),
-                                                challenge: T.challenge, now: T.now)
+        let verified = try await service.verifyAttestation(
+            keyId: phone.keyId, attestation: try phone.attest(challenge: T.challenge),
+            challenge: T.challenge, now: T.now)
         let stored = try #require(try await service.keys.key(id: phone.keyId))
         #expect(stored == verified.key)
         #expect(stored.receipt == verified.key.receipt && !stored.receipt.isEmpty)
@@ -36,7 +38,8 @@ struct AppAttestServiceTests {
         let request = Digest.sha256.hash(Array("{\"challenge\":\"c1\",\"user\":7}".utf8))
         let object = try phone.attest(clientDataHash: request)
         await #expect(throws: WebAuthnError(.attestation, "")) {
-            try await service.verifyAttestation(keyId: phone.keyId, attestation: object, clientDataHash: Digest.sha256.hash(request), now: T.now)
+            try await service.verifyAttestation(
+                keyId: phone.keyId, attestation: object, clientDataHash: Digest.sha256.hash(request), now: T.now)
         }
         #expect(try await service.keys.key(id: phone.keyId) == nil)
         let verified = try await service.verifyAttestation(keyId: phone.keyId, attestation: object, clientDataHash: request, now: T.now)
@@ -50,8 +53,9 @@ struct AppAttestServiceTests {
         var options = TestAppAttestDevice.AttestationOptions()
         options.signCount = 3
         await #expect(throws: WebAuthnError(.attestation, "")) {
-            try await service.verifyAttestation(keyId: phone.keyId, attestation: try phone.attest(challenge: T.challenge, options),
-                                     challenge: T.challenge, now: T.now)
+            try await service.verifyAttestation(
+                keyId: phone.keyId, attestation: try phone.attest(challenge: T.challenge, options),
+                challenge: T.challenge, now: T.now)
         }
         #expect(try await service.keys.key(id: phone.keyId) == nil)
     }
@@ -60,8 +64,9 @@ struct AppAttestServiceTests {
     func assertAdvances() async throws {
         let service = Self.service()
         var phone = try T.device("assert phone")
-        _ = try await service.verifyAttestation(keyId: phone.keyId, attestation: try phone.attest(challenge: T.challenge),
-                                     challenge: T.challenge, now: T.now)
+        _ = try await service.verifyAttestation(
+            keyId: phone.keyId, attestation: try phone.attest(challenge: T.challenge),
+            challenge: T.challenge, now: T.now)
         let body = Array("{\"order\":1}".utf8)
         let assertion = try phone.assert(clientData: body)
         let verified = try await service.verifyAssertion(keyId: phone.keyId, assertion: assertion, clientData: body)
@@ -84,16 +89,20 @@ struct AppAttestServiceTests {
     func clientDataCheck() async throws {
         let service = Self.service()
         var phone = try T.device("check phone")
-        _ = try await service.verifyAttestation(keyId: phone.keyId, attestation: try phone.attest(challenge: T.challenge),
-                                     challenge: T.challenge, now: T.now)
+        _ = try await service.verifyAttestation(
+            keyId: phone.keyId, attestation: try phone.attest(challenge: T.challenge),
+            challenge: T.challenge, now: T.now)
         let challenge = [UInt8](repeating: 0x5a, count: 16)
         let clientData = challenge + Array("POST /v1/orders".utf8)
-        _ = try await service.verifyAssertion(keyId: phone.keyId, assertion: try phone.assert(clientData: clientData), clientData: clientData,
-                                     check: .startsWith(challenge: challenge))
-        _ = try await service.verifyAssertion(keyId: phone.keyId, assertion: try phone.assert(clientData: clientData), clientData: clientData,
-                                     check: .equals(clientData))
-        let report = try await service.assertionReport(keyId: phone.keyId, assertion: try phone.assert(clientData: clientData),
-                                                    clientData: clientData, check: .startsWith(challenge: [0x01] + challenge))
+        _ = try await service.verifyAssertion(
+            keyId: phone.keyId, assertion: try phone.assert(clientData: clientData), clientData: clientData,
+            check: .startsWith(challenge: challenge))
+        _ = try await service.verifyAssertion(
+            keyId: phone.keyId, assertion: try phone.assert(clientData: clientData), clientData: clientData,
+            check: .equals(clientData))
+        let report = try await service.assertionReport(
+            keyId: phone.keyId, assertion: try phone.assert(clientData: clientData),
+            clientData: clientData, check: .startsWith(challenge: [0x01] + challenge))
         guard case .failure(let error) = report.result else { Issue.record("accepted"); return }
         #expect(error.category == .challenge && error.step == "App Attest assertion step 6")
         #expect(!AppAttestClientDataCheck.startsWith(challenge: []).run(clientData))
@@ -126,8 +135,9 @@ struct AppAttestServiceTests {
     func traces() async throws {
         let service = Self.service()
         var phone = try T.device("trace phone")
-        let attestation = try await service.attestationReport(keyId: phone.keyId, attestation: try phone.attest(challenge: T.challenge),
-                                                              clientDataHash: Digest.sha256.hash(T.challenge), now: T.now)
+        let attestation = try await service.attestationReport(
+            keyId: phone.keyId, attestation: try phone.attest(challenge: T.challenge),
+            clientDataHash: Digest.sha256.hash(T.challenge), now: T.now)
         #expect((1...9).allSatisfy { n in attestation.trace.steps.contains { $0.step == "App Attest attestation step \(n)" } })
         let assertion = try await service.assertionReport(keyId: phone.keyId, assertion: try phone.assert(clientData: [3]), clientData: [3])
         #expect((1...6).allSatisfy { n in assertion.trace.steps.contains { $0.step == "App Attest assertion step \(n)" } })

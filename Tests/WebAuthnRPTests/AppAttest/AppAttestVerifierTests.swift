@@ -1,10 +1,10 @@
 import Foundation
 import Testing
+import WebAuthnCoding
+import WebAuthnTestSupport
+
 @testable import WebAuthnCrypto
 @testable import WebAuthnRP
-import WebAuthnTestSupport
-import WebAuthnCoding
-@testable import WebAuthnCrypto
 
 /// App Attest verification, one test per Apple step: each rejection is produced by the test
 /// device with exactly one thing wrong, so it fails only when that step's check is missing.
@@ -25,16 +25,19 @@ struct AppAttestVerifierTests {
     }
 
     /// Verifies an attestation built with `edit`, returning the error's category and step.
-    static func attestationFailure(_ environment: AppAttestEnvironment = .production, keyId: [UInt8]? = nil,
-                                   verifier: AppAttestVerifier? = nil, at time: Date = now,
-                                   _ edit: (inout TestAppAttestDevice.AttestationOptions) -> Void) throws -> WebAuthnError? {
+    static func attestationFailure(
+        _ environment: AppAttestEnvironment = .production, keyId: [UInt8]? = nil,
+        verifier: AppAttestVerifier? = nil, at time: Date = now,
+        _ edit: (inout TestAppAttestDevice.AttestationOptions) -> Void
+    ) throws -> WebAuthnError? {
         let phone = try device("unit phone", environment)
         var options = TestAppAttestDevice.AttestationOptions()
         edit(&options)
         let object = try phone.attest(challenge: challenge, options)
         do {
-            _ = try (verifier ?? Self.verifier(environment)).verifyAttestation(object, keyId: keyId ?? phone.keyId,
-                                                                                challenge: challenge, at: time)
+            _ = try (verifier ?? Self.verifier(environment)).verifyAttestation(
+                object, keyId: keyId ?? phone.keyId,
+                challenge: challenge, at: time)
             return nil
         } catch {
             return error
@@ -48,8 +51,9 @@ struct AppAttestVerifierTests {
         let phone = try Self.device()
         let object = try phone.attest(challenge: Self.challenge)
         var trace = CeremonyTrace()
-        let verified = try Self.verifier().verifyAttestation(object, keyId: phone.keyId,
-                                                             clientDataHash: Digest.sha256.hash(Self.challenge), at: Self.now, trace: &trace)
+        let verified = try Self.verifier().verifyAttestation(
+            object, keyId: phone.keyId,
+            clientDataHash: Digest.sha256.hash(Self.challenge), at: Self.now, trace: &trace)
         #expect(verified.key.keyId == phone.keyId)
         #expect(verified.key.publicKey == phone.publicPoint && verified.key.publicKey.count == 65)
         #expect(verified.key.signCount == 0)
@@ -65,7 +69,8 @@ struct AppAttestVerifierTests {
     func acceptsDevelopment() throws {
         let phone = try Self.device("dev phone", .development)
         let object = try phone.attest(challenge: Self.challenge)
-        let verified = try Self.verifier(.development).verifyAttestation(object, keyId: phone.keyId, challenge: Self.challenge, at: Self.now)
+        let verified = try Self.verifier(.development).verifyAttestation(
+            object, keyId: phone.keyId, challenge: Self.challenge, at: Self.now)
         #expect(verified.key.environment == .development)
         #expect(throws: WebAuthnError(.attestation, "")) {
             try Self.verifier(.production).verifyAttestation(object, keyId: phone.keyId, challenge: Self.challenge, at: Self.now)
@@ -90,8 +95,9 @@ struct AppAttestVerifierTests {
         let asChallenge = #expect(throws: WebAuthnError.self) {
             try Self.verifier().verifyAttestation(object, keyId: phone.keyId, challenge: unhashed, at: Self.now)
         }
-        #expect(asChallenge?.category == .attestation && asChallenge?.message.contains("nonce") == true,
-                "\(String(describing: asChallenge))")
+        #expect(
+            asChallenge?.category == .attestation && asChallenge?.message.contains("nonce") == true,
+            "\(String(describing: asChallenge))")
     }
 
     // MARK: Attestation steps
@@ -143,15 +149,21 @@ struct AppAttestVerifierTests {
     func step4ExtensionShape() throws {
         func with(_ value: [UInt8]) throws -> WebAuthnError? {
             try Self.attestationFailure { options in
-                options.certificate = { $0.extraExtensions = [CertificateExtension(oid: "1.2.840.113635.100.8.2", isCritical: false, value: value)] }
+                options.certificate = {
+                    $0.extraExtensions = [CertificateExtension(oid: "1.2.840.113635.100.8.2", isCritical: false, value: value)]
+                }
             }
         }
         let nonce = [UInt8](repeating: 9, count: 32)
         #expect(try Self.attestationFailure { $0.certificate = { $0.extraExtensions = [] } }?.category == .attestation)
         #expect(try with(DEREncoder.sequence([DEREncoder.octetString(nonce)]))?.category == .attestation)
         #expect(try with(DEREncoder.sequence([DEREncoder.explicit(2, DEREncoder.octetString(nonce))]))?.category == .attestation)
-        #expect(try with(DEREncoder.sequence([DEREncoder.explicit(1, DEREncoder.octetString(Array(nonce.prefix(31))))]))?.category == .attestation)
-        #expect(try with(DEREncoder.sequence([DEREncoder.explicit(1, DEREncoder.octetString(nonce)), DEREncoder.integer(1)]))?.category == .attestation)
+        #expect(
+            try with(DEREncoder.sequence([DEREncoder.explicit(1, DEREncoder.octetString(Array(nonce.prefix(31))))]))?.category
+                == .attestation)
+        #expect(
+            try with(DEREncoder.sequence([DEREncoder.explicit(1, DEREncoder.octetString(nonce)), DEREncoder.integer(1)]))?.category
+                == .attestation)
         #expect(try with(DEREncoder.sequence([DEREncoder.explicit(1, DEREncoder.octetString(nonce))]) + [0])?.category == .attestation)
     }
 
@@ -245,7 +257,8 @@ struct AppAttestVerifierTests {
         }
         // WebAuthn authenticator data still refuses the same map when ED is clear.
         let phone = try Self.device()
-        let authData = TestAuthData(rpId: Self.app.appId, flags: [], credentialKey: try phone.privateKey.coseKey(algorithm: .es256)).bytes + map
+        let authData =
+            TestAuthData(rpId: Self.app.appId, flags: [], credentialKey: try phone.privateKey.coseKey(algorithm: .es256)).bytes + map
         #expect(throws: WebAuthnError(.malformed, "")) { try AuthenticatorData(bytes: authData) }
         #expect(try AuthenticatorData(bytes: authData[...], unannouncedExtensions: .acceptedAsOneMap).extensions != nil)
     }
@@ -254,8 +267,9 @@ struct AppAttestVerifierTests {
 
     static func attested(_ seed: String = "assert phone") throws -> (TestAppAttestDevice, AttestedAppKey) {
         let phone = try device(seed)
-        let verified = try verifier().verifyAttestation(try phone.attest(challenge: challenge), keyId: phone.keyId,
-                                                        challenge: challenge, at: now)
+        let verified = try verifier().verifyAttestation(
+            try phone.attest(challenge: challenge), keyId: phone.keyId,
+            challenge: challenge, at: now)
         return (phone, verified.key)
     }
 
@@ -277,10 +291,12 @@ struct AppAttestVerifierTests {
     func acceptsAssertion() throws {
         var (phone, key) = try Self.attested()
         var trace = CeremonyTrace()
-        let verified = try Self.verifier().verifyAssertion(try phone.assert(clientData: [1, 2, 3]), clientData: [1, 2, 3],
-                                                            key: key, trace: &trace)
+        let verified = try Self.verifier().verifyAssertion(
+            try phone.assert(clientData: [1, 2, 3]), clientData: [1, 2, 3],
+            key: key, trace: &trace)
         #expect(verified.updatedKey.signCount == 1)
-        #expect(trace.steps.map(\.step) == ["App Attest assertion object", "App Attest key"]
+        #expect(
+            trace.steps.map(\.step) == ["App Attest assertion object", "App Attest key"]
                 + (1...5).map { "App Attest assertion step \($0)" })
     }
 
@@ -290,8 +306,9 @@ struct AppAttestVerifierTests {
         var phone = attested.0
         let key = attested.1
         let assertion = try phone.assert(clientData: [5])
-        let development = AttestedAppKey(keyId: key.keyId, publicKey: key.publicKey, signCount: key.signCount,
-                                         receipt: key.receipt, environment: .development)
+        let development = AttestedAppKey(
+            keyId: key.keyId, publicKey: key.publicKey, signCount: key.signCount,
+            receipt: key.receipt, environment: .development)
         do {
             _ = try Self.verifier().verifyAssertion(assertion, clientData: [5], key: development)
             Issue.record("a development key verified under the production verifier")
@@ -335,12 +352,20 @@ struct AppAttestVerifierTests {
 
     @Test("the assertion object: exactly {signature, authenticatorData}, at least 37 bytes of authenticator data")
     func assertionShape() throws {
-        #expect(try Self.assertionFailure { $0.object = { $0[0] = 0xa3; $0 += [0x61, 0x78, 0x00] } }?.category == .malformed)
+        #expect(
+            try Self.assertionFailure {
+                $0.object = {
+                    $0[0] = 0xa3; $0 += [0x61, 0x78, 0x00]
+                }
+            }?.category == .malformed)
         #expect(try Self.assertionFailure { $0.object = { $0 = Array($0.dropLast()) } }?.category == .malformed)
         #expect(try Self.assertionFailure { $0.object = { $0 = [0xa0] } }?.category == .malformed)
         let (_, key) = try Self.attested()
-        let short = CBOREncoder.encode(CBORItem.map([(.text("signature"), .bytes([0x30, 0])),
-                                                     (.text("authenticatorData"), .bytes([UInt8](repeating: 0, count: 36)))]))
+        let short = CBOREncoder.encode(
+            CBORItem.map([
+                (.text("signature"), .bytes([0x30, 0])),
+                (.text("authenticatorData"), .bytes([UInt8](repeating: 0, count: 36))),
+            ]))
         #expect(throws: WebAuthnError(.malformed, "")) { try Self.verifier().verifyAssertion(short, clientData: [], key: key) }
     }
 
@@ -351,7 +376,8 @@ struct AppAttestVerifierTests {
         let authData = Self.app.rpIdHash + [0xC0, 0, 0, 0, 1] + extensions
         let clientData = Array("ABCDE".utf8)
         let signature = try phone.privateKey.sign(Digest.sha256.hash(authData + Digest.sha256.hash(clientData)), algorithm: .es256)
-        let assertion = CBOREncoder.encode(CBORItem.map([(.text("signature"), .bytes(signature)), (.text("authenticatorData"), .bytes(authData))]))
+        let assertion = CBOREncoder.encode(
+            CBORItem.map([(.text("signature"), .bytes(signature)), (.text("authenticatorData"), .bytes(authData))]))
         let verified = try Self.verifier().verifyAssertion(assertion, clientData: clientData, key: key)
         #expect(verified.updatedKey.signCount == 1)
         #expect(verified.authenticatorData.flags.rawValue == 0xC0)
@@ -362,8 +388,9 @@ struct AppAttestVerifierTests {
     @Test("through a cache: the verdicts of the uncached verifier, a known key built once, and a key never served for another point")
     func cachedVerifierAgrees() throws {
         let cache = VerificationCache()
-        let cached = AppAttestVerifier(app: Self.app, environment: .production, trustAnchors: [Self.authority.root.certificate],
-                                       cache: cache)
+        let cached = AppAttestVerifier(
+            app: Self.app, environment: .production, trustAnchors: [Self.authority.root.certificate],
+            cache: cache)
         // Attestations: two phones share the intermediate, parsed once; the verdicts are the uncached ones.
         var phone = try Self.device("cache phone")
         let other = try Self.device("other cache phone")
@@ -378,8 +405,9 @@ struct AppAttestVerifierTests {
         #expect(throws: WebAuthnError(.trust, "")) {
             var options = TestAppAttestDevice.AttestationOptions()
             options.authority = Self.rogue
-            _ = try cached.verifyAttestation(try phone.attest(challenge: Self.challenge, options), keyId: phone.keyId,
-                                             challenge: Self.challenge, at: Self.now)
+            _ = try cached.verifyAttestation(
+                try phone.attest(challenge: Self.challenge, options), keyId: phone.keyId,
+                challenge: Self.challenge, at: Self.now)
         }
         // Assertions: the key is built on the first and found on the next.
         var key = keys[0]
@@ -401,7 +429,8 @@ struct AppAttestVerifierTests {
             #expect(throws: WebAuthnError(.signature, "")) { try verifier.verifyAssertion(stray, clientData: [9], key: mislabelled) }
         }
         // A stored point that is not one is malformed, cached or not.
-        let broken = AttestedAppKey(keyId: key.keyId, publicKey: Array(key.publicKey.dropLast()), signCount: key.signCount, environment: .production)
+        let broken = AttestedAppKey(
+            keyId: key.keyId, publicKey: Array(key.publicKey.dropLast()), signCount: key.signCount, environment: .production)
         for verifier in [Self.verifier(), cached] {
             #expect(throws: WebAuthnError(.malformed, "")) { try verifier.verifyAssertion(stray, clientData: [9], key: broken) }
         }
@@ -422,13 +451,17 @@ struct AppAttestVerifierTests {
 
 /// The verifier's calls as the tests make them: without a trace, or from the challenge itself.
 extension AppAttestVerifier {
-    func verifyAttestation(_ attestation: [UInt8], keyId: [UInt8], challenge: [UInt8],
-                           at time: Date) throws(WebAuthnError) -> VerifiedAppAttestation {
+    func verifyAttestation(
+        _ attestation: [UInt8], keyId: [UInt8], challenge: [UInt8],
+        at time: Date
+    ) throws(WebAuthnError) -> VerifiedAppAttestation {
         try verifyAttestation(attestation, keyId: keyId, clientDataHash: Digest.sha256.hash(challenge), at: time)
     }
 
-    func verifyAttestation(_ attestation: [UInt8], keyId: [UInt8], clientDataHash: [UInt8],
-                           at time: Date) throws(WebAuthnError) -> VerifiedAppAttestation {
+    func verifyAttestation(
+        _ attestation: [UInt8], keyId: [UInt8], clientDataHash: [UInt8],
+        at time: Date
+    ) throws(WebAuthnError) -> VerifiedAppAttestation {
         var trace = CeremonyTrace(recording: false)
         return try verifyAttestation(attestation, keyId: keyId, clientDataHash: clientDataHash, at: time, trace: &trace)
     }

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
 import WebAuthnCoding
+import WebAuthnTestSupport
+
 @testable import WebAuthnCrypto
 @testable import WebAuthnRP
-import WebAuthnTestSupport
 
 /// Builds `android-key` statements: a credential key, a certificate for that key issued
 /// by a test CA and carrying a key description extension, and the signature.
@@ -23,8 +24,10 @@ private struct AndroidKeyFixture {
         DEREncoder.explicit(709, DEREncoder.octetString([0x30, 0x00])),
     ]
 
-    static func keyDescription(challenge: [UInt8], software: [[UInt8]], tee: [[UInt8]],
-                               version: Int = 3) -> [UInt8] {
+    static func keyDescription(
+        challenge: [UInt8], software: [[UInt8]], tee: [[UInt8]],
+        version: Int = 3
+    ) -> [UInt8] {
         DEREncoder.sequence([
             DEREncoder.integer(version), DEREncoder.enumerated(1),
             DEREncoder.integer(4), DEREncoder.enumerated(1),
@@ -82,8 +85,10 @@ private struct AndroidKeyFixture {
 @Suite("android-key attestation (§8.4)")
 struct AndroidKeyAttestationTests {
     /// Expects an `attestation` rejection whose message mentions `fragment`.
-    private func expectRejected(_ fixture: AndroidKeyFixture, _ fragment: String,
-                                sourceLocation: SourceLocation = #_sourceLocation) throws {
+    private func expectRejected(
+        _ fixture: AndroidKeyFixture, _ fragment: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         let context = try fixture.context()
         guard let error = Self.rejection(context) else {
             Issue.record("accepted; expected a rejection mentioning \"\(fragment)\"", sourceLocation: sourceLocation)
@@ -222,20 +227,26 @@ struct AndroidKeyAttestationTests {
         try expectRejected(fixture, "lacks the key description extension")
     }
 
-    @Test("a garbled key description extension is rejected",
-          arguments: [
-              [0x04, 0x00],  // not a SEQUENCE
-              DEREncoder.sequence([DEREncoder.integer(3), DEREncoder.enumerated(1)]),  // too few fields
-              DEREncoder.sequence([DEREncoder.integer(3), DEREncoder.integer(1), DEREncoder.integer(4),  // INTEGER for ENUMERATED
-                                   DEREncoder.enumerated(1), DEREncoder.octetString([]), DEREncoder.octetString([]),
-                                   DEREncoder.sequence([]), DEREncoder.sequence([])]),
-              AndroidKeyFixture.keyDescription(challenge: AttestationTestSupport.clientDataHash, software: [],
-                                               tee: [DEREncoder.integer(2)]),  // untagged field
-              AndroidKeyFixture.keyDescription(challenge: AttestationTestSupport.clientDataHash, software: [],
-                                               tee: [AndroidKeyFixture.origin(0), AndroidKeyFixture.origin(0)]),  // twice
-              AndroidKeyFixture.keyDescription(challenge: AttestationTestSupport.clientDataHash, software: [],
-                                               tee: [DEREncoder.explicit(702, DEREncoder.octetString([0]))]),  // origin not INTEGER
-          ] as [[UInt8]])
+    @Test(
+        "a garbled key description extension is rejected",
+        arguments: [
+            [0x04, 0x00],  // not a SEQUENCE
+            DEREncoder.sequence([DEREncoder.integer(3), DEREncoder.enumerated(1)]),  // too few fields
+            DEREncoder.sequence([
+                DEREncoder.integer(3), DEREncoder.integer(1), DEREncoder.integer(4),  // INTEGER for ENUMERATED
+                DEREncoder.enumerated(1), DEREncoder.octetString([]), DEREncoder.octetString([]),
+                DEREncoder.sequence([]), DEREncoder.sequence([]),
+            ]),
+            AndroidKeyFixture.keyDescription(
+                challenge: AttestationTestSupport.clientDataHash, software: [],
+                tee: [DEREncoder.integer(2)]),  // untagged field
+            AndroidKeyFixture.keyDescription(
+                challenge: AttestationTestSupport.clientDataHash, software: [],
+                tee: [AndroidKeyFixture.origin(0), AndroidKeyFixture.origin(0)]),  // twice
+            AndroidKeyFixture.keyDescription(
+                challenge: AttestationTestSupport.clientDataHash, software: [],
+                tee: [DEREncoder.explicit(702, DEREncoder.octetString([0]))]),  // origin not INTEGER
+        ] as [[UInt8]])
     func garbledExtension(value: [UInt8]) throws {
         var fixture = try AndroidKeyFixture()
         fixture.extensionValue = value
@@ -245,9 +256,11 @@ struct AndroidKeyAttestationTests {
     @Test("a key description with fields after the eighth still parses")
     func trailingFieldsIgnored() throws {
         var fixture = try AndroidKeyFixture()
-        var fields = try DER.parseSequence(AndroidKeyFixture.keyDescription(
-            challenge: AttestationTestSupport.clientDataHash, software: [],
-            tee: [AndroidKeyFixture.purpose([2]), AndroidKeyFixture.origin(0)])).map { Array($0.encodedBytes) }
+        var fields = try DER.parseSequence(
+            AndroidKeyFixture.keyDescription(
+                challenge: AttestationTestSupport.clientDataHash, software: [],
+                tee: [AndroidKeyFixture.purpose([2]), AndroidKeyFixture.origin(0)])
+        ).map { Array($0.encodedBytes) }
         fields.append(DEREncoder.integer(7))
         fixture.extensionValue = DEREncoder.sequence(fields)
         #expect(try fixture.verify().type == .basic)
@@ -258,11 +271,12 @@ struct AndroidKeyAttestationTests {
         let fixture = try AndroidKeyFixture()
         let context = try fixture.context()
         let entries = (context.statement.mapEntries ?? []).filter { $0.key.text != member }
-        let trimmed = AttestationContext(statement: .map(entries.map { ($0.key, $0.value) }),
-                                         authenticatorData: context.authenticatorData,
-                                         clientDataHash: context.clientDataHash, credentialKey: context.credentialKey,
-                                         attestedCredential: context.attestedCredential, policy: context.policy,
-                                         verificationTime: context.verificationTime, formats: context.formats)
+        let trimmed = AttestationContext(
+            statement: .map(entries.map { ($0.key, $0.value) }),
+            authenticatorData: context.authenticatorData,
+            clientDataHash: context.clientDataHash, credentialKey: context.credentialKey,
+            attestedCredential: context.attestedCredential, policy: context.policy,
+            verificationTime: context.verificationTime, formats: context.formats)
         #expect(throws: WebAuthnError(.attestation, "")) { try AndroidKeyAttestation().verify(trimmed) }
     }
 

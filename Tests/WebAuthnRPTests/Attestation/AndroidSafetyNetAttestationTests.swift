@@ -1,9 +1,10 @@
 import Foundation
 import Testing
 import WebAuthnCoding
+import WebAuthnTestSupport
+
 @testable import WebAuthnCrypto
 @testable import WebAuthnRP
-import WebAuthnTestSupport
 
 /// Builds `android-safetynet` statements: a SafetyNet-style JWS signed by a leaf
 /// certificate (issued by a test CA) for attest.android.com.
@@ -46,9 +47,10 @@ private struct SafetyNetFixture {
         let leafKey = try PrivateKey.generate(signer == .rs256 ? .rsa(bits: 2048) : .p256)
         var attributes: [DistinguishedName.Attribute] = [.organization("Google LLC"), .country("US")]
         if let commonName { attributes.append(.commonName(commonName)) }
-        var builder = CertificateBuilder(subject: try DistinguishedName(attributes), publicKey: leafKey.publicKey,
-                                         notBefore: AttestationTestSupport.now.addingTimeInterval(-86_400),
-                                         notAfter: AttestationTestSupport.now.addingTimeInterval(86_400 * 90))
+        var builder = CertificateBuilder(
+            subject: try DistinguishedName(attributes), publicKey: leafKey.publicKey,
+            notBefore: AttestationTestSupport.now.addingTimeInterval(-86_400),
+            notAfter: AttestationTestSupport.now.addingTimeInterval(86_400 * 90))
         builder.issued(by: ca.cert)
         builder.subjectAlternativeNames = dnsNames.map { $0.map { GeneralName.dnsName($0) } }
         let leaf = try builder.sign(with: ca.key)
@@ -58,7 +60,8 @@ private struct SafetyNetFixture {
         let header = "{\"alg\":\(alg)" + (includeX5c ? ",\"x5c\":\(chain)" : "") + extraHeader + "}"
         let expectedNonce = Self.standardBase64(Digest.sha256.hash(authData + clientDataHash))
         let timestamp = Int64(((AttestationTestSupport.now.timeIntervalSince1970 + timestampOffset) * 1000).rounded())
-        let payload = "{\"nonce\":\"\(nonce ?? expectedNonce)\",\"timestampMs\":\(timestampJSON?(timestamp) ?? String(timestamp)),"
+        let payload =
+            "{\"nonce\":\"\(nonce ?? expectedNonce)\",\"timestampMs\":\(timestampJSON?(timestamp) ?? String(timestamp)),"
             + "\"apkPackageName\":\"com.google.android.gms\",\"ctsProfileMatch\":\(ctsProfileMatch),\"basicIntegrity\":true}"
         let signingInput = Base64URL.encode(Array(header.utf8)) + "." + Base64URL.encode(Array(payload.utf8))
         var signature: [UInt8]
@@ -74,8 +77,9 @@ private struct SafetyNetFixture {
 
         var entries: [(CBORItem, CBORItem)] = [(.text("response"), .bytes(Array(jws.utf8)))]
         if let ver { entries.append((.text("ver"), ver)) }
-        return try AttestationTestSupport.context(statement: .map(entries), authData: authData,
-                                                  clientDataHash: clientDataHash, policy: policy)
+        return try AttestationTestSupport.context(
+            statement: .map(entries), authData: authData,
+            clientDataHash: clientDataHash, policy: policy)
     }
 
     /// DER ECDSA-Sig-Value to the JWS form r || s, each left-padded to the coordinate length.
@@ -102,8 +106,10 @@ struct AndroidSafetyNetAttestationTests {
     }
 
     /// Expects an `attestation` rejection whose message mentions `fragment`.
-    private func expectRejected(_ fixture: SafetyNetFixture, _ fragment: String,
-                                sourceLocation: SourceLocation = #_sourceLocation) throws {
+    private func expectRejected(
+        _ fixture: SafetyNetFixture, _ fragment: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         guard let error = Self.rejection(try fixture.context()) else {
             Issue.record("accepted; expected a rejection mentioning \"\(fragment)\"", sourceLocation: sourceLocation)
             return
@@ -147,12 +153,13 @@ struct AndroidSafetyNetAttestationTests {
         #expect(try AndroidSafetyNetAttestation().verify(try fixture.context()).type == .basic)
     }
 
-    @Test("a response that is not a three-part compact JWS is rejected",
-          arguments: [
-              "a.b",  // two parts
-              "a.b.c.d",  // four parts
-              "..",  // empty parts
-          ])
+    @Test(
+        "a response that is not a three-part compact JWS is rejected",
+        arguments: [
+            "a.b",  // two parts
+            "a.b.c.d",  // four parts
+            "..",  // empty parts
+        ])
     func badShape(jws: String) throws {
         var fixture = try SafetyNetFixture()
         fixture.rewriteJWS = { _ in jws }
@@ -170,7 +177,8 @@ struct AndroidSafetyNetAttestationTests {
     func headerNotObject(header: String) throws {
         var fixture = try SafetyNetFixture()
         fixture.rewriteJWS = { jws in
-            Base64URL.encode(Array(header.utf8)) + "." + jws.split(separator: ".", omittingEmptySubsequences: false).dropFirst().joined(separator: ".")
+            Base64URL.encode(Array(header.utf8)) + "."
+                + jws.split(separator: ".", omittingEmptySubsequences: false).dropFirst().joined(separator: ".")
         }
         try expectRejected(fixture, "JWS header")
     }
@@ -240,13 +248,14 @@ struct AndroidSafetyNetAttestationTests {
         try expectRejected(fixture, "ctsProfileMatch")
     }
 
-    @Test("a certificate not issued to attest.android.com is rejected",
-          arguments: [
-              ("attest.android.com", ["other.example"]),  // dNSName present: CN is not consulted
-              ("evil.example", nil),
-              ("attest.android.com.evil.example", nil),
-              ("*.android.com", ["*.android.com"]),
-          ] as [(String, [String]?)])
+    @Test(
+        "a certificate not issued to attest.android.com is rejected",
+        arguments: [
+            ("attest.android.com", ["other.example"]),  // dNSName present: CN is not consulted
+            ("evil.example", nil),
+            ("attest.android.com.evil.example", nil),
+            ("*.android.com", ["*.android.com"]),
+        ] as [(String, [String]?)])
     func wrongHostname(commonName: String, dnsNames: [String]?) throws {
         var fixture = try SafetyNetFixture()
         fixture.commonName = commonName
@@ -261,8 +270,9 @@ struct AndroidSafetyNetAttestationTests {
         try expectRejected(fixture, offset < 0 ? "old" : "future")
     }
 
-    @Test("a timestampMs that is not a non-negative integer is rejected, even inside the window",
-          arguments: ["fraction", "string", "negative"])
+    @Test(
+        "a timestampMs that is not a non-negative integer is rejected, even inside the window",
+        arguments: ["fraction", "string", "negative"])
     func timestampNotAnInteger(form: String) throws {
         var fixture = try SafetyNetFixture()
         switch form {
@@ -319,10 +329,11 @@ struct AndroidSafetyNetAttestationTests {
     func responseNotBytes() throws {
         let context = try SafetyNetFixture().context()
         let statement = CBORItem.map([(.text("ver"), .text("1")), (.text("response"), .text("a.b.c"))])
-        let replaced = AttestationContext(statement: statement, authenticatorData: context.authenticatorData,
-                                          clientDataHash: context.clientDataHash, credentialKey: context.credentialKey,
-                                          attestedCredential: context.attestedCredential, policy: context.policy,
-                                          verificationTime: context.verificationTime, formats: context.formats)
+        let replaced = AttestationContext(
+            statement: statement, authenticatorData: context.authenticatorData,
+            clientDataHash: context.clientDataHash, credentialKey: context.credentialKey,
+            attestedCredential: context.attestedCredential, policy: context.policy,
+            verificationTime: context.verificationTime, formats: context.formats)
         #expect(Self.rejection(replaced)?.category == .attestation)
     }
 

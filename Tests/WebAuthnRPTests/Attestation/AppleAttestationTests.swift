@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import WebAuthnCoding
+import WebAuthnTestSupport
+
 @testable import WebAuthnCrypto
 @testable import WebAuthnRP
-import WebAuthnTestSupport
-import WebAuthnCoding
 
 /// Builds `apple` statements from scratch: a test anonymization CA issues credCert for the
 /// credential key with the nonce extension encoded by `DEREncoder`.
@@ -75,12 +76,15 @@ struct AppleStatementFactory {
 }
 
 /// Runs `body`, expects a `WebAuthnError` of category `attestation` whose message contains `fragment`.
-func expectAttestationFailure(_ fragment: String, sourceLocation: SourceLocation = #_sourceLocation,
-                              _ body: () throws -> Void) {
+func expectAttestationFailure(
+    _ fragment: String, sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () throws -> Void
+) {
     let error = #expect(throws: WebAuthnError.self, sourceLocation: sourceLocation) { try body() }
     #expect(error?.category == .attestation, sourceLocation: sourceLocation)
-    #expect(error?.message.contains(fragment) == true, "message was: \(error?.message ?? "none")",
-            sourceLocation: sourceLocation)
+    #expect(
+        error?.message.contains(fragment) == true, "message was: \(error?.message ?? "none")",
+        sourceLocation: sourceLocation)
 }
 
 @Suite("apple attestation (§8.8)")
@@ -100,10 +104,12 @@ struct AppleAttestationTests {
         let factory = try AppleStatementFactory()
         let format = try #require(AttestationFormatTable.standard.format("apple"))
         let outcome = try format.verify(try factory.context(try factory.validStatement()))
-        let trusted = AttestationTrustEvaluator.evaluate(outcome, anchors: [factory.ca.cert], compoundRequirement: .all, at: AttestationTestSupport.now)
+        let trusted = AttestationTrustEvaluator.evaluate(
+            outcome, anchors: [factory.ca.cert], compoundRequirement: .all, at: AttestationTestSupport.now)
         #expect(trusted.trusted)
         let other = try AttestationTestSupport.makeCA(name: "Some other root")
-        let untrusted = AttestationTrustEvaluator.evaluate(outcome, anchors: [other.cert], compoundRequirement: .all, at: AttestationTestSupport.now)
+        let untrusted = AttestationTrustEvaluator.evaluate(
+            outcome, anchors: [other.cert], compoundRequirement: .all, at: AttestationTestSupport.now)
         #expect(!untrusted.trusted)
     }
 
@@ -120,8 +126,9 @@ struct AppleAttestationTests {
     @Test("the same statement presented with a different clientDataHash is rejected")
     func replayedWithOtherClientData() throws {
         let factory = try AppleStatementFactory()
-        let context = try AttestationTestSupport.context(statement: try factory.validStatement(), authData: factory.authData,
-                                                         clientDataHash: Digest.sha256.hash(Array("replayed".utf8)))
+        let context = try AttestationTestSupport.context(
+            statement: try factory.validStatement(), authData: factory.authData,
+            clientDataHash: Digest.sha256.hash(Array("replayed".utf8)))
         expectAttestationFailure("does not equal") { _ = try AppleAttestation().verify(context) }
     }
 
@@ -148,7 +155,7 @@ struct AppleAttestationTests {
     /// Ways to break the nonce extension's encoding, each with the reason it must be refused.
     enum Garble: String, CaseIterable, Sendable {
         case bareOctetString, implicitTag, wrongTagNumber, integerInside, twoElements, emptySequence,
-             trailingByte, truncated, shortNonce, longNonce
+            trailingByte, truncated, shortNonce, longNonce
 
         func encode(_ nonce: [UInt8]) -> [UInt8] {
             switch self {
@@ -205,12 +212,14 @@ struct AppleAttestationTests {
         }
     }
 
-    @Test("malformed statements are rejected", arguments: [
-        ("not a map", CBORItem.array([]), "not a map"),
-        ("no x5c", CBORItem.map([]), "x5c"),
-        ("x5c not an array", CBORItem.map([(.text("x5c"), .bytes([0x30]))]), "x5c"),
-        ("x5c entry not bytes", CBORItem.map([(.text("x5c"), .array([.text("cert")]))]), "not a byte string"),
-    ])
+    @Test(
+        "malformed statements are rejected",
+        arguments: [
+            ("not a map", CBORItem.array([]), "not a map"),
+            ("no x5c", CBORItem.map([]), "x5c"),
+            ("x5c not an array", CBORItem.map([(.text("x5c"), .bytes([0x30]))]), "x5c"),
+            ("x5c entry not bytes", CBORItem.map([(.text("x5c"), .array([.text("cert")]))]), "not a byte string"),
+        ])
     func malformed(name: String, statement: CBORItem, fragment: String) throws {
         let factory = try AppleStatementFactory()
         expectAttestationFailure(fragment) { _ = try AppleAttestation().verify(try factory.context(statement)) }

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import WebAuthnTestSupport
+
 @testable import WebAuthnCrypto
 @testable import WebAuthnRP
-import WebAuthnTestSupport
 
 /// Issue 17, items 5-9: attestation certificate and statement rules, each run as a whole
 /// registration made by the test authenticator with exactly one detail wrong.
@@ -13,18 +14,23 @@ struct AttestationCertificateRuleTests {
     static let challenge = Array(repeating: UInt8(0xA1), count: 32)
 
     /// Registers with `attestation`, after `edit`, under `policy`.
-    func register(_ authenticator: TestAuthenticator, _ attestation: TestAuthenticator.Attestation,
-                  policy: AttestationPolicy = AttestationPolicy(),
-                  edit: (inout Options) -> Void = { _ in }) throws -> CeremonyOutcome<VerifiedRegistration> {
+    func register(
+        _ authenticator: TestAuthenticator, _ attestation: TestAuthenticator.Attestation,
+        policy: AttestationPolicy = AttestationPolicy(),
+        edit: (inout Options) -> Void = { _ in }
+    ) throws -> CeremonyOutcome<VerifiedRegistration> {
         var options = Options(attestation: attestation)
         edit(&options)
-        return F.register(try authenticator.register(challenge: Self.challenge, options),
-                          policy: VerificationPolicy(attestation: policy))
+        return F.register(
+            try authenticator.register(challenge: Self.challenge, options),
+            policy: VerificationPolicy(attestation: policy))
     }
 
     /// Expects an `attestation` rejection whose message contains `fragment`.
-    func expectAttestation(_ outcome: CeremonyOutcome<VerifiedRegistration>, _ fragment: String,
-                           sourceLocation: SourceLocation = #_sourceLocation) {
+    func expectAttestation(
+        _ outcome: CeremonyOutcome<VerifiedRegistration>, _ fragment: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         outcome.expectRejected(.attestation, step: "§7.1 step 23", sourceLocation: sourceLocation)
         if case .failure(let error) = outcome.result {
             #expect(error.message.contains(fragment), "\(error.message) lacks \"\(fragment)\"", sourceLocation: sourceLocation)
@@ -69,15 +75,20 @@ struct AttestationCertificateRuleTests {
         for unknown in ["id:12345678", "id:FFFFFFFF", "id:49424D20"] {
             let outcome = try register(authenticator, .tpm(ca: ca)) { $0.details.tpmManufacturer = unknown }
             expectAttestation(outcome, "\(unknown), which is not in the TCG TPM vendor registry")
-            let relaxed = try register(authenticator, .tpm(ca: ca), policy: AttestationPolicy(formats: AttestationFormatOptions(requireKnownTPMManufacturer: false))) {
+            let relaxed = try register(
+                authenticator, .tpm(ca: ca),
+                policy: AttestationPolicy(formats: AttestationFormatOptions(requireKnownTPMManufacturer: false))
+            ) {
                 $0.details.tpmManufacturer = unknown
             }
             _ = relaxed.accepted()
         }
         // Registered vendors of recorded TPMs, and the two test identifiers.
         // Hex digits in either case: Qualcomm fTPMs send "id:51434f4d"; the registry writes IBM "49424d00".
-        for known in ["id:4E544300", "id:53544D20", "id:494E5443", "id:49465800", "id:FFFFF1D0", "id:00000000",
-                      "id:51434f4d", "id:49424d00", "id:4e544300"] {
+        for known in [
+            "id:4E544300", "id:53544D20", "id:494E5443", "id:49465800", "id:FFFFF1D0", "id:00000000",
+            "id:51434f4d", "id:49424d00", "id:4e544300",
+        ] {
             _ = try register(authenticator, .tpm(ca: ca)) { $0.details.tpmManufacturer = known }.accepted()
         }
     }
@@ -86,11 +97,15 @@ struct AttestationCertificateRuleTests {
     func tpmMalformedManufacturer() throws {
         let ca = try TestAuthenticator.CA.make(seed: "issue17 tpm ca")
         let authenticator = try TestAuthenticator(key: .es256, seed: "issue17 tpm")
-        for malformed in ["ID:4E544300", "Id:4e544300", "4E544300", "id:4E5443", "id:4E5443000", "id:4E54430G", "id: 4E544300",
-                          "id:4E54430g", "id:０E544300"] {
+        for malformed in [
+            "ID:4E544300", "Id:4e544300", "4E544300", "id:4E5443", "id:4E5443000", "id:4E54430G", "id: 4E544300",
+            "id:4E54430g", "id:０E544300",
+        ] {
             for requireKnown in [true, false] {
-                let outcome = try register(authenticator, .tpm(ca: ca),
-                                           policy: AttestationPolicy(formats: AttestationFormatOptions(requireKnownTPMManufacturer: requireKnown))) {
+                let outcome = try register(
+                    authenticator, .tpm(ca: ca),
+                    policy: AttestationPolicy(formats: AttestationFormatOptions(requireKnownTPMManufacturer: requireKnown))
+                ) {
                     $0.details.tpmManufacturer = malformed
                 }
                 expectAttestation(outcome, "is not \"id:\" and eight hex digits")
@@ -154,11 +169,11 @@ struct AttestationCertificateRuleTests {
         let refused: [(TestAuthenticator, (inout TestAuthenticator.TPMPublicAreaFields) -> Void, String)] = [
             (rsa, { $0.symmetric = aes128CFB }, "symmetric is 0x0006, not TPM_ALG_NULL"),
             (ecc, { $0.symmetric = aes128CFB }, "symmetric is 0x0006, not TPM_ALG_NULL"),
-            (rsa, { $0.scheme = TPMScheme(scheme: 0x0017, hashAlgorithm: sha256) }, "scheme is 0x0017"),       // OAEP
-            (rsa, { $0.scheme = TPMScheme(scheme: 0x0015, hashAlgorithm: nil) }, "scheme is 0x0015"),          // RSAES
-            (rsa, { $0.scheme = TPMScheme(scheme: 0x0016, hashAlgorithm: sha256) }, "scheme is 0x0016"),       // PSS for RS256
+            (rsa, { $0.scheme = TPMScheme(scheme: 0x0017, hashAlgorithm: sha256) }, "scheme is 0x0017"),  // OAEP
+            (rsa, { $0.scheme = TPMScheme(scheme: 0x0015, hashAlgorithm: nil) }, "scheme is 0x0015"),  // RSAES
+            (rsa, { $0.scheme = TPMScheme(scheme: 0x0016, hashAlgorithm: sha256) }, "scheme is 0x0016"),  // PSS for RS256
             (rsa, { $0.scheme = TPMScheme(scheme: 0x0014, hashAlgorithm: 0x000C) }, "scheme hash is 0x000C"),  // SHA-384
-            (ecc, { $0.scheme = TPMScheme(scheme: 0x0019, hashAlgorithm: sha256) }, "scheme is 0x0019"),       // ECDH
+            (ecc, { $0.scheme = TPMScheme(scheme: 0x0019, hashAlgorithm: sha256) }, "scheme is 0x0019"),  // ECDH
             (ecc, { $0.scheme = TPMScheme(scheme: 0x001A, hashAlgorithm: sha256, count: 0) }, "scheme is 0x001A"),  // ECDAA
             (ecc, { $0.kdf = TPMScheme(scheme: 0x0020, hashAlgorithm: sha256) }, "kdf is 0x0020, not TPM_ALG_NULL"),
         ]
@@ -186,9 +201,10 @@ struct AttestationCertificateRuleTests {
             }
         }
         // A symmetric definition is allowed on a restricted decryption key (TPMS_RSA_PARMS).
-        let storage = try TPMPublicArea(parsing: TPMStructureEncoder.rsaPublicArea(
-            objectAttributes: 0x0003_0072, symmetric: TPMSymmetricDefinition(algorithm: 0x0006, keyBits: 128, mode: 0x0043),
-            modulus: modulus))
+        let storage = try TPMPublicArea(
+            parsing: TPMStructureEncoder.rsaPublicArea(
+                objectAttributes: 0x0003_0072, symmetric: TPMSymmetricDefinition(algorithm: 0x0006, keyBits: 128, mode: 0x0043),
+                modulus: modulus))
         try TPMAttestation.checkParameters(storage, algorithm: .rs256, format: "tpm")
     }
 
@@ -200,12 +216,12 @@ struct AttestationCertificateRuleTests {
         let authenticator = try TestAuthenticator(seed: "issue17 android")
         _ = try register(authenticator, .androidKey(ca: ca)).accepted()
         let refused: [([Int]?, [Int]?, String)] = [
-            ([2, 1], nil, "teeEnforced purpose is {1, 2}, not exactly {KM_PURPOSE_SIGN (2)}"),     // DECRYPT + SIGN
-            ([2, 3], nil, "teeEnforced purpose is {2, 3}"),                                         // SIGN + VERIFY
+            ([2, 1], nil, "teeEnforced purpose is {1, 2}, not exactly {KM_PURPOSE_SIGN (2)}"),  // DECRYPT + SIGN
+            ([2, 3], nil, "teeEnforced purpose is {2, 3}"),  // SIGN + VERIFY
             ([], nil, "teeEnforced purpose is {}"),
-            ([2], [1], "softwareEnforced purpose is {1}"),                                           // software contradicts
-            ([2], [2, 6], "softwareEnforced purpose is {2, 6}"),                                     // SIGN + AGREE_KEY
-            ([1], [2], "teeEnforced purpose is {1}"),                                                // SIGN only in software
+            ([2], [1], "softwareEnforced purpose is {1}"),  // software contradicts
+            ([2], [2, 6], "softwareEnforced purpose is {2, 6}"),  // SIGN + AGREE_KEY
+            ([1], [2], "teeEnforced purpose is {1}"),  // SIGN only in software
             (nil, nil, "no purpose in teeEnforced or softwareEnforced"),
         ]
         for (tee, software, fragment) in refused {

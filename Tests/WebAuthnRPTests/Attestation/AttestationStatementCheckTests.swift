@@ -1,8 +1,9 @@
 import Foundation
 import Testing
-@testable import WebAuthnRP
-import WebAuthnTestSupport
 import WebAuthnCoding
+import WebAuthnTestSupport
+
+@testable import WebAuthnRP
 
 /// `AttestationStatementCheck`: one attestation statement verified outside a ceremony (the fuzz
 /// targets use it); it must refuse what step 22 of a ceremony refuses.
@@ -12,9 +13,10 @@ struct AttestationStatementCheckTests {
         let authenticator = try TestAuthenticator()
         let authData = try AuthenticatorData(bytes: authenticator.registrationAuthData(flags: [.userPresent])[...])
         do throws(WebAuthnError) {
-            return .success(try AttestationStatementCheck.verify(
-                format: format, statement: statement, authenticatorData: authData,
-                clientDataHash: Array(repeating: 0x11, count: 32), policy: AttestationPolicy(), at: CeremonyFixture.now))
+            return .success(
+                try AttestationStatementCheck.verify(
+                    format: format, statement: statement, authenticatorData: authData,
+                    clientDataHash: Array(repeating: 0x11, count: 32), policy: AttestationPolicy(), at: CeremonyFixture.now))
         } catch {
             return .failure(error)
         }

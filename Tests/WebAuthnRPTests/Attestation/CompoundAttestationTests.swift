@@ -1,9 +1,10 @@
 import Foundation
 import Testing
-@testable import WebAuthnCrypto
-@testable import WebAuthnRP
 import WebAuthnCoding
 import WebAuthnTestSupport
+
+@testable import WebAuthnCrypto
+@testable import WebAuthnRP
 
 /// Sub-statements about one credential and one authenticator data, for compound statements.
 struct CompoundStatementFactory {
@@ -29,14 +30,22 @@ struct CompoundStatementFactory {
     /// A valid `none` sub-statement.
     static var noneEntry: CBORItem { entry("none", .map([])) }
 
-    func context(_ entries: [CBORItem], requirement: AttestationFormatOptions.CompoundRequirement = .all,
-                 trustAnchors: [Certificate] = [], allowedFormats: Set<String>? = nil) throws -> AttestationContext {
-        try apple.context(.array(entries), policy: AttestationPolicy(requirement: AttestationRequirement(source: FixedTrustAnchors(trustAnchors)), formats: AttestationFormatOptions(compoundRequirement: requirement),
-                                                                      allowedFormats: allowedFormats))
+    func context(
+        _ entries: [CBORItem], requirement: AttestationFormatOptions.CompoundRequirement = .all,
+        trustAnchors: [Certificate] = [], allowedFormats: Set<String>? = nil
+    ) throws -> AttestationContext {
+        try apple.context(
+            .array(entries),
+            policy: AttestationPolicy(
+                requirement: AttestationRequirement(source: FixedTrustAnchors(trustAnchors)),
+                formats: AttestationFormatOptions(compoundRequirement: requirement),
+                allowedFormats: allowedFormats))
     }
 
-    func verify(_ entries: [CBORItem], requirement: AttestationFormatOptions.CompoundRequirement = .all,
-                allowedFormats: Set<String>? = nil) throws -> AttestationOutcome {
+    func verify(
+        _ entries: [CBORItem], requirement: AttestationFormatOptions.CompoundRequirement = .all,
+        allowedFormats: Set<String>? = nil
+    ) throws -> AttestationOutcome {
         try CompoundAttestation().verify(try context(entries, requirement: requirement, allowedFormats: allowedFormats))
     }
 }
@@ -45,8 +54,9 @@ struct CompoundStatementFactory {
 struct CompoundAttestationTests {
     typealias Requirement = AttestationFormatOptions.CompoundRequirement
 
-    @Test("two valid sub-statements verify under both policies, each kept as a component",
-          arguments: [Requirement.all, .any])
+    @Test(
+        "two valid sub-statements verify under both policies, each kept as a component",
+        arguments: [Requirement.all, .any])
     func validCompound(_ requirement: Requirement) throws {
         let factory = try CompoundStatementFactory()
         let outcome = try factory.verify([try factory.appleEntry(), try factory.packedSelfEntry()], requirement: requirement)
@@ -73,8 +83,9 @@ struct CompoundAttestationTests {
         #expect(try factory.verify([none, try factory.packedSelfEntry()]).type == .self)
         #expect(try factory.verify([none, none]).type == .none)
         // Under .any a failing chain-bearing statement does not lend its type.
-        let anyOutcome = try factory.verify([try factory.packedSelfEntry(valid: false), none, try factory.packedSelfEntry()],
-                                            requirement: .any)
+        let anyOutcome = try factory.verify(
+            [try factory.packedSelfEntry(valid: false), none, try factory.packedSelfEntry()],
+            requirement: .any)
         #expect(anyOutcome.type == .self)
         #expect(anyOutcome.components.map(\.format) == ["none", "packed"])
     }
@@ -86,8 +97,9 @@ struct CompoundAttestationTests {
         expectAttestationFailure("at least 2") { _ = try factory.verify([try factory.appleEntry()], requirement: requirement) }
     }
 
-    @Test("more than eight sub-statements are rejected before any is verified (a bound of this library, not the spec's)",
-          arguments: [Requirement.all, .any])
+    @Test(
+        "more than eight sub-statements are rejected before any is verified (a bound of this library, not the spec's)",
+        arguments: [Requirement.all, .any])
     func tooMany(_ requirement: Requirement) throws {
         let factory = try CompoundStatementFactory()
         let eight = Array(repeating: try factory.packedSelfEntry(), count: 8)
@@ -122,8 +134,10 @@ struct CompoundAttestationTests {
             (.map([(.text("attStmt"), .map([]))]), "attStmt[1].fmt is missing"),
             (.map([(.text("fmt"), .int(1)), (.text("attStmt"), .map([]))]), "attStmt[1].fmt is not a text string"),
             (.map([(.text("fmt"), .text("none"))]), "attStmt[1].attStmt is missing"),
-            (.map([(.text("fmt"), .text("none")), (.text("attStmt"), .map([])), (.text("authData"), .bytes([1]))]),
-             "only fmt and attStmt"),
+            (
+                .map([(.text("fmt"), .text("none")), (.text("attStmt"), .map([])), (.text("authData"), .bytes([1]))]),
+                "only fmt and attStmt"
+            ),
         ]
         for (entry, fragment) in cases {
             expectAttestationFailure(fragment) { _ = try factory.verify([valid, entry], requirement: requirement) }
@@ -183,15 +197,19 @@ struct CompoundAttestationTests {
         #expect(error?.message.contains("attStmt[1] (packed)") == true)
     }
 
-    @Test("trust is judged per component: .all needs every chained one trusted, self and none neither block nor count; .any one trusted chain")
+    @Test(
+        "trust is judged per component: .all needs every chained one trusted, self and none neither block nor count; .any one trusted chain"
+    )
     func trustPerComponent() throws {
         let factory = try CompoundStatementFactory()
         let entries = [try factory.appleEntry(), try factory.packedSelfEntry()]
         let anchors = [factory.apple.ca.cert]
-        func verdict(_ entries: [CBORItem], _ requirement: Requirement, anchors: [Certificate]) throws -> AttestationTrustEvaluator.Verdict {
+        func verdict(_ entries: [CBORItem], _ requirement: Requirement, anchors: [Certificate]) throws -> AttestationTrustEvaluator.Verdict
+        {
             let outcome = try CompoundAttestation().verify(try factory.context(entries, requirement: requirement, trustAnchors: anchors))
-            return AttestationTrustEvaluator.evaluate(outcome, anchors: anchors, compoundRequirement: requirement,
-                                                      at: AttestationTestSupport.now)
+            return AttestationTrustEvaluator.evaluate(
+                outcome, anchors: anchors, compoundRequirement: requirement,
+                at: AttestationTestSupport.now)
         }
         // The chained component is trusted and the self one claims no chain: trusted, as each alone
         // would be under a policy that accepts self attestation.
@@ -206,8 +224,9 @@ struct CompoundAttestationTests {
         // No component claims a chain: nothing is trusted.
         #expect(try !verdict([CompoundStatementFactory.noneEntry, try factory.packedSelfEntry()], .all, anchors: anchors).trusted)
         let anyOutcome = try CompoundAttestation().verify(try factory.context(entries, requirement: .any, trustAnchors: anchors))
-        let anyVerdict = AttestationTrustEvaluator.evaluate(anyOutcome, anchors: anchors, compoundRequirement: .any,
-                                                            at: AttestationTestSupport.now)
+        let anyVerdict = AttestationTrustEvaluator.evaluate(
+            anyOutcome, anchors: anchors, compoundRequirement: .any,
+            at: AttestationTestSupport.now)
         #expect(anyVerdict.trusted)
         #expect(anyVerdict.anchor?.derBytes == factory.apple.ca.cert.derBytes)
         // One verdict per component, so the public result reports each sub-statement's trust.
@@ -216,19 +235,25 @@ struct CompoundAttestationTests {
         #expect(result.components.map(\.trusted) == [true, false])
     }
 
-    @Test("through §7.1: a trusted chain beside self attestation is trusted; beside a rogue chain it is trust under .all, trusted under .any")
+    @Test(
+        "through §7.1: a trusted chain beside self attestation is trusted; beside a rogue chain it is trust under .all, trusted under .any")
     func ceremonyTrust() throws {
         let ca = try TestAuthenticator.CA.make(seed: "compound trust ca")
         let rogue = try TestAuthenticator.CA.make(seed: "compound rogue ca")
-        func register(_ components: [TestAuthenticator.Attestation],
-                      _ requirement: Requirement) throws -> CeremonyOutcome<VerifiedRegistration> {
+        func register(
+            _ components: [TestAuthenticator.Attestation],
+            _ requirement: Requirement
+        ) throws -> CeremonyOutcome<VerifiedRegistration> {
             let authenticator = try TestAuthenticator(seed: "compound trust credential")
             let issued = CeremonyFixture.registrationChallenge()
-            let response = try authenticator.register(challenge: issued.challenge,
-                                                      TestAuthenticator.RegistrationOptions(attestation: .compound(components)))
+            let response = try authenticator.register(
+                challenge: issued.challenge,
+                TestAuthenticator.RegistrationOptions(attestation: .compound(components)))
             // Trust required; self attestation alone would be accepted (unattested .accepted).
-            let policy = VerificationPolicy(attestation: AttestationPolicy(
-                requirement: AttestationRequirement(source: FixedTrustAnchors([ca.certificate]), chain: .required), formats: AttestationFormatOptions(compoundRequirement: requirement)))
+            let policy = VerificationPolicy(
+                attestation: AttestationPolicy(
+                    requirement: AttestationRequirement(source: FixedTrustAnchors([ca.certificate]), chain: .required),
+                    formats: AttestationFormatOptions(compoundRequirement: requirement)))
             return CeremonyFixture.register(response, issued: issued, policy: policy)
         }
         for requirement in [Requirement.all, .any] {

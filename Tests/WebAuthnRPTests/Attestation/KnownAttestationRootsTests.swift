@@ -1,8 +1,9 @@
 import Foundation
 import Testing
-@testable import WebAuthnRP
-@testable import WebAuthnCrypto
 import WebAuthnTestSupport
+
+@testable import WebAuthnCrypto
+@testable import WebAuthnRP
 
 @Suite("known attestation roots")
 struct KnownAttestationRootsTests {
@@ -21,34 +22,43 @@ struct KnownAttestationRootsTests {
     }
 
     static let expected: [Expected] = [
-        Expected(name: "Apple WebAuthn Root CA", commonName: "Apple WebAuthn Root CA", organization: "Apple Inc.",
-                 organizationalUnit: nil, subjectSerialNumber: nil, serial: "681d016c7a3ce30225a5019428475771",
-                 notBefore: "2020-03-18T18:21:32Z", notAfter: "2045-03-15T00:00:00Z"),
-        Expected(name: "Google hardware attestation root, serial e8fa196314d2fa18", commonName: nil, organization: nil,
-                 organizationalUnit: nil, subjectSerialNumber: "f92009e853b6b045", serial: "e8fa196314d2fa18",
-                 notBefore: "2016-05-26T16:28:52Z", notAfter: "2026-05-24T16:28:52Z"),
-        Expected(name: "Google hardware attestation root, serial d50ff25ba3f2d6b3", commonName: nil, organization: nil,
-                 organizationalUnit: nil, subjectSerialNumber: "f92009e853b6b045", serial: "d50ff25ba3f2d6b3",
-                 notBefore: "2019-11-22T20:37:58Z", notAfter: "2034-11-18T20:37:58Z"),
-        Expected(name: "Google hardware attestation root, serial c36b7c44b9ae1831", commonName: nil, organization: nil,
-                 organizationalUnit: nil, subjectSerialNumber: "f92009e853b6b045", serial: "c36b7c44b9ae1831",
-                 notBefore: "2021-11-17T23:10:42Z", notAfter: "2036-11-13T23:10:42Z"),
-        Expected(name: "Google hardware attestation root, serial f1c172a699eaf51d", commonName: nil, organization: nil,
-                 organizationalUnit: nil, subjectSerialNumber: "f92009e853b6b045", serial: "f1c172a699eaf51d",
-                 notBefore: "2022-03-20T18:07:48Z", notAfter: "2042-03-15T18:07:48Z"),
-        Expected(name: "Google hardware attestation root, Key Attestation CA1", commonName: "Key Attestation CA1",
-                 organization: "Google LLC", organizationalUnit: "Android", subjectSerialNumber: nil,
-                 serial: "84a9d0297b0eb58ae7ff0e80de760605",
-                 notBefore: "2025-07-17T22:32:18Z", notAfter: "2035-07-15T22:32:18Z"),
-        Expected(name: "GlobalSign Root CA", commonName: "GlobalSign Root CA", organization: "GlobalSign nv-sa",
-                 organizationalUnit: "Root CA", subjectSerialNumber: nil, serial: "040000000001154b5ac394",
-                 notBefore: "1998-09-01T12:00:00Z", notAfter: "2028-01-28T12:00:00Z"),
-        Expected(name: "GlobalSign Root CA - R2", commonName: "GlobalSign", organization: "GlobalSign",
-                 organizationalUnit: "GlobalSign Root CA - R2", subjectSerialNumber: nil, serial: "0203e4f461ec99d9d57966ca7a",
-                 notBefore: "2006-12-15T08:00:00Z", notAfter: "2021-12-15T08:00:00Z"),
-        Expected(name: "GlobalSign Root CA - R3", commonName: "GlobalSign", organization: "GlobalSign",
-                 organizationalUnit: "GlobalSign Root CA - R3", subjectSerialNumber: nil, serial: "04000000000121585308a2",
-                 notBefore: "2009-03-18T10:00:00Z", notAfter: "2029-03-18T10:00:00Z"),
+        Expected(
+            name: "Apple WebAuthn Root CA", commonName: "Apple WebAuthn Root CA", organization: "Apple Inc.",
+            organizationalUnit: nil, subjectSerialNumber: nil, serial: "681d016c7a3ce30225a5019428475771",
+            notBefore: "2020-03-18T18:21:32Z", notAfter: "2045-03-15T00:00:00Z"),
+        Expected(
+            name: "Google hardware attestation root, serial e8fa196314d2fa18", commonName: nil, organization: nil,
+            organizationalUnit: nil, subjectSerialNumber: "f92009e853b6b045", serial: "e8fa196314d2fa18",
+            notBefore: "2016-05-26T16:28:52Z", notAfter: "2026-05-24T16:28:52Z"),
+        Expected(
+            name: "Google hardware attestation root, serial d50ff25ba3f2d6b3", commonName: nil, organization: nil,
+            organizationalUnit: nil, subjectSerialNumber: "f92009e853b6b045", serial: "d50ff25ba3f2d6b3",
+            notBefore: "2019-11-22T20:37:58Z", notAfter: "2034-11-18T20:37:58Z"),
+        Expected(
+            name: "Google hardware attestation root, serial c36b7c44b9ae1831", commonName: nil, organization: nil,
+            organizationalUnit: nil, subjectSerialNumber: "f92009e853b6b045", serial: "c36b7c44b9ae1831",
+            notBefore: "2021-11-17T23:10:42Z", notAfter: "2036-11-13T23:10:42Z"),
+        Expected(
+            name: "Google hardware attestation root, serial f1c172a699eaf51d", commonName: nil, organization: nil,
+            organizationalUnit: nil, subjectSerialNumber: "f92009e853b6b045", serial: "f1c172a699eaf51d",
+            notBefore: "2022-03-20T18:07:48Z", notAfter: "2042-03-15T18:07:48Z"),
+        Expected(
+            name: "Google hardware attestation root, Key Attestation CA1", commonName: "Key Attestation CA1",
+            organization: "Google LLC", organizationalUnit: "Android", subjectSerialNumber: nil,
+            serial: "84a9d0297b0eb58ae7ff0e80de760605",
+            notBefore: "2025-07-17T22:32:18Z", notAfter: "2035-07-15T22:32:18Z"),
+        Expected(
+            name: "GlobalSign Root CA", commonName: "GlobalSign Root CA", organization: "GlobalSign nv-sa",
+            organizationalUnit: "Root CA", subjectSerialNumber: nil, serial: "040000000001154b5ac394",
+            notBefore: "1998-09-01T12:00:00Z", notAfter: "2028-01-28T12:00:00Z"),
+        Expected(
+            name: "GlobalSign Root CA - R2", commonName: "GlobalSign", organization: "GlobalSign",
+            organizationalUnit: "GlobalSign Root CA - R2", subjectSerialNumber: nil, serial: "0203e4f461ec99d9d57966ca7a",
+            notBefore: "2006-12-15T08:00:00Z", notAfter: "2021-12-15T08:00:00Z"),
+        Expected(
+            name: "GlobalSign Root CA - R3", commonName: "GlobalSign", organization: "GlobalSign",
+            organizationalUnit: "GlobalSign Root CA - R3", subjectSerialNumber: nil, serial: "04000000000121585308a2",
+            notBefore: "2009-03-18T10:00:00Z", notAfter: "2029-03-18T10:00:00Z"),
     ]
 
     static func date(_ text: String) -> Date? { ISO8601DateFormatter().date(from: text) }

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import WebAuthnCoding
+import WebAuthnTestSupport
+
 @testable import WebAuthnCrypto
 @testable import WebAuthnRP
-import WebAuthnTestSupport
-import WebAuthnCoding
 
 // Every statement here is built by the test: a CA, an AIK certificate it issues (empty subject,
 // TPM SAN directoryName, tcg-kp-AIKCertificate EKU, CA=false), a pubArea and certInfo from
@@ -88,14 +89,16 @@ private struct TPMStatement {
         switch credential {
         case .rsa:
             let n = try #require(key.rsaParameters).n
-            return TPMStructureEncoder.rsaPublicArea(nameAlg: nameAlg.tpmAlgID,
-                                                     scheme: TPMScheme(scheme: 0x0014, hashAlgorithm: 0x000B),
-                                                     keyBits: 2048, exponent: rsaExponent, modulus: modulusEdit(n))
+            return TPMStructureEncoder.rsaPublicArea(
+                nameAlg: nameAlg.tpmAlgID,
+                scheme: TPMScheme(scheme: 0x0014, hashAlgorithm: 0x000B),
+                keyBits: 2048, exponent: rsaExponent, modulus: modulusEdit(n))
         case .ecc:
             let point = try #require(key.ecCoordinates)
-            return TPMStructureEncoder.eccPublicArea(nameAlg: nameAlg.tpmAlgID,
-                                                     scheme: TPMScheme(scheme: 0x0018, hashAlgorithm: 0x000B),
-                                                     curveID: eccCurveID, x: xEdit(point.x), y: yEdit(point.y))
+            return TPMStructureEncoder.eccPublicArea(
+                nameAlg: nameAlg.tpmAlgID,
+                scheme: TPMScheme(scheme: 0x0018, hashAlgorithm: 0x000B),
+                curveID: eccCurveID, x: xEdit(point.x), y: yEdit(point.y))
         }
     }
 
@@ -106,9 +109,10 @@ private struct TPMStatement {
         if let model { attributes.append(.init(oid: DistinguishedName.tpmModelOID, value: model)) }
         if let firmwareVersion { attributes.append(.init(oid: DistinguishedName.tpmVersionOID, value: firmwareVersion)) }
         let directory = oneRDNPerAttribute ? try DistinguishedName(attributes) : try DistinguishedName(rdns: [attributes])
-        var builder = CertificateBuilder(subject: try DistinguishedName([]), publicKey: try aikKey.publicKey,
-                                         notBefore: AttestationTestSupport.now.addingTimeInterval(-86_400),
-                                         notAfter: AttestationTestSupport.now.addingTimeInterval(86_400 * 365))
+        var builder = CertificateBuilder(
+            subject: try DistinguishedName([]), publicKey: try aikKey.publicKey,
+            notBefore: AttestationTestSupport.now.addingTimeInterval(-86_400),
+            notAfter: AttestationTestSupport.now.addingTimeInterval(86_400 * 365))
         builder.serialNumber = [0x0A, 0x1C]
         builder.issued(by: ca.cert)
         builder.basicConstraints = .init(isCA: false)
@@ -129,11 +133,13 @@ private struct TPMStatement {
         let pubArea = try pubArea()
         let hash = TPMAttestation.hashAlgorithm(for: alg) ?? .sha256
         let extraData = extraDataOverride ?? hash.hash(authData + AttestationTestSupport.clientDataHash)
-        let name = nameOverride?(pubArea)
+        let name =
+            nameOverride?(pubArea)
             ?? (TPMWriter.bigEndian(nameAlg.tpmAlgID) + TPMAttestation.digest(for: nameAlg).hash(pubArea))
-        let certInfo = TPMStructureEncoder.certifyAttest(magic: magic, type: attestType, extraData: extraData,
-                                                         clock: 1234, resetCount: 2, restartCount: 3, safe: 1,
-                                                         firmwareVersion: 0x0001_0002, name: name)
+        let certInfo = TPMStructureEncoder.certifyAttest(
+            magic: magic, type: attestType, extraData: extraData,
+            clock: 1234, resetCount: 2, restartCount: 3, safe: 1,
+            firmwareVersion: 0x0001_0002, name: name)
         var sig = try aikKey.sign(certInfo, algorithm: alg)
         if corruptSignature, let last = sig.indices.last { sig[last] ^= 0x01 }
         let (aik, ca) = try aikCertificate()
@@ -148,8 +154,9 @@ private struct TPMStatement {
     }
 
     func verify(policy: AttestationPolicy = AttestationPolicy()) throws -> AttestationOutcome {
-        let context = try AttestationTestSupport.context(statement: try statement(), authData: try authData(),
-                                                         policy: policy)
+        let context = try AttestationTestSupport.context(
+            statement: try statement(), authData: try authData(),
+            policy: policy)
         return try TPMAttestation().verify(context)
     }
 }
@@ -168,14 +175,18 @@ private func rejection(_ statement: TPMStatement, policy: AttestationPolicy = At
 }
 
 /// Expects an `attestation` rejection whose message starts "tpm: " and contains `fragment`.
-private func expectRejection(_ statement: TPMStatement, _ fragment: String, policy: AttestationPolicy = AttestationPolicy(),
-                             sourceLocation: SourceLocation = #_sourceLocation) {
+private func expectRejection(
+    _ statement: TPMStatement, _ fragment: String, policy: AttestationPolicy = AttestationPolicy(),
+    sourceLocation: SourceLocation = #_sourceLocation
+) {
     let error = rejection(statement, policy: policy)
-    #expect(error?.category == .attestation, "expected an attestation error, got \(String(describing: error))",
-            sourceLocation: sourceLocation)
+    #expect(
+        error?.category == .attestation, "expected an attestation error, got \(String(describing: error))",
+        sourceLocation: sourceLocation)
     #expect(error?.message.hasPrefix("tpm: ") == true, "\(String(describing: error))", sourceLocation: sourceLocation)
-    #expect(error?.message.contains(fragment) == true, "\(String(describing: error)) lacks \"\(fragment)\"",
-            sourceLocation: sourceLocation)
+    #expect(
+        error?.message.contains(fragment) == true, "\(String(describing: error)) lacks \"\(fragment)\"",
+        sourceLocation: sourceLocation)
 }
 
 @Suite("tpm attestation: valid statements")
@@ -245,8 +256,11 @@ struct TPMAttestationAcceptTests {
         var statement = TPMStatement(.ecc, alg: .es256)
         let aaguid = statement.aaguid
         statement.editCertificate = { builder in
-            builder.extraExtensions = [CertificateExtension(oid: PackedAttestation.aaguidExtensionOID, isCritical: false,
-                                                            value: [0x04, 0x10] + aaguid)]
+            builder.extraExtensions = [
+                CertificateExtension(
+                    oid: PackedAttestation.aaguidExtensionOID, isCritical: false,
+                    value: [0x04, 0x10] + aaguid)
+            ]
         }
         #expect(try statement.verify().type == .attCA)
     }
@@ -255,7 +269,9 @@ struct TPMAttestationAcceptTests {
     func unknownManufacturerRelaxed() throws {
         var statement = TPMStatement(.ecc, alg: .es256)
         statement.manufacturer = "id:12345678"
-        #expect(try statement.verify(policy: AttestationPolicy(formats: AttestationFormatOptions(requireKnownTPMManufacturer: false))).type == .attCA)
+        #expect(
+            try statement.verify(policy: AttestationPolicy(formats: AttestationFormatOptions(requireKnownTPMManufacturer: false))).type
+                == .attCA)
     }
 
     @Test("the W3C L3 test vectors' TPMManufacturer id:00000000 passes by default")
@@ -269,7 +285,9 @@ struct TPMAttestationAcceptTests {
     func knownManufacturerWithPolicy() throws {
         var statement = TPMStatement(.ecc, alg: .es256)
         statement.manufacturer = "id:494E5443"
-        #expect(try statement.verify(policy: AttestationPolicy(formats: AttestationFormatOptions(requireKnownTPMManufacturer: true))).type == .attCA)
+        #expect(
+            try statement.verify(policy: AttestationPolicy(formats: AttestationFormatOptions(requireKnownTPMManufacturer: true))).type
+                == .attCA)
     }
 
     @Test("the SAN's manufacturer, model and version are reported, with the vendor's name")
@@ -578,8 +596,11 @@ struct TPMAttestationCertificateTests {
     func aaguidMismatch() {
         var statement = TPMStatement(.ecc, alg: .es256)
         statement.editCertificate = { builder in
-            builder.extraExtensions = [CertificateExtension(oid: PackedAttestation.aaguidExtensionOID, isCritical: false,
-                                                            value: [0x04, 0x10] + Array(repeating: 0x43, count: 16))]
+            builder.extraExtensions = [
+                CertificateExtension(
+                    oid: PackedAttestation.aaguidExtensionOID, isCritical: false,
+                    value: [0x04, 0x10] + Array(repeating: 0x43, count: 16))
+            ]
         }
         expectRejection(statement, "the AAGUID extension does not match")
     }
@@ -598,8 +619,9 @@ struct TPMAttestationCertificateTests {
             for relaxed in [false, true] {
                 var statement = TPMStatement(.ecc, alg: .es256)
                 statement.manufacturer = value
-                expectRejection(statement, "TPMManufacturer \"\(value)\" is not \"id:\" and eight hex digits",
-                                policy: AttestationPolicy(formats: AttestationFormatOptions(requireKnownTPMManufacturer: !relaxed)))
+                expectRejection(
+                    statement, "TPMManufacturer \"\(value)\" is not \"id:\" and eight hex digits",
+                    policy: AttestationPolicy(formats: AttestationFormatOptions(requireKnownTPMManufacturer: !relaxed)))
             }
         }
     }

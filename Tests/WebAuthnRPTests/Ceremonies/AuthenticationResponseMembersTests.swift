@@ -1,4 +1,5 @@
 import Testing
+
 @testable import WebAuthnRP
 
 /// `AuthenticationResponse` keeps its four binary members in one buffer; its public
@@ -7,8 +8,9 @@ import Testing
 @Suite("AuthenticationResponse members")
 struct AuthenticationResponseMembersTests {
     static func response(userHandle: [UInt8]? = [9, 9]) -> AuthenticationResponse {
-        AuthenticationResponse(id: "AQI", rawId: [1, 2], clientDataJSON: Array("{}".utf8), authenticatorData: [1, 2, 3],
-                               signature: [4, 5, 6, 7], userHandle: userHandle)
+        AuthenticationResponse(
+            id: "AQI", rawId: [1, 2], clientDataJSON: Array("{}".utf8), authenticatorData: [1, 2, 3],
+            signature: [4, 5, 6, 7], userHandle: userHandle)
     }
 
     @Test("the initializer keeps each member and reads an empty user handle as none")
@@ -58,11 +60,17 @@ struct AuthenticationResponseMembersTests {
 
     @Test("members decoded into one buffer are refused when a range lies outside it")
     func rangesWithinStorage() {
-        #expect(AssertionMembers(storage: [1, 2, 3], clientDataJSON: 0..<1, authenticatorData: 1..<2, signature: 2..<3,
-                                 userHandle: nil) != nil)
-        #expect(AssertionMembers(storage: [1, 2, 3], clientDataJSON: 0..<1, authenticatorData: 1..<2, signature: 2..<4,
-                                 userHandle: nil) == nil)
-        #expect(AssertionMembers(storage: [1, 2, 3], clientDataJSON: 0..<1, authenticatorData: 1..<2, signature: 2..<3,
-                                 userHandle: 3..<5) == nil)
+        #expect(
+            AssertionMembers(
+                storage: [1, 2, 3], clientDataJSON: 0..<1, authenticatorData: 1..<2, signature: 2..<3,
+                userHandle: nil) != nil)
+        #expect(
+            AssertionMembers(
+                storage: [1, 2, 3], clientDataJSON: 0..<1, authenticatorData: 1..<2, signature: 2..<4,
+                userHandle: nil) == nil)
+        #expect(
+            AssertionMembers(
+                storage: [1, 2, 3], clientDataJSON: 0..<1, authenticatorData: 1..<2, signature: 2..<3,
+                userHandle: 3..<5) == nil)
     }
 }

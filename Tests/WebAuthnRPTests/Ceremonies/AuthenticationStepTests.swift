@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import WebAuthnCoding
+import WebAuthnTestSupport
+
 @testable import WebAuthnCrypto
 @testable import WebAuthnRP
-import WebAuthnTestSupport
-import WebAuthnCoding
 
 /// W3C WebAuthn L3 §7.2, one test per step that can fail: the exact category and
 /// step label, and the accepting counterpart.
@@ -16,13 +17,16 @@ struct AuthenticationStepTests {
     static let userB = Array("user-b".utf8)
 
     /// Signs an assertion and verifies it against `record` (default: the authenticator's own).
-    func login(_ authenticator: inout TestAuthenticator, _ options: Options = Options(),
-               issued: IssuedChallenge = F.authenticationChallenge(), record: CredentialRecord? = nil,
-               relyingParty: RelyingParty = F.relyingParty, policy: VerificationPolicy = VerificationPolicy(),
-               now: Date = F.now) throws -> CeremonyOutcome<VerifiedAuthentication> {
+    func login(
+        _ authenticator: inout TestAuthenticator, _ options: Options = Options(),
+        issued: IssuedChallenge = F.authenticationChallenge(), record: CredentialRecord? = nil,
+        relyingParty: RelyingParty = F.relyingParty, policy: VerificationPolicy = VerificationPolicy(),
+        now: Date = F.now
+    ) throws -> CeremonyOutcome<VerifiedAuthentication> {
         let response = try authenticator.authenticate(challenge: issued.challenge, options)
-        return F.authenticate(response, issued: issued, record: record ?? authenticator.record(),
-                              relyingParty: relyingParty, policy: policy, now: now)
+        return F.authenticate(
+            response, issued: issued, record: record ?? authenticator.record(),
+            relyingParty: relyingParty, policy: policy, now: now)
     }
 
     // MARK: Baseline
@@ -32,16 +36,17 @@ struct AuthenticationStepTests {
         var authenticator = try TestAuthenticator()
         let outcome = try login(&authenticator)
         _ = try #require(outcome.accepted())
-        #expect(outcome.trace.steps.map(\.step) == [
-            "pending", "§7.2 step 3", "§7.2 step 4", "§7.2 step 5", "§7.2 step 6", "§7.2 steps 7-9", "§7.2 step 10",
-            "§7.2 step 11", "§7.2 step 12", "§7.2 step 13", "§7.2 step 14", "§7.2 step 7", "§7.2 step 15",
-            "§7.2 step 16", "§7.2 step 17", "§7.2 step 18", "§7.2 step 19", "§7.2 step 20", "§7.2 step 21",
-            "§7.2 step 22", "§7.2 step 23", "§7.2 step 24", "§7.2 step 25",
-        ])
-        #expect(outcome.trace.skipped("§7.2 step 5"))   // allowCredentials empty
+        #expect(
+            outcome.trace.steps.map(\.step) == [
+                "pending", "§7.2 step 3", "§7.2 step 4", "§7.2 step 5", "§7.2 step 6", "§7.2 steps 7-9", "§7.2 step 10",
+                "§7.2 step 11", "§7.2 step 12", "§7.2 step 13", "§7.2 step 14", "§7.2 step 7", "§7.2 step 15",
+                "§7.2 step 16", "§7.2 step 17", "§7.2 step 18", "§7.2 step 19", "§7.2 step 20", "§7.2 step 21",
+                "§7.2 step 22", "§7.2 step 23", "§7.2 step 24", "§7.2 step 25",
+            ])
+        #expect(outcome.trace.skipped("§7.2 step 5"))  // allowCredentials empty
         #expect(outcome.trace.skipped("§7.2 step 14"))  // no topOrigin
         #expect(outcome.trace.passed("§7.2 step 22"))
-        #expect(outcome.trace.passed("§7.2 step 23"))   // 0 -> 1
+        #expect(outcome.trace.passed("§7.2 step 23"))  // 0 -> 1
     }
 
     // MARK: pending
@@ -138,9 +143,12 @@ struct AuthenticationStepTests {
         options.response = { $0.userHandle = Self.userB }
         try login(&authenticator, options).expectRejected(.userHandle, step: "§7.2 step 6")
         // An empty userHandle counts as absent.
-        options.response = { $0 = AuthenticationResponse(id: $0.id, rawId: $0.rawId, clientDataJSON: $0.clientDataJSON,
-                                                          authenticatorData: $0.authenticatorData, signature: $0.signature,
-                                                          userHandle: []) }
+        options.response = {
+            $0 = AuthenticationResponse(
+                id: $0.id, rawId: $0.rawId, clientDataJSON: $0.clientDataJSON,
+                authenticatorData: $0.authenticatorData, signature: $0.signature,
+                userHandle: [])
+        }
         try login(&authenticator, options).expectRejected(.userHandle, step: "§7.2 step 6")
     }
 
@@ -157,8 +165,9 @@ struct AuthenticationStepTests {
 
     // MARK: Steps 7-9 and 7
 
-    @Test("steps 7-9: clientDataJSON that is not UTF-8 JSON client data is malformed",
-          arguments: [[UInt8](arrayLiteral: 0xc3, 0x28), Array("{}".utf8), Array(#"{"type":1}"#.utf8)])
+    @Test(
+        "steps 7-9: clientDataJSON that is not UTF-8 JSON client data is malformed",
+        arguments: [[UInt8](arrayLiteral: 0xc3, 0x28), Array("{}".utf8), Array(#"{"type":1}"#.utf8)])
     func step7ClientData(_ bytes: [UInt8]) throws {
         var authenticator = try TestAuthenticator()
         var options = Options()
@@ -214,15 +223,20 @@ struct AuthenticationStepTests {
     @Test("step 14: a topOrigin that is not allowed is rejected (origin); a listed one passes")
     func step14() throws {
         var authenticator = try TestAuthenticator()
-        let framed = RelyingParty(id: "example.org", origins: ["https://example.org"], allowCrossOrigin: true,
-                                  topOrigins: ["https://portal.example.com"])
+        let framed = RelyingParty(
+            id: "example.org", origins: ["https://example.org"], allowCrossOrigin: true,
+            topOrigins: ["https://portal.example.com"])
         var options = Options()
-        options.clientData = { $0.crossOrigin = true; $0.topOrigin = "https://attacker.example" }
+        options.clientData = {
+            $0.crossOrigin = true; $0.topOrigin = "https://attacker.example"
+        }
         try login(&authenticator, options, relyingParty: framed).expectRejected(.origin, step: "§7.2 step 14")
         options.clientData = { $0.topOrigin = "https://portal.example.com" }  // crossOrigin false
         try login(&authenticator, options, relyingParty: framed).expectRejected(.origin, step: "§7.2 step 14")
         try login(&authenticator, options).expectRejected(.origin, step: "§7.2 step 14")
-        options.clientData = { $0.crossOrigin = true; $0.topOrigin = "https://portal.example.com" }
+        options.clientData = {
+            $0.crossOrigin = true; $0.topOrigin = "https://portal.example.com"
+        }
         let outcome = try login(&authenticator, options, relyingParty: framed)
         _ = try #require(outcome.accepted())
         #expect(outcome.trace.passed("§7.2 step 14"))
@@ -285,8 +299,11 @@ struct AuthenticationStepTests {
         try login(&authenticator, options).expectRejected(.signature, step: "§7.2 step 22")
         // Signed, then the client data changed: the hash no longer matches.
         options.signature = { _ in }
-        options.response = { $0.clientDataJSON = Array(String(decoding: $0.clientDataJSON, as: UTF8.self)
-                                                        .replacingOccurrences(of: "false", with: "false ").utf8) }
+        options.response = {
+            $0.clientDataJSON = Array(
+                String(decoding: $0.clientDataJSON, as: UTF8.self)
+                    .replacingOccurrences(of: "false", with: "false ").utf8)
+        }
         try login(&authenticator, options).expectRejected(.signature, step: "§7.2 step 22")
         // Signed, then a flag changed in authenticator data.
         var flipped = Options(flags: [.userPresent])
@@ -364,22 +381,33 @@ struct AuthenticationStepTests {
     func updatedRecord() throws {
         var authenticator = try TestAuthenticator()
         let stored = authenticator.record(signCount: 3, backupEligible: true, backupState: false, uvInitialized: false)
-        let first = try #require(try login(&authenticator, Options(flags: [.userPresent, .userVerified, .backupEligible, .backupState],
-                                                                   signCount: 7), record: stored).accepted())
+        let first = try #require(
+            try login(
+                &authenticator,
+                Options(
+                    flags: [.userPresent, .userVerified, .backupEligible, .backupState],
+                    signCount: 7), record: stored
+            ).accepted())
         #expect(first.updatedRecord.signCount == 7)
         #expect(first.updatedRecord.backupState)
         #expect(first.updatedRecord.uvInitialized)
         #expect(first.updatedRecord.backupEligible)
         #expect(first.userVerified)
         // Without UV later, uvInitialized stays; BS follows the latest assertion.
-        let second = try #require(try login(&authenticator, Options(flags: [.userPresent, .backupEligible], signCount: 8),
-                                            record: first.updatedRecord).accepted())
+        let second = try #require(
+            try login(
+                &authenticator, Options(flags: [.userPresent, .backupEligible], signCount: 8),
+                record: first.updatedRecord
+            ).accepted())
         #expect(second.updatedRecord.uvInitialized)
         #expect(!second.updatedRecord.backupState)
         #expect(!second.userVerified)
         // Without UV ever, uvInitialized stays false.
-        let plain = try #require(try login(&authenticator, Options(flags: [.userPresent, .backupEligible], signCount: 9),
-                                           record: stored).accepted())
+        let plain = try #require(
+            try login(
+                &authenticator, Options(flags: [.userPresent, .backupEligible], signCount: 9),
+                record: stored
+            ).accepted())
         #expect(!plain.updatedRecord.uvInitialized)
         // Everything else is carried over unchanged.
         #expect(plain.updatedRecord.id == stored.id && plain.updatedRecord.publicKey == stored.publicKey)
@@ -388,8 +416,10 @@ struct AuthenticationStepTests {
 
     // MARK: Through the service
 
-    static func registeredService(_ authenticator: TestAuthenticator,
-                                  policy: VerificationPolicy = VerificationPolicy()) async throws -> RelyingPartyService {
+    static func registeredService(
+        _ authenticator: TestAuthenticator,
+        policy: VerificationPolicy = VerificationPolicy()
+    ) async throws -> RelyingPartyService {
         let service = RelyingPartyService(relyingParty: F.relyingParty, policy: policy)
         let challenge = Array(repeating: UInt8(0xA1), count: 32)
         try await service.issue(F.registrationChallenge(challenge), now: F.now)

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
 import WebAuthnCoding
+import WebAuthnTestSupport
+
 @testable import WebAuthnCrypto
 @testable import WebAuthnRP
-import WebAuthnTestSupport
 
 /// §7.1 step 20 and the credential key rules around it: which algorithms an options document
 /// lets the client use (L3 §5.1.3), EdDSA's curve (L3 §5.8.5), canonical CBOR (L3 §2.5), and the
@@ -22,8 +23,10 @@ struct CredentialKeyRulesTests {
         return IssuedChallenge(creationOptions: options, relyingParty: F.relyingParty, expiresAt: F.now.addingTimeInterval(300))
     }
 
-    func register(_ key: TestAuthenticator.KeySpec, issued: IssuedChallenge,
-                  _ options: Options = Options()) throws -> CeremonyOutcome<VerifiedRegistration> {
+    func register(
+        _ key: TestAuthenticator.KeySpec, issued: IssuedChallenge,
+        _ options: Options = Options()
+    ) throws -> CeremonyOutcome<VerifiedRegistration> {
         let authenticator = try TestAuthenticator(key: key)
         return F.register(try authenticator.register(challenge: issued.challenge, options), issued: issued)
     }
@@ -36,8 +39,11 @@ struct CredentialKeyRulesTests {
     }
 
     static func okpKey(alg: COSEAlgorithm, crv: COSECurve, x: [UInt8]) -> [UInt8] {
-        CBOREncoder.encode(CBORItem.map([(.int(1), .int(1)), (.int(3), .int(Int64(alg.rawValue))),
-                                         (.int(-1), .int(Int64(crv.rawValue))), (.int(-2), .bytes(x[...]))]))
+        CBOREncoder.encode(
+            CBORItem.map([
+                (.int(1), .int(1)), (.int(3), .int(Int64(alg.rawValue))),
+                (.int(-1), .int(Int64(crv.rawValue))), (.int(-2), .bytes(x[...])),
+            ]))
     }
 
     // MARK: §5.1.3: the algorithms the client may use
@@ -55,8 +61,10 @@ struct CredentialKeyRulesTests {
 
     @Test("when every pubKeyCredParams entry has an unknown type, no response is accepted")
     func everyEntryDropped() throws {
-        let issued = Self.issued([PublicKeyCredentialParameters(type: PublicKeyCredentialType(rawValue: "password"), alg: -7),
-                                  PublicKeyCredentialParameters(type: PublicKeyCredentialType(rawValue: "future-type"), alg: -257)])
+        let issued = Self.issued([
+            PublicKeyCredentialParameters(type: PublicKeyCredentialType(rawValue: "password"), alg: -7),
+            PublicKeyCredentialParameters(type: PublicKeyCredentialType(rawValue: "future-type"), alg: -257),
+        ])
         #expect(issued.offeredAlgorithms.isEmpty)
         for key in [TestAuthenticator.KeySpec.es256, .rs256] {
             try register(key, issued: issued).expectRejected(.algorithm, step: "§7.1 step 20")
@@ -65,7 +73,10 @@ struct CredentialKeyRulesTests {
 
     @Test("entries of an unknown type are skipped; the public-key entries stand")
     func unknownTypeSkipped() throws {
-        let issued = Self.issued([PublicKeyCredentialParameters(type: PublicKeyCredentialType(rawValue: "password"), alg: -7), PublicKeyCredentialParameters(.edDSA)])
+        let issued = Self.issued([
+            PublicKeyCredentialParameters(type: PublicKeyCredentialType(rawValue: "password"), alg: -7),
+            PublicKeyCredentialParameters(.edDSA),
+        ])
         #expect(issued.offeredAlgorithms == [.edDSA])
         _ = try #require(try register(.edDSA, issued: issued).accepted())
         try register(.es256, issued: issued).expectRejected(.algorithm, step: "§7.1 step 20")
@@ -95,7 +106,7 @@ struct CredentialKeyRulesTests {
         var key = authenticator.coseKey
         // a5 01 02 ...: kty 2 written as 18 02.
         #expect(Array(key.prefix(3)) == [0xA5, 0x01, 0x02])
-        key.replaceSubrange(2 ..< 3, with: [0x18, 0x02])
+        key.replaceSubrange(2..<3, with: [0x18, 0x02])
         _ = try COSEKey(cbor: key[...])  // a well-formed key all the same
         try register(coseKey: key).expectRejected(.malformed, step: "§7.1 step 13")
     }
@@ -134,7 +145,7 @@ struct CredentialKeyRulesTests {
         let verified = try #require(try register(coseKey: authenticator.coseKey).accepted())
         var record = verified.record
         var key = record.publicKey
-        key.replaceSubrange(2 ..< 3, with: [0x18, 0x02])
+        key.replaceSubrange(2..<3, with: [0x18, 0x02])
         record.publicKey = key
         let login = try authenticator.authenticate(challenge: F.authenticationChallenge().challenge)
         _ = try #require(F.authenticate(login, record: record).accepted())
@@ -146,7 +157,9 @@ struct CredentialKeyRulesTests {
         let nonCanonical: [UInt8] = [0xA1, 0x6B] + Array("credProtect".utf8) + [0x18, 0x02]
         let canonical: [UInt8] = [0xA1, 0x6B] + Array("credProtect".utf8) + [0x02]
         func withExtensions(_ map: [UInt8]) -> (inout [UInt8]) -> Void {
-            { data in data[32] |= AuthenticatorFlags.extensionData.rawValue; data += map }
+            { data in
+                data[32] |= AuthenticatorFlags.extensionData.rawValue; data += map
+            }
         }
         var authenticator = try TestAuthenticator(key: .es256)
         var options = Options()
@@ -162,8 +175,11 @@ struct CredentialKeyRulesTests {
         F.authenticate(try authenticator.authenticate(challenge: F.authenticationChallenge().challenge, login), record: verified.record)
             .expectRejected(.malformed, step: "§7.2 step 7")
         login.authData = withExtensions(canonical)
-        _ = try #require(F.authenticate(try authenticator.authenticate(challenge: F.authenticationChallenge().challenge, login),
-                                        record: verified.record).accepted())
+        _ = try #require(
+            F.authenticate(
+                try authenticator.authenticate(challenge: F.authenticationChallenge().challenge, login),
+                record: verified.record
+            ).accepted())
     }
 
     // MARK: Forgeable Edwards keys (a deliberate extra check)
@@ -173,18 +189,28 @@ struct CredentialKeyRulesTests {
         ("order 2", [0xEC] + Array(repeating: 0xFF, count: 30) + [0x7F]),
         ("order 4", Array(repeating: 0, count: 32)),
         ("order 4, x negative", Array(repeating: 0, count: 31) + [0x80]),
-        ("order 8", [0x26, 0xE8, 0x95, 0x8F, 0xC2, 0xB2, 0x27, 0xB0, 0x45, 0xC3, 0xF4, 0x89, 0xF2, 0xEF, 0x98, 0xF0,
-                     0xD5, 0xDF, 0xAC, 0x05, 0xD3, 0xC6, 0x33, 0x39, 0xB1, 0x38, 0x02, 0x88, 0x6D, 0x53, 0xFC, 0x05]),
-        ("order 8, other y, x negative",
-         [0xC7, 0x17, 0x6A, 0x70, 0x3D, 0x4D, 0xD8, 0x4F, 0xBA, 0x3C, 0x0B, 0x76, 0x0D, 0x10, 0x67, 0x0F,
-          0x2A, 0x20, 0x53, 0xFA, 0x2C, 0x39, 0xCC, 0xC6, 0x4E, 0xC7, 0xFD, 0x77, 0x92, 0xAC, 0x03, 0xFA]),
+        (
+            "order 8",
+            [
+                0x26, 0xE8, 0x95, 0x8F, 0xC2, 0xB2, 0x27, 0xB0, 0x45, 0xC3, 0xF4, 0x89, 0xF2, 0xEF, 0x98, 0xF0,
+                0xD5, 0xDF, 0xAC, 0x05, 0xD3, 0xC6, 0x33, 0x39, 0xB1, 0x38, 0x02, 0x88, 0x6D, 0x53, 0xFC, 0x05,
+            ]
+        ),
+        (
+            "order 8, other y, x negative",
+            [
+                0xC7, 0x17, 0x6A, 0x70, 0x3D, 0x4D, 0xD8, 0x4F, 0xBA, 0x3C, 0x0B, 0x76, 0x0D, 0x10, 0x67, 0x0F,
+                0x2A, 0x20, 0x53, 0xFA, 0x2C, 0x39, 0xCC, 0xC6, 0x4E, 0xC7, 0xFD, 0x77, 0x92, 0xAC, 0x03, 0xFA,
+            ]
+        ),
         ("y = p (non-canonical 0)", [0xED] + Array(repeating: 0xFF, count: 30) + [0x7F]),
         ("y = p + 1 (non-canonical identity)", [0xEE] + Array(repeating: 0xFF, count: 30) + [0x7F]),
         ("identity with the sign bit set", [0x01] + Array(repeating: 0, count: 30) + [0x80]),
     ]
 
-    @Test("Ed25519 keys of small order or non-canonically encoded are refused, under -8 and -19",
-          arguments: ed25519SmallOrder.map(\.0))
+    @Test(
+        "Ed25519 keys of small order or non-canonically encoded are refused, under -8 and -19",
+        arguments: ed25519SmallOrder.map(\.0))
     func ed25519SmallOrderRefused(_ label: String) throws {
         let x = try #require(Self.ed25519SmallOrder.first { $0.0 == label }?.1)
         for alg in [COSEAlgorithm.edDSA, .ed25519] {
@@ -218,7 +244,10 @@ struct CredentialKeyRulesTests {
             ("order 4", Array(repeating: 0, count: 56) + [0x00]),
             ("order 4, x odd", Array(repeating: 0, count: 56) + [0x80]),
             ("y = p", p + [0x00]),
-            ("stray bits in the last byte", Array(try #require(try PrivateKey.derive(.ed448, seed: "stray").publicKey.rawOKPKey).dropLast()) + [0x01]),
+            (
+                "stray bits in the last byte",
+                Array(try #require(try PrivateKey.derive(.ed448, seed: "stray").publicKey.rawOKPKey).dropLast()) + [0x01]
+            ),
         ]
         for (label, x) in cases {
             let key = Self.okpKey(alg: .ed448, crv: .ed448, x: x)
@@ -229,7 +258,7 @@ struct CredentialKeyRulesTests {
 
     @Test("ordinary Ed25519 and Ed448 keys, including ones whose y has the top bits set, are accepted")
     func ordinaryEdwardsKeys() throws {
-        for seed in 0 ..< 16 {
+        for seed in 0..<16 {
             let ed25519 = try PrivateKey.derive(.ed25519, seed: "edwards \(seed)")
             _ = try COSEKey(cbor: try ed25519.coseKey(algorithm: .edDSA)[...])
             let ed448 = try PrivateKey.derive(.ed448, seed: "edwards \(seed)")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import WebAuthnRP
 
 /// `RelyingParty` origin rules: exact scheme, host and port; subdomains only when
@@ -9,16 +10,17 @@ struct OriginMatchingTests {
     static let rp = RelyingParty(id: "example.org", origins: ["https://example.org"])
     static let withSubdomains = RelyingParty(id: "example.org", origins: ["https://example.org"], allowSubdomains: true)
 
-    @Test("exact origins match; any change of scheme, host case or port does not",
-          arguments: [
+    @Test(
+        "exact origins match; any change of scheme, host case or port does not",
+        arguments: [
             ("https://example.org", true),
-            ("https://example.org:443", true),      // the scheme's default port, spelled out
+            ("https://example.org:443", true),  // the scheme's default port, spelled out
             ("https://EXAMPLE.org", false),
             ("HTTPS://example.org", false),
             ("http://example.org", false),
             ("https://example.org:8443", false),
             ("https://example.org:80", false),
-            ("https://example.org:+443", false),    // not a serialized port
+            ("https://example.org:+443", false),  // not a serialized port
             ("https://example.org:0443", false),
             ("https://example.org: 443", false),
             ("https://example.org:", false),
@@ -32,13 +34,14 @@ struct OriginMatchingTests {
             ("https://login.example.org", false),
             ("", false),
             ("example.org", false),
-          ])
+        ])
     func exact(_ origin: String, _ expected: Bool) {
         #expect(Self.rp.isAllowedOrigin(origin) == expected, "\(origin)")
     }
 
-    @Test("subdomains match only when allowed, and only on a dot boundary",
-          arguments: [
+    @Test(
+        "subdomains match only when allowed, and only on a dot boundary",
+        arguments: [
             ("https://login.example.org", true),
             ("https://a.b.example.org", true),
             ("https://login.example.org:443", true),
@@ -50,7 +53,7 @@ struct OriginMatchingTests {
             ("http://login.example.org", false),
             ("https://login.EXAMPLE.org", false),
             ("https://example.org.evil.net", false),
-          ])
+        ])
     func subdomains(_ origin: String, _ expected: Bool) {
         #expect(Self.withSubdomains.isAllowedOrigin(origin) == expected, "\(origin)")
     }
@@ -86,8 +89,9 @@ struct OriginMatchingTests {
 
     @Test("top origins follow the same rules")
     func topOrigins() {
-        let rp = RelyingParty(id: "example.org", origins: ["https://example.org"], allowCrossOrigin: true,
-                              topOrigins: ["https://portal.example.com"])
+        let rp = RelyingParty(
+            id: "example.org", origins: ["https://example.org"], allowCrossOrigin: true,
+            topOrigins: ["https://portal.example.com"])
         #expect(rp.isAllowedTopOrigin("https://portal.example.com"))
         #expect(!rp.isAllowedTopOrigin("https://Portal.example.com"))
         #expect(!rp.isAllowedTopOrigin("https://evil-portal.example.com"))
@@ -95,8 +99,9 @@ struct OriginMatchingTests {
         #expect(!rp.isAllowedTopOrigin("https://example.org"))
     }
 
-    @Test("user info, a path, a query, a fragment or a blank is no origin, even below an allowed host",
-          arguments: [
+    @Test(
+        "user info, a path, a query, a fragment or a blank is no origin, even below an allowed host",
+        arguments: [
             "https://user@login.example.org",
             "https://evil.net@login.example.org",
             "https://login.example.org/path",
@@ -104,7 +109,7 @@ struct OriginMatchingTests {
             "https://login.example.org#x",
             "https://login.example.org\\x",
             "https://login .example.org",
-          ])
+        ])
     func notAnOriginBelowAllowedHost(_ origin: String) {
         #expect(!Self.withSubdomains.isAllowedOrigin(origin), "\(origin)")
     }

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import WebAuthnCoding
+import WebAuthnTestSupport
+
 @testable import WebAuthnCrypto
 @testable import WebAuthnRP
-import WebAuthnTestSupport
-import WebAuthnCoding
 
 /// The packed (§8.2), fido-u2f (§8.6) and none (§8.7) formats, run through §7.1.
 @Suite("Packed, fido-u2f and none attestation through §7.1")
@@ -12,9 +13,11 @@ struct PackedAndU2FAttestationTests {
     typealias Options = TestAuthenticator.RegistrationOptions
     static let challenge = Array(repeating: UInt8(0xA1), count: 32)
 
-    func register(_ authenticator: TestAuthenticator, _ attestation: TestAuthenticator.Attestation,
-                  policy: VerificationPolicy = VerificationPolicy(),
-                  edit: (inout Options) -> Void = { _ in }) throws -> CeremonyOutcome<VerifiedRegistration> {
+    func register(
+        _ authenticator: TestAuthenticator, _ attestation: TestAuthenticator.Attestation,
+        policy: VerificationPolicy = VerificationPolicy(),
+        edit: (inout Options) -> Void = { _ in }
+    ) throws -> CeremonyOutcome<VerifiedRegistration> {
         var options = Options(attestation: attestation)
         edit(&options)
         return F.register(try authenticator.register(challenge: Self.challenge, options), policy: policy)
@@ -36,8 +39,10 @@ struct PackedAndU2FAttestationTests {
     func smoke() throws {
         let ca = try TestAuthenticator.CA.make()
         var cases: [(TestAuthenticator.Attestation, String, AttestationType)] = [(.packedSelf, "packed", .self)]
-        let types: [String: AttestationType] = ["none": .none, "packed": .basic, "fido-u2f": .basic, "tpm": .attCA,
-                                                "android-key": .basic, "apple": .anonCA, "compound": .basic]
+        let types: [String: AttestationType] = [
+            "none": .none, "packed": .basic, "fido-u2f": .basic, "tpm": .attCA,
+            "android-key": .basic, "apple": .anonCA, "compound": .basic,
+        ]
         // Every format of the library's one list, as the test authenticator makes it.
         for fmt in AttestationFormatList.identifiers {
             guard let attestation = TestAuthenticator.attestation(format: fmt, ca: ca) else {
@@ -131,21 +136,29 @@ struct PackedAndU2FAttestationTests {
         let leaf = try TestAuthenticator.packedLeaf(key: leafKey, ca: ca, aaguid: TestAuthenticator.defaultAAGUID) { _ in }
         // Repeating the anchor after the leaf leaves the chain valid, so only the count decides.
         let sixteen = [leaf] + Array(repeating: ca.certificate, count: 15)
-        let accepted = try #require(try register(try TestAuthenticator(), .packedChain(leafKey: leafKey, chain: sixteen, alg: .es256),
-                                                 policy: Self.trusting(ca)).accepted())
+        let accepted = try #require(
+            try register(
+                try TestAuthenticator(), .packedChain(leafKey: leafKey, chain: sixteen, alg: .es256),
+                policy: Self.trusting(ca)
+            ).accepted())
         #expect(accepted.attestation.trusted)
-        try register(try TestAuthenticator(), .packedChain(leafKey: leafKey, chain: sixteen + [ca.certificate], alg: .es256),
-                     policy: Self.trusting(ca))
-            .expectRejected(.attestation, step: "§7.1 step 23")
+        try register(
+            try TestAuthenticator(), .packedChain(leafKey: leafKey, chain: sixteen + [ca.certificate], alg: .es256),
+            policy: Self.trusting(ca)
+        )
+        .expectRejected(.attestation, step: "§7.1 step 23")
     }
 
     /// A packed registration whose leaf was built with `edit`.
-    func packedLeaf(aaguid: [UInt8]? = TestAuthenticator.defaultAAGUID, ca: TestAuthenticator.CA,
-                    edit: (inout CertificateBuilder) -> Void) throws -> CeremonyOutcome<VerifiedRegistration> {
+    func packedLeaf(
+        aaguid: [UInt8]? = TestAuthenticator.defaultAAGUID, ca: TestAuthenticator.CA,
+        edit: (inout CertificateBuilder) -> Void
+    ) throws -> CeremonyOutcome<VerifiedRegistration> {
         let leafKey = try PrivateKey.generate(.p256)
         let leaf = try TestAuthenticator.packedLeaf(key: leafKey, ca: ca, aaguid: aaguid, edit: edit)
-        return try register(try TestAuthenticator(), .packedChain(leafKey: leafKey, chain: [leaf], alg: .es256),
-                            policy: Self.trusting(ca))
+        return try register(
+            try TestAuthenticator(), .packedChain(leafKey: leafKey, chain: [leaf], alg: .es256),
+            policy: Self.trusting(ca))
     }
 
     @Test("§8.2.1: the leaf must be v3 with C, O, OU \"Authenticator Attestation\", CN and CA=false")
@@ -154,12 +167,12 @@ struct PackedAndU2FAttestationTests {
         _ = try packedLeaf(ca: ca) { _ in }.accepted()
         _ = try packedLeaf(aaguid: nil, ca: ca) { _ in }.accepted()  // the AAGUID extension is optional
         let subjects: [[DistinguishedName.Attribute]] = [
-            [.organization("V"), .organizationalUnit("Authenticator Attestation"), .commonName("A")],              // no C
+            [.organization("V"), .organizationalUnit("Authenticator Attestation"), .commonName("A")],  // no C
             [.country("AAA"), .organization("V"), .organizationalUnit("Authenticator Attestation"), .commonName("A")],
-            [.country("AA"), .organizationalUnit("Authenticator Attestation"), .commonName("A")],                 // no O
+            [.country("AA"), .organizationalUnit("Authenticator Attestation"), .commonName("A")],  // no O
             [.country("AA"), .organization("V"), .organizationalUnit("Authenticator attestation"), .commonName("A")],
-            [.country("AA"), .organization("V"), .commonName("A")],                                              // no OU
-            [.country("AA"), .organization("V"), .organizationalUnit("Authenticator Attestation")],              // no CN
+            [.country("AA"), .organization("V"), .commonName("A")],  // no OU
+            [.country("AA"), .organization("V"), .organizationalUnit("Authenticator Attestation")],  // no CN
         ]
         for subject in subjects {
             let name = try DistinguishedName(subject)
@@ -168,8 +181,10 @@ struct PackedAndU2FAttestationTests {
         }
         try packedLeaf(ca: ca) { $0.basicConstraints = .init(isCA: true) }.expectRejected(.attestation, step: "§7.1 step 23")
         try packedLeaf(ca: ca) { $0.basicConstraints = nil }.expectRejected(.attestation, step: "§7.1 step 23")
-        try packedLeaf(aaguid: nil, ca: ca) { $0.version = 1; $0.basicConstraints = nil }
-            .expectRejected(.attestation, step: "§7.1 step 23")
+        try packedLeaf(aaguid: nil, ca: ca) {
+            $0.version = 1; $0.basicConstraints = nil
+        }
+        .expectRejected(.attestation, step: "§7.1 step 23")
         // The version alone: a v1 or v2 leaf that is right in every other field (its extensions
         // included, which RFC 5280 keeps to v3) is refused for its version, as `attestation`.
         for version in [1, 2] {
@@ -212,11 +227,15 @@ struct PackedAndU2FAttestationTests {
         let impostor = try TestAuthenticator.CA.make(name: "Test Attestation Root")  // same name, other key
         let leafKey = try PrivateKey.generate(.p256)
         let leaf = try TestAuthenticator.packedLeaf(key: leafKey, ca: impostor, aaguid: nil)
-        try register(try TestAuthenticator(), .packedChain(leafKey: leafKey, chain: [leaf, ca.certificate], alg: .es256),
-                     policy: Self.trusting(ca)).expectRejected(.trust, step: "§7.1 step 29")
+        try register(
+            try TestAuthenticator(), .packedChain(leafKey: leafKey, chain: [leaf, ca.certificate], alg: .es256),
+            policy: Self.trusting(ca)
+        ).expectRejected(.trust, step: "§7.1 step 29")
         // A self-signed certificate in x5c is never an anchor by itself.
-        try register(try TestAuthenticator(), .packedChain(leafKey: leafKey, chain: [leaf, impostor.certificate], alg: .es256),
-                     policy: Self.trusting(ca)).expectRejected(.trust, step: "§7.1 step 29")
+        try register(
+            try TestAuthenticator(), .packedChain(leafKey: leafKey, chain: [leaf, impostor.certificate], alg: .es256),
+            policy: Self.trusting(ca)
+        ).expectRejected(.trust, step: "§7.1 step 29")
     }
 
     // MARK: packed, self
@@ -275,10 +294,13 @@ struct PackedAndU2FAttestationTests {
         let leaf = try TestAuthenticator.u2fLeaf(key: leafKey, ca: ca)
         // ES256 cannot be computed with a P-384 key, so the signature here is a placeholder;
         // the curve check refuses the certificate before the signature is looked at.
-        var options = Options(attestation: .custom(fmt: "fido-u2f", statement: .map([
-            (.text("sig"), .bytes([0x30, 0x06, 0x02, 0x01, 0x01, 0x02, 0x01, 0x01])),
-            (.text("x5c"), .array([.bytes(leaf.derBytes)])),
-        ])))
+        var options = Options(
+            attestation: .custom(
+                fmt: "fido-u2f",
+                statement: .map([
+                    (.text("sig"), .bytes([0x30, 0x06, 0x02, 0x01, 0x01, 0x02, 0x01, 0x01])),
+                    (.text("x5c"), .array([.bytes(leaf.derBytes)])),
+                ])))
         options.response = { _ in }
         let outcome = F.register(try TestAuthenticator().register(challenge: Self.challenge, options))
         outcome.expectRejected(.attestation, step: "§7.1 step 23")
@@ -286,10 +308,12 @@ struct PackedAndU2FAttestationTests {
         // secp256k1 coordinates have P-256's length: only the curve itself tells them apart.
         let k1Key = try PrivateKey.generate(.secp256k1)
         let k1Leaf = try TestAuthenticator.u2fLeaf(key: k1Key, ca: ca)
-        options.attestation = .custom(fmt: "fido-u2f", statement: .map([
-            (.text("sig"), .bytes(try k1Key.sign([1], algorithm: .es256k))),
-            (.text("x5c"), .array([.bytes(k1Leaf.derBytes)])),
-        ]))
+        options.attestation = .custom(
+            fmt: "fido-u2f",
+            statement: .map([
+                (.text("sig"), .bytes(try k1Key.sign([1], algorithm: .es256k))),
+                (.text("x5c"), .array([.bytes(k1Leaf.derBytes)])),
+            ]))
         let k1 = F.register(try TestAuthenticator().register(challenge: Self.challenge, options))
         k1.expectRejected(.attestation, step: "§7.1 step 23")
         k1.expectMessage(containing: "not EC P-256")
@@ -307,8 +331,10 @@ struct PackedAndU2FAttestationTests {
         outcome.expectRejected(.attestation, step: "§7.1 step 23")
         outcome.expectMessage(containing: "not an EC2 P-256 key")
         // The same key with fmt none registers under that policy: the refusal is fido-u2f's.
-        _ = F.register(try k1.register(challenge: Self.challenge), issued: F.registrationChallenge(offered: [.es256k]),
-                       policy: acceptsK1).accepted()
+        _ = F.register(
+            try k1.register(challenge: Self.challenge), issued: F.registrationChallenge(offered: [.es256k]),
+            policy: acceptsK1
+        ).accepted()
     }
 
     @Test("fido-u2f: a signature that does not cover this registration is rejected")

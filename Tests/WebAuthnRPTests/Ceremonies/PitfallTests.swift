@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import WebAuthnCoding
+import WebAuthnTestSupport
+
 @testable import WebAuthnCrypto
 @testable import WebAuthnRP
-import WebAuthnTestSupport
-import WebAuthnCoding
 
 /// Mistakes relying parties make in practice, each pinned to its rejection.
 @Suite("Relying-party pitfalls")
@@ -14,14 +15,18 @@ struct PitfallTests {
     static let regChallenge = Array(repeating: UInt8(0xA1), count: 32)
     static let authChallenge = Array(repeating: UInt8(0xB2), count: 32)
 
-    func register(_ authenticator: TestAuthenticator, _ options: Reg = Reg(),
-                  relyingParty: RelyingParty = F.relyingParty) throws -> CeremonyOutcome<VerifiedRegistration> {
+    func register(
+        _ authenticator: TestAuthenticator, _ options: Reg = Reg(),
+        relyingParty: RelyingParty = F.relyingParty
+    ) throws -> CeremonyOutcome<VerifiedRegistration> {
         F.register(try authenticator.register(challenge: Self.regChallenge, options), relyingParty: relyingParty)
     }
 
-    func login(_ authenticator: inout TestAuthenticator, _ options: Auth = Auth(),
-               issued: IssuedChallenge = F.authenticationChallenge(), record: CredentialRecord? = nil,
-               relyingParty: RelyingParty = F.relyingParty) throws -> CeremonyOutcome<VerifiedAuthentication> {
+    func login(
+        _ authenticator: inout TestAuthenticator, _ options: Auth = Auth(),
+        issued: IssuedChallenge = F.authenticationChallenge(), record: CredentialRecord? = nil,
+        relyingParty: RelyingParty = F.relyingParty
+    ) throws -> CeremonyOutcome<VerifiedAuthentication> {
         let response = try authenticator.authenticate(challenge: issued.challenge, options)
         return F.authenticate(response, issued: issued, record: record ?? authenticator.record(), relyingParty: relyingParty)
     }
@@ -30,7 +35,9 @@ struct PitfallTests {
     func clientSuppliedId() throws {
         var options = Reg()
         // A client claiming a victim's credential id while the authenticator made another.
-        options.response = { $0.rawId = Array(repeating: 0xEE, count: 32); $0.id = Base64URL.encode($0.rawId) }
+        options.response = {
+            $0.rawId = Array(repeating: 0xEE, count: 32); $0.id = Base64URL.encode($0.rawId)
+        }
         let outcome = try register(try TestAuthenticator(), options)
         outcome.expectRejected(.malformed, step: "§7.1 step 13")
         // Only the id text differs.
@@ -146,14 +153,19 @@ struct PitfallTests {
 
     @Test("a topOrigin that is not allowed is rejected")
     func topOrigin() throws {
-        let framed = RelyingParty(id: "example.org", origins: ["https://example.org"], allowCrossOrigin: true,
-                                  topOrigins: ["https://shop.example.com"])
+        let framed = RelyingParty(
+            id: "example.org", origins: ["https://example.org"], allowCrossOrigin: true,
+            topOrigins: ["https://shop.example.com"])
         var authenticator = try TestAuthenticator()
         var reg = Reg()
-        reg.clientData = { $0.crossOrigin = true; $0.topOrigin = "https://shop-example.com" }
+        reg.clientData = {
+            $0.crossOrigin = true; $0.topOrigin = "https://shop-example.com"
+        }
         try register(authenticator, reg, relyingParty: framed).expectRejected(.origin, step: "§7.1 step 11")
         var auth = Auth()
-        auth.clientData = { $0.crossOrigin = true; $0.topOrigin = "https://evil.example" }
+        auth.clientData = {
+            $0.crossOrigin = true; $0.topOrigin = "https://evil.example"
+        }
         try login(&authenticator, auth, relyingParty: framed).expectRejected(.origin, step: "§7.2 step 14")
     }
 

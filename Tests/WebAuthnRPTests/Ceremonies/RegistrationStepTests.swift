@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import WebAuthnCoding
+import WebAuthnTestSupport
+
 @testable import WebAuthnCrypto
 @testable import WebAuthnRP
-import WebAuthnTestSupport
-import WebAuthnCoding
 
 /// W3C WebAuthn L3 §7.1, one test per step that can fail: the exact category and
 /// step label, and the accepting counterpart.
@@ -13,13 +14,16 @@ struct RegistrationStepTests {
     typealias Options = TestAuthenticator.RegistrationOptions
     static let challenge = Array(repeating: UInt8(0xA1), count: 32)
 
-    func register(_ authenticator: TestAuthenticator, _ options: Options = Options(),
-                  issued: IssuedChallenge = F.registrationChallenge(), relyingParty: RelyingParty = F.relyingParty,
-                  policy: VerificationPolicy = VerificationPolicy(), now: Date = F.now,
-                  keepAttestation: Bool = false) throws -> CeremonyOutcome<VerifiedRegistration> {
+    func register(
+        _ authenticator: TestAuthenticator, _ options: Options = Options(),
+        issued: IssuedChallenge = F.registrationChallenge(), relyingParty: RelyingParty = F.relyingParty,
+        policy: VerificationPolicy = VerificationPolicy(), now: Date = F.now,
+        keepAttestation: Bool = false
+    ) throws -> CeremonyOutcome<VerifiedRegistration> {
         let response = try authenticator.register(challenge: issued.challenge, options)
-        return F.register(response, issued: issued, relyingParty: relyingParty, policy: policy, now: now,
-                          keepAttestation: keepAttestation)
+        return F.register(
+            response, issued: issued, relyingParty: relyingParty, policy: policy, now: now,
+            keepAttestation: keepAttestation)
     }
 
     /// An authData hook that replaces the credential public key with `key`.
@@ -36,20 +40,26 @@ struct RegistrationStepTests {
         let outcome = try register(try TestAuthenticator())
         _ = try #require(outcome.accepted())
         let ran = outcome.trace.steps.map(\.step)
-        #expect(ran == ["pending", "§7.1 step 3", "§7.1 step 3", "§7.1 step 4", "§7.1 steps 5-6", "§7.1 step 7", "§7.1 step 8",
-                        "§7.1 step 9", "§7.1 step 10", "§7.1 step 11", "§7.1 step 12", "§7.1 step 13", "§7.1 step 13",
-                        "§7.1 step 14", "§7.1 step 15", "§7.1 step 16", "§7.1 step 17", "§7.1 steps 18-19",
-                        "§7.1 step 20", "§7.1 step 21", "§7.1 step 22", "§7.1 step 23", "§7.1 step 24", "§7.1 step 25",
-                        "§7.1 step 26", "§7.1 step 29"])
+        #expect(
+            ran == [
+                "pending", "§7.1 step 3", "§7.1 step 3", "§7.1 step 4", "§7.1 steps 5-6", "§7.1 step 7", "§7.1 step 8",
+                "§7.1 step 9", "§7.1 step 10", "§7.1 step 11", "§7.1 step 12", "§7.1 step 13", "§7.1 step 13",
+                "§7.1 step 14", "§7.1 step 15", "§7.1 step 16", "§7.1 step 17", "§7.1 steps 18-19",
+                "§7.1 step 20", "§7.1 step 21", "§7.1 step 22", "§7.1 step 23", "§7.1 step 24", "§7.1 step 25",
+                "§7.1 step 26", "§7.1 step 29",
+            ])
         #expect(outcome.trace.skipped("§7.1 step 11"))  // no topOrigin
-        for step in ["pending", "§7.1 step 3", "§7.1 step 8", "§7.1 step 9", "§7.1 step 13", "§7.1 step 14",
-                     "§7.1 step 15", "§7.1 step 20", "§7.1 step 22", "§7.1 step 23", "§7.1 step 26", "§7.1 step 29"] {
+        for step in [
+            "pending", "§7.1 step 3", "§7.1 step 8", "§7.1 step 9", "§7.1 step 13", "§7.1 step 14",
+            "§7.1 step 15", "§7.1 step 20", "§7.1 step 22", "§7.1 step 23", "§7.1 step 26", "§7.1 step 29",
+        ] {
             #expect(outcome.trace.passed(step), "\(step)")
         }
     }
 
-    @Test("every credential algorithm the library offers registers and logs in",
-          arguments: [TestAuthenticator.KeySpec.es256, .es384, .es512, .edDSA, .ed25519, .rs256, .ps256])
+    @Test(
+        "every credential algorithm the library offers registers and logs in",
+        arguments: [TestAuthenticator.KeySpec.es256, .es384, .es512, .edDSA, .ed25519, .rs256, .ps256])
     func algorithms(_ key: TestAuthenticator.KeySpec) throws {
         var authenticator = try TestAuthenticator(key: key)
         let verified = try #require(try register(authenticator, Options(attestation: .packedSelf)).accepted())
@@ -104,9 +114,12 @@ struct RegistrationStepTests {
 
     // MARK: Steps 5-6
 
-    @Test("steps 5-6: clientDataJSON that is not UTF-8 JSON is malformed",
-          arguments: [[UInt8](arrayLiteral: 0x7b, 0xff, 0x7d), Array("not json".utf8), Array("[]".utf8),
-                      Array(#"{"type":"webauthn.create","origin":"https://example.org"}"#.utf8)])
+    @Test(
+        "steps 5-6: clientDataJSON that is not UTF-8 JSON is malformed",
+        arguments: [
+            [UInt8](arrayLiteral: 0x7b, 0xff, 0x7d), Array("not json".utf8), Array("[]".utf8),
+            Array(#"{"type":"webauthn.create","origin":"https://example.org"}"#.utf8),
+        ])
     func step5ClientData(_ bytes: [UInt8]) throws {
         var options = Options()
         options.clientDataBytes = { $0 = bytes }
@@ -160,8 +173,9 @@ struct RegistrationStepTests {
 
     @Test("step 11: topOrigin must be expected, with crossOrigin true, and listed")
     func step11() throws {
-        let framed = RelyingParty(id: "example.org", origins: ["https://example.org"], allowCrossOrigin: true,
-                                  topOrigins: ["https://portal.example.com"])
+        let framed = RelyingParty(
+            id: "example.org", origins: ["https://example.org"], allowCrossOrigin: true,
+            topOrigins: ["https://portal.example.com"])
         var options = Options()
         // The RP expects no iframes: a topOrigin is rejected even with crossOrigin false.
         options.clientData = { $0.topOrigin = "https://portal.example.com" }
@@ -171,10 +185,14 @@ struct RegistrationStepTests {
         // The RP expects iframes, but crossOrigin is not true.
         try register(try TestAuthenticator(), options, relyingParty: framed).expectRejected(.origin, step: "§7.1 step 11")
         // crossOrigin true, topOrigin not listed.
-        options.clientData = { $0.crossOrigin = true; $0.topOrigin = "https://evil.example.net" }
+        options.clientData = {
+            $0.crossOrigin = true; $0.topOrigin = "https://evil.example.net"
+        }
         try register(try TestAuthenticator(), options, relyingParty: framed).expectRejected(.origin, step: "§7.1 step 11")
         // Accepted: crossOrigin true and a listed topOrigin.
-        options.clientData = { $0.crossOrigin = true; $0.topOrigin = "https://portal.example.com" }
+        options.clientData = {
+            $0.crossOrigin = true; $0.topOrigin = "https://portal.example.com"
+        }
         let outcome = try register(try TestAuthenticator(), options, relyingParty: framed)
         _ = try #require(outcome.accepted())
         #expect(outcome.trace.passed("§7.1 step 11"))
@@ -201,7 +219,9 @@ struct RegistrationStepTests {
     @Test("step 13: rawId or id that disagree with authData's credential id are malformed")
     func step13IdBinding() throws {
         var options = Options()
-        options.response = { $0.rawId = Array(repeating: 7, count: 32); $0.id = Base64URL.encode($0.rawId) }
+        options.response = {
+            $0.rawId = Array(repeating: 7, count: 32); $0.id = Base64URL.encode($0.rawId)
+        }
         try register(try TestAuthenticator(), options).expectRejected(.malformed, step: "§7.1 step 13")
         options.response = { $0.id = Base64URL.encode(Array(repeating: 7, count: 32)) }
         try register(try TestAuthenticator(), options).expectRejected(.malformed, step: "§7.1 step 13")
@@ -243,8 +263,10 @@ struct RegistrationStepTests {
             .expectRejected(.userVerification, step: "§7.1 step 16")
         _ = try register(try TestAuthenticator(), Options(flags: [.userPresent, .userVerified]), issued: required).accepted()
         _ = try register(try TestAuthenticator(), Options(flags: [.userPresent])).accepted()  // preferred
-        _ = try register(try TestAuthenticator(), Options(flags: [.userPresent]),
-                         issued: F.registrationChallenge(userVerification: .discouraged)).accepted()
+        _ = try register(
+            try TestAuthenticator(), Options(flags: [.userPresent]),
+            issued: F.registrationChallenge(userVerification: .discouraged)
+        ).accepted()
     }
 
     // MARK: Step 17
@@ -276,9 +298,12 @@ struct RegistrationStepTests {
 
     @Test("step 20: a COSE key with an unknown alg is algorithm; one missing its coordinates is malformed")
     func step20KeyShape() throws {
-        let unknownAlg = CBOREncoder.encode(CBORItem.map([(.int(1), .int(2)), (.int(3), .int(-999)), (.int(-1), .int(1)),
-                                                          (.int(-2), .bytes(Array(repeating: 1, count: 32))),
-                                                          (.int(-3), .bytes(Array(repeating: 2, count: 32)))]))
+        let unknownAlg = CBOREncoder.encode(
+            CBORItem.map([
+                (.int(1), .int(2)), (.int(3), .int(-999)), (.int(-1), .int(1)),
+                (.int(-2), .bytes(Array(repeating: 1, count: 32))),
+                (.int(-3), .bytes(Array(repeating: 2, count: 32))),
+            ]))
         var options = Options()
         options.authData = Self.credentialKey(unknownAlg)
         let open = F.registrationChallenge(offered: [COSEAlgorithm(rawValue: -999)])
@@ -369,21 +394,29 @@ struct RegistrationStepTests {
             .expectRejected(.trust, step: "§7.1 step 29")
         // The same chain with its root as an anchor is trusted.
         let trusting = VerificationPolicy(attestation: AttestationPolicy(requirement: .trusted(by: [ca.certificate])))
-        let verified = try #require(try register(try TestAuthenticator(), Options(attestation: .packed(ca: ca)),
-                                                 policy: trusting).accepted())
+        let verified = try #require(
+            try register(
+                try TestAuthenticator(), Options(attestation: .packed(ca: ca)),
+                policy: trusting
+            ).accepted())
         #expect(verified.attestation.trusted)
         #expect(verified.attestation.trustAnchor == ca.certificate)
         #expect(verified.record.attestationTrusted)
         // Without the requirement, the untrusted chain registers, recorded as untrusted.
-        let open = VerificationPolicy(attestation: AttestationPolicy(requirement: AttestationRequirement(source: FixedTrustAnchors([other.certificate]))))
-        let untrusted = try #require(try register(try TestAuthenticator(), Options(attestation: .packed(ca: ca)),
-                                                  policy: open).accepted())
+        let open = VerificationPolicy(
+            attestation: AttestationPolicy(requirement: AttestationRequirement(source: FixedTrustAnchors([other.certificate]))))
+        let untrusted = try #require(
+            try register(
+                try TestAuthenticator(), Options(attestation: .packed(ca: ca)),
+                policy: open
+            ).accepted())
         #expect(!untrusted.attestation.trusted)
         #expect(untrusted.attestation.untrustedReason != nil)
     }
 
-    @Test("step 29: with trust required, none and self are rejected unless unattested ones are accepted",
-          arguments: [TestAuthenticator.Attestation.none, .packedSelf])
+    @Test(
+        "step 29: with trust required, none and self are rejected unless unattested ones are accepted",
+        arguments: [TestAuthenticator.Attestation.none, .packedSelf])
     func step29Unattested(_ attestation: TestAuthenticator.Attestation) throws {
         let ca = try TestAuthenticator.CA.make()
         var policy = VerificationPolicy(attestation: AttestationPolicy(requirement: .trusted(by: [ca.certificate])))
@@ -419,8 +452,11 @@ struct RegistrationStepTests {
         authenticator.signCount = 41
         authenticator.transports = ["hybrid", "internal"]
         let issued = F.registrationChallenge(userHandle: [9, 8, 7])
-        let outcome = try register(authenticator, Options(flags: [.userPresent, .userVerified, .backupEligible, .backupState],
-                                                          attestation: .packedSelf), issued: issued)
+        let outcome = try register(
+            authenticator,
+            Options(
+                flags: [.userPresent, .userVerified, .backupEligible, .backupState],
+                attestation: .packedSelf), issued: issued)
         let verified = try #require(outcome.accepted())
         let record = verified.record
         #expect(record.id == Array(100..<140))
@@ -549,8 +585,9 @@ struct RegistrationStepTests {
         let service = Self.service()
         let authenticator = try TestAuthenticator()
         try await service.issue(F.registrationChallenge(), now: F.now)
-        let report = try await service.finishRegistrationReport(try authenticator.register(challenge: Self.challenge),
-                                                                 now: F.now, keepAttestation: true)
+        let report = try await service.finishRegistrationReport(
+            try authenticator.register(challenge: Self.challenge),
+            now: F.now, keepAttestation: true)
         _ = try #require(report.outcome.accepted())
         #expect(report.trace.steps.first?.step == "consume")
         #expect(report.trace.steps.suffix(2).map(\.step) == ["§7.1 step 27", "§7.1 step 28"])

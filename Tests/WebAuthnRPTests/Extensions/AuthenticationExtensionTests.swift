@@ -1,9 +1,10 @@
 import Foundation
 import Testing
 import WebAuthnCoding
+import WebAuthnTestSupport
+
 @testable import WebAuthnCrypto
 @testable import WebAuthnRP
-import WebAuthnTestSupport
 
 /// §7.2 steps 15 and 20: assertion extension outputs, the appid rule, and the PRF test vectors.
 @Suite("Extensions at authentication")
@@ -13,22 +14,26 @@ struct AuthenticationExtensionTests {
     static let appid = "https://example.org/u2f/appid.json"
 
     static func issued(_ inputs: AuthenticationExtensionInputs, allow: [[UInt8]] = []) throws -> IssuedChallenge {
-        IssuedChallenge(challenge: Array(repeating: 0xB2, count: 32), kind: .authentication, rpId: "example.org",
-                        allowCredentials: allow, extensions: try inputs.validatedJSON(allowCredentials: allow),
-                        expiresAt: F.now.addingTimeInterval(300))
+        IssuedChallenge(
+            challenge: Array(repeating: 0xB2, count: 32), kind: .authentication, rpId: "example.org",
+            allowCredentials: allow, extensions: try inputs.validatedJSON(allowCredentials: allow),
+            expiresAt: F.now.addingTimeInterval(300))
     }
 
-    func login(_ inputs: AuthenticationExtensionInputs, _ outputs: Outputs, allow: [[UInt8]] = [],
-               signedFor rpId: String = "example.org",
-               policy: VerificationPolicy = VerificationPolicy()) throws -> CeremonyOutcome<VerifiedAuthentication> {
+    func login(
+        _ inputs: AuthenticationExtensionInputs, _ outputs: Outputs, allow: [[UInt8]] = [],
+        signedFor rpId: String = "example.org",
+        policy: VerificationPolicy = VerificationPolicy()
+    ) throws -> CeremonyOutcome<VerifiedAuthentication> {
         var authenticator = try TestAuthenticator()
         let record = authenticator.record()
         authenticator.rpId = rpId
         var options = TestAuthenticator.AuthenticationOptions()
         options.extensions = outputs
         let issued = try Self.issued(inputs, allow: allow)
-        return F.authenticate(try authenticator.authenticate(challenge: issued.challenge, options), issued: issued,
-                              record: record, policy: policy)
+        return F.authenticate(
+            try authenticator.authenticate(challenge: issued.challenge, options), issued: issued,
+            record: record, policy: policy)
     }
 
     static func b64(_ bytes: [UInt8]) -> JSONValue { .string(Base64URL.encode(bytes)) }
@@ -46,9 +51,11 @@ struct AuthenticationExtensionTests {
         let credRandom = hex("437e065e723a98b2f08f39d8baf7c53ecb3c363c5e5104bdaaf5d5ca2e028154")
         #expect(credRandom == Digest.sha256.hash(seed + [0x06]))
         let authenticator = try TestAuthenticator()
-        #expect(authenticator.prf(first, credRandom: credRandom)
+        #expect(
+            authenticator.prf(first, credRandom: credRandom)
                 == hex("3c33e07d202c3b029cc21f1722767021bf27d595933b3d2b6a1b9d5dddc77fae"))
-        #expect(authenticator.prf(second, credRandom: credRandom)
+        #expect(
+            authenticator.prf(second, credRandom: credRandom)
                 == hex("a62a8773b19cda90d7ed4ef72a80a804320dbd3997e2f663805ad1fd3293d50b"))
         // The WebAuthn API examples: the credential id and the 32-byte output value are SHA-256 of the seed.
         #expect(Base64URL.encode(Digest.sha256.hash(seed + [0x00])) == "e02eZ9lPp0UdkF4vGRO4-NxlhWBkL1FCmsmb1tTfRyE")
@@ -60,13 +67,17 @@ struct AuthenticationExtensionTests {
         let output = Self.b64(hex("c4172e982e9097c39a6c0cb720cb375b92e3fcad154a63e43a93f1096b1e1973"))
         let authenticator = try TestAuthenticator()
         let other: [UInt8] = Array(repeating: 9, count: 16)
-        let inputs = AuthenticationExtensionInputs(prf: PRFInputs(
-            eval: PRFValues(first: [1, 2, 3, 4], second: [5, 6, 7, 8]),
-            evalByCredential: [authenticator.credentialId: PRFValues(first: [9, 10, 11, 12])]))
+        let inputs = AuthenticationExtensionInputs(
+            prf: PRFInputs(
+                eval: PRFValues(first: [1, 2, 3, 4], second: [5, 6, 7, 8]),
+                evalByCredential: [authenticator.credentialId: PRFValues(first: [9, 10, 11, 12])]))
         let allow = [authenticator.credentialId, other]
         // This credential's entry has no second input: results.first only.
-        let verified = try #require(try login(inputs, Outputs(client: ["prf": .object(["results": .object(["first": output])])]),
-                                              allow: allow).accepted())
+        let verified = try #require(
+            try login(
+                inputs, Outputs(client: ["prf": .object(["results": .object(["first": output])])]),
+                allow: allow
+            ).accepted())
         #expect(verified.extensions.prfResults?.first.count == 32)
         #expect(verified.updatedRecord.extensions.prfEnabled == true)
         try login(inputs, Outputs(client: ["prf": .object(["results": .object(["first": output, "second": output])])]), allow: allow)
@@ -82,14 +93,17 @@ struct AuthenticationExtensionTests {
         try login(evalOnly, Outputs(client: ["prf": .object(["results": .object(["first": output])])]))
             .expectRejected(.extension, step: "§7.2 step 20")
         // Results when nothing was evaluated.
-        try login(AuthenticationExtensionInputs(prf: PRFInputs()), Outputs(client: ["prf": .object(["results": .object(["first": output])])]))
-            .expectRejected(.extension, step: "§7.2 step 20")
+        try login(
+            AuthenticationExtensionInputs(prf: PRFInputs()), Outputs(client: ["prf": .object(["results": .object(["first": output])])])
+        )
+        .expectRejected(.extension, step: "§7.2 step 20")
     }
 
     @Test("hmac-secret output in an assertion: 32, 48, 64 or 80 bytes")
     func hmacSecretOutput() throws {
         let inputs = AuthenticationExtensionInputs(prf: PRFInputs(eval: PRFValues(first: [1])))
-        let ok = try #require(try login(inputs, Outputs(authenticator: [("hmac-secret", .bytes(Array(repeating: 1, count: 48)))])).accepted())
+        let ok = try #require(
+            try login(inputs, Outputs(authenticator: [("hmac-secret", .bytes(Array(repeating: 1, count: 48)))])).accepted())
         #expect(ok.extensions.hmacSecret == true)
         try login(inputs, Outputs(authenticator: [("hmac-secret", .bytes(Array(repeating: 1, count: 33)))]))
             .expectRejected(.extension, step: "§7.2 step 20")
@@ -104,11 +118,15 @@ struct AuthenticationExtensionTests {
         let verified = try #require(try login(read, Outputs(client: ["largeBlob": .object(["blob": Self.b64([1, 2, 3])])])).accepted())
         #expect(verified.extensions.largeBlob?.blob == [1, 2, 3])
         try login(read, Outputs(client: ["largeBlob": .object(["written": .bool(true)])])).expectRejected(.extension, step: "§7.2 step 20")
-        try login(read, Outputs(client: ["largeBlob": .object(["supported": .bool(true)])])).expectRejected(.extension, step: "§7.2 step 20")
+        try login(read, Outputs(client: ["largeBlob": .object(["supported": .bool(true)])])).expectRejected(
+            .extension, step: "§7.2 step 20")
         let authenticator = try TestAuthenticator()
         let write = AuthenticationExtensionInputs(largeBlob: .write([7]))
-        let written = try #require(try login(write, Outputs(client: ["largeBlob": .object(["written": .bool(true)])]),
-                                             allow: [authenticator.credentialId]).accepted())
+        let written = try #require(
+            try login(
+                write, Outputs(client: ["largeBlob": .object(["written": .bool(true)])]),
+                allow: [authenticator.credentialId]
+            ).accepted())
         #expect(written.extensions.largeBlob?.written == true)
         try login(write, Outputs(client: ["largeBlob": .object(["blob": Self.b64([1])])]), allow: [authenticator.credentialId])
             .expectRejected(.extension, step: "§7.2 step 20")
@@ -157,11 +175,13 @@ struct AuthenticationExtensionTests {
         #expect(json["prf"] == .object(["evalByCredential": .object(["AQI": .object(["first": .string("AQ")])])]))
         let write = AuthenticationExtensionInputs(largeBlob: .write([1]))
         #expect(throws: WebAuthnError(.extension, "")) { try write.validatedJSON(allowCredentials: [[1], [2]]) }
-        #expect(throws: WebAuthnError(.extension, "")) { try AuthenticationExtensionInputs(appid: "not a url").validatedJSON(allowCredentials: []) }
+        #expect(throws: WebAuthnError(.extension, "")) {
+            try AuthenticationExtensionInputs(appid: "not a url").validatedJSON(allowCredentials: [])
+        }
         #expect(try AuthenticationExtensionInputs().validatedJSON(allowCredentials: []) == nil)
         // Of several ids not in allowCredentials, the error names the smallest every time.
-        let foreign = AuthenticationExtensionInputs(prf: PRFInputs(evalByCredential: Dictionary(uniqueKeysWithValues:
-            (1...8).map { ([UInt8(9 - $0), 7], PRFValues(first: [1])) })))
+        let foreign = AuthenticationExtensionInputs(
+            prf: PRFInputs(evalByCredential: Dictionary(uniqueKeysWithValues: (1...8).map { ([UInt8(9 - $0), 7], PRFValues(first: [1])) })))
         for _ in 0..<30 {
             do {
                 _ = try foreign.validatedJSON(allowCredentials: [[9]])
@@ -175,14 +195,18 @@ struct AuthenticationExtensionTests {
     @Test("the service validates inputs against the allowCredentials it builds and sends them")
     func serviceBegin() async throws {
         let authenticator = try TestAuthenticator()
-        let service = RelyingPartyService(relyingParty: F.relyingParty,
-                                          credentials: InMemoryCredentialStore(records: [authenticator.record()]))
-        let good = AuthenticationRequest(userHandle: authenticator.userHandle, extensions: AuthenticationExtensionInputs(
-            prf: PRFInputs(evalByCredential: [authenticator.credentialId: PRFValues(first: [1])])))
+        let service = RelyingPartyService(
+            relyingParty: F.relyingParty,
+            credentials: InMemoryCredentialStore(records: [authenticator.record()]))
+        let good = AuthenticationRequest(
+            userHandle: authenticator.userHandle,
+            extensions: AuthenticationExtensionInputs(
+                prf: PRFInputs(evalByCredential: [authenticator.credentialId: PRFValues(first: [1])])))
         let options = try await service.beginAuthentication(good, now: F.now).options
         #expect(options.extensions?["prf"] != nil)
-        let bad = AuthenticationRequest(extensions: AuthenticationExtensionInputs(
-            prf: PRFInputs(evalByCredential: [authenticator.credentialId: PRFValues(first: [1])])))
+        let bad = AuthenticationRequest(
+            extensions: AuthenticationExtensionInputs(
+                prf: PRFInputs(evalByCredential: [authenticator.credentialId: PRFValues(first: [1])])))
         await #expect(throws: WebAuthnError(.extension, "")) { _ = try await service.beginAuthentication(bad, now: F.now).options }
     }
 

@@ -1,5 +1,6 @@
 import Testing
 import WebAuthnCoding
+
 @testable import WebAuthnRP
 
 /// The one list of extensions: each output name belongs to exactly one extension, so the
@@ -7,10 +8,14 @@ import WebAuthnCoding
 @Suite("Extension list")
 struct ExtensionListTests {
     /// Every client output name and authenticator identifier the output readers know.
-    static let clientNames = ["credProps", "prf", "largeBlob", "appid", "appidExclude", "hmacCreateSecret", "hmacGetSecret",
-                              "credBlob", "getCredBlob", "credProtect", "credentialProtectionPolicy", "minPinLength"]
-    static let authenticatorIdentifiers = ["credProtect", "hmac-secret", "hmac-secret-mc", "minPinLength", "credBlob",
-                                           "largeBlobKey"]
+    static let clientNames = [
+        "credProps", "prf", "largeBlob", "appid", "appidExclude", "hmacCreateSecret", "hmacGetSecret",
+        "credBlob", "getCredBlob", "credProtect", "credentialProtectionPolicy", "minPinLength",
+    ]
+    static let authenticatorIdentifiers = [
+        "credProtect", "hmac-secret", "hmac-secret-mc", "minPinLength", "credBlob",
+        "largeBlobKey",
+    ]
 
     @Test("each output name is claimed by exactly one extension; unknown names by none")
     func outputsHaveOneOwner() {
@@ -21,8 +26,9 @@ struct ExtensionListTests {
         }
         for identifier in Self.authenticatorIdentifiers + ["unknown-extension"] {
             let owners = ExtensionList.all.filter { $0.asked(authenticator: identifier, asked) != nil }
-            #expect(owners.count == (identifier == "unknown-extension" ? 0 : 1),
-                    "authenticator output \(identifier): \(owners.count) owners")
+            #expect(
+                owners.count == (identifier == "unknown-extension" ? 0 : 1),
+                "authenticator output \(identifier): \(owners.count) owners")
         }
     }
 

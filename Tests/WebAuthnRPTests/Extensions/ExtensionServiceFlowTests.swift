@@ -1,9 +1,10 @@
 import Foundation
 import Testing
-@testable import WebAuthnCrypto
 import WebAuthnCoding
-@testable import WebAuthnRP
 import WebAuthnTestSupport
+
+@testable import WebAuthnCrypto
+@testable import WebAuthnRP
 
 /// Extensions through the service, from the JSON a browser posts: begin (inputs sent and kept with
 /// the challenge), finish (outputs read from `clientExtensionResults`), record (stored).
@@ -14,15 +15,20 @@ struct ExtensionServiceFlowTests {
         var authenticator = try TestAuthenticator()
         let service = RelyingPartyService(relyingParty: CeremonyFixture.relyingParty)
         let now = CeremonyFixture.now
-        let options = try await service.beginRegistration(RegistrationRequest(
-            user: PublicKeyCredentialUserEntityJSON(id: Base64URLBytes(authenticator.userHandle), name: "ada", displayName: "Ada"),
-            algorithms: [.es256], extensions: RegistrationExtensionInputs(credProps: true, prf: PRFInputs(),
-                                                                          credentialProtectionPolicy: .userVerificationRequired)),
-            now: now).options
+        let options = try await service.beginRegistration(
+            RegistrationRequest(
+                user: PublicKeyCredentialUserEntityJSON(id: Base64URLBytes(authenticator.userHandle), name: "ada", displayName: "Ada"),
+                algorithms: [.es256],
+                extensions: RegistrationExtensionInputs(
+                    credProps: true, prf: PRFInputs(),
+                    credentialProtectionPolicy: .userVerificationRequired)),
+            now: now
+        ).options
         #expect(options.extensions?["credProps"] == .bool(true))
         var registration = TestAuthenticator.RegistrationOptions()
-        registration.extensions = .init(authenticator: [("credProtect", .int(3))],
-                                        client: ["credProps": .object(["rk": .bool(true)]), "prf": .object(["enabled": .bool(true)])])
+        registration.extensions = .init(
+            authenticator: [("credProtect", .int(3))],
+            client: ["credProps": .object(["rk": .bool(true)]), "prf": .object(["enabled": .bool(true)])])
         let body = try TestAuthenticator.json(try authenticator.register(challenge: options.challenge.bytes, registration)).jsonData()
         let registered = try await service.finishRegistration(RegistrationResponse(jsonData: body), now: now)
         #expect(registered.extensions.residentKey == true)
@@ -33,10 +39,13 @@ struct ExtensionServiceFlowTests {
         #expect(stored.extensions.credentialProtection == .userVerificationRequired)
 
         let salt = Array("salt".utf8)
-        let request = try await service.beginAuthentication(AuthenticationRequest(
-            userHandle: authenticator.userHandle, userVerification: .required,
-            extensions: AuthenticationExtensionInputs(prf: PRFInputs(evalByCredential: [authenticator.credentialId: PRFValues(first: salt)]))),
-            now: now).options
+        let request = try await service.beginAuthentication(
+            AuthenticationRequest(
+                userHandle: authenticator.userHandle, userVerification: .required,
+                extensions: AuthenticationExtensionInputs(
+                    prf: PRFInputs(evalByCredential: [authenticator.credentialId: PRFValues(first: salt)]))),
+            now: now
+        ).options
         var login = TestAuthenticator.AuthenticationOptions()
         let output = authenticator.prf(salt)
         login.extensions = .init(client: ["prf": .object(["results": .object(["first": .string(Base64URL.encode(output))])])])

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
 import WebAuthnCoding
+import WebAuthnTestSupport
+
 @testable import WebAuthnCrypto
 @testable import WebAuthnRP
-import WebAuthnTestSupport
 
 /// §7.1 step 21: registration extension outputs checked against their definitions and the inputs.
 @Suite("Extensions at registration")
@@ -12,13 +13,16 @@ struct RegistrationExtensionTests {
     typealias Outputs = TestAuthenticator.ExtensionOutputs
 
     static func issued(_ inputs: RegistrationExtensionInputs) throws -> IssuedChallenge {
-        IssuedChallenge(challenge: Array(repeating: 0xA1, count: 32), kind: .registration, rpId: "example.org",
-                        userHandle: Array("user-a".utf8), offeredAlgorithms: [.es256],
-                        extensions: try inputs.validatedJSON(), expiresAt: F.now.addingTimeInterval(300))
+        IssuedChallenge(
+            challenge: Array(repeating: 0xA1, count: 32), kind: .registration, rpId: "example.org",
+            userHandle: Array("user-a".utf8), offeredAlgorithms: [.es256],
+            extensions: try inputs.validatedJSON(), expiresAt: F.now.addingTimeInterval(300))
     }
 
-    func register(_ inputs: RegistrationExtensionInputs, _ outputs: Outputs,
-                  policy: VerificationPolicy = VerificationPolicy()) throws -> CeremonyOutcome<VerifiedRegistration> {
+    func register(
+        _ inputs: RegistrationExtensionInputs, _ outputs: Outputs,
+        policy: VerificationPolicy = VerificationPolicy()
+    ) throws -> CeremonyOutcome<VerifiedRegistration> {
         let authenticator = try TestAuthenticator()
         var options = TestAuthenticator.RegistrationOptions()
         options.extensions = outputs
@@ -35,8 +39,11 @@ struct RegistrationExtensionTests {
 
     @Test("credProps: rk is reported and recorded; a non-boolean rk is extension")
     func credProps() throws {
-        let verified = try #require(try register(RegistrationExtensionInputs(credProps: true),
-                                                 Outputs(client: ["credProps": .object(["rk": .bool(true)])])).accepted())
+        let verified = try #require(
+            try register(
+                RegistrationExtensionInputs(credProps: true),
+                Outputs(client: ["credProps": .object(["rk": .bool(true)])])
+            ).accepted())
         #expect(verified.extensions.residentKey == true)
         #expect(verified.record.extensions.discoverable == true)
         try register(RegistrationExtensionInputs(credProps: true), Outputs(client: ["credProps": .object(["rk": .string("yes")])]))
@@ -45,15 +52,21 @@ struct RegistrationExtensionTests {
             .expectRejected(.extension, step: "§7.1 step 21")
     }
 
-    @Test("unsolicited outputs are accepted by default (credential facts reported, answers to inputs not) and rejected by the strict policy")
+    @Test(
+        "unsolicited outputs are accepted by default (credential facts reported, answers to inputs not) and rejected by the strict policy")
     func unsolicited() throws {
         let outputs = Outputs(client: ["credProps": .object(["rk": .bool(true)])])
         let verified = try #require(try register(RegistrationExtensionInputs(), outputs).accepted())
         #expect(verified.extensions.residentKey == true)
         let result32 = JSONValue.string(Base64URL.encode(Array(repeating: 7, count: 32)))
-        let prf = try #require(try register(RegistrationExtensionInputs(), Outputs(client: [
-            "prf": .object(["enabled": .bool(true), "results": .object(["first": result32])]),
-            "largeBlob": .object(["supported": .bool(true)]), "appidExclude": .bool(true)])).accepted())
+        let prf = try #require(
+            try register(
+                RegistrationExtensionInputs(),
+                Outputs(client: [
+                    "prf": .object(["enabled": .bool(true), "results": .object(["first": result32])]),
+                    "largeBlob": .object(["supported": .bool(true)]), "appidExclude": .bool(true),
+                ])
+            ).accepted())
         #expect(prf.extensions.prfEnabled == true)
         #expect(prf.extensions.prfResults == nil)
         #expect(prf.extensions.largeBlob?.supported == true)
@@ -65,32 +78,55 @@ struct RegistrationExtensionTests {
             .expectRejected(.extension, step: "§7.1 step 21")
         _ = try register(RegistrationExtensionInputs(credProps: true), outputs, policy: strict).accepted()
         // An unknown extension is ignored by default.
-        _ = try register(RegistrationExtensionInputs(), Outputs(authenticator: [("exampleExt", .text("x"))],
-                                                                client: ["exampleExt": .number(1)])).accepted()
+        _ = try register(
+            RegistrationExtensionInputs(),
+            Outputs(
+                authenticator: [("exampleExt", .text("x"))],
+                client: ["exampleExt": .number(1)])
+        ).accepted()
     }
 
     @Test("prf: enabled reported; results only with eval, 32 bytes, second exactly when asked")
     func prf() throws {
-        let enabled = try #require(try register(RegistrationExtensionInputs(prf: PRFInputs()),
-                                                Outputs(client: ["prf": .object(["enabled": .bool(true)])])).accepted())
+        let enabled = try #require(
+            try register(
+                RegistrationExtensionInputs(prf: PRFInputs()),
+                Outputs(client: ["prf": .object(["enabled": .bool(true)])])
+            ).accepted())
         #expect(enabled.extensions.prfEnabled == true)
         #expect(enabled.record.extensions.prfEnabled == true)
         let result32 = JSONValue.string(Base64URL.encode(Array(repeating: 7, count: 32)))
         // results without an evaluation input
-        try register(RegistrationExtensionInputs(prf: PRFInputs()),
-                     Outputs(client: ["prf": .object(["enabled": .bool(true), "results": .object(["first": result32])])]))
-            .expectRejected(.extension, step: "§7.1 step 21")
+        try register(
+            RegistrationExtensionInputs(prf: PRFInputs()),
+            Outputs(client: ["prf": .object(["enabled": .bool(true), "results": .object(["first": result32])])])
+        )
+        .expectRejected(.extension, step: "§7.1 step 21")
         let eval = RegistrationExtensionInputs(prf: PRFInputs(eval: PRFValues(first: [1, 2, 3, 4])))
-        let withResults = try #require(try register(eval, Outputs(client: ["prf": .object([
-            "enabled": .bool(true), "results": .object(["first": result32])])])).accepted())
+        let withResults = try #require(
+            try register(
+                eval,
+                Outputs(client: [
+                    "prf": .object([
+                        "enabled": .bool(true), "results": .object(["first": result32]),
+                    ])
+                ])
+            ).accepted())
         #expect(withResults.extensions.prfResults?.first == Array(repeating: 7, count: 32))
         #expect(withResults.extensions.prfResults?.second == nil)
         let short = JSONValue.string(Base64URL.encode(Array(repeating: 7, count: 31)))
         try register(eval, Outputs(client: ["prf": .object(["enabled": .bool(true), "results": .object(["first": short])])]))
             .expectRejected(.extension, step: "§7.1 step 21")
-        try register(eval, Outputs(client: ["prf": .object(["enabled": .bool(true),
-                                                             "results": .object(["first": result32, "second": result32])])]))
-            .expectRejected(.extension, step: "§7.1 step 21")
+        try register(
+            eval,
+            Outputs(client: [
+                "prf": .object([
+                    "enabled": .bool(true),
+                    "results": .object(["first": result32, "second": result32]),
+                ])
+            ])
+        )
+        .expectRejected(.extension, step: "§7.1 step 21")
         try register(eval, Outputs(client: ["prf": .object(["enabled": .bool(false), "results": .object(["first": result32])])]))
             .expectRejected(.extension, step: "§7.1 step 21")
         try register(eval, Outputs(client: ["prf": .object(["enabled": .number(1)])]))
@@ -101,24 +137,34 @@ struct RegistrationExtensionTests {
 
     @Test("largeBlob: supported only; required but unsupported is extension")
     func largeBlob() throws {
-        let verified = try #require(try register(RegistrationExtensionInputs(largeBlob: .preferred),
-                                                 Outputs(client: ["largeBlob": .object(["supported": .bool(true)])])).accepted())
+        let verified = try #require(
+            try register(
+                RegistrationExtensionInputs(largeBlob: .preferred),
+                Outputs(client: ["largeBlob": .object(["supported": .bool(true)])])
+            ).accepted())
         #expect(verified.extensions.largeBlob?.supported == true)
         #expect(verified.record.extensions.largeBlobSupported == true)
-        _ = try register(RegistrationExtensionInputs(largeBlob: .preferred),
-                         Outputs(client: ["largeBlob": .object(["supported": .bool(false)])])).accepted()
-        try register(RegistrationExtensionInputs(largeBlob: .required),
-                     Outputs(client: ["largeBlob": .object(["supported": .bool(false)])]))
-            .expectRejected(.extension, step: "§7.1 step 21")
-        try register(RegistrationExtensionInputs(largeBlob: .preferred),
-                     Outputs(client: ["largeBlob": .object(["supported": .bool(true), "written": .bool(true)])]))
-            .expectRejected(.extension, step: "§7.1 step 21")
+        _ = try register(
+            RegistrationExtensionInputs(largeBlob: .preferred),
+            Outputs(client: ["largeBlob": .object(["supported": .bool(false)])])
+        ).accepted()
+        try register(
+            RegistrationExtensionInputs(largeBlob: .required),
+            Outputs(client: ["largeBlob": .object(["supported": .bool(false)])])
+        )
+        .expectRejected(.extension, step: "§7.1 step 21")
+        try register(
+            RegistrationExtensionInputs(largeBlob: .preferred),
+            Outputs(client: ["largeBlob": .object(["supported": .bool(true), "written": .bool(true)])])
+        )
+        .expectRejected(.extension, step: "§7.1 step 21")
     }
 
     @Test("credProtect: the level is recorded; below an enforced level is extension; out of range is extension")
     func credProtect() throws {
-        let enforced = RegistrationExtensionInputs(credentialProtectionPolicy: .userVerificationRequired,
-                                                   enforceCredentialProtectionPolicy: true)
+        let enforced = RegistrationExtensionInputs(
+            credentialProtectionPolicy: .userVerificationRequired,
+            enforceCredentialProtectionPolicy: true)
         let three = try #require(try register(enforced, Outputs(authenticator: [("credProtect", .int(3))])).accepted())
         #expect(three.extensions.credentialProtection == .userVerificationRequired)
         #expect(three.record.extensions.credentialProtection == .userVerificationRequired)
@@ -135,9 +181,12 @@ struct RegistrationExtensionTests {
     func authenticatorOutputs() throws {
         let inputs = RegistrationExtensionInputs(minPinLength: true, hmacCreateSecret: true, credBlob: [1, 2, 3])
         // Canonical order: shorter keys first.
-        let outputs = Outputs(authenticator: [("credBlob", .bool(true)), ("hmac-secret", .bool(true)),
-                                              ("minPinLength", .int(8))],
-                              client: ["hmacCreateSecret": .bool(true), "credBlob": .bool(true)])
+        let outputs = Outputs(
+            authenticator: [
+                ("credBlob", .bool(true)), ("hmac-secret", .bool(true)),
+                ("minPinLength", .int(8)),
+            ],
+            client: ["hmacCreateSecret": .bool(true), "credBlob": .bool(true)])
         let verified = try #require(try register(inputs, outputs).accepted())
         #expect(verified.extensions.minPinLength == 8)
         #expect(verified.extensions.hmacSecret == true)
@@ -189,10 +238,12 @@ struct RegistrationExtensionTests {
         #expect(throws: WebAuthnError(.extension, "")) {
             try RegistrationExtensionInputs(enforceCredentialProtectionPolicy: true).validatedJSON()
         }
-        let json = try #require(try RegistrationExtensionInputs(
-            credProps: true, prf: PRFInputs(eval: PRFValues(first: [1, 2, 3, 4])), largeBlob: .required,
-            credentialProtectionPolicy: .userVerificationOptionalWithCredentialIDList,
-            enforceCredentialProtectionPolicy: true, appidExclude: "https://example.org/appid").validatedJSON())
+        let json = try #require(
+            try RegistrationExtensionInputs(
+                credProps: true, prf: PRFInputs(eval: PRFValues(first: [1, 2, 3, 4])), largeBlob: .required,
+                credentialProtectionPolicy: .userVerificationOptionalWithCredentialIDList,
+                enforceCredentialProtectionPolicy: true, appidExclude: "https://example.org/appid"
+            ).validatedJSON())
         #expect(json["credProps"] == .bool(true))
         #expect(json["prf"] == .object(["eval": .object(["first": .string("AQIDBA")])]))
         #expect(json["largeBlob"] == .object(["support": .string("required")]))
@@ -204,8 +255,11 @@ struct RegistrationExtensionTests {
 
     @Test("records and issued challenges keep extension data through Codable; older rows still decode")
     func storage() throws {
-        let verified = try #require(try register(RegistrationExtensionInputs(credProps: true),
-                                                 Outputs(client: ["credProps": .object(["rk": .bool(true)])])).accepted())
+        let verified = try #require(
+            try register(
+                RegistrationExtensionInputs(credProps: true),
+                Outputs(client: ["credProps": .object(["rk": .bool(true)])])
+            ).accepted())
         let data = try JSONEncoder().encode(verified.record)
         let decoded = try JSONDecoder().decode(CredentialRecord.self, from: data)
         #expect(decoded == verified.record)

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
-@testable import WebAuthnCrypto
 import WebAuthnCoding
-@testable import WebAuthnRP
 import WebAuthnTestSupport
+
+@testable import WebAuthnCrypto
+@testable import WebAuthnRP
 
 /// L3 §5.11 related origins, the native-app association files, and the Signal API payloads.
 @Suite("Related origins, app association files and signals")
@@ -12,8 +13,10 @@ struct RelatedOriginsAndSignalsTests {
 
     @Test("the well-known document lists the origins outside the RP ID, in order")
     func document() throws {
-        let rp = Self.rp(["https://example.com", "https://login.example.com", "https://example.co.uk",
-                          "https://example.de", "https://exampledelivery.com", "android:apk-key-hash:abc"])
+        let rp = Self.rp([
+            "https://example.com", "https://login.example.com", "https://example.co.uk",
+            "https://example.de", "https://exampledelivery.com", "android:apk-key-hash:abc",
+        ])
         let document = try rp.relatedOriginsDocument()
         #expect(document.origins == ["https://example.co.uk", "https://example.de", "https://exampledelivery.com"])
         let text = String(decoding: document.jsonData, as: UTF8.self)
@@ -25,17 +28,21 @@ struct RelatedOriginsAndSignalsTests {
     @Test("labels are counted as browsers count them: the sixth distinct label fails, repeats are free")
     func labelLimit() throws {
         // The L3 example: ten origins over five labels (example, exampledelivery, myexamplerewards, examplecars, + example.net's example).
-        let spec = Self.rp(["https://example.co.uk", "https://example.de", "https://example.sg", "https://example.net",
-                            "https://exampledelivery.com", "https://exampledelivery.co.uk", "https://exampledelivery.de",
-                            "https://exampledelivery.sg", "https://myexamplerewards.com", "https://examplecars.com"])
+        let spec = Self.rp([
+            "https://example.co.uk", "https://example.de", "https://example.sg", "https://example.net",
+            "https://exampledelivery.com", "https://exampledelivery.co.uk", "https://exampledelivery.de",
+            "https://exampledelivery.sg", "https://myexamplerewards.com", "https://examplecars.com",
+        ])
         try spec.validateRelatedOrigins()
         let six = Self.rp(["https://a.org", "https://b.org", "https://c.org", "https://d.org", "https://e.org", "https://f.org"])
         #expect(throws: RelatedOriginsError.self) { try six.validateRelatedOrigins() }
         #expect(throws: RelatedOriginsError.self) { _ = try six.relatedOriginsDocument() }
         try six.validateRelatedOrigins(labelLimit: 6)
         // www.a.org and a.org share the label "a"; co.uk and a private suffix are public suffixes.
-        try Self.rp(["https://a.org", "https://www.a.org", "https://a.co.uk", "https://b.org", "https://c.org",
-                     "https://d.org", "https://e.org"]).validateRelatedOrigins()
+        try Self.rp([
+            "https://a.org", "https://www.a.org", "https://a.co.uk", "https://b.org", "https://c.org",
+            "https://d.org", "https://e.org",
+        ]).validateRelatedOrigins()
         #expect(RelyingParty.registrableOriginLabel("shop.example.co.uk", extraSuffixes: []) == "example")
         #expect(RelyingParty.registrableOriginLabel("me.github.io", extraSuffixes: []) == "me")
         #expect(RelyingParty.registrableOriginLabel("co.uk", extraSuffixes: []) == nil)
@@ -57,7 +64,8 @@ struct RelatedOriginsAndSignalsTests {
         #expect(android.sha256Fingerprint == String(repeating: "AB:", count: 31) + "AB")
         let rp = Self.rp(["https://example.com", android.origin])
         let aasa = try rp.appleAppSiteAssociation(apps: [AppleApp(teamId: "ABCDE12345", bundleId: "com.example.app")])
-        #expect(try JSONDecoder().decode([String: [String: [String]]].self, from: aasa)
+        #expect(
+            try JSONDecoder().decode([String: [String: [String]]].self, from: aasa)
                 == ["webcredentials": ["apps": ["ABCDE12345.com.example.app"]]])
         let links = String(decoding: try rp.assetLinks(apps: [android]), as: UTF8.self)
         #expect(links.contains("\"delegate_permission/common.get_login_creds\""))
@@ -73,21 +81,25 @@ struct RelatedOriginsAndSignalsTests {
     @Test("signals: unknown only for an id the store does not hold; all accepted ids; current user details")
     func signals() async throws {
         var authenticator = try TestAuthenticator()
-        let service = RelyingPartyService(relyingParty: CeremonyFixture.relyingParty,
-                                          credentials: InMemoryCredentialStore(records: [authenticator.record()]))
+        let service = RelyingPartyService(
+            relyingParty: CeremonyFixture.relyingParty,
+            credentials: InMemoryCredentialStore(records: [authenticator.record()]))
         let known = try authenticator.authenticate(challenge: [1, 2, 3])
         #expect(try await service.unknownCredentialSignal(after: WebAuthnError(.unknownCredential, ""), response: known) == nil)
         var unknown = known
         unknown.rawId = [9, 9, 9]
-        let signal = try #require(try await service.unknownCredentialSignal(after: WebAuthnError(.unknownCredential, ""),
-                                                                           response: unknown))
+        let signal = try #require(
+            try await service.unknownCredentialSignal(
+                after: WebAuthnError(.unknownCredential, ""),
+                response: unknown))
         #expect(signal == UnknownCredentialSignal(rpId: "example.org", credentialId: "CQkJ"))
         #expect(try await service.unknownCredentialSignal(after: WebAuthnError(.signature, ""), response: unknown) == nil)
         let all = try await service.allAcceptedCredentialsSignal(userHandle: authenticator.userHandle)
         #expect(all.allAcceptedCredentialIds == [Base64URL.encode(authenticator.credentialId)])
         #expect(all.userId == Base64URL.encode(authenticator.userHandle))
-        let details = service.currentUserDetailsSignal(user: PublicKeyCredentialUserEntityJSON(
-            id: Base64URLBytes(authenticator.userHandle), name: "ada@example.org", displayName: "Ada"))
+        let details = service.currentUserDetailsSignal(
+            user: PublicKeyCredentialUserEntityJSON(
+                id: Base64URLBytes(authenticator.userHandle), name: "ada@example.org", displayName: "Ada"))
         let json = String(decoding: try JSONEncoder().encode(details), as: UTF8.self)
         #expect(json.contains("\"displayName\":\"Ada\"") && json.contains("\"rpId\":\"example.org\""))
     }

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import WebAuthnCoding
+import WebAuthnTestSupport
+
 @testable import WebAuthnCrypto
 @testable import WebAuthnRP
-import WebAuthnTestSupport
-import WebAuthnCoding
 
 /// The MDS3 BLOB: JWS, signing chain (root, time, CRLs), payload, index.
 @Suite("FIDO metadata BLOB")
@@ -46,7 +47,7 @@ struct MetadataBLOBTests {
         // Stale once the nextUpdate day is over: FIDO may publish at any hour of it.
         #expect(!blob.isStale(at: Date(timeIntervalSince1970: 1_751_328_001)))  // 2025-07-01T00:00:01Z
         #expect(!blob.isStale(at: Date(timeIntervalSince1970: 1_751_414_399)))  // 2025-07-01T23:59:59Z
-        #expect(blob.isStale(at: Date(timeIntervalSince1970: 1_751_414_400)))   // 2025-07-02T00:00:00Z
+        #expect(blob.isStale(at: Date(timeIntervalSince1970: 1_751_414_400)))  // 2025-07-02T00:00:00Z
         let upper = try #require(AAGUID(uuidString: Self.aaguid.uppercased()))
         let entry = try #require(blob.entry(aaguid: upper))
         #expect(entry.name == "Test Key")
@@ -130,15 +131,18 @@ struct MetadataBLOBTests {
         _ = try MetadataBLOB(jws: text, trustAnchor: mds.root.certificate, crls: [clean], at: Self.now)
         // The intermediate revoked by the root's list.
         let rootRevoking = try TestMetadataService.crl(issuer: mds.root, revokedSerials: [[0x02]], thisUpdate: start, nextUpdate: end)
-        #expect(failure { () throws(WebAuthnError) in
-            try MetadataBLOB(jws: text, trustAnchor: mds.root.certificate, crls: [clean, rootRevoking], at: Self.now)
-        }?.category == .metadata)
+        #expect(
+            failure { () throws(WebAuthnError) in
+                try MetadataBLOB(jws: text, trustAnchor: mds.root.certificate, crls: [clean, rootRevoking], at: Self.now)
+            }?.category == .metadata)
         // A list past its nextUpdate refuses the BLOB too.
-        let expiredList = try TestMetadataService.crl(issuer: mds.intermediate, revokedSerials: [], thisUpdate: start,
-                                                      nextUpdate: start.addingTimeInterval(86_400))
-        #expect(failure { () throws(WebAuthnError) in
-            try MetadataBLOB(jws: text, trustAnchor: mds.root.certificate, crls: [expiredList], at: Self.now)
-        }?.category == .metadata)
+        let expiredList = try TestMetadataService.crl(
+            issuer: mds.intermediate, revokedSerials: [], thisUpdate: start,
+            nextUpdate: start.addingTimeInterval(86_400))
+        #expect(
+            failure { () throws(WebAuthnError) in
+                try MetadataBLOB(jws: text, trustAnchor: mds.root.certificate, crls: [expiredList], at: Self.now)
+            }?.category == .metadata)
     }
 
     @Test("without x5c the trust anchor itself is the signer (MDS3 §3.2)")
@@ -147,16 +151,18 @@ struct MetadataBLOBTests {
         let text = try mds.blob(payload: try TestMetadataService.payload(entries: Self.entries()), x5c: [], signingKey: mds.root.key)
         #expect(try MetadataBLOB(jws: text, trustAnchor: mds.root.certificate, at: Self.now).signingChain.count == 1)
         let bySigner = try mds.blob(payload: try TestMetadataService.payload(entries: Self.entries()), x5c: [])
-        #expect(failure { () throws(WebAuthnError) in try MetadataBLOB(jws: bySigner, trustAnchor: mds.root.certificate, at: Self.now) }?
-            .category == .metadata)
+        #expect(
+            failure { () throws(WebAuthnError) in try MetadataBLOB(jws: bySigner, trustAnchor: mds.root.certificate, at: Self.now) }?
+                .category == .metadata)
     }
 
-    @Test("hostile JWS and payloads are refused with metadata, naming what failed",
-          arguments: [
+    @Test(
+        "hostile JWS and payloads are refused with metadata, naming what failed",
+        arguments: [
             ("not a jws", "compact JWS"),
             ("a.b", "compact JWS"),
             ("", "compact JWS"),
-          ])
+        ])
     func hostileJWS(_ text: String, _ expected: String) throws {
         let mds = try Self.service()
         let error = failure { () throws(WebAuthnError) in try MetadataBLOB(jws: text, trustAnchor: mds.root.certificate, at: Self.now) }
@@ -212,7 +218,8 @@ struct MetadataBLOBTests {
     }
 
     /// A signed BLOB of `broken` then a good entry (another AAGUID): the good one is indexed, the broken one skipped.
-    func skipping(_ broken: Any, _ expected: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> MetadataBLOB.SkippedEntry? {
+    func skipping(_ broken: Any, _ expected: String, sourceLocation: SourceLocation = #_sourceLocation) throws -> MetadataBLOB.SkippedEntry?
+    {
         let mds = try Self.service()
         let good = TestMetadataService.Entry(aaguid: "99999999-8888-7777-6666-555555555555", description: "Good Key").json
         let object: [String: Any] = ["no": 1, "nextUpdate": "2025-07-01", "entries": [broken, good]]
@@ -241,21 +248,29 @@ struct MetadataBLOBTests {
         }
         _ = try skipping(1, "payload.entries[0] is not an object")
         _ = try skipping(edited { entry, _ in entry["aaguid"] = "not-an-aaguid" }, "payload.entries[0].aaguid is not an AAGUID")
-        _ = try skipping(edited { entry, _ in entry["attestationCertificateKeyIdentifiers"] = ["abc"] },
-                         "payload.entries[0].attestationCertificateKeyIdentifiers[0] is not a 20-byte hex key identifier")
-        _ = try skipping(edited { _, inner in inner["attestationTypes"] = ["basic_full", 3] },
-                         "payload.entries[0].metadataStatement.attestationTypes[1] is not a string")
-        _ = try skipping(edited { _, inner in inner["attestationRootCertificates"] = ["***"] },
-                         "payload.entries[0].metadataStatement.attestationRootCertificates[0] is not base64 DER")
-        _ = try skipping(edited { _, inner in inner["attestationRootCertificates"] = nil },
-                         "payload.entries[0].metadataStatement.attestationRootCertificates is missing")
-        _ = try skipping(edited { entry, _ in entry["statusReports"] = [["effectiveDate": "2024-01-01"]] },
-                         "payload.entries[0].statusReports[0].status is missing")
-        _ = try skipping(edited { entry, _ in entry["statusReports"] = [["status": "REVOKED", "effectiveDate": "2024-13-01"]] },
-                         "payload.entries[0].statusReports[0].effectiveDate is not a date")
-        _ = try skipping(edited { entry, _ in entry["statusReports"] = [["status": "ATTESTATION_KEY_COMPROMISE", "certificate": "AAAA"]] },
-                         "payload.entries[0].statusReports[0].certificate is not a base64 DER certificate")
-        let skipped = try skipping(edited { entry, _ in entry["statusReports"] = "REVOKED" }, "payload.entries[0].statusReports is not an array")
+        _ = try skipping(
+            edited { entry, _ in entry["attestationCertificateKeyIdentifiers"] = ["abc"] },
+            "payload.entries[0].attestationCertificateKeyIdentifiers[0] is not a 20-byte hex key identifier")
+        _ = try skipping(
+            edited { _, inner in inner["attestationTypes"] = ["basic_full", 3] },
+            "payload.entries[0].metadataStatement.attestationTypes[1] is not a string")
+        _ = try skipping(
+            edited { _, inner in inner["attestationRootCertificates"] = ["***"] },
+            "payload.entries[0].metadataStatement.attestationRootCertificates[0] is not base64 DER")
+        _ = try skipping(
+            edited { _, inner in inner["attestationRootCertificates"] = nil },
+            "payload.entries[0].metadataStatement.attestationRootCertificates is missing")
+        _ = try skipping(
+            edited { entry, _ in entry["statusReports"] = [["effectiveDate": "2024-01-01"]] },
+            "payload.entries[0].statusReports[0].status is missing")
+        _ = try skipping(
+            edited { entry, _ in entry["statusReports"] = [["status": "REVOKED", "effectiveDate": "2024-13-01"]] },
+            "payload.entries[0].statusReports[0].effectiveDate is not a date")
+        _ = try skipping(
+            edited { entry, _ in entry["statusReports"] = [["status": "ATTESTATION_KEY_COMPROMISE", "certificate": "AAAA"]] },
+            "payload.entries[0].statusReports[0].certificate is not a base64 DER certificate")
+        let skipped = try skipping(
+            edited { entry, _ in entry["statusReports"] = "REVOKED" }, "payload.entries[0].statusReports is not an array")
         // Its identifiers are reported, so that the operator sees which authenticator lost its entry.
         #expect(skipped?.aaguid == AAGUID(uuidString: Self.aaguid))
     }
@@ -287,16 +302,22 @@ struct MetadataBLOBTests {
         var entry = TestMetadataService.Entry(aaguid: Self.aaguid, description: "Conformance Key").json
         var statement = try #require(entry["metadataStatement"] as? [String: Any])
         // As the FIDO conformance tools' MDS3 BLOB writes it.
-        statement["userVerificationDetails"] = [[["userVerification": "fingerprint_internal"]],
-                                                [["userVerificationMethod": "passcode_external"], ["userVerification": 2], 7]]
+        statement["userVerificationDetails"] = [
+            [["userVerification": "fingerprint_internal"]],
+            [["userVerificationMethod": "passcode_external"], ["userVerification": 2], 7],
+        ]
         statement["icon"] = 12
         statement["keyProtection"] = ["hardware", 3]
         statement["authenticatorVersion"] = -1
         statement["protocolFamily"] = ["fido2"]
         entry["metadataStatement"] = statement
         entry["timeOfLastStatusChange"] = 20240101
-        entry["statusReports"] = [["status": "FIDO_CERTIFIED_L1", "effectiveDate": "2024-01-01", "url": 1, "certificateNumber": [],
-                                   "certificationDescriptor": false]]
+        entry["statusReports"] = [
+            [
+                "status": "FIDO_CERTIFIED_L1", "effectiveDate": "2024-01-01", "url": 1, "certificateNumber": [],
+                "certificationDescriptor": false,
+            ]
+        ]
         let text = try mds.blob(payload: try TestMetadataService.payload(entries: [entry]))
         let blob = try MetadataBLOB(jws: text, trustAnchor: mds.root.certificate, at: Self.now)
         #expect(blob.skippedEntries.isEmpty)
@@ -339,9 +360,11 @@ struct MetadataBLOBTests {
     func latestStatus() throws {
         var entry = TestMetadataService.Entry(aaguid: Self.aaguid, description: "Order")
         // Written out of date order: the latest by date is not the last written.
-        entry.statuses = [.init("USER_VERIFICATION_BYPASS", effectiveDate: "2024-06-01"),
-                          .init("UPDATE_AVAILABLE", effectiveDate: "2024-09-01"),
-                          .init("FIDO_CERTIFIED_L2", effectiveDate: "2023-01-01")]
+        entry.statuses = [
+            .init("USER_VERIFICATION_BYPASS", effectiveDate: "2024-06-01"),
+            .init("UPDATE_AVAILABLE", effectiveDate: "2024-09-01"),
+            .init("FIDO_CERTIFIED_L2", effectiveDate: "2023-01-01"),
+        ]
         let mds = try Self.service()
         let text = try mds.blob(payload: try TestMetadataService.payload(entries: [entry.json]))
         let blob = try MetadataBLOB(jws: text, trustAnchor: mds.root.certificate, at: Self.now)

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import WebAuthnTestSupport
+
 @testable import WebAuthnCrypto
 @testable import WebAuthnRP
-import WebAuthnTestSupport
 
 /// Registrations judged with FIDO metadata: each authenticator against its own entry.
 @Suite("FIDO metadata trust during registration")
@@ -36,21 +37,28 @@ struct MetadataTrustTests {
             return try MetadataBLOB(jws: text, trustAnchor: mds.root.certificate, at: F.now)
         }
 
-        func policy(_ blob: MetadataBLOB, _ metadataPolicy: MetadataPolicy = MetadataPolicy(),
-                    chain: AttestationRequirement.Chain = .required) -> VerificationPolicy {
-            VerificationPolicy(attestation: AttestationPolicy(requirement: AttestationRequirement(
-                source: MetadataTrust(blob: blob, policy: metadataPolicy), chain: chain)))
+        func policy(
+            _ blob: MetadataBLOB, _ metadataPolicy: MetadataPolicy = MetadataPolicy(),
+            chain: AttestationRequirement.Chain = .required
+        ) -> VerificationPolicy {
+            VerificationPolicy(
+                attestation: AttestationPolicy(
+                    requirement: AttestationRequirement(
+                        source: MetadataTrust(blob: blob, policy: metadataPolicy), chain: chain)))
         }
     }
 
-    func register(_ attestation: TestAuthenticator.Attestation, policy: VerificationPolicy,
-                  aaguid: [UInt8] = TestAuthenticator.defaultAAGUID, now: Date = F.now,
-                  keepAttestation: Bool = false) throws -> CeremonyOutcome<VerifiedRegistration> {
+    func register(
+        _ attestation: TestAuthenticator.Attestation, policy: VerificationPolicy,
+        aaguid: [UInt8] = TestAuthenticator.defaultAAGUID, now: Date = F.now,
+        keepAttestation: Bool = false
+    ) throws -> CeremonyOutcome<VerifiedRegistration> {
         var authenticator = try TestAuthenticator(seed: "metadata trust credential")
         authenticator.aaguid = aaguid
         let issued = F.registrationChallenge()
-        return F.register(try authenticator.register(challenge: issued.challenge, Options(attestation: attestation)),
-                          issued: issued, policy: policy, now: now, keepAttestation: keepAttestation)
+        return F.register(
+            try authenticator.register(challenge: issued.challenge, Options(attestation: attestation)),
+            issued: issued, policy: policy, now: now, keepAttestation: keepAttestation)
     }
 
     @Test("the entry's roots anchor its authenticator: trusted, named, with its status; the record keeps the AAGUID")
@@ -70,22 +78,31 @@ struct MetadataTrustTests {
     func rootsPerAuthenticator() throws {
         let world = try World()
         // This entry lists the other vendor's root; the authenticator's chain ends in its own vendor's root.
-        let blob = try world.blob([world.entry { $0.roots = [world.otherCA.certificate] },
-                                   world.entry { $0.aaguid = "99999999-9999-9999-9999-999999999999"; $0.roots = [world.ca.certificate] }])
+        let blob = try world.blob([
+            world.entry { $0.roots = [world.otherCA.certificate] },
+            world.entry {
+                $0.aaguid = "99999999-9999-9999-9999-999999999999"; $0.roots = [world.ca.certificate]
+            },
+        ])
         try register(.packed(ca: world.ca), policy: world.policy(blob)).expectRejected(.trust, step: "§7.1 step 29")
         let reported = try #require(try register(.packed(ca: world.ca), policy: world.policy(blob, chain: .reported)).accepted())
         #expect(!reported.attestation.trusted)
         #expect(reported.attestation.authenticatorName == "Vendor Key")
     }
 
-    @Test("a compromise or revocation as the latest status refuses the authenticator (metadata)",
-          arguments: ["REVOKED", "ATTESTATION_KEY_COMPROMISE", "USER_VERIFICATION_BYPASS",
-                      "USER_KEY_REMOTE_COMPROMISE", "USER_KEY_PHYSICAL_COMPROMISE"])
+    @Test(
+        "a compromise or revocation as the latest status refuses the authenticator (metadata)",
+        arguments: [
+            "REVOKED", "ATTESTATION_KEY_COMPROMISE", "USER_VERIFICATION_BYPASS",
+            "USER_KEY_REMOTE_COMPROMISE", "USER_KEY_PHYSICAL_COMPROMISE",
+        ])
     func compromised(_ status: String) throws {
         let world = try World()
-        let blob = try world.blob([world.entry {
-            $0.statuses = [.init("FIDO_CERTIFIED_L1", effectiveDate: "2023-01-01"), .init(status, effectiveDate: "2024-05-01")]
-        }])
+        let blob = try world.blob([
+            world.entry {
+                $0.statuses = [.init("FIDO_CERTIFIED_L1", effectiveDate: "2023-01-01"), .init(status, effectiveDate: "2024-05-01")]
+            }
+        ])
         try register(.packed(ca: world.ca), policy: world.policy(blob)).expectRejected(.metadata, step: "§7.1 step 24")
         // Even with trust only reported, the status refuses it.
         try register(.packed(ca: world.ca), policy: world.policy(blob, chain: .reported)).expectRejected(.metadata, step: "§7.1 step 24")
@@ -97,21 +114,30 @@ struct MetadataTrustTests {
     @Test("a compromise followed by a later certification is judged by the latest report")
     func latestWins() throws {
         let world = try World()
-        let blob = try world.blob([world.entry {
-            $0.statuses = [.init("USER_VERIFICATION_BYPASS", effectiveDate: "2023-01-01"), .init("FIDO_CERTIFIED_L2", effectiveDate: "2024-05-01")]
-        }])
+        let blob = try world.blob([
+            world.entry {
+                $0.statuses = [
+                    .init("USER_VERIFICATION_BYPASS", effectiveDate: "2023-01-01"), .init("FIDO_CERTIFIED_L2", effectiveDate: "2024-05-01"),
+                ]
+            }
+        ])
         let verified = try #require(try register(.packed(ca: world.ca), policy: world.policy(blob)).accepted())
         #expect(verified.attestation.metadata?.status == .fidoCertifiedL2)
     }
 
-    @Test("a leaked attestation key stays leaked: a later report does not end the compromise, unless the policy opts out",
-          arguments: ["UPDATE_AVAILABLE", "FIDO_CERTIFIED_L2"])
+    @Test(
+        "a leaked attestation key stays leaked: a later report does not end the compromise, unless the policy opts out",
+        arguments: ["UPDATE_AVAILABLE", "FIDO_CERTIFIED_L2"])
     func compromiseIsSticky(_ later: String) throws {
         let world = try World()
-        let blob = try world.blob([world.entry {
-            $0.statuses = [.init("FIDO_CERTIFIED_L1", effectiveDate: "2023-01-01"),
-                           .init("ATTESTATION_KEY_COMPROMISE", effectiveDate: "2024-01-01"), .init(later, effectiveDate: "2024-06-01")]
-        }])
+        let blob = try world.blob([
+            world.entry {
+                $0.statuses = [
+                    .init("FIDO_CERTIFIED_L1", effectiveDate: "2023-01-01"),
+                    .init("ATTESTATION_KEY_COMPROMISE", effectiveDate: "2024-01-01"), .init(later, effectiveDate: "2024-06-01"),
+                ]
+            }
+        ])
         #expect(blob.entries.first?.status?.rawValue == later)
         try register(.packed(ca: world.ca), policy: world.policy(blob)).expectRejected(.metadata, step: "§7.1 step 24")
         try register(.packed(ca: world.ca), policy: world.policy(blob, chain: .reported)).expectRejected(.metadata, step: "§7.1 step 24")
@@ -123,8 +149,9 @@ struct MetadataTrustTests {
         #expect(verified.attestation.trusted && verified.attestation.authenticatorName == "Vendor Key")
         // The re-check of a stored credential holds it too.
         #expect(throws: WebAuthnError(.metadata, "")) { try MetadataTrust(blob: blob).recheck(verified.record, at: F.now) }
-        #expect(try MetadataTrust(blob: blob, policy: MetadataPolicy(trustLeakedAttestationKeysAfterLaterReport: true))
-            .recheck(verified.record, at: F.now)?.name == "Vendor Key")
+        #expect(
+            try MetadataTrust(blob: blob, policy: MetadataPolicy(trustLeakedAttestationKeysAfterLaterReport: true))
+                .recheck(verified.record, at: F.now)?.name == "Vendor Key")
     }
 
     @Test("a compromise naming a certificate refuses only the chains holding its key; the model's other chains are accepted")
@@ -132,11 +159,15 @@ struct MetadataTrustTests {
         let world = try World()
         let probe = try #require(try register(.packed(ca: world.ca), policy: VerificationPolicy()).accepted())
         let leaked = try #require(probe.attestation.trustPath.first)
-        let blob = try world.blob([world.entry {
-            $0.statuses = [.init("FIDO_CERTIFIED_L1", effectiveDate: "2023-01-01"),
-                           .init("ATTESTATION_KEY_COMPROMISE", effectiveDate: "2024-01-01", certificate: leaked),
-                           .init("FIDO_CERTIFIED_L2", effectiveDate: "2024-06-01")]
-        }])
+        let blob = try world.blob([
+            world.entry {
+                $0.statuses = [
+                    .init("FIDO_CERTIFIED_L1", effectiveDate: "2023-01-01"),
+                    .init("ATTESTATION_KEY_COMPROMISE", effectiveDate: "2024-01-01", certificate: leaked),
+                    .init("FIDO_CERTIFIED_L2", effectiveDate: "2024-06-01"),
+                ]
+            }
+        ])
         #expect(blob.entries.first?.statusReports[1].certificate == leaked.derBytes)
         // The batch whose key leaked: refused, also under another certificate for the same key.
         try register(.packed(ca: world.ca), policy: world.policy(blob)).expectRejected(.metadata, step: "§7.1 step 24")
@@ -150,8 +181,11 @@ struct MetadataTrustTests {
         // Another batch of the same model: accepted and trusted through the entry.
         let otherKey = try PrivateKey.derive(.p256, seed: "metadata trust another batch")
         let other = try TestAuthenticator.packedLeaf(key: otherKey, ca: world.ca, aaguid: TestAuthenticator.defaultAAGUID)
-        let accepted = try #require(try register(.packedChain(leafKey: otherKey, chain: [other], alg: .es256), policy: world.policy(blob),
-                                                 keepAttestation: true).accepted())
+        let accepted = try #require(
+            try register(
+                .packedChain(leafKey: otherKey, chain: [other], alg: .es256), policy: world.policy(blob),
+                keepAttestation: true
+            ).accepted())
         #expect(accepted.attestation.trusted && accepted.attestation.authenticatorName == "Vendor Key")
         // The re-check tells them apart through the kept attestation object; without it, it cannot.
         #expect(try MetadataTrust(blob: blob).recheck(accepted.record, at: F.now)?.name == "Vendor Key")
@@ -159,10 +193,14 @@ struct MetadataTrustTests {
         bare.attestationObject = nil
         #expect(throws: WebAuthnError(.metadata, "")) { try MetadataTrust(blob: blob).recheck(bare, at: F.now) }
         // A compromise naming the attestation root: no chain is trusted through it any more.
-        let rootLeaked = try world.blob([world.entry {
-            $0.statuses = [.init("ATTESTATION_KEY_COMPROMISE", effectiveDate: "2024-01-01", certificate: world.ca.certificate),
-                           .init("FIDO_CERTIFIED_L1", effectiveDate: "2024-06-01")]
-        }])
+        let rootLeaked = try world.blob([
+            world.entry {
+                $0.statuses = [
+                    .init("ATTESTATION_KEY_COMPROMISE", effectiveDate: "2024-01-01", certificate: world.ca.certificate),
+                    .init("FIDO_CERTIFIED_L1", effectiveDate: "2024-06-01"),
+                ]
+            }
+        ])
         try register(.packed(ca: world.ca), policy: world.policy(rootLeaked)).expectRejected(.trust, step: "§7.1 step 29")
     }
 
@@ -170,7 +208,9 @@ struct MetadataTrustTests {
     func skippedEntry() throws {
         let world = try World()
         let brokenAAGUID = "77777777-7777-4777-8777-777777777777"
-        var broken = world.entry { $0.aaguid = brokenAAGUID; $0.description = "Broken Key" }.json
+        var broken = world.entry {
+            $0.aaguid = brokenAAGUID; $0.description = "Broken Key"
+        }.json
         broken["statusReports"] = [["status": "FIDO_CERTIFIED_L1", "effectiveDate": "2024-01-01"], ["status": 5]]
         // The good entry as the FIDO conformance tools' BLOB writes its user verification details.
         var good = world.entry().json
@@ -188,7 +228,8 @@ struct MetadataTrustTests {
         let aaguid = try #require(AAGUID(uuidString: brokenAAGUID)).bytes
         try register(.packed(ca: world.ca), policy: world.policy(blob, MetadataPolicy(requireEntry: true)), aaguid: aaguid)
             .expectRejected(.metadata, step: "§7.1 step 24")
-        let reported = try #require(try register(.packed(ca: world.ca), policy: world.policy(blob, chain: .reported), aaguid: aaguid).accepted())
+        let reported = try #require(
+            try register(.packed(ca: world.ca), policy: world.policy(blob, chain: .reported), aaguid: aaguid).accepted())
         #expect(reported.attestation.authenticatorName == nil && !reported.attestation.trusted)
     }
 
@@ -196,16 +237,22 @@ struct MetadataTrustTests {
     func sameDateReports() throws {
         let world = try World()
         // The real BLOB lists most certified models as FIDO_CERTIFIED_Ln and FIDO_CERTIFIED under one date.
-        let certified = try world.blob([world.entry {
-            $0.statuses = [.init("FIDO_CERTIFIED_L2", effectiveDate: "2024-06-21"), .init("FIDO_CERTIFIED", effectiveDate: "2024-06-21")]
-        }])
+        let certified = try world.blob([
+            world.entry {
+                $0.statuses = [
+                    .init("FIDO_CERTIFIED_L2", effectiveDate: "2024-06-21"), .init("FIDO_CERTIFIED", effectiveDate: "2024-06-21"),
+                ]
+            }
+        ])
         let l2 = MetadataPolicy(minimumCertificationLevel: .l2)
         let verified = try #require(try register(.packed(ca: world.ca), policy: world.policy(certified, l2)).accepted())
         #expect(verified.attestation.metadata?.certificationLevel == .l2)
         #expect(verified.attestation.metadata?.status == .fidoCertifiedL2)
-        let revoked = try world.blob([world.entry {
-            $0.statuses = [.init("REVOKED", effectiveDate: "2024-05-01"), .init("FIDO_CERTIFIED_L1", effectiveDate: "2024-05-01")]
-        }])
+        let revoked = try world.blob([
+            world.entry {
+                $0.statuses = [.init("REVOKED", effectiveDate: "2024-05-01"), .init("FIDO_CERTIFIED_L1", effectiveDate: "2024-05-01")]
+            }
+        ])
         try register(.packed(ca: world.ca), policy: world.policy(revoked)).expectRejected(.metadata, step: "§7.1 step 24")
         #expect(revoked.entries.first?.status == .revoked)
         #expect(revoked.entries.first?.certificationLevel == nil)
@@ -215,28 +262,43 @@ struct MetadataTrustTests {
     func undatedAndFutureReports() throws {
         let world = try World()
         // F.now is 2025-01-01.
-        let undated = try world.blob([world.entry {
-            $0.statuses = [.init("FIDO_CERTIFIED_L1", effectiveDate: "2020-01-01"), .init("REVOKED")]
-        }])
+        let undated = try world.blob([
+            world.entry {
+                $0.statuses = [.init("FIDO_CERTIFIED_L1", effectiveDate: "2020-01-01"), .init("REVOKED")]
+            }
+        ])
         try register(.packed(ca: world.ca), policy: world.policy(undated)).expectRejected(.metadata, step: "§7.1 step 24")
-        let futureLevel = try world.blob([world.entry {
-            $0.statuses = [.init("FIDO_CERTIFIED_L1", effectiveDate: "2023-01-01"), .init("FIDO_CERTIFIED_L2", effectiveDate: "2099-01-01")]
-        }])
+        let futureLevel = try world.blob([
+            world.entry {
+                $0.statuses = [
+                    .init("FIDO_CERTIFIED_L1", effectiveDate: "2023-01-01"), .init("FIDO_CERTIFIED_L2", effectiveDate: "2099-01-01"),
+                ]
+            }
+        ])
         try register(.packed(ca: world.ca), policy: world.policy(futureLevel, MetadataPolicy(minimumCertificationLevel: .l2)))
             .expectRejected(.metadata, step: "§7.1 step 24")
         #expect(futureLevel.entries.first?.certificationLevel(at: F.now) == .l1)
-        let revokedThenFuture = try world.blob([world.entry {
-            $0.statuses = [.init("REVOKED", effectiveDate: "2023-01-01"), .init("FIDO_CERTIFIED_L1", effectiveDate: "2099-01-01")]
-        }])
+        let revokedThenFuture = try world.blob([
+            world.entry {
+                $0.statuses = [.init("REVOKED", effectiveDate: "2023-01-01"), .init("FIDO_CERTIFIED_L1", effectiveDate: "2099-01-01")]
+            }
+        ])
         try register(.packed(ca: world.ca), policy: world.policy(revokedThenFuture)).expectRejected(.metadata, step: "§7.1 step 24")
-        let announced = try world.blob([world.entry {
-            $0.statuses = [.init("FIDO_CERTIFIED_L1", effectiveDate: "2023-01-01"), .init("ATTESTATION_KEY_COMPROMISE", effectiveDate: "2099-01-01")]
-        }])
+        let announced = try world.blob([
+            world.entry {
+                $0.statuses = [
+                    .init("FIDO_CERTIFIED_L1", effectiveDate: "2023-01-01"),
+                    .init("ATTESTATION_KEY_COMPROMISE", effectiveDate: "2099-01-01"),
+                ]
+            }
+        ])
         try register(.packed(ca: world.ca), policy: world.policy(announced)).expectRejected(.metadata, step: "§7.1 step 24")
         // A key compromise counts whatever its date; a revocation announced ahead counts as well.
-        let announcedRevocation = try world.blob([world.entry {
-            $0.statuses = [.init("FIDO_CERTIFIED_L1", effectiveDate: "2023-01-01"), .init("REVOKED", effectiveDate: "2099-01-01")]
-        }])
+        let announcedRevocation = try world.blob([
+            world.entry {
+                $0.statuses = [.init("FIDO_CERTIFIED_L1", effectiveDate: "2023-01-01"), .init("REVOKED", effectiveDate: "2099-01-01")]
+            }
+        ])
         try register(.packed(ca: world.ca), policy: world.policy(announcedRevocation)).expectRejected(.metadata, step: "§7.1 step 24")
     }
 
@@ -278,14 +340,20 @@ struct MetadataTrustTests {
             var u2f = try u2fEntry(world)
             u2f.attestationTypes = declared
             let blob = try world.blob([world.entry { $0.attestationTypes = declared }, u2f])
-            let cases: [(TestAuthenticator.Attestation, String)] = [(.packed(ca: world.ca), "Vendor Key"),
-                                                                      (.fidoU2F(ca: world.ca), "Vendor U2F Key")]
+            let cases: [(TestAuthenticator.Attestation, String)] = [
+                (.packed(ca: world.ca), "Vendor Key"),
+                (.fidoU2F(ca: world.ca), "Vendor U2F Key"),
+            ]
             for (attestation, name) in cases {
                 let verified = try #require(try register(attestation, policy: world.policy(blob)).accepted(), "\(declared)")
                 #expect(verified.attestation.trusted && verified.attestation.authenticatorName == name)
             }
         }
-        let otherRoots = try world.blob([world.entry { $0.attestationTypes = ["attca"]; $0.roots = [world.otherCA.certificate] }])
+        let otherRoots = try world.blob([
+            world.entry {
+                $0.attestationTypes = ["attca"]; $0.roots = [world.otherCA.certificate]
+            }
+        ])
         try register(.packed(ca: world.ca), policy: world.policy(otherRoots)).expectRejected(.trust, step: "§7.1 step 29")
         let surrogateOnly = try world.blob([world.entry { $0.attestationTypes = ["basic_surrogate"] }])
         try register(.packed(ca: world.ca), policy: world.policy(surrogateOnly)).expectRejected(.metadata, step: "§7.1 step 24")
@@ -339,8 +407,9 @@ struct MetadataTrustTests {
             .expectRejected(.metadata, step: "§7.1 step 24")
     }
 
-    @Test("a listed certificate appended after the attestation certificate never chooses the entry",
-          arguments: [[UInt8](repeating: 0x77, count: 16), [UInt8](repeating: 0, count: 16)])
+    @Test(
+        "a listed certificate appended after the attestation certificate never chooses the entry",
+        arguments: [[UInt8](repeating: 0x77, count: 16), [UInt8](repeating: 0, count: 16)])
     func appendedCertificateChoosesNoEntry(_ aaguid: [UInt8]) throws {
         let world = try World()
         let blob = try world.blob([try u2fEntry(world)])
@@ -421,8 +490,10 @@ struct MetadataTrustTests {
         }
         let world = try World()
         func policy(_ revoked: Set<String>) -> VerificationPolicy {
-            VerificationPolicy(attestation: AttestationPolicy(requirement: AttestationRequirement(
-                source: RevokedSerials(revoked: revoked, base: FixedTrustAnchors([world.ca.certificate])), chain: .required)))
+            VerificationPolicy(
+                attestation: AttestationPolicy(
+                    requirement: AttestationRequirement(
+                        source: RevokedSerials(revoked: revoked, base: FixedTrustAnchors([world.ca.certificate])), chain: .required)))
         }
         let accepted = try #require(try register(.androidKey(ca: world.ca), policy: policy(["deadbeef"])).accepted())
         #expect(accepted.attestation.trusted)
@@ -444,23 +515,30 @@ struct MetadataTrustTests {
         }
         let world = try World()
         let aaguid = try #require(AAGUID(bytes: TestAuthenticator.defaultAAGUID))
-        let allowing = VerificationPolicy(attestation: AttestationPolicy(requirement: AttestationRequirement(
-            source: AllowList(allowed: [aaguid], anchors: [world.ca.certificate]), chain: .required)))
+        let allowing = VerificationPolicy(
+            attestation: AttestationPolicy(
+                requirement: AttestationRequirement(
+                    source: AllowList(allowed: [aaguid], anchors: [world.ca.certificate]), chain: .required)))
         #expect(try register(.packed(ca: world.ca), policy: allowing).accepted()?.attestation.authenticatorName == "Allowed")
-        let refusing = VerificationPolicy(attestation: AttestationPolicy(requirement: AttestationRequirement(
-            source: AllowList(allowed: [], anchors: [world.ca.certificate]), chain: .required)))
+        let refusing = VerificationPolicy(
+            attestation: AttestationPolicy(
+                requirement: AttestationRequirement(
+                    source: AllowList(allowed: [], anchors: [world.ca.certificate]), chain: .required)))
         try register(.packed(ca: world.ca), policy: refusing).expectRejected(.metadata, step: "§7.1 step 24")
     }
 
-    @Test("the requirement's combinations", arguments: [
-        (AttestationRequirement.Chain.reported, AttestationRequirement.Unattested.accepted, true),
-        (.reported, .rejected, false),
-        (.required, .accepted, true),
-        (.required, .rejected, false),
-        (.required, .rejectedWhenRequested, true),
-    ])
+    @Test(
+        "the requirement's combinations",
+        arguments: [
+            (AttestationRequirement.Chain.reported, AttestationRequirement.Unattested.accepted, true),
+            (.reported, .rejected, false),
+            (.required, .accepted, true),
+            (.required, .rejected, false),
+            (.required, .rejectedWhenRequested, true),
+        ])
     func combinations(_ chain: AttestationRequirement.Chain, _ unattested: AttestationRequirement.Unattested, _ selfAccepted: Bool) throws {
-        let policy = VerificationPolicy(attestation: AttestationPolicy(requirement: AttestationRequirement(chain: chain, unattested: unattested)))
+        let policy = VerificationPolicy(
+            attestation: AttestationPolicy(requirement: AttestationRequirement(chain: chain, unattested: unattested)))
         let outcome = try register(.packedSelf, policy: policy)
         if selfAccepted { _ = try #require(outcome.accepted()) } else { outcome.expectRejected(.trust, step: "§7.1 step 29") }
     }

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-@testable import WebAuthnRP
+
 @testable import WebAuthnCrypto
+@testable import WebAuthnRP
 
 /// The challenge store and the service's use of it: single use, expiry, ceremony
 /// binding, capacity with eviction, duplicates.
@@ -10,10 +11,13 @@ struct ChallengeStoreTests {
     static let now = Date(timeIntervalSince1970: 1_748_736_000)  // 2025-06-01T00:00:00Z
     static let relyingParty = RelyingParty(id: "example.org", origins: ["https://example.org"])
 
-    static func challenge(_ seed: UInt8, kind: CeremonyKind = .registration,
-                          expiresAt: Date = now.addingTimeInterval(300)) -> IssuedChallenge {
-        IssuedChallenge(challenge: Array(repeating: seed, count: 32), kind: kind, rpId: "example.org",
-                        userHandle: [1, 2, 3], offeredAlgorithms: [.es256], expiresAt: expiresAt)
+    static func challenge(
+        _ seed: UInt8, kind: CeremonyKind = .registration,
+        expiresAt: Date = now.addingTimeInterval(300)
+    ) -> IssuedChallenge {
+        IssuedChallenge(
+            challenge: Array(repeating: seed, count: 32), kind: kind, rpId: "example.org",
+            userHandle: [1, 2, 3], offeredAlgorithms: [.es256], expiresAt: expiresAt)
     }
 
     static func registryCode(_ error: any Error) -> RegistryError.Code? { (error as? RegistryError)?.code }
@@ -138,8 +142,9 @@ struct ChallengeStoreTests {
             let time = Self.now.addingTimeInterval(Double(step))
             var bytes = withUnsafeBytes(of: UInt32(step).bigEndian, Array.init)
             bytes += Array(repeating: 0xAB, count: 28)
-            let issued = IssuedChallenge(challenge: bytes, kind: .authentication, rpId: "example.org",
-                                         expiresAt: time.addingTimeInterval(100))
+            let issued = IssuedChallenge(
+                challenge: bytes, kind: .authentication, rpId: "example.org",
+                expiresAt: time.addingTimeInterval(100))
             do {
                 try await store.issue(issued, now: time)
             } catch let error as RegistryError where error.code == .capacityExceeded {
@@ -166,8 +171,9 @@ struct ChallengeStoreTests {
     }
 
     static func junkAuthentication() -> AuthenticationResponse {
-        AuthenticationResponse(id: "AQID", rawId: [1, 2, 3], clientDataJSON: Array("not json".utf8),
-                               authenticatorData: [], signature: [], userHandle: nil)
+        AuthenticationResponse(
+            id: "AQID", rawId: [1, 2, 3], clientDataJSON: Array("not json".utf8),
+            authenticatorData: [], signature: [], userHandle: nil)
     }
 
     @Test("an expired challenge is rejected by the service as category challenge, and consumed")
@@ -176,8 +182,9 @@ struct ChallengeStoreTests {
         let service = Self.service(store: store)
         let issued = Self.challenge(5, expiresAt: Self.now.addingTimeInterval(300))
         try await service.issue(issued, now: Self.now)
-        let report = try await service.finishRegistrationReport(Self.junkRegistration(), challenge: .session(issued.challenge),
-                                                                now: Self.now.addingTimeInterval(300.001))
+        let report = try await service.finishRegistrationReport(
+            Self.junkRegistration(), challenge: .session(issued.challenge),
+            now: Self.now.addingTimeInterval(300.001))
         guard case .failure(let error) = report.result else {
             Issue.record("an expired challenge was accepted")
             return
@@ -198,8 +205,9 @@ struct ChallengeStoreTests {
         try await service.issue(issued, now: Self.now)
         // The junk client data then fails to parse: malformed, not challenge.
         await #expect(throws: WebAuthnError(.malformed, "")) {
-            try await service.finishRegistration(Self.junkRegistration(), challenge: .session(issued.challenge),
-                                                 now: Self.now.addingTimeInterval(300))
+            try await service.finishRegistration(
+                Self.junkRegistration(), challenge: .session(issued.challenge),
+                now: Self.now.addingTimeInterval(300))
         }
     }
 
@@ -209,8 +217,9 @@ struct ChallengeStoreTests {
         let service = Self.service(store: store)
         let issued = Self.challenge(11, kind: .registration)
         try await service.issue(issued, now: Self.now)
-        let report = try await service.finishAuthenticationReport(Self.junkAuthentication(), challenge: .session(issued.challenge),
-                                                                  now: Self.now)
+        let report = try await service.finishAuthenticationReport(
+            Self.junkAuthentication(), challenge: .session(issued.challenge),
+            now: Self.now)
         guard case .failure(let error) = report.result else {
             Issue.record("a registration challenge was accepted for an authentication")
             return
@@ -233,8 +242,9 @@ struct ChallengeStoreTests {
     @Test("a challenge that was never issued is rejected as challenge")
     func serviceNeverIssued() async throws {
         let service = Self.service()
-        let report = try await service.finishAuthenticationReport(Self.junkAuthentication(),
-                                                                  challenge: .session(Array(repeating: 1, count: 32)), now: Self.now)
+        let report = try await service.finishAuthenticationReport(
+            Self.junkAuthentication(),
+            challenge: .session(Array(repeating: 1, count: 32)), now: Self.now)
         guard case .failure(let error) = report.result else {
             Issue.record("an unissued challenge was accepted")
             return

@@ -1,9 +1,10 @@
 import Foundation
 import Synchronization
 import Testing
+import WebAuthnTestSupport
+
 @testable import WebAuthnCrypto
 @testable import WebAuthnRP
-import WebAuthnTestSupport
 
 /// The registry under concurrent use through ``RelyingPartyService``: many ceremonies
 /// at once get the right verdicts, a challenge answers exactly one response however
@@ -37,8 +38,10 @@ struct ConcurrencyTests {
     }
 
     /// Runs `body` once per input, all concurrently, and collects the verdicts.
-    static func race<Input: Sendable, T>(_ inputs: [Input],
-                                         _ body: @escaping @Sendable (Input) async throws -> T) async -> [Verdict] {
+    static func race<Input: Sendable, T>(
+        _ inputs: [Input],
+        _ body: @escaping @Sendable (Input) async throws -> T
+    ) async -> [Verdict] {
         await withTaskGroup(of: Verdict.self) { group in
             for input in inputs {
                 group.addTask { await verdict { try await body(input) } }
@@ -93,8 +96,10 @@ struct ConcurrencyTests {
             var regOptions = TestAuthenticator.RegistrationOptions()
             let foreign = i % 7 == 0
             if foreign { regOptions.clientData = { $0.origin = "https://evil.example" } }
-            jobs.append(Job(kind: .register(try newcomer.register(challenge: regChallenge.challenge, regOptions)),
-                            expected: foreign ? .rejected(.origin) : .accepted))
+            jobs.append(
+                Job(
+                    kind: .register(try newcomer.register(challenge: regChallenge.challenge, regOptions)),
+                    expected: foreign ? .rejected(.origin) : .accepted))
 
             // A login of an existing credential; every 5th has a corrupted signature.
             let loginChallenge = F.authenticationChallenge(Self.bytes(0xB0, i))
@@ -102,8 +107,10 @@ struct ConcurrencyTests {
             var loginOptions = TestAuthenticator.AuthenticationOptions()
             let corrupt = i % 5 == 0
             if corrupt { loginOptions.signature = { $0[$0.count - 1] ^= 0x01 } }
-            jobs.append(Job(kind: .login(try existing[i].authenticate(challenge: loginChallenge.challenge, loginOptions)),
-                            expected: corrupt ? .rejected(.signature) : .accepted))
+            jobs.append(
+                Job(
+                    kind: .login(try existing[i].authenticate(challenge: loginChallenge.challenge, loginOptions)),
+                    expected: corrupt ? .rejected(.signature) : .accepted))
         }
         jobs.shuffle()
 

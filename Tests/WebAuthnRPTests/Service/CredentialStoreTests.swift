@@ -1,13 +1,15 @@
 import Foundation
 import Testing
+
 @testable import WebAuthnRP
 
 /// The in-memory credential store: create-if-absent, lookups, update, capacity.
 @Suite("Credential store")
 struct CredentialStoreTests {
     static func record(_ id: UInt8, user: UInt8? = 1, signCount: UInt32 = 0) -> CredentialRecord {
-        CredentialRecord(id: Array(repeating: id, count: 16), publicKey: [0xA1, 0x01, 0x02],
-                         signCount: signCount, userHandle: user.map { [$0] })
+        CredentialRecord(
+            id: Array(repeating: id, count: 16), publicKey: [0xA1, 0x01, 0x02],
+            signCount: signCount, userHandle: user.map { [$0] })
     }
 
     static func registryCode(_ error: any Error) -> RegistryError.Code? { (error as? RegistryError)?.code }
@@ -151,8 +153,9 @@ struct CredentialStoreTests {
         let outcomes = await withTaskGroup(of: Bool?.self) { group in
             for id in 0..<200 {
                 group.addTask {
-                    let record = CredentialRecord(id: withUnsafeBytes(of: UInt32(id), Array.init), publicKey: [0xA0],
-                                                  signCount: 0, userHandle: [1])
+                    let record = CredentialRecord(
+                        id: withUnsafeBytes(of: UInt32(id), Array.init), publicKey: [0xA0],
+                        signCount: 0, userHandle: [1])
                     do { return try await store.create(record) } catch { return nil }
                 }
             }

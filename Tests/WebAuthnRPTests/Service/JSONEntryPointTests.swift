@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import WebAuthnTestSupport
+
 @testable import WebAuthnCrypto
 @testable import WebAuthnRP
-import WebAuthnTestSupport
 
 /// The finish entry points that take the request body, the verdict-only finishes, and
 /// the service's key cache.
@@ -11,17 +12,19 @@ struct JSONEntryPointTests {
     let now = CeremonyFixture.now
 
     func challenge(_ byte: UInt8, kind: CeremonyKind = .authentication) -> IssuedChallenge {
-        IssuedChallenge(challenge: Array(repeating: byte, count: 32), kind: kind, rpId: "example.org",
-                        userHandle: kind == .registration ? Array("user-a".utf8) : nil,
-                        offeredAlgorithms: kind == .registration ? [.es256] : [],
-                        expiresAt: now.addingTimeInterval(300))
+        IssuedChallenge(
+            challenge: Array(repeating: byte, count: 32), kind: kind, rpId: "example.org",
+            userHandle: kind == .registration ? Array("user-a".utf8) : nil,
+            offeredAlgorithms: kind == .registration ? [.es256] : [],
+            expiresAt: now.addingTimeInterval(300))
     }
 
     @Test("finishAuthentication(jsonData:) verifies a login from the request body and stores the record")
     func loginFromBody() async throws {
         var authenticator = try TestAuthenticator(key: .es256)
-        let service = RelyingPartyService(relyingParty: CeremonyFixture.relyingParty,
-                                          credentials: InMemoryCredentialStore(records: [authenticator.record()]))
+        let service = RelyingPartyService(
+            relyingParty: CeremonyFixture.relyingParty,
+            credentials: InMemoryCredentialStore(records: [authenticator.record()]))
         for round in UInt8(1)...3 {
             try await service.issue(challenge(round), now: now)
             let body = try TestAuthenticator.json(try authenticator.authenticate(challenge: challenge(round).challenge)).jsonData()
@@ -34,9 +37,11 @@ struct JSONEntryPointTests {
     @Test("a body that is not a response is malformed; a replayed body finds no challenge")
     func rejectedBodies() async throws {
         var authenticator = try TestAuthenticator(key: .es256)
-        let service = RelyingPartyService(relyingParty: CeremonyFixture.relyingParty,
-                                          credentials: InMemoryCredentialStore(records: [authenticator.record()]))
-        await #expect { try await service.finishAuthentication(AuthenticationResponse(jsonData: Data("{}".utf8)), now: now) } throws: { error in
+        let service = RelyingPartyService(
+            relyingParty: CeremonyFixture.relyingParty,
+            credentials: InMemoryCredentialStore(records: [authenticator.record()]))
+        await #expect { try await service.finishAuthentication(AuthenticationResponse(jsonData: Data("{}".utf8)), now: now) } throws: {
+            error in
             (error as? WebAuthnError)?.category == .malformed
         }
         try await service.issue(challenge(9), now: now)
@@ -51,8 +56,9 @@ struct JSONEntryPointTests {
     func verdictOnlyErrorsNameTheirStep() async throws {
         var authenticator = try TestAuthenticator(key: .es256)
         authenticator.origin = "https://evil.example"
-        let service = RelyingPartyService(relyingParty: CeremonyFixture.relyingParty,
-                                          credentials: InMemoryCredentialStore(records: [authenticator.record()]))
+        let service = RelyingPartyService(
+            relyingParty: CeremonyFixture.relyingParty,
+            credentials: InMemoryCredentialStore(records: [authenticator.record()]))
         try await service.issue(challenge(4), now: now)
         let response = try authenticator.authenticate(challenge: challenge(4).challenge)
         await #expect { try await service.finishAuthentication(response, now: now) } throws: { error in
@@ -94,8 +100,9 @@ struct JSONEntryPointTests {
         #expect(try await store.update(CredentialUpdate(expectedSignCount: 1, record: replaced)))
         try await service.issue(challenge(2), now: now)
         first.signCount = 10
-        await #expect { try await service.finishAuthentication(try first.authenticate(challenge: challenge(2).challenge), now: now) }
-            throws: { error in (error as? WebAuthnError)?.category == .signature }
+        await #expect {
+            try await service.finishAuthentication(try first.authenticate(challenge: challenge(2).challenge), now: now)
+        } throws: { error in (error as? WebAuthnError)?.category == .signature }
         try await service.issue(challenge(3), now: now)
         second.signCount = 10
         _ = try await service.finishAuthentication(try second.authenticate(challenge: challenge(3).challenge), now: now)
@@ -108,20 +115,23 @@ struct JSONEntryPointTests {
         let cache = VerificationCache(credentialKeyCapacity: 8)
         let policy = VerificationPolicy()
         let verifier = { AuthenticationVerifier(relyingParty: CeremonyFixture.relyingParty, policy: policy, cache: cache) }
-        let login = try verifier().verify(try first.authenticate(challenge: challenge(1).challenge), issued: challenge(1),
-                                          record: first.record(), now: now)
+        let login = try verifier().verify(
+            try first.authenticate(challenge: challenge(1).challenge), issued: challenge(1),
+            record: first.record(), now: now)
         #expect(login.updatedRecord.signCount == 1)
         #expect(cache.keys.key(for: first.record()) != nil, "the first login left its key in the shared cache")
         // A second verifier with the same cache, and a record whose key changed: the first key's
         // signature must fail, the second's must pass.
         first.signCount = 5
         #expect(throws: WebAuthnError(.signature, "")) {
-            _ = try verifier().verify(try first.authenticate(challenge: challenge(2).challenge), issued: challenge(2),
-                                      record: second.record(), now: now)
+            _ = try verifier().verify(
+                try first.authenticate(challenge: challenge(2).challenge), issued: challenge(2),
+                record: second.record(), now: now)
         }
         second.signCount = 5
-        _ = try verifier().verify(try second.authenticate(challenge: challenge(3).challenge), issued: challenge(3),
-                                  record: second.record(), now: now)
+        _ = try verifier().verify(
+            try second.authenticate(challenge: challenge(3).challenge), issued: challenge(3),
+            record: second.record(), now: now)
     }
 
     @Test("a cached attestation certificate is the same certificate parsed again")

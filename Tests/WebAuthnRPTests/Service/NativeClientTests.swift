@@ -2,8 +2,9 @@ import Foundation
 import Testing
 import WebAuthnCoding
 import WebAuthnCrypto
-@testable import WebAuthnRP
 import WebAuthnTestSupport
+
+@testable import WebAuthnRP
 
 /// What an iOS app posts after a registration, encoded with `JSONEncoder` straight from the
 /// properties of `ASAuthorizationPlatformPublicKeyCredentialRegistration`.
@@ -34,7 +35,8 @@ struct NativeClientTests {
     enum Mode: String, CaseIterable, Sendable { case stored, sealed, fromClientData }
 
     func service(_ mode: Mode) throws -> RelyingPartyService {
-        let transport: ChallengeTransport = mode == .sealed
+        let transport: ChallengeTransport =
+            mode == .sealed
             ? .sealed(try SealedChallengeKey.generate(), replayStore: InMemorySealedChallengeReplayStore())
             : .stored(InMemoryChallengeStore())
         return RelyingPartyService(relyingParty: CeremonyFixture.relyingParty, challenges: transport)
@@ -46,29 +48,34 @@ struct NativeClientTests {
 
     /// A registration's raw fields, as the app has them.
     func app(_ response: RegistrationResponse) -> AppRegistrationBody {
-        AppRegistrationBody(credentialID: Data(response.rawId), rawClientDataJSON: Data(response.clientDataJSON),
-                            rawAttestationObject: Data(response.attestationObject))
+        AppRegistrationBody(
+            credentialID: Data(response.rawId), rawClientDataJSON: Data(response.clientDataJSON),
+            rawAttestationObject: Data(response.attestationObject))
     }
 
     func app(_ response: AuthenticationResponse) -> AppAssertionBody {
-        AppAssertionBody(credentialID: Data(response.rawId), rawClientDataJSON: Data(response.clientDataJSON),
-                         rawAuthenticatorData: Data(response.authenticatorData), signature: Data(response.signature),
-                         userID: response.userHandle.map { Data($0) })
+        AppAssertionBody(
+            credentialID: Data(response.rawId), rawClientDataJSON: Data(response.clientDataJSON),
+            rawAuthenticatorData: Data(response.authenticatorData), signature: Data(response.signature),
+            userID: response.userHandle.map { Data($0) })
     }
 
-    @Test("raw fields register and log in through finish with every challenge mode; the id is derived; both are recorded",
-          arguments: Mode.allCases)
+    @Test(
+        "raw fields register and log in through finish with every challenge mode; the id is derived; both are recorded",
+        arguments: Mode.allCases)
     func rawFields(mode: Mode) async throws {
         let service = try service(mode)
         var authenticator = try TestAuthenticator(credentialId: Array(200..<232))
         let start = try await service.beginRegistration(RegistrationRequest(user: user), now: now)
         let made = try authenticator.register(challenge: start.options.challenge.bytes)
-        let raw = RegistrationResponse(rawId: made.rawId, clientDataJSON: made.clientDataJSON,
-                                       attestationObject: made.attestationObject)
+        let raw = RegistrationResponse(
+            rawId: made.rawId, clientDataJSON: made.clientDataJSON,
+            attestationObject: made.attestationObject)
         #expect(raw.id == Base64URL.encode(Array(200..<232)))
         let observer = KeptRecording()
-        let registered = try await service.finishRegistration(raw, challenge: challenge(start.challenge, mode), now: now,
-                                                              observer: observer)
+        let registered = try await service.finishRegistration(
+            raw, challenge: challenge(start.challenge, mode), now: now,
+            observer: observer)
         #expect(registered.record.id == Array(200..<232) && registered.record.userHandle == Array("user-a".utf8))
         let recorded = try #require(observer.recording)
         guard case .accepted = recorded.verdict else { Issue.record("registration recorded as \(recorded.verdict)"); return }
@@ -76,20 +83,23 @@ struct NativeClientTests {
 
         let login = try await service.beginAuthentication(now: now)
         let asserted = try authenticator.authenticate(challenge: login.options.challenge.bytes)
-        let rawAssertion = AuthenticationResponse(rawId: asserted.rawId, clientDataJSON: asserted.clientDataJSON,
-                                                  authenticatorData: asserted.authenticatorData, signature: asserted.signature,
-                                                  userHandle: asserted.userHandle)
+        let rawAssertion = AuthenticationResponse(
+            rawId: asserted.rawId, clientDataJSON: asserted.clientDataJSON,
+            authenticatorData: asserted.authenticatorData, signature: asserted.signature,
+            userHandle: asserted.userHandle)
         #expect(rawAssertion.id == raw.id)
-        let verified = try await service.finishAuthentication(rawAssertion, challenge: challenge(login.challenge, mode), now: now,
-                                                              observer: observer)
+        let verified = try await service.finishAuthentication(
+            rawAssertion, challenge: challenge(login.challenge, mode), now: now,
+            observer: observer)
         #expect(verified.updatedRecord.id == registered.record.id)
         let loginRecording = try #require(observer.recording)
         guard case .accepted = loginRecording.verdict else { Issue.record("login recorded as \(loginRecording.verdict)"); return }
         #expect(loginRecording.kind == .authentication && loginRecording.response["id"] == .string(raw.id))
     }
 
-    @Test("the body an app writes with JSONEncoder (standard base64, escaped slashes) finishes like browser JSON",
-          arguments: Mode.allCases)
+    @Test(
+        "the body an app writes with JSONEncoder (standard base64, escaped slashes) finishes like browser JSON",
+        arguments: Mode.allCases)
     func jsonEncoderBody(mode: Mode) async throws {
         let service = try service(mode)
         // An id whose standard base64 has '+' and '/' (escaped "\/" by JSONEncoder) and padding.
@@ -139,8 +149,10 @@ struct NativeClientTests {
     func rejections() throws {
         let valid = try registrationObject()
         _ = try RegistrationResponse(jsonData: try text(valid))
-        func refused(_ change: (inout [String: JSONValue]) -> Void, _ expected: String,
-                     sourceLocation: SourceLocation = #_sourceLocation) throws {
+        func refused(
+            _ change: (inout [String: JSONValue]) -> Void, _ expected: String,
+            sourceLocation: SourceLocation = #_sourceLocation
+        ) throws {
             var object = valid
             change(&object)
             let data = try text(object)
@@ -153,8 +165,9 @@ struct NativeClientTests {
             }
         }
         let id = Data(Array(0..<32))  // standard base64 "AAECAwQF…Hh8=" ends in padding
-        try refused({ $0["credentialID"] = .string(id.base64EncodedString().replacingOccurrences(of: "=", with: "")) },
-                    "not padded standard base64")
+        try refused(
+            { $0["credentialID"] = .string(id.base64EncodedString().replacingOccurrences(of: "=", with: "")) },
+            "not padded standard base64")
         try refused({ $0["credentialID"] = .string(Base64URL.encode([0xFB, 0xFF, 0xBF]) + "") }, "base64url, not standard")
         try refused({ $0["rawClientDataJSON"] = .string("ab!d") }, "rawClientDataJSON: not standard base64")
         try refused({ $0["credentialID"] = .string("AAB=") }, "credentialID: not standard base64")  // non-zero trailing bits
@@ -218,8 +231,9 @@ struct NativeClientTests {
         let authenticator = try TestAuthenticator()
         let start = try await service.beginRegistration(RegistrationRequest(user: user), now: now)
         let made = try authenticator.register(challenge: start.options.challenge.bytes)
-        let wrong = RegistrationResponse(id: made.id + "A", rawId: made.rawId, clientDataJSON: made.clientDataJSON,
-                                         attestationObject: made.attestationObject)
+        let wrong = RegistrationResponse(
+            id: made.id + "A", rawId: made.rawId, clientDataJSON: made.clientDataJSON,
+            attestationObject: made.attestationObject)
         await #expect(throws: WebAuthnError(.malformed, "")) {
             _ = try await service.finishRegistration(wrong, challenge: start.challenge, now: now)
         }
@@ -242,7 +256,8 @@ struct NativeAppStartupTests {
             }
         }
         let rp = try RelyingParty(id: "example.org", origins: ["https://www.example.org", "https://example.org"], appleApps: [apple])
-        #expect(try JSONDecoder().decode([String: [String: [String]]].self, from: try rp.appleAppSiteAssociation())
+        #expect(
+            try JSONDecoder().decode([String: [String: [String]]].self, from: try rp.appleAppSiteAssociation())
                 == ["webcredentials": ["apps": ["ABCDE12345.com.example.app"]]])
         // No Apple app, no requirement; a malformed app ID fails to build too.
         _ = try RelyingParty(id: "example.org", origins: ["https://www.example.org"], appleApps: [])
@@ -260,8 +275,9 @@ struct NativeAppStartupTests {
         let links = String(decoding: try rp.assetLinks(), as: UTF8.self)
         #expect(links.contains("\"package_name\" : \"com.example.app\"") && links.contains(android.sha256Fingerprint))
         // Declared twice (already listed): not added again.
-        let listed = try RelyingParty(id: "example.org", origins: ["https://example.org", android.origin], appleApps: [],
-                                      androidApps: [android])
+        let listed = try RelyingParty(
+            id: "example.org", origins: ["https://example.org", android.origin], appleApps: [],
+            androidApps: [android])
         #expect(listed.origins.count == 2)
     }
 
@@ -326,7 +342,8 @@ struct PasskeyProviderTests {
 
     @Test("a newer file replaces the snapshot; its icons are ignored")
     func newerFile() throws {
-        let file = #"{"01234567-89ab-cdef-0123-456789abcdef": {"name": "New Vault", "icon_dark": "data:image/svg+xml;base64,AA=="},"#
+        let file =
+            #"{"01234567-89ab-cdef-0123-456789abcdef": {"name": "New Vault", "icon_dark": "data:image/svg+xml;base64,AA=="},"#
             + #" "\#(google)": {"name": "Google Password Manager (renamed)"}}"#
         let providers = try PasskeyProviders(jsonData: Data(file.utf8))
         #expect(providers.name(for: try record("01234567-89ab-cdef-0123-456789abcdef")) == "New Vault")
@@ -349,7 +366,8 @@ struct PasskeyProviderTests {
         for text in bad {
             #expect(throws: WebAuthnError(.malformed, ""), "\(text.prefix(80))") { try PasskeyProviders(jsonData: Data(text.utf8)) }
         }
-        let oversize = Data(#"{"01234567-89ab-cdef-0123-456789abcdef": {"name": "A", "icon_dark": ""#.utf8)
+        let oversize =
+            Data(#"{"01234567-89ab-cdef-0123-456789abcdef": {"name": "A", "icon_dark": ""#.utf8)
             + Data(repeating: 0x41, count: 8 << 20) + Data(#""}}"#.utf8)
         #expect(throws: WebAuthnError(.malformed, "")) { try PasskeyProviders(jsonData: oversize) }
     }

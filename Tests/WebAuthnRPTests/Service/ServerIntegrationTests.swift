@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import WebAuthnCoding
+import WebAuthnTestSupport
+
 @testable import WebAuthnCrypto
 @testable import WebAuthnRP
-import WebAuthnTestSupport
-import WebAuthnCoding
 
 /// What a server writing against the library needs without writing around it: storable
 /// records, short default algorithms, transports kept, user handles, client-safe errors and a
@@ -17,9 +18,10 @@ struct ServerIntegrationTests {
 
     @Test("a record encodes its bytes as base64url text and decodes back to the same record")
     func recordJSON() throws {
-        let record = CredentialRecord(id: [0xFB, 0xFF, 0x01], publicKey: [0xA5, 0x01, 0x02], signCount: 7,
-                                      userHandle: Array("user-a".utf8), uvInitialized: true, transports: ["usb"],
-                                      attestationObject: [0xA3], registrationClientDataJSON: Array("{}".utf8))
+        let record = CredentialRecord(
+            id: [0xFB, 0xFF, 0x01], publicKey: [0xA5, 0x01, 0x02], signCount: 7,
+            userHandle: Array("user-a".utf8), uvInitialized: true, transports: ["usb"],
+            attestationObject: [0xA3], registrationClientDataJSON: Array("{}".utf8))
         let data = try JSONEncoder().encode(record)
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         #expect(object["id"] as? String == "-_8B")
@@ -31,12 +33,13 @@ struct ServerIntegrationTests {
 
     @Test("a record written with bytes as arrays of numbers, and without later members, still decodes")
     func legacyRecordJSON() throws {
-        let legacy = Data("""
-        {"id":[251,255,1],"publicKey":[165,1,2],"algorithm":-7,"signCount":3,"userHandle":[117,115,101,114],
-         "uvInitialized":false,"backupEligible":true,"backupState":false,"transports":["internal"],
-         "aaguid":"00000000-0000-0000-0000-000000000000","attestationFormat":"none","attestationType":"none",
-         "attestationTrusted":false}
-        """.utf8)
+        let legacy = Data(
+            """
+            {"id":[251,255,1],"publicKey":[165,1,2],"algorithm":-7,"signCount":3,"userHandle":[117,115,101,114],
+             "uvInitialized":false,"backupEligible":true,"backupState":false,"transports":["internal"],
+             "aaguid":"00000000-0000-0000-0000-000000000000","attestationFormat":"none","attestationType":"none",
+             "attestationTrusted":false}
+            """.utf8)
         let record = try JSONDecoder().decode(CredentialRecord.self, from: legacy)
         #expect(record.id == [251, 255, 1])
         #expect(record.publicKey == [165, 1, 2])
@@ -58,12 +61,12 @@ struct ServerIntegrationTests {
         #expect(record.algorithm == -7)
         let data = try JSONEncoder().encode(record)
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        #expect(object["algorithm"] as? Int == -7)                      // still written, for earlier readers
+        #expect(object["algorithm"] as? Int == -7)  // still written, for earlier readers
         var edited = object
-        edited["algorithm"] = -8                                         // a row whose member disagrees with its key
+        edited["algorithm"] = -8  // a row whose member disagrees with its key
         let decoded = try JSONDecoder().decode(CredentialRecord.self, from: JSONSerialization.data(withJSONObject: edited))
         #expect(decoded.algorithm == -7 && decoded == record)
-        record.publicKey = [0xA1, 0x01, 0x02]                            // {1: 2}: no alg
+        record.publicKey = [0xA1, 0x01, 0x02]  // {1: 2}: no alg
         #expect(record.algorithm == 0)
     }
 
@@ -78,11 +81,13 @@ struct ServerIntegrationTests {
         await #expect(throws: WebAuthnError(.algorithm, "")) {
             _ = try await service.finishRegistration(try es384.register(challenge: options.challenge.bytes), now: now)
         }
-        let narrow = RelyingPartyService(relyingParty: CeremonyFixture.relyingParty,
-                                         policy: VerificationPolicy(acceptedAlgorithms: [.es256, .ps256]))
+        let narrow = RelyingPartyService(
+            relyingParty: CeremonyFixture.relyingParty,
+            policy: VerificationPolicy(acceptedAlgorithms: [.es256, .ps256]))
         #expect(try await narrow.beginRegistration(RegistrationRequest(user: user), now: now).options.pubKeyCredParams.map(\.alg) == [-7])
-        #expect(try await narrow.beginRegistration(RegistrationRequest(user: user, algorithms: [.ps256, .es256]), now: now).options
-            .pubKeyCredParams.map(\.alg) == [-37, -7])
+        #expect(
+            try await narrow.beginRegistration(RegistrationRequest(user: user, algorithms: [.ps256, .es256]), now: now).options
+                .pubKeyCredParams.map(\.alg) == [-37, -7])
         await #expect(throws: WebAuthnError(.algorithm, "")) {
             _ = try await narrow.beginRegistration(RegistrationRequest(user: user, algorithms: [.edDSA]), now: now).options
         }
@@ -101,9 +106,12 @@ struct ServerIntegrationTests {
         request.timeout = 120_000
         request.algorithms = [.es256]
         let options = try await service.beginRegistration(request, now: now).options
-        #expect(options.authenticatorSelection == AuthenticatorSelectionCriteria(authenticatorAttachment: .platform,
-                                                                                 residentKey: .required, requireResidentKey: true,
-                                                                                 userVerification: .required))
+        #expect(
+            options.authenticatorSelection
+                == AuthenticatorSelectionCriteria(
+                    authenticatorAttachment: .platform,
+                    residentKey: .required, requireResidentKey: true,
+                    userVerification: .required))
         #expect(options.attestation == .direct && options.attestationFormats == ["packed", "tpm"])
         #expect(options.hints == [.clientDevice] && options.timeout == 120_000)
         #expect(options.pubKeyCredParams.map(\.alg) == [-7])
@@ -118,8 +126,10 @@ struct ServerIntegrationTests {
         #expect(try await service.beginRegistration(notExcluding, now: now).options.excludeCredentials.isEmpty)
 
         let login = try await service.beginAuthentication(
-            AuthenticationRequest(userHandle: Array("user-a".utf8), userVerification: .required, hints: [.securityKey],
-                                  timeout: 30_000), now: now).options
+            AuthenticationRequest(
+                userHandle: Array("user-a".utf8), userVerification: .required, hints: [.securityKey],
+                timeout: 30_000), now: now
+        ).options
         #expect(login.allowCredentials?.map(\.id.bytes) == [authenticator.credentialId])
         #expect(login.userVerification == .required && login.hints == [.securityKey] && login.timeout == 30_000)
         let assertion = try authenticator.authenticate(challenge: login.challenge.bytes)
@@ -153,18 +163,22 @@ struct ServerIntegrationTests {
         let readsBefore = store.userListings
         let login = try await service.beginAuthentication(
             AuthenticationRequest(userHandle: Array("user-a".utf8), allowCredentials: [PublicKeyCredentialDescriptorJSON(stored)]),
-            now: now).options
+            now: now
+        ).options
         #expect(store.userListings == readsBefore)
         #expect(login.allowCredentials?.map(\.id.bytes) == [listed.credentialId])
-        _ = try await service.finishAuthentication(try listed.authenticate(challenge: login.challenge.bytes),
-                                                   challenge: .session(login.challenge.bytes), now: now)
+        _ = try await service.finishAuthentication(
+            try listed.authenticate(challenge: login.challenge.bytes),
+            challenge: .session(login.challenge.bytes), now: now)
 
         let again = try await service.beginAuthentication(
             AuthenticationRequest(userHandle: Array("user-a".utf8), allowCredentials: [PublicKeyCredentialDescriptorJSON(stored)]),
-            now: now).options
+            now: now
+        ).options
         let error = await #expect(throws: WebAuthnError.self) {
-            _ = try await service.finishAuthentication(try other.authenticate(challenge: again.challenge.bytes),
-                                                       challenge: .session(again.challenge.bytes), now: now)
+            _ = try await service.finishAuthentication(
+                try other.authenticate(challenge: again.challenge.bytes),
+                challenge: .session(again.challenge.bytes), now: now)
         }
         #expect(error?.category == .unknownCredential)
     }
@@ -229,8 +243,9 @@ struct ServerIntegrationTests {
 
     @Test("the client-safe message names no configuration; every category has a status")
     func clientSafeErrors() throws {
-        let error = WebAuthnError(.origin, step: "§7.1 step 9",
-                                  "origin https://evil.example is not one of https://example.org, https://internal.example.org")
+        let error = WebAuthnError(
+            .origin, step: "§7.1 step 9",
+            "origin https://evil.example is not one of https://example.org, https://internal.example.org")
         #expect(!error.clientMessage.contains("example"))
         #expect(error.httpStatus == 403)
         for category in WebAuthnError.Category.allCases {
@@ -276,14 +291,15 @@ struct ServerIntegrationTests {
     // MARK: Challenge store
 
     static func challenge(_ n: Int, expiresAt: Date) -> IssuedChallenge {
-        IssuedChallenge(challenge: Array("challenge-\(n)-padding-to-sixteen".utf8), kind: .authentication, rpId: "example.org",
-                        expiresAt: expiresAt)
+        IssuedChallenge(
+            challenge: Array("challenge-\(n)-padding-to-sixteen".utf8), kind: .authentication, rpId: "example.org",
+            expiresAt: expiresAt)
     }
 
     @Test("expired challenges are evicted as time passes, not only when the store is full")
     func evictsAsTimePasses() async throws {
         let store = InMemoryChallengeStore(capacity: 1000)
-        for n in 0 ..< 10 { try await store.issue(Self.challenge(n, expiresAt: now.addingTimeInterval(Double(n + 1))), now: now) }
+        for n in 0..<10 { try await store.issue(Self.challenge(n, expiresAt: now.addingTimeInterval(Double(n + 1))), now: now) }
         #expect(store.count == 10)
         try await store.issue(Self.challenge(100, expiresAt: now.addingTimeInterval(600)), now: now.addingTimeInterval(5))
         #expect(store.count == 7)  // 1...4 s gone; 5 s (answerable through its expiry instant), 6...10 s and the new one held
@@ -294,7 +310,7 @@ struct ServerIntegrationTests {
     @Test("a full store of live challenges refuses more; once they expire it takes new ones")
     func boundedStore() async throws {
         let store = InMemoryChallengeStore(capacity: 4)
-        for n in 0 ..< 4 { try await store.issue(Self.challenge(n, expiresAt: now.addingTimeInterval(60)), now: now) }
+        for n in 0..<4 { try await store.issue(Self.challenge(n, expiresAt: now.addingTimeInterval(60)), now: now) }
         await #expect {
             try await store.issue(Self.challenge(9, expiresAt: now.addingTimeInterval(60)), now: now)
         } throws: { ($0 as? RegistryError)?.code == .capacityExceeded }
@@ -309,7 +325,7 @@ struct ServerIntegrationTests {
     @Test("issuing and consuming many challenges keeps the store's bookkeeping bounded, and a re-issued challenge survives its old expiry")
     func churn() async throws {
         let store = InMemoryChallengeStore(capacity: 8)
-        for n in 0 ..< 1000 {
+        for n in 0..<1000 {
             let issued = Self.challenge(n, expiresAt: now.addingTimeInterval(300))
             try await store.issue(issued, now: now)
             _ = try await store.consume(issued.challenge)
@@ -335,9 +351,12 @@ struct NativeAppOriginTests {
         #expect(origin == "android:apk-key-hash:" + Base64URL.encode(digest))
         let fingerprint = digest.map { String(format: "%02X", $0) }.joined(separator: ":")
         #expect(try RelyingParty.androidOrigin(sha256Fingerprint: fingerprint) == origin)
-        #expect(try RelyingParty.androidOrigin(sha256Fingerprint: fingerprint.lowercased().replacingOccurrences(of: ":", with: "")) == origin)
+        #expect(
+            try RelyingParty.androidOrigin(sha256Fingerprint: fingerprint.lowercased().replacingOccurrences(of: ":", with: "")) == origin)
         #expect(throws: WebAuthnError(.malformed, "")) { try RelyingParty.androidOrigin(sha256Fingerprint: "AB:CD") }
-        #expect(throws: WebAuthnError(.malformed, "")) { try RelyingParty.androidOrigin(sha256Fingerprint: String(fingerprint.dropLast()) + "G") }
+        #expect(throws: WebAuthnError(.malformed, "")) {
+            try RelyingParty.androidOrigin(sha256Fingerprint: String(fingerprint.dropLast()) + "G")
+        }
     }
 
     @Test("a relying party that lists the Android origin accepts a ceremony from the app")
@@ -347,8 +366,11 @@ struct NativeAppOriginTests {
         var authenticator = try TestAuthenticator()
         authenticator.origin = origin
         let issued = CeremonyFixture.registrationChallenge()
-        _ = try #require(CeremonyFixture.register(try authenticator.register(challenge: issued.challenge), issued: issued,
-                                                  relyingParty: relyingParty).accepted())
+        _ = try #require(
+            CeremonyFixture.register(
+                try authenticator.register(challenge: issued.challenge), issued: issued,
+                relyingParty: relyingParty
+            ).accepted())
     }
 }
 
@@ -356,11 +378,12 @@ struct NativeAppOriginTests {
 struct IssuedChallengeStorageTests {
     @Test("an issued challenge round-trips through JSON compactly, whatever the encoder's date strategy")
     func roundTrip() throws {
-        let issued = IssuedChallenge(challenge: Array(repeating: 0xFB, count: 32), kind: .registration, rpId: "example.org",
-                                     userHandle: Array("user-a".utf8), allowCredentials: [[1, 2, 3]], userVerification: .required,
-                                     offeredAlgorithms: [.edDSA, .es256, COSEAlgorithm(rawValue: -999)], conditionalCreate: true,
-                                     attestation: .direct, issuedAt: Date(timeIntervalSince1970: 1_700_000_000.25),
-                                     expiresAt: Date(timeIntervalSince1970: 1_700_000_300.5))
+        let issued = IssuedChallenge(
+            challenge: Array(repeating: 0xFB, count: 32), kind: .registration, rpId: "example.org",
+            userHandle: Array("user-a".utf8), allowCredentials: [[1, 2, 3]], userVerification: .required,
+            offeredAlgorithms: [.edDSA, .es256, COSEAlgorithm(rawValue: -999)], conditionalCreate: true,
+            attestation: .direct, issuedAt: Date(timeIntervalSince1970: 1_700_000_000.25),
+            expiresAt: Date(timeIntervalSince1970: 1_700_000_300.5))
         let plain = try JSONEncoder().encode(issued)
         let text = String(decoding: plain, as: UTF8.self)
         #expect(text.contains("\"challenge\":\"-_v7") && !text.contains("[251"))
@@ -379,10 +402,14 @@ struct IssuedChallengeStorageTests {
         #expect(decoded.userHandle == nil && decoded.allowCredentials.isEmpty && decoded.userVerification == .preferred)
         #expect(decoded.issuedAt == nil && decoded.expiresAt == Date(timeIntervalSince1970: 10))
         #expect(throws: DecodingError.self) {
-            try JSONDecoder().decode(IssuedChallenge.self, from: Data(String(decoding: old, as: UTF8.self).replacingOccurrences(of: "\"v\":1", with: "\"v\":2").utf8))
+            try JSONDecoder().decode(
+                IssuedChallenge.self,
+                from: Data(String(decoding: old, as: UTF8.self).replacingOccurrences(of: "\"v\":1", with: "\"v\":2").utf8))
         }
         #expect(throws: DecodingError.self) {
-            try JSONDecoder().decode(IssuedChallenge.self, from: Data(String(decoding: old, as: UTF8.self).replacingOccurrences(of: "AAAAAAAA", with: "AAAA+AAA").utf8))
+            try JSONDecoder().decode(
+                IssuedChallenge.self,
+                from: Data(String(decoding: old, as: UTF8.self).replacingOccurrences(of: "AAAAAAAA", with: "AAAA+AAA").utf8))
         }
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import WebAuthnTestSupport
+
 @testable import WebAuthnCrypto
 @testable import WebAuthnRP
-import WebAuthnTestSupport
 
 /// The server flow end to end: begin (options + issued challenge) then finish.
 @Suite("RelyingPartyService begin/finish flow")
@@ -17,7 +18,9 @@ struct ServiceFlowTests {
     @Test("beginRegistration builds options from the RP and policy, with a fresh 32-byte challenge")
     func registrationOptions() async throws {
         let service = service()
-        let first = try await service.beginRegistration(RegistrationRequest(user: user, userVerification: .required, attestation: .direct), now: now).options
+        let first = try await service.beginRegistration(
+            RegistrationRequest(user: user, userVerification: .required, attestation: .direct), now: now
+        ).options
         let second = try await service.beginRegistration(RegistrationRequest(user: user), now: now).options
         #expect(first.challenge.bytes.count == 32)
         #expect(first.challenge != second.challenge)
@@ -74,8 +77,9 @@ struct ServiceFlowTests {
         let options = try await service.beginRegistration(RegistrationRequest(user: user), now: now).options
         #expect(options.timeout == 60_000)
         await #expect(throws: WebAuthnError(.challenge, "")) {
-            _ = try await service.finishRegistration(try authenticator.register(challenge: options.challenge.bytes),
-                                                     now: now.addingTimeInterval(61))
+            _ = try await service.finishRegistration(
+                try authenticator.register(challenge: options.challenge.bytes),
+                now: now.addingTimeInterval(61))
         }
     }
 
@@ -84,8 +88,9 @@ struct ServiceFlowTests {
         let service = service(VerificationPolicy(challengeLifetime: 60))
         var authenticator = try TestAuthenticator()
         let options = try await service.beginRegistration(RegistrationRequest(user: user), now: now).options
-        _ = try await service.finishRegistration(try authenticator.register(challenge: options.challenge.bytes),
-                                                 now: now.addingTimeInterval(60))
+        _ = try await service.finishRegistration(
+            try authenticator.register(challenge: options.challenge.bytes),
+            now: now.addingTimeInterval(60))
         for (offset, accepted) in [(60.0, true), (60.001, false), (-0.001, false), (0, true)] {
             let request = try await service.beginAuthentication(now: now).options
             let report = try await service.finishAuthenticationReport(
@@ -113,8 +118,10 @@ struct ServiceFlowTests {
 
     @Test("the options' timeout is the lifetime in milliseconds, clamped, for any lifetime")
     func timeoutClamps() {
-        let cases: [(TimeInterval, UInt32)] = [(300, 300_000), (0.0015, 1), (0, 0), (-5, 0), (.nan, 0), (.infinity, .max),
-                                               (-.infinity, 0), (1e300, .max), (4_294_967.295, 4_294_967_295)]
+        let cases: [(TimeInterval, UInt32)] = [
+            (300, 300_000), (0.0015, 1), (0, 0), (-5, 0), (.nan, 0), (.infinity, .max),
+            (-.infinity, 0), (1e300, .max), (4_294_967.295, 4_294_967_295),
+        ]
         for (lifetime, expected) in cases {
             #expect(VerificationPolicy(challengeLifetime: lifetime).challengeTimeoutMilliseconds == expected, "\(lifetime)")
         }
@@ -122,7 +129,8 @@ struct ServiceFlowTests {
 
     @Test("the requested conveyance is remembered: none answering direct is refused only when the policy says so")
     func conveyance() async throws {
-        let strict = service(VerificationPolicy(attestation: AttestationPolicy(requirement: AttestationRequirement(unattested: .rejectedWhenRequested))))
+        let strict = service(
+            VerificationPolicy(attestation: AttestationPolicy(requirement: AttestationRequirement(unattested: .rejectedWhenRequested))))
         let authenticator = try TestAuthenticator()
         let direct = try await strict.beginRegistration(RegistrationRequest(user: user, attestation: .direct), now: now).options
         let report = try await strict.finishRegistrationReport(try authenticator.register(challenge: direct.challenge.bytes), now: now)

@@ -1,8 +1,9 @@
 import Foundation
 import Synchronization
 import Testing
-@testable import WebAuthnRP
 import WebAuthnTestSupport
+
+@testable import WebAuthnRP
 
 /// The store contracts as Deploying.md documents them, held by a store written from that
 /// documentation alone: a table keyed by credential id, `INSERT … ON CONFLICT (id) DO NOTHING`
@@ -35,7 +36,9 @@ struct StoreContractTests {
         func credential(id: [UInt8]) async throws -> CredentialRecord? {
             let row = table.withLock { $0[id]?.record }
             if concurrentLoginAfterRead.withLock({ $0 }) {
-                table.withLock { rows in rows[id]?.signCount += 1; rows[id]?.record.signCount += 1 }
+                table.withLock { rows in
+                    rows[id]?.signCount += 1; rows[id]?.record.signCount += 1
+                }
             }
             return row
         }
@@ -64,7 +67,7 @@ struct StoreContractTests {
     @Test("acceptAndFlag: a counter regression is accepted, flagged and stored by the documented update")
     func acceptAndFlagStored() async throws {
         var authenticator = try TestAuthenticator(key: .es256)
-        authenticator.signCount = 3                                  // below the stored 40: a regression
+        authenticator.signCount = 3  // below the stored 40: a regression
         let store = DocumentedSQLStore([authenticator.record(signCount: 40)])
         var policy = VerificationPolicy()
         policy.counter = .acceptAndFlag
@@ -72,9 +75,9 @@ struct StoreContractTests {
         let verified = try await login(service, &authenticator)
         #expect(verified.counterRegressed)
         let stored = try #require(try await store.credential(id: authenticator.credentialId))
-        #expect(stored.signCount == 40)                              // the stored count is kept
+        #expect(stored.signCount == 40)  // the stored count is kept
         #expect(stored.uvInitialized == verified.updatedRecord.uvInitialized)
-        #expect(stored == verified.updatedRecord)                    // the login's record went in
+        #expect(stored == verified.updatedRecord)  // the login's record went in
         // And the next flagged login goes through the same way.
         #expect(try await login(service, &authenticator).counterRegressed)
     }
@@ -101,14 +104,17 @@ struct StoreContractTests {
         let authenticator = try TestAuthenticator(key: .es256)
         let store = DocumentedSQLStore([authenticator.record(signCount: 7)])
         let service = RelyingPartyService(relyingParty: CeremonyFixture.relyingParty, credentials: store)
-        let start = try await service.beginRegistration(RegistrationRequest(user: PublicKeyCredentialUserEntityJSON(
-            id: Base64URLBytes(authenticator.userHandle), name: "ada", displayName: "Ada"), excludeExistingCredentials: false), now: now)
+        let start = try await service.beginRegistration(
+            RegistrationRequest(
+                user: PublicKeyCredentialUserEntityJSON(
+                    id: Base64URLBytes(authenticator.userHandle), name: "ada", displayName: "Ada"), excludeExistingCredentials: false),
+            now: now)
         let response = try authenticator.register(challenge: start.options.challenge.bytes)
         await #expect { _ = try await service.finishRegistration(response, challenge: start.challenge, now: now) } throws: { error in
             let error = try #require(error as? WebAuthnError)
             return error.category == .credentialExists && error.step == "§7.1 step 27"
         }
-        #expect(try await store.credential(id: authenticator.credentialId)?.signCount == 7)   // unchanged
+        #expect(try await store.credential(id: authenticator.credentialId)?.signCount == 7)  // unchanged
     }
 
     @Test("the in-memory store keeps the documented contracts: create's false, update's compare and swap")

@@ -1,8 +1,9 @@
 import Foundation
+import WebAuthnCoding
+import WebAuthnTestSupport
+
 @testable import WebAuthnCrypto
 @testable import WebAuthnRP
-import WebAuthnTestSupport
-import WebAuthnCoding
 
 /// A credential key pair for tests.
 struct TestCredential {
@@ -24,14 +25,17 @@ enum AttestationTestSupport {
     static let clientDataHash = Digest.sha256.hash(Array(#"{"type":"webauthn.create"}"#.utf8))
 
     /// An attestation context as the registration verifier would build it.
-    static func context(statement: CBORItem, authData: [UInt8], clientDataHash: [UInt8] = clientDataHash,
-                        policy: AttestationPolicy = AttestationPolicy(), time: Date = now) throws -> AttestationContext {
+    static func context(
+        statement: CBORItem, authData: [UInt8], clientDataHash: [UInt8] = clientDataHash,
+        policy: AttestationPolicy = AttestationPolicy(), time: Date = now
+    ) throws -> AttestationContext {
         let parsed = try AuthenticatorData(bytes: authData[...])
         guard let attested = parsed.attestedCredentialData else { throw WebAuthnError(.malformed, "no attested data") }
-        return AttestationContext(statement: statement, authenticatorData: parsed, clientDataHash: clientDataHash,
-                                  credentialKey: try COSEKey(item: attested.credentialPublicKey),
-                                  attestedCredential: attested, policy: policy, verificationTime: time,
-                                  formats: .standard)
+        return AttestationContext(
+            statement: statement, authenticatorData: parsed, clientDataHash: clientDataHash,
+            credentialKey: try COSEKey(item: attested.credentialPublicKey),
+            attestedCredential: attested, policy: policy, verificationTime: time,
+            formats: .standard)
     }
 
     /// A CA and its key (see ``TestCertificates/makeCA(name:)``).

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
+import WebAuthnTestSupport
+
 @testable import WebAuthnCrypto
 @testable import WebAuthnRP
-import WebAuthnTestSupport
 
 /// Shared fixtures for the ceremony tests.
 enum CeremonyFixture {
@@ -10,26 +11,32 @@ enum CeremonyFixture {
     static let relyingParty = RelyingParty(id: "example.org", name: "Example", origins: ["https://example.org"])
 
     /// A registration challenge issued now, offering the common algorithms.
-    static func registrationChallenge(_ bytes: [UInt8] = Array(repeating: 0xA1, count: 32),
-                                      userHandle: [UInt8] = Array("user-a".utf8),
-                                      userVerification: UserVerificationRequirement = .preferred,
-                                      offered: [COSEAlgorithm] = [.es256, .edDSA, .ed25519, .es384, .es512, .ps256, .rs256],
-                                      conditional: Bool = false, rpId: String = "example.org", issuedAt: Date? = nil,
-                                      expiresAt: Date = now.addingTimeInterval(300)) -> IssuedChallenge {
-        IssuedChallenge(challenge: bytes, kind: .registration, rpId: rpId, userHandle: userHandle,
-                        userVerification: userVerification, offeredAlgorithms: offered,
-                        conditionalCreate: conditional, issuedAt: issuedAt, expiresAt: expiresAt)
+    static func registrationChallenge(
+        _ bytes: [UInt8] = Array(repeating: 0xA1, count: 32),
+        userHandle: [UInt8] = Array("user-a".utf8),
+        userVerification: UserVerificationRequirement = .preferred,
+        offered: [COSEAlgorithm] = [.es256, .edDSA, .ed25519, .es384, .es512, .ps256, .rs256],
+        conditional: Bool = false, rpId: String = "example.org", issuedAt: Date? = nil,
+        expiresAt: Date = now.addingTimeInterval(300)
+    ) -> IssuedChallenge {
+        IssuedChallenge(
+            challenge: bytes, kind: .registration, rpId: rpId, userHandle: userHandle,
+            userVerification: userVerification, offeredAlgorithms: offered,
+            conditionalCreate: conditional, issuedAt: issuedAt, expiresAt: expiresAt)
     }
 
     /// An authentication challenge issued now.
-    static func authenticationChallenge(_ bytes: [UInt8] = Array(repeating: 0xB2, count: 32),
-                                        userHandle: [UInt8]? = nil, allowCredentials: [[UInt8]] = [],
-                                        userVerification: UserVerificationRequirement = .preferred,
-                                        rpId: String = "example.org", issuedAt: Date? = nil,
-                                        expiresAt: Date = now.addingTimeInterval(300)) -> IssuedChallenge {
-        IssuedChallenge(challenge: bytes, kind: .authentication, rpId: rpId, userHandle: userHandle,
-                        allowCredentials: allowCredentials, userVerification: userVerification, issuedAt: issuedAt,
-                        expiresAt: expiresAt)
+    static func authenticationChallenge(
+        _ bytes: [UInt8] = Array(repeating: 0xB2, count: 32),
+        userHandle: [UInt8]? = nil, allowCredentials: [[UInt8]] = [],
+        userVerification: UserVerificationRequirement = .preferred,
+        rpId: String = "example.org", issuedAt: Date? = nil,
+        expiresAt: Date = now.addingTimeInterval(300)
+    ) -> IssuedChallenge {
+        IssuedChallenge(
+            challenge: bytes, kind: .authentication, rpId: rpId, userHandle: userHandle,
+            allowCredentials: allowCredentials, userVerification: userVerification, issuedAt: issuedAt,
+            expiresAt: expiresAt)
     }
 }
 
@@ -49,8 +56,10 @@ struct CeremonyOutcome<Verified> {
     }
 
     /// Records a test issue unless the ceremony failed with `category` at `step`.
-    func expectRejected(_ category: WebAuthnError.Category, step: String,
-                        sourceLocation: SourceLocation = #_sourceLocation) {
+    func expectRejected(
+        _ category: WebAuthnError.Category, step: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         switch result {
         case .success:
             Issue.record("expected \(category.rawValue) at \(step), but the ceremony was accepted", sourceLocation: sourceLocation)
@@ -102,9 +111,11 @@ extension CeremonyTrace {
 
 extension CeremonyFixture {
     /// Runs §7.1 directly.
-    static func register(_ response: RegistrationResponse, issued: IssuedChallenge = registrationChallenge(),
-                         relyingParty: RelyingParty = relyingParty, policy: VerificationPolicy = VerificationPolicy(),
-                         now: Date = now, keepAttestation: Bool = false) -> CeremonyOutcome<VerifiedRegistration> {
+    static func register(
+        _ response: RegistrationResponse, issued: IssuedChallenge = registrationChallenge(),
+        relyingParty: RelyingParty = relyingParty, policy: VerificationPolicy = VerificationPolicy(),
+        now: Date = now, keepAttestation: Bool = false
+    ) -> CeremonyOutcome<VerifiedRegistration> {
         var trace = CeremonyTrace()
         let verifier = RegistrationVerifier(relyingParty: relyingParty, policy: policy)
         do {
@@ -116,10 +127,12 @@ extension CeremonyFixture {
     }
 
     /// Runs §7.2 directly.
-    static func authenticate(_ response: AuthenticationResponse, issued: IssuedChallenge = authenticationChallenge(),
-                             record: CredentialRecord?, relyingParty: RelyingParty = relyingParty,
-                             policy: VerificationPolicy = VerificationPolicy(),
-                             now: Date = now) -> CeremonyOutcome<VerifiedAuthentication> {
+    static func authenticate(
+        _ response: AuthenticationResponse, issued: IssuedChallenge = authenticationChallenge(),
+        record: CredentialRecord?, relyingParty: RelyingParty = relyingParty,
+        policy: VerificationPolicy = VerificationPolicy(),
+        now: Date = now
+    ) -> CeremonyOutcome<VerifiedAuthentication> {
         var trace = CeremonyTrace()
         let verifier = AuthenticationVerifier(relyingParty: relyingParty, policy: policy)
         do {

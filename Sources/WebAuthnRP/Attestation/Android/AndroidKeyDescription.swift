@@ -37,8 +37,9 @@ package struct AndroidKeyDescription: Sendable, Equatable {
         let root = try DER.parse(derEncoded)
         let fields = try root.sequence()
         guard fields.count >= 8 else {
-            throw DERError(.unexpectedElementCount, offset: root.offset,
-                           "KeyDescription has \(fields.count) elements, at least 8 are required")
+            throw DERError(
+                .unexpectedElementCount, offset: root.offset,
+                "KeyDescription has \(fields.count) elements, at least 8 are required")
         }
         attestationVersion = try fields[0].integer()
         attestationSecurityLevel = try fields[1].enumerated()
@@ -91,8 +92,9 @@ struct AndroidAuthorizationList: Sendable, Equatable {
         for field in try node.sequence() {
             // Every field of the schema is EXPLICIT, so context-specific and constructed.
             guard field.tag.tagClass == .contextSpecific, field.tag.isConstructed else {
-                throw DERError(.unexpectedTag, offset: field.offset,
-                               "AuthorizationList field \(field.tag) is not an explicit context tag")
+                throw DERError(
+                    .unexpectedTag, offset: field.offset,
+                    "AuthorizationList field \(field.tag) is not an explicit context tag")
             }
             let number = field.tag.number
             switch number {

@@ -27,7 +27,8 @@ package struct TPMName: Sendable, Hashable {
     /// that algorithm's length; else `nil`.
     package var hashAlgorithm: TPMHashAlgorithm? {
         guard let id = algorithmID, let algorithm = TPMHashAlgorithm(rawValue: id),
-              let digest, digest.count == algorithm.digestSize else { return nil }
+            let digest, digest.count == algorithm.digestSize
+        else { return nil }
         return algorithm
     }
 }

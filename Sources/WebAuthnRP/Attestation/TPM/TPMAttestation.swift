@@ -1,5 +1,6 @@
-import WebAuthnCrypto
 import WebAuthnCoding
+import WebAuthnCrypto
+
 /// `tpm` (W3C L3 §8.3): attestation by a Trusted Platform Module. The TPM certifies the
 /// credential key (`pubArea`) with its attestation identity key (AIK) in a TPMS_ATTEST
 /// (`certInfo`) whose `extraData` binds the ceremony; the AIK certificate comes from an
@@ -16,8 +17,10 @@ package struct TPMAttestation: AttestationFormat {
         // decoding on it to extract the contained fields."
         guard statement.mapEntries != nil else { throw AttestationContext.failure(identifier, "attStmt is not a map") }
         // ver: "2.0" — "The version of the TPM specification to which the signature conforms."
-        let ver = try AttestationContext.member(statement[textKey: "ver"], "ver", is: "a text string",
-                                                format: identifier) { $0.text }
+        let ver = try AttestationContext.member(
+            statement[textKey: "ver"], "ver", is: "a text string",
+            format: identifier
+        ) { $0.text }
         guard ver == "2.0" else { throw AttestationContext.failure(identifier, "ver is \"\(ver)\", not \"2.0\"") }
         // ECDAA was removed from Level 3; the syntax has no ecdaaKeyId, and no ECDAA verification exists.
         guard statement[textKey: "ecdaaKeyId"] == nil else {
@@ -25,10 +28,14 @@ package struct TPMAttestation: AttestationFormat {
         }
         let alg = try context.algorithm(statement[textKey: "alg"], format: identifier)
         let sig = try context.signature(statement[textKey: "sig"], format: identifier)
-        let certInfoBytes = try AttestationContext.member(statement[textKey: "certInfo"], "certInfo", is: "a byte string",
-                                                          format: identifier) { $0.bytes }
-        let pubAreaBytes = try AttestationContext.member(statement[textKey: "pubArea"], "pubArea", is: "a byte string",
-                                                         format: identifier) { $0.bytes }
+        let certInfoBytes = try AttestationContext.member(
+            statement[textKey: "certInfo"], "certInfo", is: "a byte string",
+            format: identifier
+        ) { $0.bytes }
+        let pubAreaBytes = try AttestationContext.member(
+            statement[textKey: "pubArea"], "pubArea", is: "a byte string",
+            format: identifier
+        ) { $0.bytes }
         // "Verify that x5c is present." (x5c: [ aikCert: bytes, * (caCert: bytes) ])
         guard statement[textKey: "x5c"] != nil else { throw AttestationContext.failure(identifier, "x5c is missing") }
         let chain = try context.certificates(statement[textKey: "x5c"], format: identifier)
@@ -48,12 +55,14 @@ package struct TPMAttestation: AttestationFormat {
         // "Validate that certInfo is valid:"
         // "Verify that magic is set to TPM_GENERATED_VALUE."
         guard certInfo.magic == TPMAttest.generatedValue else {
-            throw AttestationContext.failure(identifier,
+            throw AttestationContext.failure(
+                identifier,
                 "certInfo.magic is \(Self.hex(certInfo.magic)), not TPM_GENERATED_VALUE (0xFF544347)")
         }
         // "Verify that type is set to TPM_ST_ATTEST_CERTIFY."
         guard certInfo.type == TPMAttest.attestCertifyType, let certify = certInfo.certifyInfo else {
-            throw AttestationContext.failure(identifier,
+            throw AttestationContext.failure(
+                identifier,
                 "certInfo.type is \(Self.hex(certInfo.type)), not TPM_ST_ATTEST_CERTIFY (0x8017)")
         }
         // "Verify that extraData is set to the hash of attToBeSigned using the hash algorithm employed in "alg"."
@@ -61,7 +70,8 @@ package struct TPMAttestation: AttestationFormat {
             throw AttestationContext.failure(identifier, "alg \(alg) has no hash algorithm a TPM attestation can use")
         }
         guard certInfo.extraData.elementsEqual(algHash.hash(attToBeSigned)) else {
-            throw AttestationContext.failure(identifier,
+            throw AttestationContext.failure(
+                identifier,
                 "certInfo.extraData is not the \(algHash) hash of authenticatorData || clientDataHash")
         }
         // "Verify that attested contains a TPMS_CERTIFY_INFO structure as specified in [TPMv2-Part2]
@@ -69,7 +79,8 @@ package struct TPMAttestation: AttestationFormat {
         // algorithm in the nameAlg field of pubArea using the procedure specified in [TPMv2-Part1] section 16."
         let nameDigest = Self.digest(for: pubArea.nameAlgorithm).hash(pubArea.rawBytes)
         guard certify.name.bytes.elementsEqual(pubArea.name(withDigest: nameDigest)) else {
-            throw AttestationContext.failure(identifier,
+            throw AttestationContext.failure(
+                identifier,
                 "certInfo.attested.name is not the \(pubArea.nameAlgorithm) Name of pubArea (nameAlg || digest)")
         }
         // "Note that the remaining fields in the "Standard Attestation Structure" [TPMv2-Part1] section
@@ -80,15 +91,17 @@ package struct TPMAttestation: AttestationFormat {
         // RS1 is allowed here (TPM 2.0 AIKs sign with SHA-1), never for credential keys.
         var options = COSEKeyOptions.default
         options.allowRS1 = true
-        try context.requireSignature(sig, over: Array(certInfo.rawBytes), key: aikCert.publicKey, algorithm: alg,
-                                     format: identifier, signer: "aikCert", options: options)
+        try context.requireSignature(
+            sig, over: Array(certInfo.rawBytes), key: aikCert.publicKey, algorithm: alg,
+            format: identifier, signer: "aikCert", options: options)
 
         // "Verify that aikCert meets the requirements in § 8.3.1."
         let device = try Self.checkCertificateRequirements(aikCert, format: identifier)
         // Not a spec step: like every peer library, refuse a TPM whose vendor the TCG registry
         // does not know (on by default; AttestationFormatOptions.requireKnownTPMManufacturer relaxes it).
         if context.policy.formats.requireKnownTPMManufacturer, device.manufacturerName == nil {
-            throw AttestationContext.failure(identifier,
+            throw AttestationContext.failure(
+                identifier,
                 "aikCert names TPM manufacturer \(device.manufacturer), which is not in the TCG TPM vendor registry")
         }
 
@@ -119,7 +132,8 @@ package struct TPMAttestation: AttestationFormat {
                 throw AttestationContext.failure(format, "pubArea's RSA modulus n differs from the credential key's")
             }
             guard sameInteger(TPMWriter.bigEndian(rsa.exponent), e) else {
-                throw AttestationContext.failure(format,
+                throw AttestationContext.failure(
+                    format,
                     "pubArea's RSA exponent \(rsa.exponent) differs from the credential key's e")
             }
         case .ecc(let ecc):
@@ -127,7 +141,8 @@ package struct TPMAttestation: AttestationFormat {
                 throw AttestationContext.failure(format, "pubArea holds an ECC key but the credential key is not EC2")
             }
             guard key.curve == coseCurve(ecc.curve) else {
-                throw AttestationContext.failure(format,
+                throw AttestationContext.failure(
+                    format,
                     "pubArea's curve \(ecc.curve) differs from the credential key's \(key.curve.map { "\($0)" } ?? "none")")
             }
             guard sameInteger(ecc.x, x) else {
@@ -207,7 +222,8 @@ package struct TPMAttestation: AttestationFormat {
         let device = try deviceAttributes(cert, format: format)
         // The profile's TPMManufacturer is "id:" and the eight hex digits of TPM_PT_MANUFACTURER.
         guard TPMManufacturer.isWellFormed(device.manufacturer) else {
-            throw AttestationContext.failure(format,
+            throw AttestationContext.failure(
+                format,
                 "aikCert TPMManufacturer \"\(device.manufacturer)\" is not \"id:\" and eight hex digits")
         }
         // "The Extended Key Usage extension MUST contain the OID 2.23.133.8.3 ("joint-iso-itu-t(2)
@@ -216,7 +232,8 @@ package struct TPMAttestation: AttestationFormat {
             throw AttestationContext.failure(format, "aikCert has no Extended Key Usage extension")
         }
         guard purposes.contains(aikCertificateKeyPurposeOID) else {
-            throw AttestationContext.failure(format,
+            throw AttestationContext.failure(
+                format,
                 "aikCert Extended Key Usage lacks tcg-kp-AIKCertificate (\(aikCertificateKeyPurposeOID))")
         }
         // "The Basic Constraints extension MUST have the CA component set to false."
@@ -239,7 +256,8 @@ package struct TPMAttestation: AttestationFormat {
         // in the SAN alone, and "the subjectAltName extension MUST be marked critical". (The
         // subject was checked to be empty before this is called.)
         guard san.isCritical else {
-            throw AttestationContext.failure(format,
+            throw AttestationContext.failure(
+                format,
                 "aikCert subject is empty but its Subject Alternative Name extension is not marked critical")
         }
         let directoryNames = cert.subjectAlternativeNames.compactMap { name -> DistinguishedName? in
@@ -262,7 +280,8 @@ package struct TPMAttestation: AttestationFormat {
             if model == nil { missing.append("TPMModel (\(DistinguishedName.tpmModelOID))") }
             if version == nil { missing.append("TPMVersion (\(DistinguishedName.tpmVersionOID))") }
         }
-        throw AttestationContext.failure(format,
+        throw AttestationContext.failure(
+            format,
             "aikCert Subject Alternative Name directoryName lacks \(missing.joined(separator: ", "))")
     }
 

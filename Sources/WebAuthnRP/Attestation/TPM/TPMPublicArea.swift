@@ -106,8 +106,10 @@ struct TPMPublicArea: Sendable, Hashable {
             let keyBits = try reader.read(UInt16.self, "parameters.keyBits")
             let exponent = try reader.read(UInt32.self, "parameters.exponent")
             let modulus = try reader.sized("unique.rsa", maximum: Int(UInt16.max))
-            parameters = .rsa(RSAParameters(symmetric: symmetric, scheme: scheme, keyBits: keyBits,
-                                            exponent: exponent == 0 ? 65537 : exponent, modulus: modulus))
+            parameters = .rsa(
+                RSAParameters(
+                    symmetric: symmetric, scheme: scheme, keyBits: keyBits,
+                    exponent: exponent == 0 ? 65537 : exponent, modulus: modulus))
         case .ecc:
             let symmetric = try reader.symmetricDefinition("parameters.symmetric")
             let scheme = try reader.scheme("parameters.scheme", layout: TPMReader.eccSchemeLayout)

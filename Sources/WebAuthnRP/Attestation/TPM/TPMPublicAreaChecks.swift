@@ -1,4 +1,5 @@
 import WebAuthnCrypto
+
 // §8.3: "Verify that the public key specified by the parameters and unique fields of pubArea is
 // identical to the credentialPublicKey". Before the key in `unique` can be compared, the
 // parameters must describe that key: a pubArea whose parameters say one thing and whose unique
@@ -23,50 +24,63 @@ extension TPMAttestation {
     ///   - pubArea: the parsed pubArea.
     ///   - algorithm: the credential key's COSE algorithm.
     ///   - format: the format identifier, for messages.
-    static func checkParameters(_ pubArea: TPMPublicArea, algorithm: COSEAlgorithm,
-                                format: String) throws(WebAuthnError) {
+    static func checkParameters(
+        _ pubArea: TPMPublicArea, algorithm: COSEAlgorithm,
+        format: String
+    ) throws(WebAuthnError) {
         // TPMS_RSA_PARMS / TPMS_ECC_PARMS symmetric: "If the key is not a restricted decryption
         // key, this field shall be set to TPM_ALG_NULL."
-        let restrictedDecryption = pubArea.objectAttributes & (objectRestricted | objectDecrypt)
+        let restrictedDecryption =
+            pubArea.objectAttributes & (objectRestricted | objectDecrypt)
             == objectRestricted | objectDecrypt
         switch pubArea.parameters {
         case .rsa(let rsa):
             if let symmetric = rsa.symmetric, !restrictedDecryption {
-                throw AttestationContext.failure(format,
-                    "pubArea.parameters.symmetric is \(hex(symmetric.algorithm)), not TPM_ALG_NULL, for a key that is not a restricted decryption key")
+                throw AttestationContext.failure(
+                    format,
+                    "pubArea.parameters.symmetric is \(hex(symmetric.algorithm)), not TPM_ALG_NULL, for a key that is not a restricted decryption key"
+                )
             }
             try checkScheme(rsa.scheme, algorithm: algorithm, format: format)
             // keyBits is the modulus size: the unique field holds exactly keyBits / 8 bytes, the
             // top bit set (a TPM writes the modulus at its full size).
             guard rsa.modulus.count * 8 == Int(rsa.keyBits), bitLength(rsa.modulus) == Int(rsa.keyBits) else {
-                throw AttestationContext.failure(format,
-                    "pubArea.parameters.keyBits is \(rsa.keyBits) but unique.rsa is a \(bitLength(rsa.modulus))-bit modulus in \(rsa.modulus.count) bytes")
+                throw AttestationContext.failure(
+                    format,
+                    "pubArea.parameters.keyBits is \(rsa.keyBits) but unique.rsa is a \(bitLength(rsa.modulus))-bit modulus in \(rsa.modulus.count) bytes"
+                )
             }
             // exponent: "the public exponent. A prime number greater than 2." (0 means 2^16 + 1
             // and was replaced when parsing.) Primality is not tested; an exponent of 1 or an
             // even one cannot be prime.
             guard rsa.exponent > 2, rsa.exponent % 2 == 1 else {
-                throw AttestationContext.failure(format,
+                throw AttestationContext.failure(
+                    format,
                     "pubArea.parameters.exponent is \(rsa.exponent), not a prime greater than 2")
             }
         case .ecc(let ecc):
             if let symmetric = ecc.symmetric, !restrictedDecryption {
-                throw AttestationContext.failure(format,
-                    "pubArea.parameters.symmetric is \(hex(symmetric.algorithm)), not TPM_ALG_NULL, for a key that is not a restricted decryption key")
+                throw AttestationContext.failure(
+                    format,
+                    "pubArea.parameters.symmetric is \(hex(symmetric.algorithm)), not TPM_ALG_NULL, for a key that is not a restricted decryption key"
+                )
             }
             try checkScheme(ecc.scheme, algorithm: algorithm, format: format)
             // kdf: the NIST curves define their own KDF, so this field must be TPM_ALG_NULL
             // ("If the kdf parameter associated with curveID is not TPM_ALG_NULL then this is
             // required to be NULL").
             if let kdf = ecc.kdf {
-                throw AttestationContext.failure(format,
+                throw AttestationContext.failure(
+                    format,
                     "pubArea.parameters.kdf is \(hex(kdf.scheme)), not TPM_ALG_NULL, for curve \(ecc.curve)")
             }
             // The point's coordinates are field elements of curveID, written at the curve's size.
             let size = ecc.curve.coordinateSize
             guard ecc.x.count == size, ecc.y.count == size else {
-                throw AttestationContext.failure(format,
-                    "pubArea.parameters.curveID is \(ecc.curve) (\(size)-byte coordinates) but unique.ecc has x of \(ecc.x.count) and y of \(ecc.y.count) bytes")
+                throw AttestationContext.failure(
+                    format,
+                    "pubArea.parameters.curveID is \(ecc.curve) (\(size)-byte coordinates) but unique.ecc has x of \(ecc.x.count) and y of \(ecc.y.count) bytes"
+                )
             }
         }
     }
@@ -86,8 +100,10 @@ extension TPMAttestation {
         default: expected = nil
         }
         guard scheme.scheme == expected else {
-            throw AttestationContext.failure(format,
-                "pubArea.parameters.scheme is \(hex(scheme.scheme)), not TPM_ALG_NULL or the signing scheme of the credential's \(algorithm)")
+            throw AttestationContext.failure(
+                format,
+                "pubArea.parameters.scheme is \(hex(scheme.scheme)), not TPM_ALG_NULL or the signing scheme of the credential's \(algorithm)"
+            )
         }
         let hash: TPMHashAlgorithm?
         switch algorithm {
@@ -98,8 +114,10 @@ extension TPMAttestation {
         default: hash = nil
         }
         guard let hash, scheme.hashAlgorithm == hash.tpmAlgID else {
-            throw AttestationContext.failure(format,
-                "pubArea.parameters.scheme hash is \(scheme.hashAlgorithm.map { hex($0) } ?? "absent"), not the hash of the credential's \(algorithm)")
+            throw AttestationContext.failure(
+                format,
+                "pubArea.parameters.scheme hash is \(scheme.hashAlgorithm.map { hex($0) } ?? "absent"), not the hash of the credential's \(algorithm)"
+            )
         }
     }
 
