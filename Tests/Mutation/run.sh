@@ -187,7 +187,8 @@ fi
 # only files whose content differs, so the scratch .build stays valid and every mutant is an
 # incremental build. The campaign then works from this snapshot: edits made to the checkout
 # while it runs do not leak into it.
-tree_parts=(Package.swift Sources Tests Fixtures)
+# The sub-packages' sources too: a fence test reads them (no sub-package imports libcrypto).
+tree_parts=(Package.swift Sources Tests Fixtures Fuzz/Sources Benchmarks/Sources)
 mkdir -p "$scratch"
 sync_tree() {
   if command -v rsync >/dev/null 2>&1; then

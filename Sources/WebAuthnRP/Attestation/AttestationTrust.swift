@@ -21,8 +21,9 @@ public struct AttestationResult: Sendable {
     public let details: [String: String]
     /// For `compound`: the result of each sub-statement that verified, with its own trust.
     public let components: [AttestationResult]
-    /// The authenticator's name for people, when the trust source knows it (the FIDO metadata
-    /// statement's description).
+    /// The authenticator's name for people: the FIDO metadata statement's description when the
+    /// trust source has one, else the passkey provider's name from
+    /// ``VerificationPolicy/passkeyProviders`` (see ``PasskeyProviders``), else nil.
     public let authenticatorName: String?
     /// The FIDO metadata entry the trust decision used, when the source is ``MetadataTrust``
     /// and the authenticator has an entry: its status reports, certification level, statement.
@@ -32,7 +33,7 @@ public struct AttestationResult: Sendable {
 
     /// Builds the public result from a format's outcome, the trust verdict and what the trust source said.
     init(format: String, outcome: AttestationOutcome, verdict: AttestationTrustEvaluator.Verdict,
-         authenticator: AuthenticatorTrust? = nil) {
+         authenticator: AuthenticatorTrust? = nil, providerName: String? = nil) {
         self.format = format
         self.type = outcome.type
         self.trusted = verdict.trusted
@@ -40,7 +41,8 @@ public struct AttestationResult: Sendable {
         self.trustPath = outcome.trustPath
         self.untrustedReason = verdict.trusted ? nil : verdict.reason
         self.details = outcome.details
-        self.authenticatorName = authenticator?.authenticatorName
+        // Metadata, signed by the FIDO Alliance, names the authenticator before the community list.
+        self.authenticatorName = authenticator?.authenticatorName ?? providerName
         self.metadata = authenticator?.metadata
         self.metadataStale = authenticator?.metadataStale ?? false
         // The verdict holds one verdict per component, in the same order (each chain verified once).

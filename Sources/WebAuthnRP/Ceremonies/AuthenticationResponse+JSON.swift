@@ -30,24 +30,34 @@ extension AuthenticationResponse {
 }
 
 extension AuthenticationResponse: Decodable {
-    /// Decodes the response `PublicKeyCredential.toJSON()` produced, as the body the client
-    /// posted. What browsers send is read in one pass of the strict reader, straight into the
-    /// response; anything else goes through `JSONDecoder` and is then held to the same reader
-    /// (a member given twice or invalid UTF-8 is refused either way).
+    /// Decodes the body the client posted: the response `PublicKeyCredential.toJSON()`
+    /// produced, or what a native app encoded with `JSONEncoder` from
+    /// `ASAuthorizationPlatformPublicKeyCredentialAssertion`: `credentialID`,
+    /// `rawClientDataJSON`, `rawAuthenticatorData`, `signature`, optional `userID` and
+    /// `attachment` (standard base64, as `JSONEncoder` writes `Data`), no `id` (derived). What
+    /// browsers send is read in one pass of the strict reader, straight into the response; a
+    /// native body is read by the same reader; anything else is read by it into a tree and typed
+    /// from that (a member given twice or invalid UTF-8 is refused either way).
     /// - Parameter jsonData: the JSON the client posted.
     /// - Throws: ``WebAuthnError`` with category `malformed` naming the member that is
-    ///   missing, mistyped or not base64url.
+    ///   missing, mistyped, unknown (in a native body) or not base64url (standard base64).
     public init(jsonData: Data) throws(WebAuthnError) {
-        if let plain = AuthenticationResponse(plainJSON: [UInt8](jsonData)[...]) {
+        let bytes = [UInt8](jsonData)[...]
+        if let plain = AuthenticationResponse(plainJSON: bytes) {
             self = plain
+        } else if let native = try NativeResponseBody.members(bytes, kind: .authentication) {
+            self.init(rawId: native.rawId, clientDataJSON: native.clientDataJSON, authenticatorData: native.authenticatorData,
+                      signature: native.signature, userHandle: native.userHandle)
         } else {
-            self.init(json: try AuthenticationResponseJSON(decodingGeneral: jsonData))
+            self.init(json: try WebAuthnJSONCoding.decode(AuthenticationResponseJSON.self, from: jsonData,
+                                                                root: "AuthenticationResponseJSON"))
         }
     }
 
     /// Decodes the response from a larger document (a request body that carries the
-    /// credential in one of its members), with the same members and rules as
-    /// ``init(jsonData:)`` apart from the strict reader, which only reads a whole body.
+    /// credential in one of its members), with the browser members and rules of
+    /// ``init(jsonData:)`` apart from the strict reader, which only reads a whole body (a
+    /// native app's body is read only as a whole body).
     /// - Parameter decoder: the decoder.
     /// - Throws: `DecodingError` for a missing or mistyped member.
     public init(from decoder: any Decoder) throws {

@@ -38,18 +38,6 @@ package enum CeremonyChecks {
         return shown.ISO8601Format(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 
-    /// The authenticator's extension outputs are CTAP2 canonical CBOR, as CTAP2 requires them
-    /// to be written (L3 §2.5: non-canonical CBOR SHOULD be rejected; every real authenticator
-    /// measured complies, SpecMap "Canonical CBOR" in the DocC catalog).
-    static func checkExtensionsCanonical(_ authData: AuthenticatorData) throws(WebAuthnError) {
-        guard let extensions = authData.extensions else { return }
-        do {
-            _ = try CBOR.decode(extensions.encodedBytes, options: .ctap2Canonical)
-        } catch {
-            throw WebAuthnError(.malformed, "authenticator data: the extensions map is not CTAP2 canonical CBOR: \(error)")
-        }
-    }
-
     static func parseClientData(_ bytes: [UInt8]) throws(WebAuthnError) -> CollectedClientData {
         try CollectedClientData(jsonBytes: bytes[...])
     }

@@ -1,8 +1,10 @@
 package import WebAuthnCrypto
 import WebAuthnCoding
 /// A registration response with its binary members decoded: from the JSON the browser posted
-/// (``init(jsonData:)``, or `Decodable` inside a larger body), or built directly by a server
-/// whose native app sent the members another way.
+/// or the body a native app wrote (``init(jsonData:)``, or `Decodable` inside a larger body),
+/// or built directly from what `ASAuthorizationPlatformPublicKeyCredentialRegistration` gives
+/// (`credentialID`, `rawClientDataJSON`, `rawAttestationObject`): pass them as `rawId`,
+/// `clientDataJSON` and `attestationObject` and leave `id` out, so that it is derived.
 public struct RegistrationResponse: Sendable {
     /// `id`: the credential id, base64url, as the client sent it.
     public var id: String
@@ -21,17 +23,18 @@ public struct RegistrationResponse: Sendable {
 
     /// Creates a response from decoded members.
     /// - Parameters:
-    ///   - id: base64url credential id.
-    ///   - rawId: credential id bytes.
+    ///   - id: base64url credential id as the client sent it; nil (default) derives it from
+    ///     `rawId` (a native app sends no `id`).
+    ///   - rawId: credential id bytes (`credentialID` on Apple platforms).
     ///   - type: credential type (`public-key`).
-    ///   - clientDataJSON: client data bytes.
-    ///   - attestationObject: attestation object bytes.
+    ///   - clientDataJSON: client data bytes (`rawClientDataJSON`).
+    ///   - attestationObject: attestation object bytes (`rawAttestationObject`).
     ///   - transports: reported transports.
     ///   - clientExtensionResults: the client extension outputs.
-    public init(id: String, rawId: [UInt8], type: String = "public-key", clientDataJSON: [UInt8],
+    public init(id: String? = nil, rawId: [UInt8], type: String = "public-key", clientDataJSON: [UInt8],
                 attestationObject: [UInt8], transports: [String] = [],
                 clientExtensionResults: [String: JSONValue] = [:]) {
-        self.id = id
+        self.id = id ?? Base64URL.encode(rawId)
         self.rawId = rawId
         self.type = type
         self.clientDataJSON = clientDataJSON
@@ -45,8 +48,11 @@ public struct RegistrationResponse: Sendable {
 }
 
 /// An authentication response with its binary members decoded: from the JSON the browser
-/// posted (``init(jsonData:)``, or `Decodable` inside a larger body), or built directly by a
-/// server whose native app sent the members another way.
+/// posted or the body a native app wrote (``init(jsonData:)``, or `Decodable` inside a larger
+/// body), or built directly from what `ASAuthorizationPlatformPublicKeyCredentialAssertion`
+/// gives (`credentialID`, `rawClientDataJSON`, `rawAuthenticatorData`, `signature`, `userID`):
+/// pass them as `rawId`, `clientDataJSON`, `authenticatorData`, `signature` and `userHandle`
+/// and leave `id` out, so that it is derived.
 public struct AuthenticationResponse: Sendable {
     /// `id`: the credential id, base64url.
     public var id: String {
@@ -100,18 +106,19 @@ public struct AuthenticationResponse: Sendable {
 
     /// Creates a response from decoded members.
     /// - Parameters:
-    ///   - id: base64url credential id.
-    ///   - rawId: credential id bytes.
+    ///   - id: base64url credential id as the client sent it; nil (default) derives it from
+    ///     `rawId` (a native app sends no `id`).
+    ///   - rawId: credential id bytes (`credentialID` on Apple platforms).
     ///   - type: credential type (`public-key`).
-    ///   - clientDataJSON: client data bytes.
-    ///   - authenticatorData: authenticator data bytes.
+    ///   - clientDataJSON: client data bytes (`rawClientDataJSON`).
+    ///   - authenticatorData: authenticator data bytes (`rawAuthenticatorData`).
     ///   - signature: assertion signature.
-    ///   - userHandle: user handle, if the authenticator returned one.
+    ///   - userHandle: user handle, if the authenticator returned one (`userID`).
     ///   - clientExtensionResults: the client extension outputs.
-    public init(id: String, rawId: [UInt8], type: String = "public-key", clientDataJSON: [UInt8],
+    public init(id: String? = nil, rawId: [UInt8], type: String = "public-key", clientDataJSON: [UInt8],
                 authenticatorData: [UInt8], signature: [UInt8], userHandle: [UInt8]?,
                 clientExtensionResults: [String: JSONValue] = [:]) {
-        self.init(idText: Array(id.utf8)[...], rawId: rawId, type: type,
+        self.init(idText: Array((id ?? Base64URL.encode(rawId)).utf8)[...], rawId: rawId, type: type,
                   members: AssertionMembers(clientDataJSON: clientDataJSON[...], authenticatorData: authenticatorData[...],
                                             signature: signature[...],
                                             userHandle: (userHandle?.isEmpty ?? true) ? nil : userHandle?[...]),

@@ -34,7 +34,8 @@ enum ExtensionChecks {
     static func checkAssertionRPIDHash(_ authData: AuthenticatorData, clientOutputs json: [String: JSONValue],
                                        asked: RequestedExtensions, issued: IssuedChallenge,
                                        relyingParty: RelyingParty) throws(WebAuthnError) -> Bool {
-        guard try AppIDExtension.checkUsedAppID(authData, clientOutputs: json, asked: asked) else {
+        // A login with no client extension outputs cannot have used the AppID.
+        guard !json.isEmpty, try AppIDExtension.checkUsedAppID(authData, clientOutputs: json, asked: asked) else {
             try CeremonyChecks.checkRPIDHash(authData, rpId: issued.rpId, relyingParty: relyingParty)
             return false
         }
@@ -69,7 +70,6 @@ enum ExtensionChecks {
     private static func authenticatorOutputs(_ authData: AuthenticatorData,
                                              ceremony: CeremonyKind) throws(WebAuthnError) -> AuthenticatorExtensionOutputs {
         guard let map = authData.extensions else { return AuthenticatorExtensionOutputs() }
-        try CeremonyChecks.checkExtensionsCanonical(authData)
         return try AuthenticatorExtensionOutputs(map: map, ceremony: ceremony)
     }
 

@@ -221,7 +221,8 @@ public struct RegistrationVerifier: Sendable {
             registrationClientDataJSON: keepAttestation ? response.clientDataJSON : nil,
             extensions: CredentialExtensionProperties(extensions))
         let attestation = AttestationResult(format: attestationObject.format, outcome: outcome, verdict: verdict,
-                                            authenticator: authenticatorTrust)
+                                            authenticator: authenticatorTrust,
+                                            providerName: policy.passkeyProviders.name(of: attested.aaguid))
         return VerifiedRegistration(record: record, attestation: attestation, authenticatorData: authData,
                                     clientData: clientData, credentialKey: credentialKey, extensions: extensions)
     }

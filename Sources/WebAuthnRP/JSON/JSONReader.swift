@@ -318,7 +318,7 @@ struct JSONReader {
     }
 
     /// ``readObject(depth:_:)`` for readers that take only plain member names (the response
-    /// fast path, which leaves anything else to `JSONDecoder`): throws for a name with an
+    /// fast path, which leaves anything else to the tree path): throws for a name with an
     /// escape, a control character or a non-ASCII byte, and for a name repeated among those
     /// `member` did not take (returned false for); past 16 of those it throws too.
     mutating func readPlainObject(depth: Int, _ member: (inout JSONReader, PlainName) throws(ParseError) -> Bool) throws(ParseError) {

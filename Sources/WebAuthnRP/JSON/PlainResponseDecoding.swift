@@ -1,16 +1,16 @@
-/// Fast decoders for the response documents as browsers write them, in front of
-/// `JSONDecoder`. They walk the documents with ``JSONReader`` (the library's one JSON
+/// Fast decoders for the response documents as browsers write them, in front of the tree
+/// path (`WebAuthnJSONCoding.decode`: the same reader builds a tree, `JSONTreeDecoder` types it). They walk the documents with ``JSONReader`` (the library's one JSON
 /// grammar) and read only plain values: ASCII strings without escapes, integers of at most
 /// 15 digits (not `-0`), `true`, `false`, `null`. Each returns nil for anything else, and for
 /// any refusal of the reader, a repeated member, a missing or mistyped member, or bad
-/// base64url; the caller then runs `JSONDecoder`, which accepts or rejects with its own
+/// base64url; the caller then takes the tree path, which accepts or rejects with its own
 /// error, so accepting and rejecting stay exactly as without the fast path. Within plain
 /// JSON a document means the same to both (tests compare them on accepted and rejected
 /// documents).
 enum PlainResponseDecoding {
     typealias ParseError = JSONReader.ParseError
 
-    /// How deep a response document may nest on this path; deeper ones go to `JSONDecoder`.
+    /// How deep a response document may nest on this path; deeper ones take the tree path.
     static let limits = JSONReader.Limits(maximumDepth: 10, maximumBytes: .max)
 
     /// `AuthenticationResponseJSON` from plain JSON, or nil: ``assertion(_:)``'s members,
@@ -169,7 +169,7 @@ enum PlainResponseDecoding {
         return Envelope(id: id, rawId: rawId, type: type, attachment: attachment.flatMap { $0 }, extensions: extensions)
     }
 
-    /// Leaves the document to `JSONDecoder`.
+    /// Leaves the document to the tree path.
     private static func giveUp(_ reader: JSONReader) -> ParseError {
         reader.fail("not plain JSON")
     }
@@ -226,7 +226,7 @@ enum PlainResponseDecoding {
         return range
     }
 
-    /// An integer of at most 15 digits, without fraction or exponent (`-0` is left to `JSONDecoder`).
+    /// An integer of at most 15 digits, without fraction or exponent (`-0` is left to the tree path).
     private static func integer(_ reader: inout JSONReader) throws(ParseError) -> Int {
         reader.skipWhitespace()
         guard let first = reader.peek, first == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first)
@@ -249,7 +249,7 @@ enum PlainResponseDecoding {
     }
 
     /// How deep `clientExtensionResults` may nest on this path (prf's is three objects deep);
-    /// anything deeper goes to `JSONDecoder`, which decides.
+    /// anything deeper goes to the tree path, which decides.
     static let maximumExtensionDepth = 6
 
     /// `clientExtensionResults` as values (prf results, credProps, largeBlob…); gives up on a

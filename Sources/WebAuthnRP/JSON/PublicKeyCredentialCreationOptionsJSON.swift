@@ -137,7 +137,7 @@ extension PublicKeyCredentialCreationOptionsJSON {
         guard (1...64).contains(user.id.bytes.count) else {
             throw WebAuthnError(.malformed, "creation options: user.id is \(user.id.bytes.count) bytes; 1 to 64 are allowed")
         }
-        let challengeBytes = try ChallengeSource.challenge(challenge)
+        let challengeBytes = try OptionsChallenge.challenge(challenge)
         return PublicKeyCredentialCreationOptionsJSON(
             rp: rp, user: user, challenge: Base64URLBytes(challengeBytes), pubKeyCredParams: pubKeyCredParams,
             timeout: timeout, excludeCredentials: excludeCredentials, authenticatorSelection: authenticatorSelection,

@@ -81,7 +81,7 @@ public struct PublicKeyCredentialRequestOptionsJSON: Sendable, Hashable, Codable
         hints: [PublicKeyCredentialHint]? = nil,
         extensions: [String: JSONValue]? = nil
     ) throws(WebAuthnError) -> PublicKeyCredentialRequestOptionsJSON {
-        let challengeBytes = try ChallengeSource.challenge(challenge)
+        let challengeBytes = try OptionsChallenge.challenge(challenge)
         return PublicKeyCredentialRequestOptionsJSON(
             challenge: Base64URLBytes(challengeBytes), timeout: timeout, rpId: rpId, allowCredentials: allowCredentials,
             userVerification: userVerification, hints: hints, extensions: extensions)

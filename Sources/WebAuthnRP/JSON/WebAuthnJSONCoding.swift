@@ -4,29 +4,23 @@ public import Foundation
 // WebAuthnError naming the member (for example `RegistrationResponseJSON.response.clientDataJSON`).
 
 package enum WebAuthnJSONCoding {
+    /// Reads `data` once with the one JSON reader (`JSONReader`: duplicate member names, invalid
+    /// UTF-8, depth and size are refused there), then types the tree (`JSONTreeDecoder`): no
+    /// second parse, and no verdict that depends on which duplicate a platform's decoder keeps.
     static func decode<T: Decodable>(_ type: T.Type, from data: Data, root: String) throws(WebAuthnError) -> T {
+        let tree: JSONValue
+        do throws(JSONReader.ParseError) {
+            tree = try JSONReader.parse([UInt8](data)[...])
+        } catch {
+            throw WebAuthnError(.malformed, "\(root): \(error)")
+        }
         do {
-            return try JSONDecoder().decode(T.self, from: data)
+            return try JSONTreeDecoder.value(T.self, tree, [])
         } catch let error as DecodingError {
             throw WebAuthnError(.malformed, describe(error, root: root))
         } catch {
             throw WebAuthnError(.malformed, "\(root): \(error)")
         }
-    }
-
-    /// `decode`, and then the one reader over the same bytes: a document `JSONDecoder` took is
-    /// still refused for what that reader refuses (a member name given twice, invalid UTF-8,
-    /// depth, size). `JSONDecoder` keeps one of two members of the same name silently, and
-    /// which one is not specified, so without this the verdict would depend on the platform's
-    /// Foundation. `JSONDecoder` goes first so that its errors, which name the member, win.
-    static func decodeStrictly<T: Decodable>(_ type: T.Type, from data: Data, root: String) throws(WebAuthnError) -> T {
-        let value = try decode(type, from: data, root: root)
-        do throws(JSONReader.ParseError) {
-            _ = try JSONReader.parse([UInt8](data)[...])
-        } catch {
-            throw WebAuthnError(.malformed, "\(root): \(error)")
-        }
-        return value
     }
 
     /// The one reader's refusal of a JSON text, or nil when it reads (for the replay tool, which
@@ -110,13 +104,13 @@ extension RegistrationResponseJSON {
     /// - Throws: ``WebAuthnError`` with category `malformed` naming the member that is
     ///   missing, mistyped or not base64url.
     package init(jsonData: Data) throws(WebAuthnError) {
-        // What browsers send is plain JSON, read in one pass; anything else goes through
-        // JSONDecoder and is then held to the one reader's grammar (`decodeStrictly`).
+        // What browsers send is plain JSON, read in one pass; anything else is read by the same
+        // reader into a tree and typed from it (`WebAuthnJSONCoding.decode`).
         if let plain = PlainResponseDecoding.registration([UInt8](jsonData)[...]) {
             self = plain
             return
         }
-        self = try WebAuthnJSONCoding.decodeStrictly(Self.self, from: jsonData, root: "RegistrationResponseJSON")
+        self = try WebAuthnJSONCoding.decode(Self.self, from: jsonData, root: "RegistrationResponseJSON")
     }
 
     /// Encodes the response as JSON (sorted keys, nil members left out).
@@ -133,19 +127,13 @@ extension AuthenticationResponseJSON {
     /// - Throws: ``WebAuthnError`` with category `malformed` naming the member that is
     ///   missing, mistyped or not base64url.
     package init(jsonData: Data) throws(WebAuthnError) {
-        // What browsers send is plain JSON, read in one pass; anything else goes through
-        // JSONDecoder and is then held to the one reader's grammar (`decodeStrictly`).
+        // What browsers send is plain JSON, read in one pass; anything else is read by the same
+        // reader into a tree and typed from it (`WebAuthnJSONCoding.decode`).
         if let plain = PlainResponseDecoding.authentication([UInt8](jsonData)[...]) {
             self = plain
             return
         }
-        self = try Self(decodingGeneral: jsonData)
-    }
-
-    /// Decodes with `JSONDecoder`, then holds the bytes to the one reader (what
-    /// ``init(jsonData:)`` does for JSON the plain path does not read).
-    init(decodingGeneral jsonData: Data) throws(WebAuthnError) {
-        self = try WebAuthnJSONCoding.decodeStrictly(Self.self, from: jsonData, root: "AuthenticationResponseJSON")
+        self = try WebAuthnJSONCoding.decode(Self.self, from: jsonData, root: "AuthenticationResponseJSON")
     }
 
     /// Encodes the response as JSON (sorted keys, nil members left out).

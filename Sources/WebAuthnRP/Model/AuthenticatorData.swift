@@ -89,8 +89,10 @@ package struct AuthenticatorData: Sendable {
             guard !reader.isAtEnd else {
                 throw WebAuthnError(.malformed, "authenticator data: the ED flag is set but no extensions follow")
             }
-            extensions = try Self.decodeMap(&reader, "extensions")
+            // Extension outputs are held to CTAP2 canonical form in this same pass, as the key is.
+            extensions = try Self.decodeMap(&reader, "extensions", options: .ctap2Canonical)
         } else if unannouncedExtensions == .acceptedAsOneMap, !reader.isAtEnd {
+            // Only App Attest sends this map, in Apple's format rather than CTAP2's: read as it comes.
             extensions = try Self.decodeMap(&reader, "extensions (ED flag clear)")
         } else {
             extensions = nil

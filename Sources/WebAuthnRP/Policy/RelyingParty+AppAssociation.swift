@@ -57,28 +57,42 @@ extension RelyingParty {
     /// The `webcredentials` part of `apple-app-site-association`, served at
     /// `https://<rp id>/.well-known/apple-app-site-association`: `{"webcredentials": {"apps": [...]}}`.
     /// Apple apps report the web origin `https://<rp id>`, which must be among ``origins``.
-    /// - Parameter apps: the apps.
+    /// - Parameter apps: the apps; nil (default) for those the relying party declares
+    ///   (``init(id:name:origins:appleApps:androidApps:allowSubdomains:allowCrossOrigin:topOrigins:)``).
     /// - Returns: the JSON document.
     /// - Throws: ``AppAssociationError`` when `https://<rp id>` is not an allowed origin, or an app ID is malformed.
-    public func appleAppSiteAssociation(apps: [AppleApp]) throws(AppAssociationError) -> Data {
-        guard origins.contains("https://\(id)") else {
-            throw AppAssociationError(reason: "apps report the origin https://\(id), which is not among the allowed origins")
-        }
-        for app in apps where app.teamId.count != 10 || !app.teamId.allSatisfy({ $0.isASCII && ($0.isUppercase || $0.isNumber) })
-            || app.bundleId.isEmpty || app.bundleId.contains(where: { $0 == " " || $0 == "/" }) {
-            throw AppAssociationError(reason: "\(app.appID) is not a Team ID (10 uppercase letters or digits) and a bundle ID")
-        }
+    public func appleAppSiteAssociation(apps: [AppleApp]? = nil) throws(AppAssociationError) -> Data {
+        let apps = apps ?? appleApps
+        if let problem = Self.appleAppProblem(apps, relyingParty: self, always: true) { throw problem }
         let document: [String: [String: [String]]] = ["webcredentials": ["apps": apps.map(\.appID)]]
         return Self.json(document)
     }
 
+    /// Why Apple apps cannot belong to `relyingParty`, or nil: their origin `https://<rp id>` is
+    /// not allowed (checked when there are apps, or `always`), or an app ID is malformed.
+    static func appleAppProblem(_ apps: [AppleApp], relyingParty: RelyingParty, always: Bool = false) -> AppAssociationError? {
+        let origin = "https://\(relyingParty.id)"
+        if always || !apps.isEmpty, !relyingParty.isAllowedOrigin(origin) {
+            let apps = apps.isEmpty ? "Apple apps" : apps.map(\.appID).joined(separator: ", ")
+            return AppAssociationError(reason: "\(apps) report the origin \(origin) (AuthenticationServices sends https://<rp id>), "
+                                       + "which is not among the allowed origins \(relyingParty.origins); add it")
+        }
+        for app in apps where app.teamId.count != 10 || !app.teamId.allSatisfy({ $0.isASCII && ($0.isUppercase || $0.isNumber) })
+            || app.bundleId.isEmpty || app.bundleId.contains(where: { $0 == " " || $0 == "/" }) {
+            return AppAssociationError(reason: "\(app.appID) is not a Team ID (10 uppercase letters or digits) and a bundle ID")
+        }
+        return nil
+    }
+
     /// `assetlinks.json`, served at `https://<rp id>/.well-known/assetlinks.json`: one
     /// `delegate_permission/common.get_login_creds` statement per app, and one for the web site.
-    /// Each app's origin must be among ``origins`` (else its passkey ceremonies would be refused).
-    /// - Parameter apps: the apps.
+    /// Each app's origin must be among ``origins`` (else its passkey ceremonies would be refused;
+    /// a declared app's origin always is).
+    /// - Parameter apps: the apps; nil (default) for those the relying party declares.
     /// - Returns: the JSON document.
     /// - Throws: ``AppAssociationError`` naming an app whose origin is not allowed.
-    public func assetLinks(apps: [AndroidApp]) throws(AppAssociationError) -> Data {
+    public func assetLinks(apps: [AndroidApp]? = nil) throws(AppAssociationError) -> Data {
+        let apps = apps ?? androidApps
         struct Target: Encodable {
             var namespace: String
             var site: String?

@@ -3,9 +3,10 @@ import WebAuthnCrypto
 extension RelyingParty {
     /// The origin an Android app's passkey ceremonies report in client data:
     /// `android:apk-key-hash:` followed by the base64url (unpadded) SHA-256 of the app's signing
-    /// certificate. Add it to ``origins`` next to the web origins. (An iOS or macOS app using
-    /// AuthenticationServices reports `https://<rp id>`, the web origin itself, once the
-    /// associated domain is set up.)
+    /// certificate. Add it to ``origins`` next to the web origins, or declare the app
+    /// (``AndroidApp``) when building the relying party. (An iOS or macOS app using
+    /// AuthenticationServices reports `https://<rp id>`, which is the web origin only when the
+    /// site is served at the RP ID itself, not at `www.` or `login.` under it.)
     /// - Parameter signingCertificate: the DER bytes of the certificate the APK or app bundle is
     ///   signed with (for Play App Signing, Google's app signing certificate).
     /// - Returns: the origin string.

@@ -27,6 +27,9 @@ public struct RelyingParty: Sendable {
     /// ``origins`` and ``topOrigins`` parsed once, for matching.
     private let allowedOrigins: [OriginMatcher.Allowed]
     private let allowedTopOrigins: [OriginMatcher.Allowed]
+    /// The native apps declared at start-up (the association files list them).
+    let appleApps: [AppleApp]
+    let androidApps: [AndroidApp]
 
     /// Creates a relying-party description.
     /// - Parameters:
@@ -38,6 +41,12 @@ public struct RelyingParty: Sendable {
     ///   - topOrigins: the top-level origins such iframes may be embedded in.
     public init(id: String, name: String = "", origins: [String], allowSubdomains: Bool = false,
                 allowCrossOrigin: Bool = false, topOrigins: [String] = []) {
+        self.init(id: id, name: name, origins: origins, allowSubdomains: allowSubdomains, allowCrossOrigin: allowCrossOrigin,
+                  topOrigins: topOrigins, appleApps: [], androidApps: [])
+    }
+
+    private init(id: String, name: String, origins: [String], allowSubdomains: Bool, allowCrossOrigin: Bool,
+                 topOrigins: [String], appleApps: [AppleApp], androidApps: [AndroidApp]) {
         self.id = id
         self.name = name
         self.origins = origins
@@ -47,6 +56,37 @@ public struct RelyingParty: Sendable {
         self.rpIdHash = Digest.sha256.hash(Array(id.utf8))
         self.allowedOrigins = origins.map(OriginMatcher.Allowed.init)
         self.allowedTopOrigins = topOrigins.map(OriginMatcher.Allowed.init)
+        self.appleApps = appleApps
+        self.androidApps = androidApps
+    }
+
+    /// Creates the relying party of a web site and its native apps, checked at start-up.
+    ///
+    /// An Apple app's ceremonies report the origin `https://<rp id>` (AuthenticationServices,
+    /// once the associated domain is set up), so that origin must be among `origins`: a site
+    /// served at `https://www.example.org` or `https://login.example.org` under the RP ID
+    /// `example.org` does not cover it, and building throws. An Android app's ceremonies report
+    /// `android:apk-key-hash:<base64url SHA-256 of its signing certificate>`
+    /// (``AndroidApp/origin``): each declared app's origin is added to ``origins``.
+    /// ``appleAppSiteAssociation(apps:)`` and ``assetLinks(apps:)`` list the declared apps.
+    /// - Parameters:
+    ///   - id: the RP ID.
+    ///   - name: a display name.
+    ///   - origins: the allowed web origins.
+    ///   - appleApps: the iOS, iPadOS and macOS apps whose passkeys belong to this RP ID.
+    ///   - androidApps: the Android apps whose passkeys belong to this RP ID.
+    ///   - allowSubdomains: accept subdomains of the origins' hosts (dot boundary).
+    ///   - allowCrossOrigin: accept ceremonies run inside cross-origin iframes.
+    ///   - topOrigins: the top-level origins such iframes may be embedded in.
+    /// - Throws: ``AppAssociationError`` when Apple apps are declared and `https://<rp id>` is
+    ///   not an allowed origin, or an app ID is malformed.
+    public init(id: String, name: String = "", origins: [String], appleApps: [AppleApp], androidApps: [AndroidApp] = [],
+                allowSubdomains: Bool = false, allowCrossOrigin: Bool = false,
+                topOrigins: [String] = []) throws(AppAssociationError) {
+        let added = androidApps.map(\.origin).filter { !origins.contains($0) }
+        self.init(id: id, name: name, origins: origins + added, allowSubdomains: allowSubdomains,
+                  allowCrossOrigin: allowCrossOrigin, topOrigins: topOrigins, appleApps: appleApps, androidApps: androidApps)
+        if let problem = Self.appleAppProblem(appleApps, relyingParty: self) { throw problem }
     }
 
     /// Whether `origin` (as the client reported it) is one of ``origins``.

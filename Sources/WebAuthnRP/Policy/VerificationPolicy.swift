@@ -52,6 +52,9 @@ public struct VerificationPolicy: Sendable {
     public var challengeLifetime: TimeInterval
     /// How extension outputs are judged (default: unsolicited outputs ignored).
     public var extensions = ExtensionPolicy()
+    /// Names ``AttestationResult/authenticatorName`` when FIDO metadata has none (default:
+    /// the shipped snapshot; assign a newer list loaded with ``PasskeyProviders/init(jsonData:)``).
+    public var passkeyProviders = PasskeyProviders.snapshot
 
     /// Algorithms offered by default, most preferred first.
     public static let defaultAlgorithms: [COSEAlgorithm] = [

@@ -153,14 +153,14 @@ struct CredentialKeyRulesTests {
         options.authData = withExtensions(nonCanonical)
         let issued = F.registrationChallenge()
         F.register(try authenticator.register(challenge: issued.challenge, options), issued: issued)
-            .expectRejected(.malformed, step: "§7.1 step 21")
+            .expectRejected(.malformed, step: "§7.1 step 13")
         options.authData = withExtensions(canonical)
         let verified = try #require(F.register(try authenticator.register(challenge: issued.challenge, options), issued: issued).accepted())
 
         var login = TestAuthenticator.AuthenticationOptions()
         login.authData = withExtensions(nonCanonical)
         F.authenticate(try authenticator.authenticate(challenge: F.authenticationChallenge().challenge, login), record: verified.record)
-            .expectRejected(.malformed, step: "§7.2 step 20")
+            .expectRejected(.malformed, step: "§7.2 step 7")
         login.authData = withExtensions(canonical)
         _ = try #require(F.authenticate(try authenticator.authenticate(challenge: F.authenticationChallenge().challenge, login),
                                         record: verified.record).accepted())

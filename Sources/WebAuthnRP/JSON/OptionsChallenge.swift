@@ -1,6 +1,7 @@
 import WebAuthnCrypto
-/// Where the option builders get their challenges.
-enum ChallengeSource {
+/// The challenge an options builder issues: the caller's own, held to a minimum length, or 32
+/// bytes drawn fresh from the CSPRNG.
+enum OptionsChallenge {
     /// Bytes in a freshly drawn challenge (WebAuthn Level 3 §13.4.3 asks for at least 16).
     static let length = 32
     /// The shortest challenge the builders accept from a caller.

@@ -1,0 +1,268 @@
+// `Decodable` over a tree the one JSON reader already built (`JSONReader.parse`), so a document
+// that is not the plain browser form is read once, by the reader that refuses duplicate member
+// names, invalid UTF-8, excess depth and size, and then typed without a second parse.
+// Errors are `DecodingError`s with the coding path, as `JSONDecoder`'s are, so
+// `WebAuthnJSONCoding.describe` names the member at fault the same way.
+
+struct JSONTreeDecoder: Decoder {
+    let node: JSONValue
+    let codingPath: [any CodingKey]
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    init(_ node: JSONValue, codingPath: [any CodingKey] = []) {
+        self.node = node
+        self.codingPath = codingPath
+    }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        guard case .object(let members) = node else { throw Self.mismatch([String: JSONValue].self, node, codingPath) }
+        return KeyedDecodingContainer(Keyed<Key>(members: members, codingPath: codingPath))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        guard case .array(let elements) = node else { throw Self.mismatch([JSONValue].self, node, codingPath) }
+        return Unkeyed(elements: elements, codingPath: codingPath)
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer { Single(node: node, codingPath: codingPath) }
+
+    /// A value of `type` from `node`; scalars are read directly, anything else through its
+    /// own `init(from:)` over the subtree.
+    static func value<T: Decodable>(_ type: T.Type, _ node: JSONValue, _ codingPath: [any CodingKey]) throws -> T {
+        if let tree = node as? T { return tree }  // T is JSONValue: the subtree as it was read
+        switch type {
+        case is Bool.Type, is String.Type, is Double.Type, is Float.Type, is Int.Type, is Int8.Type, is Int16.Type,
+             is Int32.Type, is Int64.Type, is UInt.Type, is UInt8.Type, is UInt16.Type, is UInt32.Type, is UInt64.Type:
+            guard let scalar = try scalar(type, node, codingPath) as? T else { throw mismatch(type, node, codingPath) }
+            return scalar
+        default:
+            return try T(from: JSONTreeDecoder(node, codingPath: codingPath))
+        }
+    }
+
+    private static func scalar(_ type: Any.Type, _ node: JSONValue, _ codingPath: [any CodingKey]) throws -> Any {
+        switch (node, type) {
+        case (.bool(let value), is Bool.Type): return value
+        case (.string(let value), is String.Type): return value
+        case (.number(let value), is Double.Type): return value
+        case (.number(let value), is Float.Type): return Float(value)
+        case (.number(let value), _):
+            // An integer type: the number must be integral and in range, as JSONDecoder requires.
+            guard value.rounded(.towardZero) == value, let exact = Int64(exactly: value) else {
+                throw DecodingError.dataCorrupted(.init(codingPath: codingPath,
+                                                        debugDescription: "number \(value) is not an integer in range"))
+            }
+            let converted: Any? = switch type {
+            case is Int.Type: Int(exactly: exact)
+            case is Int8.Type: Int8(exactly: exact)
+            case is Int16.Type: Int16(exactly: exact)
+            case is Int32.Type: Int32(exactly: exact)
+            case is Int64.Type: exact
+            case is UInt.Type: UInt(exactly: exact)
+            case is UInt8.Type: UInt8(exactly: exact)
+            case is UInt16.Type: UInt16(exactly: exact)
+            case is UInt32.Type: UInt32(exactly: exact)
+            case is UInt64.Type: UInt64(exactly: exact)
+            default: nil
+            }
+            guard let converted else {
+                throw DecodingError.dataCorrupted(.init(codingPath: codingPath,
+                                                        debugDescription: "number \(value) does not fit \(type)"))
+            }
+            return converted
+        case (.null, _):
+            throw DecodingError.valueNotFound(type, .init(codingPath: codingPath, debugDescription: "null"))
+        default:
+            throw mismatch(type, node, codingPath)
+        }
+    }
+
+    static func mismatch(_ type: Any.Type, _ node: JSONValue, _ codingPath: [any CodingKey]) -> DecodingError {
+        if case .null = node {
+            return .valueNotFound(type, .init(codingPath: codingPath, debugDescription: "null"))
+        }
+        return .typeMismatch(type, .init(codingPath: codingPath, debugDescription: "found \(kind(node))"))
+    }
+
+    private static func kind(_ node: JSONValue) -> String {
+        switch node {
+        case .null: "null"
+        case .bool: "a boolean"
+        case .number: "a number"
+        case .string: "a string"
+        case .array: "an array"
+        case .object: "an object"
+        }
+    }
+
+    private struct Keyed<Key: CodingKey>: KeyedDecodingContainerProtocol {
+        let members: [String: JSONValue]
+        let codingPath: [any CodingKey]
+        var allKeys: [Key] { members.keys.compactMap { Key(stringValue: $0) } }
+
+        func contains(_ key: Key) -> Bool { members[key.stringValue] != nil }
+
+        private func member(_ key: Key) throws -> JSONValue {
+            guard let node = members[key.stringValue] else {
+                throw DecodingError.keyNotFound(key, .init(codingPath: codingPath, debugDescription: "no member \"\(key.stringValue)\""))
+            }
+            return node
+        }
+
+        func decodeNil(forKey key: Key) throws -> Bool {
+            if case .null = try member(key) { return true }
+            return false
+        }
+
+        func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try decode(type, key) }
+
+        private func decode<T: Decodable>(_ type: T.Type, _ key: Key) throws -> T {
+            try JSONTreeDecoder.value(type, try member(key), codingPath + [key])
+        }
+
+        // The primitive requirements, each the generic path.
+        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try decode(type, key) }
+        func decode(_ type: String.Type, forKey key: Key) throws -> String { try decode(type, key) }
+        func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try decode(type, key) }
+        func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try decode(type, key) }
+        func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try decode(type, key) }
+        func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try decode(type, key) }
+        func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try decode(type, key) }
+        func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try decode(type, key) }
+        func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try decode(type, key) }
+        func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try decode(type, key) }
+        func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try decode(type, key) }
+        func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try decode(type, key) }
+        func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try decode(type, key) }
+        func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try decode(type, key) }
+
+        // Absent and null both read as nil, as with JSONDecoder.
+        func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+            guard let node = members[key.stringValue] else { return nil }
+            if case .null = node { return nil }
+            return try JSONTreeDecoder.value(type, node, codingPath + [key])
+        }
+
+        func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type,
+                                                   forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+            try JSONTreeDecoder(try member(key), codingPath: codingPath + [key]).container(keyedBy: type)
+        }
+
+        func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+            try JSONTreeDecoder(try member(key), codingPath: codingPath + [key]).unkeyedContainer()
+        }
+
+        func superDecoder() throws -> any Decoder { JSONTreeDecoder(.object(members), codingPath: codingPath) }
+
+        func superDecoder(forKey key: Key) throws -> any Decoder {
+            JSONTreeDecoder(members[key.stringValue] ?? .null, codingPath: codingPath + [key])
+        }
+    }
+
+    private struct Unkeyed: UnkeyedDecodingContainer {
+        let elements: [JSONValue]
+        let codingPath: [any CodingKey]
+        var currentIndex = 0
+        var count: Int? { elements.count }
+        var isAtEnd: Bool { currentIndex >= elements.count }
+
+        init(elements: [JSONValue], codingPath: [any CodingKey]) {
+            self.elements = elements
+            self.codingPath = codingPath
+        }
+
+        private var indexKey: IndexKey { IndexKey(intValue: currentIndex) }
+
+        private func next(_ type: Any.Type) throws -> JSONValue {
+            guard currentIndex < elements.count else {
+                throw DecodingError.valueNotFound(type, .init(codingPath: codingPath + [indexKey],
+                                                              debugDescription: "the array has no more elements"))
+            }
+            return elements[currentIndex]
+        }
+
+        mutating func decodeNil() throws -> Bool {
+            guard case .null = try next(JSONValue.self) else { return false }
+            currentIndex += 1
+            return true
+        }
+
+        mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try decodeNext(type) }
+
+        private mutating func decodeNext<T: Decodable>(_ type: T.Type) throws -> T {
+            let value = try JSONTreeDecoder.value(type, try next(type), codingPath + [indexKey])
+            currentIndex += 1
+            return value
+        }
+
+        // The primitive requirements, each the generic path.
+        mutating func decode(_ type: Bool.Type) throws -> Bool { try decodeNext(type) }
+        mutating func decode(_ type: String.Type) throws -> String { try decodeNext(type) }
+        mutating func decode(_ type: Double.Type) throws -> Double { try decodeNext(type) }
+        mutating func decode(_ type: Float.Type) throws -> Float { try decodeNext(type) }
+        mutating func decode(_ type: Int.Type) throws -> Int { try decodeNext(type) }
+        mutating func decode(_ type: Int8.Type) throws -> Int8 { try decodeNext(type) }
+        mutating func decode(_ type: Int16.Type) throws -> Int16 { try decodeNext(type) }
+        mutating func decode(_ type: Int32.Type) throws -> Int32 { try decodeNext(type) }
+        mutating func decode(_ type: Int64.Type) throws -> Int64 { try decodeNext(type) }
+        mutating func decode(_ type: UInt.Type) throws -> UInt { try decodeNext(type) }
+        mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try decodeNext(type) }
+        mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try decodeNext(type) }
+        mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try decodeNext(type) }
+        mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try decodeNext(type) }
+
+        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+            let container = try JSONTreeDecoder(try next(JSONValue.self), codingPath: codingPath + [indexKey]).container(keyedBy: type)
+            currentIndex += 1
+            return container
+        }
+
+        mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
+            let container = try JSONTreeDecoder(try next(JSONValue.self), codingPath: codingPath + [indexKey]).unkeyedContainer()
+            currentIndex += 1
+            return container
+        }
+
+        mutating func superDecoder() throws -> any Decoder {
+            let decoder = JSONTreeDecoder(try next(JSONValue.self), codingPath: codingPath + [indexKey])
+            currentIndex += 1
+            return decoder
+        }
+    }
+
+    /// An array element's place in a coding path.
+    private struct IndexKey: CodingKey {
+        let intValue: Int?
+        var stringValue: String { "\(intValue ?? 0)" }
+        init(intValue: Int) { self.intValue = intValue }
+        init?(stringValue: String) { return nil }
+    }
+
+    private struct Single: SingleValueDecodingContainer {
+        let node: JSONValue
+        let codingPath: [any CodingKey]
+
+        func decodeNil() -> Bool {
+            if case .null = node { return true }
+            return false
+        }
+
+        func decode<T: Decodable>(_ type: T.Type) throws -> T { try JSONTreeDecoder.value(type, node, codingPath) }
+
+        // The primitive requirements, each the generic path.
+        func decode(_ type: Bool.Type) throws -> Bool { try JSONTreeDecoder.value(type, node, codingPath) }
+        func decode(_ type: String.Type) throws -> String { try JSONTreeDecoder.value(type, node, codingPath) }
+        func decode(_ type: Double.Type) throws -> Double { try JSONTreeDecoder.value(type, node, codingPath) }
+        func decode(_ type: Float.Type) throws -> Float { try JSONTreeDecoder.value(type, node, codingPath) }
+        func decode(_ type: Int.Type) throws -> Int { try JSONTreeDecoder.value(type, node, codingPath) }
+        func decode(_ type: Int8.Type) throws -> Int8 { try JSONTreeDecoder.value(type, node, codingPath) }
+        func decode(_ type: Int16.Type) throws -> Int16 { try JSONTreeDecoder.value(type, node, codingPath) }
+        func decode(_ type: Int32.Type) throws -> Int32 { try JSONTreeDecoder.value(type, node, codingPath) }
+        func decode(_ type: Int64.Type) throws -> Int64 { try JSONTreeDecoder.value(type, node, codingPath) }
+        func decode(_ type: UInt.Type) throws -> UInt { try JSONTreeDecoder.value(type, node, codingPath) }
+        func decode(_ type: UInt8.Type) throws -> UInt8 { try JSONTreeDecoder.value(type, node, codingPath) }
+        func decode(_ type: UInt16.Type) throws -> UInt16 { try JSONTreeDecoder.value(type, node, codingPath) }
+        func decode(_ type: UInt32.Type) throws -> UInt32 { try JSONTreeDecoder.value(type, node, codingPath) }
+        func decode(_ type: UInt64.Type) throws -> UInt64 { try JSONTreeDecoder.value(type, node, codingPath) }
+    }
+}
