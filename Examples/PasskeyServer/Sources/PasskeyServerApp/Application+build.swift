@@ -122,9 +122,18 @@ func buildApplication(_ config: Config, logger: Logger, testing: TestingOptions 
 
     let tokens = TokenService(config: config, refreshTokens: repositories.refreshTokens, keyStore: repositories.signingKeys)
     WellKnownController.addTokenRoutes(to: router, config: config, tokens: tokens)
-    TokenController(tokens: tokens).addRoutes(to: router.group("oauth"))
-
+    // App Attest (unless off): its routes, and its assertion on token refresh and on an app adding a passkey.
+    let appAttest = try AppAttest.make(config.appAttest, database: repositories.database, challenges: repositories.challenges,
+                                       sealing: sealingKey, replay: repositories.sealedReplay, logger: logger)
+    let oauth = router.group("oauth")
     let api = router.group("api").add(middleware: AuthenticationMiddleware(sessions: repositories.sessions, tokens: tokens))
+    if let appAttest {
+        AppAttestController(appAttest: appAttest).addRoutes(to: router.group("appattest"))
+        oauth.add(middleware: AppAttestMiddleware(appAttest: appAttest, paths: ["/oauth/token"]))
+        api.add(middleware: AppAttestMiddleware(appAttest: appAttest, paths: ["/api/register/verify"], bearerOnly: true))
+    }
+    TokenController(tokens: tokens).addRoutes(to: oauth)
+
     WebCeremonyController(config: config, policy: policy, service: service, repositories: repositories,
                           signer: CookieSigner(key: config.sessionKey), cookies: cookies, recorder: recorder, tokens: tokens)
         .addRoutes(to: api)
@@ -149,6 +158,9 @@ func buildApplication(_ config: Config, logger: Logger, testing: TestingOptions 
             try await PostgresSchema.migrate(database)
             logger.info("schema ready")
         })
+        if appAttest != nil {
+            app.beforeServerStarts(perform: { try await PostgresAppAttestKeyStore.migrate(database) })
+        }
     }
     return app
 }
