@@ -174,6 +174,12 @@ def token_used(token):
     return sql(f"SELECT used_at IS NOT NULL FROM passkey_refresh_tokens WHERE hash = decode('{digest}', 'hex')")
 
 
+def family_revoked(tokens):
+    digest = hashlib.sha256(tokens["refresh_token"].encode()).hexdigest()
+    return sql("SELECT revoked_at IS NOT NULL FROM passkey_token_families WHERE id ="
+               f" (SELECT family FROM passkey_refresh_tokens WHERE hash = decode('{digest}', 'hex'))")
+
+
 def main():
     started = time.time()
     authority = Authority()
@@ -207,13 +213,14 @@ def main():
         check(counter_of(device) == "1" and token_used(tokens["refresh_token"]) == "t",
               "the counter row is 1, the presented refresh token is spent")
 
-        # The same request, headers and all, replayed on node B: refused, nothing changed.
-        body = urllib.parse.urlencode({"grant_type": "refresh_token", "refresh_token": refreshed["refresh_token"]}).encode()
+        # The same request, body and headers, replayed on node B: refused before the token route
+        # (which would take the spent refresh token for a stolen copy and revoke the family).
+        body = urllib.parse.urlencode({"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"]}).encode()
         status, answer, headers = http("POST", b.base + "/oauth/token", body, sent)
         check(status == 401 and headers.get("App-Attest-Error") == "challenge" and "error" in answer,
-              f"the same assertion replayed at node B: 401 challenge ({status} {headers.get('App-Attest-Error')})")
-        check(counter_of(device) == "1" and token_used(refreshed["refresh_token"]) == "f",
-              "counter row still 1, the refresh token not spent")
+              f"the same request replayed at node B: 401 challenge ({status} {headers.get('App-Attest-Error')})")
+        check(counter_of(device) == "1" and token_used(refreshed["refresh_token"]) == "f" and family_revoked(tokens) == "f",
+              "counter row still 1, the new refresh token not spent, the family not revoked")
         # The same counter over a fresh challenge and request: a replayed assertion.
         status, answer, headers, _ = refresh(b.base, refreshed["refresh_token"], device, challenge(a.base), counter=1)
         check(status == 401 and headers.get("App-Attest-Error") == "replayed",
