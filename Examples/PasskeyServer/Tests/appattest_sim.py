@@ -10,7 +10,9 @@ row (counter 0, environment, receipt), a refresh with an assertion (counter row 
 rotated), the same request replayed on the other node, a counter replayed over a fresh request,
 a refresh without an assertion (refused, refresh token not rotated), a key attested twice, a
 development key on a production server (at attestation and at assertion), and two nodes
-verifying assertions with one counter at once (exactly one passes: compare-and-swap).
+verifying assertions with one counter at once (exactly one passes: compare-and-swap), and an app
+adding a passkey with its bearer token (refused without an assertion, no credential row; added
+with one bound to the token's `jti`).
 
 Environment (from run-e2e.sh): PASSKEY_BINARY, DATABASE_URL, PSQL_URL, E2E_WORK, E2E_SESSION_KEY.
 """
@@ -32,7 +34,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from hardening import Node, check, nodes, results, sql
-from softauth import SoftPasskey, cbor
+from softauth import SoftPasskey, cbor, post_json
 from tokens import token_login
 
 TEAM_ID = "ABCDE12345"
@@ -187,7 +189,9 @@ def main():
     with open(root_path, "wb") as handle:
         handle.write(authority.root_pem())
     settings = {"APP_ATTEST": "required", "APP_ATTEST_TEAM_ID": TEAM_ID, "APP_ATTEST_BUNDLE_ID": BUNDLE_ID,
-                "APP_ATTEST_ENVIRONMENT": "production", "APP_ATTEST_ROOT_PEM": root_path}
+                "APP_ATTEST_ENVIRONMENT": "production", "APP_ATTEST_ROOT_PEM": root_path,
+                # One issuer for the fleet, so either node takes the other's access tokens.
+                "TOKEN_ISSUER": "https://passkeys.test"}
     try:
         a = Node("appattest-a", **settings)
         b = Node("appattest-b", **settings)
@@ -271,6 +275,32 @@ def main():
         spare = refreshed["refresh_token"] if token_used(refreshed["refresh_token"]) == "f" else second["refresh_token"]
         status, _, _, _ = refresh(b.base, spare, device, challenge(b.base))
         check(status == 200 and counter_of(device) == "3", "the next assertion (counter 3) refreshes the unspent token")
+
+        # An app adding a passkey with its bearer token: the assertion binds the token's jti.
+        access = second["access_token"]
+        jti = json.loads(base64.urlsafe_b64decode(access.split(".")[1] + "=="))["jti"]
+
+        def add_passkey(signed):
+            added = SoftPasskey()
+            status, options, jar = post_json(a.base + "/api/register/options", {}, headers={"Authorization": f"Bearer {access}"})
+            check(status == 200, f"creation options for one more passkey, with the bearer token ({status})")
+            body = json.dumps(added.create_response(options, a.base)).encode()
+            headers = {"Content-Type": "application/json", "Authorization": f"Bearer {access}",
+                       "Cookie": f"pk_reg={jar['pk_reg']}"}
+            if signed:
+                headers.update({"App-Attest-Key-Id": b64(device.key_id), "App-Attest-Assertion":
+                                b64(device.assert_(client_data("POST", "/api/register/verify", body, "jti=" + jti)))})
+            return http("POST", a.base + "/api/register/verify", body, headers)
+
+        def passkeys():
+            return sql(f"SELECT count(*) FROM passkey_credentials WHERE user_handle = decode('{passkey.user_handle.hex()}', 'hex')")
+
+        status, _, headers = add_passkey(signed=False)
+        check(status == 401 and headers.get("App-Attest-Error") == "missing" and passkeys() == "1",
+              f"an app's new passkey without an assertion: 401 missing, no credential row ({status} {passkeys()})")
+        status, _, _ = add_passkey(signed=True)
+        check(status == 200 and passkeys() == "2" and counter_of(device) == "4",
+              f"with an assertion bound to the token's jti: 200, a second credential row, counter 4 ({status})")
     except Exception as error:
         print(f"FAIL {type(error).__name__}: {error}", flush=True)
         return 1
