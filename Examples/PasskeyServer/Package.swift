@@ -33,6 +33,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", "4.1.0" ..< "5.0.0"),
         // The load generator's HTTP client (already in Hummingbird's graph).
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        // The tests' software App Attest device issues its certificate chain (test-only).
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
     ],
     targets: [
         .target(
@@ -90,6 +93,8 @@ let package = Package(
                 // Verifies the access tokens from the JWKS alone, as a third party would.
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ],
             path: "Tests/PasskeyServerTests",
             swiftSettings: strictSettings

@@ -11,6 +11,9 @@
 #   5. Tests/tokens.py: the token API as an app and a third party use it (refresh rotation, reuse
 #      revoking the family, revocation, logout, expired/tampered/foreign tokens, JWKS checked with
 #      PyJWT, signing keys shared and rotated across nodes), on three nodes of its own.
+#   6. Tests/appattest_sim.py: a software App Attest device under a test root attests and asserts
+#      against two nodes of its own that require App Attest (replays across nodes, a refresh
+#      without an assertion, a development key on a production server, a counter race).
 # Everything it starts is stopped by pid on exit. Bounded in time (timeout on every long step).
 # Needs: postgresql (initdb, pg_ctl), chromium, chromium-driver, python3 with selenium, cryptography
 # and PyJWT (installed from PyPI when missing).
@@ -127,8 +130,8 @@ start_node c "$port_c" CHALLENGE_MODE=sealed SEALING_KEY="$(python3 -c 'import s
 wait_ready "$port_a"; wait_ready "$port_b"; wait_ready "$port_c"
 log "nodes ready: A http://localhost:$port_a (pid $pid_a), B http://localhost:$port_b, C (sealed) http://localhost:$port_c"
 
-# PASSKEY_E2E_PARTS picks the parts to run (default all): "browser", "hardening", "tokens".
-parts=" ${PASSKEY_E2E_PARTS:-browser hardening tokens} "
+# PASSKEY_E2E_PARTS picks the parts to run (default all): "browser", "hardening", "tokens", "appattest".
+parts=" ${PASSKEY_E2E_PARTS:-browser hardening tokens appattest} "
 if [[ "$parts" == *" browser "* ]]; then
   e2e_started=$SECONDS
   NODE_A="http://localhost:$port_a" NODE_B="http://localhost:$port_b" NODE_C="http://localhost:$port_c" NODE_A_PID="$pid_a" PSQL_URL="$psql_url" \
@@ -148,5 +151,11 @@ if [[ "$parts" == *" tokens "* ]]; then
   PASSKEY_BINARY="$binary" DATABASE_URL="$database_url" PSQL_URL="$psql_url" E2E_WORK="$work" E2E_PG="$work/pg.sh" \
     E2E_SESSION_KEY="$session_key" timeout 300 python3 "$here/tokens.py"
   log "token tests (refresh rotation and reuse, revocation, JWKS with PyJWT, two nodes) passed in $((SECONDS - tokens_started)) s"
+fi
+if [[ "$parts" == *" appattest "* ]]; then
+  appattest_started=$SECONDS
+  PASSKEY_BINARY="$binary" DATABASE_URL="$database_url" PSQL_URL="$psql_url" E2E_WORK="$work" \
+    E2E_SESSION_KEY="$session_key" timeout 300 python3 "$here/appattest_sim.py"
+  log "App Attest tests (attest, assertions on refresh, replays on two nodes, environments) passed in $((SECONDS - appattest_started)) s"
 fi
 log "all parts passed in $((SECONDS - build_started)) s (build included)"

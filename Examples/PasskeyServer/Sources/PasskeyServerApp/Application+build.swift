@@ -122,18 +122,27 @@ func buildApplication(_ config: Config, logger: Logger, testing: TestingOptions 
 
     let tokens = TokenService(config: config, refreshTokens: repositories.refreshTokens, keyStore: repositories.signingKeys)
     WellKnownController.addTokenRoutes(to: router, config: config, tokens: tokens)
-    TokenController(tokens: tokens).addRoutes(to: router.group("oauth"))
-
+    // App Attest (unless off): its routes, and its assertion on token refresh and on an app adding a passkey.
+    let appAttest = try AppAttest.make(config.appAttest, database: repositories.database, challenges: repositories.challenges,
+                                       sealing: sealingKey, replay: repositories.sealedReplay, logger: logger)
     let authentication = AuthenticationMiddleware(sessions: repositories.sessions, tokens: tokens)
+    let oauth = router.group("oauth")
     let api = router.group("api").add(middleware: authentication)
+    let native = router.group("native").add(middleware: authentication)
+    if let appAttest {
+        AppAttestController(appAttest: appAttest).addRoutes(to: router.group("appattest"))
+        oauth.add(middleware: AppAttestMiddleware(appAttest: appAttest, paths: ["/oauth/token"]))
+        api.add(middleware: AppAttestMiddleware(appAttest: appAttest, paths: ["/api/register/verify"], bearerOnly: true))
+        native.add(middleware: AppAttestMiddleware(appAttest: appAttest, paths: ["/native/register/finish"], bearerOnly: true))
+    }
+    TokenController(tokens: tokens).addRoutes(to: oauth)
+
     let signer = CookieSigner(key: config.sessionKey)
     let web = WebCeremonyController(config: config, policy: policy, service: service, repositories: repositories,
                                     signer: signer, cookies: cookies, recorder: recorder, tokens: tokens)
     web.addRoutes(to: api)
     AccountController(config: config, repositories: repositories, cookies: cookies).addRoutes(to: api)
-    NativeCeremonyController(ceremonies: web, signer: signer, tokens: tokens)
-        .addRoutes(to: router.group("native").add(middleware: authentication))
-    // Next: AppAttestController (/appattest/…).
+    NativeCeremonyController(ceremonies: web, signer: signer, tokens: tokens).addRoutes(to: native)
 
     // Connections: an idle one is closed, a request must arrive whole in time, and at most
     // MAX_CONNECTIONS are open (more wait in the kernel's backlog instead of exhausting descriptors).
@@ -153,6 +162,9 @@ func buildApplication(_ config: Config, logger: Logger, testing: TestingOptions 
             try await PostgresSchema.migrate(database)
             logger.info("schema ready")
         })
+        if appAttest != nil {
+            app.beforeServerStarts(perform: { try await PostgresAppAttestKeyStore.migrate(database) })
+        }
     }
     return app
 }

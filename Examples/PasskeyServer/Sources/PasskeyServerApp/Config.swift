@@ -65,6 +65,8 @@ struct Config: Sendable {
     /// The Android apps (`ANDROID_APPS=package=SHA-256 fingerprint,…`): served in
     /// `/.well-known/assetlinks.json`, and their `android:apk-key-hash:` origins are accepted.
     var androidApps: [AndroidApp] = []
+    /// App Attest: off, optional or required, the app, the environment and the roots (AppAttestSettings).
+    var appAttest = AppAttestSettings()
 
     /// Whether cookies may omit `Secure` (plain http on loopback only).
     var isLocalhost: Bool { rpId == "localhost" && origins.allSatisfy { $0.hasPrefix("http://localhost") || $0.hasPrefix("http://127.0.0.1") } }
@@ -142,6 +144,7 @@ struct Config: Sendable {
                 throw ConfigError("ANDROID_APPS: \(parts[0]): the fingerprint is not 32 bytes of hex (AB:CD:…)")
             }
         }
+        config.appAttest = try AppAttestSettings.fromEnvironment(env, appleApps: config.appleApps)
         return config
     }
 
