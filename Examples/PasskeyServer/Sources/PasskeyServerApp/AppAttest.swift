@@ -43,7 +43,9 @@ struct AppAttestSettings: Sendable {
         let bundle = env["APP_ATTEST_BUNDLE_ID"].flatMap { $0.isEmpty ? nil : $0 } ?? appleApps.first?.bundleId
         if let team, let bundle { settings.app = AppAttestApp(teamId: team, bundleId: bundle) }
         guard settings.mode == .off || settings.app != nil else {
-            throw ConfigError("APP_ATTEST=\(settings.mode.rawValue) needs the app: APP_ATTEST_TEAM_ID and APP_ATTEST_BUNDLE_ID (or APPLE_TEAM_ID and APPLE_BUNDLE_IDS)")
+            throw ConfigError(
+                "APP_ATTEST=\(settings.mode.rawValue) needs the app: APP_ATTEST_TEAM_ID and APP_ATTEST_BUNDLE_ID (or APPLE_TEAM_ID and APPLE_BUNDLE_IDS)"
+            )
         }
         return settings
     }
@@ -71,7 +73,8 @@ struct AppAttestSettings: Sendable {
                 body = ""
             } else if line == "-----END CERTIFICATE-----" {
                 guard let base64 = body, let der = Data(base64Encoded: base64),
-                      let certificate = try? Certificate(derEncoded: Array(der)) else {
+                    let certificate = try? Certificate(derEncoded: Array(der))
+                else {
                     throw ConfigError("APP_ATTEST_ROOT_PEM: a CERTIFICATE block does not parse")
                 }
                 certificates.append(certificate)
@@ -106,9 +109,10 @@ struct AppAttestChallenges: Sendable {
 
     /// A new challenge, as the string the app receives (and hashes, as UTF-8, into its client data).
     func issue(now: Date) async throws -> (challenge: String, expiresAt: Date) {
-        let bytes = (0..<32).map { _ in UInt8.random(in: 0...255) }   // SystemRandomNumberGenerator: the OS CSPRNG
-        let issued = IssuedChallenge(challenge: bytes, kind: .authentication, rpId: marker, issuedAt: now,
-                                     expiresAt: now.addingTimeInterval(Self.lifetime))
+        let bytes = (0..<32).map { _ in UInt8.random(in: 0...255) }  // SystemRandomNumberGenerator: the OS CSPRNG
+        let issued = IssuedChallenge(
+            challenge: bytes, kind: .authentication, rpId: marker, issuedAt: now,
+            expiresAt: now.addingTimeInterval(Self.lifetime))
         if let sealing { return (try sealing.seal(issued), issued.expiresAt) }
         try await challenges.issue(issued, now: now)
         return (Base64URLBytes(bytes).base64URL, issued.expiresAt)
@@ -124,7 +128,8 @@ struct AppAttestChallenges: Sendable {
             issued = opened
         } else {
             guard let bytes = try? Base64URLBytes(base64URL: text, member: "challenge").bytes,
-                  let stored = try await challenges.consume(bytes) else { return false }
+                let stored = try await challenges.consume(bytes)
+            else { return false }
             issued = stored
         }
         return issued.rpId == marker && issued.kind == .authentication && now <= issued.expiresAt
@@ -154,14 +159,19 @@ struct AppAttest: Sendable {
     let challenges: AppAttestChallenges
 
     /// Nil when App Attest is off.
-    static func make(_ settings: AppAttestSettings, database: Database?, challenges: any ChallengeStore,
-                     sealing: SealedChallengeKey?, replay: any SealedChallengeReplayStore, logger: Logger) throws -> AppAttest? {
+    static func make(
+        _ settings: AppAttestSettings, database: Database?, challenges: any ChallengeStore,
+        sealing: SealedChallengeKey?, replay: any SealedChallengeReplayStore, logger: Logger
+    ) throws -> AppAttest? {
         guard settings.mode != .off, let app = settings.app else { return nil }
         let keys: any AppAttestKeyStore = database.map { PostgresAppAttestKeyStore(database: $0) } ?? InMemoryAppAttestKeyStore()
         let anchors = try settings.trustAnchors()
-        logger.info("App Attest \(settings.mode.rawValue) for \(app.appId), \(settings.environment.rawValue), roots: \(settings.rootPEMPath ?? "Apple's")")
-        return AppAttest(settings: settings,
-                         service: AppAttestService(app: app, environment: settings.environment, trustAnchors: anchors, keys: keys),
-                         challenges: AppAttestChallenges(app: app, challenges: challenges, sealing: sealing, replay: replay))
+        logger.info(
+            "App Attest \(settings.mode.rawValue) for \(app.appId), \(settings.environment.rawValue), roots: \(settings.rootPEMPath ?? "Apple's")"
+        )
+        return AppAttest(
+            settings: settings,
+            service: AppAttestService(app: app, environment: settings.environment, trustAnchors: anchors, keys: keys),
+            challenges: AppAttestChallenges(app: app, challenges: challenges, sealing: sealing, replay: replay))
     }
 }

@@ -35,19 +35,21 @@ struct Repositories: Sendable {
     /// In memory, for a local run and the in-process tests (one node; everything ends with the process).
     static func memory() -> Repositories {
         let accounts = MemoryAccountStore()
-        return Repositories(challenges: InMemoryChallengeStore(), credentials: MemoryCredentialStore(accounts: accounts),
-                            accounts: accounts, sessions: MemorySessionStore(),
-                            sealedReplay: InMemorySealedChallengeReplayStore(), refreshTokens: MemoryRefreshTokenStore(),
-                            signingKeys: MemorySigningKeyStore(), database: nil)
+        return Repositories(
+            challenges: InMemoryChallengeStore(), credentials: MemoryCredentialStore(accounts: accounts),
+            accounts: accounts, sessions: MemorySessionStore(),
+            sealedReplay: InMemorySealedChallengeReplayStore(), refreshTokens: MemoryRefreshTokenStore(),
+            signingKeys: MemorySigningKeyStore(), database: nil)
     }
 
     /// PostgreSQL: shared by every node on the database.
     static func postgres(_ shared: Database) -> Repositories {
-        Repositories(challenges: PostgresChallengeStore(database: shared), credentials: PostgresCredentialStore(database: shared),
-                     accounts: PostgresAccountStore(database: shared), sessions: PostgresSessionStore(database: shared),
-                     sealedReplay: PostgresSealedChallengeReplayStore(database: shared),
-                     refreshTokens: PostgresRefreshTokenStore(database: shared), signingKeys: PostgresSigningKeyStore(database: shared),
-                     database: shared)
+        Repositories(
+            challenges: PostgresChallengeStore(database: shared), credentials: PostgresCredentialStore(database: shared),
+            accounts: PostgresAccountStore(database: shared), sessions: PostgresSessionStore(database: shared),
+            sealedReplay: PostgresSealedChallengeReplayStore(database: shared),
+            refreshTokens: PostgresRefreshTokenStore(database: shared), signingKeys: PostgresSigningKeyStore(database: shared),
+            database: shared)
     }
 }
 
@@ -59,8 +61,9 @@ func buildApplication(_ config: Config, logger: Logger, testing: TestingOptions 
     var repositories: Repositories
     if let url = config.databaseURL {
         let location = try DatabaseURL(url)
-        var pgConfig = PostgresClient.Configuration(host: location.host, port: location.port, username: location.user,
-                                                    password: location.password, database: location.database, tls: .disable)
+        var pgConfig = PostgresClient.Configuration(
+            host: location.host, port: location.port, username: location.user,
+            password: location.password, database: location.database, tls: .disable)
         pgConfig.options.maximumConnections = 16
         // A connection attempt to a database that does not answer gives up within the call deadline.
         pgConfig.options.connectTimeout = config.databaseTimeout
@@ -81,8 +84,10 @@ func buildApplication(_ config: Config, logger: Logger, testing: TestingOptions 
     if config.challengeMode == "sealed" {
         guard let bytes = config.sealingKey else { throw ConfigError("CHALLENGE_MODE=sealed needs SEALING_KEY (64 hex digits)") }
         sealingKey = try SealedChallengeKey(bytes)
-        logger.info(config.databaseURL == nil ? "challenges: sealed (carried by the client; single use within this process)"
-                                              : "challenges: sealed (carried by the client; single use across the database's nodes)")
+        logger.info(
+            config.databaseURL == nil
+                ? "challenges: sealed (carried by the client; single use within this process)"
+                : "challenges: sealed (carried by the client; single use across the database's nodes)")
     } else {
         sealingKey = nil
     }
@@ -90,32 +95,40 @@ func buildApplication(_ config: Config, logger: Logger, testing: TestingOptions 
     var recorder: FailedCeremonyRecorder? = nil
     if let directory = config.failedCeremonyDirectory {
         do {
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
         } catch {
             throw ConfigError("RECORD_FAILED_CEREMONIES_DIR \(directory): \(error)")
         }
-        recorder = FailedCeremonyRecorder(directory: directory, maxBytes: config.failedCeremonyMaxBytes,
-                                          maxFiles: config.failedCeremonyMaxFiles, logger: logger)
-        logger.notice("failed ceremonies are recorded in \(directory) (at most \(config.failedCeremonyMaxFiles) files of \(config.failedCeremonyMaxBytes) bytes)")
+        recorder = FailedCeremonyRecorder(
+            directory: directory, maxBytes: config.failedCeremonyMaxBytes,
+            maxFiles: config.failedCeremonyMaxFiles, logger: logger)
+        logger.notice(
+            "failed ceremonies are recorded in \(directory) (at most \(config.failedCeremonyMaxFiles) files of \(config.failedCeremonyMaxBytes) bytes)"
+        )
     }
 
     let relyingParty = try config.relyingParty()
     let wellKnown = try WellKnownController(config: config, relyingParty: relyingParty)
     let policy = VerificationPolicy(counter: .reject, challengeLifetime: 300)
     // How challenges travel is configuration: sealed with the fleet's key, or stored.
-    let transport: ChallengeTransport = sealingKey.map { .sealed($0, replayStore: repositories.sealedReplay) }
+    let transport: ChallengeTransport =
+        sealingKey.map { .sealed($0, replayStore: repositories.sealedReplay) }
         ?? .stored(repositories.challenges)
-    let service = RelyingPartyService(relyingParty: relyingParty, policy: policy, challenges: transport,
-                                      credentials: RegistrationWriter(base: repositories.credentials))
+    let service = RelyingPartyService(
+        relyingParty: relyingParty, policy: policy, challenges: transport,
+        credentials: RegistrationWriter(base: repositories.credentials))
     let cookies = CookieFactory(secure: !config.isLocalhost)
 
     let router = Router(context: AppRequestContext.self)
     router.middlewares.add(ResponseHeadersMiddleware())
     router.middlewares.add(ErrorLoggingMiddleware(nodeName: config.nodeName))
     // The page (index.html, app.js) from the bundle's Public folder, for any GET no route answers.
-    router.middlewares.add(FileMiddleware(Bundle.module.resourcePath.map { $0 + "/Public" } ?? "Public",
-                                          searchForIndexHtml: true, logger: logger))
+    router.middlewares.add(
+        FileMiddleware(
+            Bundle.module.resourcePath.map { $0 + "/Public" } ?? "Public",
+            searchForIndexHtml: true, logger: logger))
     router.middlewares.add(SameOriginMiddleware(origins: config.origins))
     router.get("/healthz") { _, _ in Health(node: config.nodeName) }
     wellKnown.addRoutes(to: router)
@@ -123,8 +136,9 @@ func buildApplication(_ config: Config, logger: Logger, testing: TestingOptions 
     let tokens = TokenService(config: config, refreshTokens: repositories.refreshTokens, keyStore: repositories.signingKeys)
     WellKnownController.addTokenRoutes(to: router, config: config, tokens: tokens)
     // App Attest (unless off): its routes, and its assertion on token refresh and on an app adding a passkey.
-    let appAttest = try AppAttest.make(config.appAttest, database: repositories.database, challenges: repositories.challenges,
-                                       sealing: sealingKey, replay: repositories.sealedReplay, logger: logger)
+    let appAttest = try AppAttest.make(
+        config.appAttest, database: repositories.database, challenges: repositories.challenges,
+        sealing: sealingKey, replay: repositories.sealedReplay, logger: logger)
     let authentication = AuthenticationMiddleware(sessions: repositories.sessions, tokens: tokens)
     let oauth = router.group("oauth")
     let api = router.group("api").add(middleware: authentication)
@@ -138,8 +152,9 @@ func buildApplication(_ config: Config, logger: Logger, testing: TestingOptions 
     TokenController(tokens: tokens).addRoutes(to: oauth)
 
     let signer = CookieSigner(key: config.sessionKey)
-    let web = WebCeremonyController(config: config, policy: policy, service: service, repositories: repositories,
-                                    signer: signer, cookies: cookies, recorder: recorder, tokens: tokens)
+    let web = WebCeremonyController(
+        config: config, policy: policy, service: service, repositories: repositories,
+        signer: signer, cookies: cookies, recorder: recorder, tokens: tokens)
     web.addRoutes(to: api)
     AccountController(config: config, repositories: repositories, cookies: cookies).addRoutes(to: api)
     NativeCeremonyController(ceremonies: web, signer: signer, tokens: tokens).addRoutes(to: native)
@@ -149,10 +164,13 @@ func buildApplication(_ config: Config, logger: Logger, testing: TestingOptions 
     let requestReadTimeout = TimeAmount.seconds(config.requestReadTimeout)
     var app = Application(
         router: router,
-        server: .http1(configuration: .init(additionalChannelHandlers: [RequestReadDeadlineHandler(limit: requestReadTimeout)],
-                                            idleTimeout: .seconds(config.idleTimeout))),
-        configuration: .init(address: .hostname(config.host, port: config.port), serverName: "passkey-server",
-                             availableConnectionsDelegate: MaximumAvailableConnections(config.maxConnections, logger: logger)),
+        server: .http1(
+            configuration: .init(
+                additionalChannelHandlers: [RequestReadDeadlineHandler(limit: requestReadTimeout)],
+                idleTimeout: .seconds(config.idleTimeout))),
+        configuration: .init(
+            address: .hostname(config.host, port: config.port), serverName: "passkey-server",
+            availableConnectionsDelegate: MaximumAvailableConnections(config.maxConnections, logger: logger)),
         services: services,
         logger: logger)
     if let database = repositories.database {
@@ -197,8 +215,9 @@ package func runServer(testing: TestingOptions = .init()) async {
     // SHUTDOWN_GRACE_SECONDS the remaining tasks are cancelled, and SHUTDOWN_FORCE_SECONDS later the
     // process exits whatever still hangs (ShutdownWatchdog).
     ShutdownWatchdog.install(after: config.shutdownGrace + config.shutdownForce, logger: logger)
-    var groupConfig = ServiceGroupConfiguration(services: [.init(service: app)], gracefulShutdownSignals: [.sigterm, .sigint],
-                                                logger: logger)
+    var groupConfig = ServiceGroupConfiguration(
+        services: [.init(service: app)], gracefulShutdownSignals: [.sigterm, .sigint],
+        logger: logger)
     groupConfig.maximumGracefulShutdownDuration = Duration.seconds(config.shutdownGrace)
     do {
         try await ServiceGroup(configuration: groupConfig).run()

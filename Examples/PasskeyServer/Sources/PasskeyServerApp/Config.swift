@@ -69,7 +69,9 @@ struct Config: Sendable {
     var appAttest = AppAttestSettings()
 
     /// Whether cookies may omit `Secure` (plain http on loopback only).
-    var isLocalhost: Bool { rpId == "localhost" && origins.allSatisfy { $0.hasPrefix("http://localhost") || $0.hasPrefix("http://127.0.0.1") } }
+    var isLocalhost: Bool {
+        rpId == "localhost" && origins.allSatisfy { $0.hasPrefix("http://localhost") || $0.hasPrefix("http://127.0.0.1") }
+    }
 
     static func fromEnvironment(_ env: [String: String] = ProcessInfo.processInfo.environment) throws -> Config {
         var config = Config(sessionKey: [])
@@ -80,14 +82,15 @@ struct Config: Sendable {
         }
         if let rpId = env["RP_ID"] { config.rpId = rpId }
         if let name = env["RP_NAME"] { config.rpName = name }
-        config.origins = env["ORIGINS"].map { $0.split(separator: ",").map { String($0.trimmingCharacters(in: .whitespaces)) } }
+        config.origins =
+            env["ORIGINS"].map { $0.split(separator: ",").map { String($0.trimmingCharacters(in: .whitespaces)) } }
             ?? ["http://localhost:\(config.port)"]
         config.databaseURL = env["DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
         if let key = env["SESSION_KEY"] {
             guard let bytes = hexBytes(key), bytes.count == 32 else { throw ConfigError("SESSION_KEY must be 64 hex digits") }
             config.sessionKey = bytes
         } else {
-            config.sessionKey = (0..<32).map { _ in UInt8.random(in: 0...255) }   // SystemRandomNumberGenerator: the OS CSPRNG
+            config.sessionKey = (0..<32).map { _ in UInt8.random(in: 0...255) }  // SystemRandomNumberGenerator: the OS CSPRNG
         }
         if let mode = env["CHALLENGE_MODE"] {
             guard ["store", "sealed"].contains(mode) else { throw ConfigError("CHALLENGE_MODE is store or sealed, not \(mode)") }
@@ -200,7 +203,8 @@ struct DatabaseURL: Sendable {
 
     init(_ text: String) throws {
         guard let components = URLComponents(string: text), ["postgres", "postgresql"].contains(components.scheme ?? ""),
-              let host = components.host, !host.isEmpty else {
+            let host = components.host, !host.isEmpty
+        else {
             throw ConfigError("DATABASE_URL is not postgres://user@host[:port]/database")
         }
         self.host = host

@@ -18,15 +18,16 @@ func withDeadline<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable ()
     let race = DeadlineRace<T>()
     return try await withTaskCancellationHandler {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-            race.start(continuation,
-                       work: Task {
-                           do { race.finish(.success(try await body())) } catch { race.finish(.failure(error)) }
-                       },
-                       timer: Task {
-                           // A cancelled sleep means the work finished first.
-                           guard (try? await Task.sleep(for: limit)) != nil else { return }
-                           race.finish(.failure(DeadlineExceeded(limit: limit)))
-                       })
+            race.start(
+                continuation,
+                work: Task {
+                    do { race.finish(.success(try await body())) } catch { race.finish(.failure(error)) }
+                },
+                timer: Task {
+                    // A cancelled sleep means the work finished first.
+                    guard (try? await Task.sleep(for: limit)) != nil else { return }
+                    race.finish(.failure(DeadlineExceeded(limit: limit)))
+                })
         }
     } onCancel: {
         race.finish(.failure(CancellationError()))

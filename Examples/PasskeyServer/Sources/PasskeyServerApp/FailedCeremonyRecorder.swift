@@ -34,26 +34,32 @@ actor FailedCeremonyRecorder {
         let name = "\(stamp)-\(recording.kind.rawValue)-\(error.category.rawValue)-\(UUID().uuidString.prefix(8).lowercased())"
         let data: Data
         do {
-            data = try recording.document(name: "\(recording.kind.rawValue)-\(error.category.rawValue)",
-                                          description: "failed \(recording.kind.rawValue) on \(node) at \(stamp): \(error.category.rawValue)")
+            data = try recording.document(
+                name: "\(recording.kind.rawValue)-\(error.category.rawValue)",
+                description: "failed \(recording.kind.rawValue) on \(node) at \(stamp): \(error.category.rawValue)")
         } catch {
             logger.error("failed ceremony not recorded", metadata: ["error": "\(error)"])
             return
         }
         guard data.count <= maxBytes else {
-            logger.notice("failed ceremony not recorded: larger than the cap",
-                          metadata: ["bytes": "\(data.count)", "cap": "\(maxBytes)"])
+            logger.notice(
+                "failed ceremony not recorded: larger than the cap",
+                metadata: ["bytes": "\(data.count)", "cap": "\(maxBytes)"])
             return
         }
         // Counted now, not remembered: other nodes write here too, and an operator may empty it.
         guard countFiles() < maxFiles else {
-            logger.notice("failed ceremony not recorded: the folder holds its cap of files",
-                          metadata: ["cap": "\(maxFiles)", "directory": "\(directory.path)"])
+            logger.notice(
+                "failed ceremony not recorded: the folder holds its cap of files",
+                metadata: ["cap": "\(maxFiles)", "directory": "\(directory.path)"])
             return
         }
         let url = directory.appendingPathComponent(name + ".json")
-        guard FileManager.default.createFile(atPath: url.path, contents: data,
-                                             attributes: [.posixPermissions: 0o600]) else {
+        guard
+            FileManager.default.createFile(
+                atPath: url.path, contents: data,
+                attributes: [.posixPermissions: 0o600])
+        else {
             logger.error("failed ceremony not recorded: cannot write", metadata: ["file": "\(url.path)"])
             return
         }

@@ -17,8 +17,10 @@ struct Username: Sendable, Equatable {
         let display = (raw ?? "").trimmingCharacters(in: .whitespacesAndNewlines).precomposedStringWithCanonicalMapping
         let scalars = display.unicodeScalars
         guard (1...Self.maxCodePoints).contains(scalars.count),
-              scalars.allSatisfy({ !CharacterSet.controlCharacters.contains($0) }) else {
-            throw AppError(.badRequest, "A username is 1 to \(Self.maxCodePoints) characters (Unicode code points), without control characters.")
+            scalars.allSatisfy({ !CharacterSet.controlCharacters.contains($0) })
+        else {
+            throw AppError(
+                .badRequest, "A username is 1 to \(Self.maxCodePoints) characters (Unicode code points), without control characters.")
         }
         self.display = display
         key = display.folding(options: [.caseInsensitive], locale: nil).precomposedStringWithCanonicalMapping
@@ -47,7 +49,7 @@ struct RegistrationWriter: CredentialStore {
         guard let registration = Self.current else { return try await base.create(record) }
         switch try await base.create(record, newAccount: registration.newAccount, cap: registration.cap) {
         case .created: return true
-        case .duplicateCredential: return false   // the library refuses it as credentialExists
+        case .duplicateCredential: return false  // the library refuses it as credentialExists
         case .usernameTaken: throw AppError.usernameTaken
         case .capReached: throw AppError.capReached(registration.cap)
         case .accountGone: throw AppError.unauthorized

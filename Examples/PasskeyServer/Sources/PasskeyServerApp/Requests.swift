@@ -33,7 +33,7 @@ extension Request {
         let data = try await collectJSON(limit: Limits.optionsBody)
         let text = data.isEmpty ? Data("{}".utf8) : data
         do {
-            _ = try JSONValue(jsonData: text)   // the library's strict reader: a duplicate member is refused
+            _ = try JSONValue(jsonData: text)  // the library's strict reader: a duplicate member is refused
             return try JSONDecoder().decode(T.self, from: text)
         } catch {
             throw AppError(.badRequest, "The request is not valid JSON for this endpoint.")
@@ -59,7 +59,8 @@ enum SessionCookie {
     /// The token the request's cookie carries; anything malformed names no session.
     static func token(_ request: Request) -> [UInt8]? {
         guard let value = request.cookies[name]?.value, value.utf8.count == 43,
-              let token = try? Base64URLBytes(base64URL: value, member: "session").bytes, token.count == 32 else { return nil }
+            let token = try? Base64URLBytes(base64URL: value, member: "session").bytes, token.count == 32
+        else { return nil }
         return token
     }
 

@@ -22,8 +22,9 @@ struct CookieSigner: Sendable {
         guard value.utf8.count <= 8_192 else { return nil }
         let parts = value.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2,
-              let body = try? Base64URLBytes(base64URL: String(parts[0]), member: "cookie").bytes,
-              let mac = try? Base64URLBytes(base64URL: String(parts[1]), member: "cookie").bytes else { return nil }
+            let body = try? Base64URLBytes(base64URL: String(parts[0]), member: "cookie").bytes,
+            let mac = try? Base64URLBytes(base64URL: String(parts[1]), member: "cookie").bytes
+        else { return nil }
         guard HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: Data(purpose.utf8) + [0] + body, using: key) else {
             return nil
         }

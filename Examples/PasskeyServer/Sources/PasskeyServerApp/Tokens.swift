@@ -51,8 +51,9 @@ struct OAuthError: HTTPResponseError {
     struct Body: Encodable { var error: String; var error_description: String }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
-        var response = try context.responseEncoder.encode(Body(error: code, error_description: description), from: request,
-                                                          context: context)
+        var response = try context.responseEncoder.encode(
+            Body(error: code, error_description: description), from: request,
+            context: context)
         response.status = status
         response.headers[.cacheControl] = "no-store"
         response.headers[HTTPField.Name("Pragma")!] = "no-cache"
@@ -82,8 +83,9 @@ final class TokenService: Sendable {
         rotateAfter = config.signingKeyRotation
         self.refreshTokens = refreshTokens
         self.keyStore = keyStore
-        let wrapping = HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: config.sessionKey),
-                                              info: Data("PasskeyServer signing keys v1".utf8), outputByteCount: 32)
+        let wrapping = HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: SymmetricKey(data: config.sessionKey),
+            info: Data("PasskeyServer signing keys v1".utf8), outputByteCount: 32)
         keys = KeyCache(store: keyStore, wrapping: wrapping, rotateAfter: config.signingKeyRotation)
     }
 
@@ -97,8 +99,9 @@ final class TokenService: Sendable {
     func start(userHandle: [UInt8], credentialId: [UInt8], now: Date) async throws -> TokenResponse {
         let family = TokenFamily(id: Self.randomToken(16), userHandle: userHandle, credentialId: credentialId, authTime: now)
         let refresh = Self.randomToken(32)
-        try await refreshTokens.create(family: family, tokenHash: Self.hash(refresh), expiresAt: now.addingTimeInterval(refreshLifetime),
-                                       now: now)
+        try await refreshTokens.create(
+            family: family, tokenHash: Self.hash(refresh), expiresAt: now.addingTimeInterval(refreshLifetime),
+            now: now)
         return try await answer(family: family, refreshToken: refresh, now: now)
     }
 
@@ -107,8 +110,10 @@ final class TokenService: Sendable {
     func refresh(_ token: String, now: Date) async throws -> TokenResponse {
         guard token.utf8.count == 43 else { throw OAuthError.invalidGrant("The refresh token is not valid.") }
         let next = Self.randomToken(32)
-        switch try await refreshTokens.rotate(tokenHash: Self.hash(token), newHash: Self.hash(next),
-                                              newExpiresAt: now.addingTimeInterval(refreshLifetime), now: now) {
+        switch try await refreshTokens.rotate(
+            tokenHash: Self.hash(token), newHash: Self.hash(next),
+            newExpiresAt: now.addingTimeInterval(refreshLifetime), now: now)
+        {
         case .invalid:
             throw OAuthError.invalidGrant("The refresh token is not valid.")
         case .reused:
@@ -122,11 +127,12 @@ final class TokenService: Sendable {
     }
 
     private func answer(family: TokenFamily, refreshToken: String, now: Date) async throws -> TokenResponse {
-        let claims = AccessClaims(iss: IssuerClaim(value: issuer), aud: AudienceClaim(value: [audience]),
-                                  sub: SubjectClaim(value: Base64URLBytes(family.userHandle).base64URL),
-                                  iat: IssuedAtClaim(value: now), exp: ExpirationClaim(value: now.addingTimeInterval(accessLifetime)),
-                                  jti: IDClaim(value: Self.randomToken(16)), sid: family.id,
-                                  auth_time: Int(family.authTime.timeIntervalSince1970))
+        let claims = AccessClaims(
+            iss: IssuerClaim(value: issuer), aud: AudienceClaim(value: [audience]),
+            sub: SubjectClaim(value: Base64URLBytes(family.userHandle).base64URL),
+            iat: IssuedAtClaim(value: now), exp: ExpirationClaim(value: now.addingTimeInterval(accessLifetime)),
+            jti: IDClaim(value: Self.randomToken(16)), sid: family.id,
+            auth_time: Int(family.authTime.timeIntervalSince1970))
         let access = try await keys.sign(claims, now: now)
         return TokenResponse(access_token: access, expires_in: Int(accessLifetime), refresh_token: refreshToken)
     }
@@ -135,15 +141,18 @@ final class TokenService: Sendable {
     /// and `aud` verify, and its family is still alive; anything else is `invalid_token`.
     func subject(accessToken: String, now: Date) async throws -> Subject {
         guard accessToken.utf8.count <= 4_096, let claims = try await keys.verify(accessToken, now: now),
-              claims.iss.value == issuer, claims.aud.value.contains(audience) else {
+            claims.iss.value == issuer, claims.aud.value.contains(audience)
+        else {
             throw Self.invalidToken("The access token is not valid.")
         }
         guard let family = try await refreshTokens.family(id: claims.sid, now: now),
-              Base64URLBytes(family.userHandle).base64URL == claims.sub.value else {
+            Base64URLBytes(family.userHandle).base64URL == claims.sub.value
+        else {
             throw Self.invalidToken("The access token's sign-in has ended.")
         }
-        return Subject(userHandle: family.userHandle, credentialId: family.credentialId, signedInAt: family.authTime,
-                       credential: .accessToken(jti: claims.jti.value, family: family.id))
+        return Subject(
+            userHandle: family.userHandle, credentialId: family.credentialId, signedInAt: family.authTime,
+            credential: .accessToken(jti: claims.jti.value, family: family.id))
     }
 
     /// RFC 7009: a refresh token ends its family; an access token (still verifying) ends its family too.
@@ -196,7 +205,7 @@ actor KeyCache {
     /// The claims of a token whose signature and `exp` verify, else nil. A store failure is
     /// thrown (503): an outage is not a verdict on the token.
     func verify(_ token: String, now: Date) async throws -> AccessClaims? {
-        try await load(now: now, force: false)   // a store failure is thrown, not a refusal
+        try await load(now: now, force: false)  // a store failure is thrown, not a refusal
         do {
             return try await collection.verify(token, as: AccessClaims.self)
         } catch let error as JWTError where error.errorType == .signatureVerificationFailed || error.errorType == .unknownKID {
@@ -204,7 +213,7 @@ actor KeyCache {
             // its default key for a kid it does not know): reload, at most once a second, and
             // try once more.
         } catch {
-            return nil   // malformed, expired
+            return nil  // malformed, expired
         }
         guard lastForcedReload.map({ now.timeIntervalSince($0) >= 1 }) ?? true else { return nil }
         lastForcedReload = now
@@ -214,9 +223,10 @@ actor KeyCache {
 
     func jwks(now: Date) async throws -> JWKS {
         try await load(now: now, force: false)
-        return JWKS(keys: published.compactMap { kid, key in
-            key.publicKey.parameters.map { JWK.ecdsa(.es256, identifier: JWKIdentifier(string: kid), x: $0.x, y: $0.y, curve: .p256) }
-        })
+        return JWKS(
+            keys: published.compactMap { kid, key in
+                key.publicKey.parameters.map { JWK.ecdsa(.es256, identifier: JWKIdentifier(string: kid), x: $0.x, y: $0.y, curve: .p256) }
+            })
     }
 
     private func load(now: Date, force: Bool) async throws {
@@ -226,15 +236,19 @@ actor KeyCache {
         let stored = try await store.keys(rotateAfter: rotateAfter, now: now) {
             let key = ES256PrivateKey()
             let kid = Self.thumbprint(key)
-            let sealed = (try? ChaChaPoly.seal(Data(key.pemRepresentation.utf8), using: wrapping,
-                                               authenticating: Data(kid.utf8)).combined) ?? Data()
+            let sealed =
+                (try? ChaChaPoly.seal(
+                    Data(key.pemRepresentation.utf8), using: wrapping,
+                    authenticating: Data(kid.utf8)
+                ).combined) ?? Data()
             return StoredSigningKey(kid: kid, privateKey: Array(sealed), createdAt: now)
         }
         var keys: [(kid: String, key: ES256PrivateKey)] = []
         for entry in stored {
             guard let box = try? ChaChaPoly.SealedBox(combined: entry.privateKey),
-                  let pem = try? ChaChaPoly.open(box, using: wrapping, authenticating: Data(entry.kid.utf8)),
-                  let key = try? ES256PrivateKey(pem: String(decoding: pem, as: UTF8.self)) else {
+                let pem = try? ChaChaPoly.open(box, using: wrapping, authenticating: Data(entry.kid.utf8)),
+                let key = try? ES256PrivateKey(pem: String(decoding: pem, as: UTF8.self))
+            else {
                 throw RegistryError(.storage, "signing key \(entry.kid) does not open with this SESSION_KEY")
             }
             keys.append((entry.kid, key))

@@ -30,26 +30,32 @@ public struct SoftwarePasskey: Sendable {
 
     /// The COSE_Key of the public key: {1: 2, 3: -7, -1: 1, -2: x, -3: y}.
     public var coseKey: [UInt8] {
-        let raw = Array(key.publicKey.rawRepresentation)   // x ‖ y
+        let raw = Array(key.publicKey.rawRepresentation)  // x ‖ y
         return [0xA5, 0x01, 0x02, 0x03, 0x26, 0x20, 0x01, 0x21, 0x58, 0x20] + raw[0..<32] + [0x22, 0x58, 0x20] + raw[32..<64]
     }
 
-    func counterBytes(_ value: UInt32) -> [UInt8] { [UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)] }
+    func counterBytes(_ value: UInt32) -> [UInt8] {
+        [UInt8(value >> 24), UInt8((value >> 16) & 0xFF), UInt8((value >> 8) & 0xFF), UInt8(value & 0xFF)]
+    }
 
     /// `RegistrationResponseJSON` for these creation-options' challenge.
     public mutating func register(challenge: String) -> Data {
         counter += 1
-        let authData = rpIdHash + [0x45] + counterBytes(counter) + aaguid
+        let authData =
+            rpIdHash + [0x45] + counterBytes(counter) + aaguid
             + [UInt8(credentialId.count >> 8), UInt8(credentialId.count & 0xFF)] + credentialId + coseKey
         // {"fmt": "none", "attStmt": {}, "authData": bstr}
-        let attestation: [UInt8] = [0xA3, 0x63] + Array("fmt".utf8) + [0x64] + Array("none".utf8) + [0x67] + Array("attStmt".utf8)
+        let attestation: [UInt8] =
+            [0xA3, 0x63] + Array("fmt".utf8) + [0x64] + Array("none".utf8) + [0x67] + Array("attStmt".utf8)
             + [0xA0, 0x68] + Array("authData".utf8) + [0x59, UInt8(authData.count >> 8), UInt8(authData.count & 0xFF)] + authData
         let clientData = clientData("webauthn.create", challenge: challenge)
         let json: [String: Any] = [
             "id": Self.b64(credentialId), "rawId": Self.b64(credentialId), "type": "public-key",
             "authenticatorAttachment": "platform", "clientExtensionResults": [String: Any](),
-            "response": ["clientDataJSON": Self.b64(clientData), "attestationObject": Self.b64(attestation),
-                         "transports": ["internal"]],
+            "response": [
+                "clientDataJSON": Self.b64(clientData), "attestationObject": Self.b64(attestation),
+                "transports": ["internal"],
+            ],
         ]
         return (try? JSONSerialization.data(withJSONObject: json)) ?? Data()
     }
@@ -63,8 +69,10 @@ public struct SoftwarePasskey: Sendable {
         let json: [String: Any] = [
             "id": Self.b64(credentialId), "rawId": Self.b64(credentialId), "type": "public-key",
             "authenticatorAttachment": "platform", "clientExtensionResults": [String: Any](),
-            "response": ["clientDataJSON": Self.b64(clientData), "authenticatorData": Self.b64(authData),
-                         "signature": Self.b64(signature), "userHandle": Self.b64(userHandle)],
+            "response": [
+                "clientDataJSON": Self.b64(clientData), "authenticatorData": Self.b64(authData),
+                "signature": Self.b64(signature), "userHandle": Self.b64(userHandle),
+            ],
         ]
         return try JSONSerialization.data(withJSONObject: json)
     }

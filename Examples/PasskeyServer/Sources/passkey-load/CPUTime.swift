@@ -31,12 +31,14 @@ struct CPUTime {
     /// parentheses, so the fields are counted from its closing parenthesis.
     private static func fields(of entry: String) -> Fields? {
         guard let text = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-              let close = text.lastIndex(of: ")") else { return nil }
+            let close = text.lastIndex(of: ")")
+        else { return nil }
         let rest = text[text.index(after: close)...].split(separator: " ")
         // rest[0] is field 3 (state), so field n is rest[n - 3].
         guard rest.count > 14, let ppid = Int32(rest[1]),
-              let utime = Int(rest[11]), let stime = Int(rest[12]),
-              let cutime = Int(rest[13]), let cstime = Int(rest[14]) else { return nil }
+            let utime = Int(rest[11]), let stime = Int(rest[12]),
+            let cutime = Int(rest[13]), let cstime = Int(rest[14])
+        else { return nil }
         return Fields(ppid: ppid, utime: utime, stime: stime, cutime: cutime, cstime: cstime)
     }
 }

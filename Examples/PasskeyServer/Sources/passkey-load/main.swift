@@ -55,12 +55,14 @@ func post(_ path: String, _ body: Data, cookie: (String, String)? = nil, want: S
 func register(_ name: String) async throws -> SoftwarePasskey {
     let (options, cookie) = try await post("/api/register/options", Data(#"{"username":"\#(name)"}"#.utf8), want: "pk_reg")
     guard let cookie, let challenge = challenge(in: options),
-          let object = try JSONSerialization.jsonObject(with: options) as? [String: Any],
-          let user = object["user"] as? [String: Any], let id = user["id"] as? String else {
+        let object = try JSONSerialization.jsonObject(with: options) as? [String: Any],
+        let user = object["user"] as? [String: Any], let id = user["id"] as? String
+    else {
         throw LoadError(description: "registration options without a challenge or cookie")
     }
-    var authenticator = SoftwarePasskey(rpId: "localhost", origin: origin,
-                                          userHandle: try Base64URLBytes(base64URL: id, member: "user.id").bytes)
+    var authenticator = SoftwarePasskey(
+        rpId: "localhost", origin: origin,
+        userHandle: try Base64URLBytes(base64URL: id, member: "user.id").bytes)
     _ = try await post("/api/register/verify", authenticator.register(challenge: challenge), cookie: ("pk_reg", cookie))
     return authenticator
 }
@@ -121,28 +123,36 @@ let elapsed = ContinuousClock.now - started
 let wall = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
 let cpuAfter = cpuNow()
 let (latencies, failures) = results
-print(String(format: "HTTP: %d logins (options + verification) in %.1f s = %.0f logins/s; p50 %.2f ms, p99 %.2f ms; %d failed",
-             latencies.count, wall, Double(latencies.count) / wall, percentile(latencies, 0.5), percentile(latencies, 0.99), failures))
+print(
+    String(
+        format: "HTTP: %d logins (options + verification) in %.1f s = %.0f logins/s; p50 %.2f ms, p99 %.2f ms; %d failed",
+        latencies.count, wall, Double(latencies.count) / wall, percentile(latencies, 0.5), percentile(latencies, 0.99), failures))
 if !latencies.isEmpty {
     let perLogin = { (seconds: Double) in seconds * 1e6 / Double(latencies.count) }
-    print(String(format: "CPU per login: server %.0f µs, PostgreSQL %.0f µs, generator %.0f µs (wall %.0f µs per login on the machine's cores)",
-                 perLogin(cpuAfter.server - cpuBefore.server), perLogin(cpuAfter.postgres - cpuBefore.postgres),
-                 perLogin(cpuAfter.generator - cpuBefore.generator), perLogin(wall)))
+    print(
+        String(
+            format: "CPU per login: server %.0f µs, PostgreSQL %.0f µs, generator %.0f µs (wall %.0f µs per login on the machine's cores)",
+            perLogin(cpuAfter.server - cpuBefore.server), perLogin(cpuAfter.postgres - cpuBefore.postgres),
+            perLogin(cpuAfter.generator - cpuBefore.generator), perLogin(wall)))
 }
 
 // The library alone: begin + finish in process, in-memory stores, the same kind of authenticator.
 let service = RelyingPartyService(relyingParty: RelyingParty(id: "localhost", name: "load", origins: [origin]))
 var local = SoftwarePasskey(rpId: "localhost", origin: origin, userHandle: Array("local".utf8))
-let creation = try await service.beginRegistration(RegistrationRequest(user: PublicKeyCredentialUserEntityJSON(
-    id: Base64URLBytes(Array("local".utf8)), name: "local", displayName: "local")), now: Date())
-_ = try await service.finishRegistration(RegistrationResponse(jsonData: local.register(challenge: creation.options.challenge.base64URL)),
-                                         challenge: creation.challenge, now: Date())
+let creation = try await service.beginRegistration(
+    RegistrationRequest(
+        user: PublicKeyCredentialUserEntityJSON(
+            id: Base64URLBytes(Array("local".utf8)), name: "local", displayName: "local")), now: Date())
+_ = try await service.finishRegistration(
+    RegistrationResponse(jsonData: local.register(challenge: creation.options.challenge.base64URL)),
+    challenge: creation.challenge, now: Date())
 let localStart = ContinuousClock.now
 var localCount = 0
 while ContinuousClock.now < localStart + .seconds(3) {
     let start = try await service.beginAuthentication(AuthenticationRequest(userHandle: Array("local".utf8)), now: Date())
-    _ = try await service.finishAuthentication(AuthenticationResponse(jsonData: try local.assert(challenge: start.options.challenge.base64URL)),
-                                               challenge: start.challenge, now: Date())
+    _ = try await service.finishAuthentication(
+        AuthenticationResponse(jsonData: try local.assert(challenge: start.options.challenge.base64URL)),
+        challenge: start.challenge, now: Date())
     localCount += 1
 }
 let localElapsed = ContinuousClock.now - localStart

@@ -4,10 +4,11 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
-@testable import PasskeyServerApp
 import SoftwarePasskey
 import Testing
 import WebAuthnRP
+
+@testable import PasskeyServerApp
 
 /// App Attest in process: the challenge and attest routes, the assertion the middleware asks
 /// for on token refresh and on an app's new passkey, each refusal (with nothing changed), and
@@ -15,8 +16,10 @@ import WebAuthnRP
 @Suite struct AppAttestTests {
     static let app = AppAttestApp(teamId: "ABCDE12345", bundleId: "org.example.app")
 
-    static func config(_ mode: AppAttestSettings.Mode, authority: SoftwareAppAttestDevice.Authority,
-                       environment: AppAttestEnvironment = .production, sealed: Bool = false) throws -> Config {
+    static func config(
+        _ mode: AppAttestSettings.Mode, authority: SoftwareAppAttestDevice.Authority,
+        environment: AppAttestEnvironment = .production, sealed: Bool = false
+    ) throws -> Config {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("appattest-root-\(UUID().uuidString).pem").path
         try authority.rootPEM().write(toFile: path, atomically: true, encoding: .utf8)
         return AppTests.config {
@@ -34,14 +37,17 @@ import WebAuthnRP
         return try #require(try AppTests.object(response)["challenge"] as? String)
     }
 
-    static func attest(_ client: any TestClientProtocol, _ device: SoftwareAppAttestDevice, challenge given: String? = nil,
-                       attestation: [UInt8]? = nil) async throws -> TestResponse {
+    static func attest(
+        _ client: any TestClientProtocol, _ device: SoftwareAppAttestDevice, challenge given: String? = nil,
+        attestation: [UInt8]? = nil
+    ) async throws -> TestResponse {
         let challenge: String
         if let given { challenge = given } else { challenge = try await Self.challenge(client) }
         let object = try attestation ?? device.attest(challenge: challenge)
         let body = #"{"keyId":"\#(device.keyIdBase64)","attestation":"\#(Data(object).base64EncodedString())","challenge":"\#(challenge)"}"#
-        return try await client.execute(uri: "/appattest/attest", method: .post, headers: [.contentType: "application/json"],
-                                        body: ByteBuffer(string: body))
+        return try await client.execute(
+            uri: "/appattest/attest", method: .post, headers: [.contentType: "application/json"],
+            body: ByteBuffer(string: body))
     }
 
     /// The canonical client data, written out here as an app would (not the server's function).
@@ -51,17 +57,23 @@ import WebAuthnRP
     }
 
     static func headers(_ device: SoftwareAppAttestDevice, _ assertion: [UInt8], challenge: String?) -> HTTPFields {
-        var fields: HTTPFields = [.contentType: "application/x-www-form-urlencoded",
-                                  AppAttestMiddleware.keyIdHeader: device.keyIdBase64,
-                                  AppAttestMiddleware.assertionHeader: Data(assertion).base64EncodedString()]
+        var fields: HTTPFields = [
+            .contentType: "application/x-www-form-urlencoded",
+            AppAttestMiddleware.keyIdHeader: device.keyIdBase64,
+            AppAttestMiddleware.assertionHeader: Data(assertion).base64EncodedString(),
+        ]
         if let challenge { fields[AppAttestMiddleware.challengeHeader] = challenge }
         return fields
     }
 
-    static func refresh(_ client: any TestClientProtocol, _ token: String, headers: HTTPFields = [.contentType: "application/x-www-form-urlencoded"])
-        async throws -> TestResponse {
-        try await client.execute(uri: "/oauth/token", method: .post, headers: headers,
-                                 body: ByteBuffer(string: "grant_type=refresh_token&refresh_token=\(token)"))
+    static func refresh(
+        _ client: any TestClientProtocol, _ token: String, headers: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
+    )
+        async throws -> TestResponse
+    {
+        try await client.execute(
+            uri: "/oauth/token", method: .post, headers: headers,
+            body: ByteBuffer(string: "grant_type=refresh_token&refresh_token=\(token)"))
     }
 
     static func code(_ response: TestResponse) -> String? { response.headers[AppAttestMiddleware.errorHeader] }
@@ -135,8 +147,9 @@ import WebAuthnRP
 
             // Signed by another key.
             challenge = try await Self.challenge(client)
-            assertion = try device.assert(clientData: Self.clientData("POST", "/oauth/token", body, "challenge=" + challenge),
-                                          signWith: P256.Signing.PrivateKey())
+            assertion = try device.assert(
+                clientData: Self.clientData("POST", "/oauth/token", body, "challenge=" + challenge),
+                signWith: P256.Signing.PrivateKey())
             let badSignature = try await Self.refresh(client, pair.refresh, headers: Self.headers(device, assertion, challenge: challenge))
             #expect(badSignature.status == .unauthorized && Self.code(badSignature) == "signature")
 
@@ -147,20 +160,23 @@ import WebAuthnRP
             #expect(otherBody.status == .unauthorized && Self.code(otherBody) == "signature")
             challenge = try await Self.challenge(client)
             assertion = try device.assert(clientData: Self.clientData("POST", "/oauth/revoke", body, "challenge=" + challenge))
-            #expect(Self.code(try await Self.refresh(client, pair.refresh, headers: Self.headers(device, assertion, challenge: challenge)))
+            #expect(
+                Self.code(try await Self.refresh(client, pair.refresh, headers: Self.headers(device, assertion, challenge: challenge)))
                     == "signature")
 
             // Another app's assertion.
             challenge = try await Self.challenge(client)
-            assertion = try device.assert(clientData: Self.clientData("POST", "/oauth/token", body, "challenge=" + challenge),
-                                          appId: "ABCDE12345.org.example.other")
+            assertion = try device.assert(
+                clientData: Self.clientData("POST", "/oauth/token", body, "challenge=" + challenge),
+                appId: "ABCDE12345.org.example.other")
             let otherApp = try await Self.refresh(client, pair.refresh, headers: Self.headers(device, assertion, challenge: challenge))
             #expect(otherApp.status == .forbidden && Self.code(otherApp) == "app")
 
             // None of those rotated the refresh token: it still refreshes once (a rotated one would end the family).
             challenge = try await Self.challenge(client)
             assertion = try device.assert(clientData: Self.clientData("POST", "/oauth/token", body, "challenge=" + challenge))
-            #expect(try await Self.refresh(client, pair.refresh, headers: Self.headers(device, assertion, challenge: challenge)).status == .ok)
+            #expect(
+                try await Self.refresh(client, pair.refresh, headers: Self.headers(device, assertion, challenge: challenge)).status == .ok)
         }
     }
 
@@ -174,7 +190,8 @@ import WebAuthnRP
             // Counter 1 over a request that is refused by another check: the counter is not stored.
             var challenge = try await Self.challenge(client)
             var assertion = try device.assert(clientData: Self.clientData("POST", "/oauth/token", body + "x", "challenge=" + challenge))
-            #expect(try await Self.refresh(client, pair.refresh, headers: Self.headers(device, assertion, challenge: challenge)).status
+            #expect(
+                try await Self.refresh(client, pair.refresh, headers: Self.headers(device, assertion, challenge: challenge)).status
                     == .unauthorized)
             // Counter 1 again, now right: accepted (the refused one stored nothing).
             challenge = try await Self.challenge(client)
@@ -185,13 +202,15 @@ import WebAuthnRP
             // Counter 1 a third time, on a fresh challenge: replayed.
             let nextBody = "grant_type=refresh_token&refresh_token=\(next.refresh)"
             challenge = try await Self.challenge(client)
-            assertion = try device.assert(clientData: Self.clientData("POST", "/oauth/token", nextBody, "challenge=" + challenge), counter: 1)
+            assertion = try device.assert(
+                clientData: Self.clientData("POST", "/oauth/token", nextBody, "challenge=" + challenge), counter: 1)
             let replayed = try await Self.refresh(client, next.refresh, headers: Self.headers(device, assertion, challenge: challenge))
             #expect(replayed.status == .unauthorized && Self.code(replayed) == "replayed")
             // Not rotated: the token still refreshes (reuse would have ended the family).
             challenge = try await Self.challenge(client)
             assertion = try device.assert(clientData: Self.clientData("POST", "/oauth/token", nextBody, "challenge=" + challenge))
-            #expect(try await Self.refresh(client, next.refresh, headers: Self.headers(device, assertion, challenge: challenge)).status == .ok)
+            #expect(
+                try await Self.refresh(client, next.refresh, headers: Self.headers(device, assertion, challenge: challenge)).status == .ok)
         }
     }
 
@@ -206,7 +225,8 @@ import WebAuthnRP
             let body = "grant_type=refresh_token&refresh_token=\(pair.refresh)"
             let challenge = try await Self.challenge(client)
             let assertion = try development.assert(clientData: Self.clientData("POST", "/oauth/token", body, "challenge=" + challenge))
-            #expect(Self.code(try await Self.refresh(client, pair.refresh, headers: Self.headers(development, assertion, challenge: challenge)))
+            #expect(
+                Self.code(try await Self.refresh(client, pair.refresh, headers: Self.headers(development, assertion, challenge: challenge)))
                     == "unknown-key")
             // Under a root the server does not trust.
             let elsewhere = SoftwareAppAttestDevice(authority: try SoftwareAppAttestDevice.Authority(), appId: Self.app.appId)
@@ -226,8 +246,9 @@ import WebAuthnRP
             let overOther = try device.attest(challenge: "something else")
             #expect(try await Self.attest(client, device, challenge: sent, attestation: overOther).status == .forbidden)
             // A keyId that is not 32 bytes.
-            let short = try await client.execute(uri: "/appattest/attest", method: .post, headers: [.contentType: "application/json"],
-                                                 body: ByteBuffer(string: #"{"keyId":"AAAA","attestation":"AAAA","challenge":"x"}"#))
+            let short = try await client.execute(
+                uri: "/appattest/attest", method: .post, headers: [.contentType: "application/json"],
+                body: ByteBuffer(string: #"{"keyId":"AAAA","attestation":"AAAA","challenge":"x"}"#))
             #expect(short.status == .badRequest)
             // And after all that, the device attests.
             #expect(try await Self.attest(client, device).status == .created)
@@ -261,8 +282,10 @@ import WebAuthnRP
             #expect(refused.status == .unauthorized && Self.code(refused) == "missing")
             #expect(try await count() == 1)
             // With one bound to the access token's jti.
-            let jti = try #require(try JSONSerialization.jsonObject(
-                with: Data(Base64URLTest.decode(String(pair.access.split(separator: ".")[1])))) as? [String: Any])["jti"] as? String
+            let jti =
+                try #require(
+                    try JSONSerialization.jsonObject(
+                        with: Data(Base64URLTest.decode(String(pair.access.split(separator: ".")[1])))) as? [String: Any])["jti"] as? String
             let (body2, headers2) = try await register()
             let wrongJti = try device.assert(clientData: Self.clientData("POST", "/api/register/verify", body2, "jti=someone-else"))
             var withWrong = headers2
@@ -300,8 +323,9 @@ import WebAuthnRP
             // With them: they must verify.
             let body = "grant_type=refresh_token&refresh_token=\(next.refresh)"
             let challenge = try await Self.challenge(client)
-            let bad = try device.assert(clientData: Self.clientData("POST", "/oauth/token", body, "challenge=" + challenge),
-                                        signWith: P256.Signing.PrivateKey())
+            let bad = try device.assert(
+                clientData: Self.clientData("POST", "/oauth/token", body, "challenge=" + challenge),
+                signWith: P256.Signing.PrivateKey())
             let refused = try await Self.refresh(client, next.refresh, headers: Self.headers(device, bad, challenge: challenge))
             #expect(refused.status == .unauthorized && Self.code(refused) == "signature")
             let fresh = try await Self.challenge(client)
@@ -321,7 +345,7 @@ import WebAuthnRP
         try await AppTests.app(try Self.config(.required, authority: authority, sealed: true)).test(.router) { client in
             let device = SoftwareAppAttestDevice(authority: authority, appId: Self.app.appId)
             let challenge = try await Self.challenge(client)
-            #expect(challenge.count > 60)   // a sealed token, not a stored challenge's 43 characters
+            #expect(challenge.count > 60)  // a sealed token, not a stored challenge's 43 characters
             let attestation = try device.attest(challenge: challenge)
             #expect(try await Self.attest(client, device, challenge: challenge, attestation: attestation).status == .created)
             let second = SoftwareAppAttestDevice(authority: authority, appId: Self.app.appId)
@@ -346,11 +370,15 @@ import WebAuthnRP
         #expect(throws: ConfigError.self) { _ = try Config.fromEnvironment(["APP_ATTEST": "sometimes"]) }
         #expect(throws: ConfigError.self) { _ = try Config.fromEnvironment(["APP_ATTEST": "required"]) }
         #expect(throws: ConfigError.self) {
-            _ = try Config.fromEnvironment(["APP_ATTEST": "required", "APP_ATTEST_TEAM_ID": "T", "APP_ATTEST_BUNDLE_ID": "b",
-                                            "APP_ATTEST_ENVIRONMENT": "staging"])
+            _ = try Config.fromEnvironment([
+                "APP_ATTEST": "required", "APP_ATTEST_TEAM_ID": "T", "APP_ATTEST_BUNDLE_ID": "b",
+                "APP_ATTEST_ENVIRONMENT": "staging",
+            ])
         }
-        let config = try Config.fromEnvironment(["APP_ATTEST": "optional", "APPLE_TEAM_ID": "ABCDE12345",
-                                                 "APPLE_BUNDLE_IDS": "org.example.app,org.example.two"])
+        let config = try Config.fromEnvironment([
+            "APP_ATTEST": "optional", "APPLE_TEAM_ID": "ABCDE12345",
+            "APPLE_BUNDLE_IDS": "org.example.app,org.example.two",
+        ])
         #expect(config.appAttest.app == Self.app && config.appAttest.environment == .production && config.appAttest.rootPEMPath == nil)
         // Apple's root by default; a PEM that is not there fails the start.
         #expect(try config.appAttest.trustAnchors().count == 1)

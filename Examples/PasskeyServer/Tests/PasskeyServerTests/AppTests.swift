@@ -4,9 +4,10 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOCore
-@testable import PasskeyServerApp
 import SoftwarePasskey
 import Testing
+
+@testable import PasskeyServerApp
 
 /// In-process tests of every route and its errors (`app.test(.router)`, in-memory stores): no
 /// network, no database. The real parts (PostgreSQL, two nodes, Chromium) are Tests/run-e2e.sh.
@@ -67,7 +68,8 @@ import Testing
             #expect(try Self.object(deleted)["signedOut"] as? Bool == true)
             #expect(try await user.send("/api/me", method: .get).status == .unauthorized)
             try await user.login(&second, username: "alice")
-            #expect(try await user.send("/api/passkeys/\(SoftwarePasskey.b64(passkey.credentialId))", method: .delete).status
+            #expect(
+                try await user.send("/api/passkeys/\(SoftwarePasskey.b64(passkey.credentialId))", method: .delete).status
                     == .notFound)
             let all = try await user.send("/api/logout-all", method: .post, json: "{}")
             #expect(try Self.object(all)["sessionsEnded"] as? Int == 1)
@@ -89,8 +91,9 @@ import Testing
             let apple = try #require(UUID(uuidString: "fbfc3007-154e-4ecc-8c0b-6e020557d7bd"))
             passkey.aaguid = withUnsafeBytes(of: apple.uuid) { Array($0) }
             let credential = passkey.register(challenge: document["challenge"] as? String ?? "")
-            #expect(try await named.send("/api/register/verify", method: .post, json: String(decoding: credential, as: UTF8.self))
-                        .status == .ok)
+            #expect(
+                try await named.send("/api/register/verify", method: .post, json: String(decoding: credential, as: UTF8.self))
+                    .status == .ok)
             me = try await named.json("/api/me")
             #expect((me["passkeys"] as? [[String: Any]])?.first?["provider"] as? String == "Apple Passwords")
         }
@@ -100,15 +103,23 @@ import Testing
         try await Self.app(Self.config { $0.maxPasskeysPerAccount = 1 }).test(.router) { client in
             var user = Client(client)
             let json = "application/json"
-            #expect(try await user.send("/api/register/options", method: .post, json: #"{"username":"bob"}"#, type: "text/plain")
-                        .status == .unsupportedMediaType)
-            #expect(try await user.send("/api/register/options", method: .post,
-                                        json: #"{"username":"\#(String(repeating: "x", count: 5000))"}"#).status == .contentTooLarge)
-            #expect(try await user.send("/api/register/options", method: .post, json: #"{"username":"a","username":"b"}"#)
-                        .status == .badRequest)
+            #expect(
+                try await user.send("/api/register/options", method: .post, json: #"{"username":"bob"}"#, type: "text/plain")
+                    .status == .unsupportedMediaType)
+            #expect(
+                try await user.send(
+                    "/api/register/options", method: .post,
+                    json: #"{"username":"\#(String(repeating: "x", count: 5000))"}"#
+                ).status == .contentTooLarge)
+            #expect(
+                try await user.send("/api/register/options", method: .post, json: #"{"username":"a","username":"b"}"#)
+                    .status == .badRequest)
             #expect(try await user.send("/api/register/options", method: .post, json: #"{"username":"   "}"#).status == .badRequest)
-            #expect(try await user.send("/api/register/options", method: .post,
-                                        json: #"{"username":"\#(String(repeating: "é", count: 65))"}"#, type: json).status == .badRequest)
+            #expect(
+                try await user.send(
+                    "/api/register/options", method: .post,
+                    json: #"{"username":"\#(String(repeating: "é", count: 65))"}"#, type: json
+                ).status == .badRequest)
             #expect(try await user.send("/api/login/verify", method: .post, json: "{}").status == .badRequest)
             #expect(try await user.send("/api/register/verify", method: .post, json: "{}").status == .badRequest)
             #expect(try await user.send("/api/me", method: .get).status == .unauthorized)
@@ -119,8 +130,11 @@ import Testing
             let crossOrigin = try await user.send("/api/logout", method: .post, json: "{}", headers: [.origin: "https://evil.example"])
             #expect(crossOrigin.status == .forbidden)
             #expect(try Self.object(crossOrigin)["error"] is String)
-            #expect(try await user.send("/api/logout", method: .post, json: "{}",
-                                        headers: [HTTPField.Name("Sec-Fetch-Site")!: "cross-site"]).status == .forbidden)
+            #expect(
+                try await user.send(
+                    "/api/logout", method: .post, json: "{}",
+                    headers: [HTTPField.Name("Sec-Fetch-Site")!: "cross-site"]
+                ).status == .forbidden)
             var passkey = try await user.register("bob")
             // "Bob" is the same name as "bob".
             var other = Client(client)
@@ -174,16 +188,21 @@ import Testing
             #expect(links.status == .ok)
             let statements = try JSONSerialization.jsonObject(with: Data(links.body.readableBytesView)) as? [[String: Any]]
             let targets = statements?.compactMap { $0["target"] as? [String: Any] }
-            #expect(targets?.contains { $0["package_name"] as? String == "org.example.android"
-                && $0["sha256_cert_fingerprints"] as? [String] == [fingerprint] } == true)
+            #expect(
+                targets?.contains {
+                    $0["package_name"] as? String == "org.example.android"
+                        && $0["sha256_cert_fingerprints"] as? [String] == [fingerprint]
+                } == true)
             let related = try await client.execute(uri: "/.well-known/webauthn", method: .get)
             #expect(related.status == .ok)
             #expect(try Self.object(related)["origins"] as? [String] == ["https://example.com"])
         }
         // Apple apps report https://<rp id>: a configuration without it does not start.
-        let broken = try Config.fromEnvironment(["RP_ID": "example.org", "ORIGINS": "https://www.example.org",
-                                                 "SESSION_KEY": String(repeating: "ab", count: 32), "APPLE_TEAM_ID": "ABCDE12345",
-                                                 "APPLE_BUNDLE_IDS": "org.example.app"])
+        let broken = try Config.fromEnvironment([
+            "RP_ID": "example.org", "ORIGINS": "https://www.example.org",
+            "SESSION_KEY": String(repeating: "ab", count: 32), "APPLE_TEAM_ID": "ABCDE12345",
+            "APPLE_BUNDLE_IDS": "org.example.app",
+        ])
         await #expect(throws: ConfigError.self) { _ = try await Self.app(broken) }
         #expect(throws: ConfigError.self) { _ = try Config.fromEnvironment(["ANDROID_APPS": "org.example.android=XYZ"]) }
         #expect(throws: ConfigError.self) { _ = try Config.fromEnvironment(["APPLE_TEAM_ID": "ABCDE12345"]) }
@@ -201,13 +220,16 @@ struct Client {
 
     init(_ client: any TestClientProtocol) { self.client = client }
 
-    mutating func send(_ uri: String, method: HTTPRequest.Method, json: String? = nil, type: String = "application/json",
-                       headers extra: HTTPFields = [:]) async throws -> TestResponse {
+    mutating func send(
+        _ uri: String, method: HTTPRequest.Method, json: String? = nil, type: String = "application/json",
+        headers extra: HTTPFields = [:]
+    ) async throws -> TestResponse {
         var headers = extra
         if json != nil { headers[.contentType] = type }
         if !cookies.isEmpty { headers[.cookie] = cookies.map { "\($0.key)=\($0.value)" }.joined(separator: "; ") }
-        let response = try await client.execute(uri: uri, method: method, headers: headers,
-                                                body: json.map { ByteBuffer(string: $0) })
+        let response = try await client.execute(
+            uri: uri, method: method, headers: headers,
+            body: json.map { ByteBuffer(string: $0) })
         for header in response.headers[values: .setCookie] {
             let pair = header.split(separator: ";")[0].split(separator: "=", maxSplits: 1).map(String.init)
             guard pair.count == 2 else { continue }

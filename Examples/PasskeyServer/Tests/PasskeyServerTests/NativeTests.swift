@@ -3,9 +3,10 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
-@testable import PasskeyServerApp
 import SoftwarePasskey
 import Testing
+
+@testable import PasskeyServerApp
 
 /// The native ceremonies in process: an iOS app's body (AuthenticationServices names, `Data` as
 /// `JSONEncoder` writes it) with the origin `https://<rp id>`, the ceremony state handed back in
@@ -14,8 +15,10 @@ import Testing
     static let appOrigin = "https://localhost"
 
     static func config() throws -> Config {
-        try Config.fromEnvironment(["ORIGINS": "http://localhost:8080,\(appOrigin)", "SESSION_KEY": String(repeating: "cd", count: 32),
-                                    "APPLE_TEAM_ID": "ABCDE12345", "APPLE_BUNDLE_IDS": "org.example.app"])
+        try Config.fromEnvironment([
+            "ORIGINS": "http://localhost:8080,\(appOrigin)", "SESSION_KEY": String(repeating: "cd", count: 32),
+            "APPLE_TEAM_ID": "ABCDE12345", "APPLE_BUNDLE_IDS": "org.example.app",
+        ])
     }
 
     /// What `ASAuthorizationPlatformPublicKeyCredentialRegistration` gives, as the app encodes it.
@@ -39,12 +42,15 @@ import Testing
         return Data(try Base64URLTest.decode(text))
     }
 
-    static func post(_ client: any TestClientProtocol, _ uri: String, _ body: some Encodable,
-                     headers extra: HTTPFields = [:]) async throws -> TestResponse {
+    static func post(
+        _ client: any TestClientProtocol, _ uri: String, _ body: some Encodable,
+        headers extra: HTTPFields = [:]
+    ) async throws -> TestResponse {
         var headers = extra
         headers[.contentType] = "application/json"
-        return try await client.execute(uri: uri, method: .post, headers: headers,
-                                        body: ByteBuffer(bytes: try JSONEncoder().encode(body)))
+        return try await client.execute(
+            uri: uri, method: .post, headers: headers,
+            body: ByteBuffer(bytes: try JSONEncoder().encode(body)))
     }
 
     static func options(_ response: TestResponse) throws -> (options: [String: Any], state: String) {
@@ -61,9 +67,11 @@ import Testing
         let userID = try Base64URLTest.decode(userText)
         var passkey = SoftwarePasskey(rpId: "localhost", origin: appOrigin, userHandle: userID)
         let browser = try Self.json(passkey.register(challenge: try Self.challenge(options)))
-        let body = Finish(state: state, credential: AppRegistration(
-            credentialID: try field(browser, "rawId"), rawClientDataJSON: try field(browser, "clientDataJSON"),
-            rawAttestationObject: try field(browser, "attestationObject")))
+        let body = Finish(
+            state: state,
+            credential: AppRegistration(
+                credentialID: try field(browser, "rawId"), rawClientDataJSON: try field(browser, "clientDataJSON"),
+                rawAttestationObject: try field(browser, "attestationObject")))
         let finished = try await post(client, "/native/register/finish", body)
         #expect(finished.status == .ok)
         return (try TokenPair(finished), passkey)
@@ -71,9 +79,10 @@ import Testing
 
     static func assertion(_ passkey: inout SoftwarePasskey, _ options: [String: Any]) throws -> AppAssertion {
         let browser = try Self.json(try passkey.assert(challenge: try Self.challenge(options)))
-        return AppAssertion(credentialID: try field(browser, "rawId"), rawClientDataJSON: try field(browser, "clientDataJSON"),
-                            rawAuthenticatorData: try field(browser, "authenticatorData"), signature: try field(browser, "signature"),
-                            userID: Data(passkey.userHandle))
+        return AppAssertion(
+            credentialID: try field(browser, "rawId"), rawClientDataJSON: try field(browser, "clientDataJSON"),
+            rawAuthenticatorData: try field(browser, "authenticatorData"), signature: try field(browser, "signature"),
+            userID: Data(passkey.userHandle))
     }
 
     @Test func signUpSignInWithTheAppsBody() async throws {
@@ -84,22 +93,31 @@ import Testing
             // Usernameless, then username-first: any node could finish (the state is in the body).
             var copy = passkey
             for name in [nil, "Ivy"] as [String?] {
-                let (options, state) = try Self.options(try await Self.post(client, "/native/login/options",
-                                                                            name.map { ["username": $0] } ?? [:]))
-                let answer = try await Self.post(client, "/native/login/finish",
-                                                 Finish(state: state, credential: try Self.assertion(&copy, options)))
+                let (options, state) = try Self.options(
+                    try await Self.post(
+                        client, "/native/login/options",
+                        name.map { ["username": $0] } ?? [:]))
+                let answer = try await Self.post(
+                    client, "/native/login/finish",
+                    Finish(state: state, credential: try Self.assertion(&copy, options)))
                 #expect(answer.status == .ok)
                 let tokens = try TokenPair(answer)
                 #expect(try await client.execute(uri: "/api/me", method: .get, headers: TokenTests.bearer(tokens.access)).status == .ok)
             }
             // One more passkey, added by the signed-in app with its bearer token.
-            let (options, state) = try Self.options(try await Self.post(client, "/native/register/options", [String: String](),
-                                                                        headers: TokenTests.bearer(first.access)))
+            let (options, state) = try Self.options(
+                try await Self.post(
+                    client, "/native/register/options", [String: String](),
+                    headers: TokenTests.bearer(first.access)))
             var second = SoftwarePasskey(rpId: "localhost", origin: Self.appOrigin, userHandle: passkey.userHandle)
             let browser = try Self.json(second.register(challenge: try Self.challenge(options)))
-            let added = try await Self.post(client, "/native/register/finish", Finish(state: state, credential: AppRegistration(
-                credentialID: try Self.field(browser, "rawId"), rawClientDataJSON: try Self.field(browser, "clientDataJSON"),
-                rawAttestationObject: try Self.field(browser, "attestationObject"))), headers: TokenTests.bearer(first.access))
+            let added = try await Self.post(
+                client, "/native/register/finish",
+                Finish(
+                    state: state,
+                    credential: AppRegistration(
+                        credentialID: try Self.field(browser, "rawId"), rawClientDataJSON: try Self.field(browser, "clientDataJSON"),
+                        rawAttestationObject: try Self.field(browser, "attestationObject"))), headers: TokenTests.bearer(first.access))
             #expect(added.status == .ok)
             #expect(try AppTests.object(added)["username"] as? String == "ivy")
         }
@@ -113,25 +131,32 @@ import Testing
             // A forged or missing state, a body that is not {state, credential}, a replay.
             let forged = try await Self.post(client, "/native/login/finish", Finish(state: "e30.AAAA", credential: assertion))
             #expect(forged.status == .badRequest)
-            let registrationState = try await Self.post(client, "/native/login/finish",
-                                                        Finish(state: try Self.options(try await Self.post(
-                                                            client, "/native/register/options", ["username": "kim"])).state,
-                                                               credential: assertion))
+            let registrationState = try await Self.post(
+                client, "/native/login/finish",
+                Finish(
+                    state: try Self.options(
+                        try await Self.post(
+                            client, "/native/register/options", ["username": "kim"])
+                    ).state,
+                    credential: assertion))
             #expect(registrationState.status == .badRequest)
             #expect(try await Self.post(client, "/native/login/finish", ["state": state]).status == .badRequest)
             #expect(try await Self.post(client, "/native/login/finish", assertion).status == .badRequest)
-            let duplicate = try await client.execute(uri: "/native/login/finish", method: .post,
-                                                     headers: [.contentType: "application/json"],
-                                                     body: ByteBuffer(string: #"{"state":"a","state":"b","credential":{}}"#))
+            let duplicate = try await client.execute(
+                uri: "/native/login/finish", method: .post,
+                headers: [.contentType: "application/json"],
+                body: ByteBuffer(string: #"{"state":"a","state":"b","credential":{}}"#))
             #expect(duplicate.status == .badRequest)
             #expect(try await Self.post(client, "/native/login/finish", Finish(state: state, credential: assertion)).status == .ok)
-            #expect(try await Self.post(client, "/native/login/finish", Finish(state: state, credential: assertion)).status
+            #expect(
+                try await Self.post(client, "/native/login/finish", Finish(state: state, credential: assertion)).status
                     == .badRequest)
             // Adding a passkey needs the account's bearer token.
             let (addOptions, addState) = try Self.options(try await Self.post(client, "/native/register/options", ["username": "lee"]))
             _ = addOptions
-            let other = try await Self.post(client, "/native/register/finish",
-                                            Finish(state: addState, credential: ["credentialID": "AAAA"]))
+            let other = try await Self.post(
+                client, "/native/register/finish",
+                Finish(state: addState, credential: ["credentialID": "AAAA"]))
             #expect(other.status == .badRequest)
         }
     }

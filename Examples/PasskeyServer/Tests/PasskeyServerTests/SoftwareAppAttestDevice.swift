@@ -16,8 +16,12 @@ struct SoftwareAppAttestDevice {
         let intermediate: X509.Certificate
 
         init() throws {
-            let rootName = try DistinguishedName { CommonName("Test App Attestation Root CA"); OrganizationName("Test") }
-            let intermediateName = try DistinguishedName { CommonName("Test App Attestation CA 1"); OrganizationName("Test") }
+            let rootName = try DistinguishedName {
+                CommonName("Test App Attestation Root CA"); OrganizationName("Test")
+            }
+            let intermediateName = try DistinguishedName {
+                CommonName("Test App Attestation CA 1"); OrganizationName("Test")
+            }
             let now = Date()
             root = try X509.Certificate(
                 version: .v3, serialNumber: .init(), publicKey: .init(rootKey.publicKey),
@@ -77,14 +81,20 @@ struct SoftwareAppAttestDevice {
                 Critical(BasicConstraints.notCertificateAuthority)
                 Critical(KeyUsage(digitalSignature: true))
                 // Apple's nonce extension: SEQUENCE { [1] EXPLICIT OCTET STRING nonce }.
-                Certificate.Extension(oid: [1, 2, 840, 113635, 100, 8, 2], critical: false,
-                                      value: ([0x30, 0x24, 0xA1, 0x22, 0x04, 0x20] + nonce)[...])
+                Certificate.Extension(
+                    oid: [1, 2, 840, 113635, 100, 8, 2], critical: false,
+                    value: ([0x30, 0x24, 0xA1, 0x22, 0x04, 0x20] + nonce)[...])
             },
             issuerPrivateKey: .init(authority.intermediateKey))
         let object = CBOR.map([
             (.text("fmt"), .text("apple-appattest")),
-            (.text("attStmt"), .map([(.text("x5c"), .array([.bytes(try Self.der(credCert)), .bytes(try Self.der(authority.intermediate))])),
-                                     (.text("receipt"), .bytes(Array("test receipt".utf8)))])),
+            (
+                .text("attStmt"),
+                .map([
+                    (.text("x5c"), .array([.bytes(try Self.der(credCert)), .bytes(try Self.der(authority.intermediate))])),
+                    (.text("receipt"), .bytes(Array("test receipt".utf8))),
+                ])
+            ),
             (.text("authData"), .bytes(authData)),
         ])
         return object.encoded
@@ -92,11 +102,14 @@ struct SoftwareAppAttestDevice {
 
     /// `generateAssertion(keyId, clientDataHash: SHA-256(clientData))`, counter advanced;
     /// `counter` repeats a value, `signWith` signs with another key, `appId` names another app.
-    mutating func assert(clientData: [UInt8], counter fixed: UInt32? = nil, signWith other: P256.Signing.PrivateKey? = nil,
-                         appId otherApp: String? = nil) throws -> [UInt8] {
+    mutating func assert(
+        clientData: [UInt8], counter fixed: UInt32? = nil, signWith other: P256.Signing.PrivateKey? = nil,
+        appId otherApp: String? = nil
+    ) throws -> [UInt8] {
         let count = fixed ?? counter + 1
         counter = max(counter, count)
-        let authData = Array(SHA256.hash(data: Array((otherApp ?? appId).utf8))) + [0x40]
+        let authData =
+            Array(SHA256.hash(data: Array((otherApp ?? appId).utf8))) + [0x40]
             + [UInt8(count >> 24), UInt8(count >> 16 & 0xff), UInt8(count >> 8 & 0xff), UInt8(count & 0xff)]
         let nonce = Array(SHA256.hash(data: authData + Array(SHA256.hash(data: clientData))))
         let signature = try (other ?? key).signature(for: nonce).derRepresentation

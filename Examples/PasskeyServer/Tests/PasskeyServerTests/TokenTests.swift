@@ -4,9 +4,10 @@ import Hummingbird
 import HummingbirdTesting
 import JWTKit
 import NIOCore
-@testable import PasskeyServerApp
 import SoftwarePasskey
 import Testing
+
+@testable import PasskeyServerApp
 
 /// The token routes in process: a token login, bearer access to the account, refresh rotation
 /// with reuse detection, revocation, logout, the discovery documents, key rotation, and every
@@ -28,8 +29,10 @@ import Testing
 
     static func bearer(_ token: String) -> HTTPFields { [.authorization: "Bearer \(token)"] }
 
-    static func form(_ client: any TestClientProtocol, _ uri: String, _ body: String,
-                     type: String = "application/x-www-form-urlencoded") async throws -> TestResponse {
+    static func form(
+        _ client: any TestClientProtocol, _ uri: String, _ body: String,
+        type: String = "application/x-www-form-urlencoded"
+    ) async throws -> TestResponse {
         try await client.execute(uri: uri, method: .post, headers: [.contentType: type], body: ByteBuffer(string: body))
     }
 
@@ -48,8 +51,9 @@ import Testing
             let claims = try await keys.verify(first.access, as: AccessClaims.self)
             #expect(claims.iss.value == config.tokenIssuer && claims.aud.value == [config.tokenAudience])
             #expect(!claims.jti.value.isEmpty && !claims.sid.isEmpty && claims.exp.value > claims.iat.value)
-            let header = try #require(try JSONSerialization.jsonObject(
-                with: Data(Base64URLTest.decode(String(first.access.split(separator: ".")[0])))) as? [String: Any])
+            let header = try #require(
+                try JSONSerialization.jsonObject(
+                    with: Data(Base64URLTest.decode(String(first.access.split(separator: ".")[0])))) as? [String: Any])
             #expect(header["alg"] as? String == "ES256" && header["kid"] is String && header["typ"] as? String == "at+jwt")
             let discovery = try AppTests.object(try await client.execute(uri: "/.well-known/openid-configuration", method: .get))
             #expect(discovery["issuer"] as? String == config.tokenIssuer)
@@ -81,8 +85,11 @@ import Testing
             let revoked = try await Self.form(client, "/oauth/revoke", "token=\(third.refresh)&token_type_hint=refresh_token")
             #expect(revoked.status == .ok)
             #expect(try await client.execute(uri: "/api/me", method: .get, headers: Self.bearer(third.access)).status == .unauthorized)
-            #expect(try Self.error(try await Self.form(client, "/oauth/token",
-                                                       "grant_type=refresh_token&refresh_token=\(third.refresh)")) == "invalid_grant")
+            #expect(
+                try Self.error(
+                    try await Self.form(
+                        client, "/oauth/token",
+                        "grant_type=refresh_token&refresh_token=\(third.refresh)")) == "invalid_grant")
             // An unknown token is "revoked" too (§2.2), and an access token revokes its family.
             #expect(try await Self.form(client, "/oauth/revoke", "token=unknown").status == .ok)
             let (fourth, _) = try await Self.tokens(client, "fay")
@@ -94,23 +101,30 @@ import Testing
     @Test func logoutAndPasskeyDeletionEndTheFamily() async throws {
         try await AppTests.app().test(.router) { client in
             let (first, passkey) = try await Self.tokens(client, "gail")
-            let logout = try await client.execute(uri: "/api/logout", method: .post,
-                                                  headers: [.authorization: "Bearer \(first.access)", .contentType: "application/json"],
-                                                  body: ByteBuffer(string: "{}"))
+            let logout = try await client.execute(
+                uri: "/api/logout", method: .post,
+                headers: [.authorization: "Bearer \(first.access)", .contentType: "application/json"],
+                body: ByteBuffer(string: "{}"))
             #expect(logout.status == .ok)
             #expect(try AppTests.object(logout)["sessionsEnded"] as? Int == 1)
             #expect(try await client.execute(uri: "/api/me", method: .get, headers: Self.bearer(first.access)).status == .unauthorized)
-            #expect(try Self.error(try await Self.form(client, "/oauth/token",
-                                                       "grant_type=refresh_token&refresh_token=\(first.refresh)")) == "invalid_grant")
+            #expect(
+                try Self.error(
+                    try await Self.form(
+                        client, "/oauth/token",
+                        "grant_type=refresh_token&refresh_token=\(first.refresh)")) == "invalid_grant")
             // A token of a fresh login may delete a passkey; the deleted passkey's family ends.
             var app = Client(client)
             var copy = passkey
             let options = try await app.send("/api/login/options", method: .post, json: "{}")
             let assertion = try copy.assert(challenge: challenge(in: Data(options.body.readableBytesView)) ?? "")
-            let second = try TokenPair(try await app.send("/api/token/login/verify", method: .post,
-                                                          json: String(decoding: assertion, as: UTF8.self)))
-            let deleted = try await client.execute(uri: "/api/passkeys/\(SoftwarePasskey.b64(passkey.credentialId))", method: .delete,
-                                                   headers: Self.bearer(second.access))
+            let second = try TokenPair(
+                try await app.send(
+                    "/api/token/login/verify", method: .post,
+                    json: String(decoding: assertion, as: UTF8.self)))
+            let deleted = try await client.execute(
+                uri: "/api/passkeys/\(SoftwarePasskey.b64(passkey.credentialId))", method: .delete,
+                headers: Self.bearer(second.access))
             #expect(deleted.status == .ok)
             #expect(try AppTests.object(deleted)["signedOut"] as? Bool == true)
             #expect(try await client.execute(uri: "/api/me", method: .get, headers: Self.bearer(second.access)).status == .unauthorized)
@@ -124,10 +138,12 @@ import Testing
             #expect(try await client.execute(uri: "/api/me", method: .get, headers: Self.bearer(expired.access)).status == .unauthorized)
             var parts = expired.access.split(separator: ".").map(String.init)
             parts[1] = String(parts[1].reversed())
-            #expect(try await client.execute(uri: "/api/me", method: .get, headers: Self.bearer(parts.joined(separator: ".")))
-                        .status == .unauthorized)
+            #expect(
+                try await client.execute(uri: "/api/me", method: .get, headers: Self.bearer(parts.joined(separator: ".")))
+                    .status == .unauthorized)
             #expect(try await client.execute(uri: "/api/me", method: .get, headers: Self.bearer("x")).status == .unauthorized)
-            #expect(try await client.execute(uri: "/api/me", method: .get, headers: [.authorization: "Basic eDp5"]).status
+            #expect(
+                try await client.execute(uri: "/api/me", method: .get, headers: [.authorization: "Basic eDp5"]).status
                     == .unauthorized)
             // The token endpoint's errors (§5.2).
             let cases: [(String, String, String)] = [
@@ -135,12 +151,16 @@ import Testing
                 ("grant_type=password&username=a", "application/x-www-form-urlencoded", "unsupported_grant_type"),
                 ("grant_type=refresh_token", "application/x-www-form-urlencoded", "invalid_request"),
                 ("grant_type=refresh_token&refresh_token=a&refresh_token=b", "application/x-www-form-urlencoded", "invalid_request"),
-                ("grant_type=refresh_token&refresh_token=\(String(repeating: "A", count: 43))", "application/x-www-form-urlencoded",
-                 "invalid_grant"),
+                (
+                    "grant_type=refresh_token&refresh_token=\(String(repeating: "A", count: 43))", "application/x-www-form-urlencoded",
+                    "invalid_grant"
+                ),
                 (#"{"grant_type":"refresh_token"}"#, "application/json", "invalid_request"),
                 ("grant_type=refresh_token&refresh_token=%ZZ", "application/x-www-form-urlencoded", "invalid_request"),
-                ("grant_type=refresh_token&refresh_token=" + String(repeating: "A", count: 5000), "application/x-www-form-urlencoded",
-                 "invalid_request"),
+                (
+                    "grant_type=refresh_token&refresh_token=" + String(repeating: "A", count: 5000), "application/x-www-form-urlencoded",
+                    "invalid_request"
+                ),
             ]
             for (body, type, code) in cases {
                 let answer = try await Self.form(client, "/oauth/token", body, type: type)
@@ -153,7 +173,9 @@ import Testing
     }
 
     @Test func signingKeysRotateWithTwoPublished() async throws {
-        let config = AppTests.config { $0.signingKeyRotation = 0.6; $0.accessTokenLifetime = 0.6 }
+        let config = AppTests.config {
+            $0.signingKeyRotation = 0.6; $0.accessTokenLifetime = 0.6
+        }
         try await AppTests.app(config).test(.router) { client in
             func kids() async throws -> [String] {
                 let jwks = try AppTests.object(try await client.execute(uri: "/.well-known/jwks.json", method: .get))
@@ -163,8 +185,10 @@ import Testing
             let firstKids = try await kids()
             #expect(firstKids.count == 1)
             try await Task.sleep(for: .milliseconds(700))
-            let refreshed = try TokenPair(try await Self.form(client, "/oauth/token",
-                                                              "grant_type=refresh_token&refresh_token=\(first.refresh)"))
+            let refreshed = try TokenPair(
+                try await Self.form(
+                    client, "/oauth/token",
+                    "grant_type=refresh_token&refresh_token=\(first.refresh)"))
             let secondKids = try await kids()
             #expect(secondKids.count == 2 && secondKids[1] == firstKids[0])
             #expect(refreshed.kid == secondKids[0] && first.kid == firstKids[0])

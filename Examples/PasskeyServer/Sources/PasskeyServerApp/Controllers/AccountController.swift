@@ -73,17 +73,19 @@ struct AccountController: Sendable {
         let iso = ISO8601DateFormatter()
         let passkeys = page.prefix(limit).map { listed in
             let record = listed.record
-            return Passkey(id: Base64URLBytes(record.id).base64URL, aaguid: record.aaguid,
-                           provider: PasskeyProviders.snapshot.name(for: record), signCount: Int(record.signCount),
-                           backupEligible: record.backupEligible, backupState: record.backupState, transports: record.transports,
-                           createdAt: iso.string(from: listed.usage.createdAt),
-                           lastUsedAt: listed.usage.lastUsedAt.map { iso.string(from: $0) } ?? "",
-                           current: record.id == subject.credentialId,
-                           discoverable: record.extensions.discoverable, prfEnabled: record.extensions.prfEnabled)
+            return Passkey(
+                id: Base64URLBytes(record.id).base64URL, aaguid: record.aaguid,
+                provider: PasskeyProviders.snapshot.name(for: record), signCount: Int(record.signCount),
+                backupEligible: record.backupEligible, backupState: record.backupState, transports: record.transports,
+                createdAt: iso.string(from: listed.usage.createdAt),
+                lastUsedAt: listed.usage.lastUsedAt.map { iso.string(from: $0) } ?? "",
+                current: record.id == subject.credentialId,
+                discoverable: record.extensions.discoverable, prfEnabled: record.extensions.prfEnabled)
         }
         let next = page.count > limit ? page.prefix(limit).last.map { Base64URLBytes($0.record.id).base64URL } : nil
-        return Account(username: username, passkeys: passkeys, maxPasskeys: config.maxPasskeysPerAccount,
-                       signedInAt: iso.string(from: subject.signedInAt), next: next)
+        return Account(
+            username: username, passkeys: passkeys, maxPasskeys: config.maxPasskeysPerAccount,
+            signedInAt: iso.string(from: subject.signedInAt), next: next)
     }
 
     struct Deleted: ResponseEncodable {
@@ -97,7 +99,8 @@ struct AccountController: Sendable {
         try requireFreshSignIn(subject, now: Date(), freshSignIn: config.freshSignIn)
         let id = context.parameters.get("id") ?? ""
         guard let credentialId = try? Base64URLBytes(base64URL: id, member: "id").bytes, !credentialId.isEmpty,
-              credentialId.count <= 1023 else {
+            credentialId.count <= 1023
+        else {
             throw AppError(.badRequest, "Unknown passkey.")
         }
         guard try await repositories.credentials.delete(id: credentialId, userHandle: subject.userHandle) else {
@@ -119,7 +122,7 @@ struct AccountController: Sendable {
     /// Ends this session (a cookie's row, or a bearer token's refresh-token family), or
     /// (`everywhere`) every session and token family of its account.
     func logout(_ request: Request, context: AppRequestContext, everywhere: Bool) async throws -> WithCookies<LoggedOut> {
-        _ = try await request.collectJSON(limit: Limits.optionsBody)   // JSON only: no cross-site form can post it
+        _ = try await request.collectJSON(limit: Limits.optionsBody)  // JSON only: no cross-site form can post it
         var ended = 0
         if let subject = context.identity {
             if everywhere {

@@ -49,7 +49,7 @@ struct AppAttestController: Sendable {
         let data = try await request.collectJSON(limit: Limits.responseBody)
         let body: AttestBody
         do {
-            _ = try JSONValue(jsonData: data)   // the library's strict reader: a duplicate member is refused
+            _ = try JSONValue(jsonData: data)  // the library's strict reader: a duplicate member is refused
             body = try JSONDecoder().decode(AttestBody.self, from: data)
         } catch {
             throw AppError(.badRequest, "The request is not valid JSON for this endpoint.")
@@ -65,10 +65,15 @@ struct AppAttestController: Sendable {
         guard try await appAttest.challenges.consume(challenge, now: now) else {
             throw AppError(.badRequest, "The App Attest challenge is unknown, expired or already used. Please ask for a new one.")
         }
-        let verified = try await appAttest.service.verifyAttestation(keyId: keyId, attestation: attestation,
-                                                                     challenge: Array(challenge.utf8), now: now)
-        context.logger.info("App Attest key attested", metadata: ["key": "\(Base64URLBytes(keyId).base64URL)",
-                                                                  "environment": "\(verified.key.environment.rawValue)"])
+        let verified = try await appAttest.service.verifyAttestation(
+            keyId: keyId, attestation: attestation,
+            challenge: Array(challenge.utf8), now: now)
+        context.logger.info(
+            "App Attest key attested",
+            metadata: [
+                "key": "\(Base64URLBytes(keyId).base64URL)",
+                "environment": "\(verified.key.environment.rawValue)",
+            ])
         return Attested(keyId: Data(keyId).base64EncodedString(), environment: verified.key.environment.rawValue)
     }
 

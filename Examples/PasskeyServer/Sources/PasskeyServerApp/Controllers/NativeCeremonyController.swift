@@ -38,9 +38,10 @@ struct NativeCeremonyController: Sendable {
     @Sendable func registerFinish(_ request: Request, context: AppRequestContext) async throws -> Response {
         let (state, credentialBody) = try await Self.finishBody(request)
         guard let ceremony = signer.verify(state, as: CeremonyPayload.self, purpose: "native-registration"),
-              ceremony.exp >= Date().timeIntervalSince1970,
-              let username = ceremony.username, let handleText = ceremony.userHandle, let challenge = ceremony.state,
-              let userHandle = try? Base64URLBytes(base64URL: handleText, member: "userHandle").bytes else {
+            ceremony.exp >= Date().timeIntervalSince1970,
+            let username = ceremony.username, let handleText = ceremony.userHandle, let challenge = ceremony.state,
+            let userHandle = try? Base64URLBytes(base64URL: handleText, member: "userHandle").bytes
+        else {
             throw AppError(.badRequest, "No registration is in progress. Please start again.")
         }
         let now = Date()
@@ -49,11 +50,13 @@ struct NativeCeremonyController: Sendable {
             guard let subject = context.identity, subject.userHandle == userHandle else { throw AppError.unauthorized }
             try requireFreshSignIn(subject, now: now, freshSignIn: ceremonies.config.freshSignIn)
         }
-        let credential = try await ceremonies.parse(credentialBody, kind: .registration, challenge: challenge, now: now) { data throws(WebAuthnError) in
+        let credential = try await ceremonies.parse(credentialBody, kind: .registration, challenge: challenge, now: now) {
+            data throws(WebAuthnError) in
             try RegistrationResponse(jsonData: data)
         }
-        let verified = try await ceremonies.finishRegistration(credential, challenge: challenge, newAccount: newAccount, now: now,
-                                                               username: username, logger: context.logger)
+        let verified = try await ceremonies.finishRegistration(
+            credential, challenge: challenge, newAccount: newAccount, now: now,
+            username: username, logger: context.logger)
         if newAccount != nil {
             return try await tokens.start(userHandle: userHandle, credentialId: verified.record.id, now: now)
                 .response(from: request, context: context)
@@ -61,8 +64,9 @@ struct NativeCeremonyController: Sendable {
         return try WebCeremonyController.Registered(
             username: username, credentialId: Base64URLBytes(verified.record.id).base64URL,
             backupEligible: verified.record.backupEligible, prf: verified.extensions.prfResults != nil,
-            discoverable: verified.record.extensions.discoverable, prfEnabled: verified.record.extensions.prfEnabled)
-            .response(from: request, context: context)
+            discoverable: verified.record.extensions.discoverable, prfEnabled: verified.record.extensions.prfEnabled
+        )
+        .response(from: request, context: context)
     }
 
     @Sendable func loginOptions(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -74,15 +78,18 @@ struct NativeCeremonyController: Sendable {
     @Sendable func loginFinish(_ request: Request, context: AppRequestContext) async throws -> TokenResponse {
         let (state, credentialBody) = try await Self.finishBody(request)
         guard let ceremony = signer.verify(state, as: CeremonyPayload.self, purpose: "native-authentication"),
-              ceremony.exp >= Date().timeIntervalSince1970, let challenge = ceremony.state else {
+            ceremony.exp >= Date().timeIntervalSince1970, let challenge = ceremony.state
+        else {
             throw AppError(.badRequest, "No login is in progress. Please start again.")
         }
         let now = Date()
-        let credential = try await ceremonies.parse(credentialBody, kind: .authentication, challenge: challenge, now: now) { data throws(WebAuthnError) in
+        let credential = try await ceremonies.parse(credentialBody, kind: .authentication, challenge: challenge, now: now) {
+            data throws(WebAuthnError) in
             try AuthenticationResponse(jsonData: data)
         }
-        let login = try await ceremonies.finishAuthentication(credential, challenge: challenge, named: ceremony, now: now,
-                                                              logger: context.logger)
+        let login = try await ceremonies.finishAuthentication(
+            credential, challenge: challenge, named: ceremony, now: now,
+            logger: context.logger)
         return try await tokens.start(userHandle: login.userHandle, credentialId: login.credentialId, now: now)
     }
 
@@ -106,10 +113,11 @@ struct NativeCeremonyController: Sendable {
         let data = try await request.collectJSON(limit: Limits.responseBody)
         let bad = AppError(.badRequest, "Send {\"state\": …, \"credential\": {…}}.")
         guard (try? JSONValue(jsonData: data)) != nil,
-              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], object.count == 2,
-              let state = object["state"] as? String, state.utf8.count <= 8_192,
-              let credential = object["credential"] as? [String: Any],
-              let credentialData = try? JSONSerialization.data(withJSONObject: credential, options: [.withoutEscapingSlashes]) else {
+            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], object.count == 2,
+            let state = object["state"] as? String, state.utf8.count <= 8_192,
+            let credential = object["credential"] as? [String: Any],
+            let credentialData = try? JSONSerialization.data(withJSONObject: credential, options: [.withoutEscapingSlashes])
+        else {
             throw bad
         }
         return (state, credentialData)

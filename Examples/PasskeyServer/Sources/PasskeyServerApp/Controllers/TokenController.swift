@@ -39,8 +39,10 @@ struct TokenController: Sendable {
     /// or bytes that are not the form encoding, are `invalid_request` (RFC 6749 §3.1).
     static func form(_ request: Request) async throws -> [String: String] {
         let type = request.headers[.contentType] ?? ""
-        guard type.lowercased().split(separator: ";").first?.trimmingCharacters(in: .whitespaces)
-                == "application/x-www-form-urlencoded" else {
+        guard
+            type.lowercased().split(separator: ";").first?.trimmingCharacters(in: .whitespaces)
+                == "application/x-www-form-urlencoded"
+        else {
             throw OAuthError.invalidRequest("Send application/x-www-form-urlencoded.")
         }
         let body: Data

@@ -29,10 +29,12 @@ struct WebCeremonyController: Sendable {
     struct RegisterOptionsBody: Decodable { var username: String?; var displayName: String? }
 
     @Sendable func registerOptions(_ request: Request, context: AppRequestContext) async throws -> WithCookies<RawJSON> {
-        let (options, ceremony) = try await registrationOptions(try await request.decodeSmall(RegisterOptionsBody.self),
-                                                                subject: context.identity)
-        return WithCookies(body: RawJSON(data: options),
-                           cookies: [cookies.make("pk_reg", try signer.sign(ceremony, purpose: "registration"))])
+        let (options, ceremony) = try await registrationOptions(
+            try await request.decodeSmall(RegisterOptionsBody.self),
+            subject: context.identity)
+        return WithCookies(
+            body: RawJSON(data: options),
+            cookies: [cookies.make("pk_reg", try signer.sign(ceremony, purpose: "registration"))])
     }
 
     /// Creation options for a new account (`body.username`) or, for a signed-in subject, one more
@@ -55,14 +57,17 @@ struct WebCeremonyController: Sendable {
             (username, userHandle, newAccount) = (name.display, try PublicKeyCredentialUserEntityJSON.newUserHandle(), true)
         }
         let displayName = String((body.displayName ?? username).prefix(64))
-        var options = RegistrationRequest(user: PublicKeyCredentialUserEntityJSON(id: Base64URLBytes(userHandle), name: username,
-                                                                                  displayName: displayName))
+        var options = RegistrationRequest(
+            user: PublicKeyCredentialUserEntityJSON(
+                id: Base64URLBytes(userHandle), name: username,
+                displayName: displayName))
         options.residentKey = .preferred
         options.userVerification = .preferred
         // credProps (is it discoverable?) and prf on the user's salt (PasskeyExtensions).
         options.extensions = PasskeyExtensions.registration(userHandle: userHandle)
-        var ceremony = CeremonyPayload(username: username, userHandle: Base64URLBytes(userHandle).base64URL, newAccount: newAccount,
-                                       exp: now.addingTimeInterval(policy.challengeLifetime).timeIntervalSince1970)
+        var ceremony = CeremonyPayload(
+            username: username, userHandle: Base64URLBytes(userHandle).base64URL, newAccount: newAccount,
+            exp: now.addingTimeInterval(policy.challengeLifetime).timeIntervalSince1970)
         let start = try await service.beginRegistration(options, now: now)
         ceremony.state = start.challenge
         return (try start.options.jsonData(), ceremony)
@@ -83,10 +88,11 @@ struct WebCeremonyController: Sendable {
     @Sendable func registerVerify(_ request: Request, context: AppRequestContext) async throws -> WithCookies<Registered> {
         let body = try await request.collectJSON(limit: Limits.responseBody)
         guard let value = request.cookies["pk_reg"]?.value,
-              let ceremony = signer.verify(value, as: CeremonyPayload.self, purpose: "registration"),
-              ceremony.exp >= Date().timeIntervalSince1970,
-              let username = ceremony.username, let handleText = ceremony.userHandle,
-              let userHandle = try? Base64URLBytes(base64URL: handleText, member: "userHandle").bytes else {
+            let ceremony = signer.verify(value, as: CeremonyPayload.self, purpose: "registration"),
+            ceremony.exp >= Date().timeIntervalSince1970,
+            let username = ceremony.username, let handleText = ceremony.userHandle,
+            let userHandle = try? Base64URLBytes(base64URL: handleText, member: "userHandle").bytes
+        else {
             throw AppError(.badRequest, "No registration is in progress. Please start again.")
         }
         let now = Date()
@@ -101,29 +107,36 @@ struct WebCeremonyController: Sendable {
         let credential = try await parse(body, kind: .registration, challenge: state, now: now) { data throws(WebAuthnError) in
             try RegistrationResponse(jsonData: data)
         }
-        let record = try await finishRegistration(credential, challenge: state, newAccount: newAccount, now: now,
-                                                  username: username, logger: context.logger)
+        let record = try await finishRegistration(
+            credential, challenge: state, newAccount: newAccount, now: now,
+            username: username, logger: context.logger)
         var cookieList = [cookies.expired("pk_reg")]
         if newAccount != nil {
             // A new account is signed in with its first passkey.
             cookieList.append(try await startSession(userHandle: userHandle, credentialId: record.record.id, replacing: request))
         }
-        return WithCookies(body: Registered(username: username, credentialId: Base64URLBytes(record.record.id).base64URL,
-                                            backupEligible: record.record.backupEligible, prf: record.extensions.prfResults != nil,
-                                            discoverable: record.record.extensions.discoverable,
-                                            prfEnabled: record.record.extensions.prfEnabled),
-                           cookies: cookieList)
+        return WithCookies(
+            body: Registered(
+                username: username, credentialId: Base64URLBytes(record.record.id).base64URL,
+                backupEligible: record.record.backupEligible, prf: record.extensions.prfResults != nil,
+                discoverable: record.record.extensions.discoverable,
+                prfEnabled: record.record.extensions.prfEnabled),
+            cookies: cookieList)
     }
 
     /// Parses a credential body with `parse`; a body the library refuses is recorded (when
     /// recording is on) before the refusal is answered.
-    func parse<Credential>(_ body: Data, kind: CeremonyKind, challenge: CeremonyChallenge, now: Date,
-                           _ parse: (Data) throws(WebAuthnError) -> Credential) async throws -> Credential {
+    func parse<Credential>(
+        _ body: Data, kind: CeremonyKind, challenge: CeremonyChallenge, now: Date,
+        _ parse: (Data) throws(WebAuthnError) -> Credential
+    ) async throws -> Credential {
         do {
             return try parse(body)
         } catch {
-            await recorder?.recordIfFailed(CeremonyRecording(unparsedBody: body, kind: kind, error: error, challenge: challenge,
-                                                             service: service, receivedAt: now), node: config.nodeName)
+            await recorder?.recordIfFailed(
+                CeremonyRecording(
+                    unparsedBody: body, kind: kind, error: error, challenge: challenge,
+                    service: service, receivedAt: now), node: config.nodeName)
             throw error
         }
     }
@@ -131,15 +144,22 @@ struct WebCeremonyController: Sendable {
     /// The library's finish, whose store step creates the account (when new) with the
     /// credential, in one transaction, under the per-account cap: the shared service writes
     /// through a RegistrationWriter, told about this registration by a task-local.
-    func finishRegistration(_ credential: RegistrationResponse, challenge: CeremonyChallenge, newAccount: Username?, now: Date,
-                            username: String, logger: Logger) async throws -> VerifiedRegistration {
+    func finishRegistration(
+        _ credential: RegistrationResponse, challenge: CeremonyChallenge, newAccount: Username?, now: Date,
+        username: String, logger: Logger
+    ) async throws -> VerifiedRegistration {
         let registration = RegistrationWriter.Registration(newAccount: newAccount, cap: config.maxPasskeysPerAccount)
         let verified = try await RegistrationWriter.$current.withValue(registration) {
-            try await service.finishRegistration(credential, challenge: challenge, now: now,
-                                                 observer: recorder?.observer(node: config.nodeName))
+            try await service.finishRegistration(
+                credential, challenge: challenge, now: now,
+                observer: recorder?.observer(node: config.nodeName))
         }
-        logger.info("registered", metadata: ["node": "\(config.nodeName)", "user": "\(username)",
-                                             "credential": "\(Base64URLBytes(verified.record.id).base64URL)"])
+        logger.info(
+            "registered",
+            metadata: [
+                "node": "\(config.nodeName)", "user": "\(username)",
+                "credential": "\(Base64URLBytes(verified.record.id).base64URL)",
+            ])
         return verified
     }
 
@@ -149,8 +169,9 @@ struct WebCeremonyController: Sendable {
 
     @Sendable func loginOptions(_ request: Request, context: AppRequestContext) async throws -> WithCookies<RawJSON> {
         let (options, ceremony) = try await authenticationOptions(try await request.decodeSmall(LoginOptionsBody.self))
-        return WithCookies(body: RawJSON(data: options),
-                           cookies: [cookies.make("pk_login", try signer.sign(ceremony, purpose: "authentication"))])
+        return WithCookies(
+            body: RawJSON(data: options),
+            cookies: [cookies.make("pk_login", try signer.sign(ceremony, purpose: "authentication"))])
     }
 
     /// Request options (username-first when `body.username` is given, else usernameless) and
@@ -178,9 +199,10 @@ struct WebCeremonyController: Sendable {
         }
         // Username-first: prf on the user's salt. (For an unknown name the salt is of the random
         // handle, like everything else in these options.)
-        let options = AuthenticationRequest(userHandle: userHandle, userVerification: .preferred,
-                                            extensions: PasskeyExtensions.authentication(userHandle: userHandle),
-                                            allowCredentials: allowCredentials)
+        let options = AuthenticationRequest(
+            userHandle: userHandle, userVerification: .preferred,
+            extensions: PasskeyExtensions.authentication(userHandle: userHandle),
+            allowCredentials: allowCredentials)
         let start = try await service.beginAuthentication(options, now: now)
         ceremony.state = start.challenge
         return (try start.options.jsonData(), ceremony)
@@ -195,26 +217,32 @@ struct WebCeremonyController: Sendable {
 
     @Sendable func loginVerify(_ request: Request, context: AppRequestContext) async throws -> WithCookies<LoggedIn> {
         let login = try await verifyLogin(request, context: context)
-        return WithCookies(body: LoggedIn(username: login.username, prf: login.prf),
-                           cookies: [cookies.expired("pk_login"),
-                                     try await startSession(userHandle: login.userHandle, credentialId: login.credentialId,
-                                                            replacing: request)])
+        return WithCookies(
+            body: LoggedIn(username: login.username, prf: login.prf),
+            cookies: [
+                cookies.expired("pk_login"),
+                try await startSession(
+                    userHandle: login.userHandle, credentialId: login.credentialId,
+                    replacing: request),
+            ])
     }
 
     /// The same login for a client that keeps tokens instead of a session (an app's web view,
     /// a hybrid app): the RFC 6749 §5.1 token response, and no session cookie.
     @Sendable func tokenLoginVerify(_ request: Request, context: AppRequestContext) async throws -> WithCookies<TokenResponse> {
         let login = try await verifyLogin(request, context: context)
-        return WithCookies(body: try await tokens.start(userHandle: login.userHandle, credentialId: login.credentialId, now: Date()),
-                           cookies: [cookies.expired("pk_login")])
+        return WithCookies(
+            body: try await tokens.start(userHandle: login.userHandle, credentialId: login.credentialId, now: Date()),
+            cookies: [cookies.expired("pk_login")])
     }
 
     /// Verifies the assertion against the `pk_login` ceremony cookie.
     func verifyLogin(_ request: Request, context: AppRequestContext) async throws -> Login {
         let body = try await request.collectJSON(limit: Limits.responseBody)
         guard let value = request.cookies["pk_login"]?.value,
-              let ceremony = signer.verify(value, as: CeremonyPayload.self, purpose: "authentication"),
-              ceremony.exp >= Date().timeIntervalSince1970 else {
+            let ceremony = signer.verify(value, as: CeremonyPayload.self, purpose: "authentication"),
+            ceremony.exp >= Date().timeIntervalSince1970
+        else {
             throw AppError(.badRequest, "No login is in progress. Please start again.")
         }
         let now = Date()
@@ -228,12 +256,15 @@ struct WebCeremonyController: Sendable {
     /// A verified login: whose, with which passkey, and whether a PRF output was verified.
     struct Login: Sendable { var userHandle: [UInt8]; var credentialId: [UInt8]; var username: String; var prf: Bool }
 
-    func finishAuthentication(_ credential: AuthenticationResponse, challenge: CeremonyChallenge, named ceremony: CeremonyPayload?,
-                              now: Date, logger: Logger) async throws -> Login {
+    func finishAuthentication(
+        _ credential: AuthenticationResponse, challenge: CeremonyChallenge, named ceremony: CeremonyPayload?,
+        now: Date, logger: Logger
+    ) async throws -> Login {
         // A lost race with a concurrent login of the same credential is a WebAuthnError
         // (signCount, step "credential store update"): refused with 401 like any other verdict.
-        let verified = try await service.finishAuthentication(credential, challenge: challenge, now: now,
-                                                              observer: recorder?.observer(node: config.nodeName))
+        let verified = try await service.finishAuthentication(
+            credential, challenge: challenge, now: now,
+            observer: recorder?.observer(node: config.nodeName))
         guard let userHandle = verified.updatedRecord.userHandle else { throw AppError.unauthorized }
         let username: String
         if let named = ceremony?.username, ceremony?.userHandle == Base64URLBytes(userHandle).base64URL {
@@ -245,8 +276,12 @@ struct WebCeremonyController: Sendable {
         // `prf`: the library verified a PRF output for the salt asked (32 bytes); the output
         // is the client's key and is neither logged nor stored.
         let prf = verified.extensions.prfResults != nil
-        logger.info("logged in", metadata: ["node": "\(config.nodeName)", "user": "\(username)",
-                                            "signCount": "\(verified.updatedRecord.signCount)", "prf": "\(prf)"])
+        logger.info(
+            "logged in",
+            metadata: [
+                "node": "\(config.nodeName)", "user": "\(username)",
+                "signCount": "\(verified.updatedRecord.signCount)", "prf": "\(prf)",
+            ])
         return Login(userHandle: userHandle, credentialId: verified.updatedRecord.id, username: username, prf: prf)
     }
 
@@ -256,11 +291,13 @@ struct WebCeremonyController: Sendable {
     /// (if any) ends, so signing in again does not pile up sessions.
     func startSession(userHandle: [UInt8], credentialId: [UInt8], replacing request: Request) async throws -> Cookie {
         if let old = SessionCookie.token(request) { try await repositories.sessions.delete(id: SessionCookie.id(old)) }
-        var generator = SystemRandomNumberGenerator()   // the OS CSPRNG
+        var generator = SystemRandomNumberGenerator()  // the OS CSPRNG
         let token = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
         let now = Date()
-        try await repositories.sessions.create(Session(id: SessionCookie.id(token), userHandle: userHandle, credentialId: credentialId,
-                                                       signedInAt: now, expiresAt: now.addingTimeInterval(Limits.sessionLifetime)))
+        try await repositories.sessions.create(
+            Session(
+                id: SessionCookie.id(token), userHandle: userHandle, credentialId: credentialId,
+                signedInAt: now, expiresAt: now.addingTimeInterval(Limits.sessionLifetime)))
         return cookies.make(SessionCookie.name, Base64URLBytes(token).base64URL, maxAge: Int(Limits.sessionLifetime))
     }
 }

@@ -59,8 +59,9 @@ extension WellKnownController {
             PublicDocument(body: try await tokens.jwks(now: Date()), maxAge: 300)
         }
         let base = config.tokenIssuer.hasSuffix("/") ? String(config.tokenIssuer.dropLast()) : config.tokenIssuer
-        let discovery = Discovery(issuer: config.tokenIssuer, jwks_uri: base + "/.well-known/jwks.json",
-                                  token_endpoint: base + "/oauth/token", revocation_endpoint: base + "/oauth/revoke")
+        let discovery = Discovery(
+            issuer: config.tokenIssuer, jwks_uri: base + "/.well-known/jwks.json",
+            token_endpoint: base + "/oauth/token", revocation_endpoint: base + "/oauth/revoke")
         router.get(".well-known/openid-configuration") { _, _ in PublicDocument(body: discovery, maxAge: 3600) }
     }
 

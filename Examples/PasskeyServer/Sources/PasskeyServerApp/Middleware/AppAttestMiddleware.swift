@@ -40,13 +40,16 @@ struct AppAttestMiddleware: RouterMiddleware {
         let keyText = request.headers[Self.keyIdHeader], assertionText = request.headers[Self.assertionHeader]
         if keyText == nil, assertionText == nil {
             guard appAttest.settings.mode == .required else { return try await next(request, context) }
-            throw Self.refusal(.unauthorized, "missing",
-                               "This request needs an App Attest assertion (App-Attest-Key-Id and App-Attest-Assertion).")
+            throw Self.refusal(
+                .unauthorized, "missing",
+                "This request needs an App Attest assertion (App-Attest-Key-Id and App-Attest-Assertion).")
         }
         guard let keyId = keyText.flatMap(AppAttestController.base64), keyId.count == 32,
-              let assertion = assertionText.flatMap(AppAttestController.base64), !assertion.isEmpty else {
-            throw Self.refusal(.unauthorized, "malformed",
-                               "App-Attest-Key-Id (32 bytes) and App-Attest-Assertion must both be present, in base64.")
+            let assertion = assertionText.flatMap(AppAttestController.base64), !assertion.isEmpty
+        else {
+            throw Self.refusal(
+                .unauthorized, "malformed",
+                "App-Attest-Key-Id (32 bytes) and App-Attest-Assertion must both be present, in base64.")
         }
         let binding: String
         if let challenge = request.headers[Self.challengeHeader] {
@@ -57,8 +60,9 @@ struct AppAttestMiddleware: RouterMiddleware {
         } else if case .accessToken(let jti, _) = context.identity?.credential {
             binding = "jti=" + jti
         } else {
-            throw Self.refusal(.unauthorized, "challenge",
-                               "Without a bearer access token the assertion must bind a challenge (App-Attest-Challenge).")
+            throw Self.refusal(
+                .unauthorized, "challenge",
+                "Without a bearer access token the assertion must bind a challenge (App-Attest-Challenge).")
         }
         // The body is read here for its hash and handed on, whole, to the route.
         var request = request
@@ -67,8 +71,9 @@ struct AppAttestMiddleware: RouterMiddleware {
             throw AppError(.contentTooLarge, "The request is too large.")
         }
         request.body = RequestBody(buffer: buffer)
-        let clientData = AppAttestRequest.clientData(method: request.method.rawValue, path: request.uri.path,
-                                                     body: buffer.readableBytesView, binding: binding)
+        let clientData = AppAttestRequest.clientData(
+            method: request.method.rawValue, path: request.uri.path,
+            body: buffer.readableBytesView, binding: binding)
         do {
             _ = try await appAttest.service.verifyAssertion(keyId: keyId, assertion: assertion, clientData: clientData)
         } catch let error as WebAuthnError {
@@ -88,9 +93,12 @@ struct AppAttestMiddleware: RouterMiddleware {
     static func refusal(for error: WebAuthnError) -> AppError {
         switch error.category {
         case .unknownCredential: return refusal(.unauthorized, "unknown-key", "No attested App Attest key has this key id.")
-        case .signCount: return refusal(.unauthorized, "replayed", "The App Attest assertion was replayed (its counter is not above the last one).")
-        case .signature: return refusal(.unauthorized, "signature", "The App Attest assertion's signature does not verify over this request.")
-        case .attestation: return refusal(.forbidden, "environment", "The App Attest key was attested in another environment than this server's.")
+        case .signCount:
+            return refusal(.unauthorized, "replayed", "The App Attest assertion was replayed (its counter is not above the last one).")
+        case .signature:
+            return refusal(.unauthorized, "signature", "The App Attest assertion's signature does not verify over this request.")
+        case .attestation:
+            return refusal(.forbidden, "environment", "The App Attest key was attested in another environment than this server's.")
         case .rpIdHash: return refusal(.forbidden, "app", "The App Attest assertion is for another app.")
         default: return refusal(.unauthorized, "malformed", "The App Attest assertion could not be read.")
         }

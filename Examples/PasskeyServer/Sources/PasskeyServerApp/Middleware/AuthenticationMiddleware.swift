@@ -21,7 +21,8 @@ struct AuthenticationMiddleware: AuthenticatorMiddleware {
         }
         guard let token = SessionCookie.token(request) else { return nil }
         guard let session = try await sessions.session(id: SessionCookie.id(token), now: Date()) else { return nil }
-        return Subject(userHandle: session.userHandle, credentialId: session.credentialId, signedInAt: session.signedInAt,
-                       credential: .session(id: session.id))
+        return Subject(
+            userHandle: session.userHandle, credentialId: session.credentialId, signedInAt: session.signedInAt,
+            credential: .session(id: session.id))
     }
 }

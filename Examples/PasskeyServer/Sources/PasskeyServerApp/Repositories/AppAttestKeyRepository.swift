@@ -24,7 +24,7 @@ final class PostgresAppAttestKeyStore: AppAttestKeyStore {
             receipt      bytea  NOT NULL,
             created_at   timestamptz NOT NULL DEFAULT now(),
             last_used_at timestamptz)
-        """,
+        """
     ]
 
     /// Creates the table (after the server's own schema, under the same advisory lock).
@@ -39,37 +39,44 @@ final class PostgresAppAttestKeyStore: AppAttestKeyStore {
 
     func create(_ key: AttestedAppKey) async throws -> Bool {
         try await database.run { client, logger in
-            try await client.query("""
+            try await client.query(
+                """
                 INSERT INTO passkey_app_attest_keys (key_id, public_key, sign_count, environment, receipt)
                 VALUES (\(Data(key.keyId)), \(Data(key.publicKey)), \(Int64(key.signCount)), \(key.environment.rawValue),
                         \(Data(key.receipt)))
                 ON CONFLICT (key_id) DO NOTHING RETURNING 1
-                """, logger: logger).collect().count == 1
+                """, logger: logger
+            ).collect().count == 1
         }
     }
 
     func key(id keyId: [UInt8]) async throws -> AttestedAppKey? {
         let rows = try await database.run { client, logger in
-            try await client.query("""
+            try await client.query(
+                """
                 SELECT public_key, sign_count, environment, receipt FROM passkey_app_attest_keys WHERE key_id = \(Data(keyId))
-                """, logger: logger).collect()
+                """, logger: logger
+            ).collect()
         }
         guard let row = rows.first else { return nil }
         let (publicKey, signCount, environmentText, receipt) = try row.decode((Data, Int64, String, Data).self)
         guard let count = UInt32(exactly: signCount), let environment = AppAttestEnvironment(rawValue: environmentText) else {
             throw RegistryError(.storage, "passkey_app_attest_keys row has counter \(signCount), environment \(environmentText)")
         }
-        return AttestedAppKey(keyId: keyId, publicKey: Array(publicKey), signCount: count, receipt: Array(receipt),
-                              environment: environment)
+        return AttestedAppKey(
+            keyId: keyId, publicKey: Array(publicKey), signCount: count, receipt: Array(receipt),
+            environment: environment)
     }
 
     func updateSignCount(keyId: [UInt8], from expected: UInt32, to newValue: UInt32) async throws -> Bool {
         try await database.run { client, logger in
-            try await client.query("""
+            try await client.query(
+                """
                 UPDATE passkey_app_attest_keys SET sign_count = \(Int64(newValue)), last_used_at = now()
                 WHERE key_id = \(Data(keyId)) AND sign_count = \(Int64(expected))
                 RETURNING 1
-                """, logger: logger).collect().count == 1
+                """, logger: logger
+            ).collect().count == 1
         }
     }
 }

@@ -9,7 +9,7 @@ import WebAuthnRP
 /// nodes that start together by a transaction-scoped advisory lock, so two nodes migrating at
 /// the same instant neither fail nor race.
 enum PostgresSchema {
-    static let lockKey: Int64 = 0x7061_7373_6b65_7973   // "passkeys"
+    static let lockKey: Int64 = 0x7061_7373_6b65_7973  // "passkeys"
 
     static let statements: [PostgresQuery] = [
         """
@@ -167,8 +167,11 @@ final class PostgresChallengeStore: ChallengeStore {
     func issue(_ challenge: IssuedChallenge, now: Date) async throws {
         let issued = String(decoding: try JSONEncoder().encode(challenge), as: UTF8.self)
         let inserted = try await database.run { client, logger in
-            try await client.execute(Statements.IssueChallenge(challenge: Data(challenge.challenge), issued: issued,
-                                                               expiresAt: challenge.expiresAt), logger: logger).all().count
+            try await client.execute(
+                Statements.IssueChallenge(
+                    challenge: Data(challenge.challenge), issued: issued,
+                    expiresAt: challenge.expiresAt), logger: logger
+            ).all().count
         }
         guard inserted == 1 else { throw RegistryError(.duplicateChallenge, "this challenge is already outstanding") }
         if everyNth(issues) {
@@ -225,30 +228,39 @@ final class PostgresCredentialStore: PasskeyCredentialStore {
             return try await database.run { client, logger in
                 try await client.withTransaction(logger: logger) { connection in
                     if let newAccount {
-                        let created = try await connection.query("""
+                        let created = try await connection.query(
+                            """
                             INSERT INTO passkey_users (user_handle, username, username_key)
                             VALUES (\(Data(userHandle)), \(newAccount.display), \(newAccount.key))
                             ON CONFLICT DO NOTHING RETURNING 1
-                            """, logger: logger).collect().count
+                            """, logger: logger
+                        ).collect().count
                         guard created == 1 else { throw Database.Rollback(outcome: .usernameTaken) }
                     } else {
-                        let found = try await connection.query("""
+                        let found = try await connection.query(
+                            """
                             SELECT 1 FROM passkey_users WHERE user_handle = \(Data(userHandle)) FOR UPDATE
-                            """, logger: logger).collect().count
+                            """, logger: logger
+                        ).collect().count
                         guard found == 1 else { throw Database.Rollback(outcome: .accountGone) }
                     }
-                    let count = try await connection.query("""
-                        SELECT count(*) FROM passkey_credentials WHERE user_handle = \(Data(userHandle))
-                        """, logger: logger).collect().first?.decode(Int64.self) ?? 0
+                    let count =
+                        try await connection.query(
+                            """
+                            SELECT count(*) FROM passkey_credentials WHERE user_handle = \(Data(userHandle))
+                            """, logger: logger
+                        ).collect().first?.decode(Int64.self) ?? 0
                     guard count < cap else { throw Database.Rollback(outcome: .capReached) }
-                    let inserted = try await connection.query("""
+                    let inserted = try await connection.query(
+                        """
                         INSERT INTO passkey_credentials (id, user_handle, sign_count, backup_state, uv_initialized, record,
                                                          discoverable, prf_enabled, transports)
                         VALUES (\(Data(record.id)), \(Data(userHandle)), \(Int64(record.signCount)), \(record.backupState),
                                 \(record.uvInitialized), \(json), \(record.extensions.discoverable), \(record.extensions.prfEnabled),
                                 \(record.transports))
                         ON CONFLICT (id) DO NOTHING RETURNING 1
-                        """, logger: logger).collect().count
+                        """, logger: logger
+                    ).collect().count
                     guard inserted == 1 else { throw Database.Rollback(outcome: .duplicateCredential) }
                     return CreateOutcome.created
                 }
@@ -274,8 +286,10 @@ final class PostgresCredentialStore: PasskeyCredentialStore {
 
     func count(userHandle: [UInt8]) async throws -> Int {
         let count = try await database.run { client, logger in
-            try await client.query("SELECT count(*) FROM passkey_credentials WHERE user_handle = \(Data(userHandle))",
-                                   logger: logger).collect().first?.decode(Int64.self) ?? 0
+            try await client.query(
+                "SELECT count(*) FROM passkey_credentials WHERE user_handle = \(Data(userHandle))",
+                logger: logger
+            ).collect().first?.decode(Int64.self) ?? 0
         }
         return Int(count)
     }
@@ -286,12 +300,15 @@ final class PostgresCredentialStore: PasskeyCredentialStore {
     func update(_ change: CredentialUpdate) async throws -> Bool {
         let record = change.record
         let updated = try await database.run { client, logger in
-            try await client.execute(Statements.UpdateCredential(id: Data(record.id), signCount: Int64(record.signCount),
-                                                                 backupState: record.backupState,
-                                                                 uvInitialized: record.uvInitialized,
-                                                                 prfEnabled: record.extensions.prfEnabled,
-                                                                 expectedSignCount: Int64(change.expectedSignCount)),
-                                     logger: logger).all().count
+            try await client.execute(
+                Statements.UpdateCredential(
+                    id: Data(record.id), signCount: Int64(record.signCount),
+                    backupState: record.backupState,
+                    uvInitialized: record.uvInitialized,
+                    prfEnabled: record.extensions.prfEnabled,
+                    expectedSignCount: Int64(change.expectedSignCount)),
+                logger: logger
+            ).all().count
         }
         return updated == 1
     }
@@ -299,26 +316,31 @@ final class PostgresCredentialStore: PasskeyCredentialStore {
     func delete(id: [UInt8], userHandle: [UInt8]) async throws -> Bool {
         // The sessions this passkey signed in go with it (ON DELETE CASCADE).
         try await database.run { client, logger in
-            try await client.query("""
+            try await client.query(
+                """
                 DELETE FROM passkey_credentials WHERE id = \(Data(id)) AND user_handle = \(Data(userHandle)) RETURNING 1
-                """, logger: logger).collect().count == 1
+                """, logger: logger
+            ).collect().count == 1
         }
     }
 
     func page(userHandle: [UInt8], after: [UInt8]?, limit: Int) async throws -> [ListedPasskey] {
         let rows = try await database.run { client, logger in
-            try await client.query("""
+            try await client.query(
+                """
                 SELECT record, sign_count, backup_state, uv_initialized, prf_enabled, created_at, last_used_at
                 FROM passkey_credentials
                 WHERE user_handle = \(Data(userHandle)) AND id > \(Data(after ?? []))
                 ORDER BY id LIMIT \(Int64(limit))
-                """, logger: logger).collect()
+                """, logger: logger
+            ).collect()
         }
         return try rows.map { row in
             let (json, signCount, backupState, uv, prf, created, used) =
                 try row.decode((String, Int64, Bool, Bool, Bool?, Date, Date?).self)
-            return ListedPasskey(record: try Self.record((json, signCount, backupState, uv, prf)),
-                                 usage: CredentialUsage(createdAt: created, lastUsedAt: used))
+            return ListedPasskey(
+                record: try Self.record((json, signCount, backupState, uv, prf)),
+                usage: CredentialUsage(createdAt: created, lastUsedAt: used))
         }
     }
 
@@ -351,14 +373,19 @@ final class PostgresAccountStore: AccountStore {
     }
 
     /// One round trip for the account and its credentials (a login's options need both).
-    func loginLookup(username: Username) async throws -> (userHandle: [UInt8], username: String, allowCredentials: [PublicKeyCredentialDescriptorJSON]?)? {
+    func loginLookup(
+        username: Username
+    ) async throws -> (userHandle: [UInt8], username: String, allowCredentials: [PublicKeyCredentialDescriptorJSON]?)? {
         let rows = try await database.run { client, logger in
             try await client.execute(Statements.LoginLookup(usernameKey: username.key), logger: logger).all()
         }
         guard let (handle, name, _, _) = rows.first else { return nil }
         let allow = rows.compactMap { _, _, id, transports in
-            id.map { PublicKeyCredentialDescriptorJSON(id: Base64URLBytes(Array($0.readableBytesView)),
-                                                       transports: (transports ?? []).map(AuthenticatorTransport.init(rawValue:))) }
+            id.map {
+                PublicKeyCredentialDescriptorJSON(
+                    id: Base64URLBytes(Array($0.readableBytesView)),
+                    transports: (transports ?? []).map(AuthenticatorTransport.init(rawValue:)))
+            }
         }
         return (Array(handle.readableBytesView), name, allow)
     }
@@ -383,8 +410,10 @@ final class PostgresSealedChallengeReplayStore: SealedChallengeReplayStore {
 
     func markUsed(_ challenge: [UInt8], expiresAt: Date, now: Date) async throws -> Bool {
         let inserted = try await database.run { client, logger in
-            try await client.execute(Statements.MarkSealedUsed(challenge: Data(challenge), expiresAt: expiresAt),
-                                     logger: logger).all().count
+            try await client.execute(
+                Statements.MarkSealedUsed(challenge: Data(challenge), expiresAt: expiresAt),
+                logger: logger
+            ).all().count
         }
         if everyNth(marks) {
             _ = try? await database.run { client, logger in
@@ -404,11 +433,13 @@ final class PostgresSessionStore: SessionStore {
 
     func create(_ session: Session) async throws {
         try await database.run { client, logger in
-            try await client.query("""
+            try await client.query(
+                """
                 INSERT INTO passkey_sessions (id, user_handle, credential_id, signed_in_at, expires_at)
                 VALUES (\(Data(session.id)), \(Data(session.userHandle)), \(Data(session.credentialId)),
                         \(session.signedInAt), \(session.expiresAt))
-                """, logger: logger).collect().count
+                """, logger: logger
+            ).collect().count
         }
         if everyNth(creations) {
             _ = try? await database.run { client, logger in
@@ -422,8 +453,9 @@ final class PostgresSessionStore: SessionStore {
             try await client.execute(Statements.SessionByID(id: Data(id), now: now), logger: logger).all()
         }
         guard let (userHandle, credentialId, signedInAt, expiresAt) = rows.first else { return nil }
-        return Session(id: id, userHandle: Array(userHandle.readableBytesView), credentialId: Array(credentialId.readableBytesView),
-                       signedInAt: signedInAt, expiresAt: expiresAt)
+        return Session(
+            id: id, userHandle: Array(userHandle.readableBytesView), credentialId: Array(credentialId.readableBytesView),
+            signedInAt: signedInAt, expiresAt: expiresAt)
     }
 
     func delete(id: [UInt8]) async throws {
@@ -434,8 +466,10 @@ final class PostgresSessionStore: SessionStore {
 
     func deleteAll(userHandle: [UInt8]) async throws -> Int {
         try await database.run { client, logger in
-            try await client.query("DELETE FROM passkey_sessions WHERE user_handle = \(Data(userHandle)) RETURNING 1",
-                                   logger: logger).collect().count
+            try await client.query(
+                "DELETE FROM passkey_sessions WHERE user_handle = \(Data(userHandle)) RETURNING 1",
+                logger: logger
+            ).collect().count
         }
     }
 

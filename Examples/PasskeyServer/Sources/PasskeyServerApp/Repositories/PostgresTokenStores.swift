@@ -19,11 +19,13 @@ final class PostgresRefreshTokenStore: RefreshTokenStore {
     func create(family: TokenFamily, tokenHash: [UInt8], expiresAt: Date, now: Date) async throws {
         try await database.run { client, logger in
             try await client.withTransaction(logger: logger) { connection in
-                try await connection.query("""
+                try await connection.query(
+                    """
                     INSERT INTO passkey_token_families (id, user_handle, credential_id, auth_time)
                     VALUES (\(family.id), \(Data(family.userHandle)), \(Data(family.credentialId)), \(family.authTime))
                     """, logger: logger)
-                try await connection.query("""
+                try await connection.query(
+                    """
                     INSERT INTO passkey_refresh_tokens (hash, family, expires_at) VALUES (\(Data(tokenHash)), \(family.id), \(expiresAt))
                     """, logger: logger)
             }
@@ -33,10 +35,12 @@ final class PostgresRefreshTokenStore: RefreshTokenStore {
             // access token either (each refresh token outlives the access tokens issued with it).
             _ = try? await database.run { client, logger in
                 try await client.query("DELETE FROM passkey_refresh_tokens WHERE expires_at < \(now)", logger: logger).collect().count
-                try await client.query("""
+                try await client.query(
+                    """
                     DELETE FROM passkey_token_families f
                     WHERE NOT EXISTS (SELECT 1 FROM passkey_refresh_tokens t WHERE t.family = f.id)
-                    """, logger: logger).collect().count
+                    """, logger: logger
+                ).collect().count
             }
         }
     }
@@ -44,25 +48,30 @@ final class PostgresRefreshTokenStore: RefreshTokenStore {
     func rotate(tokenHash: [UInt8], newHash: [UInt8], newExpiresAt: Date, now: Date) async throws -> RefreshOutcome {
         try await database.run { client, logger in
             try await client.withTransaction(logger: logger) { connection -> RefreshOutcome in
-                let rows = try await connection.query("""
+                let rows = try await connection.query(
+                    """
                     SELECT t.family, t.used_at IS NOT NULL, t.expires_at > \(now), f.revoked_at IS NULL
                     FROM passkey_refresh_tokens t JOIN passkey_token_families f ON f.id = t.family
                     WHERE t.hash = \(Data(tokenHash)) FOR UPDATE OF t
-                    """, logger: logger).collect()
+                    """, logger: logger
+                ).collect()
                 guard let row = rows.first else { return .invalid }
                 let (family, used, current, alive) = try row.decode((String, Bool, Bool, Bool).self)
                 guard alive else { return .invalid }
                 if used {
                     // Reuse of a rotated token: the whole family ends, whoever holds its newest token.
-                    try await connection.query("""
+                    try await connection.query(
+                        """
                         UPDATE passkey_token_families SET revoked_at = \(now) WHERE id = \(family)
                         """, logger: logger)
                     return .reused
                 }
                 guard current else { return .invalid }
-                try await connection.query("UPDATE passkey_refresh_tokens SET used_at = \(now) WHERE hash = \(Data(tokenHash))",
-                                           logger: logger)
-                try await connection.query("""
+                try await connection.query(
+                    "UPDATE passkey_refresh_tokens SET used_at = \(now) WHERE hash = \(Data(tokenHash))",
+                    logger: logger)
+                try await connection.query(
+                    """
                     INSERT INTO passkey_refresh_tokens (hash, family, expires_at) VALUES (\(Data(newHash)), \(family), \(newExpiresAt))
                     """, logger: logger)
                 return .rotated(familyID: family)
@@ -72,9 +81,11 @@ final class PostgresRefreshTokenStore: RefreshTokenStore {
 
     func family(id: String, now: Date) async throws -> TokenFamily? {
         let rows = try await database.run { client, logger in
-            try await client.query("""
+            try await client.query(
+                """
                 SELECT user_handle, credential_id, auth_time FROM passkey_token_families WHERE id = \(id) AND revoked_at IS NULL
-                """, logger: logger).collect()
+                """, logger: logger
+            ).collect()
         }
         guard let row = rows.first else { return nil }
         let (userHandle, credentialId, authTime) = try row.decode((Data, Data, Date).self)
@@ -83,28 +94,34 @@ final class PostgresRefreshTokenStore: RefreshTokenStore {
 
     func revoke(tokenHash: [UInt8], now: Date) async throws -> Bool {
         try await database.run { client, logger in
-            try await client.query("""
+            try await client.query(
+                """
                 UPDATE passkey_token_families SET revoked_at = \(now)
                 WHERE revoked_at IS NULL AND id = (SELECT family FROM passkey_refresh_tokens WHERE hash = \(Data(tokenHash)))
                 RETURNING 1
-                """, logger: logger).collect().count == 1
+                """, logger: logger
+            ).collect().count == 1
         }
     }
 
     func revoke(familyID: String, now: Date) async throws -> Bool {
         try await database.run { client, logger in
-            try await client.query("""
+            try await client.query(
+                """
                 UPDATE passkey_token_families SET revoked_at = \(now) WHERE id = \(familyID) AND revoked_at IS NULL RETURNING 1
-                """, logger: logger).collect().count == 1
+                """, logger: logger
+            ).collect().count == 1
         }
     }
 
     func revokeAll(userHandle: [UInt8], now: Date) async throws -> Int {
         try await database.run { client, logger in
-            try await client.query("""
+            try await client.query(
+                """
                 UPDATE passkey_token_families SET revoked_at = \(now)
                 WHERE user_handle = \(Data(userHandle)) AND revoked_at IS NULL RETURNING 1
-                """, logger: logger).collect().count
+                """, logger: logger
+            ).collect().count
         }
     }
 
@@ -117,33 +134,40 @@ final class PostgresRefreshTokenStore: RefreshTokenStore {
 /// nodes deciding at the same instant add one key between them.
 final class PostgresSigningKeyStore: SigningKeyStore {
     let database: Database
-    static let lockKey: Int64 = 0x7061_7373_6b65_6b79   // "passkeky"
+    static let lockKey: Int64 = 0x7061_7373_6b65_6b79  // "passkeky"
 
     init(database: Database) { self.database = database }
 
     func keys(rotateAfter: TimeInterval, now: Date, make: @Sendable () -> StoredSigningKey) async throws -> [StoredSigningKey] {
-        let fresh = make()   // made outside the transaction; used only if the newest key is too old
+        let fresh = make()  // made outside the transaction; used only if the newest key is too old
         return try await database.run { client, logger in
             try await client.withTransaction(logger: logger) { connection -> [StoredSigningKey] in
-                let newest = try await connection.query("""
+                let newest = try await connection.query(
+                    """
                     SELECT created_at FROM passkey_signing_keys ORDER BY created_at DESC LIMIT 1
-                    """, logger: logger).collect().first?.decode(Date.self)
+                    """, logger: logger
+                ).collect().first?.decode(Date.self)
                 if newest.map({ now.timeIntervalSince($0) >= rotateAfter }) ?? true {
                     try await connection.query("SELECT pg_advisory_xact_lock(\(Self.lockKey))", logger: logger)
                     // Another node may have rotated while this one waited for the lock.
-                    let again = try await connection.query("""
+                    let again = try await connection.query(
+                        """
                         SELECT created_at FROM passkey_signing_keys ORDER BY created_at DESC LIMIT 1
-                        """, logger: logger).collect().first?.decode(Date.self)
+                        """, logger: logger
+                    ).collect().first?.decode(Date.self)
                     if again.map({ now.timeIntervalSince($0) >= rotateAfter }) ?? true {
-                        try await connection.query("""
+                        try await connection.query(
+                            """
                             INSERT INTO passkey_signing_keys (kid, sealed_key, created_at)
                             VALUES (\(fresh.kid), \(Data(fresh.privateKey)), \(now))
                             """, logger: logger)
                     }
                 }
-                let rows = try await connection.query("""
+                let rows = try await connection.query(
+                    """
                     SELECT kid, sealed_key, created_at FROM passkey_signing_keys ORDER BY created_at DESC LIMIT 2
-                    """, logger: logger).collect()
+                    """, logger: logger
+                ).collect()
                 return try rows.map { row in
                     let (kid, sealed, created) = try row.decode((String, Data, Date).self)
                     return StoredSigningKey(kid: kid, privateKey: Array(sealed), createdAt: created)

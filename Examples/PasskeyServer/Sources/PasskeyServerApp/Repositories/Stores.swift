@@ -53,7 +53,9 @@ protocol AccountStore: Sendable {
     /// A username-first login's lookup: the account's user handle, its name as stored and, when the store can read
     /// them in the same round trip, its credentials as `allowCredentials` (nil: the library reads
     /// them from the credential store). Nil when the account does not exist.
-    func loginLookup(username: Username) async throws -> (userHandle: [UInt8], username: String, allowCredentials: [PublicKeyCredentialDescriptorJSON]?)?
+    func loginLookup(
+        username: Username
+    ) async throws -> (userHandle: [UInt8], username: String, allowCredentials: [PublicKeyCredentialDescriptorJSON]?)?
     /// The username of a user handle.
     func username(userHandle: [UInt8]) async throws -> String?
 }
@@ -89,7 +91,6 @@ struct ByteString: Hashable, Sendable {
     let bytes: [UInt8]
     init(_ bytes: [UInt8]) { self.bytes = bytes }
 }
-
 
 /// The in-memory credential store used without a database: the library's contract plus
 /// delete, with the same compare-and-swap update as the Postgres store.
@@ -159,7 +160,8 @@ final class MemoryCredentialStore: PasskeyCredentialStore {
     func update(_ change: CredentialUpdate) async throws -> Bool {
         entries.withLock { entries in
             guard var entry = entries[ByteString(change.record.id)],
-                  entry.record.signCount == change.expectedSignCount else { return false }
+                entry.record.signCount == change.expectedSignCount
+            else { return false }
             entry.record = change.record
             entry.usage.lastUsedAt = Date()
             entries[ByteString(change.record.id)] = entry
@@ -183,7 +185,9 @@ final class MemoryAccountStore: AccountStore {
 
     func userHandle(username: Username) async throws -> [UInt8]? { state.withLock { $0.byName[username.key] } }
 
-    func loginLookup(username: Username) async throws -> (userHandle: [UInt8], username: String, allowCredentials: [PublicKeyCredentialDescriptorJSON]?)? {
+    func loginLookup(
+        username: Username
+    ) async throws -> (userHandle: [UInt8], username: String, allowCredentials: [PublicKeyCredentialDescriptorJSON]?)? {
         state.withLock { state in
             state.byName[username.key].map { ($0, state.byHandle[ByteString($0)] ?? username.display, nil) }
         }

@@ -92,7 +92,8 @@ final class MemoryRefreshTokenStore: RefreshTokenStore {
     func rotate(tokenHash: [UInt8], newHash: [UInt8], newExpiresAt: Date, now: Date) async throws -> RefreshOutcome {
         state.withLock { state in
             guard let token = state.tokens[ByteString(tokenHash)], state.families[token.family] != nil,
-                  !state.revoked.contains(token.family) else { return .invalid }
+                !state.revoked.contains(token.family)
+            else { return .invalid }
             if token.used {
                 state.revoked.insert(token.family)
                 return .reused
