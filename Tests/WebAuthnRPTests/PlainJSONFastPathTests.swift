@@ -218,7 +218,7 @@ struct PlainJSONFastPathTests {
         let data = Data(text.utf8)
         let combined = Result { () throws(WebAuthnError) in try AuthenticationResponseJSON(jsonData: data) }
         let general = Result { () throws(WebAuthnError) in
-            try WebAuthnJSONCoding.decode(AuthenticationResponseJSON.self, from: data, root: "AuthenticationResponseJSON")
+            try WebAuthnJSONCoding.decode(AuthenticationResponseJSON.self, from: Array(data)[...], root: "AuthenticationResponseJSON")
         }
         switch (combined, general) {
         case (.success(let a), .success(let b)): #expect(a == b)
@@ -246,7 +246,7 @@ struct PlainJSONFastPathTests {
         let data = Data(text.utf8)
         let combined = Result { () throws(WebAuthnError) in try RegistrationResponseJSON(jsonData: data) }
         let general = Result { () throws(WebAuthnError) in
-            try WebAuthnJSONCoding.decode(RegistrationResponseJSON.self, from: data, root: "RegistrationResponseJSON")
+            try WebAuthnJSONCoding.decode(RegistrationResponseJSON.self, from: Array(data)[...], root: "RegistrationResponseJSON")
         }
         switch (combined, general) {
         case (.success(let a), .success(let b)): #expect(a == b)

@@ -239,7 +239,7 @@ extension AuthenticationResponse: Decodable {
         } else {
             self.init(
                 json: try WebAuthnJSONCoding.decode(
-                    AuthenticationResponseJSON.self, from: jsonData,
+                    AuthenticationResponseJSON.self, from: bytes,
                     root: "AuthenticationResponseJSON"))
         }
     }

@@ -109,7 +109,7 @@ extension RegistrationResponse: Decodable {
         } else {
             self.init(
                 json: try WebAuthnJSONCoding.decode(
-                    RegistrationResponseJSON.self, from: jsonData,
+                    RegistrationResponseJSON.self, from: bytes,
                     root: "RegistrationResponseJSON"))
         }
     }

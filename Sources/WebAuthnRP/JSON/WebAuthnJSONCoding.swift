@@ -7,10 +7,10 @@ package enum WebAuthnJSONCoding {
     /// Reads `data` once with the one JSON reader (`JSONReader`: duplicate member names, invalid
     /// UTF-8, depth and size are refused there), then types the tree (`JSONTreeDecoder`): no
     /// second parse, and no verdict that depends on which duplicate a platform's decoder keeps.
-    static func decode<T: Decodable>(_ type: T.Type, from data: Data, root: String) throws(WebAuthnError) -> T {
+    static func decode<T: Decodable>(_ type: T.Type, from bytes: ArraySlice<UInt8>, root: String) throws(WebAuthnError) -> T {
         let tree: JSONValue
         do throws(JSONReader.ParseError) {
-            tree = try JSONReader.parse([UInt8](data)[...])
+            tree = try JSONReader.parse(bytes)
         } catch {
             throw WebAuthnError(.malformed, "\(root): \(error)")
         }
@@ -109,11 +109,12 @@ extension RegistrationResponseJSON {
     package init(jsonData: Data) throws(WebAuthnError) {
         // What browsers send is plain JSON, read in one pass; anything else is read by the same
         // reader into a tree and typed from it (`WebAuthnJSONCoding.decode`).
-        if let plain = PlainResponseDecoding.registration([UInt8](jsonData)[...]) {
+        let bytes = [UInt8](jsonData)[...]
+        if let plain = PlainResponseDecoding.registration(bytes) {
             self = plain
             return
         }
-        self = try WebAuthnJSONCoding.decode(Self.self, from: jsonData, root: "RegistrationResponseJSON")
+        self = try WebAuthnJSONCoding.decode(Self.self, from: bytes, root: "RegistrationResponseJSON")
     }
 
     /// Encodes the response as JSON (sorted keys, nil members left out).
@@ -132,11 +133,12 @@ extension AuthenticationResponseJSON {
     package init(jsonData: Data) throws(WebAuthnError) {
         // What browsers send is plain JSON, read in one pass; anything else is read by the same
         // reader into a tree and typed from it (`WebAuthnJSONCoding.decode`).
-        if let plain = PlainResponseDecoding.authentication([UInt8](jsonData)[...]) {
+        let bytes = [UInt8](jsonData)[...]
+        if let plain = PlainResponseDecoding.authentication(bytes) {
             self = plain
             return
         }
-        self = try WebAuthnJSONCoding.decode(Self.self, from: jsonData, root: "AuthenticationResponseJSON")
+        self = try WebAuthnJSONCoding.decode(Self.self, from: bytes, root: "AuthenticationResponseJSON")
     }
 
     /// Encodes the response as JSON (sorted keys, nil members left out).
@@ -152,7 +154,7 @@ extension PublicKeyCredentialCreationOptionsJSON {
     /// - Parameter jsonData: the JSON.
     /// - Throws: ``WebAuthnError`` with category `malformed` naming the failing member.
     init(jsonData: Data) throws(WebAuthnError) {
-        self = try WebAuthnJSONCoding.decode(Self.self, from: jsonData, root: "PublicKeyCredentialCreationOptionsJSON")
+        self = try WebAuthnJSONCoding.decode(Self.self, from: [UInt8](jsonData)[...], root: "PublicKeyCredentialCreationOptionsJSON")
     }
 
     /// Encodes the options as JSON for the client (sorted keys, nil members left out).
@@ -168,7 +170,7 @@ extension PublicKeyCredentialRequestOptionsJSON {
     /// - Parameter jsonData: the JSON.
     /// - Throws: ``WebAuthnError`` with category `malformed` naming the failing member.
     init(jsonData: Data) throws(WebAuthnError) {
-        self = try WebAuthnJSONCoding.decode(Self.self, from: jsonData, root: "PublicKeyCredentialRequestOptionsJSON")
+        self = try WebAuthnJSONCoding.decode(Self.self, from: [UInt8](jsonData)[...], root: "PublicKeyCredentialRequestOptionsJSON")
     }
 
     /// Encodes the options as JSON for the client (sorted keys, nil members left out).
