@@ -40,12 +40,12 @@ enum MetadataTargets {
         var seenIdentifiers = Set(blob.skippedEntries.flatMap(\.attestationCertificateKeyIdentifiers))
         for skipped in blob.skippedEntries {
             if let aaguid = skipped.aaguid {
-                check.require(blob.entry(aaguid: aaguid) == nil, "a skipped entry's AAGUID finds no entry", "entry \(skipped.index)")
+                check.require(blob.entry(aaguid: aaguid) == nil, "a skipped entry's AAGUID finds no entry", "\(skipped)")
             }
             for identifier in skipped.attestationCertificateKeyIdentifiers {
                 check.require(
                     blob.entry(attestationCertificateKeyIdentifier: identifier) == nil,
-                    "a skipped entry's key identifier finds no entry", "entry \(skipped.index)")
+                    "a skipped entry's key identifier finds no entry", "\(skipped)")
             }
         }
         for (index, entry) in blob.entries.enumerated() {

@@ -8,8 +8,10 @@ extension WebAuthnError {
     /// The HTTP status a server should answer with: 400 for a request that is malformed or does
     /// not answer an outstanding challenge, 409 when the credential is already registered, 401
     /// when a login does not prove possession of a known credential, and 403 for a response that
-    /// is well-formed but refused (wrong origin, flags, algorithm, attestation or trust), and 500
-    /// when the server itself failed (``Category/serverFault``).
+    /// is well-formed but refused (wrong origin, flags, algorithm, attestation or trust), 503
+    /// when the server could not complete the request and the client may retry
+    /// (``Category/serverFault``: no random bytes, a store full or failing), and 500 for a
+    /// configuration the library refuses (``Category/configuration``).
     public var httpStatus: Int { category.httpStatus }
 }
 
@@ -35,7 +37,8 @@ extension WebAuthnError.Category {
         case .signCount: return "The authenticator's counter went backwards; it may have been cloned."
         case .metadata: return "This authenticator model is not accepted."
         case .extension: return "The authenticator's extension outputs were not accepted."
-        case .serverFault: return "The server could not complete the request. Please try again."
+        case .serverFault: return "The service is busy. Please try again shortly."
+        case .configuration: return "The server is not configured correctly."
         default: return "The request was refused."
         }
     }
@@ -50,7 +53,8 @@ extension WebAuthnError.Category {
             .metadata,
             .extension:
             return 403
-        case .serverFault: return 500
+        case .serverFault: return 503
+        case .configuration: return 500
         default: return 403
         }
     }

@@ -14,7 +14,7 @@ public struct WebAuthnError: Error, Hashable, Sendable, CustomStringConvertible 
         private enum Code: String, CaseIterable {
             case malformed, type, challenge, origin, rpIdHash, userPresence, userVerification, backupFlags, algorithm
             case attestation, trust, credentialExists, unknownCredential, userHandle, signature, signCount, metadata
-            case `extension`, serverFault
+            case `extension`, serverFault, configuration
         }
 
         private let code: Code
@@ -35,8 +35,8 @@ public struct WebAuthnError: Error, Hashable, Sendable, CustomStringConvertible 
         /// Every category this release knows.
         public static var allCases: [Category] { Code.allCases.map(Category.init) }
         /// The categories a recorded ceremony can expect (`webauthn-ceremonies/1`): every one but
-        /// ``serverFault``, which no response can cause.
-        package static var verdicts: [Category] { allCases.filter { $0 != .serverFault } }
+        /// ``serverFault`` and ``configuration``, which no response can cause.
+        package static var verdicts: [Category] { allCases.filter { $0 != .serverFault && $0 != .configuration } }
 
         /// A structure does not parse: JSON, base64url, CBOR, authenticator data, COSE key, certificate.
         public static let malformed = Category(.malformed)
@@ -77,14 +77,21 @@ public struct WebAuthnError: Error, Hashable, Sendable, CustomStringConvertible 
         /// An extension output breaks its definition or what the relying party asked for
         /// (also: an extension input the client would refuse, when options are built).
         public static let `extension` = Category(.`extension`)
-        /// The server could not complete the step: no random bytes could be drawn. The client is not
-        /// at fault (HTTP 500), and no fixture expects it.
+        /// The server could not complete the step: no random bytes could be drawn, or a store is
+        /// full, failing or broke its contract (``WebAuthnError/step`` names the store). The
+        /// client is not at fault and may retry (HTTP 503), and no fixture expects it.
         public static let serverFault = Category(.serverFault)
+        /// The relying party's own configuration is refused: an origin in the related-origins
+        /// list a browser would not honour, an app whose origin is not allowed, an app ID that is
+        /// not one. Raised at start-up or when the association files are built, never by a
+        /// response (HTTP 500).
+        public static let configuration = Category(.configuration)
     }
 
     /// The category of the rejection.
     public let category: Category
-    /// The step that failed, for example `§7.1 step 14` (nil outside the numbered steps).
+    /// The step that failed, for example `§7.1 step 14`, or where a failure that is not a
+    /// verdict arose (`challenge store`, `related origins`); nil when there is nothing to add.
     public let step: String?
     /// What was expected and what arrived.
     public let message: String

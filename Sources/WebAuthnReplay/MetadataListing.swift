@@ -76,12 +76,7 @@ package enum MetadataListing {
             let level = entry.certificationLevel(at: nil).map { "\($0)" } ?? "-"
             lines.append("\(identifier)  \(entry.latestStatusReport?.status.rawValue ?? "-")  \(level)  \(entry.name ?? "(no statement)")")
         }
-        for skipped in blob.skippedEntries {
-            let identifier =
-                skipped.aaguid?.uuidString
-                ?? skipped.attestationCertificateKeyIdentifiers.first.map { "keyid \($0)" } ?? "(no readable identifier)"
-            lines.append("SKIPPED entries[\(skipped.index)] \(identifier): \(skipped.reason)")
-        }
+        for skipped in blob.skippedEntries { lines.append("SKIPPED \(skipped)") }
         return lines.joined(separator: "\n")
     }
 

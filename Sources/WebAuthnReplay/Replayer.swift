@@ -303,12 +303,12 @@ struct ReplaySetup {
             id: rp.id, name: rp.name ?? "", origins: origins,
             allowCrossOrigin: rp.crossOrigin ?? false, topOrigins: rp.topOrigins ?? [])
         if rp.relatedOrigins != nil {
-            do throws(RelatedOriginsError) {
+            do throws(WebAuthnError) {
                 try relyingParty.validateRelatedOrigins()
             } catch {
                 throw FixtureError(
                     file: file, member: "relyingParty.relatedOrigins",
-                    reason: "a browser would not honour it: \(error)")
+                    reason: "a browser would not honour it: \(error.message)")
             }
         }
         return relyingParty

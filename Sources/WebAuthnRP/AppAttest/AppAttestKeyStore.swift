@@ -40,7 +40,7 @@ public protocol AppAttestKeyStore: Sendable {
     /// Stores a new key only if no key has its id.
     /// - Parameter key: the key.
     /// - Returns: false when a key with this id exists (nothing is changed).
-    /// - Throws: ``RegistryError`` when storage fails.
+    /// - Throws: ``WebAuthnError`` `serverFault` (or the store's own error) when storage fails.
     func create(_ key: AttestedAppKey) async throws -> Bool
     /// The key with this id.
     /// - Parameter keyId: the key identifier.
@@ -76,13 +76,13 @@ public final class InMemoryAppAttestKeyStore: AppAttestKeyStore {
     /// Stores a new key only if no key has its id.
     /// - Parameter key: the key.
     /// - Returns: false when a key with this id exists (nothing is changed).
-    /// - Throws: ``RegistryError/Code/capacityExceeded`` when the store holds its capacity of keys.
+    /// - Throws: ``WebAuthnError`` `serverFault` (step `App Attest key store`) when the store holds its capacity of keys.
     public func create(_ key: AttestedAppKey) async throws -> Bool {
         let id = ByteKey(key.keyId)
-        return try keys.withLock { (dict: inout [ByteKey: AttestedAppKey]) throws(RegistryError) -> Bool in
+        return try keys.withLock { (dict: inout [ByteKey: AttestedAppKey]) throws(WebAuthnError) -> Bool in
             guard dict[id] == nil else { return false }
             guard dict.count < capacity else {
-                throw RegistryError(.capacityExceeded, "\(capacity) App Attest keys are stored")
+                throw WebAuthnError(.serverFault, step: "App Attest key store", "full: \(capacity) App Attest keys are stored")
             }
             dict[id] = key
             return true

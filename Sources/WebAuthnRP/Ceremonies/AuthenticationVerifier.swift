@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 import WebAuthnCoding
 import WebAuthnCrypto
 
@@ -7,11 +7,11 @@ import WebAuthnCrypto
 /// Stateless: the caller (normally ``RelyingPartyService``) consumes the challenge and
 /// looks up the credential record; this checks the response against both and returns
 /// the updated record for the caller to store.
-public struct AuthenticationVerifier: Sendable {
+package struct AuthenticationVerifier: Sendable {
     /// The relying party.
-    public let relyingParty: RelyingParty
+    let relyingParty: RelyingParty
     /// The policy.
-    public let policy: VerificationPolicy
+    let policy: VerificationPolicy
     private let cache: VerificationCache?
 
     /// Creates a verifier.
@@ -19,13 +19,13 @@ public struct AuthenticationVerifier: Sendable {
     ///   - relyingParty: RP ID and origins.
     ///   - policy: algorithms, attestation and counter policy.
     ///   - cache: credential keys to share between logins, or nil to rebuild each key from its record.
-    public init(relyingParty: RelyingParty, policy: VerificationPolicy, cache: VerificationCache? = nil) {
+    package init(relyingParty: RelyingParty, policy: VerificationPolicy, cache: VerificationCache? = nil) {
         self.relyingParty = relyingParty
         self.policy = policy
         self.cache = cache
     }
 
-    /// Verifies a response (WebAuthn L3 §7.2), for servers that keep challenges themselves.
+    /// Verifies a response (WebAuthn L3 §7.2) (the service and the fuzz targets call it).
     /// - Parameters:
     ///   - response: the decoded response.
     ///   - issued: the challenge issued for this ceremony (already consumed).
@@ -33,7 +33,7 @@ public struct AuthenticationVerifier: Sendable {
     ///   - now: the current time (challenge expiry).
     /// - Returns: the verified authentication; store its ``VerifiedAuthentication/updatedRecord``.
     /// - Throws: ``WebAuthnError``.
-    public func verify(
+    package func verify(
         _ response: AuthenticationResponse, issued: IssuedChallenge, record: CredentialRecord?,
         now: Date
     ) throws(WebAuthnError) -> VerifiedAuthentication {

@@ -2,9 +2,11 @@ public import Foundation
 
 /// A challenge the relying party issued, bound to the ceremony it was issued for.
 ///
-/// Only the registry's `issue…` methods and the options builders make these; the
-/// verifier takes one back (after the challenge store consumed it) and checks the
-/// response against exactly what was asked.
+/// ``RelyingPartyService``'s `begin…` methods make these and its `finish…` methods take one
+/// back (after the challenge store consumed it) to check the response against exactly what was
+/// asked. A ``ChallengeStore`` keys it by ``challenge``, may evict it after ``expiresAt``, and
+/// persists it whole through its `Codable` form; what it binds (user, allowed credentials,
+/// algorithms, extension inputs) is the library's to read.
 public struct IssuedChallenge: Sendable, Hashable {
     /// The challenge bytes sent in the options.
     public let challenge: [UInt8]
@@ -14,33 +16,34 @@ public struct IssuedChallenge: Sendable, Hashable {
     public let rpId: String
     /// Registration: `user.id`. Authentication: the user identified before the
     /// ceremony, or nil for a discoverable (usernameless) login.
-    public let userHandle: [UInt8]?
+    let userHandle: [UInt8]?
     /// Authentication: the credential ids offered in `allowCredentials` (empty: any).
-    public let allowCredentials: [[UInt8]]
+    let allowCredentials: [[UInt8]]
     /// The user-verification requirement the options carried.
-    public let userVerification: UserVerificationRequirement
+    let userVerification: UserVerificationRequirement
     /// Registration: the algorithms the client may create the credential with, in order of
     /// preference: the `public-key` entries of `pubKeyCredParams`, or ES256 and RS256 when that
     /// list was empty (L3 §5.1.3). Empty: nothing usable was offered, so every response is
     /// refused (`algorithm`).
-    public let offeredAlgorithms: [COSEAlgorithm]
+    let offeredAlgorithms: [COSEAlgorithm]
     /// Registration: `mediation: "conditional"` was requested (UP is then not required).
-    public let conditionalCreate: Bool
+    let conditionalCreate: Bool
     /// Registration: the attestation conveyance the options asked for (nil: not stated, meaning `none`).
-    public let attestation: AttestationConveyancePreference?
+    let attestation: AttestationConveyancePreference?
     /// The client extension inputs the options carried (their `extensions` member), against
     /// which the extension outputs are verified; nil when none were sent.
-    public let extensions: [String: JSONValue]?
+    let extensions: [String: JSONValue]?
     /// When the challenge was issued, if the issuer recorded it. A response verified
     /// before this instant is rejected (`challenge`): the clock went back between issue and
     /// verification, so the challenge's age cannot be known.
-    public let issuedAt: Date?
+    let issuedAt: Date?
     /// The last instant at which a response is accepted: one verified at `expiresAt` is
     /// accepted, one verified after it is rejected (`challenge`). ``RelyingPartyService``
     /// sets it to the issue time plus ``VerificationPolicy/challengeLifetime``.
     public let expiresAt: Date
 
-    /// Creates an issued challenge. Prefer the registry's and builders' factories.
+    /// Creates an issued challenge, for a challenge the server checks itself (an App Attest
+    /// challenge, say); the service's `begin…` methods make the ones its ceremonies take.
     /// - Parameters:
     ///   - challenge: the challenge bytes.
     ///   - kind: registration or authentication.
@@ -48,8 +51,9 @@ public struct IssuedChallenge: Sendable, Hashable {
     ///   - userHandle: the user the ceremony is for, if known.
     ///   - allowCredentials: credential ids offered (authentication).
     ///   - userVerification: the UV requirement.
-    ///   - offeredAlgorithms: registration: the algorithms the client may use (see
-    ///     ``offeredAlgorithms``; the service derives them from the options' `pubKeyCredParams`). Empty for a registration: nothing is accepted.
+    ///   - offeredAlgorithms: registration: the algorithms the client may use, in order of
+    ///     preference (the service derives them from the options' `pubKeyCredParams`). Empty for
+    ///     a registration: nothing is accepted.
     ///   - conditionalCreate: conditional mediation was requested (registration).
     ///   - attestation: the attestation conveyance requested (registration).
     ///   - extensions: the client extension inputs the options carried.

@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 import WebAuthnCoding
 import WebAuthnCrypto
 
@@ -8,11 +8,11 @@ import WebAuthnCrypto
 /// consumed by the caller) and the relying party's policy. Checking that the
 /// credential id is new and storing the record (steps 27-28) belong to the registry
 /// (``RelyingPartyService``), which owns the credential store.
-public struct RegistrationVerifier: Sendable {
+package struct RegistrationVerifier: Sendable {
     /// The relying party.
-    public let relyingParty: RelyingParty
+    let relyingParty: RelyingParty
     /// The policy.
-    public let policy: VerificationPolicy
+    let policy: VerificationPolicy
     let formats: AttestationFormatTable
     private let cache: VerificationCache?
 
@@ -21,14 +21,14 @@ public struct RegistrationVerifier: Sendable {
     ///   - relyingParty: RP ID and origins.
     ///   - policy: algorithms, attestation and counter policy.
     ///   - cache: parsed attestation certificates to share between ceremonies, or nil to keep none.
-    public init(relyingParty: RelyingParty, policy: VerificationPolicy, cache: VerificationCache? = nil) {
+    package init(relyingParty: RelyingParty, policy: VerificationPolicy, cache: VerificationCache? = nil) {
         self.relyingParty = relyingParty
         self.policy = policy
         self.formats = .standard
         self.cache = cache
     }
 
-    /// Verifies a response (WebAuthn L3 §7.1), for servers that keep challenges themselves.
+    /// Verifies a response (WebAuthn L3 §7.1) (the service and the fuzz targets call it).
     /// - Parameters:
     ///   - response: the decoded response.
     ///   - issued: the challenge issued for this ceremony (already consumed).
@@ -36,7 +36,7 @@ public struct RegistrationVerifier: Sendable {
     ///   - keepAttestation: keep the raw attestation object and client data in the record.
     /// - Returns: the verified registration; store its ``VerifiedRegistration/record``.
     /// - Throws: ``WebAuthnError``.
-    public func verify(
+    package func verify(
         _ response: RegistrationResponse, issued: IssuedChallenge, now: Date,
         keepAttestation: Bool = false
     ) throws(WebAuthnError) -> VerifiedRegistration {

@@ -24,20 +24,20 @@ public struct MetadataBLOB: Sendable {
     /// that day; ``isStale(at:)`` counts the whole day).
     public let nextUpdate: Date
     /// The legal header, if given.
-    public let legalHeader: String?
+    let legalHeader: String?
     /// Every entry that could be read, in the BLOB's order.
     public let entries: [MetadataEntry]
     /// The entries that could not be read, with the reason: left out of the index, so their
     /// authenticators have no entry (``MetadataPolicy/requireEntry`` refuses them).
     public let skippedEntries: [SkippedEntry]
     /// The signing chain that verified, leaf first, the trust anchor last.
-    public let signingChain: [Certificate]
+    package let signingChain: [Certificate]
 
     private let byAAGUID: [AAGUID: Int]
     private let byKeyIdentifier: [String: Int]
 
     /// The largest BLOB accepted, in bytes (the production BLOB is a few megabytes).
-    public static let maximumBytes = 32 << 20
+    static let maximumBytes = 32 << 20
     /// The most certificates accepted in the header's `x5c`.
     static let maximumChainLength = 10
 
@@ -156,17 +156,27 @@ public struct MetadataBLOB: Sendable {
 
 extension MetadataBLOB {
     /// An entry of the BLOB that could not be read (a member that decides trust is missing or
-    /// of the wrong type), left out of the index.
-    public struct SkippedEntry: Sendable, Hashable {
+    /// of the wrong type), left out of the index; its ``description`` says which and why.
+    public struct SkippedEntry: Sendable, Hashable, CustomStringConvertible {
         /// Its position in the payload's `entries`, from 0.
-        public let index: Int
+        let index: Int
         /// Its AAGUID, when that member could still be read.
-        public let aaguid: AAGUID?
+        package let aaguid: AAGUID?
         /// Its attestation certificate key identifiers (lowercase hex) that could still be read.
-        public let attestationCertificateKeyIdentifiers: [String]
+        package let attestationCertificateKeyIdentifiers: [String]
         /// What could not be read, for example
         /// `metadata BLOB payload: payload.entries[3].statusReports[0].status is missing`.
-        public let reason: String
+        let reason: String
+
+        /// The entry's position, the identifier that could still be read, and what could not be
+        /// read, for example `entries[3] keyid 82cc…: metadata BLOB payload:
+        /// payload.entries[3].statusReports[0].status is missing`.
+        public var description: String {
+            let identifier =
+                aaguid?.uuidString
+                ?? attestationCertificateKeyIdentifiers.first.map { "keyid \($0)" } ?? "(no readable identifier)"
+            return "entries[\(index)] \(identifier): \(reason)"
+        }
     }
 }
 

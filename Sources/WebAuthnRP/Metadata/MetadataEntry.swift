@@ -84,33 +84,30 @@ public enum CertificationLevel: Int, Sendable, Comparable, CaseIterable {
     public static func < (lhs: CertificationLevel, rhs: CertificationLevel) -> Bool { lhs.rawValue < rhs.rawValue }
 }
 
-/// One status report of a metadata entry (MDS3 `StatusReport`).
+/// One status report of a metadata entry (MDS3 `StatusReport`): the status and when it took
+/// effect. The report's other members are in the entry's ``MetadataEntry/json``.
 public struct MetadataStatusReport: Sendable, Hashable {
     /// The status.
     public let status: AuthenticatorStatus
     /// When the status took effect (`effectiveDate`), if given.
     public let effectiveDate: Date?
     /// The authenticator version the report applies to (and earlier), if given.
-    public let authenticatorVersion: UInt32?
+    let authenticatorVersion: UInt32?
     /// The certificate the report concerns (`certificate`, DER), if given. For
     /// `ATTESTATION_KEY_COMPROMISE` it names the leaked attestation key: only chains holding a
     /// certificate with that key are refused (without it, every chain of the entry is).
-    public let certificate: [UInt8]?
-    /// The certification descriptor (`certificationDescriptor`), if given.
-    public let certificationDescriptor: String?
-    /// The certificate number (`certificateNumber`), if given.
-    public let certificateNumber: String?
-    /// Where more information is (`url`), if given.
-    public let url: String?
+    let certificate: [UInt8]?
 }
 
 /// One way of verifying the user that an authenticator offers (MDS3 `VerificationMethodDescriptor`).
-public struct UserVerificationMethod: Sendable, Hashable {
+struct UserVerificationMethod: Sendable, Hashable {
     /// The method, for example `presence_internal`, `fingerprint_internal`, `passcode_external`.
-    public let method: String
+    let method: String
 }
 
-/// The parts of a metadata statement (MDS3 `MetadataStatement`) a server shows or decides on.
+/// The parts of a metadata statement (MDS3 `MetadataStatement`) a server shows: its name and
+/// icon. What the library decides on is read here too, internally; every member as written is
+/// in the entry's ``MetadataEntry/json`` (`metadataStatement`).
 public struct MetadataStatement: Sendable {
     /// The authenticator's name for people (`description`); empty when the statement has none
     /// that is text.
@@ -119,18 +116,18 @@ public struct MetadataStatement: Sendable {
     public let icon: String?
     /// The firmware version the statement describes (`authenticatorVersion`); 0 when it is
     /// absent or not an unsigned 32-bit integer (descriptive members never cost the entry).
-    public let authenticatorVersion: UInt32
+    let authenticatorVersion: UInt32
     /// `protocolFamily`: `fido2`, `u2f` or `uaf`.
-    public let protocolFamily: String
+    let protocolFamily: String
     /// The attestation types the authenticator supports (`basic_full`, `basic_surrogate`,
     /// `attca`, `anonca`, `none`, `ecdaa`).
-    public let attestationTypes: [String]
+    package let attestationTypes: [String]
     /// The attestation root certificates, DER (the trust anchors for this authenticator).
-    public let attestationRootCertificates: [[UInt8]]
+    let attestationRootCertificates: [[UInt8]]
     /// Key protection (`software`, `hardware`, `tee`, `secure_element`, `remote_handle`).
-    public let keyProtection: [String]
+    let keyProtection: [String]
     /// User verification: alternatives (OR) of combinations (AND) of methods.
-    public let userVerificationDetails: [[UserVerificationMethod]]
+    let userVerificationDetails: [[UserVerificationMethod]]
 }
 
 /// One authenticator in a verified metadata BLOB (MDS3 `MetadataBLOBPayloadEntry`).
@@ -139,13 +136,15 @@ public struct MetadataEntry: Sendable {
     public let aaguid: AAGUID?
     /// The attestation certificate key identifiers (fido-u2f): lowercase hex SHA-1 of the
     /// certificates' subject public keys.
-    public let attestationCertificateKeyIdentifiers: [String]
+    package let attestationCertificateKeyIdentifiers: [String]
     /// The metadata statement, if the entry has one.
     public let statement: MetadataStatement?
     /// The status reports, in the BLOB's order.
-    public let statusReports: [MetadataStatusReport]
-    /// `timeOfLastStatusChange`, as written.
-    public let timeOfLastStatusChange: String?
+    package let statusReports: [MetadataStatusReport]
+    /// The entry as the signed BLOB wrote it (`MetadataBLOBPayloadEntry`): every member of the
+    /// statement and the status reports, including those this library does not read
+    /// (`keyProtection`, `userVerificationDetails`, `timeOfLastStatusChange`, a report's `url`).
+    public let json: JSONValue
 
     /// The latest status report, whatever its date: one of ``currentStatusReports(at:)``
     /// without a time. Among reports of one date, a status that is not a certification
@@ -165,13 +164,13 @@ public struct MetadataEntry: Sendable {
 
     init(
         aaguid: AAGUID?, attestationCertificateKeyIdentifiers: [String], statement: MetadataStatement?,
-        statusReports: [MetadataStatusReport], timeOfLastStatusChange: String?
+        statusReports: [MetadataStatusReport], json: JSONValue
     ) {
         self.aaguid = aaguid
         self.attestationCertificateKeyIdentifiers = attestationCertificateKeyIdentifiers
         self.statement = statement
         self.statusReports = statusReports
-        self.timeOfLastStatusChange = timeOfLastStatusChange
+        self.json = json
         let current = Self.inEffect(statusReports, at: nil)
         latestStatusReport = current.max { Self.rank($0) < Self.rank($1) }
         certificationLevel = Self.certificationLevel(of: statusReports, at: nil)

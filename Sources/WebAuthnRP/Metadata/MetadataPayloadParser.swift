@@ -109,10 +109,9 @@ enum MetadataPayloadParser {
         if let list = try node.optionalMember(members, "statusReports") {
             for item in try list.array(limit: maximumListLength) { reports.append(try statusReport(item)) }
         }
-        let lastChange = node.lenientString(members, "timeOfLastStatusChange")
         return MetadataEntry(
             aaguid: aaguid, attestationCertificateKeyIdentifiers: identifiers, statement: statement,
-            statusReports: reports, timeOfLastStatusChange: lastChange)
+            statusReports: reports, json: node.value)
     }
 
     private static func statusReport(_ node: Node) throws(WebAuthnError) -> MetadataStatusReport {
@@ -138,10 +137,7 @@ enum MetadataPayloadParser {
             certificate = der
         }
         return MetadataStatusReport(
-            status: status, effectiveDate: effectiveDate, authenticatorVersion: version, certificate: certificate,
-            certificationDescriptor: node.lenientString(members, "certificationDescriptor"),
-            certificateNumber: node.lenientString(members, "certificateNumber"),
-            url: node.lenientString(members, "url"))
+            status: status, effectiveDate: effectiveDate, authenticatorVersion: version, certificate: certificate)
     }
 
     private static func metadataStatement(_ node: Node) throws(WebAuthnError) -> MetadataStatement {

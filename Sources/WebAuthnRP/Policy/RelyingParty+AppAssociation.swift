@@ -45,14 +45,6 @@ public struct AndroidApp: Sendable, Hashable {
     }
 }
 
-/// A configuration mistake in the native-app association files.
-public struct AppAssociationError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What is wrong.
-    public let reason: String
-    /// The reason.
-    public var description: String { reason }
-}
-
 extension RelyingParty {
     /// The `webcredentials` part of `apple-app-site-association`, served at
     /// `https://<rp id>/.well-known/apple-app-site-association`: `{"webcredentials": {"apps": [...]}}`.
@@ -60,8 +52,9 @@ extension RelyingParty {
     /// - Parameter apps: the apps; nil (default) for those the relying party declares
     ///   (``init(id:name:origins:appleApps:androidApps:allowSubdomains:allowCrossOrigin:topOrigins:)``).
     /// - Returns: the JSON document.
-    /// - Throws: ``AppAssociationError`` when `https://<rp id>` is not an allowed origin, or an app ID is malformed.
-    public func appleAppSiteAssociation(apps: [AppleApp]? = nil) throws(AppAssociationError) -> Data {
+    /// - Throws: ``WebAuthnError`` `configuration` when `https://<rp id>` is not an allowed
+    ///   origin, or an app ID is malformed.
+    public func appleAppSiteAssociation(apps: [AppleApp]? = nil) throws(WebAuthnError) -> Data {
         let apps = apps ?? appleApps
         if let problem = Self.appleAppProblem(apps, relyingParty: self, always: true) { throw problem }
         let document: [String: [String: [String]]] = ["webcredentials": ["apps": apps.map(\.appID)]]
@@ -70,19 +63,19 @@ extension RelyingParty {
 
     /// Why Apple apps cannot belong to `relyingParty`, or nil: their origin `https://<rp id>` is
     /// not allowed (checked when there are apps, or `always`), or an app ID is malformed.
-    static func appleAppProblem(_ apps: [AppleApp], relyingParty: RelyingParty, always: Bool = false) -> AppAssociationError? {
+    static func appleAppProblem(_ apps: [AppleApp], relyingParty: RelyingParty, always: Bool = false) -> WebAuthnError? {
         let origin = "https://\(relyingParty.id)"
         if always || !apps.isEmpty, !relyingParty.isAllowedOrigin(origin) {
             let apps = apps.isEmpty ? "Apple apps" : apps.map(\.appID).joined(separator: ", ")
-            return AppAssociationError(
-                reason: "\(apps) report the origin \(origin) (AuthenticationServices sends https://<rp id>), "
+            return associationProblem(
+                "\(apps) report the origin \(origin) (AuthenticationServices sends https://<rp id>), "
                     + "which is not among the allowed origins \(relyingParty.origins); add it")
         }
         for app in apps
         where app.teamId.count != 10 || !app.teamId.allSatisfy({ $0.isASCII && ($0.isUppercase || $0.isNumber) })
             || app.bundleId.isEmpty || app.bundleId.contains(where: { $0 == " " || $0 == "/" })
         {
-            return AppAssociationError(reason: "\(app.appID) is not a Team ID (10 uppercase letters or digits) and a bundle ID")
+            return associationProblem("\(app.appID) is not a Team ID (10 uppercase letters or digits) and a bundle ID")
         }
         return nil
     }
@@ -93,8 +86,8 @@ extension RelyingParty {
     /// a declared app's origin always is).
     /// - Parameter apps: the apps; nil (default) for those the relying party declares.
     /// - Returns: the JSON document.
-    /// - Throws: ``AppAssociationError`` naming an app whose origin is not allowed.
-    public func assetLinks(apps: [AndroidApp]? = nil) throws(AppAssociationError) -> Data {
+    /// - Throws: ``WebAuthnError`` `configuration` naming an app whose origin is not allowed.
+    public func assetLinks(apps: [AndroidApp]? = nil) throws(WebAuthnError) -> Data {
         let apps = apps ?? androidApps
         struct Target: Encodable {
             var namespace: String
@@ -110,7 +103,7 @@ extension RelyingParty {
         }
         for app in apps {
             guard origins.contains(app.origin) else {
-                throw AppAssociationError(reason: "\(app.packageName): its origin \(app.origin) is not among the allowed origins")
+                throw Self.associationProblem("\(app.packageName): its origin \(app.origin) is not among the allowed origins")
             }
             statements.append(
                 Statement(
@@ -119,6 +112,11 @@ extension RelyingParty {
                         namespace: "android_app", package_name: app.packageName, sha256_cert_fingerprints: [app.sha256Fingerprint])))
         }
         return Self.json(statements)
+    }
+
+    /// A native app that cannot be associated with this relying party.
+    static func associationProblem(_ reason: String) -> WebAuthnError {
+        WebAuthnError(.configuration, step: "app association", reason)
     }
 
     private static func json(_ value: some Encodable) -> Data {

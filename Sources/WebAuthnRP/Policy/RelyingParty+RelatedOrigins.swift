@@ -1,18 +1,5 @@
 public import Foundation
 
-/// A related-origins configuration a browser would not honour (L3 §5.11 "Using Web
-/// Authentication across related origins"), found when the server starts rather than in a
-/// user's browser.
-public struct RelatedOriginsError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// The origin at fault.
-    public let origin: String
-    /// Why a browser would not accept it.
-    public let reason: String
-
-    /// `<origin>: <reason>`.
-    public var description: String { "\(origin): \(reason)" }
-}
-
 /// The `/.well-known/webauthn` document (L3 §5.11): `{"origins": [...]}`, served as
 /// `application/json` over HTTPS at the RP ID's host.
 public struct RelatedOriginsDocument: Sendable, Hashable, Codable {
@@ -47,11 +34,11 @@ extension RelyingParty {
     ///   - labelLimit: the browser's limit on registrable origin labels (default 5).
     ///   - publicSuffixes: public suffixes beyond the built-in list (for example `"co.example"`).
     /// - Returns: the document; serve ``RelatedOriginsDocument/jsonData``.
-    /// - Throws: ``RelatedOriginsError`` naming the first origin a browser would not honour.
+    /// - Throws: ``WebAuthnError`` `configuration` naming the first origin a browser would not honour.
     public func relatedOriginsDocument(
         labelLimit: Int = RelyingParty.relatedOriginLabelLimit,
         publicSuffixes: Set<String> = []
-    ) throws(RelatedOriginsError) -> RelatedOriginsDocument {
+    ) throws(WebAuthnError) -> RelatedOriginsDocument {
         try validateRelatedOrigins(labelLimit: labelLimit, publicSuffixes: publicSuffixes)
         return RelatedOriginsDocument(origins: relatedOrigins)
     }
@@ -66,29 +53,36 @@ extension RelyingParty {
     /// - Parameters:
     ///   - labelLimit: the browser's limit (default 5, Chromium's).
     ///   - publicSuffixes: extra public suffixes, lowercase, without leading dot.
-    /// - Throws: ``RelatedOriginsError``.
+    /// - Throws: ``WebAuthnError`` `configuration` (step `related origins`) naming the origin and
+    ///   why a browser would not accept it, so the mistake is found when the server starts
+    ///   rather than in a user's browser.
     public func validateRelatedOrigins(
         labelLimit: Int = RelyingParty.relatedOriginLabelLimit,
         publicSuffixes: Set<String> = []
-    ) throws(RelatedOriginsError) {
+    ) throws(WebAuthnError) {
         var labelsSeen: [String] = []
         for origin in origins where Self.httpsHost(origin) == nil && origin.hasPrefix("https:") {
-            throw RelatedOriginsError(origin: origin, reason: "is not an https origin (scheme://host[:port], nothing after)")
+            throw Self.relatedOriginProblem(origin, "is not an https origin (scheme://host[:port], nothing after)")
         }
         for origin in relatedOrigins {
             guard let host = Self.httpsHost(origin) else { continue }
             guard let label = Self.registrableOriginLabel(host, extraSuffixes: publicSuffixes) else {
-                throw RelatedOriginsError(origin: origin, reason: "its host has no registrable domain, so browsers skip it")
+                throw Self.relatedOriginProblem(origin, "its host has no registrable domain, so browsers skip it")
             }
             if labelsSeen.contains(label) { continue }
             guard labelsSeen.count < labelLimit else {
-                throw RelatedOriginsError(
-                    origin: origin,
-                    reason: "its registrable origin label \"\(label)\" is label number "
+                throw Self.relatedOriginProblem(
+                    origin,
+                    "its registrable origin label \"\(label)\" is label number "
                         + "\(labelsSeen.count + 1); browsers honour only \(labelLimit) (\(labelsSeen.joined(separator: ", ")))")
             }
             labelsSeen.append(label)
         }
+    }
+
+    /// A related origin a browser would not honour (L3 §5.11): `<origin>: <reason>`.
+    static func relatedOriginProblem(_ origin: String, _ reason: String) -> WebAuthnError {
+        WebAuthnError(.configuration, step: "related origins", "\(origin): \(reason)")
     }
 
     /// The lowercase host of an `https://host[:port]` origin with nothing after it, or nil.

@@ -83,13 +83,13 @@ public struct RelyingParty: Sendable {
     ///   - allowSubdomains: accept subdomains of the origins' hosts (dot boundary).
     ///   - allowCrossOrigin: accept ceremonies run inside cross-origin iframes.
     ///   - topOrigins: the top-level origins such iframes may be embedded in.
-    /// - Throws: ``AppAssociationError`` when Apple apps are declared and `https://<rp id>` is
-    ///   not an allowed origin, or an app ID is malformed.
+    /// - Throws: ``WebAuthnError`` `configuration` when Apple apps are declared and
+    ///   `https://<rp id>` is not an allowed origin, or an app ID is malformed.
     public init(
         id: String, name: String = "", origins: [String], appleApps: [AppleApp], androidApps: [AndroidApp] = [],
         allowSubdomains: Bool = false, allowCrossOrigin: Bool = false,
         topOrigins: [String] = []
-    ) throws(AppAssociationError) {
+    ) throws(WebAuthnError) {
         let added = androidApps.map(\.origin).filter { !origins.contains($0) }
         self.init(
             id: id, name: name, origins: origins + added, allowSubdomains: allowSubdomains,

@@ -124,15 +124,16 @@ public struct CeremonyRecording: Sendable {
     ///   - name: the ceremony's name in the file (default `recorded`).
     ///   - description: the file's `description` (default: the kind and the verdict).
     /// - Returns: the document, UTF-8 JSON.
-    /// - Throws: ``CeremonyRecordingError`` when the document cannot be written.
-    public func document(name: String = "recorded", description: String? = nil) throws(CeremonyRecordingError) -> Data {
+    /// - Throws: ``WebAuthnError`` `serverFault` (step `ceremony recording`) when the document
+    ///   cannot be written.
+    public func document(name: String = "recorded", description: String? = nil) throws(WebAuthnError) -> Data {
         let document = documentValue(name: name, description: description)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         do {
             return try encoder.encode(document)
         } catch {
-            throw CeremonyRecordingError("the document does not encode as JSON: \(error)")
+            throw WebAuthnError(.serverFault, step: "ceremony recording", "the document does not encode as JSON: \(error)")
         }
     }
 
@@ -281,17 +282,6 @@ public struct CeremonyRecording: Sendable {
         formatter.timeZone = TimeZone(secondsFromGMT: 0)
         return formatter.string(from: date)
     }
-}
-
-/// Why a ``CeremonyRecording`` could not be written.
-public struct CeremonyRecordingError: Error, Sendable, CustomStringConvertible {
-    /// What went wrong.
-    public let message: String
-
-    init(_ message: String) { self.message = message }
-
-    /// The message.
-    public var description: String { "ceremony recording: \(message)" }
 }
 
 extension RegistrationResponse {

@@ -11,7 +11,7 @@ public protocol ChallengeStore: Sendable {
     /// - Parameters:
     ///   - challenge: the issued challenge and its ceremony binding.
     ///   - now: the current time (for evicting expired entries).
-    /// - Throws: ``RegistryError`` when it cannot be stored.
+    /// - Throws: ``WebAuthnError`` `serverFault` (or the store's own error) when it cannot be stored.
     func issue(_ challenge: IssuedChallenge, now: Date) async throws
     /// Removes and returns the outstanding challenge with these bytes, if any,
     /// expired or not (the caller reports expiry).

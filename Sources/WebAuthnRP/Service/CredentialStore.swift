@@ -11,7 +11,7 @@ public protocol CredentialStore: Sendable {
     /// (W3C WebAuthn L3 §7.1 step 27). Throw only when storage itself fails.
     /// - Parameter record: the record.
     /// - Returns: false when a record with this id already exists (nothing is changed).
-    /// - Throws: ``RegistryError`` (or the store's own error) when storage fails.
+    /// - Throws: ``WebAuthnError`` `serverFault` (or the store's own error) when storage fails.
     func create(_ record: CredentialRecord) async throws -> Bool
     /// The record with this credential id.
     /// - Parameter id: the credential id.
@@ -32,7 +32,7 @@ public protocol CredentialStore: Sendable {
     /// - Parameter change: the expected counter and the record to store.
     /// - Returns: false when the record is gone or its counter is no longer
     ///   ``CredentialUpdate/expectedSignCount`` (nothing is changed).
-    /// - Throws: ``RegistryError`` (or the store's own error) when storage fails.
+    /// - Throws: ``WebAuthnError`` `serverFault` (or the store's own error) when storage fails.
     func update(_ change: CredentialUpdate) async throws -> Bool
 }
 

@@ -11,7 +11,7 @@ import WebAuthnCoding
 /// Expired challenges are evicted as time passes: every `issue` first drops the entries whose
 /// expiry is before `now` (a challenge is answerable through its `expiresAt` instant), oldest
 /// first, at a cost proportional to what it drops (an expiry queue, no timer thread). When the store is still at capacity, issuing fails with
-/// ``RegistryError/Code/capacityExceeded`` rather than growing without bound, so anonymous
+/// ``WebAuthnError/Category/serverFault`` (`full`) rather than growing without bound, so anonymous
 /// callers cannot exhaust memory; limiting how fast one caller may ask for challenges is the
 /// server's job (rate limiting per client address or account).
 public final class InMemoryChallengeStore: ChallengeStore {
@@ -85,17 +85,17 @@ public final class InMemoryChallengeStore: ChallengeStore {
     /// - Parameters:
     ///   - challenge: the issued challenge and its ceremony binding.
     ///   - now: the current time.
-    /// - Throws: ``RegistryError/Code/capacityExceeded`` when `capacity` challenges are still
-    ///   outstanding, ``RegistryError/Code/duplicateChallenge`` when these bytes are outstanding.
+    /// - Throws: ``WebAuthnError`` `serverFault` (step `challenge store`) when `capacity`
+    ///   challenges are still outstanding, or when these bytes are outstanding.
     public func issue(_ challenge: IssuedChallenge, now: Date) async throws {
-        try state.withLock { (state: inout State) throws(RegistryError) in
+        try state.withLock { (state: inout State) throws(WebAuthnError) in
             state.evict(through: now)
             guard state.outstanding.count < capacity else {
-                throw RegistryError(.capacityExceeded, "\(capacity) challenges are outstanding")
+                throw WebAuthnError(.serverFault, step: "challenge store", "full: \(capacity) challenges are outstanding")
             }
             let key = ByteKey(challenge.challenge)
             guard state.outstanding[key] == nil else {
-                throw RegistryError(.duplicateChallenge, "this challenge is already outstanding")
+                throw WebAuthnError(.serverFault, step: "challenge store", "this challenge is already outstanding")
             }
             state.outstanding[key] = challenge
             if state.expiries.count >= 2 * capacity { state.compact() }
@@ -138,13 +138,13 @@ public final class InMemoryCredentialStore: CredentialStore {
     /// Stores a new record only if no record has its id.
     /// - Parameter record: the record.
     /// - Returns: false when a record with this id already exists (nothing is changed).
-    /// - Throws: ``RegistryError/Code/capacityExceeded`` when the store holds its capacity of records.
+    /// - Throws: ``WebAuthnError`` `serverFault` (step `credential store`) when the store holds its capacity of records.
     public func create(_ record: CredentialRecord) async throws -> Bool {
         let key = ByteKey(record.id)
-        return try records.withLock { (dict: inout [ByteKey: CredentialRecord]) throws(RegistryError) -> Bool in
+        return try records.withLock { (dict: inout [ByteKey: CredentialRecord]) throws(WebAuthnError) -> Bool in
             guard dict[key] == nil else { return false }
             guard dict.count < capacity else {
-                throw RegistryError(.capacityExceeded, "\(capacity) credentials are stored")
+                throw WebAuthnError(.serverFault, step: "credential store", "full: \(capacity) credentials are stored")
             }
             dict[key] = record
             return true
@@ -196,7 +196,7 @@ public final class InMemoryCredentialStore: CredentialStore {
 ///
 /// Single use holds within this process only: another node, or this one after a restart,
 /// does not know what it recorded. A full store (every entry still unexpired) refuses with
-/// ``RegistryError/Code/capacityExceeded`` rather than forgetting an entry, so it never lets a
+/// ``WebAuthnError/Category/serverFault`` (`full`) rather than forgetting an entry, so it never lets a
 /// replay through.
 public final class InMemorySealedChallengeReplayStore: SealedChallengeReplayStore {
     private let used = Mutex([ByteKey: Date]())
@@ -215,14 +215,15 @@ public final class InMemorySealedChallengeReplayStore: SealedChallengeReplayStor
     ///   - expiresAt: when the token expires.
     ///   - now: the current time (entries that expired before it are dropped first when full).
     /// - Returns: `false` when it was already used.
-    /// - Throws: ``RegistryError`` `capacityExceeded` when the store is full of unexpired entries.
+    /// - Throws: ``WebAuthnError`` `serverFault` (step `sealed challenge replay store`) when the
+    ///   store is full of unexpired entries.
     public func markUsed(_ challenge: [UInt8], expiresAt: Date, now: Date) throws -> Bool {
         let key = ByteKey(challenge)
         return try used.withLock { (used: inout [ByteKey: Date]) throws -> Bool in
             guard used[key] == nil else { return false }
             if used.count >= capacity { used = used.filter { !($0.value < now) } }
             guard used.count < capacity else {
-                throw RegistryError(.capacityExceeded, "\(capacity) sealed challenges are remembered")
+                throw WebAuthnError(.serverFault, step: "sealed challenge replay store", "full: \(capacity) sealed challenges are remembered")
             }
             used[key] = expiresAt
             return true

@@ -62,7 +62,7 @@ public struct RelyingPartyService: Sendable {
     ///   - issued: the challenge and its ceremony binding.
     ///   - now: the current time.
     /// - Returns: what `finish…` needs back.
-    /// - Throws: ``RegistryError`` when the store refuses it; ``CryptoError`` when sealing fails.
+    /// - Throws: ``WebAuthnError`` `serverFault` (or the store's own error) when the store refuses it; ``CryptoError`` when sealing fails.
     @discardableResult
     package func issue(_ issued: IssuedChallenge, now: Date) async throws -> CeremonyChallenge {
         switch challenges.mode {
@@ -86,7 +86,7 @@ public struct RelyingPartyService: Sendable {
     ///   - observer: receives the ceremony's recording, whatever the verdict; nil (default) for none.
     /// - Returns: the verified registration (its record is stored).
     /// - Throws: ``WebAuthnError`` for a rejected response or challenge (`credentialExists`
-    ///   when the store already holds the id); ``RegistryError`` or the store's own error when
+    ///   when the store already holds the id); `serverFault` or the store's own error when
     ///   storage fails.
     public func finishRegistration(
         _ response: RegistrationResponse, challenge: CeremonyChallenge = .fromClientData,
@@ -181,7 +181,7 @@ public struct RelyingPartyService: Sendable {
     ///   - observer: receives the ceremony's recording, whatever the verdict; nil (default) for none.
     /// - Returns: the verified authentication (its updated record is stored).
     /// - Throws: ``WebAuthnError`` for a rejected response or challenge (`signCount` when a
-    ///   concurrent login of the credential stored its record first); ``RegistryError`` or the
+    ///   concurrent login of the credential stored its record first); `serverFault` or the
     ///   store's own error when storage fails.
     public func finishAuthentication(
         _ response: AuthenticationResponse, challenge: CeremonyChallenge = .fromClientData,
@@ -353,7 +353,7 @@ extension RelyingPartyService {
     /// - Returns: the options to send to the browser (`PublicKeyCredential.parseCreationOptionsFromJSON`)
     ///   and the ``CeremonyChallenge`` to pass to ``finishRegistration(_:challenge:now:keepAttestation:observer:)``.
     /// - Throws: ``WebAuthnError`` for an invalid user entity or when no requested algorithm is
-    ///   accepted by the policy; ``RegistryError`` or the store's error when storage fails;
+    ///   accepted by the policy; `serverFault` or the store's error when storage fails;
     ///   ``CryptoError`` when sealing fails.
     public func beginRegistration(
         _ request: RegistrationRequest,
@@ -393,7 +393,7 @@ extension RelyingPartyService {
     ///   - now: the current time.
     /// - Returns: the options to send to the browser (`PublicKeyCredential.parseRequestOptionsFromJSON`)
     ///   and the ``CeremonyChallenge`` to pass to ``finishAuthentication(_:challenge:now:observer:)``.
-    /// - Throws: ``RegistryError`` or the store's error when storage fails; ``CryptoError`` when sealing fails.
+    /// - Throws: `serverFault` or the store's error when storage fails; ``CryptoError`` when sealing fails.
     public func beginAuthentication(
         _ request: AuthenticationRequest = AuthenticationRequest(),
         now: Date

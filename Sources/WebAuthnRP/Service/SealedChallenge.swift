@@ -151,7 +151,7 @@ final class OpenedSealedChallenge: ChallengeStore {
     }
 
     func issue(_ challenge: IssuedChallenge, now: Date) async throws {
-        throw RegistryError(.storage, "a sealed challenge is opened, not issued")
+        throw WebAuthnError(.serverFault, step: "challenge store", "a sealed challenge is opened, not issued")
     }
 
     /// The sealed challenge when `challenge` is it and this is its first use; nil otherwise

@@ -126,7 +126,7 @@ struct AppAttestServiceTests {
     func capacity() async throws {
         let store = InMemoryAppAttestKeyStore(capacity: 1)
         #expect(try await store.create(AttestedAppKey(keyId: [1], publicKey: [], signCount: 0, environment: .production)))
-        await #expect(throws: RegistryError.self) {
+        await #expect(throws: WebAuthnError(.serverFault, "")) {
             try await store.create(AttestedAppKey(keyId: [2], publicKey: [], signCount: 0, environment: .production))
         }
     }

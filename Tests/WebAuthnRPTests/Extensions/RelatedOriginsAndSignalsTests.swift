@@ -35,8 +35,8 @@ struct RelatedOriginsAndSignalsTests {
         ])
         try spec.validateRelatedOrigins()
         let six = Self.rp(["https://a.org", "https://b.org", "https://c.org", "https://d.org", "https://e.org", "https://f.org"])
-        #expect(throws: RelatedOriginsError.self) { try six.validateRelatedOrigins() }
-        #expect(throws: RelatedOriginsError.self) { _ = try six.relatedOriginsDocument() }
+        #expect(throws: WebAuthnError(.configuration, "")) { try six.validateRelatedOrigins() }
+        #expect(throws: WebAuthnError(.configuration, "")) { _ = try six.relatedOriginsDocument() }
         try six.validateRelatedOrigins(labelLimit: 6)
         // www.a.org and a.org share the label "a"; co.uk and a private suffix are public suffixes.
         try Self.rp([
@@ -52,7 +52,7 @@ struct RelatedOriginsAndSignalsTests {
     @Test("origins a browser would skip fail at start-up")
     func misconfigured() throws {
         for bad in ["https://example.org/login", "https://192.168.1.1", "https://co.uk", "https://exa mple.org", "https://:443"] {
-            #expect(throws: RelatedOriginsError.self, "\(bad)") { try Self.rp(["https://example.com", bad]).validateRelatedOrigins() }
+            #expect(throws: WebAuthnError(.configuration, ""), "\(bad)") { try Self.rp(["https://example.com", bad]).validateRelatedOrigins() }
         }
         // Non-web and plain-http development origins are not related origins and are left alone.
         try Self.rp(["http://localhost:8080", "android:apk-key-hash:abc"]).validateRelatedOrigins()
@@ -71,9 +71,9 @@ struct RelatedOriginsAndSignalsTests {
         #expect(links.contains("\"delegate_permission/common.get_login_creds\""))
         #expect(links.contains("\"package_name\" : \"com.example.app\""))
         #expect(links.contains("\"site\" : \"https://example.com\""))
-        #expect(throws: AppAssociationError.self) { _ = try Self.rp(["https://example.com"]).assetLinks(apps: [android]) }
-        #expect(throws: AppAssociationError.self) { _ = try Self.rp(["https://login.example.com"]).appleAppSiteAssociation(apps: []) }
-        #expect(throws: AppAssociationError.self) {
+        #expect(throws: WebAuthnError(.configuration, "")) { _ = try Self.rp(["https://example.com"]).assetLinks(apps: [android]) }
+        #expect(throws: WebAuthnError(.configuration, "")) { _ = try Self.rp(["https://login.example.com"]).appleAppSiteAssociation(apps: []) }
+        #expect(throws: WebAuthnError(.configuration, "")) {
             _ = try rp.appleAppSiteAssociation(apps: [AppleApp(teamId: "short", bundleId: "com.example.app")])
         }
     }

@@ -20,7 +20,12 @@ struct ChallengeStoreTests {
             userHandle: [1, 2, 3], offeredAlgorithms: [.es256], expiresAt: expiresAt)
     }
 
-    static func registryCode(_ error: any Error) -> RegistryError.Code? { (error as? RegistryError)?.code }
+    /// The store fault an error reports: `full` for a store at capacity, else the message; nil
+    /// when it is not a ``WebAuthnError/Category/serverFault``.
+    static func storeFault(_ error: any Error) -> String? {
+        guard let error = error as? WebAuthnError, error.category == .serverFault else { return nil }
+        return error.message.hasPrefix("full: ") ? "full" : error.message
+    }
 
     // MARK: Store
 
@@ -60,7 +65,7 @@ struct ChallengeStoreTests {
         let store = InMemoryChallengeStore()
         try await store.issue(Self.challenge(9), now: Self.now)
         await #expect { try await store.issue(Self.challenge(9, kind: .authentication), now: Self.now) } throws: {
-            Self.registryCode($0) == .duplicateChallenge
+            Self.storeFault($0) == "this challenge is already outstanding"
         }
         // The original binding is kept, not replaced by the refused one.
         let kept = try await store.consume(Self.challenge(9).challenge)
@@ -75,8 +80,8 @@ struct ChallengeStoreTests {
         let store = InMemoryChallengeStore(capacity: 3)
         for seed in UInt8(1)...3 { try await store.issue(Self.challenge(seed), now: Self.now) }
         await #expect { try await store.issue(Self.challenge(4), now: Self.now) } throws: { error in
-            guard let registry = error as? RegistryError else { return false }
-            return registry.code == .capacityExceeded && registry.description.hasPrefix("registry.capacityExceeded:")
+            guard let fault = error as? WebAuthnError else { return false }
+            return Self.storeFault(fault) == "full" && fault.step == "challenge store" && fault.httpStatus == 503
         }
         #expect(store.count == 3)
         // Consuming one frees a slot.
@@ -107,7 +112,7 @@ struct ChallengeStoreTests {
         try await store.issue(Self.challenge(1, expiresAt: Self.now.addingTimeInterval(5)), now: Self.now)
         for offset in [4.0, 5.0] {
             await #expect { try await store.issue(Self.challenge(2), now: Self.now.addingTimeInterval(offset)) } throws: {
-                Self.registryCode($0) == .capacityExceeded
+                Self.storeFault($0) == "full"
             }
         }
         try await store.issue(Self.challenge(2), now: Self.now.addingTimeInterval(5.001))
@@ -147,7 +152,7 @@ struct ChallengeStoreTests {
                 expiresAt: time.addingTimeInterval(100))
             do {
                 try await store.issue(issued, now: time)
-            } catch let error as RegistryError where error.code == .capacityExceeded {
+            } catch let error where Self.storeFault(error) == "full" {
                 refused += 1
             }
             #expect(store.count <= 64)
@@ -264,12 +269,12 @@ struct ChallengeStoreTests {
         #expect(store.count == 1)
     }
 
-    @Test("the service passes store refusals through as RegistryError")
+    @Test("the service passes store refusals through as serverFault")
     func serviceCapacity() async throws {
         let service = Self.service(store: InMemoryChallengeStore(capacity: 1))
         try await service.issue(Self.challenge(1), now: Self.now)
         await #expect { try await service.issue(Self.challenge(2), now: Self.now) } throws: {
-            Self.registryCode($0) == .capacityExceeded
+            Self.storeFault($0) == "full"
         }
     }
 }

@@ -252,7 +252,7 @@ struct NativeAppStartupTests {
                 _ = try RelyingParty(id: "example.org", origins: [site], appleApps: [apple])
                 Issue.record("\(site) built")
             } catch {
-                #expect(error.reason.contains("https://example.org") && error.reason.contains("ABCDE12345.com.example.app"))
+                #expect(error.category == .configuration && error.message.contains("https://example.org") && error.message.contains("ABCDE12345.com.example.app"))
             }
         }
         let rp = try RelyingParty(id: "example.org", origins: ["https://www.example.org", "https://example.org"], appleApps: [apple])
@@ -261,7 +261,7 @@ struct NativeAppStartupTests {
                 == ["webcredentials": ["apps": ["ABCDE12345.com.example.app"]]])
         // No Apple app, no requirement; a malformed app ID fails to build too.
         _ = try RelyingParty(id: "example.org", origins: ["https://www.example.org"], appleApps: [])
-        #expect(throws: AppAssociationError.self) {
+        #expect(throws: WebAuthnError(.configuration, "")) {
             try RelyingParty(id: "example.org", origins: ["https://example.org"], appleApps: [AppleApp(teamId: "short", bundleId: "a")])
         }
     }

@@ -36,20 +36,11 @@ struct ErrorBody: ResponseEncodable {
     var reauthenticate: Bool?
 }
 
-/// A ceremony the library refused: its own status and client-safe text (the detail is logged by
-/// ``ErrorLoggingMiddleware``).
+/// A ceremony the library refused, or a store that failed (`serverFault`, 503): its own status
+/// and client-safe text (the detail is logged by ``ErrorLoggingMiddleware``).
 // An application (not a library) may conform the library's error to Hummingbird's protocol.
 // swift-format-ignore: AvoidRetroactiveConformances
 extension WebAuthnError: @retroactive HTTPResponseError {
-    public var status: HTTPResponse.Status { HTTPResponse.Status(code: httpStatus) }
-    public func response(from request: Request, context: some RequestContext) throws -> Response {
-        try AppError(status, clientMessage).response(from: request, context: context)
-    }
-}
-
-/// A store failure: 503 for a database that is down or late, with a client-safe text.
-// swift-format-ignore: AvoidRetroactiveConformances
-extension RegistryError: @retroactive HTTPResponseError {
     public var status: HTTPResponse.Status { HTTPResponse.Status(code: httpStatus) }
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         try AppError(status, clientMessage).response(from: request, context: context)

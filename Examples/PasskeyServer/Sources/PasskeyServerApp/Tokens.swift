@@ -196,7 +196,7 @@ actor KeyCache {
 
     func sign(_ claims: AccessClaims, now: Date) async throws -> String {
         try await load(now: now, force: false)
-        guard let newest = published.first else { throw RegistryError(.storage, "no signing key") }
+        guard let newest = published.first else { throw WebAuthnError(.serverFault, step: "signing keys", "no signing key") }
         var header = JWTHeader()
         header.typ = "at+jwt"
         return try await collection.sign(claims, kid: JWKIdentifier(string: newest.kid), header: header)
@@ -249,7 +249,7 @@ actor KeyCache {
                 let pem = try? ChaChaPoly.open(box, using: wrapping, authenticating: Data(entry.kid.utf8)),
                 let key = try? ES256PrivateKey(pem: String(decoding: pem, as: UTF8.self))
             else {
-                throw RegistryError(.storage, "signing key \(entry.kid) does not open with this SESSION_KEY")
+                throw WebAuthnError(.serverFault, step: "signing keys", "signing key \(entry.kid) does not open with this SESSION_KEY")
             }
             keys.append((entry.kid, key))
         }

@@ -10,11 +10,11 @@ struct ErrorLoggingMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         do {
             return try await next(request, context)
+        } catch let error as WebAuthnError where error.category == .serverFault {
+            context.logger.error("store", metadata: ["node": "\(nodeName)", "error": "\(error)"])
+            throw error
         } catch let error as WebAuthnError {
             context.logger.notice("ceremony refused", metadata: ["node": "\(nodeName)", "error": "\(error)"])
-            throw error
-        } catch let error as RegistryError {
-            context.logger.error("store", metadata: ["node": "\(nodeName)", "error": "\(error)"])
             throw error
         } catch let error as any HTTPResponseError {
             throw error

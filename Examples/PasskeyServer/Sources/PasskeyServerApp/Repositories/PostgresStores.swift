@@ -128,7 +128,7 @@ enum PostgresSchema {
 }
 
 /// The pool and what every call needs: each call runs under `timeout` (``withDeadline``) and a
-/// database failure or a passed deadline becomes the library's `RegistryError.storage` (503, a
+/// database failure or a passed deadline becomes the library's `WebAuthnError` `serverFault` (503, a
 /// client may retry), logged with its detail by the caller.
 struct Database: Sendable {
     let client: PostgresClient
@@ -141,12 +141,12 @@ struct Database: Sendable {
         do {
             return try await withDeadline(timeout) { try await body(client, logger) }
         } catch let error as DeadlineExceeded {
-            throw RegistryError(.storage, "database call \(error)")
+            throw WebAuthnError(.serverFault, step: "database", "database call \(error)")
         } catch let error as PSQLError {
-            throw RegistryError(.storage, "database: \(String(reflecting: error))")
+            throw WebAuthnError(.serverFault, step: "database", "database: \(String(reflecting: error))")
         } catch let error as PostgresTransactionError {
             if let outcome = error.closureError as? Rollback { throw outcome }
-            throw RegistryError(.storage, "database: \(String(reflecting: error))")
+            throw WebAuthnError(.serverFault, step: "database", "database: \(String(reflecting: error))")
         }
     }
 
@@ -173,7 +173,7 @@ final class PostgresChallengeStore: ChallengeStore {
                     expiresAt: challenge.expiresAt), logger: logger
             ).all().count
         }
-        guard inserted == 1 else { throw RegistryError(.duplicateChallenge, "this challenge is already outstanding") }
+        guard inserted == 1 else { throw WebAuthnError(.serverFault, step: "challenge store", "this challenge is already outstanding") }
         if everyNth(issues) {
             // Expired challenges can no longer be answered; a sweep keeps the table small.
             _ = try? await database.run { client, logger in
@@ -222,7 +222,7 @@ final class PostgresCredentialStore: PasskeyCredentialStore {
     /// name), or a lock on the existing account's row (so two concurrent additions count one
     /// after the other), the count against `cap`, and the credential.
     func create(_ record: CredentialRecord, newAccount: Username?, cap: Int) async throws -> CreateOutcome {
-        guard let userHandle = record.userHandle else { throw RegistryError(.storage, "a record without a user handle") }
+        guard let userHandle = record.userHandle else { throw WebAuthnError(.serverFault, step: "database", "a record without a user handle") }
         let json = String(decoding: try JSONEncoder().encode(record), as: UTF8.self)
         do {
             return try await database.run { client, logger in
@@ -350,7 +350,7 @@ final class PostgresCredentialStore: PasskeyCredentialStore {
     static func record(_ row: Statements.CredentialRow) throws -> CredentialRecord {
         let (json, signCount, backupState, uvInitialized, prfEnabled) = row
         var record = try JSONDecoder().decode(CredentialRecord.self, from: Data(json.utf8))
-        guard let count = UInt32(exactly: signCount) else { throw RegistryError(.storage, "sign_count out of range") }
+        guard let count = UInt32(exactly: signCount) else { throw WebAuthnError(.serverFault, step: "database", "sign_count out of range") }
         record.signCount = count
         record.backupState = backupState
         record.uvInitialized = uvInitialized

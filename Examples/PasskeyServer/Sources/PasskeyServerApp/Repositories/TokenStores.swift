@@ -82,7 +82,7 @@ final class MemoryRefreshTokenStore: RefreshTokenStore {
                 state.revoked = state.revoked.filter { live.contains($0) }
             }
             guard state.tokens.count < capacity else {
-                throw RegistryError(.capacityExceeded, "\(capacity) refresh tokens are stored")
+                throw WebAuthnError(.serverFault, step: "refresh token store", "full: \(capacity) refresh tokens are stored")
             }
             state.families[family.id] = family
             state.tokens[ByteString(tokenHash)] = Token(family: family.id, expiresAt: expiresAt, used: false)
