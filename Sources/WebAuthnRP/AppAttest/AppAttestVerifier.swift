@@ -44,7 +44,7 @@ public struct VerifiedAppAttestation: Sendable {
     /// The attestation's authenticator data.
     package let authenticatorData: AuthenticatorData
     /// The verified chain: credCert, then the intermediate, then the trust anchor.
-    public let certificateChain: [Certificate]
+    package let certificateChain: [Certificate]
 }
 
 /// A verified App Attest assertion.

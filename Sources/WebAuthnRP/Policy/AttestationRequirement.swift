@@ -110,7 +110,7 @@ public struct AttestedAuthenticator: Sendable {
     ///   - format: the statement format.
     ///   - type: the attestation type.
     ///   - trustPath: the certificates presented, leaf first.
-    public init(aaguid: AAGUID, format: String, type: AttestationType, trustPath: [Certificate]) {
+    init(aaguid: AAGUID, format: String, type: AttestationType, trustPath: [Certificate]) {
         self.aaguid = aaguid
         self.format = format
         self.type = type

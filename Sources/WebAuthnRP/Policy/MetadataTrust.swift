@@ -98,7 +98,7 @@ public struct MetadataTrust: AttestationTrustSource {
     /// trust anchors and the name reported.
     /// - Parameter authenticator: the attested authenticator.
     /// - Returns: its entry, or nil when the BLOB has none for it.
-    public func entry(for authenticator: AttestedAuthenticator) -> MetadataEntry? {
+    func entry(for authenticator: AttestedAuthenticator) -> MetadataEntry? {
         guard authenticator.aaguid.isZero || authenticator.format == "fido-u2f" else {
             return blob.entry(aaguid: authenticator.aaguid)
         }

@@ -15,10 +15,6 @@ public struct RelatedOriginsDocument: Sendable, Hashable, Codable {
 }
 
 extension RelyingParty {
-    /// The number of registrable origin labels browsers honour: L3 requires clients to support
-    /// at least five, and Chromium stops at five.
-    public static let relatedOriginLabelLimit = 5
-
     /// The web origins in ``origins`` that are not the RP ID's host or a subdomain of it: the
     /// ones a browser accepts only through the `/.well-known/webauthn` document.
     public var relatedOrigins: [String] {
@@ -31,12 +27,13 @@ extension RelyingParty {
     /// The `/.well-known/webauthn` document for ``relatedOrigins``, after checking that a browser
     /// would honour every one of them (see ``validateRelatedOrigins(labelLimit:publicSuffixes:)``).
     /// - Parameters:
-    ///   - labelLimit: the browser's limit on registrable origin labels (default 5).
+    ///   - labelLimit: the browser's limit on registrable origin labels (default 5: L3 requires
+    ///     clients to support at least five, and Chromium stops at five).
     ///   - publicSuffixes: public suffixes beyond the built-in list (for example `"co.example"`).
     /// - Returns: the document; serve ``RelatedOriginsDocument/jsonData``.
     /// - Throws: ``WebAuthnError`` `configuration` naming the first origin a browser would not honour.
     public func relatedOriginsDocument(
-        labelLimit: Int = RelyingParty.relatedOriginLabelLimit,
+        labelLimit: Int = 5,
         publicSuffixes: Set<String> = []
     ) throws(WebAuthnError) -> RelatedOriginsDocument {
         try validateRelatedOrigins(labelLimit: labelLimit, publicSuffixes: publicSuffixes)
@@ -57,7 +54,7 @@ extension RelyingParty {
     ///   why a browser would not accept it, so the mistake is found when the server starts
     ///   rather than in a user's browser.
     public func validateRelatedOrigins(
-        labelLimit: Int = RelyingParty.relatedOriginLabelLimit,
+        labelLimit: Int = 5,
         publicSuffixes: Set<String> = []
     ) throws(WebAuthnError) {
         var labelsSeen: [String] = []
