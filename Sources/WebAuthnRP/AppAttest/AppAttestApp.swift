@@ -34,7 +34,7 @@ public enum AppAttestEnvironment: String, Sendable, Hashable, Codable, CaseItera
     case production
 
     /// The 16-byte AAGUID an attestation from this environment carries.
-    public var aaguid: [UInt8] {
+    package var aaguid: [UInt8] {
         switch self {
         case .development: return Array("appattestdevelop".utf8)
         case .production: return Array("appattest".utf8) + [UInt8](repeating: 0, count: 7)
