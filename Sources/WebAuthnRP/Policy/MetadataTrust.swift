@@ -22,7 +22,7 @@ public struct MetadataPolicy: Sendable {
     /// `ATTESTATION_KEY_COMPROMISE`, so chains from the leaked key are trusted again, as under
     /// the latest-report-only reading of MDS3. Default false: while
     /// `ATTESTATION_KEY_COMPROMISE` is among ``refusedStatuses``, every
-    /// such report in the entry refuses the chains it names (its ``MetadataStatusReport/certificate``),
+    /// such report in the entry refuses the chains it names (its `certificate`),
     /// or every chain of the entry when it names none, whatever came after it. A leaked key
     /// stays leaked: whoever holds it can still sign attestations a re-certified model's
     /// genuine devices would.
