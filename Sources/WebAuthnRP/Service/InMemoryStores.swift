@@ -223,7 +223,8 @@ public final class InMemorySealedChallengeReplayStore: SealedChallengeReplayStor
             guard used[key] == nil else { return false }
             if used.count >= capacity { used = used.filter { !($0.value < now) } }
             guard used.count < capacity else {
-                throw WebAuthnError(.serverFault, step: "sealed challenge replay store", "full: \(capacity) sealed challenges are remembered")
+                throw WebAuthnError(
+                    .serverFault, step: "sealed challenge replay store", "full: \(capacity) sealed challenges are remembered")
             }
             used[key] = expiresAt
             return true

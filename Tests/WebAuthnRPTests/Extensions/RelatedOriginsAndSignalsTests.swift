@@ -52,7 +52,9 @@ struct RelatedOriginsAndSignalsTests {
     @Test("origins a browser would skip fail at start-up")
     func misconfigured() throws {
         for bad in ["https://example.org/login", "https://192.168.1.1", "https://co.uk", "https://exa mple.org", "https://:443"] {
-            #expect(throws: WebAuthnError(.configuration, ""), "\(bad)") { try Self.rp(["https://example.com", bad]).validateRelatedOrigins() }
+            #expect(throws: WebAuthnError(.configuration, ""), "\(bad)") {
+                try Self.rp(["https://example.com", bad]).validateRelatedOrigins()
+            }
         }
         // Non-web and plain-http development origins are not related origins and are left alone.
         try Self.rp(["http://localhost:8080", "android:apk-key-hash:abc"]).validateRelatedOrigins()
@@ -72,7 +74,9 @@ struct RelatedOriginsAndSignalsTests {
         #expect(links.contains("\"package_name\" : \"com.example.app\""))
         #expect(links.contains("\"site\" : \"https://example.com\""))
         #expect(throws: WebAuthnError(.configuration, "")) { _ = try Self.rp(["https://example.com"]).assetLinks(apps: [android]) }
-        #expect(throws: WebAuthnError(.configuration, "")) { _ = try Self.rp(["https://login.example.com"]).appleAppSiteAssociation(apps: []) }
+        #expect(throws: WebAuthnError(.configuration, "")) {
+            _ = try Self.rp(["https://login.example.com"]).appleAppSiteAssociation(apps: [])
+        }
         #expect(throws: WebAuthnError(.configuration, "")) {
             _ = try rp.appleAppSiteAssociation(apps: [AppleApp(teamId: "short", bundleId: "com.example.app")])
         }

@@ -252,7 +252,9 @@ struct NativeAppStartupTests {
                 _ = try RelyingParty(id: "example.org", origins: [site], appleApps: [apple])
                 Issue.record("\(site) built")
             } catch {
-                #expect(error.category == .configuration && error.message.contains("https://example.org") && error.message.contains("ABCDE12345.com.example.app"))
+                #expect(
+                    error.category == .configuration && error.message.contains("https://example.org")
+                        && error.message.contains("ABCDE12345.com.example.app"))
             }
         }
         let rp = try RelyingParty(id: "example.org", origins: ["https://www.example.org", "https://example.org"], appleApps: [apple])

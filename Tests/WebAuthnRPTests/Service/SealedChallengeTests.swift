@@ -181,7 +181,9 @@ struct SealedChallengeTests {
         #expect(try store.markUsed([1], expiresAt: later, now: now))
         #expect(try store.markUsed([1], expiresAt: later, now: now) == false)
         #expect(try store.markUsed([2], expiresAt: muchLater, now: now))
-        #expect { try store.markUsed([3], expiresAt: muchLater, now: now) } throws: { ($0 as? WebAuthnError)?.step == "sealed challenge replay store" }
+        #expect { try store.markUsed([3], expiresAt: muchLater, now: now) } throws: {
+            ($0 as? WebAuthnError)?.step == "sealed challenge replay store"
+        }
         #expect(try store.markUsed([3], expiresAt: muchLater, now: now.addingTimeInterval(11)))  // 1 expired and is dropped
         #expect(store.count == 2)
         #expect(try store.markUsed([2], expiresAt: muchLater, now: now.addingTimeInterval(11)) == false)

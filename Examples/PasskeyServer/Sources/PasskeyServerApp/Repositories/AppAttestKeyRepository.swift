@@ -61,7 +61,9 @@ final class PostgresAppAttestKeyStore: AppAttestKeyStore {
         guard let row = rows.first else { return nil }
         let (publicKey, signCount, environmentText, receipt) = try row.decode((Data, Int64, String, Data).self)
         guard let count = UInt32(exactly: signCount), let environment = AppAttestEnvironment(rawValue: environmentText) else {
-            throw WebAuthnError(.serverFault, step: "App Attest key store", "passkey_app_attest_keys row has counter \(signCount), environment \(environmentText)")
+            throw WebAuthnError(
+                .serverFault, step: "App Attest key store",
+                "passkey_app_attest_keys row has counter \(signCount), environment \(environmentText)")
         }
         return AttestedAppKey(
             keyId: keyId, publicKey: Array(publicKey), signCount: count, receipt: Array(receipt),

@@ -222,7 +222,9 @@ final class PostgresCredentialStore: PasskeyCredentialStore {
     /// name), or a lock on the existing account's row (so two concurrent additions count one
     /// after the other), the count against `cap`, and the credential.
     func create(_ record: CredentialRecord, newAccount: Username?, cap: Int) async throws -> CreateOutcome {
-        guard let userHandle = record.userHandle else { throw WebAuthnError(.serverFault, step: "database", "a record without a user handle") }
+        guard let userHandle = record.userHandle else {
+            throw WebAuthnError(.serverFault, step: "database", "a record without a user handle")
+        }
         let json = String(decoding: try JSONEncoder().encode(record), as: UTF8.self)
         do {
             return try await database.run { client, logger in

@@ -111,7 +111,9 @@ final class MemoryCredentialStore: PasskeyCredentialStore {
     }
 
     func create(_ record: CredentialRecord, newAccount: Username?, cap: Int) async throws -> CreateOutcome {
-        guard let userHandle = record.userHandle else { throw WebAuthnError(.serverFault, step: "credential store", "a record without a user handle") }
+        guard let userHandle = record.userHandle else {
+            throw WebAuthnError(.serverFault, step: "credential store", "a record without a user handle")
+        }
         return try accounts.state.withLock { state in
             if let newAccount {
                 guard state.byName[newAccount.key] == nil, state.byHandle[ByteString(userHandle)] == nil else { return .usernameTaken }
@@ -121,7 +123,9 @@ final class MemoryCredentialStore: PasskeyCredentialStore {
             let outcome: CreateOutcome = try entries.withLock { entries in
                 guard entries[ByteString(record.id)] == nil else { return .duplicateCredential }
                 guard entries.values.count(where: { $0.record.userHandle == userHandle }) < cap else { return .capReached }
-                guard entries.count < capacity else { throw WebAuthnError(.serverFault, step: "credential store", "full: \(capacity) credentials are stored") }
+                guard entries.count < capacity else {
+                    throw WebAuthnError(.serverFault, step: "credential store", "full: \(capacity) credentials are stored")
+                }
                 entries[ByteString(record.id)] = Entry(record: record, usage: CredentialUsage(createdAt: Date()))
                 return .created
             }
