@@ -166,7 +166,7 @@ public protocol AttestationTrustSource: Sendable {
 /// The same fixed list of anchors for every authenticator.
 public struct FixedTrustAnchors: AttestationTrustSource {
     /// The anchors.
-    public var anchors: [Certificate]
+    let anchors: [Certificate]
 
     /// Creates the source.
     /// - Parameter anchors: roots (or intermediates) a chain may end in. A self-signed

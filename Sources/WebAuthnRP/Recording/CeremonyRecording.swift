@@ -96,7 +96,7 @@ public struct CeremonyRecording: Sendable {
     /// What of the relying party or policy a `webauthn-ceremonies/1` file cannot express, so a
     /// replay may judge differently there (for example a custom attestation trust source or
     /// allowed subdomains). Written into the file as `notes`.
-    public var unrecordedSettings: [String] {
+    var unrecordedSettings: [String] {
         var notes: [String] = []
         if relyingParty.allowSubdomains { notes.append("relyingParty.allowSubdomains is true (not in the format)") }
         if !(policy.attestation.requirement.source is FixedTrustAnchors) {
