@@ -175,7 +175,7 @@ public struct FixedTrustAnchors: AttestationTrustSource {
         self.anchors = anchors
     }
 
-    /// Returns ``anchors`` whatever the authenticator.
+    /// Returns the anchors it was created with, whatever the authenticator.
     public func trust(for authenticator: AttestedAuthenticator, at time: Date) throws(WebAuthnError) -> AuthenticatorTrust {
         AuthenticatorTrust(anchors: anchors)
     }
