@@ -51,12 +51,12 @@ enum MetadataTargets {
         for (index, entry) in blob.entries.enumerated() {
             if let aaguid = entry.aaguid, seen.insert(aaguid).inserted {
                 check.require(
-                    blob.entry(aaguid: aaguid)?.statusReports == entry.statusReports,
+                    blob.entry(aaguid: aaguid)?.json == entry.json,
                     "an entry is found by its AAGUID", "entry \(index)")
             }
             for identifier in entry.attestationCertificateKeyIdentifiers where seenIdentifiers.insert(identifier).inserted {
                 check.require(
-                    blob.entry(attestationCertificateKeyIdentifier: identifier.uppercased())?.statusReports == entry.statusReports,
+                    blob.entry(attestationCertificateKeyIdentifier: identifier.uppercased())?.json == entry.json,
                     "an entry is found by its key identifier, in either case", "entry \(index)")
             }
         }

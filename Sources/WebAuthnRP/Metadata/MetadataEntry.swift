@@ -140,7 +140,7 @@ public struct MetadataEntry: Sendable {
     /// The metadata statement, if the entry has one.
     public let statement: MetadataStatement?
     /// The status reports, in the BLOB's order.
-    package let statusReports: [MetadataStatusReport]
+    let statusReports: [MetadataStatusReport]
     /// The entry as the signed BLOB wrote it (`MetadataBLOBPayloadEntry`): every member of the
     /// statement and the status reports, including those this library does not read
     /// (`keyProtection`, `userVerificationDetails`, `timeOfLastStatusChange`, a report's `url`).
