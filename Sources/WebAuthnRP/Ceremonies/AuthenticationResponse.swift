@@ -10,7 +10,7 @@ package import WebAuthnCrypto
 /// and leave `id` out, so that it is derived.
 public struct AuthenticationResponse: Sendable {
     /// `id`: the credential id, base64url.
-    public var id: String {
+    public package(set) var id: String {
         get { String(decoding: idText, as: UTF8.self) }
         set { idText = Array(newValue.utf8)[...] }
     }
@@ -18,14 +18,14 @@ public struct AuthenticationResponse: Sendable {
     /// made unless ``id`` is read (the verifier compares these bytes with `rawId`).
     private(set) var idText: ArraySlice<UInt8>
     /// `rawId`: the credential id bytes.
-    public var rawId: [UInt8]
+    public package(set) var rawId: [UInt8]
     /// `type`: must be `public-key`.
-    public var type: String
+    package var type: String
     /// `clientDataJSON`, `authenticatorData`, `signature` and `userHandle`, held in one buffer
     /// (one allocation for the four; the verifier reads them as slices of it).
     private(set) var members: AssertionMembers
     /// `response.clientDataJSON`, exactly as received.
-    public var clientDataJSON: [UInt8] {
+    package var clientDataJSON: [UInt8] {
         get { Array(members.clientDataJSON) }
         set {
             members = AssertionMembers(
@@ -34,7 +34,7 @@ public struct AuthenticationResponse: Sendable {
         }
     }
     /// `response.authenticatorData`, exactly as received.
-    public var authenticatorData: [UInt8] {
+    package var authenticatorData: [UInt8] {
         get { Array(members.authenticatorData) }
         set {
             members = AssertionMembers(
@@ -43,7 +43,7 @@ public struct AuthenticationResponse: Sendable {
         }
     }
     /// `response.signature`.
-    public var signature: [UInt8] {
+    package var signature: [UInt8] {
         get { Array(members.signature) }
         set {
             members = AssertionMembers(
@@ -52,7 +52,7 @@ public struct AuthenticationResponse: Sendable {
         }
     }
     /// `response.userHandle` (nil when absent, null or empty).
-    public var userHandle: [UInt8]? {
+    public package(set) var userHandle: [UInt8]? {
         get { members.userHandle.map { Array($0) } }
         set {
             members = AssertionMembers(
@@ -61,7 +61,7 @@ public struct AuthenticationResponse: Sendable {
         }
     }
     /// `clientExtensionResults`, as the client sent it.
-    public var clientExtensionResults: [String: JSONValue]
+    package var clientExtensionResults: [String: JSONValue]
 
     /// Creates a response from decoded members.
     /// - Parameters:
@@ -172,7 +172,7 @@ public struct VerifiedAuthentication: Sendable {
     /// and ``userVerified``; counter, backup state and credential data are in the record).
     package let authenticatorData: AuthenticatorData
     /// The parsed client data.
-    public let clientData: CollectedClientData
+    let clientData: CollectedClientData
     /// True when the counter did not increase and the policy accepted it anyway.
     public let counterRegressed: Bool
     /// The verified extension outputs.
@@ -181,6 +181,8 @@ public struct VerifiedAuthentication: Sendable {
     public var userPresent: Bool { authenticatorData.flags.contains(.userPresent) }
     /// UV flag.
     public var userVerified: Bool { authenticatorData.flags.contains(.userVerified) }
+    /// The origin the client data names (one of the relying party's origins).
+    public var origin: String { clientData.origin }
 }
 
 // An authentication response from what the browser posted, and its client data parsed once.

@@ -9,19 +9,19 @@ package import WebAuthnCrypto
 /// `clientDataJSON` and `attestationObject` and leave `id` out, so that it is derived.
 public struct RegistrationResponse: Sendable {
     /// `id`: the credential id, base64url, as the client sent it.
-    public var id: String
+    public package(set) var id: String
     /// `rawId`: the credential id bytes.
-    public var rawId: [UInt8]
+    public package(set) var rawId: [UInt8]
     /// `type`: must be `public-key`.
-    public var type: String
+    package var type: String
     /// `response.clientDataJSON`, exactly as received.
-    public var clientDataJSON: [UInt8]
+    package var clientDataJSON: [UInt8]
     /// `response.attestationObject`, exactly as received.
-    public var attestationObject: [UInt8]
+    package var attestationObject: [UInt8]
     /// `response.transports`.
-    public var transports: [String]
+    package var transports: [String]
     /// `clientExtensionResults`, as the client sent it.
-    public var clientExtensionResults: [String: JSONValue]
+    package var clientExtensionResults: [String: JSONValue]
 
     /// Creates a response from decoded members.
     /// - Parameters:
@@ -61,7 +61,7 @@ public struct VerifiedRegistration: Sendable {
     /// and ``userVerified``; counter, backup state and credential data are in the record).
     package let authenticatorData: AuthenticatorData
     /// The parsed client data.
-    public let clientData: CollectedClientData
+    let clientData: CollectedClientData
     /// The credential public key, built once.
     let credentialKey: COSEKey
     /// The verified extension outputs.
@@ -70,6 +70,8 @@ public struct VerifiedRegistration: Sendable {
     public var userPresent: Bool { authenticatorData.flags.contains(.userPresent) }
     /// UV flag.
     public var userVerified: Bool { authenticatorData.flags.contains(.userVerified) }
+    /// The origin the client data names (one of the relying party's origins).
+    public var origin: String { clientData.origin }
 }
 
 // A registration response from what the browser posted, and its client data parsed once.
