@@ -168,8 +168,8 @@ struct AssertionMembers: Sendable {
 public struct VerifiedAuthentication: Sendable {
     /// The credential record with signCount, backup state and uvInitialized updated.
     public let updatedRecord: CredentialRecord
-    /// The parsed authenticator data (for a server: the UP and UV flags are ``userPresent``
-    /// and ``userVerified``; counter, backup state and credential data are in the record).
+    /// The parsed authenticator data (for a server: the UV flag is ``userVerified``, UP is
+    /// always set; counter, backup state and credential data are in the record).
     package let authenticatorData: AuthenticatorData
     /// The parsed client data.
     let clientData: CollectedClientData
@@ -177,8 +177,8 @@ public struct VerifiedAuthentication: Sendable {
     public let counterRegressed: Bool
     /// The verified extension outputs.
     public let extensions: AuthenticationExtensionResults
-    /// UP flag.
-    public var userPresent: Bool { authenticatorData.flags.contains(.userPresent) }
+    /// UP flag (always set: §7.2 step 16 refuses a login without it).
+    var userPresent: Bool { authenticatorData.flags.contains(.userPresent) }
     /// UV flag.
     public var userVerified: Bool { authenticatorData.flags.contains(.userVerified) }
     /// The origin the client data names (one of the relying party's origins).

@@ -142,10 +142,10 @@ public struct PRFValues: Sendable, Hashable {
 /// The `prf` input (`AuthenticationExtensionsPRFInputs`, L3 §10.1.4).
 public struct PRFInputs: Sendable, Hashable {
     /// Inputs evaluated for whichever credential is used.
-    public var eval: PRFValues?
-    /// Authentication only: inputs per credential id, which take precedence over ``eval``.
+    var eval: PRFValues?
+    /// Authentication only: inputs per credential id, which take precedence over `eval`.
     /// Every key must be the id of a credential in `allowCredentials`.
-    public var evalByCredential: [[UInt8]: PRFValues]
+    var evalByCredential: [[UInt8]: PRFValues]
 
     /// Creates PRF inputs. `PRFInputs()` alone asks at registration whether PRF is enabled.
     /// - Parameters:

@@ -85,13 +85,12 @@ public struct PublicKeyCredentialDescriptorJSON: Sendable, Hashable, Codable {
     /// The transports the authenticator reported at registration, if known.
     let transports: [AuthenticatorTransport]?
 
-    /// Creates a descriptor.
+    /// Creates a `public-key` descriptor.
     /// - Parameters:
-    ///   - type: the credential type (default `public-key`).
     ///   - id: the credential ID.
     ///   - transports: the transports recorded at registration.
-    public init(type: PublicKeyCredentialType = .publicKey, id: Base64URLBytes, transports: [AuthenticatorTransport]? = nil) {
-        self.type = type
+    public init(id: Base64URLBytes, transports: [AuthenticatorTransport]? = nil) {
+        self.type = .publicKey
         self.id = id
         self.transports = transports
     }

@@ -17,17 +17,18 @@ extension OpenStringValue {
     public var description: String { rawValue }
 }
 
-/// The type of a credential (`PublicKeyCredentialType`, WebAuthn Level 3 §5.8.2).
-public struct PublicKeyCredentialType: OpenStringValue {
+/// The type of a credential (`PublicKeyCredentialType`, WebAuthn Level 3 §5.8.2). Not API: a
+/// server only ever deals in `public-key` credentials, and the ceremonies check the type.
+package struct PublicKeyCredentialType: OpenStringValue {
     /// The string as it appears in JSON.
-    public let rawValue: String
+    package let rawValue: String
 
     /// Wraps any string, known or not.
     /// - Parameter rawValue: the string.
-    public init(rawValue: String) { self.rawValue = rawValue }
+    package init(rawValue: String) { self.rawValue = rawValue }
 
     /// `public-key`: A public key credential, the only type defined so far.
-    public static let publicKey = PublicKeyCredentialType(rawValue: "public-key")
+    static let publicKey = PublicKeyCredentialType(rawValue: "public-key")
 }
 
 /// How a client may reach an authenticator (`AuthenticatorTransport`, WebAuthn Level 3 §5.8.4).
