@@ -70,8 +70,6 @@ public struct VerifiedRegistration: Sendable {
     public var userPresent: Bool { authenticatorData.flags.contains(.userPresent) }
     /// UV flag.
     public var userVerified: Bool { authenticatorData.flags.contains(.userVerified) }
-    /// The origin the client data names (one of the relying party's origins).
-    public var origin: String { clientData.origin }
 }
 
 // A registration response from what the browser posted, and its client data parsed once.

@@ -17,7 +17,7 @@ public struct PublicKeyCredentialCreationOptionsJSON: Sendable, Hashable, Codabl
     /// A hint, in milliseconds, for how long the ceremony may take.
     var timeout: UInt32?
     /// Credentials the user already has, so the authenticator does not create a second one.
-    var excludeCredentials: [PublicKeyCredentialDescriptorJSON]
+    var excludeCredentials: [PublicKeyCredentialDescriptorJSON] = []
     /// Requirements on the authenticator.
     var authenticatorSelection: AuthenticatorSelectionCriteria?
     /// Hints about the authenticator expected, most preferred first.
@@ -29,46 +29,15 @@ public struct PublicKeyCredentialCreationOptionsJSON: Sendable, Hashable, Codabl
     /// Client extension inputs, kept as JSON.
     var extensions: [String: JSONValue]?
 
-    /// Creates options from every member. A server gets its options from
-    /// ``RelyingPartyService/beginRegistration(_:now:)``, which draws the challenge and records it.
-    /// - Parameters:
-    ///   - rp: the relying party.
-    ///   - user: the user account.
-    ///   - challenge: the challenge.
-    ///   - pubKeyCredParams: acceptable algorithms.
-    ///   - timeout: milliseconds, or nil.
-    ///   - excludeCredentials: credentials to exclude.
-    ///   - authenticatorSelection: authenticator requirements.
-    ///   - hints: authenticator hints.
-    ///   - attestation: attestation preference.
-    ///   - attestationFormats: preferred attestation formats.
-    ///   - extensions: client extension inputs.
-    init(
-        rp: PublicKeyCredentialRpEntity, user: PublicKeyCredentialUserEntityJSON, challenge: Base64URLBytes,
-        pubKeyCredParams: [PublicKeyCredentialParameters], timeout: UInt32? = nil,
-        excludeCredentials: [PublicKeyCredentialDescriptorJSON] = [],
-        authenticatorSelection: AuthenticatorSelectionCriteria? = nil, hints: [PublicKeyCredentialHint]? = nil,
-        attestation: AttestationConveyancePreference? = nil, attestationFormats: [String]? = nil,
-        extensions: [String: JSONValue]? = nil
-    ) {
-        self.rp = rp
-        self.user = user
-        self.challenge = challenge
-        self.pubKeyCredParams = pubKeyCredParams
-        self.timeout = timeout
-        self.excludeCredentials = excludeCredentials
-        self.authenticatorSelection = authenticatorSelection
-        self.hints = hints
-        self.attestation = attestation
-        self.attestationFormats = attestationFormats
-        self.extensions = extensions
-    }
-
     private enum CodingKeys: String, CodingKey {
         case rp, user, challenge, pubKeyCredParams, timeout, excludeCredentials, authenticatorSelection, hints,
             attestation, attestationFormats, extensions
     }
+}
 
+// The member-wise initializer is the synthesized one (`make` below is how the service builds
+// options); decoding and encoding live here so that it stays synthesized.
+extension PublicKeyCredentialCreationOptionsJSON {
     /// Decodes the options; an absent `excludeCredentials` becomes an empty list.
     /// - Parameter decoder: the decoder.
     /// - Throws: `DecodingError` for a missing required member, a wrong type or bad base64url.

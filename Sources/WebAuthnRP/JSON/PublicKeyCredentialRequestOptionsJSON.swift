@@ -21,35 +21,14 @@ public struct PublicKeyCredentialRequestOptionsJSON: Sendable, Hashable, Codable
     /// Client extension inputs, kept as JSON.
     var extensions: [String: JSONValue]?
 
-    /// Creates options from every member. A server gets its options from
-    /// ``RelyingPartyService/beginAuthentication(_:now:)``, which draws the challenge and records it.
-    /// - Parameters:
-    ///   - challenge: the challenge.
-    ///   - timeout: milliseconds, or nil.
-    ///   - rpId: the RP ID, or nil.
-    ///   - allowCredentials: the allowed credentials, or nil.
-    ///   - userVerification: the user verification requirement.
-    ///   - hints: authenticator hints.
-    ///   - extensions: client extension inputs.
-    init(
-        challenge: Base64URLBytes, timeout: UInt32? = nil, rpId: String? = nil,
-        allowCredentials: [PublicKeyCredentialDescriptorJSON]? = nil,
-        userVerification: UserVerificationRequirement? = nil, hints: [PublicKeyCredentialHint]? = nil,
-        extensions: [String: JSONValue]? = nil
-    ) {
-        self.challenge = challenge
-        self.timeout = timeout
-        self.rpId = rpId
-        self.allowCredentials = allowCredentials
-        self.userVerification = userVerification
-        self.hints = hints
-        self.extensions = extensions
-    }
-
     private enum CodingKeys: String, CodingKey {
         case challenge, timeout, rpId, allowCredentials, userVerification, hints, extensions
     }
+}
 
+// The member-wise initializer is the synthesized one (`make` below is how the service builds
+// options); decoding lives here so that it stays synthesized.
+extension PublicKeyCredentialRequestOptionsJSON {
     /// Decodes the options.
     /// - Parameter decoder: the decoder.
     /// - Throws: `DecodingError` for a missing challenge, a wrong type or bad base64url.
