@@ -1,6 +1,6 @@
 public import Foundation
 import WebAuthnCoding
-package import WebAuthnCrypto
+import WebAuthnCrypto
 
 /// A registration response with its binary members decoded: from the JSON the browser posted
 /// or the body a native app wrote (``init(jsonData:)``, or `Decodable` inside a larger body),
