@@ -4,8 +4,8 @@
 /// `largeBlob.supported`, `credProtect`, `minPinLength`, `hmac-secret`, `credBlob`) is on the
 /// record, ``VerifiedRegistration/record``'s ``CredentialRecord/extensions``, reported even
 /// when the relying party did not ask, because clients request some on their own (Chromium asks
-/// security keys for credProtect). Unsolicited outputs are never refused unless
-/// ``ExtensionPolicy/rejectUnsolicitedOutputs`` is set.
+/// security keys for credProtect). Unsolicited outputs are never refused unless the policy is
+/// ``ExtensionPolicy/init(rejectUnsolicitedOutputs:)`` with `true`.
 public struct RegistrationExtensionResults: Sendable, Hashable {
     /// `credProps.rk`: whether the credential is discoverable (nil: the client did not say).
     package internal(set) var residentKey: Bool?
@@ -95,9 +95,9 @@ public struct ExtensionPolicy: Sendable, Hashable {
     /// false: L3 §9 lets a relying party ignore unsolicited outputs, and clients add some on
     /// their own (Chromium asks security keys for `credProtect` when it creates a discoverable
     /// credential), so strict servers should expect those to be refused.
-    public var rejectUnsolicitedOutputs: Bool
+    let rejectUnsolicitedOutputs: Bool
 
-    /// Creates a policy.
+    /// Creates a policy, fixed once made (the verifiers read it, a server sets it here).
     /// - Parameter rejectUnsolicitedOutputs: default false (ignore them).
     public init(rejectUnsolicitedOutputs: Bool = false) {
         self.rejectUnsolicitedOutputs = rejectUnsolicitedOutputs
