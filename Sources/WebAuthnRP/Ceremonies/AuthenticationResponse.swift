@@ -1,6 +1,6 @@
 public import Foundation
 import WebAuthnCoding
-package import WebAuthnCrypto
+import WebAuthnCrypto
 
 /// An authentication response with its binary members decoded: from the JSON the browser
 /// posted or the body a native app wrote (``init(jsonData:)``, or `Decodable` inside a larger
@@ -10,7 +10,7 @@ package import WebAuthnCrypto
 /// and leave `id` out, so that it is derived.
 public struct AuthenticationResponse: Sendable {
     /// `id`: the credential id, base64url.
-    public var id: String {
+    public package(set) var id: String {
         get { String(decoding: idText, as: UTF8.self) }
         set { idText = Array(newValue.utf8)[...] }
     }
@@ -18,14 +18,14 @@ public struct AuthenticationResponse: Sendable {
     /// made unless ``id`` is read (the verifier compares these bytes with `rawId`).
     private(set) var idText: ArraySlice<UInt8>
     /// `rawId`: the credential id bytes.
-    public var rawId: [UInt8]
+    public package(set) var rawId: [UInt8]
     /// `type`: must be `public-key`.
-    public var type: String
+    package var type: String
     /// `clientDataJSON`, `authenticatorData`, `signature` and `userHandle`, held in one buffer
     /// (one allocation for the four; the verifier reads them as slices of it).
     private(set) var members: AssertionMembers
     /// `response.clientDataJSON`, exactly as received.
-    public var clientDataJSON: [UInt8] {
+    package var clientDataJSON: [UInt8] {
         get { Array(members.clientDataJSON) }
         set {
             members = AssertionMembers(
@@ -34,7 +34,7 @@ public struct AuthenticationResponse: Sendable {
         }
     }
     /// `response.authenticatorData`, exactly as received.
-    public var authenticatorData: [UInt8] {
+    package var authenticatorData: [UInt8] {
         get { Array(members.authenticatorData) }
         set {
             members = AssertionMembers(
@@ -43,7 +43,7 @@ public struct AuthenticationResponse: Sendable {
         }
     }
     /// `response.signature`.
-    public var signature: [UInt8] {
+    package var signature: [UInt8] {
         get { Array(members.signature) }
         set {
             members = AssertionMembers(
@@ -52,7 +52,7 @@ public struct AuthenticationResponse: Sendable {
         }
     }
     /// `response.userHandle` (nil when absent, null or empty).
-    public var userHandle: [UInt8]? {
+    public package(set) var userHandle: [UInt8]? {
         get { members.userHandle.map { Array($0) } }
         set {
             members = AssertionMembers(
@@ -61,7 +61,7 @@ public struct AuthenticationResponse: Sendable {
         }
     }
     /// `clientExtensionResults`, as the client sent it.
-    public var clientExtensionResults: [String: JSONValue]
+    package var clientExtensionResults: [String: JSONValue]
 
     /// Creates a response from decoded members.
     /// - Parameters:
@@ -168,17 +168,17 @@ struct AssertionMembers: Sendable {
 public struct VerifiedAuthentication: Sendable {
     /// The credential record with signCount, backup state and uvInitialized updated.
     public let updatedRecord: CredentialRecord
-    /// The parsed authenticator data (for a server: the UP and UV flags are ``userPresent``
-    /// and ``userVerified``; counter, backup state and credential data are in the record).
+    /// The parsed authenticator data (for a server: the UV flag is ``userVerified``, UP is
+    /// always set; counter, backup state and credential data are in the record).
     package let authenticatorData: AuthenticatorData
     /// The parsed client data.
-    public let clientData: CollectedClientData
+    let clientData: CollectedClientData
     /// True when the counter did not increase and the policy accepted it anyway.
     public let counterRegressed: Bool
     /// The verified extension outputs.
     public let extensions: AuthenticationExtensionResults
-    /// UP flag.
-    public var userPresent: Bool { authenticatorData.flags.contains(.userPresent) }
+    /// UP flag (always set: §7.2 step 16 refuses a login without it).
+    var userPresent: Bool { authenticatorData.flags.contains(.userPresent) }
     /// UV flag.
     public var userVerified: Bool { authenticatorData.flags.contains(.userVerified) }
 }

@@ -9,8 +9,8 @@ public struct CredentialRecord: Sendable, Hashable, Codable {
     public var publicKey: [UInt8] { didSet { algorithm = Self.algorithm(of: publicKey) } }
     /// The key's COSE algorithm: the `alg` (label 3) of ``publicKey``, read from it whenever the
     /// key is set, so a record cannot hold a second value that disagrees with its key (0 when
-    /// the bytes name none).
-    public private(set) var algorithm: Int
+    /// the bytes name none). Not API: the key says it; kept for the stored form's `algorithm`.
+    package private(set) var algorithm: Int
     /// The last signature counter seen.
     public var signCount: UInt32
     /// The user handle (`user.id`) the credential belongs to.
@@ -41,7 +41,7 @@ public struct CredentialRecord: Sendable, Hashable, Codable {
     /// Creates a record.
     /// - Parameters:
     ///   - id: credential id.
-    ///   - publicKey: COSE_Key bytes (its `alg` is the record's ``algorithm``).
+    ///   - publicKey: COSE_Key bytes.
     ///   - signCount: last counter.
     ///   - userHandle: owner's user handle.
     ///   - uvInitialized: UV seen.

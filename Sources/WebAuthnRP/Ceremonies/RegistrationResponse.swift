@@ -1,6 +1,6 @@
 public import Foundation
 import WebAuthnCoding
-package import WebAuthnCrypto
+import WebAuthnCrypto
 
 /// A registration response with its binary members decoded: from the JSON the browser posted
 /// or the body a native app wrote (``init(jsonData:)``, or `Decodable` inside a larger body),
@@ -9,19 +9,19 @@ package import WebAuthnCrypto
 /// `clientDataJSON` and `attestationObject` and leave `id` out, so that it is derived.
 public struct RegistrationResponse: Sendable {
     /// `id`: the credential id, base64url, as the client sent it.
-    public var id: String
+    public package(set) var id: String
     /// `rawId`: the credential id bytes.
-    public var rawId: [UInt8]
+    public package(set) var rawId: [UInt8]
     /// `type`: must be `public-key`.
-    public var type: String
+    package var type: String
     /// `response.clientDataJSON`, exactly as received.
-    public var clientDataJSON: [UInt8]
+    package var clientDataJSON: [UInt8]
     /// `response.attestationObject`, exactly as received.
-    public var attestationObject: [UInt8]
+    package var attestationObject: [UInt8]
     /// `response.transports`.
-    public var transports: [String]
+    package var transports: [String]
     /// `clientExtensionResults`, as the client sent it.
-    public var clientExtensionResults: [String: JSONValue]
+    package var clientExtensionResults: [String: JSONValue]
 
     /// Creates a response from decoded members.
     /// - Parameters:
@@ -61,7 +61,7 @@ public struct VerifiedRegistration: Sendable {
     /// and ``userVerified``; counter, backup state and credential data are in the record).
     package let authenticatorData: AuthenticatorData
     /// The parsed client data.
-    public let clientData: CollectedClientData
+    let clientData: CollectedClientData
     /// The credential public key, built once.
     let credentialKey: COSEKey
     /// The verified extension outputs.

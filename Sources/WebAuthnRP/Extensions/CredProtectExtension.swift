@@ -52,7 +52,7 @@ public enum CredentialProtectionPolicy: String, Sendable, Hashable, Codable, Cas
     case userVerificationRequired
 
     /// The CTAP level, 1 to 3.
-    public var level: Int {
+    var level: Int {
         switch self {
         case .userVerificationOptional: return 1
         case .userVerificationOptionalWithCredentialIDList: return 2

@@ -5,28 +5,28 @@ import WebAuthnCoding
 // options builders; they are validated the way the client would validate them, then rendered as
 // the options' `extensions` member (bytes as base64url, as in the L3 JSON serialization).
 
-/// The client extension inputs of a registration. Each is validated by
-/// ``RelyingPartyService/beginRegistration(_:now:)`` before the options are sent.
+/// The client extension inputs of a registration, set through the initializer. Each is validated
+/// by ``RelyingPartyService/beginRegistration(_:now:)`` before the options are sent.
 public struct RegistrationExtensionInputs: Sendable, Hashable {
     /// `credProps: true`: ask whether the credential is discoverable (L3 §10.1.3).
-    public var credProps: Bool
-    /// `prf`: ask for PRF support, optionally evaluating ``PRFInputs/eval`` (L3 §10.1.4).
+    var credProps: Bool
+    /// `prf`: ask for PRF support, optionally evaluating `eval` (L3 §10.1.4).
     /// `evalByCredential` is not allowed at registration.
-    public var prf: PRFInputs?
+    var prf: PRFInputs?
     /// `largeBlob.support` (L3 §10.1.5).
-    public var largeBlob: LargeBlobSupport?
+    var largeBlob: LargeBlobSupport?
     /// `credentialProtectionPolicy` (CTAP 2.2 §12.1).
-    public var credentialProtectionPolicy: CredentialProtectionPolicy?
+    var credentialProtectionPolicy: CredentialProtectionPolicy?
     /// `enforceCredentialProtectionPolicy`: a credential protected below the policy is then refused.
-    public var enforceCredentialProtectionPolicy: Bool
+    var enforceCredentialProtectionPolicy: Bool
     /// `minPinLength: true` (CTAP 2.2 §12.4): ask for the authenticator's minimum PIN length.
-    public var minPinLength: Bool
+    var minPinLength: Bool
     /// `hmacCreateSecret: true` (CTAP 2.2 §12.5, `hmac-secret`).
-    public var hmacCreateSecret: Bool
+    var hmacCreateSecret: Bool
     /// `credBlob` (CTAP 2.2 §12.2): 1 to 32 bytes to store with the credential.
-    public var credBlob: [UInt8]?
+    var credBlob: [UInt8]?
     /// `appidExclude` (L3 §10.1.2): the FIDO AppID (an https URL) whose U2F credentials to exclude.
-    public var appidExclude: String?
+    var appidExclude: String?
 
     /// Creates registration inputs; the default asks for nothing.
     /// - Parameters:
@@ -65,17 +65,18 @@ public struct RegistrationExtensionInputs: Sendable, Hashable {
     }
 }
 
-/// The client extension inputs of an authentication. Each is validated by
-/// ``RelyingPartyService/beginAuthentication(_:now:)`` against the `allowCredentials` it sends.
+/// The client extension inputs of an authentication, set through the initializer. Each is
+/// validated by ``RelyingPartyService/beginAuthentication(_:now:)`` against the
+/// `allowCredentials` it sends.
 public struct AuthenticationExtensionInputs: Sendable, Hashable {
     /// `prf` (L3 §10.1.4): inputs to evaluate.
-    public var prf: PRFInputs?
+    var prf: PRFInputs?
     /// `largeBlob` (L3 §10.1.5): read or write.
-    public var largeBlob: LargeBlobOperation?
+    var largeBlob: LargeBlobOperation?
     /// `getCredBlob: true` (CTAP 2.2 §12.2).
-    public var getCredBlob: Bool
+    var getCredBlob: Bool
     /// `appid` (L3 §10.1.1): the FIDO AppID (an https URL) of credentials registered with U2F.
-    public var appid: String?
+    var appid: String?
 
     /// Creates authentication inputs; the default asks for nothing.
     /// - Parameters:

@@ -1,27 +1,28 @@
-/// The verified extension outputs of a registration. Members are nil when the output did not
-/// arrive. Statements about the new credential (``residentKey``, ``prfEnabled``,
-/// ``largeBlob`` `supported`, ``credentialProtection``, ``minPinLength``, ``hmacSecret``,
-/// ``credBlob``) are reported even when the relying party did not ask, because clients request
-/// some on their own (Chromium asks security keys for credProtect); outputs that answer an input
-/// (PRF results, appidExclude) only when it was sent. Unsolicited outputs are never refused
-/// unless ``ExtensionPolicy/rejectUnsolicitedOutputs`` is set.
+/// The verified extension outputs of a registration that answer an input: PRF results and
+/// `appidExclude`, reported only when the input was sent. Members are nil when the output did
+/// not arrive. What the outputs say about the new credential (`credProps.rk`, `prf.enabled`,
+/// `largeBlob.supported`, `credProtect`, `minPinLength`, `hmac-secret`, `credBlob`) is on the
+/// record, ``VerifiedRegistration/record``'s ``CredentialRecord/extensions``, reported even
+/// when the relying party did not ask, because clients request some on their own (Chromium asks
+/// security keys for credProtect). Unsolicited outputs are never refused unless the policy is
+/// ``ExtensionPolicy/init(rejectUnsolicitedOutputs:)`` with `true`.
 public struct RegistrationExtensionResults: Sendable, Hashable {
     /// `credProps.rk`: whether the credential is discoverable (nil: the client did not say).
-    public internal(set) var residentKey: Bool?
+    package internal(set) var residentKey: Bool?
     /// `prf.enabled`: whether the credential supports PRF.
-    public internal(set) var prfEnabled: Bool?
+    package internal(set) var prfEnabled: Bool?
     /// `prf.results`, when an evaluation was asked for and the authenticator performed it.
     public internal(set) var prfResults: PRFResults?
-    /// `largeBlob`.
-    public internal(set) var largeBlob: LargeBlobResult?
+    /// `largeBlob` (at registration only `supported`).
+    package internal(set) var largeBlob: LargeBlobResult?
     /// `credProtect`: the level the authenticator applied.
-    public internal(set) var credentialProtection: CredentialProtectionLevel?
+    package internal(set) var credentialProtection: CredentialProtectionLevel?
     /// `minPinLength`.
-    public internal(set) var minPinLength: Int?
+    package internal(set) var minPinLength: Int?
     /// `hmac-secret` (or `hmacCreateSecret`): whether the credential has an hmac-secret.
-    public internal(set) var hmacSecret: Bool?
+    package internal(set) var hmacSecret: Bool?
     /// `credBlob`: whether the blob was stored.
-    public internal(set) var credBlob: Bool?
+    package internal(set) var credBlob: Bool?
     /// `appidExclude`: whether the client ran the check against the AppID.
     public internal(set) var appidExclude: Bool?
 
@@ -94,9 +95,9 @@ public struct ExtensionPolicy: Sendable, Hashable {
     /// false: L3 §9 lets a relying party ignore unsolicited outputs, and clients add some on
     /// their own (Chromium asks security keys for `credProtect` when it creates a discoverable
     /// credential), so strict servers should expect those to be refused.
-    public var rejectUnsolicitedOutputs: Bool
+    let rejectUnsolicitedOutputs: Bool
 
-    /// Creates a policy.
+    /// Creates a policy, fixed once made (the verifiers read it, a server sets it here).
     /// - Parameter rejectUnsolicitedOutputs: default false (ignore them).
     public init(rejectUnsolicitedOutputs: Bool = false) {
         self.rejectUnsolicitedOutputs = rejectUnsolicitedOutputs

@@ -99,10 +99,12 @@ public enum LargeBlobOperation: Sendable, Hashable {
     case write([UInt8])
 }
 
-/// The large-blob outputs (L3 §10.1.5), each present only where its input allows it.
+/// The large-blob outputs of an authentication (L3 §10.1.5), each present only where its input
+/// allows it. (At registration the output says whether the credential can store a blob: the
+/// record's ``CredentialExtensionProperties/largeBlobSupported``.)
 public struct LargeBlobResult: Sendable, Hashable {
     /// Registration: whether the credential can store a large blob.
-    public let supported: Bool?
+    package let supported: Bool?
     /// Authentication with `read`: the blob, when one is stored.
     public let blob: [UInt8]?
     /// Authentication with `write`: whether the blob was written.

@@ -142,10 +142,10 @@ public struct PRFValues: Sendable, Hashable {
 /// The `prf` input (`AuthenticationExtensionsPRFInputs`, L3 §10.1.4).
 public struct PRFInputs: Sendable, Hashable {
     /// Inputs evaluated for whichever credential is used.
-    public var eval: PRFValues?
-    /// Authentication only: inputs per credential id, which take precedence over ``eval``.
+    var eval: PRFValues?
+    /// Authentication only: inputs per credential id, which take precedence over `eval`.
     /// Every key must be the id of a credential in `allowCredentials`.
-    public var evalByCredential: [[UInt8]: PRFValues]
+    var evalByCredential: [[UInt8]: PRFValues]
 
     /// Creates PRF inputs. `PRFInputs()` alone asks at registration whether PRF is enabled.
     /// - Parameters:
@@ -168,11 +168,9 @@ public struct PRFInputs: Sendable, Hashable {
     }
 }
 
-/// PRF outputs (`results`, L3 §10.1.4): 32 bytes each. They are secrets derived from the
-/// credential: use them (for example as key material) and do not log or store them.
-public struct PRFResults: Sendable, Hashable {
-    /// The output for `eval.first` (or the credential's `evalByCredential` entry).
-    public let first: [UInt8]
-    /// The output for `second`, present exactly when a second input was given.
-    public let second: [UInt8]?
-}
+/// PRF outputs (`results`, L3 §10.1.4): the same dictionary as the inputs
+/// (`AuthenticationExtensionsPRFValues`), 32 bytes each. `first` is the output for `eval.first`
+/// (or the credential's `evalByCredential` entry), `second` is present exactly when a second
+/// input was given. They are secrets derived from the credential: use them (for example as key
+/// material) and do not log or store them.
+public typealias PRFResults = PRFValues

@@ -24,18 +24,4 @@ package struct AuthenticatorAssertionResponseJSON: Sendable, Hashable, Codable {
         self.signature = signature
         self.userHandle = userHandle
     }
-
-    /// Parses ``clientDataJSON``.
-    /// - Returns: the client data, whose `rawBytes` are the received bytes.
-    /// - Throws: ``WebAuthnError`` with category `malformed`.
-    func parsedClientData() throws(WebAuthnError) -> CollectedClientData {
-        try CollectedClientData(jsonBytes: clientDataJSON.bytes[...])
-    }
-
-    /// Parses ``authenticatorData``.
-    /// - Returns: the authenticator data, whose `rawBytes` are the received bytes.
-    /// - Throws: ``WebAuthnError`` with category `malformed`.
-    func parsedAuthenticatorData() throws(WebAuthnError) -> AuthenticatorData {
-        try AuthenticatorData(bytes: authenticatorData.bytes[...])
-    }
 }

@@ -6,22 +6,22 @@ import WebAuthnCoding
 /// byte order mark is skipped), one JSON object, no duplicate members, `type`,
 /// `challenge` and `origin` present as strings, `crossOrigin` a boolean and
 /// `topOrigin` a string when present. Other members are parsed and ignored.
-public struct CollectedClientData: Sendable {
+package struct CollectedClientData: Sendable {
     /// `webauthn.create` or `webauthn.get` (compared by the ceremony, not here).
-    public let type: String
+    package let type: String
     /// The challenge as the client sent it: base64url text.
-    public var challenge: String { String(decoding: challengeUTF8, as: UTF8.self) }
+    package var challenge: String { String(decoding: challengeUTF8, as: UTF8.self) }
     /// The origin of the calling document.
-    public var origin: String { String(decoding: originUTF8, as: UTF8.self) }
+    package var origin: String { String(decoding: originUTF8, as: UTF8.self) }
     /// ``challenge``'s UTF-8. Read from text without escapes, a slice of ``rawBytes``: the
     /// ceremony compares and decodes these bytes, and no string is made unless one is read.
     let challengeUTF8: ArraySlice<UInt8>
     /// ``origin``'s UTF-8, kept as ``challengeUTF8`` is.
     let originUTF8: ArraySlice<UInt8>
     /// Whether the ceremony ran in a cross-origin frame, when the client said.
-    public let crossOrigin: Bool?
+    package let crossOrigin: Bool?
     /// The top-level origin of a cross-origin ceremony, when the client said.
-    public let topOrigin: String?
+    package let topOrigin: String?
     /// Exactly the bytes received (BOM included); the client data hash is over these.
     package let rawBytes: ArraySlice<UInt8>
 

@@ -3,30 +3,31 @@ public import WebAuthnCrypto
 // The small dictionaries shared by the options and responses (WebAuthn Level 3 §5.4, §5.8).
 
 /// The relying party as named in creation options (`PublicKeyCredentialRpEntity`).
-public struct PublicKeyCredentialRpEntity: Sendable, Hashable, Codable {
+struct PublicKeyCredentialRpEntity: Sendable, Hashable, Codable {
     /// The RP ID; when absent the client uses the caller's effective domain.
-    public var id: String?
+    var id: String?
     /// A human-palatable name for the relying party.
-    public var name: String
+    var name: String
 
     /// Creates an RP entity.
     /// - Parameters:
     ///   - id: the RP ID, or nil for the caller's effective domain.
     ///   - name: the display name.
-    public init(id: String?, name: String) {
+    init(id: String?, name: String) {
         self.id = id
         self.name = name
     }
 }
 
-/// The user account in creation options (`PublicKeyCredentialUserEntityJSON`).
+/// The user account a registration is for (`PublicKeyCredentialUserEntityJSON`): what a server
+/// passes in ``RegistrationRequest`` and ``RelyingPartyService/currentUserDetailsSignal(user:)``.
 public struct PublicKeyCredentialUserEntityJSON: Sendable, Hashable, Codable {
     /// The user handle: 1 to 64 opaque bytes that must not identify the person.
-    public var id: Base64URLBytes
+    let id: Base64URLBytes
     /// A human-palatable account identifier, for example an email address.
-    public var name: String
+    let name: String
     /// A human-palatable display name.
-    public var displayName: String
+    let displayName: String
 
     /// Creates a user entity.
     /// - Parameters:
@@ -40,25 +41,26 @@ public struct PublicKeyCredentialUserEntityJSON: Sendable, Hashable, Codable {
     }
 }
 
-/// One acceptable credential type and algorithm (`PublicKeyCredentialParameters`).
+/// One acceptable credential type and algorithm (`PublicKeyCredentialParameters`), as the
+/// creation options list them.
 public struct PublicKeyCredentialParameters: Sendable, Hashable, Codable {
     /// The credential type (`public-key`).
-    public var type: PublicKeyCredentialType
+    var type: PublicKeyCredentialType
     /// The COSE algorithm identifier; unknown identifiers are kept.
-    public var alg: Int
+    var alg: Int
 
     /// Creates a parameter entry.
     /// - Parameters:
     ///   - type: the credential type (default `public-key`).
     ///   - alg: the COSE algorithm identifier.
-    public init(type: PublicKeyCredentialType = .publicKey, alg: Int) {
+    init(type: PublicKeyCredentialType = .publicKey, alg: Int) {
         self.type = type
         self.alg = alg
     }
 
     /// Creates a `public-key` entry for an algorithm.
     /// - Parameter algorithm: the COSE algorithm.
-    public init(_ algorithm: COSEAlgorithm) {
+    init(_ algorithm: COSEAlgorithm) {
         self.init(alg: algorithm.rawValue)
     }
 
@@ -74,37 +76,36 @@ public struct PublicKeyCredentialParameters: Sendable, Hashable, Codable {
 }
 
 /// A credential named in `excludeCredentials` or `allowCredentials`
-/// (`PublicKeyCredentialDescriptorJSON`).
+/// (`PublicKeyCredentialDescriptorJSON`): what a server may pass in ``AuthenticationRequest``.
 public struct PublicKeyCredentialDescriptorJSON: Sendable, Hashable, Codable {
     /// The credential type (`public-key`).
-    public var type: PublicKeyCredentialType
+    let type: PublicKeyCredentialType
     /// The credential ID.
-    public var id: Base64URLBytes
+    let id: Base64URLBytes
     /// The transports the authenticator reported at registration, if known.
-    public var transports: [AuthenticatorTransport]?
+    let transports: [AuthenticatorTransport]?
 
-    /// Creates a descriptor.
+    /// Creates a `public-key` descriptor.
     /// - Parameters:
-    ///   - type: the credential type (default `public-key`).
     ///   - id: the credential ID.
     ///   - transports: the transports recorded at registration.
-    public init(type: PublicKeyCredentialType = .publicKey, id: Base64URLBytes, transports: [AuthenticatorTransport]? = nil) {
-        self.type = type
+    public init(id: Base64URLBytes, transports: [AuthenticatorTransport]? = nil) {
+        self.type = .publicKey
         self.id = id
         self.transports = transports
     }
 }
 
 /// The relying party's authenticator requirements (`AuthenticatorSelectionCriteria`, §5.4.4).
-public struct AuthenticatorSelectionCriteria: Sendable, Hashable, Codable {
+struct AuthenticatorSelectionCriteria: Sendable, Hashable, Codable {
     /// Platform or roaming authenticators only.
-    public var authenticatorAttachment: AuthenticatorAttachment?
+    var authenticatorAttachment: AuthenticatorAttachment?
     /// Whether a discoverable credential is wanted.
-    public var residentKey: ResidentKeyRequirement?
-    /// The Level 1 form of ``residentKey`` (true only when `residentKey` is `required`).
-    public var requireResidentKey: Bool?
+    var residentKey: ResidentKeyRequirement?
+    /// The Level 1 form of `residentKey` (true only when `residentKey` is `required`).
+    var requireResidentKey: Bool?
     /// The user verification requirement.
-    public var userVerification: UserVerificationRequirement?
+    var userVerification: UserVerificationRequirement?
 
     /// Creates selection criteria; nil members are left out of the JSON.
     /// - Parameters:
@@ -112,7 +113,7 @@ public struct AuthenticatorSelectionCriteria: Sendable, Hashable, Codable {
     ///   - residentKey: the discoverable credential requirement.
     ///   - requireResidentKey: the Level 1 flag.
     ///   - userVerification: the user verification requirement.
-    public init(
+    init(
         authenticatorAttachment: AuthenticatorAttachment? = nil, residentKey: ResidentKeyRequirement? = nil,
         requireResidentKey: Bool? = nil, userVerification: UserVerificationRequirement? = nil
     ) {

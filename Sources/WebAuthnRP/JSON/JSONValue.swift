@@ -1,5 +1,3 @@
-public import Foundation
-
 /// Any JSON value, kept whole: used for extension inputs and client extension
 /// outputs, whose members the library does not interpret, and as the result of the
 /// JSON reader when it builds a tree (`JSONReader.parse`).
@@ -112,20 +110,6 @@ public enum JSONValue: Sendable, Hashable, Codable {
     /// A member of an object (nil when absent or when this is not an object).
     /// - Parameter key: the member name.
     subscript(key: String) -> JSONValue? { objectValue?[key] }
-
-    /// Reads a JSON document with the library's strict reader, the one that reads every
-    /// response: a member name given twice in an object, invalid UTF-8, nesting deeper than 32
-    /// levels or bytes after the value are refused. For a server's own request bodies (an
-    /// options request, say), so that which of two values counts is never left to a decoder.
-    /// - Parameter jsonData: the document.
-    /// - Throws: ``WebAuthnError`` `malformed`, naming the byte offset and the reason.
-    public init(jsonData: Data) throws(WebAuthnError) {
-        do {
-            self = try JSONReader.parse(Array(jsonData)[...])
-        } catch {
-            throw WebAuthnError(.malformed, "\(error)")
-        }
-    }
 }
 
 /// A JSON object member name, for decoding objects whose members are not known in advance.

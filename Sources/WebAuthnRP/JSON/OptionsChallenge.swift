@@ -19,10 +19,15 @@ enum OptionsChallenge {
 
     /// 32 fresh bytes from libcrypto's CSPRNG (`RAND_bytes`), the package's one random source.
     static func fresh() throws(WebAuthnError) -> [UInt8] {
+        try random(count: length, "options: no random challenge could be drawn")
+    }
+
+    /// `count` bytes from the CSPRNG; a failure is the server's (`serverFault`), never the client's.
+    static func random(count: Int, _ failure: String) throws(WebAuthnError) -> [UInt8] {
         do {
-            return try SecureRandom.bytes(count: length)
+            return try SecureRandom.bytes(count: count)
         } catch {
-            throw WebAuthnError(.serverFault, "options: no random challenge could be drawn: \(error)")
+            throw WebAuthnError(.serverFault, "\(failure): \(error)")
         }
     }
 }
@@ -34,10 +39,6 @@ extension PublicKeyCredentialUserEntityJSON {
     /// - Returns: 64 random bytes.
     /// - Throws: ``WebAuthnError`` when no random bytes could be drawn.
     public static func newUserHandle() throws(WebAuthnError) -> [UInt8] {
-        do {
-            return try SecureRandom.bytes(count: 64)
-        } catch {
-            throw WebAuthnError(.serverFault, "no random user handle could be drawn: \(error)")
-        }
+        try OptionsChallenge.random(count: 64, "no random user handle could be drawn")
     }
 }

@@ -1,72 +1,43 @@
 /// Registration options in their JSON form (`PublicKeyCredentialCreationOptionsJSON`,
 /// WebAuthn Level 3 §5.1.9), what a server sends for `parseCreationOptionsFromJSON`.
 ///
-/// Members that are nil are left out when encoding. `excludeCredentials` defaults to
-/// an empty list when absent, as in the IDL.
+/// ``RelyingPartyService/beginRegistration(_:now:)`` makes them (with a fresh challenge) from a
+/// ``RegistrationRequest``; a server sends them as they are (``jsonData()``, or `Encodable` inside
+/// a larger body) and reads only the ``challenge``. Members that are nil are left out when
+/// encoding. `excludeCredentials` defaults to an empty list when absent, as in the IDL.
 public struct PublicKeyCredentialCreationOptionsJSON: Sendable, Hashable, Codable {
     /// The relying party.
-    public var rp: PublicKeyCredentialRpEntity
+    var rp: PublicKeyCredentialRpEntity
     /// The user account.
-    public var user: PublicKeyCredentialUserEntityJSON
+    var user: PublicKeyCredentialUserEntityJSON
     /// The challenge (at least 16 random bytes).
-    public var challenge: Base64URLBytes
+    public internal(set) var challenge: Base64URLBytes
     /// The acceptable credential types and algorithms, most preferred first.
-    public var pubKeyCredParams: [PublicKeyCredentialParameters]
+    var pubKeyCredParams: [PublicKeyCredentialParameters]
     /// A hint, in milliseconds, for how long the ceremony may take.
-    public var timeout: UInt32?
+    var timeout: UInt32?
     /// Credentials the user already has, so the authenticator does not create a second one.
-    public var excludeCredentials: [PublicKeyCredentialDescriptorJSON]
+    var excludeCredentials: [PublicKeyCredentialDescriptorJSON] = []
     /// Requirements on the authenticator.
-    public var authenticatorSelection: AuthenticatorSelectionCriteria?
+    var authenticatorSelection: AuthenticatorSelectionCriteria?
     /// Hints about the authenticator expected, most preferred first.
-    public var hints: [PublicKeyCredentialHint]?
+    var hints: [PublicKeyCredentialHint]?
     /// The attestation preference.
-    public var attestation: AttestationConveyancePreference?
+    var attestation: AttestationConveyancePreference?
     /// Attestation statement formats the relying party prefers, most preferred first.
-    public var attestationFormats: [String]?
+    var attestationFormats: [String]?
     /// Client extension inputs, kept as JSON.
-    public var extensions: [String: JSONValue]?
-
-    /// Creates options from every member. A server gets its options from
-    /// ``RelyingPartyService/beginRegistration(_:now:)``, which draws the challenge and records it.
-    /// - Parameters:
-    ///   - rp: the relying party.
-    ///   - user: the user account.
-    ///   - challenge: the challenge.
-    ///   - pubKeyCredParams: acceptable algorithms.
-    ///   - timeout: milliseconds, or nil.
-    ///   - excludeCredentials: credentials to exclude.
-    ///   - authenticatorSelection: authenticator requirements.
-    ///   - hints: authenticator hints.
-    ///   - attestation: attestation preference.
-    ///   - attestationFormats: preferred attestation formats.
-    ///   - extensions: client extension inputs.
-    public init(
-        rp: PublicKeyCredentialRpEntity, user: PublicKeyCredentialUserEntityJSON, challenge: Base64URLBytes,
-        pubKeyCredParams: [PublicKeyCredentialParameters], timeout: UInt32? = nil,
-        excludeCredentials: [PublicKeyCredentialDescriptorJSON] = [],
-        authenticatorSelection: AuthenticatorSelectionCriteria? = nil, hints: [PublicKeyCredentialHint]? = nil,
-        attestation: AttestationConveyancePreference? = nil, attestationFormats: [String]? = nil,
-        extensions: [String: JSONValue]? = nil
-    ) {
-        self.rp = rp
-        self.user = user
-        self.challenge = challenge
-        self.pubKeyCredParams = pubKeyCredParams
-        self.timeout = timeout
-        self.excludeCredentials = excludeCredentials
-        self.authenticatorSelection = authenticatorSelection
-        self.hints = hints
-        self.attestation = attestation
-        self.attestationFormats = attestationFormats
-        self.extensions = extensions
-    }
+    var extensions: [String: JSONValue]?
 
     private enum CodingKeys: String, CodingKey {
         case rp, user, challenge, pubKeyCredParams, timeout, excludeCredentials, authenticatorSelection, hints,
             attestation, attestationFormats, extensions
     }
+}
 
+// The member-wise initializer is the synthesized one (`make` below is how the service builds
+// options); decoding and encoding live here so that it stays synthesized.
+extension PublicKeyCredentialCreationOptionsJSON {
     /// Decodes the options; an absent `excludeCredentials` becomes an empty list.
     /// - Parameter decoder: the decoder.
     /// - Throws: `DecodingError` for a missing required member, a wrong type or bad base64url.
@@ -123,7 +94,7 @@ extension PublicKeyCredentialCreationOptionsJSON {
     /// - Throws: ``WebAuthnError`` with category `malformed` for a user handle outside
     ///   1...64 bytes or a challenge shorter than 16 bytes, or when no random bytes
     ///   could be drawn.
-    package static func make(
+    static func make(
         rp: PublicKeyCredentialRpEntity,
         user: PublicKeyCredentialUserEntityJSON,
         challenge: [UInt8]? = nil,

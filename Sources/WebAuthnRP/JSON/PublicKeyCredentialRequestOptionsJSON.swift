@@ -1,52 +1,34 @@
 /// Authentication options in their JSON form (`PublicKeyCredentialRequestOptionsJSON`,
 /// WebAuthn Level 3 §5.1.10), what a server sends for `parseRequestOptionsFromJSON`.
 ///
-/// Members that are nil are left out when encoding.
+/// ``RelyingPartyService/beginAuthentication(_:now:)`` makes them (with a fresh challenge) from
+/// an ``AuthenticationRequest``; a server sends them as they are (``jsonData()``, or `Encodable`
+/// inside a larger body) and reads only the ``challenge``. Members that are nil are left out
+/// when encoding.
 public struct PublicKeyCredentialRequestOptionsJSON: Sendable, Hashable, Codable {
     /// The challenge (at least 16 random bytes).
-    public var challenge: Base64URLBytes
+    public internal(set) var challenge: Base64URLBytes
     /// A hint, in milliseconds, for how long the ceremony may take.
-    public var timeout: UInt32?
+    var timeout: UInt32?
     /// The RP ID; when absent the client uses the caller's effective domain.
-    public var rpId: String?
+    var rpId: String?
     /// The credentials that may be used, most preferred first; absent for discoverable credentials.
-    public var allowCredentials: [PublicKeyCredentialDescriptorJSON]?
+    var allowCredentials: [PublicKeyCredentialDescriptorJSON]?
     /// The user verification requirement.
-    public var userVerification: UserVerificationRequirement?
+    var userVerification: UserVerificationRequirement?
     /// Hints about the authenticator expected, most preferred first.
-    public var hints: [PublicKeyCredentialHint]?
+    var hints: [PublicKeyCredentialHint]?
     /// Client extension inputs, kept as JSON.
-    public var extensions: [String: JSONValue]?
-
-    /// Creates options from every member. A server gets its options from
-    /// ``RelyingPartyService/beginAuthentication(_:now:)``, which draws the challenge and records it.
-    /// - Parameters:
-    ///   - challenge: the challenge.
-    ///   - timeout: milliseconds, or nil.
-    ///   - rpId: the RP ID, or nil.
-    ///   - allowCredentials: the allowed credentials, or nil.
-    ///   - userVerification: the user verification requirement.
-    ///   - hints: authenticator hints.
-    ///   - extensions: client extension inputs.
-    public init(
-        challenge: Base64URLBytes, timeout: UInt32? = nil, rpId: String? = nil,
-        allowCredentials: [PublicKeyCredentialDescriptorJSON]? = nil,
-        userVerification: UserVerificationRequirement? = nil, hints: [PublicKeyCredentialHint]? = nil,
-        extensions: [String: JSONValue]? = nil
-    ) {
-        self.challenge = challenge
-        self.timeout = timeout
-        self.rpId = rpId
-        self.allowCredentials = allowCredentials
-        self.userVerification = userVerification
-        self.hints = hints
-        self.extensions = extensions
-    }
+    var extensions: [String: JSONValue]?
 
     private enum CodingKeys: String, CodingKey {
         case challenge, timeout, rpId, allowCredentials, userVerification, hints, extensions
     }
+}
 
+// The member-wise initializer is the synthesized one (`make` below is how the service builds
+// options); decoding lives here so that it stays synthesized.
+extension PublicKeyCredentialRequestOptionsJSON {
     /// Decodes the options.
     /// - Parameter decoder: the decoder.
     /// - Throws: `DecodingError` for a missing challenge, a wrong type or bad base64url.
@@ -74,7 +56,7 @@ public struct PublicKeyCredentialRequestOptionsJSON: Sendable, Hashable, Codable
     /// - Returns: the options.
     /// - Throws: ``WebAuthnError`` with category `malformed` for a challenge shorter than
     ///   16 bytes, or when no random bytes could be drawn.
-    package static func make(
+    static func make(
         challenge: [UInt8]? = nil,
         timeout: UInt32? = 300_000,
         rpId: String? = nil,

@@ -36,18 +36,4 @@ package struct AuthenticatorAttestationResponseJSON: Sendable, Hashable, Codable
         self.publicKeyAlgorithm = publicKeyAlgorithm
         self.attestationObject = attestationObject
     }
-
-    /// Parses ``clientDataJSON``.
-    /// - Returns: the client data, whose `rawBytes` are the received bytes.
-    /// - Throws: ``WebAuthnError`` with category `malformed`.
-    func parsedClientData() throws(WebAuthnError) -> CollectedClientData {
-        try CollectedClientData(jsonBytes: clientDataJSON.bytes[...])
-    }
-
-    /// Parses ``attestationObject``.
-    /// - Returns: the attestation object.
-    /// - Throws: ``WebAuthnError`` with category `malformed`.
-    func parsedAttestationObject() throws(WebAuthnError) -> AttestationObject {
-        try AttestationObject(bytes: attestationObject.bytes[...])
-    }
 }

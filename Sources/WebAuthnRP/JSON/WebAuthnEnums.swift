@@ -1,26 +1,38 @@
-// String-backed values for the WebAuthn enumerations that may grow. Each keeps
-// any value, so unknown strings from newer clients survive decoding and encoding
-// (WebAuthn Level 3 §2.1.1: unknown enumeration values are ignored, not rejected).
-// Codable comes from the standard library's RawRepresentable<String> support.
+// String-backed values for the WebAuthn enumerations that may grow. Each keeps any value, so
+// unknown strings from newer clients survive decoding and encoding (WebAuthn Level 3 §2.1.1:
+// unknown enumeration values are ignored, not rejected).
 
-/// The type of a credential (`PublicKeyCredentialType`, WebAuthn Level 3 §5.8.2).
-public struct PublicKeyCredentialType: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
-    /// The string as it appears in JSON.
-    public let rawValue: String
-
+/// A WebAuthn enumeration kept open: any string is a value, known or not, and the known ones are
+/// static constants. A conforming type declares its `rawValue`, `init(rawValue:)` and constants;
+/// `description` comes from here, and `Codable` from the standard library's support for
+/// `RawRepresentable` over `String` (a JSON string, never refused).
+public protocol OpenStringValue: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible
+where RawValue == String {
     /// Wraps any string, known or not.
-    /// - Parameter rawValue: the string.
-    public init(rawValue: String) { self.rawValue = rawValue }
+    init(rawValue: String)
+}
 
-    /// `public-key`: A public key credential, the only type defined so far.
-    public static let publicKey = PublicKeyCredentialType(rawValue: "public-key")
-
+extension OpenStringValue {
     /// The raw string.
     public var description: String { rawValue }
 }
 
+/// The type of a credential (`PublicKeyCredentialType`, WebAuthn Level 3 §5.8.2). Not API: a
+/// server only ever deals in `public-key` credentials, and the ceremonies check the type.
+package struct PublicKeyCredentialType: OpenStringValue {
+    /// The string as it appears in JSON.
+    package let rawValue: String
+
+    /// Wraps any string, known or not.
+    /// - Parameter rawValue: the string.
+    package init(rawValue: String) { self.rawValue = rawValue }
+
+    /// `public-key`: A public key credential, the only type defined so far.
+    static let publicKey = PublicKeyCredentialType(rawValue: "public-key")
+}
+
 /// How a client may reach an authenticator (`AuthenticatorTransport`, WebAuthn Level 3 §5.8.4).
-public struct AuthenticatorTransport: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+public struct AuthenticatorTransport: OpenStringValue {
     /// The string as it appears in JSON.
     public let rawValue: String
 
@@ -40,13 +52,10 @@ public struct AuthenticatorTransport: RawRepresentable, Sendable, Hashable, Coda
     public static let hybrid = AuthenticatorTransport(rawValue: "hybrid")
     /// `internal`: A platform authenticator built into the client device.
     public static let `internal` = AuthenticatorTransport(rawValue: "internal")
-
-    /// The raw string.
-    public var description: String { rawValue }
 }
 
 /// Whether an authenticator is part of the client device (`AuthenticatorAttachment`, WebAuthn Level 3 §5.4.5).
-public struct AuthenticatorAttachment: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+public struct AuthenticatorAttachment: OpenStringValue {
     /// The string as it appears in JSON.
     public let rawValue: String
 
@@ -58,13 +67,10 @@ public struct AuthenticatorAttachment: RawRepresentable, Sendable, Hashable, Cod
     public static let platform = AuthenticatorAttachment(rawValue: "platform")
     /// `cross-platform`: Removable or roaming.
     public static let crossPlatform = AuthenticatorAttachment(rawValue: "cross-platform")
-
-    /// The raw string.
-    public var description: String { rawValue }
 }
 
 /// Whether a client-side discoverable credential is wanted (`ResidentKeyRequirement`, WebAuthn Level 3 §5.4.6).
-public struct ResidentKeyRequirement: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+public struct ResidentKeyRequirement: OpenStringValue {
     /// The string as it appears in JSON.
     public let rawValue: String
 
@@ -78,13 +84,10 @@ public struct ResidentKeyRequirement: RawRepresentable, Sendable, Hashable, Coda
     public static let preferred = ResidentKeyRequirement(rawValue: "preferred")
     /// `required`: A discoverable credential is required.
     public static let required = ResidentKeyRequirement(rawValue: "required")
-
-    /// The raw string.
-    public var description: String { rawValue }
 }
 
 /// The relying party's user verification requirement (`UserVerificationRequirement`, WebAuthn Level 3 §5.8.6).
-public struct UserVerificationRequirement: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+public struct UserVerificationRequirement: OpenStringValue {
     /// The string as it appears in JSON.
     public let rawValue: String
 
@@ -98,16 +101,13 @@ public struct UserVerificationRequirement: RawRepresentable, Sendable, Hashable,
     public static let preferred = UserVerificationRequirement(rawValue: "preferred")
     /// `discouraged`: User verification is not wanted.
     public static let discouraged = UserVerificationRequirement(rawValue: "discouraged")
-
-    /// The raw string.
-    public var description: String { rawValue }
 }
 
 /// The relying party's attestation preference (`AttestationConveyancePreference`, WebAuthn Level 3 §5.4.7).
 ///
 /// Note: on an `Optional` of this type write `AttestationConveyancePreference.none`, since a bare
 /// `.none` means `Optional.none`.
-public struct AttestationConveyancePreference: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+public struct AttestationConveyancePreference: OpenStringValue {
     /// The string as it appears in JSON.
     public let rawValue: String
 
@@ -123,13 +123,10 @@ public struct AttestationConveyancePreference: RawRepresentable, Sendable, Hasha
     public static let direct = AttestationConveyancePreference(rawValue: "direct")
     /// `enterprise`: An attestation that may identify the authenticator uniquely.
     public static let enterprise = AttestationConveyancePreference(rawValue: "enterprise")
-
-    /// The raw string.
-    public var description: String { rawValue }
 }
 
 /// A hint about the authenticator the relying party expects (`PublicKeyCredentialHint`, WebAuthn Level 3 §5.8.7).
-public struct PublicKeyCredentialHint: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible {
+public struct PublicKeyCredentialHint: OpenStringValue {
     /// The string as it appears in JSON.
     public let rawValue: String
 
@@ -143,7 +140,4 @@ public struct PublicKeyCredentialHint: RawRepresentable, Sendable, Hashable, Cod
     public static let clientDevice = PublicKeyCredentialHint(rawValue: "client-device")
     /// `hybrid`: A general-purpose device such as a phone, over the hybrid transport.
     public static let hybrid = PublicKeyCredentialHint(rawValue: "hybrid")
-
-    /// The raw string.
-    public var description: String { rawValue }
 }

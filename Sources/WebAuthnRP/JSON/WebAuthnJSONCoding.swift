@@ -180,3 +180,19 @@ extension PublicKeyCredentialRequestOptionsJSON {
         try WebAuthnJSONCoding.encode(self, root: "PublicKeyCredentialRequestOptionsJSON")
     }
 }
+
+extension JSONValue {
+    /// Reads a JSON document with the library's strict reader, the one that reads every
+    /// response: a member name given twice in an object, invalid UTF-8, nesting deeper than 32
+    /// levels or bytes after the value are refused. For a server's own request bodies (an
+    /// options request, say), so that which of two values counts is never left to a decoder.
+    /// - Parameter jsonData: the document.
+    /// - Throws: ``WebAuthnError`` `malformed`, naming the byte offset and the reason.
+    public init(jsonData: Data) throws(WebAuthnError) {
+        do {
+            self = try JSONReader.parse(Array(jsonData)[...])
+        } catch {
+            throw WebAuthnError(.malformed, "\(error)")
+        }
+    }
+}

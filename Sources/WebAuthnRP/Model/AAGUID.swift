@@ -1,11 +1,12 @@
-/// An authenticator's model identifier: 16 bytes from attested credential data.
+/// An authenticator's model identifier: 16 bytes from attested credential data, read and
+/// written in its 8-4-4-4-12 form (``uuidString``), as records and metadata statements hold it.
 public struct AAGUID: Sendable, Hashable, CustomStringConvertible {
     /// The 16 bytes.
-    public let bytes: [UInt8]
+    package let bytes: [UInt8]
 
     /// Wraps 16 bytes.
     /// - Parameter bytes: the identifier; any other length gives nil.
-    public init?<C: Collection>(bytes: C) where C.Element == UInt8 {
+    package init?<C: Collection>(bytes: C) where C.Element == UInt8 {
         guard bytes.count == 16 else { return nil }
         self.bytes = Array(bytes)
     }

@@ -1,38 +1,41 @@
 import Foundation
 import WebAuthnCoding
 
+// A payload is for the page, not for the server to read: encode it (`JSONEncoder`) and pass the
+// object to the JavaScript call it names; its members are that call's argument members.
+
 /// The argument of `PublicKeyCredential.signalUnknownCredential()` (L3 §5.1.10, "Signal
 /// Credential Changes to the Authenticator"): the credential is not known to the relying party,
 /// so the authenticator may hide or delete it.
 public struct UnknownCredentialSignal: Sendable, Hashable, Codable {
     /// The RP ID.
-    public let rpId: String
+    let rpId: String
     /// The credential id, base64url.
-    public let credentialId: String
+    let credentialId: String
 }
 
 /// The argument of `PublicKeyCredential.signalAllAcceptedCredentials()`: every credential id the
 /// relying party accepts for a user, so the authenticator may hide the others.
 public struct AllAcceptedCredentialsSignal: Sendable, Hashable, Codable {
     /// The RP ID.
-    public let rpId: String
+    let rpId: String
     /// The user handle, base64url.
-    public let userId: String
+    let userId: String
     /// The accepted credential ids, base64url.
-    public let allAcceptedCredentialIds: [String]
+    let allAcceptedCredentialIds: [String]
 }
 
 /// The argument of `PublicKeyCredential.signalCurrentUserDetails()`: the user's current name and
 /// display name, so the authenticator can update what it shows.
 public struct CurrentUserDetailsSignal: Sendable, Hashable, Codable {
     /// The RP ID.
-    public let rpId: String
+    let rpId: String
     /// The user handle, base64url.
-    public let userId: String
+    let userId: String
     /// The user name.
-    public let name: String
+    let name: String
     /// The display name.
-    public let displayName: String
+    let displayName: String
 }
 
 extension RelyingPartyService {
