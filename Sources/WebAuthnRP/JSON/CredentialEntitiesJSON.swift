@@ -1,4 +1,4 @@
-public import WebAuthnCrypto
+import WebAuthnCrypto
 
 // The small dictionaries shared by the options and responses (WebAuthn Level 3 §5.4, §5.8).
 
@@ -43,7 +43,7 @@ public struct PublicKeyCredentialUserEntityJSON: Sendable, Hashable, Codable {
 
 /// One acceptable credential type and algorithm (`PublicKeyCredentialParameters`), as the
 /// creation options list them.
-public struct PublicKeyCredentialParameters: Sendable, Hashable, Codable {
+struct PublicKeyCredentialParameters: Sendable, Hashable, Codable {
     /// The credential type (`public-key`).
     var type: PublicKeyCredentialType
     /// The COSE algorithm identifier; unknown identifiers are kept.
@@ -65,11 +65,11 @@ public struct PublicKeyCredentialParameters: Sendable, Hashable, Codable {
     }
 
     /// The algorithm as a `COSEAlgorithm`.
-    public var algorithm: COSEAlgorithm { COSEAlgorithm(rawValue: alg) }
+    var algorithm: COSEAlgorithm { COSEAlgorithm(rawValue: alg) }
 
     /// EdDSA (-8), ES256 (-7) and RS256 (-257), in that order of preference: what practically
     /// every authenticator supports, as the spec's own examples list them.
-    public static let recommended: [PublicKeyCredentialParameters] = [
+    static let recommended: [PublicKeyCredentialParameters] = [
         PublicKeyCredentialParameters(alg: -8), PublicKeyCredentialParameters(alg: -7),
         PublicKeyCredentialParameters(alg: -257),
     ]

@@ -7,26 +7,26 @@ public struct MetadataPolicy: Sendable {
     /// (category `metadata`). Default: ``AuthenticatorStatus/compromised`` (REVOKED,
     /// ATTESTATION_KEY_COMPROMISE, USER_VERIFICATION_BYPASS, USER_KEY_REMOTE_COMPROMISE,
     /// USER_KEY_PHYSICAL_COMPROMISE).
-    public var refusedStatuses: Set<AuthenticatorStatus>
+    var refusedStatuses: Set<AuthenticatorStatus>
     /// When set, an authenticator must be certified at this level or better (by its
     /// ``MetadataEntry/certificationLevel(at:)``); otherwise it is refused (`metadata`).
-    public var minimumCertificationLevel: CertificationLevel?
+    var minimumCertificationLevel: CertificationLevel?
     /// Refuse (`metadata`) an authenticator the BLOB has no entry for. Default false: such an
     /// authenticator is judged by the other anchors only (usually: untrusted).
-    public var requireEntry: Bool
+    var requireEntry: Bool
     /// Accept metadata whose BLOB is past its `nextUpdate` day (reported as
     /// ``AttestationResult/metadataStale``). Default false: stale metadata refuses every
     /// registration (`metadata`) until a fresh BLOB is loaded.
-    public var acceptStale: Bool
+    var acceptStale: Bool
     /// Unsafe: let a later status report (a re-certification, `UPDATE_AVAILABLE`) end an
     /// `ATTESTATION_KEY_COMPROMISE`, so chains from the leaked key are trusted again, as under
     /// the latest-report-only reading of MDS3. Default false: while
-    /// `ATTESTATION_KEY_COMPROMISE` is among ``refusedStatuses``, every
+    /// `ATTESTATION_KEY_COMPROMISE` is among the refused statuses, every
     /// such report in the entry refuses the chains it names (its `certificate`),
     /// or every chain of the entry when it names none, whatever came after it. A leaked key
     /// stays leaked: whoever holds it can still sign attestations a re-certified model's
     /// genuine devices would.
-    public var trustLeakedAttestationKeysAfterLaterReport: Bool
+    var trustLeakedAttestationKeysAfterLaterReport: Bool
 
     /// Creates a policy; the defaults are the safe ones.
     /// - Parameters:

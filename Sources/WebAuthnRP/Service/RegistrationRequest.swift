@@ -1,3 +1,5 @@
+public import WebAuthnCrypto
+
 /// Everything a registration can ask of the client, with the convenient defaults: the
 /// builder behind ``RelyingPartyService/beginRegistration(_:now:)``. The service fills in
 /// the rest of `PublicKeyCredentialCreationOptionsJSON`: `rp` from the relying party, a fresh
@@ -5,31 +7,31 @@
 public struct RegistrationRequest: Sendable, Hashable {
     /// The account (`user.id` is the user handle, 1 to 64 bytes; see
     /// ``PublicKeyCredentialUserEntityJSON/newUserHandle()``).
-    public var user: PublicKeyCredentialUserEntityJSON
+    var user: PublicKeyCredentialUserEntityJSON
     /// The algorithms to offer, most preferred first (default EdDSA, ES256, RS256). Those the
     /// policy does not accept are left out; the response must use one of those offered.
-    public var algorithms: [COSEAlgorithm]
+    var algorithms: [COSEAlgorithm]
     /// The user verification requirement (default `preferred`).
-    public var userVerification: UserVerificationRequirement
+    var userVerification: UserVerificationRequirement
     /// Whether a discoverable credential (passkey) is wanted (default `preferred`).
-    public var residentKey: ResidentKeyRequirement
+    var residentKey: ResidentKeyRequirement
     /// `platform` or `cross-platform`, or nil for either.
-    public var authenticatorAttachment: AuthenticatorAttachment?
+    var authenticatorAttachment: AuthenticatorAttachment?
     /// The attestation conveyance (default `none`).
-    public var attestation: AttestationConveyancePreference
+    var attestation: AttestationConveyancePreference
     /// Preferred attestation statement formats, most preferred first, or nil.
-    public var attestationFormats: [String]?
+    var attestationFormats: [String]?
     /// Hints for the client's UI (`security-key`, `client-device`, `hybrid`), or nil.
-    public var hints: [PublicKeyCredentialHint]?
+    var hints: [PublicKeyCredentialHint]?
     /// The timeout hint in milliseconds; nil takes the policy's challenge lifetime.
-    public var timeout: UInt32?
+    var timeout: UInt32?
     /// Whether the user's registered credentials go into `excludeCredentials` (default true),
     /// so an authenticator that already holds one is not registered twice.
-    public var excludeExistingCredentials: Bool
+    var excludeExistingCredentials: Bool
     /// The page will call `create()` with conditional mediation (UP is then not required).
-    public var conditional: Bool
+    var conditional: Bool
     /// Client extension inputs.
-    public var extensions: RegistrationExtensionInputs
+    var extensions: RegistrationExtensionInputs
 
     /// A request with the defaults.
     /// - Parameters:
@@ -47,7 +49,7 @@ public struct RegistrationRequest: Sendable, Hashable {
     ///   - extensions: default none.
     public init(
         user: PublicKeyCredentialUserEntityJSON,
-        algorithms: [COSEAlgorithm] = PublicKeyCredentialParameters.recommended.map(\.algorithm),
+        algorithms: [COSEAlgorithm] = [.edDSA, .es256, .rs256],
         userVerification: UserVerificationRequirement = .preferred,
         residentKey: ResidentKeyRequirement = .preferred,
         authenticatorAttachment: AuthenticatorAttachment? = nil,
@@ -78,19 +80,19 @@ public struct AuthenticationRequest: Sendable, Hashable {
     /// The user identified before the ceremony (username-first: their credentials go into
     /// `allowCredentials` and the response must be one of them), or nil for a discoverable,
     /// usernameless login (also conditional mediation / autofill).
-    public var userHandle: [UInt8]?
+    var userHandle: [UInt8]?
     /// The user verification requirement (default `preferred`).
-    public var userVerification: UserVerificationRequirement
+    var userVerification: UserVerificationRequirement
     /// Hints for the client's UI, or nil.
-    public var hints: [PublicKeyCredentialHint]?
+    var hints: [PublicKeyCredentialHint]?
     /// The timeout hint in milliseconds; nil takes the policy's challenge lifetime.
-    public var timeout: UInt32?
+    var timeout: UInt32?
     /// Client extension inputs.
-    public var extensions: AuthenticationExtensionInputs
+    var extensions: AuthenticationExtensionInputs
     /// The identified user's credentials, when the caller has already read them (say, with the
     /// account, in one database query): they become `allowCredentials` as given. Nil (default)
     /// lets the service read them from its credential store. Used only with a `userHandle`.
-    public var allowCredentials: [PublicKeyCredentialDescriptorJSON]?
+    var allowCredentials: [PublicKeyCredentialDescriptorJSON]?
 
     /// A request with the defaults.
     /// - Parameters:

@@ -57,14 +57,13 @@ struct WebCeremonyController: Sendable {
             (username, userHandle, newAccount) = (name.display, try PublicKeyCredentialUserEntityJSON.newUserHandle(), true)
         }
         let displayName = String((body.displayName ?? username).prefix(64))
-        var options = RegistrationRequest(
+        // credProps (is it discoverable?) and prf on the user's salt (PasskeyExtensions).
+        let options = RegistrationRequest(
             user: PublicKeyCredentialUserEntityJSON(
                 id: Base64URLBytes(userHandle), name: username,
-                displayName: displayName))
-        options.residentKey = .preferred
-        options.userVerification = .preferred
-        // credProps (is it discoverable?) and prf on the user's salt (PasskeyExtensions).
-        options.extensions = PasskeyExtensions.registration(userHandle: userHandle)
+                displayName: displayName),
+            userVerification: .preferred, residentKey: .preferred,
+            extensions: PasskeyExtensions.registration(userHandle: userHandle))
         var ceremony = CeremonyPayload(
             username: username, userHandle: Base64URLBytes(userHandle).base64URL, newAccount: newAccount,
             exp: now.addingTimeInterval(policy.challengeLifetime).timeIntervalSince1970)
