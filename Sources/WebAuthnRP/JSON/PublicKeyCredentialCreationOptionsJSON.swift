@@ -123,7 +123,7 @@ extension PublicKeyCredentialCreationOptionsJSON {
     /// - Throws: ``WebAuthnError`` with category `malformed` for a user handle outside
     ///   1...64 bytes or a challenge shorter than 16 bytes, or when no random bytes
     ///   could be drawn.
-    package static func make(
+    static func make(
         rp: PublicKeyCredentialRpEntity,
         user: PublicKeyCredentialUserEntityJSON,
         challenge: [UInt8]? = nil,

@@ -74,7 +74,7 @@ public struct PublicKeyCredentialRequestOptionsJSON: Sendable, Hashable, Codable
     /// - Returns: the options.
     /// - Throws: ``WebAuthnError`` with category `malformed` for a challenge shorter than
     ///   16 bytes, or when no random bytes could be drawn.
-    package static func make(
+    static func make(
         challenge: [UInt8]? = nil,
         timeout: UInt32? = 300_000,
         rpId: String? = nil,
