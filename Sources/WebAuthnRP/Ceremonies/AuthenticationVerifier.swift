@@ -90,30 +90,10 @@ public struct AuthenticationVerifier: Sendable {
             // Unreachable: step 6 refused a missing record.
             throw WebAuthnError(.unknownCredential, step: "§7.2 step 6", "no credential record for \(response.id)")
         }
-        // Steps 7-9: decode and parse client data.
-        let clientData = try trace.check("§7.2 steps 7-9", "clientDataJSON is UTF-8 JSON client data") { () throws(WebAuthnError) in
-            if let parsed { return parsed }
-            return try CeremonyChecks.parseClientData(response.members.clientDataJSON)
-        }
-        try trace.check("§7.2 step 10", "C.type is webauthn.get") { () throws(WebAuthnError) in
-            try CeremonyChecks.checkType(clientData, expected: "webauthn.get")
-        }
-        try trace.check("§7.2 step 11", "C.challenge is the issued challenge") { () throws(WebAuthnError) in
-            try CeremonyChecks.checkChallenge(clientData, issued: issued)
-        }
-        try trace.check("§7.2 step 12", "C.origin is an expected origin", detail: clientData.origin) { () throws(WebAuthnError) in
-            try CeremonyChecks.checkOrigin(clientData, relyingParty: relyingParty)
-        }
-        try trace.check("§7.2 step 13", "crossOrigin only where the RP expects iframes") { () throws(WebAuthnError) in
-            try CeremonyChecks.checkCrossOrigin(clientData, relyingParty: relyingParty)
-        }
-        if clientData.topOrigin == nil {
-            trace.skip("§7.2 step 14", "topOrigin is an expected top origin", because: "no topOrigin in client data")
-        } else {
-            try trace.check("§7.2 step 14", "topOrigin is an expected top origin") { () throws(WebAuthnError) in
-                try CeremonyChecks.checkTopOrigin(clientData, relyingParty: relyingParty)
-            }
-        }
+        // Steps 7-14: client data.
+        let clientData = try CeremonyChecks.verifyClientData(
+            response.members.clientDataJSON, parsed: parsed, steps: .authentication, issued: issued,
+            relyingParty: relyingParty, trace: &trace)
         let authData = try trace.check("§7.2 step 7", "authenticatorData parses, nothing left over") { () throws(WebAuthnError) in
             try AuthenticatorData(bytes: response.members.authenticatorData)
         }

@@ -40,12 +40,66 @@ package enum CeremonyChecks {
         return shown.ISO8601Format(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 
-    static func parseClientData(_ bytes: [UInt8]) throws(WebAuthnError) -> CollectedClientData {
-        try CollectedClientData(jsonBytes: bytes[...])
+    /// Where the client-data steps stand in each ceremony's numbering, and the type each expects.
+    struct ClientDataSteps: Sendable {
+        let parse: String
+        let type: String
+        let challenge: String
+        let origin: String
+        let crossOrigin: String
+        let topOrigin: String
+        /// `C.type`'s value for this ceremony.
+        let expectedType: String
+        let typeTitle: String
+
+        init(
+            parse: String, type: String, challenge: String, origin: String, crossOrigin: String, topOrigin: String,
+            expectedType: String
+        ) {
+            (self.parse, self.type, self.challenge, self.origin) = (parse, type, challenge, origin)
+            (self.crossOrigin, self.topOrigin, self.expectedType) = (crossOrigin, topOrigin, expectedType)
+            typeTitle = "C.type is \(expectedType)"
+        }
+
+        static let registration = ClientDataSteps(
+            parse: "§7.1 steps 5-6", type: "§7.1 step 7", challenge: "§7.1 step 8", origin: "§7.1 step 9",
+            crossOrigin: "§7.1 step 10", topOrigin: "§7.1 step 11", expectedType: "webauthn.create")
+        static let authentication = ClientDataSteps(
+            parse: "§7.2 steps 7-9", type: "§7.2 step 10", challenge: "§7.2 step 11", origin: "§7.2 step 12",
+            crossOrigin: "§7.2 step 13", topOrigin: "§7.2 step 14", expectedType: "webauthn.get")
     }
 
-    static func parseClientData(_ bytes: ArraySlice<UInt8>) throws(WebAuthnError) -> CollectedClientData {
-        try CollectedClientData(jsonBytes: bytes)
+    /// The client-data steps, the same in both ceremonies but for their numbers (§7.1 steps
+    /// 5-11, §7.2 steps 7-14): parse `clientDataJSON` (unless the caller already did, to find
+    /// the challenge), then check type, challenge, origin, crossOrigin and topOrigin.
+    static func verifyClientData(
+        _ json: ArraySlice<UInt8>, parsed: CollectedClientData?, steps: ClientDataSteps,
+        issued: IssuedChallenge, relyingParty: RelyingParty, trace: inout CeremonyTrace
+    ) throws(WebAuthnError) -> CollectedClientData {
+        let clientData = try trace.check(steps.parse, "clientDataJSON is UTF-8 JSON client data") { () throws(WebAuthnError) in
+            if let parsed { return parsed }
+            return try CollectedClientData(jsonBytes: json)
+        }
+        try trace.check(steps.type, steps.typeTitle) { () throws(WebAuthnError) in
+            try checkType(clientData, expected: steps.expectedType)
+        }
+        try trace.check(steps.challenge, "C.challenge is the issued challenge") { () throws(WebAuthnError) in
+            try checkChallenge(clientData, issued: issued)
+        }
+        try trace.check(steps.origin, "C.origin is an expected origin", detail: clientData.origin) { () throws(WebAuthnError) in
+            try checkOrigin(clientData, relyingParty: relyingParty)
+        }
+        try trace.check(steps.crossOrigin, "crossOrigin only where the RP expects iframes") { () throws(WebAuthnError) in
+            try checkCrossOrigin(clientData, relyingParty: relyingParty)
+        }
+        if clientData.topOrigin == nil {
+            trace.skip(steps.topOrigin, "topOrigin is an expected top origin", because: "no topOrigin in client data")
+        } else {
+            try trace.check(steps.topOrigin, "topOrigin is an expected top origin") { () throws(WebAuthnError) in
+                try checkTopOrigin(clientData, relyingParty: relyingParty)
+            }
+        }
+        return clientData
     }
 
     static func checkType(_ clientData: CollectedClientData, expected: String) throws(WebAuthnError) {

@@ -79,30 +79,10 @@ public struct RegistrationVerifier: Sendable {
             try Self.storableTransports(response.transports)
         }
         trace.note("§7.1 step 4", "client extension results collected")
-        // Steps 5-6: UTF-8 decode and parse clientDataJSON.
-        let clientData = try trace.check("§7.1 steps 5-6", "clientDataJSON is UTF-8 JSON client data") { () throws(WebAuthnError) in
-            if let parsed { return parsed }
-            return try CeremonyChecks.parseClientData(response.clientDataJSON)
-        }
-        try trace.check("§7.1 step 7", "C.type is webauthn.create") { () throws(WebAuthnError) in
-            try CeremonyChecks.checkType(clientData, expected: "webauthn.create")
-        }
-        try trace.check("§7.1 step 8", "C.challenge is the issued challenge") { () throws(WebAuthnError) in
-            try CeremonyChecks.checkChallenge(clientData, issued: issued)
-        }
-        try trace.check("§7.1 step 9", "C.origin is an expected origin", detail: clientData.origin) { () throws(WebAuthnError) in
-            try CeremonyChecks.checkOrigin(clientData, relyingParty: relyingParty)
-        }
-        try trace.check("§7.1 step 10", "crossOrigin only where the RP expects iframes") { () throws(WebAuthnError) in
-            try CeremonyChecks.checkCrossOrigin(clientData, relyingParty: relyingParty)
-        }
-        if clientData.topOrigin == nil {
-            trace.skip("§7.1 step 11", "topOrigin is an expected top origin", because: "no topOrigin in client data")
-        } else {
-            try trace.check("§7.1 step 11", "topOrigin is an expected top origin") { () throws(WebAuthnError) in
-                try CeremonyChecks.checkTopOrigin(clientData, relyingParty: relyingParty)
-            }
-        }
+        // Steps 5-11: client data.
+        let clientData = try CeremonyChecks.verifyClientData(
+            response.clientDataJSON[...], parsed: parsed, steps: .registration, issued: issued,
+            relyingParty: relyingParty, trace: &trace)
         // Step 12: "Let hash be the result of computing a hash over response.clientDataJSON using SHA-256."
         let clientDataHash = Digest.sha256.hash(response.clientDataJSON)
         trace.note("§7.1 step 12", "hash = SHA-256(clientDataJSON)")
