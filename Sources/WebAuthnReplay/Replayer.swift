@@ -220,18 +220,7 @@ struct ReplaySetup {
     init(fixture: Fixture, file: String) throws(FixtureError) {
         relyingParty = try Self.relyingParty(fixture.relyingParty, file: file)
         let spec = fixture.policy
-        if let text = spec?.verificationTime {
-            // Foundation's ISO 8601 reader, which read this member before, still reads any form
-            // it accepted, so older recordings keep their clock.
-            guard let date = FixtureTime.parse(text) ?? ISO8601DateFormatter().date(from: text) else {
-                throw FixtureError(
-                    file: file, member: "policy.verificationTime",
-                    reason: "\"\(text)\" is not an RFC 3339 date-time such as 2024-06-01T00:00:00Z")
-            }
-            now = date
-        } else {
-            now = Date()
-        }
+        now = try FixtureTime.verificationTime(spec?.verificationTime, file: file)
         // A lifetime that is negative, NaN or infinite describes no relying party: the file is unusable.
         let lifetime = spec?.challengeLifetime ?? VerificationPolicy().challengeLifetime
         guard lifetime.isFinite, lifetime >= 0 else {

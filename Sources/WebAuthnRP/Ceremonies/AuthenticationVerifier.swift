@@ -107,18 +107,9 @@ public struct AuthenticationVerifier: Sendable {
                 authData, clientOutputs: response.clientExtensionResults,
                 asked: askedExtensions, issued: issued, relyingParty: relyingParty)
         }
-        try trace.check("§7.2 step 16", "UP flag set") { () throws(WebAuthnError) in
-            try CeremonyChecks.checkUserPresent(authData)
-        }
-        try trace.check(
-            "§7.2 step 17", "UV flag set when user verification is required",
-            detail: "userVerification \(issued.userVerification.rawValue)"
-        ) { () throws(WebAuthnError) in
-            try CeremonyChecks.checkUserVerified(authData, requirement: issued.userVerification)
-        }
-        try trace.check("§7.2 step 18", "BS is not set without BE") { () throws(WebAuthnError) in
-            try CeremonyChecks.checkBackupFlags(authData)
-        }
+        try CeremonyChecks.verifyFlags(
+            authData, steps: .authentication, userPresenceOptional: false, requirement: issued.userVerification,
+            trace: &trace)
         // Step 19: "If credentialRecord.backupEligible is set, verify that currentBe is set. If
         // credentialRecord.backupEligible is not set, verify that currentBe is not set."
         try trace.check("§7.2 step 19", "BE is unchanged since registration") { () throws(WebAuthnError) in

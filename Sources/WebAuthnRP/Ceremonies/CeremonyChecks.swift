@@ -40,40 +40,35 @@ package enum CeremonyChecks {
         return shown.ISO8601Format(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 
-    /// Where the client-data steps stand in each ceremony's numbering, and the type each expects.
-    struct ClientDataSteps: Sendable {
-        let parse: String
-        let type: String
-        let challenge: String
-        let origin: String
-        let crossOrigin: String
-        let topOrigin: String
+    /// Where the steps both ceremonies share stand in each one's numbering, and the client-data
+    /// type each expects.
+    struct SharedSteps: Sendable {
+        let parse, type, challenge, origin, crossOrigin, topOrigin, userPresent, userVerified, backupFlags: String
         /// `C.type`'s value for this ceremony.
         let expectedType: String
         let typeTitle: String
 
-        init(
-            parse: String, type: String, challenge: String, origin: String, crossOrigin: String, topOrigin: String,
-            expectedType: String
-        ) {
-            (self.parse, self.type, self.challenge, self.origin) = (parse, type, challenge, origin)
-            (self.crossOrigin, self.topOrigin, self.expectedType) = (crossOrigin, topOrigin, expectedType)
+        init(_ section: String, parse: String, clientDataFrom first: Int, flagsFrom flags: Int, expectedType: String) {
+            func step(_ number: Int) -> String { "\(section) step \(number)" }
+            self.parse = "\(section) steps \(parse)"
+            (type, challenge, origin) = (step(first), step(first + 1), step(first + 2))
+            (crossOrigin, topOrigin) = (step(first + 3), step(first + 4))
+            (userPresent, userVerified, backupFlags) = (step(flags), step(flags + 1), step(flags + 2))
+            self.expectedType = expectedType
             typeTitle = "C.type is \(expectedType)"
         }
 
-        static let registration = ClientDataSteps(
-            parse: "§7.1 steps 5-6", type: "§7.1 step 7", challenge: "§7.1 step 8", origin: "§7.1 step 9",
-            crossOrigin: "§7.1 step 10", topOrigin: "§7.1 step 11", expectedType: "webauthn.create")
-        static let authentication = ClientDataSteps(
-            parse: "§7.2 steps 7-9", type: "§7.2 step 10", challenge: "§7.2 step 11", origin: "§7.2 step 12",
-            crossOrigin: "§7.2 step 13", topOrigin: "§7.2 step 14", expectedType: "webauthn.get")
+        static let registration = SharedSteps(
+            "§7.1", parse: "5-6", clientDataFrom: 7, flagsFrom: 15, expectedType: "webauthn.create")
+        static let authentication = SharedSteps(
+            "§7.2", parse: "7-9", clientDataFrom: 10, flagsFrom: 16, expectedType: "webauthn.get")
     }
 
     /// The client-data steps, the same in both ceremonies but for their numbers (§7.1 steps
     /// 5-11, §7.2 steps 7-14): parse `clientDataJSON` (unless the caller already did, to find
     /// the challenge), then check type, challenge, origin, crossOrigin and topOrigin.
     static func verifyClientData(
-        _ json: ArraySlice<UInt8>, parsed: CollectedClientData?, steps: ClientDataSteps,
+        _ json: ArraySlice<UInt8>, parsed: CollectedClientData?, steps: SharedSteps,
         issued: IssuedChallenge, relyingParty: RelyingParty, trace: inout CeremonyTrace
     ) throws(WebAuthnError) -> CollectedClientData {
         let clientData = try trace.check(steps.parse, "clientDataJSON is UTF-8 JSON client data") { () throws(WebAuthnError) in
@@ -100,6 +95,31 @@ package enum CeremonyChecks {
             }
         }
         return clientData
+    }
+
+    /// The flag steps, the same in both ceremonies but for their numbers (§7.1 steps 15-17,
+    /// §7.2 steps 16-18): UP set (unless a conditional create made presence optional), UV set
+    /// when required, BS not set without BE.
+    static func verifyFlags(
+        _ authData: AuthenticatorData, steps: SharedSteps, userPresenceOptional: Bool,
+        requirement: UserVerificationRequirement, trace: inout CeremonyTrace
+    ) throws(WebAuthnError) {
+        if userPresenceOptional {
+            trace.skip(steps.userPresent, "UP flag set", because: "conditional mediation was requested")
+        } else {
+            try trace.check(steps.userPresent, "UP flag set") { () throws(WebAuthnError) in
+                try checkUserPresent(authData)
+            }
+        }
+        try trace.check(
+            steps.userVerified, "UV flag set when user verification is required",
+            detail: "userVerification \(requirement.rawValue)"
+        ) { () throws(WebAuthnError) in
+            try checkUserVerified(authData, requirement: requirement)
+        }
+        try trace.check(steps.backupFlags, "BS is not set without BE") { () throws(WebAuthnError) in
+            try checkBackupFlags(authData)
+        }
     }
 
     static func checkType(_ clientData: CollectedClientData, expected: String) throws(WebAuthnError) {

@@ -109,22 +109,9 @@ public struct RegistrationVerifier: Sendable {
         try trace.check("§7.1 step 14", "rpIdHash is SHA-256 of the RP ID", detail: issued.rpId) { () throws(WebAuthnError) in
             try CeremonyChecks.checkRPIDHash(authData, rpId: issued.rpId, relyingParty: relyingParty)
         }
-        if issued.conditionalCreate {
-            trace.skip("§7.1 step 15", "UP flag set", because: "conditional mediation was requested")
-        } else {
-            try trace.check("§7.1 step 15", "UP flag set") { () throws(WebAuthnError) in
-                try CeremonyChecks.checkUserPresent(authData)
-            }
-        }
-        try trace.check(
-            "§7.1 step 16", "UV flag set when user verification is required",
-            detail: "userVerification \(issued.userVerification.rawValue)"
-        ) { () throws(WebAuthnError) in
-            try CeremonyChecks.checkUserVerified(authData, requirement: issued.userVerification)
-        }
-        try trace.check("§7.1 step 17", "BS is not set without BE") { () throws(WebAuthnError) in
-            try CeremonyChecks.checkBackupFlags(authData)
-        }
+        try CeremonyChecks.verifyFlags(
+            authData, steps: .registration, userPresenceOptional: issued.conditionalCreate,
+            requirement: issued.userVerification, trace: &trace)
         trace.note(
             "§7.1 steps 18-19", "BE and BS recorded for the caller's policy",
             detail: "BE \(authData.flags.contains(.backupEligible)) BS \(authData.flags.contains(.backupState))")
