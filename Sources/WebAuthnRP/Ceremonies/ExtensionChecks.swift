@@ -20,9 +20,10 @@ enum ExtensionChecks {
         if policy.rejectUnsolicitedOutputs {
             try rejectUnsolicited(client: client, authenticator: authenticator, asked: asked)
         }
+        let exchange = ExtensionExchange(asked: asked, client: client, authenticator: authenticator)
         var results = RegistrationExtensionResults()
         for definition in ExtensionList.all {
-            try definition.checkRegistration(client: client, authenticator: authenticator, asked: asked, results: &results)
+            try definition.checkRegistration(exchange, results: &results)
         }
         return results
     }
@@ -63,11 +64,10 @@ enum ExtensionChecks {
         if policy.rejectUnsolicitedOutputs {
             try rejectUnsolicited(client: client, authenticator: authenticator, asked: asked)
         }
+        let exchange = ExtensionExchange(asked: asked, client: client, authenticator: authenticator)
         var results = AuthenticationExtensionResults()
         for definition in ExtensionList.all {
-            try definition.checkAuthentication(
-                client: client, authenticator: authenticator, asked: asked,
-                context: context, results: &results)
+            try definition.checkAuthentication(exchange, context: context, results: &results)
         }
         return results
     }
