@@ -182,21 +182,15 @@ package enum Replayer {
             _ = try await service.challengeStore?.consume(challenge)  // every verdict consumes the challenge
             verdict = .rejected(WebAuthnError(.malformed, "response: \(reason)"), CeremonyTrace())
         case .registration(let json):
-            let report = try await service.finishRegistrationReport(
-                RegistrationResponse(json: json),
-                challenge: .session(challenge), now: receivedAt)
-            switch report.result {
-            case .success(let verified): verdict = .registered(verified, report.trace)
-            case .failure(let error): verdict = .rejected(error, report.trace)
-            }
+            verdict = Verdict(
+                try await service.finishRegistrationReport(
+                    RegistrationResponse(json: json), challenge: .session(challenge), now: receivedAt),
+                accepted: Verdict.registered)
         case .authentication(let json):
-            let report = try await service.finishAuthenticationReport(
-                AuthenticationResponse(json: json),
-                challenge: .session(challenge), now: receivedAt)
-            switch report.result {
-            case .success(let verified): verdict = .authenticated(verified, report.trace)
-            case .failure(let error): verdict = .rejected(error, report.trace)
-            }
+            verdict = Verdict(
+                try await service.finishAuthenticationReport(
+                    AuthenticationResponse(json: json), challenge: .session(challenge), now: receivedAt),
+                accepted: Verdict.authenticated)
         }
         let mismatches = ExpectationMatcher.mismatches(ceremony.expect, verdict)
         return CeremonyResult(
@@ -380,6 +374,14 @@ enum Verdict {
     case registered(VerifiedRegistration, CeremonyTrace)
     case authenticated(VerifiedAuthentication, CeremonyTrace)
     case rejected(WebAuthnError, CeremonyTrace)
+
+    /// A ceremony's report as a verdict: `accepted` for the verified result, else rejected.
+    init<Verified>(_ report: CeremonyReport<Verified>, accepted: (Verified, CeremonyTrace) -> Verdict) {
+        switch report.result {
+        case .success(let verified): self = accepted(verified, report.trace)
+        case .failure(let error): self = .rejected(error, report.trace)
+        }
+    }
 
     var summary: String {
         switch self {
