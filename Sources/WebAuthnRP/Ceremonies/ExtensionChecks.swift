@@ -114,19 +114,12 @@ extension ExtensionChecks {
         issued: IssuedChallenge, policy: ExtensionPolicy,
         trace: inout CeremonyTrace
     ) throws(WebAuthnError) -> RegistrationExtensionResults {
-        let step = "§7.1 step 21"
-        if json.isEmpty, authData.extensions == nil, issued.extensions == nil {
-            trace.note(step, "extension outputs: none asked for, none present")
-            return RegistrationExtensionResults()
-        }
-        let results = try trace.check(
-            step, "extension outputs fit their definitions and what was asked",
-            detail: describe(issued: issued, clientOutputs: json, authData: authData)
+        try traced(
+            "§7.1 step 21", issued: issued, clientOutputs: json, authData: authData, nothing: RegistrationExtensionResults(),
+            items: \.traceItems, trace: &trace
         ) { () throws(WebAuthnError) in
             try verifyRegistration(clientOutputs: json, authData: authData, issued: issued, policy: policy)
         }
-        for (name, value) in results.traceItems { trace.note(step, "extension \(name)", detail: value) }
-        return results
     }
 
     /// §7.2 step 20 with its trace (see the registration form).
@@ -136,20 +129,31 @@ extension ExtensionChecks {
         policy: ExtensionPolicy,
         trace: inout CeremonyTrace
     ) throws(WebAuthnError) -> AuthenticationExtensionResults {
-        let step = "§7.2 step 20"
-        if json.isEmpty, authData.extensions == nil, issued.extensions == nil {
-            trace.note(step, "extension outputs: none asked for, none present")
-            return AuthenticationExtensionResults()
-        }
-        let results = try trace.check(
-            step, "extension outputs fit their definitions and what was asked",
-            detail: describe(issued: issued, clientOutputs: json, authData: authData)
+        try traced(
+            "§7.2 step 20", issued: issued, clientOutputs: json, authData: authData, nothing: AuthenticationExtensionResults(),
+            items: \.traceItems, trace: &trace
         ) { () throws(WebAuthnError) in
             try verifyAuthentication(
                 clientOutputs: json, authData: authData, issued: issued, asked: asked,
                 context: context, policy: policy)
         }
-        for (name, value) in results.traceItems { trace.note(step, "extension \(name)", detail: value) }
+    }
+
+    /// Either ceremony's extension step with its trace: one checked step for the outputs, then
+    /// one line per verified result; `nothing` when none were asked for and none came.
+    private static func traced<Results>(
+        _ step: String, issued: IssuedChallenge, clientOutputs json: [String: JSONValue], authData: AuthenticatorData,
+        nothing: @autoclosure () -> Results, items: (Results) -> [(String, String)], trace: inout CeremonyTrace,
+        _ verify: () throws(WebAuthnError) -> Results
+    ) throws(WebAuthnError) -> Results {
+        if json.isEmpty, authData.extensions == nil, issued.extensions == nil {
+            trace.note(step, "extension outputs: none asked for, none present")
+            return nothing()
+        }
+        let results = try trace.check(
+            step, "extension outputs fit their definitions and what was asked",
+            detail: describe(issued: issued, clientOutputs: json, authData: authData), verify)
+        for (name, value) in items(results) { trace.note(step, "extension \(name)", detail: value) }
         return results
     }
 }
