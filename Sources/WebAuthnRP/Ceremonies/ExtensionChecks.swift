@@ -14,13 +14,8 @@ enum ExtensionChecks {
         policy: ExtensionPolicy
     ) throws(WebAuthnError) -> RegistrationExtensionResults {
         if json.isEmpty, authData.extensions == nil, issued.extensions == nil { return RegistrationExtensionResults() }
-        let asked = RequestedExtensions(issued.extensions)
-        let client = try ClientExtensionOutputs(json: json)
-        let authenticator = try authenticatorOutputs(authData, ceremony: .registration)
-        if policy.rejectUnsolicitedOutputs {
-            try rejectUnsolicited(client: client, authenticator: authenticator, asked: asked)
-        }
-        let exchange = ExtensionExchange(asked: asked, client: client, authenticator: authenticator)
+        let exchange = try readOutputs(
+            json, authData, ceremony: .registration, asked: RequestedExtensions(issued.extensions), policy: policy)
         var results = RegistrationExtensionResults()
         for definition in ExtensionList.all {
             try definition.checkRegistration(exchange, results: &results)
@@ -59,12 +54,7 @@ enum ExtensionChecks {
     ) throws(WebAuthnError) -> AuthenticationExtensionResults {
         // The common login asks for nothing and gets nothing: no work beyond three checks.
         if json.isEmpty, authData.extensions == nil, issued.extensions == nil { return AuthenticationExtensionResults() }
-        let client = try ClientExtensionOutputs(json: json)
-        let authenticator = try authenticatorOutputs(authData, ceremony: .authentication)
-        if policy.rejectUnsolicitedOutputs {
-            try rejectUnsolicited(client: client, authenticator: authenticator, asked: asked)
-        }
-        let exchange = ExtensionExchange(asked: asked, client: client, authenticator: authenticator)
+        let exchange = try readOutputs(json, authData, ceremony: .authentication, asked: asked, policy: policy)
         var results = AuthenticationExtensionResults()
         for definition in ExtensionList.all {
             try definition.checkAuthentication(exchange, context: context, results: &results)
@@ -73,6 +63,20 @@ enum ExtensionChecks {
     }
 
     // MARK: Shared
+
+    /// Both outputs, each read once, with what was asked; outputs nothing asked for are refused
+    /// first when the policy says so.
+    private static func readOutputs(
+        _ json: [String: JSONValue], _ authData: AuthenticatorData, ceremony: CeremonyKind, asked: RequestedExtensions,
+        policy: ExtensionPolicy
+    ) throws(WebAuthnError) -> ExtensionExchange {
+        let client = try ClientExtensionOutputs(json: json)
+        let authenticator = try authenticatorOutputs(authData, ceremony: ceremony)
+        if policy.rejectUnsolicitedOutputs {
+            try rejectUnsolicited(client: client, authenticator: authenticator, asked: asked)
+        }
+        return ExtensionExchange(asked: asked, client: client, authenticator: authenticator)
+    }
 
     private static func authenticatorOutputs(
         _ authData: AuthenticatorData,
