@@ -57,9 +57,7 @@ public struct AuthenticationVerifier: Sendable {
         now: Date, clientData parsed: CollectedClientData? = nil,
         trace: inout CeremonyTrace
     ) throws(WebAuthnError) -> VerifiedAuthentication {
-        try trace.check("pending", "the challenge was issued for an authentication and has not expired") { () throws(WebAuthnError) in
-            try CeremonyChecks.checkIssued(issued, kind: .authentication, now: now)
-        }
+        try CeremonyChecks.verifyPending(issued, steps: .authentication, now: now, trace: &trace)
         // Step 3: the response must be an assertion response of a public-key credential.
         try trace.check("§7.2 step 3", "the credential is a public-key credential") { () throws(WebAuthnError) in
             guard response.type == "public-key" else {

@@ -43,13 +43,22 @@ package enum CeremonyChecks {
     /// Where the steps both ceremonies share stand in each one's numbering, and the client-data
     /// type each expects.
     struct SharedSteps: Sendable {
+        /// The ceremony these numbers belong to.
+        let kind: CeremonyKind
         let parse, type, challenge, origin, crossOrigin, topOrigin, userPresent, userVerified, backupFlags: String
+        let pendingTitle: String
         /// `C.type`'s value for this ceremony.
         let expectedType: String
         let typeTitle: String
 
-        init(_ section: String, parse: String, clientDataFrom first: Int, flagsFrom flags: Int, expectedType: String) {
+        init(
+            _ kind: CeremonyKind, _ section: String, parse: String, clientDataFrom first: Int, flagsFrom flags: Int,
+            expectedType: String
+        ) {
             func step(_ number: Int) -> String { "\(section) step \(number)" }
+            self.kind = kind
+            let ceremony = kind == .registration ? "a registration" : "an authentication"
+            pendingTitle = "the challenge was issued for \(ceremony) and has not expired"
             self.parse = "\(section) steps \(parse)"
             (type, challenge, origin) = (step(first), step(first + 1), step(first + 2))
             (crossOrigin, topOrigin) = (step(first + 3), step(first + 4))
@@ -59,9 +68,19 @@ package enum CeremonyChecks {
         }
 
         static let registration = SharedSteps(
-            "§7.1", parse: "5-6", clientDataFrom: 7, flagsFrom: 15, expectedType: "webauthn.create")
+            .registration, "§7.1", parse: "5-6", clientDataFrom: 7, flagsFrom: 15, expectedType: "webauthn.create")
         static let authentication = SharedSteps(
-            "§7.2", parse: "7-9", clientDataFrom: 10, flagsFrom: 16, expectedType: "webauthn.get")
+            .authentication, "§7.2", parse: "7-9", clientDataFrom: 10, flagsFrom: 16, expectedType: "webauthn.get")
+    }
+
+    /// The first step of both ceremonies: the challenge was issued for this kind of ceremony and
+    /// is still pending at `now`.
+    static func verifyPending(
+        _ issued: IssuedChallenge, steps: SharedSteps, now: Date, trace: inout CeremonyTrace
+    ) throws(WebAuthnError) {
+        try trace.check("pending", steps.pendingTitle) { () throws(WebAuthnError) in
+            try checkIssued(issued, kind: steps.kind, now: now)
+        }
     }
 
     /// The client-data steps, the same in both ceremonies but for their numbers (§7.1 steps

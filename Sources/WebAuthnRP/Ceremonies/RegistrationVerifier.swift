@@ -60,9 +60,7 @@ public struct RegistrationVerifier: Sendable {
         keepAttestation: Bool = false, clientData parsed: CollectedClientData? = nil,
         trace: inout CeremonyTrace
     ) throws(WebAuthnError) -> VerifiedRegistration {
-        try trace.check("pending", "the challenge was issued for a registration and has not expired") { () throws(WebAuthnError) in
-            try CeremonyChecks.checkIssued(issued, kind: .registration, now: now)
-        }
+        try CeremonyChecks.verifyPending(issued, steps: .registration, now: now, trace: &trace)
         // Step 3: "If response is not an instance of AuthenticatorAttestationResponse, abort."
         try trace.check("§7.1 step 3", "the credential is a public-key credential") { () throws(WebAuthnError) in
             guard response.type == "public-key" else {
