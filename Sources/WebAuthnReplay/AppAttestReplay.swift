@@ -168,18 +168,7 @@ enum AppAttestReplay {
             } else {
                 environment = .production
             }
-            if let text = fixture.policy?.verificationTime {
-                // Read as in WebAuthn files: RFC 3339 (a fraction of a second, an offset), or any
-                // form Foundation's ISO 8601 reader, which read this member before, accepted.
-                guard let date = FixtureTime.parse(text) ?? ISO8601DateFormatter().date(from: text) else {
-                    throw FixtureError(
-                        file: file, member: "policy.verificationTime",
-                        reason: "\"\(text)\" is not an RFC 3339 date-time such as 2024-06-01T00:00:00Z")
-                }
-                now = date
-            } else {
-                now = Date()
-            }
+            now = try FixtureTime.verificationTime(fixture.policy?.verificationTime, file: file)
             let lifetime = fixture.policy?.challengeLifetime ?? VerificationPolicy().challengeLifetime
             guard lifetime.isFinite, lifetime >= 0 else {
                 throw FixtureError(

@@ -9,6 +9,20 @@ import Foundation
 /// (`:60`) is refused because `Date` cannot name it. Anything else makes the fixture
 /// unusable.
 enum FixtureTime {
+    /// A recording's `policy.verificationTime`, or the current time when it names none. RFC 3339
+    /// (a fraction of a second, an offset), or any form Foundation's ISO 8601 reader, which read
+    /// this member before, accepted, so older recordings keep their clock.
+    /// - Throws: ``FixtureError`` naming `policy.verificationTime` for any other text.
+    static func verificationTime(_ text: String?, file: String) throws(FixtureError) -> Date {
+        guard let text else { return Date() }
+        guard let date = parse(text) ?? ISO8601DateFormatter().date(from: text) else {
+            throw FixtureError(
+                file: file, member: "policy.verificationTime",
+                reason: "\"\(text)\" is not an RFC 3339 date-time such as 2024-06-01T00:00:00Z")
+        }
+        return date
+    }
+
     /// The instant `text` names, or nil when it is not an RFC 3339 date-time.
     static func parse(_ text: String) -> Date? {
         let b = Array(text.utf8)

@@ -182,21 +182,15 @@ package enum Replayer {
             _ = try await service.challengeStore?.consume(challenge)  // every verdict consumes the challenge
             verdict = .rejected(WebAuthnError(.malformed, "response: \(reason)"), CeremonyTrace())
         case .registration(let json):
-            let report = try await service.finishRegistrationReport(
-                RegistrationResponse(json: json),
-                challenge: .session(challenge), now: receivedAt)
-            switch report.result {
-            case .success(let verified): verdict = .registered(verified, report.trace)
-            case .failure(let error): verdict = .rejected(error, report.trace)
-            }
+            verdict = Verdict(
+                try await service.finishRegistrationReport(
+                    RegistrationResponse(json: json), challenge: .session(challenge), now: receivedAt),
+                accepted: Verdict.registered)
         case .authentication(let json):
-            let report = try await service.finishAuthenticationReport(
-                AuthenticationResponse(json: json),
-                challenge: .session(challenge), now: receivedAt)
-            switch report.result {
-            case .success(let verified): verdict = .authenticated(verified, report.trace)
-            case .failure(let error): verdict = .rejected(error, report.trace)
-            }
+            verdict = Verdict(
+                try await service.finishAuthenticationReport(
+                    AuthenticationResponse(json: json), challenge: .session(challenge), now: receivedAt),
+                accepted: Verdict.authenticated)
         }
         let mismatches = ExpectationMatcher.mismatches(ceremony.expect, verdict)
         return CeremonyResult(
@@ -220,18 +214,7 @@ struct ReplaySetup {
     init(fixture: Fixture, file: String) throws(FixtureError) {
         relyingParty = try Self.relyingParty(fixture.relyingParty, file: file)
         let spec = fixture.policy
-        if let text = spec?.verificationTime {
-            // Foundation's ISO 8601 reader, which read this member before, still reads any form
-            // it accepted, so older recordings keep their clock.
-            guard let date = FixtureTime.parse(text) ?? ISO8601DateFormatter().date(from: text) else {
-                throw FixtureError(
-                    file: file, member: "policy.verificationTime",
-                    reason: "\"\(text)\" is not an RFC 3339 date-time such as 2024-06-01T00:00:00Z")
-            }
-            now = date
-        } else {
-            now = Date()
-        }
+        now = try FixtureTime.verificationTime(spec?.verificationTime, file: file)
         // A lifetime that is negative, NaN or infinite describes no relying party: the file is unusable.
         let lifetime = spec?.challengeLifetime ?? VerificationPolicy().challengeLifetime
         guard lifetime.isFinite, lifetime >= 0 else {
@@ -391,6 +374,14 @@ enum Verdict {
     case registered(VerifiedRegistration, CeremonyTrace)
     case authenticated(VerifiedAuthentication, CeremonyTrace)
     case rejected(WebAuthnError, CeremonyTrace)
+
+    /// A ceremony's report as a verdict: `accepted` for the verified result, else rejected.
+    init<Verified>(_ report: CeremonyReport<Verified>, accepted: (Verified, CeremonyTrace) -> Verdict) {
+        switch report.result {
+        case .success(let verified): self = accepted(verified, report.trace)
+        case .failure(let error): self = .rejected(error, report.trace)
+        }
+    }
 
     var summary: String {
         switch self {

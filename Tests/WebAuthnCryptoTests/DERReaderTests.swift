@@ -1,4 +1,5 @@
 import Testing
+import WebAuthnCoding
 import WebAuthnTestSupport
 
 @testable import WebAuthnCrypto

@@ -199,7 +199,7 @@ extension DERNode {
     /// BMPString (UTF-16BE) or UniversalString (UTF-32BE).
     /// - Throws: ``DERError/Code/unexpectedTag`` for other types,
     ///   ``DERError/Code/invalidValue`` for bytes that are not valid in the type.
-    package func string() throws(DERError) -> String {
+    func string() throws(DERError) -> String {
         guard tag.tagClass == .universal, !tag.isConstructed else {
             throw error(.unexpectedTag, "\(tag) is not a character string")
         }

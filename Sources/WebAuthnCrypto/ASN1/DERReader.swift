@@ -1,3 +1,5 @@
+import WebAuthnCoding
+
 /// One parsed DER value: its tag, its content and its exact encoding.
 ///
 /// Both byte views are slices of the caller's buffer (no copies). A constructed

@@ -42,7 +42,7 @@ package enum KeyFamily: Sendable, Equatable {
     }
 
     /// "EC P-256", "RSA 2048", "Ed25519", "ML-DSA-44", ...
-    package var description: String {
+    var description: String {
         switch self {
         case .ec(let curve, let group): return "EC \(curve?.displayName ?? group)"
         case .rsa(let bits): return "RSA \(bits)"
@@ -58,7 +58,7 @@ extension PublicKey {
     /// Parses a DER SubjectPublicKeyInfo (as in a certificate) and checks the key.
     /// - Parameter subjectPublicKeyInfoDER: the DER bytes; nothing may follow the structure.
     /// - Throws: ``CryptoError`` `malformedKey` when it does not parse or fails the public-key check.
-    package init(subjectPublicKeyInfoDER: ArraySlice<UInt8>) throws(CryptoError) {
+    init(subjectPublicKeyInfoDER: ArraySlice<UInt8>) throws(CryptoError) {
         self.init(evpKey: try LibCryptoKeyBuilder.subjectPublicKeyInfo(subjectPublicKeyInfoDER))
     }
 

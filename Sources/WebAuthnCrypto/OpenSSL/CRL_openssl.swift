@@ -19,22 +19,9 @@ final class X509CRLHandle: @unchecked Sendable {
 
     /// `d2i_X509_CRL` over exactly `der`: anything libcrypto does not consume is an error.
     static func parse(_ der: [UInt8]) throws(CryptoError) -> X509CRLHandle {
-        guard !der.isEmpty else { throw CryptoError(.malformedCertificate, "empty CRL") }
-        ERR_clear_error()
-        let (parsed, consumed): (OpaquePointer?, Int) = der.withUnsafeBufferPointer { buffer in
-            guard let base = buffer.baseAddress else { return (nil, 0) }
-            var cursor: UnsafePointer<UInt8>? = base
-            let crl = d2i_X509_CRL(nil, &cursor, buffer.count)
-            return (crl, cursor.map { $0 - base } ?? 0)
+        try parseWholeDER(der, what: "CRL", decoder: "d2i_X509_CRL", { d2i_X509_CRL(nil, $0, $1) }) {
+            X509CRLHandle(takingOwnershipOf: $0)
         }
-        guard let parsed else {
-            throw CryptoError(.malformedCertificate, libcryptoErrorText("d2i_X509_CRL rejected the CRL"))
-        }
-        let handle = X509CRLHandle(takingOwnershipOf: parsed)
-        guard consumed == der.count else {
-            throw CryptoError(.malformedCertificate, "\(der.count - consumed) byte(s) follow the CRL")
-        }
-        return handle
     }
 }
 

@@ -23,22 +23,9 @@ final class X509Handle: @unchecked Sendable {
 
     /// `d2i_X509` over exactly `der`: anything libcrypto does not consume is an error.
     static func parse(_ der: [UInt8]) throws(CryptoError) -> X509Handle {
-        guard !der.isEmpty else { throw CryptoError(.malformedCertificate, "empty certificate") }
-        ERR_clear_error()
-        let (parsed, consumed): (OpaquePointer?, Int) = der.withUnsafeBufferPointer { buffer in
-            guard let base = buffer.baseAddress else { return (nil, 0) }
-            var cursor: UnsafePointer<UInt8>? = base
-            let x509 = d2i_X509(nil, &cursor, buffer.count)
-            return (x509, cursor.map { $0 - base } ?? 0)
+        try parseWholeDER(der, what: "certificate", decoder: "d2i_X509", { d2i_X509(nil, $0, $1) }) {
+            X509Handle(takingOwnershipOf: $0)
         }
-        guard let parsed else {
-            throw CryptoError(.malformedCertificate, libcryptoErrorText("d2i_X509 rejected the certificate"))
-        }
-        let handle = X509Handle(takingOwnershipOf: parsed)
-        guard consumed == der.count else {
-            throw CryptoError(.malformedCertificate, "\(der.count - consumed) byte(s) follow the certificate")
-        }
-        return handle
     }
 
     /// The subject public key as a new reference (`X509_get_pubkey`).
@@ -146,4 +133,30 @@ enum X509ChainVerification {
         }
         return indices
     }
+}
+
+/// Runs a libcrypto `d2i_…` decoder over exactly `der` (certificates and CRLs): anything it does
+/// not consume is an error. `own` takes the parsed object before the leftover check, so the
+/// handle frees it on that error too.
+func parseWholeDER<Handle>(
+    _ der: [UInt8], what: String, decoder: String,
+    _ decode: (UnsafeMutablePointer<UnsafePointer<UInt8>?>, Int) -> OpaquePointer?,
+    own: (OpaquePointer) -> Handle
+) throws(CryptoError) -> Handle {
+    guard !der.isEmpty else { throw CryptoError(.malformedCertificate, "empty \(what)") }
+    ERR_clear_error()
+    let (parsed, consumed): (OpaquePointer?, Int) = der.withUnsafeBufferPointer { buffer in
+        guard let base = buffer.baseAddress else { return (nil, 0) }
+        var cursor: UnsafePointer<UInt8>? = base
+        let object = decode(&cursor, buffer.count)
+        return (object, cursor.map { $0 - base } ?? 0)
+    }
+    guard let parsed else {
+        throw CryptoError(.malformedCertificate, libcryptoErrorText("\(decoder) rejected the \(what)"))
+    }
+    let handle = own(parsed)
+    guard consumed == der.count else {
+        throw CryptoError(.malformedCertificate, "\(der.count - consumed) byte(s) follow the \(what)")
+    }
+    return handle
 }

@@ -42,7 +42,7 @@ package struct BasicConstraints: Hashable, Sendable {
     /// - Parameters:
     ///   - isCA: the cA flag.
     ///   - pathLength: pathLenConstraint, if any.
-    package init(isCA: Bool, pathLength: Int? = nil) {
+    init(isCA: Bool, pathLength: Int? = nil) {
         self.isCA = isCA
         self.pathLength = pathLength
     }

@@ -57,9 +57,7 @@ package struct AuthenticationVerifier: Sendable {
         now: Date, clientData parsed: CollectedClientData? = nil,
         trace: inout CeremonyTrace
     ) throws(WebAuthnError) -> VerifiedAuthentication {
-        try trace.check("pending", "the challenge was issued for an authentication and has not expired") { () throws(WebAuthnError) in
-            try CeremonyChecks.checkIssued(issued, kind: .authentication, now: now)
-        }
+        try CeremonyChecks.verifyPending(issued, steps: .authentication, now: now, trace: &trace)
         // Step 3: the response must be an assertion response of a public-key credential.
         try trace.check("§7.2 step 3", "the credential is a public-key credential") { () throws(WebAuthnError) in
             guard response.type == "public-key" else {
@@ -90,30 +88,10 @@ package struct AuthenticationVerifier: Sendable {
             // Unreachable: step 6 refused a missing record.
             throw WebAuthnError(.unknownCredential, step: "§7.2 step 6", "no credential record for \(response.id)")
         }
-        // Steps 7-9: decode and parse client data.
-        let clientData = try trace.check("§7.2 steps 7-9", "clientDataJSON is UTF-8 JSON client data") { () throws(WebAuthnError) in
-            if let parsed { return parsed }
-            return try CeremonyChecks.parseClientData(response.members.clientDataJSON)
-        }
-        try trace.check("§7.2 step 10", "C.type is webauthn.get") { () throws(WebAuthnError) in
-            try CeremonyChecks.checkType(clientData, expected: "webauthn.get")
-        }
-        try trace.check("§7.2 step 11", "C.challenge is the issued challenge") { () throws(WebAuthnError) in
-            try CeremonyChecks.checkChallenge(clientData, issued: issued)
-        }
-        try trace.check("§7.2 step 12", "C.origin is an expected origin", detail: clientData.origin) { () throws(WebAuthnError) in
-            try CeremonyChecks.checkOrigin(clientData, relyingParty: relyingParty)
-        }
-        try trace.check("§7.2 step 13", "crossOrigin only where the RP expects iframes") { () throws(WebAuthnError) in
-            try CeremonyChecks.checkCrossOrigin(clientData, relyingParty: relyingParty)
-        }
-        if clientData.topOrigin == nil {
-            trace.skip("§7.2 step 14", "topOrigin is an expected top origin", because: "no topOrigin in client data")
-        } else {
-            try trace.check("§7.2 step 14", "topOrigin is an expected top origin") { () throws(WebAuthnError) in
-                try CeremonyChecks.checkTopOrigin(clientData, relyingParty: relyingParty)
-            }
-        }
+        // Steps 7-14: client data.
+        let clientData = try CeremonyChecks.verifyClientData(
+            response.members.clientDataJSON, parsed: parsed, steps: .authentication, issued: issued,
+            relyingParty: relyingParty, trace: &trace)
         let authData = try trace.check("§7.2 step 7", "authenticatorData parses, nothing left over") { () throws(WebAuthnError) in
             try AuthenticatorData(bytes: response.members.authenticatorData)
         }
@@ -127,18 +105,9 @@ package struct AuthenticationVerifier: Sendable {
                 authData, clientOutputs: response.clientExtensionResults,
                 asked: askedExtensions, issued: issued, relyingParty: relyingParty)
         }
-        try trace.check("§7.2 step 16", "UP flag set") { () throws(WebAuthnError) in
-            try CeremonyChecks.checkUserPresent(authData)
-        }
-        try trace.check(
-            "§7.2 step 17", "UV flag set when user verification is required",
-            detail: "userVerification \(issued.userVerification.rawValue)"
-        ) { () throws(WebAuthnError) in
-            try CeremonyChecks.checkUserVerified(authData, requirement: issued.userVerification)
-        }
-        try trace.check("§7.2 step 18", "BS is not set without BE") { () throws(WebAuthnError) in
-            try CeremonyChecks.checkBackupFlags(authData)
-        }
+        try CeremonyChecks.verifyFlags(
+            authData, steps: .authentication, userPresenceOptional: false, requirement: issued.userVerification,
+            trace: &trace)
         // Step 19: "If credentialRecord.backupEligible is set, verify that currentBe is set. If
         // credentialRecord.backupEligible is not set, verify that currentBe is not set."
         try trace.check("§7.2 step 19", "BE is unchanged since registration") { () throws(WebAuthnError) in

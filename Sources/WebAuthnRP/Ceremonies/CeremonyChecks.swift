@@ -40,12 +40,105 @@ package enum CeremonyChecks {
         return shown.ISO8601Format(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 
-    static func parseClientData(_ bytes: [UInt8]) throws(WebAuthnError) -> CollectedClientData {
-        try CollectedClientData(jsonBytes: bytes[...])
+    /// Where the steps both ceremonies share stand in each one's numbering, and the client-data
+    /// type each expects.
+    struct SharedSteps: Sendable {
+        /// The ceremony these numbers belong to.
+        let kind: CeremonyKind
+        let parse, type, challenge, origin, crossOrigin, topOrigin, userPresent, userVerified, backupFlags: String
+        let pendingTitle: String
+        /// `C.type`'s value for this ceremony.
+        let expectedType: String
+        let typeTitle: String
+
+        init(
+            _ kind: CeremonyKind, _ section: String, parse: String, clientDataFrom first: Int, flagsFrom flags: Int,
+            expectedType: String
+        ) {
+            func step(_ number: Int) -> String { "\(section) step \(number)" }
+            self.kind = kind
+            let ceremony = kind == .registration ? "a registration" : "an authentication"
+            pendingTitle = "the challenge was issued for \(ceremony) and has not expired"
+            self.parse = "\(section) steps \(parse)"
+            (type, challenge, origin) = (step(first), step(first + 1), step(first + 2))
+            (crossOrigin, topOrigin) = (step(first + 3), step(first + 4))
+            (userPresent, userVerified, backupFlags) = (step(flags), step(flags + 1), step(flags + 2))
+            self.expectedType = expectedType
+            typeTitle = "C.type is \(expectedType)"
+        }
+
+        static let registration = SharedSteps(
+            .registration, "§7.1", parse: "5-6", clientDataFrom: 7, flagsFrom: 15, expectedType: "webauthn.create")
+        static let authentication = SharedSteps(
+            .authentication, "§7.2", parse: "7-9", clientDataFrom: 10, flagsFrom: 16, expectedType: "webauthn.get")
     }
 
-    static func parseClientData(_ bytes: ArraySlice<UInt8>) throws(WebAuthnError) -> CollectedClientData {
-        try CollectedClientData(jsonBytes: bytes)
+    /// The first step of both ceremonies: the challenge was issued for this kind of ceremony and
+    /// is still pending at `now`.
+    static func verifyPending(
+        _ issued: IssuedChallenge, steps: SharedSteps, now: Date, trace: inout CeremonyTrace
+    ) throws(WebAuthnError) {
+        try trace.check("pending", steps.pendingTitle) { () throws(WebAuthnError) in
+            try checkIssued(issued, kind: steps.kind, now: now)
+        }
+    }
+
+    /// The client-data steps, the same in both ceremonies but for their numbers (§7.1 steps
+    /// 5-11, §7.2 steps 7-14): parse `clientDataJSON` (unless the caller already did, to find
+    /// the challenge), then check type, challenge, origin, crossOrigin and topOrigin.
+    static func verifyClientData(
+        _ json: ArraySlice<UInt8>, parsed: CollectedClientData?, steps: SharedSteps,
+        issued: IssuedChallenge, relyingParty: RelyingParty, trace: inout CeremonyTrace
+    ) throws(WebAuthnError) -> CollectedClientData {
+        let clientData = try trace.check(steps.parse, "clientDataJSON is UTF-8 JSON client data") { () throws(WebAuthnError) in
+            if let parsed { return parsed }
+            return try CollectedClientData(jsonBytes: json)
+        }
+        try trace.check(steps.type, steps.typeTitle) { () throws(WebAuthnError) in
+            try checkType(clientData, expected: steps.expectedType)
+        }
+        try trace.check(steps.challenge, "C.challenge is the issued challenge") { () throws(WebAuthnError) in
+            try checkChallenge(clientData, issued: issued)
+        }
+        try trace.check(steps.origin, "C.origin is an expected origin", detail: clientData.origin) { () throws(WebAuthnError) in
+            try checkOrigin(clientData, relyingParty: relyingParty)
+        }
+        try trace.check(steps.crossOrigin, "crossOrigin only where the RP expects iframes") { () throws(WebAuthnError) in
+            try checkCrossOrigin(clientData, relyingParty: relyingParty)
+        }
+        if clientData.topOrigin == nil {
+            trace.skip(steps.topOrigin, "topOrigin is an expected top origin", because: "no topOrigin in client data")
+        } else {
+            try trace.check(steps.topOrigin, "topOrigin is an expected top origin") { () throws(WebAuthnError) in
+                try checkTopOrigin(clientData, relyingParty: relyingParty)
+            }
+        }
+        return clientData
+    }
+
+    /// The flag steps, the same in both ceremonies but for their numbers (§7.1 steps 15-17,
+    /// §7.2 steps 16-18): UP set (unless a conditional create made presence optional), UV set
+    /// when required, BS not set without BE.
+    static func verifyFlags(
+        _ authData: AuthenticatorData, steps: SharedSteps, userPresenceOptional: Bool,
+        requirement: UserVerificationRequirement, trace: inout CeremonyTrace
+    ) throws(WebAuthnError) {
+        if userPresenceOptional {
+            trace.skip(steps.userPresent, "UP flag set", because: "conditional mediation was requested")
+        } else {
+            try trace.check(steps.userPresent, "UP flag set") { () throws(WebAuthnError) in
+                try checkUserPresent(authData)
+            }
+        }
+        try trace.check(
+            steps.userVerified, "UV flag set when user verification is required",
+            detail: "userVerification \(requirement.rawValue)"
+        ) { () throws(WebAuthnError) in
+            try checkUserVerified(authData, requirement: requirement)
+        }
+        try trace.check(steps.backupFlags, "BS is not set without BE") { () throws(WebAuthnError) in
+            try checkBackupFlags(authData)
+        }
     }
 
     static func checkType(_ clientData: CollectedClientData, expected: String) throws(WebAuthnError) {

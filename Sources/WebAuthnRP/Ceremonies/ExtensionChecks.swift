@@ -14,15 +14,11 @@ enum ExtensionChecks {
         policy: ExtensionPolicy
     ) throws(WebAuthnError) -> RegistrationExtensionResults {
         if json.isEmpty, authData.extensions == nil, issued.extensions == nil { return RegistrationExtensionResults() }
-        let asked = RequestedExtensions(issued.extensions)
-        let client = try ClientExtensionOutputs(json: json)
-        let authenticator = try authenticatorOutputs(authData, ceremony: .registration)
-        if policy.rejectUnsolicitedOutputs {
-            try rejectUnsolicited(client: client, authenticator: authenticator, asked: asked)
-        }
+        let exchange = try readOutputs(
+            json, authData, ceremony: .registration, asked: RequestedExtensions(issued.extensions), policy: policy)
         var results = RegistrationExtensionResults()
         for definition in ExtensionList.all {
-            try definition.checkRegistration(client: client, authenticator: authenticator, asked: asked, results: &results)
+            try definition.checkRegistration(exchange, results: &results)
         }
         return results
     }
@@ -58,21 +54,29 @@ enum ExtensionChecks {
     ) throws(WebAuthnError) -> AuthenticationExtensionResults {
         // The common login asks for nothing and gets nothing: no work beyond three checks.
         if json.isEmpty, authData.extensions == nil, issued.extensions == nil { return AuthenticationExtensionResults() }
-        let client = try ClientExtensionOutputs(json: json)
-        let authenticator = try authenticatorOutputs(authData, ceremony: .authentication)
-        if policy.rejectUnsolicitedOutputs {
-            try rejectUnsolicited(client: client, authenticator: authenticator, asked: asked)
-        }
+        let exchange = try readOutputs(json, authData, ceremony: .authentication, asked: asked, policy: policy)
         var results = AuthenticationExtensionResults()
         for definition in ExtensionList.all {
-            try definition.checkAuthentication(
-                client: client, authenticator: authenticator, asked: asked,
-                context: context, results: &results)
+            try definition.checkAuthentication(exchange, context: context, results: &results)
         }
         return results
     }
 
     // MARK: Shared
+
+    /// Both outputs, each read once, with what was asked; outputs nothing asked for are refused
+    /// first when the policy says so.
+    private static func readOutputs(
+        _ json: [String: JSONValue], _ authData: AuthenticatorData, ceremony: CeremonyKind, asked: RequestedExtensions,
+        policy: ExtensionPolicy
+    ) throws(WebAuthnError) -> ExtensionExchange {
+        let client = try ClientExtensionOutputs(json: json)
+        let authenticator = try authenticatorOutputs(authData, ceremony: ceremony)
+        if policy.rejectUnsolicitedOutputs {
+            try rejectUnsolicited(client: client, authenticator: authenticator, asked: asked)
+        }
+        return ExtensionExchange(asked: asked, client: client, authenticator: authenticator)
+    }
 
     private static func authenticatorOutputs(
         _ authData: AuthenticatorData,
@@ -114,19 +118,12 @@ extension ExtensionChecks {
         issued: IssuedChallenge, policy: ExtensionPolicy,
         trace: inout CeremonyTrace
     ) throws(WebAuthnError) -> RegistrationExtensionResults {
-        let step = "§7.1 step 21"
-        if json.isEmpty, authData.extensions == nil, issued.extensions == nil {
-            trace.note(step, "extension outputs: none asked for, none present")
-            return RegistrationExtensionResults()
-        }
-        let results = try trace.check(
-            step, "extension outputs fit their definitions and what was asked",
-            detail: describe(issued: issued, clientOutputs: json, authData: authData)
+        try traced(
+            "§7.1 step 21", issued: issued, clientOutputs: json, authData: authData, nothing: RegistrationExtensionResults(),
+            items: \.traceItems, trace: &trace
         ) { () throws(WebAuthnError) in
             try verifyRegistration(clientOutputs: json, authData: authData, issued: issued, policy: policy)
         }
-        for (name, value) in results.traceItems { trace.note(step, "extension \(name)", detail: value) }
-        return results
     }
 
     /// §7.2 step 20 with its trace (see the registration form).
@@ -136,20 +133,31 @@ extension ExtensionChecks {
         policy: ExtensionPolicy,
         trace: inout CeremonyTrace
     ) throws(WebAuthnError) -> AuthenticationExtensionResults {
-        let step = "§7.2 step 20"
-        if json.isEmpty, authData.extensions == nil, issued.extensions == nil {
-            trace.note(step, "extension outputs: none asked for, none present")
-            return AuthenticationExtensionResults()
-        }
-        let results = try trace.check(
-            step, "extension outputs fit their definitions and what was asked",
-            detail: describe(issued: issued, clientOutputs: json, authData: authData)
+        try traced(
+            "§7.2 step 20", issued: issued, clientOutputs: json, authData: authData, nothing: AuthenticationExtensionResults(),
+            items: \.traceItems, trace: &trace
         ) { () throws(WebAuthnError) in
             try verifyAuthentication(
                 clientOutputs: json, authData: authData, issued: issued, asked: asked,
                 context: context, policy: policy)
         }
-        for (name, value) in results.traceItems { trace.note(step, "extension \(name)", detail: value) }
+    }
+
+    /// Either ceremony's extension step with its trace: one checked step for the outputs, then
+    /// one line per verified result; `nothing` when none were asked for and none came.
+    private static func traced<Results>(
+        _ step: String, issued: IssuedChallenge, clientOutputs json: [String: JSONValue], authData: AuthenticatorData,
+        nothing: @autoclosure () -> Results, items: (Results) -> [(String, String)], trace: inout CeremonyTrace,
+        _ verify: () throws(WebAuthnError) -> Results
+    ) throws(WebAuthnError) -> Results {
+        if json.isEmpty, authData.extensions == nil, issued.extensions == nil {
+            trace.note(step, "extension outputs: none asked for, none present")
+            return nothing()
+        }
+        let results = try trace.check(
+            step, "extension outputs fit their definitions and what was asked",
+            detail: describe(issued: issued, clientOutputs: json, authData: authData), verify)
+        for (name, value) in items(results) { trace.note(step, "extension \(name)", detail: value) }
         return results
     }
 }

@@ -60,9 +60,7 @@ package struct RegistrationVerifier: Sendable {
         keepAttestation: Bool = false, clientData parsed: CollectedClientData? = nil,
         trace: inout CeremonyTrace
     ) throws(WebAuthnError) -> VerifiedRegistration {
-        try trace.check("pending", "the challenge was issued for a registration and has not expired") { () throws(WebAuthnError) in
-            try CeremonyChecks.checkIssued(issued, kind: .registration, now: now)
-        }
+        try CeremonyChecks.verifyPending(issued, steps: .registration, now: now, trace: &trace)
         // Step 3: "If response is not an instance of AuthenticatorAttestationResponse, abort."
         try trace.check("§7.1 step 3", "the credential is a public-key credential") { () throws(WebAuthnError) in
             guard response.type == "public-key" else {
@@ -79,30 +77,10 @@ package struct RegistrationVerifier: Sendable {
             try Self.storableTransports(response.transports)
         }
         trace.note("§7.1 step 4", "client extension results collected")
-        // Steps 5-6: UTF-8 decode and parse clientDataJSON.
-        let clientData = try trace.check("§7.1 steps 5-6", "clientDataJSON is UTF-8 JSON client data") { () throws(WebAuthnError) in
-            if let parsed { return parsed }
-            return try CeremonyChecks.parseClientData(response.clientDataJSON)
-        }
-        try trace.check("§7.1 step 7", "C.type is webauthn.create") { () throws(WebAuthnError) in
-            try CeremonyChecks.checkType(clientData, expected: "webauthn.create")
-        }
-        try trace.check("§7.1 step 8", "C.challenge is the issued challenge") { () throws(WebAuthnError) in
-            try CeremonyChecks.checkChallenge(clientData, issued: issued)
-        }
-        try trace.check("§7.1 step 9", "C.origin is an expected origin", detail: clientData.origin) { () throws(WebAuthnError) in
-            try CeremonyChecks.checkOrigin(clientData, relyingParty: relyingParty)
-        }
-        try trace.check("§7.1 step 10", "crossOrigin only where the RP expects iframes") { () throws(WebAuthnError) in
-            try CeremonyChecks.checkCrossOrigin(clientData, relyingParty: relyingParty)
-        }
-        if clientData.topOrigin == nil {
-            trace.skip("§7.1 step 11", "topOrigin is an expected top origin", because: "no topOrigin in client data")
-        } else {
-            try trace.check("§7.1 step 11", "topOrigin is an expected top origin") { () throws(WebAuthnError) in
-                try CeremonyChecks.checkTopOrigin(clientData, relyingParty: relyingParty)
-            }
-        }
+        // Steps 5-11: client data.
+        let clientData = try CeremonyChecks.verifyClientData(
+            response.clientDataJSON[...], parsed: parsed, steps: .registration, issued: issued,
+            relyingParty: relyingParty, trace: &trace)
         // Step 12: "Let hash be the result of computing a hash over response.clientDataJSON using SHA-256."
         let clientDataHash = Digest.sha256.hash(response.clientDataJSON)
         trace.note("§7.1 step 12", "hash = SHA-256(clientDataJSON)")
@@ -129,22 +107,9 @@ package struct RegistrationVerifier: Sendable {
         try trace.check("§7.1 step 14", "rpIdHash is SHA-256 of the RP ID", detail: issued.rpId) { () throws(WebAuthnError) in
             try CeremonyChecks.checkRPIDHash(authData, rpId: issued.rpId, relyingParty: relyingParty)
         }
-        if issued.conditionalCreate {
-            trace.skip("§7.1 step 15", "UP flag set", because: "conditional mediation was requested")
-        } else {
-            try trace.check("§7.1 step 15", "UP flag set") { () throws(WebAuthnError) in
-                try CeremonyChecks.checkUserPresent(authData)
-            }
-        }
-        try trace.check(
-            "§7.1 step 16", "UV flag set when user verification is required",
-            detail: "userVerification \(issued.userVerification.rawValue)"
-        ) { () throws(WebAuthnError) in
-            try CeremonyChecks.checkUserVerified(authData, requirement: issued.userVerification)
-        }
-        try trace.check("§7.1 step 17", "BS is not set without BE") { () throws(WebAuthnError) in
-            try CeremonyChecks.checkBackupFlags(authData)
-        }
+        try CeremonyChecks.verifyFlags(
+            authData, steps: .registration, userPresenceOptional: issued.conditionalCreate,
+            requirement: issued.userVerification, trace: &trace)
         trace.note(
             "§7.1 steps 18-19", "BE and BS recorded for the caller's policy",
             detail: "BE \(authData.flags.contains(.backupEligible)) BS \(authData.flags.contains(.backupState))")

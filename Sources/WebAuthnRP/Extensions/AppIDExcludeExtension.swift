@@ -13,11 +13,8 @@ struct AppIDExcludeExtension: WebAuthnExtension {
         name == "appidExclude" ? asked.appidExclude != nil : nil
     }
 
-    func checkRegistration(
-        client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
-        asked: RequestedExtensions, results: inout RegistrationExtensionResults
-    ) throws(WebAuthnError) {
-        if asked.appidExclude != nil { results.appidExclude = client.appidExclude }
+    func checkRegistration(_ exchange: ExtensionExchange, results: inout RegistrationExtensionResults) throws(WebAuthnError) {
+        if exchange.asked.appidExclude != nil { results.appidExclude = exchange.client.appidExclude }
     }
 
     func traceItems(_ results: RegistrationExtensionResults) -> [(String, String)] {

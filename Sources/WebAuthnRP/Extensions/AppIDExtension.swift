@@ -20,12 +20,11 @@ struct AppIDExtension: WebAuthnExtension {
     }
 
     func checkAuthentication(
-        client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
-        asked: RequestedExtensions, context: AuthenticationExtensionContext,
+        _ exchange: ExtensionExchange, context: AuthenticationExtensionContext,
         results: inout AuthenticationExtensionResults
     ) throws(WebAuthnError) {
         // The rpIdHash rule was applied at step 15; here its answer is reported.
-        if asked.appid != nil { results.appid = context.usedAppID }
+        if exchange.asked.appid != nil { results.appid = context.usedAppID }
     }
 
     /// The AppID part of §7.2 step 15: when the relying party sent `appid` and the client

@@ -31,19 +31,15 @@ struct CredBlobExtension: WebAuthnExtension {
         identifier == "credBlob" ? asked.credBlob || asked.getCredBlob : nil
     }
 
-    func checkRegistration(
-        client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
-        asked: RequestedExtensions, results: inout RegistrationExtensionResults
-    ) throws(WebAuthnError) {
-        results.credBlob = authenticator.credBlobStored ?? (asked.credBlob ? client.credBlob : nil)
+    func checkRegistration(_ exchange: ExtensionExchange, results: inout RegistrationExtensionResults) throws(WebAuthnError) {
+        results.credBlob = exchange.authenticator.credBlobStored ?? (exchange.asked.credBlob ? exchange.client.credBlob : nil)
     }
 
     func checkAuthentication(
-        client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
-        asked: RequestedExtensions, context: AuthenticationExtensionContext,
+        _ exchange: ExtensionExchange, context: AuthenticationExtensionContext,
         results: inout AuthenticationExtensionResults
     ) throws(WebAuthnError) {
-        if asked.getCredBlob { results.credBlob = authenticator.credBlob ?? client.getCredBlob }
+        if exchange.asked.getCredBlob { results.credBlob = exchange.authenticator.credBlob ?? exchange.client.getCredBlob }
     }
 
     func traceItems(_ results: RegistrationExtensionResults) -> [(String, String)] {

@@ -10,13 +10,10 @@ struct CredPropsExtension: WebAuthnExtension {
         name == "credProps" ? asked.credProps : nil
     }
 
-    func checkRegistration(
-        client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
-        asked: RequestedExtensions, results: inout RegistrationExtensionResults
-    ) throws(WebAuthnError) {
+    func checkRegistration(_ exchange: ExtensionExchange, results: inout RegistrationExtensionResults) throws(WebAuthnError) {
         // rk, a boolean, when the client knows it. A statement about the credential, so it is
         // reported also when a client volunteers it.
-        if let props = client.credProps { results.residentKey = props }
+        if let props = exchange.client.credProps { results.residentKey = props }
     }
 
     func traceItems(_ results: RegistrationExtensionResults) -> [(String, String)] {

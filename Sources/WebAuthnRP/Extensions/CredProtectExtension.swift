@@ -20,15 +20,12 @@ struct CredProtectExtension: WebAuthnExtension {
         identifier == "credProtect" ? asked.credProtectLevel != nil : nil
     }
 
-    func checkRegistration(
-        client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
-        asked: RequestedExtensions, results: inout RegistrationExtensionResults
-    ) throws(WebAuthnError) {
+    func checkRegistration(_ exchange: ExtensionExchange, results: inout RegistrationExtensionResults) throws(WebAuthnError) {
         // The level applied; below the asked level is refused when the relying party enforced
         // its policy.
-        if let level = authenticator.credProtect { results.credentialProtection = CredentialProtectionLevel(rawValue: level) }
-        if let level = asked.credProtectLevel, level > 1, asked.enforceCredProtect {
-            let applied = authenticator.credProtect ?? 1
+        if let level = exchange.authenticator.credProtect { results.credentialProtection = CredentialProtectionLevel(rawValue: level) }
+        if let level = exchange.asked.credProtectLevel, level > 1, exchange.asked.enforceCredProtect {
+            let applied = exchange.authenticator.credProtect ?? 1
             guard applied >= level else {
                 throw WebAuthnError(
                     .extension,

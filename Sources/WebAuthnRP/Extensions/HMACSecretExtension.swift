@@ -20,20 +20,16 @@ struct HMACSecretExtension: WebAuthnExtension {
             ? asked.prf || asked.hmacCreateSecret || asked.hmacGetSecret : nil
     }
 
-    func checkRegistration(
-        client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
-        asked: RequestedExtensions, results: inout RegistrationExtensionResults
-    ) throws(WebAuthnError) {
+    func checkRegistration(_ exchange: ExtensionExchange, results: inout RegistrationExtensionResults) throws(WebAuthnError) {
         // The authenticator says whether it created the secret; hmacCreateSecret echoes it.
-        results.hmacSecret = authenticator.hmacSecret ?? (asked.hmacCreateSecret ? client.hmacCreateSecret : nil)
+        results.hmacSecret = exchange.authenticator.hmacSecret ?? (exchange.asked.hmacCreateSecret ? exchange.client.hmacCreateSecret : nil)
     }
 
     func checkAuthentication(
-        client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
-        asked: RequestedExtensions, context: AuthenticationExtensionContext,
+        _ exchange: ExtensionExchange, context: AuthenticationExtensionContext,
         results: inout AuthenticationExtensionResults
     ) throws(WebAuthnError) {
-        if authenticator.hmacSecretOutput != nil { results.hmacSecret = true }
+        if exchange.authenticator.hmacSecretOutput != nil { results.hmacSecret = true }
     }
 
     func traceItems(_ results: RegistrationExtensionResults) -> [(String, String)] {

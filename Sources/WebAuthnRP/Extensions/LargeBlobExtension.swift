@@ -31,13 +31,10 @@ struct LargeBlobExtension: WebAuthnExtension {
         identifier == "largeBlobKey" ? asked.largeBlob : nil
     }
 
-    func checkRegistration(
-        client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
-        asked: RequestedExtensions, results: inout RegistrationExtensionResults
-    ) throws(WebAuthnError) {
-        guard let largeBlob = client.largeBlob else { return }
+    func checkRegistration(_ exchange: ExtensionExchange, results: inout RegistrationExtensionResults) throws(WebAuthnError) {
+        guard let largeBlob = exchange.client.largeBlob else { return }
         // At registration only `supported`; unasked, `supported` is reported.
-        guard let support = asked.largeBlobSupport else {
+        guard let support = exchange.asked.largeBlobSupport else {
             if let supported = largeBlob.supported {
                 results.largeBlob = LargeBlobResult(supported: supported, blob: nil, written: nil)
             }
@@ -53,18 +50,17 @@ struct LargeBlobExtension: WebAuthnExtension {
     }
 
     func checkAuthentication(
-        client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
-        asked: RequestedExtensions, context: AuthenticationExtensionContext,
+        _ exchange: ExtensionExchange, context: AuthenticationExtensionContext,
         results: inout AuthenticationExtensionResults
     ) throws(WebAuthnError) {
-        guard asked.largeBlob, let largeBlob = client.largeBlob else { return }
+        guard exchange.asked.largeBlob, let largeBlob = exchange.client.largeBlob else { return }
         guard largeBlob.supported == nil else {
             throw WebAuthnError(.extension, "largeBlob.supported is not an authentication output")
         }
-        if largeBlob.blob != nil, !asked.largeBlobRead {
+        if largeBlob.blob != nil, !exchange.asked.largeBlobRead {
             throw WebAuthnError(.extension, "largeBlob.blob arrived but read was not asked for")
         }
-        if largeBlob.written != nil, !asked.largeBlobWrite {
+        if largeBlob.written != nil, !exchange.asked.largeBlobWrite {
             throw WebAuthnError(.extension, "largeBlob.written arrived but write was not asked for")
         }
         results.largeBlob = LargeBlobResult(supported: nil, blob: largeBlob.blob, written: largeBlob.written)

@@ -14,11 +14,8 @@ struct MinPinLengthExtension: WebAuthnExtension {
         identifier == "minPinLength" ? asked.minPinLength : nil
     }
 
-    func checkRegistration(
-        client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
-        asked: RequestedExtensions, results: inout RegistrationExtensionResults
-    ) throws(WebAuthnError) {
-        results.minPinLength = authenticator.minPinLength
+    func checkRegistration(_ exchange: ExtensionExchange, results: inout RegistrationExtensionResults) throws(WebAuthnError) {
+        results.minPinLength = exchange.authenticator.minPinLength
     }
 
     func traceItems(_ results: RegistrationExtensionResults) -> [(String, String)] {

@@ -41,15 +41,12 @@ struct PRFExtension: WebAuthnExtension {
         name == "prf" ? asked.prf : nil
     }
 
-    func checkRegistration(
-        client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
-        asked: RequestedExtensions, results: inout RegistrationExtensionResults
-    ) throws(WebAuthnError) {
-        guard let prf = client.prf else { return }
+    func checkRegistration(_ exchange: ExtensionExchange, results: inout RegistrationExtensionResults) throws(WebAuthnError) {
+        guard let prf = exchange.client.prf else { return }
         // Unasked, only `enabled` (a statement about the credential) is reported.
         results.prfEnabled = prf.enabled
-        guard asked.prf, prf.hasResults else { return }
-        guard let evaluation = asked.prfEval else {
+        guard exchange.asked.prf, prf.hasResults else { return }
+        guard let evaluation = exchange.asked.prfEval else {
             throw WebAuthnError(.extension, "prf.results arrived but no evaluation (prf.eval) was asked for")
         }
         if prf.enabled == false {
@@ -59,18 +56,17 @@ struct PRFExtension: WebAuthnExtension {
     }
 
     func checkAuthentication(
-        client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
-        asked: RequestedExtensions, context: AuthenticationExtensionContext,
+        _ exchange: ExtensionExchange, context: AuthenticationExtensionContext,
         results: inout AuthenticationExtensionResults
     ) throws(WebAuthnError) {
-        guard asked.prf, let prf = client.prf else { return }
+        guard exchange.asked.prf, let prf = exchange.client.prf else { return }
         // L3 §10.1.4 (and its test vectors): enabled is a registration output only.
         guard prf.enabled == nil else {
             throw WebAuthnError(.extension, "prf.enabled is not an authentication output")
         }
         guard prf.hasResults else { return }
         // The inputs chosen for this credential: its evalByCredential entry, else eval.
-        guard let evaluation = asked.prfEvalByCredential[Base64URL.encode(context.credentialId)] ?? asked.prfEval else {
+        guard let evaluation = exchange.asked.prfEvalByCredential[Base64URL.encode(context.credentialId)] ?? exchange.asked.prfEval else {
             throw WebAuthnError(.extension, "prf.results arrived but no evaluation was asked for this credential")
         }
         results.prfResults = try Self.results(prf, evaluation: evaluation)

@@ -26,15 +26,13 @@ protocol WebAuthnExtension: Sendable {
     func asked(authenticator identifier: String, _ asked: RequestedExtensions) -> Bool?
     /// §7.1 step 21 for this extension: checks its outputs and records its results.
     /// - Throws: ``WebAuthnError`` (`extension`) for outputs that do not fit.
-    func checkRegistration(
-        client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
-        asked: RequestedExtensions, results: inout RegistrationExtensionResults) throws(WebAuthnError)
+    func checkRegistration(_ exchange: ExtensionExchange, results: inout RegistrationExtensionResults) throws(WebAuthnError)
     /// §7.2 step 20 for this extension: checks its outputs and records its results.
     /// - Throws: ``WebAuthnError`` (`extension`) for outputs that do not fit.
     func checkAuthentication(
-        client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
-        asked: RequestedExtensions, context: AuthenticationExtensionContext,
-        results: inout AuthenticationExtensionResults) throws(WebAuthnError)
+        _ exchange: ExtensionExchange, context: AuthenticationExtensionContext,
+        results: inout AuthenticationExtensionResults
+    ) throws(WebAuthnError)
     /// This extension's verified registration results as (name, value) trace lines; secrets
     /// (PRF outputs, blobs) by presence or length only.
     func traceItems(_ results: RegistrationExtensionResults) -> [(String, String)]
@@ -50,17 +48,24 @@ extension WebAuthnExtension {
     ) throws(WebAuthnError) {}
     func asked(client name: String, _ asked: RequestedExtensions) -> Bool? { nil }
     func asked(authenticator identifier: String, _ asked: RequestedExtensions) -> Bool? { nil }
-    func checkRegistration(
-        client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
-        asked: RequestedExtensions, results: inout RegistrationExtensionResults
-    ) throws(WebAuthnError) {}
+    func checkRegistration(_ exchange: ExtensionExchange, results: inout RegistrationExtensionResults) throws(WebAuthnError) {}
     func checkAuthentication(
-        client: ClientExtensionOutputs, authenticator: AuthenticatorExtensionOutputs,
-        asked: RequestedExtensions, context: AuthenticationExtensionContext,
+        _ exchange: ExtensionExchange, context: AuthenticationExtensionContext,
         results: inout AuthenticationExtensionResults
     ) throws(WebAuthnError) {}
     func traceItems(_ results: RegistrationExtensionResults) -> [(String, String)] { [] }
     func traceItems(_ results: AuthenticationExtensionResults) -> [(String, String)] { [] }
+}
+
+/// One ceremony's extension outputs, each read once, with what the options asked: what every
+/// extension's check reads.
+struct ExtensionExchange: Sendable {
+    /// What the options asked for.
+    let asked: RequestedExtensions
+    /// The client extension outputs (`clientExtensionResults`).
+    let client: ClientExtensionOutputs
+    /// The authenticator extension outputs in authenticator data.
+    let authenticator: AuthenticatorExtensionOutputs
 }
 
 /// What an authentication's extension checks know beyond the outputs: the credential used, and

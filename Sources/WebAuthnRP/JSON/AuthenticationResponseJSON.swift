@@ -5,9 +5,9 @@ package struct AuthenticatorAssertionResponseJSON: Sendable, Hashable, Codable {
     /// The authenticator data the signature covers.
     var authenticatorData: Base64URLBytes
     /// The assertion signature over `authenticatorData ‖ SHA-256(clientDataJSON)`.
-    package var signature: Base64URLBytes
+    var signature: Base64URLBytes
     /// The user handle, sent by discoverable credentials (absent or null otherwise).
-    package var userHandle: Base64URLBytes?
+    var userHandle: Base64URLBytes?
 
     /// Creates an assertion response.
     /// - Parameters:

@@ -3,17 +3,17 @@
 /// ``AuthenticationResponseJSON`` after `get()`. The two differ only in `response`.
 package struct PublicKeyCredentialJSON<Response: Sendable & Hashable & Codable>: Sendable, Hashable, Codable {
     /// The credential ID as base64url text (must equal ``rawId`` encoded; the ceremony checks).
-    package var id: String
+    var id: String
     /// The credential ID.
-    package var rawId: Base64URLBytes
+    var rawId: Base64URLBytes
     /// The authenticator's response.
-    package var response: Response
+    var response: Response
     /// The attachment of the authenticator that was used, if the client said.
     var authenticatorAttachment: AuthenticatorAttachment?
     /// Client extension outputs, kept as JSON.
-    package var clientExtensionResults: [String: JSONValue]
+    var clientExtensionResults: [String: JSONValue]
     /// The credential type (`public-key`).
-    package var type: PublicKeyCredentialType
+    var type: PublicKeyCredentialType
 
     /// Creates a response.
     /// - Parameters:

@@ -4,13 +4,13 @@
 /// conveniences a client adds; the ceremony relies on ``attestationObject`` alone.
 package struct AuthenticatorAttestationResponseJSON: Sendable, Hashable, Codable {
     /// The `clientDataJSON` bytes, exactly as the client serialized them.
-    package var clientDataJSON: Base64URLBytes
+    var clientDataJSON: Base64URLBytes
     /// A copy of the authenticator data inside the attestation object, if sent.
     package var authenticatorData: Base64URLBytes?
     /// The transports the authenticator supports, if the client could tell.
-    package var transports: [AuthenticatorTransport]?
+    var transports: [AuthenticatorTransport]?
     /// The credential public key as a DER SubjectPublicKeyInfo, if the client could produce it.
-    package var publicKey: Base64URLBytes?
+    var publicKey: Base64URLBytes?
     /// The credential's COSE algorithm identifier, if sent.
     var publicKeyAlgorithm: Int?
     /// The attestation object (CBOR).

@@ -87,7 +87,7 @@ package struct AttestationObject: Sendable {
     /// Parses an attestation object held in an array.
     /// - Parameter bytes: the received bytes.
     /// - Throws: as ``init(bytes:)-(ArraySlice<UInt8>)``.
-    package init(bytes: [UInt8]) throws(WebAuthnError) {
+    init(bytes: [UInt8]) throws(WebAuthnError) {
         try self.init(bytes: bytes[...])
     }
 

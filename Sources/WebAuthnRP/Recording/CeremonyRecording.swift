@@ -39,14 +39,14 @@ public struct CeremonyRecording: Sendable {
     public let kind: CeremonyKind
     /// The challenge as issued (the options' content), or nil when it was not outstanding
     /// (never issued, already used) or the response did not parse before it was looked up.
-    package let issued: IssuedChallenge?
+    let issued: IssuedChallenge?
     /// The challenge the response was checked against: the session's, or the one the client
     /// data named; nil when neither is known.
-    package let challenge: [UInt8]?
+    let challenge: [UInt8]?
     /// The response as the verifier read it: the parsed `…ResponseJSON` written back as JSON,
     /// or, when it did not parse, the body as text (replayed as `malformed`); in both, the
     /// secret extension outputs are zeroed (see ``CeremonyRecording``).
-    package let response: JSONValue
+    let response: JSONValue
     /// The credential record the ceremony found, as it stood before the ceremony: the record
     /// an authentication looked up, or the one a refused registration collided with.
     let credentialBefore: CredentialRecord?
@@ -71,7 +71,7 @@ public struct CeremonyRecording: Sendable {
     ///   - policy: the policy.
     ///   - receivedAt: when the response was verified.
     ///   - verdict: the verdict.
-    package init(
+    init(
         kind: CeremonyKind, issued: IssuedChallenge?, challenge: [UInt8]?, response: JSONValue,
         credentialBefore: CredentialRecord?, relyingParty: RelyingParty, policy: VerificationPolicy,
         receivedAt: Date, verdict: Verdict

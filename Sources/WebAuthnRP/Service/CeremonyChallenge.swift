@@ -3,12 +3,12 @@
 ///
 /// `Codable`, so that it can ride in the server's session or signed cookie as it is.
 public struct CeremonyChallenge: Sendable, Hashable, Codable {
-    package enum Source: Sendable, Hashable, Codable {
+    enum Source: Sendable, Hashable, Codable {
         case session([UInt8])
         case clientData
         case sealed(String)
     }
-    package let source: Source
+    let source: Source
 
     /// The challenge bytes the server's session kept (with a stored challenge): the response
     /// must answer exactly this one.

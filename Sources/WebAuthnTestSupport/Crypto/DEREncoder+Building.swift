@@ -1,3 +1,4 @@
+import WebAuthnCoding
 // The DER writer's test-only part: the test authenticator and `CertificateBuilder` build
 // extension values (Android key description, Apple nonce, FIDO AAGUID, TPM SAN) and whole
 // certificates with it. The library itself writes only `ECDSA-Sig-Value`s, with the

@@ -1,3 +1,4 @@
+import WebAuthnCoding
 import WebAuthnCrypto
 
 /// The Android key attestation certificate extension (OID 1.3.6.1.4.1.11129.2.1.17),

@@ -2,13 +2,13 @@
 // type, extraData and the Name.
 
 /// A TPM2B_NAME's contents: empty, a 4-byte handle, or a digest Name (`nameAlg` + digest).
-package struct TPMName: Sendable, Hashable {
+struct TPMName: Sendable, Hashable {
     /// The Name bytes exactly as carried (without the size prefix).
-    package let bytes: ArraySlice<UInt8>
+    let bytes: ArraySlice<UInt8>
 
     /// Wraps Name bytes.
     /// - Parameter bytes: the bytes after the TPM2B size.
-    package init(bytes: ArraySlice<UInt8>) { self.bytes = bytes }
+    init(bytes: ArraySlice<UInt8>) { self.bytes = bytes }
 
     /// The leading TPM_ALG_ID if the Name is long enough to be a digest Name (more than 4
     /// bytes; a 4-byte Name is a handle), else `nil`.
@@ -18,7 +18,7 @@ package struct TPMName: Sendable, Hashable {
     }
 
     /// The digest after the algorithm identifier, when `algorithmID` is not `nil`.
-    package var digest: ArraySlice<UInt8>? {
+    var digest: ArraySlice<UInt8>? {
         guard algorithmID != nil else { return nil }
         return bytes.dropFirst(2)
     }
@@ -34,25 +34,25 @@ package struct TPMName: Sendable, Hashable {
 }
 
 /// TPMS_CLOCK_INFO: the TPM's clock when it signed.
-package struct TPMClockInfo: Sendable, Hashable {
+struct TPMClockInfo: Sendable, Hashable {
     /// Milliseconds the TPM has been powered since it was last cleared.
-    package let clock: UInt64
+    let clock: UInt64
     /// TPM resets since the last clear.
-    package let resetCount: UInt32
+    let resetCount: UInt32
     /// Restarts since the last reset.
-    package let restartCount: UInt32
+    let restartCount: UInt32
     /// The TPMI_YES_NO `safe` byte as carried: 1 (YES) when `clock` is known never to have
     /// reported a smaller value, 0 (NO) otherwise. Other values are kept, not judged: the W3C
     /// WebAuthn test vectors put filler there, and WebAuthn does not use the field.
-    package let safe: UInt8
+    let safe: UInt8
 }
 
 /// TPMS_CERTIFY_INFO: what TPM2_Certify attests about an object.
-package struct TPMCertifyInfo: Sendable, Hashable {
+struct TPMCertifyInfo: Sendable, Hashable {
     /// The certified object's Name; for WebAuthn, `nameAlg` + hash of `pubArea`.
-    package let name: TPMName
+    let name: TPMName
     /// The certified object's Qualified Name.
-    package let qualifiedName: TPMName
+    let qualifiedName: TPMName
 }
 
 /// A parsed `certInfo`: the TPMS_ATTEST structure the attestation key signed.
@@ -66,7 +66,7 @@ package struct TPMAttest: Sendable, Hashable {
     package static let attestCertifyType: UInt16 = 0x8017
 
     /// The `attested` union member.
-    package enum Attested: Sendable, Hashable {
+    enum Attested: Sendable, Hashable {
         /// A TPMS_CERTIFY_INFO (type TPM_ST_ATTEST_CERTIFY).
         case certify(TPMCertifyInfo)
         /// The body of any other type, not interpreted.
@@ -74,19 +74,19 @@ package struct TPMAttest: Sendable, Hashable {
     }
 
     /// The `magic` field (should be `generatedValue`).
-    package let magic: UInt32
+    let magic: UInt32
     /// The `type` field, a TPM_ST value (should be `attestCertifyType`).
-    package let type: UInt16
+    let type: UInt16
     /// The Qualified Name of the signing key.
-    package let qualifiedSigner: TPMName
+    let qualifiedSigner: TPMName
     /// `extraData`: for WebAuthn, the hash of `attToBeSigned` with the `alg` hash.
-    package let extraData: ArraySlice<UInt8>
+    let extraData: ArraySlice<UInt8>
     /// The clock information.
-    package let clockInfo: TPMClockInfo
+    let clockInfo: TPMClockInfo
     /// The TPM vendor's firmware version.
-    package let firmwareVersion: UInt64
+    let firmwareVersion: UInt64
     /// The type-specific body.
-    package let attested: Attested
+    let attested: Attested
     /// The exact bytes parsed; the statement's `sig` is over them.
     package let rawBytes: ArraySlice<UInt8>
 
@@ -99,7 +99,7 @@ package struct TPMAttest: Sendable, Hashable {
     /// Parses a `certInfo`. For a certify structure the whole input must be consumed.
     /// - Parameter bytes: the `certInfo` byte string from the attestation statement.
     /// - Throws: `WebAuthnError` (`attestation`) naming the field that does not parse.
-    package init(parsing bytes: ArraySlice<UInt8>) throws(WebAuthnError) {
+    init(parsing bytes: ArraySlice<UInt8>) throws(WebAuthnError) {
         var reader = TPMReader(bytes, structure: "certInfo")
         magic = try reader.read(UInt32.self, "magic")
         type = try reader.read(UInt16.self, "type")
@@ -125,7 +125,7 @@ package struct TPMAttest: Sendable, Hashable {
     /// Parses a `certInfo` held in an array.
     /// - Parameter bytes: the `certInfo` byte string.
     /// - Throws: `WebAuthnError` (`attestation`) naming the field that does not parse.
-    package init(parsing bytes: [UInt8]) throws(WebAuthnError) {
+    init(parsing bytes: [UInt8]) throws(WebAuthnError) {
         try self.init(parsing: bytes[...])
     }
 }

@@ -15,7 +15,7 @@
 // identifiers, which are not registry entries, are kept apart from it (see `testIDs`).
 
 /// Looks up TPM manufacturer identifiers ("id:XXXXXXXX") from an attestation certificate.
-package enum TPMManufacturer {
+enum TPMManufacturer {
     /// The identifier FIDO Alliance conformance tools use for their test TPMs.
     /// It is not a TCG registry entry; a deployment may refuse it outside testing.
     static let fidoConformanceTestingID = "id:FFFFF1D0"
@@ -74,7 +74,7 @@ package enum TPMManufacturer {
     /// - Parameter id: the attribute value: "id:" and eight hex digits (either case).
     /// - Returns: the vendor's (or test identifier's) name, or `nil` when the identifier is
     ///   malformed or not known.
-    package static func name(forID id: String) -> String? {
+    static func name(forID id: String) -> String? {
         guard let key = registryKey(id) else { return nil }
         return registry[key] ?? testIDs[key]
     }

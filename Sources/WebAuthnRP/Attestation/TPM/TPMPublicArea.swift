@@ -6,31 +6,31 @@ struct TPMPublicArea: Sendable, Hashable {
     /// The RSA half of a TPMT_PUBLIC: TPMS_RSA_PARMS and the TPM2B_PUBLIC_KEY_RSA.
     struct RSAParameters: Sendable, Hashable {
         /// The symmetric definition; `nil` for TPM_ALG_NULL (the usual value for a signing key).
-        package let symmetric: TPMSymmetricDefinition?
+        let symmetric: TPMSymmetricDefinition?
         /// The RSA scheme; `nil` for TPM_ALG_NULL.
         package let scheme: TPMScheme?
         /// The modulus size in bits, as the structure declares it.
         package let keyBits: UInt16
         /// The public exponent, with the wire value 0 already replaced by 65537 (its meaning).
-        package let exponent: UInt32
+        let exponent: UInt32
         /// The modulus `n`, big-endian, exactly as the structure carries it.
-        package let modulus: ArraySlice<UInt8>
+        let modulus: ArraySlice<UInt8>
     }
 
     /// The ECC half of a TPMT_PUBLIC: TPMS_ECC_PARMS and the TPMS_ECC_POINT.
     struct ECCParameters: Sendable, Hashable {
         /// The symmetric definition; `nil` for TPM_ALG_NULL (the usual value for a signing key).
-        package let symmetric: TPMSymmetricDefinition?
+        let symmetric: TPMSymmetricDefinition?
         /// The ECC scheme; `nil` for TPM_ALG_NULL.
         package let scheme: TPMScheme?
         /// The curve.
-        package let curve: TPMECCCurve
+        let curve: TPMECCCurve
         /// The key derivation function; `nil` for TPM_ALG_NULL.
-        package let kdf: TPMScheme?
+        let kdf: TPMScheme?
         /// The x coordinate, big-endian, exactly as the structure carries it.
-        package let x: ArraySlice<UInt8>
+        let x: ArraySlice<UInt8>
         /// The y coordinate, big-endian, exactly as the structure carries it.
-        package let y: ArraySlice<UInt8>
+        let y: ArraySlice<UInt8>
     }
 
     /// The type-specific part of the structure.
@@ -45,16 +45,16 @@ struct TPMPublicArea: Sendable, Hashable {
     /// algorithm's identifier, is the object's Name.
     let nameAlgorithm: TPMHashAlgorithm
     /// The TPMA_OBJECT attribute bits.
-    package let objectAttributes: UInt32
+    let objectAttributes: UInt32
     /// The authorization policy digest (often empty).
-    package let authPolicy: ArraySlice<UInt8>
+    let authPolicy: ArraySlice<UInt8>
     /// The key type's parameters and public key.
     let parameters: Parameters
     /// The exact bytes parsed; the object's Name is computed over them.
     package let rawBytes: ArraySlice<UInt8>
 
     /// The key type.
-    package var type: TPMKeyType {
+    var type: TPMKeyType {
         switch parameters {
         case .rsa: return .rsa
         case .ecc: return .ecc
@@ -62,13 +62,13 @@ struct TPMPublicArea: Sendable, Hashable {
     }
 
     /// The RSA parameters, or `nil` for an ECC key.
-    package var rsa: RSAParameters? {
+    var rsa: RSAParameters? {
         if case .rsa(let value) = parameters { return value }
         return nil
     }
 
     /// The ECC parameters, or `nil` for an RSA key.
-    package var ecc: ECCParameters? {
+    var ecc: ECCParameters? {
         if case .ecc(let value) = parameters { return value }
         return nil
     }
@@ -77,7 +77,7 @@ struct TPMPublicArea: Sendable, Hashable {
     /// the algorithm identifier, big-endian, followed by the digest (TPM 2.0 Part 1, "Names").
     /// - Parameter digest: the `nameAlgorithm` hash of `rawBytes`.
     /// - Returns: the Name bytes, comparable with `TPMCertifyInfo.name.bytes`.
-    package func name(withDigest digest: some Sequence<UInt8>) -> [UInt8] {
+    func name(withDigest digest: some Sequence<UInt8>) -> [UInt8] {
         var result = TPMWriter.bigEndian(nameAlgorithm.tpmAlgID)
         result.append(contentsOf: digest)
         return result
@@ -86,7 +86,7 @@ struct TPMPublicArea: Sendable, Hashable {
     /// Parses a `pubArea`. The whole input must be one TPMT_PUBLIC.
     /// - Parameter bytes: the `pubArea` byte string from the attestation statement.
     /// - Throws: `WebAuthnError` (`attestation`) naming the field that does not parse.
-    package init(parsing bytes: ArraySlice<UInt8>) throws(WebAuthnError) {
+    init(parsing bytes: ArraySlice<UInt8>) throws(WebAuthnError) {
         var reader = TPMReader(bytes, structure: "pubArea")
         let typeID = try reader.read(UInt16.self, "type")
         guard let type = TPMKeyType(rawValue: typeID) else {
@@ -132,7 +132,7 @@ struct TPMPublicArea: Sendable, Hashable {
     /// Parses a `pubArea` held in an array.
     /// - Parameter bytes: the `pubArea` byte string.
     /// - Throws: `WebAuthnError` (`attestation`) naming the field that does not parse.
-    package init(parsing bytes: [UInt8]) throws(WebAuthnError) {
+    init(parsing bytes: [UInt8]) throws(WebAuthnError) {
         try self.init(parsing: bytes[...])
     }
 }
