@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import WebAuthnCoding
 
 /// What a relying party stores for a registered credential (W3C L3 §4 "credential record").
@@ -87,5 +87,150 @@ extension CredentialRecord {
     /// The `alg` (label 3) of COSE_Key bytes, or 0 when they do not decode or name none.
     static func algorithm(of publicKey: [UInt8]) -> Int {
         (try? CBOR.decode(publicKey))?[intKey: 3]?.int ?? 0
+    }
+}
+
+/// A record's storable form: byte members as base64url text (RFC 4648 §5, unpadded), so a JSON
+/// column stays compact and readable. Records written by earlier versions, with bytes as arrays
+/// of numbers, still decode, and a member added later decodes from an older row with its default.
+/// `algorithm` is written for earlier readers but not read: it comes from the key.
+extension CredentialRecord {
+    private enum CodingKeys: String, CodingKey {
+        case id, publicKey, algorithm, signCount, userHandle, uvInitialized, backupEligible, backupState, transports
+        case aaguid, attestationFormat, attestationType, attestationTrusted, attestationObject, registrationClientDataJSON
+        case extensions
+    }
+
+    /// Decodes a record written by this or an earlier version.
+    /// - Parameter decoder: the decoder.
+    /// - Throws: `DecodingError` for a missing required member or bytes that are neither base64url
+    ///   text nor an array of byte values.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            id: try Self.bytes(c, .id),
+            publicKey: try Self.bytes(c, .publicKey),
+            signCount: try c.decode(UInt32.self, forKey: .signCount),
+            userHandle: try Self.optionalBytes(c, .userHandle),
+            uvInitialized: try c.decodeIfPresent(Bool.self, forKey: .uvInitialized) ?? false,
+            backupEligible: try c.decodeIfPresent(Bool.self, forKey: .backupEligible) ?? false,
+            backupState: try c.decodeIfPresent(Bool.self, forKey: .backupState) ?? false,
+            transports: try c.decodeIfPresent([String].self, forKey: .transports) ?? [],
+            aaguid: try c.decodeIfPresent(String.self, forKey: .aaguid) ?? "00000000-0000-0000-0000-000000000000",
+            attestationFormat: try c.decodeIfPresent(String.self, forKey: .attestationFormat) ?? "none",
+            attestationType: try c.decodeIfPresent(AttestationType.self, forKey: .attestationType) ?? .none,
+            attestationTrusted: try c.decodeIfPresent(Bool.self, forKey: .attestationTrusted) ?? false,
+            attestationObject: try Self.optionalBytes(c, .attestationObject),
+            registrationClientDataJSON: try Self.optionalBytes(c, .registrationClientDataJSON),
+            extensions: try c.decodeIfPresent(CredentialExtensionProperties.self, forKey: .extensions) ?? CredentialExtensionProperties())
+    }
+
+    /// Encodes the record with every byte member as base64url text.
+    /// - Parameter encoder: the encoder.
+    /// - Throws: what the encoder throws.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(Base64URL.encode(id), forKey: .id)
+        try c.encode(Base64URL.encode(publicKey), forKey: .publicKey)
+        // Still written (read from the key) for readers of earlier versions, which require it;
+        // this version reads the algorithm from the key and ignores the member.
+        try c.encode(algorithm, forKey: .algorithm)
+        try c.encode(signCount, forKey: .signCount)
+        try c.encodeIfPresent(userHandle.map { Base64URL.encode($0) }, forKey: .userHandle)
+        try c.encode(uvInitialized, forKey: .uvInitialized)
+        try c.encode(backupEligible, forKey: .backupEligible)
+        try c.encode(backupState, forKey: .backupState)
+        try c.encode(transports, forKey: .transports)
+        try c.encode(aaguid, forKey: .aaguid)
+        try c.encode(attestationFormat, forKey: .attestationFormat)
+        try c.encode(attestationType, forKey: .attestationType)
+        try c.encode(attestationTrusted, forKey: .attestationTrusted)
+        try c.encodeIfPresent(attestationObject.map { Base64URL.encode($0) }, forKey: .attestationObject)
+        try c.encodeIfPresent(registrationClientDataJSON.map { Base64URL.encode($0) }, forKey: .registrationClientDataJSON)
+        if !extensions.isEmpty { try c.encode(extensions, forKey: .extensions) }
+    }
+
+    private static func optionalBytes(_ c: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) throws -> [UInt8]? {
+        guard c.contains(key), try !c.decodeNil(forKey: key) else { return nil }
+        return try bytes(c, key)
+    }
+
+    /// Base64url text (this version) or an array of byte values (records from before it).
+    private static func bytes(_ c: KeyedDecodingContainer<CodingKeys>, _ key: CodingKeys) throws -> [UInt8] {
+        if let text = try? c.decode(String.self, forKey: key) {
+            do {
+                return try Base64URL.decode(text)
+            } catch {
+                throw DecodingError.dataCorruptedError(forKey: key, in: c, debugDescription: "not base64url: \(error)")
+            }
+        }
+        return try c.decode([UInt8].self, forKey: key)
+    }
+}
+
+// The metadata re-check of a stored credential sits with the record (this folder), above the
+// trust source in Policy/, so Policy does not know the registry's types.
+
+extension MetadataTrust {
+    /// Re-checks a stored credential against this (typically newer) BLOB: cheap, no
+    /// signature work. Use at login, or when a new BLOB arrives, to find credentials whose
+    /// authenticator has since been reported compromised.
+    ///
+    /// The entry is found as at registration: by the record's AAGUID, or, when it is all zero,
+    /// by the key identifier of the attestation statement's `x5c[0]`. The second way needs
+    /// the attestation object in the record (registered with `keepAttestation`); it is how
+    /// fido-u2f authenticators, whose AAGUID is all zero, are listed.
+    /// - Parameters:
+    ///   - record: the credential's record (its ``CredentialRecord/aaguid`` and, when kept,
+    ///     its ``CredentialRecord/attestationObject``).
+    ///   - time: the current time (for staleness).
+    /// - Returns: the entry, or nil when the authenticator has none (and none is required).
+    /// - Throws: ``WebAuthnError`` `metadata` when the policy now refuses the authenticator.
+    public func recheck(_ record: CredentialRecord, at time: Date) throws(WebAuthnError) -> MetadataEntry? {
+        if blob.isStale(at: time), !policy.acceptStale {
+            throw Self.failure("the metadata BLOB (no \(blob.number)) is past its nextUpdate day \(blob.nextUpdate)")
+        }
+        let (authenticator, chain) = attested(record)
+        guard let entry = entry(for: authenticator) else {
+            if policy.requireEntry { throw Self.failure("the credential's authenticator has no metadata entry") }
+            return nil
+        }
+        try check(entry, authenticator: nil, chain: chain, at: time)
+        return entry
+    }
+
+    /// The record's authenticator, for the lookup registration uses (``entry(for:)``: its AAGUID,
+    /// or, for an all-zero one, the kept attestation statement's `x5c[0]`), and its chain: the
+    /// kept `x5c`, none for none and self attestation, nil when not known (a chain attested
+    /// without its object kept), so that a key compromise naming a certificate still refuses it.
+    private func attested(_ record: CredentialRecord) -> (AttestedAuthenticator, [Certificate]?) {
+        // The stored object was verified at registration, but a record is storage and read as
+        // untrusted: an object or chain that does not parse just adds no certificates.
+        let object = record.attestationObject.flatMap { try? AttestationObject(bytes: $0[...]) }
+        let kept = object.flatMap {
+            try? AttestationContext.certificates($0.statement[textKey: "x5c"], format: $0.format, cache: nil)
+        }
+        let unchained = record.attestationType == .none || record.attestationType == .self
+        let authenticator = AttestedAuthenticator(
+            aaguid: AAGUID(uuidString: record.aaguid) ?? AAGUID.zero,
+            format: record.attestationFormat, type: record.attestationType,
+            trustPath: kept ?? [])
+        return (authenticator, unchained ? [] : kept.flatMap { $0.isEmpty ? nil : $0 })
+    }
+}
+
+// The name of a stored credential's provider sits with the record (this folder), above the
+// list in Metadata/ and the trust source in Policy/.
+
+extension PasskeyProviders {
+    /// The name to show for a stored credential: the FIDO metadata statement's description
+    /// when `metadata` has an entry for the record's AAGUID, else this list's name.
+    /// - Parameters:
+    ///   - record: the credential.
+    ///   - metadata: the configured FIDO metadata, if any.
+    /// - Returns: the name, or nil when neither knows the authenticator.
+    public func name(for record: CredentialRecord, metadata: MetadataTrust? = nil) -> String? {
+        guard let aaguid = AAGUID(uuidString: record.aaguid), !aaguid.isZero else { return nil }
+        return metadata?.blob.entry(aaguid: aaguid)?.name ?? names[aaguid]
     }
 }

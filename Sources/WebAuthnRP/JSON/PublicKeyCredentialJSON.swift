@@ -56,3 +56,71 @@ package typealias RegistrationResponseJSON = PublicKeyCredentialJSON<Authenticat
 
 /// An authentication response in its JSON form (`AuthenticationResponseJSON`).
 package typealias AuthenticationResponseJSON = PublicKeyCredentialJSON<AuthenticatorAssertionResponseJSON>
+
+/// The authenticator's part of a registration response (`AuthenticatorAttestationResponseJSON`).
+///
+/// `authenticatorData`, `transports`, `publicKey` and `publicKeyAlgorithm` are
+/// conveniences a client adds; the ceremony relies on ``attestationObject`` alone.
+package struct AuthenticatorAttestationResponseJSON: Sendable, Hashable, Codable {
+    /// The `clientDataJSON` bytes, exactly as the client serialized them.
+    var clientDataJSON: Base64URLBytes
+    /// A copy of the authenticator data inside the attestation object, if sent.
+    package var authenticatorData: Base64URLBytes?
+    /// The transports the authenticator supports, if the client could tell.
+    var transports: [AuthenticatorTransport]?
+    /// The credential public key as a DER SubjectPublicKeyInfo, if the client could produce it.
+    var publicKey: Base64URLBytes?
+    /// The credential's COSE algorithm identifier, if sent.
+    var publicKeyAlgorithm: Int?
+    /// The attestation object (CBOR).
+    var attestationObject: Base64URLBytes
+
+    /// Creates an attestation response.
+    /// - Parameters:
+    ///   - clientDataJSON: the client data bytes.
+    ///   - authenticatorData: the authenticator data copy, or nil.
+    ///   - transports: the transports, or nil.
+    ///   - publicKey: the SubjectPublicKeyInfo, or nil.
+    ///   - publicKeyAlgorithm: the COSE algorithm, or nil.
+    ///   - attestationObject: the attestation object bytes.
+    package init(
+        clientDataJSON: Base64URLBytes, authenticatorData: Base64URLBytes? = nil,
+        transports: [AuthenticatorTransport]? = nil, publicKey: Base64URLBytes? = nil,
+        publicKeyAlgorithm: Int? = nil, attestationObject: Base64URLBytes
+    ) {
+        self.clientDataJSON = clientDataJSON
+        self.authenticatorData = authenticatorData
+        self.transports = transports
+        self.publicKey = publicKey
+        self.publicKeyAlgorithm = publicKeyAlgorithm
+        self.attestationObject = attestationObject
+    }
+}
+
+/// The authenticator's part of an authentication response (`AuthenticatorAssertionResponseJSON`).
+package struct AuthenticatorAssertionResponseJSON: Sendable, Hashable, Codable {
+    /// The `clientDataJSON` bytes, exactly as the client serialized them.
+    var clientDataJSON: Base64URLBytes
+    /// The authenticator data the signature covers.
+    var authenticatorData: Base64URLBytes
+    /// The assertion signature over `authenticatorData ‖ SHA-256(clientDataJSON)`.
+    var signature: Base64URLBytes
+    /// The user handle, sent by discoverable credentials (absent or null otherwise).
+    var userHandle: Base64URLBytes?
+
+    /// Creates an assertion response.
+    /// - Parameters:
+    ///   - clientDataJSON: the client data bytes.
+    ///   - authenticatorData: the authenticator data bytes.
+    ///   - signature: the signature bytes.
+    ///   - userHandle: the user handle, or nil.
+    package init(
+        clientDataJSON: Base64URLBytes, authenticatorData: Base64URLBytes, signature: Base64URLBytes,
+        userHandle: Base64URLBytes? = nil
+    ) {
+        self.clientDataJSON = clientDataJSON
+        self.authenticatorData = authenticatorData
+        self.signature = signature
+        self.userHandle = userHandle
+    }
+}

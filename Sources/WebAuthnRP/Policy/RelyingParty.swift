@@ -1,4 +1,5 @@
-import Foundation
+public import Foundation
+import WebAuthnCoding
 import WebAuthnCrypto
 
 /// Who the relying party is and where its ceremonies may come from.
@@ -215,5 +216,315 @@ enum OriginMatcher {
         guard host.count > base.count + 1 else { return false }
         let suffix = host.dropFirst(host.count - base.count - 1)
         return suffix.first == UInt8(ascii: ".") && suffix.dropFirst().elementsEqual(base)
+    }
+}
+
+/// An iOS, iPadOS or macOS app whose passkeys belong to the relying party: its App ID is
+/// `<teamId>.<bundleId>` (the `webcredentials` entry of `apple-app-site-association`).
+public struct AppleApp: Sendable, Hashable {
+    /// The 10-character Apple Developer Team ID.
+    public let teamId: String
+    /// The bundle identifier.
+    public let bundleId: String
+
+    /// Creates an app description.
+    /// - Parameters:
+    ///   - teamId: the Team ID.
+    ///   - bundleId: the bundle identifier.
+    public init(teamId: String, bundleId: String) {
+        self.teamId = teamId
+        self.bundleId = bundleId
+    }
+
+    /// `<teamId>.<bundleId>`.
+    public var appID: String { "\(teamId).\(bundleId)" }
+}
+
+/// An Android app whose passkeys belong to the relying party (the
+/// `delegate_permission/common.get_login_creds` statement of `assetlinks.json`).
+public struct AndroidApp: Sendable, Hashable {
+    /// The package name.
+    public let packageName: String
+    /// The signing certificate's SHA-256 fingerprint as `AB:CD:…` (32 bytes, uppercase hex).
+    public let sha256Fingerprint: String
+    /// The origin the app's ceremonies carry in client data (`android:apk-key-hash:…`).
+    public let origin: String
+
+    /// Creates an app description.
+    /// - Parameters:
+    ///   - packageName: the package name.
+    ///   - sha256Fingerprint: the signing certificate's SHA-256 fingerprint (hex, colons optional).
+    /// - Throws: ``WebAuthnError`` `malformed` when the fingerprint is not 32 bytes of hex.
+    public init(packageName: String, sha256Fingerprint: String) throws(WebAuthnError) {
+        self.packageName = packageName
+        self.origin = try RelyingParty.androidOrigin(sha256Fingerprint: sha256Fingerprint)
+        let bytes = (try? Base64URL.decode(String(origin.dropFirst("android:apk-key-hash:".count)))) ?? []
+        self.sha256Fingerprint = bytes.map { String(format: "%02X", $0) }.joined(separator: ":")
+    }
+}
+
+extension RelyingParty {
+    /// The `webcredentials` part of `apple-app-site-association`, served at
+    /// `https://<rp id>/.well-known/apple-app-site-association`: `{"webcredentials": {"apps": [...]}}`.
+    /// Apple apps report the web origin `https://<rp id>`, which must be among ``origins``.
+    /// - Parameter apps: the apps; nil (default) for those the relying party declares
+    ///   (``init(id:name:origins:appleApps:androidApps:allowSubdomains:allowCrossOrigin:topOrigins:)``).
+    /// - Returns: the JSON document.
+    /// - Throws: ``WebAuthnError`` `configuration` when `https://<rp id>` is not an allowed
+    ///   origin, or an app ID is malformed.
+    public func appleAppSiteAssociation(apps: [AppleApp]? = nil) throws(WebAuthnError) -> Data {
+        let apps = apps ?? appleApps
+        if let problem = Self.appleAppProblem(apps, relyingParty: self, always: true) { throw problem }
+        let document: [String: [String: [String]]] = ["webcredentials": ["apps": apps.map(\.appID)]]
+        return Self.json(document)
+    }
+
+    /// Why Apple apps cannot belong to `relyingParty`, or nil: their origin `https://<rp id>` is
+    /// not allowed (checked when there are apps, or `always`), or an app ID is malformed.
+    static func appleAppProblem(_ apps: [AppleApp], relyingParty: RelyingParty, always: Bool = false) -> WebAuthnError? {
+        let origin = "https://\(relyingParty.id)"
+        if always || !apps.isEmpty, !relyingParty.isAllowedOrigin(origin) {
+            let apps = apps.isEmpty ? "Apple apps" : apps.map(\.appID).joined(separator: ", ")
+            return associationProblem(
+                "\(apps) report the origin \(origin) (AuthenticationServices sends https://<rp id>), "
+                    + "which is not among the allowed origins \(relyingParty.origins); add it")
+        }
+        for app in apps
+        where app.teamId.count != 10 || !app.teamId.allSatisfy({ $0.isASCII && ($0.isUppercase || $0.isNumber) })
+            || app.bundleId.isEmpty || app.bundleId.contains(where: { $0 == " " || $0 == "/" })
+        {
+            return associationProblem("\(app.appID) is not a Team ID (10 uppercase letters or digits) and a bundle ID")
+        }
+        return nil
+    }
+
+    /// `assetlinks.json`, served at `https://<rp id>/.well-known/assetlinks.json`: one
+    /// `delegate_permission/common.get_login_creds` statement per app, and one for the web site.
+    /// Each app's origin must be among ``origins`` (else its passkey ceremonies would be refused;
+    /// a declared app's origin always is).
+    /// - Parameter apps: the apps; nil (default) for those the relying party declares.
+    /// - Returns: the JSON document.
+    /// - Throws: ``WebAuthnError`` `configuration` naming an app whose origin is not allowed.
+    public func assetLinks(apps: [AndroidApp]? = nil) throws(WebAuthnError) -> Data {
+        let apps = apps ?? androidApps
+        struct Target: Encodable {
+            var namespace: String
+            var site: String?
+            var package_name: String?
+            var sha256_cert_fingerprints: [String]?
+        }
+        struct Statement: Encodable { var relation: [String]; var target: Target }
+        let relation = ["delegate_permission/common.get_login_creds"]
+        var statements: [Statement] = []
+        if origins.contains("https://\(id)") {
+            statements.append(Statement(relation: relation, target: Target(namespace: "web", site: "https://\(id)")))
+        }
+        for app in apps {
+            guard origins.contains(app.origin) else {
+                throw Self.associationProblem("\(app.packageName): its origin \(app.origin) is not among the allowed origins")
+            }
+            statements.append(
+                Statement(
+                    relation: relation,
+                    target: Target(
+                        namespace: "android_app", package_name: app.packageName, sha256_cert_fingerprints: [app.sha256Fingerprint])))
+        }
+        return Self.json(statements)
+    }
+
+    /// A native app that cannot be associated with this relying party.
+    static func associationProblem(_ reason: String) -> WebAuthnError {
+        WebAuthnError(.configuration, step: "app association", reason)
+    }
+
+    private static func json(_ value: some Encodable) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(value)) ?? Data("{}".utf8)
+    }
+}
+
+/// The `/.well-known/webauthn` document (L3 §5.11): `{"origins": [...]}`, served as
+/// `application/json` over HTTPS at the RP ID's host.
+public struct RelatedOriginsDocument: Sendable, Hashable, Codable {
+    /// The related web origins, in the order a browser reads them.
+    public let origins: [String]
+
+    /// The document as JSON text (UTF-8), `/` unescaped.
+    public var jsonData: Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(self)) ?? Data("{\"origins\":[]}".utf8)
+    }
+}
+
+extension RelyingParty {
+    /// The web origins in ``origins`` that are not the RP ID's host or a subdomain of it: the
+    /// ones a browser accepts only through the `/.well-known/webauthn` document.
+    public var relatedOrigins: [String] {
+        origins.filter { origin in
+            guard let host = Self.httpsHost(origin) else { return false }
+            return !(host == id || host.hasSuffix("." + id))
+        }
+    }
+
+    /// The `/.well-known/webauthn` document for ``relatedOrigins``, after checking that a browser
+    /// would honour every one of them (see ``validateRelatedOrigins(labelLimit:publicSuffixes:)``).
+    /// - Parameters:
+    ///   - labelLimit: the browser's limit on registrable origin labels (default 5: L3 requires
+    ///     clients to support at least five, and Chromium stops at five).
+    ///   - publicSuffixes: public suffixes beyond the built-in list (for example `"co.example"`).
+    /// - Returns: the document; serve ``RelatedOriginsDocument/jsonData``.
+    /// - Throws: ``WebAuthnError`` `configuration` naming the first origin a browser would not honour.
+    public func relatedOriginsDocument(
+        labelLimit: Int = 5,
+        publicSuffixes: Set<String> = []
+    ) throws(WebAuthnError) -> RelatedOriginsDocument {
+        try validateRelatedOrigins(labelLimit: labelLimit, publicSuffixes: publicSuffixes)
+        return RelatedOriginsDocument(origins: relatedOrigins)
+    }
+
+    /// Runs the browser's related origins validation procedure (L3 §5.11.1) over
+    /// ``relatedOrigins`` in order, and fails where a browser would skip an origin: not an
+    /// https origin with a domain host (no path, query or fragment), a host without a
+    /// registrable domain, or a registrable origin label beyond the first `labelLimit` distinct
+    /// labels. Registrable domains come from a built-in list of common public suffixes plus
+    /// `publicSuffixes` (the library does not ship the whole Public Suffix List); any other host
+    /// is taken to end in a one-label suffix.
+    /// - Parameters:
+    ///   - labelLimit: the browser's limit (default 5, Chromium's).
+    ///   - publicSuffixes: extra public suffixes, lowercase, without leading dot.
+    /// - Throws: ``WebAuthnError`` `configuration` (step `related origins`) naming the origin and
+    ///   why a browser would not accept it, so the mistake is found when the server starts
+    ///   rather than in a user's browser.
+    public func validateRelatedOrigins(
+        labelLimit: Int = 5,
+        publicSuffixes: Set<String> = []
+    ) throws(WebAuthnError) {
+        var labelsSeen: [String] = []
+        for origin in origins where Self.httpsHost(origin) == nil && origin.hasPrefix("https:") {
+            throw Self.relatedOriginProblem(origin, "is not an https origin (scheme://host[:port], nothing after)")
+        }
+        for origin in relatedOrigins {
+            guard let host = Self.httpsHost(origin) else { continue }
+            guard let label = Self.registrableOriginLabel(host, extraSuffixes: publicSuffixes) else {
+                throw Self.relatedOriginProblem(origin, "its host has no registrable domain, so browsers skip it")
+            }
+            if labelsSeen.contains(label) { continue }
+            guard labelsSeen.count < labelLimit else {
+                throw Self.relatedOriginProblem(
+                    origin,
+                    "its registrable origin label \"\(label)\" is label number "
+                        + "\(labelsSeen.count + 1); browsers honour only \(labelLimit) (\(labelsSeen.joined(separator: ", ")))")
+            }
+            labelsSeen.append(label)
+        }
+    }
+
+    /// A related origin a browser would not honour (L3 §5.11): `<origin>: <reason>`.
+    static func relatedOriginProblem(_ origin: String, _ reason: String) -> WebAuthnError {
+        WebAuthnError(.configuration, step: "related origins", "\(origin): \(reason)")
+    }
+
+    /// The lowercase host of an `https://host[:port]` origin with nothing after it, or nil.
+    static func httpsHost(_ origin: String) -> String? {
+        let prefix = "https://"
+        guard origin.hasPrefix(prefix) else { return nil }
+        var authority = Substring(origin.dropFirst(prefix.count))
+        guard !authority.isEmpty, !authority.contains(where: { "/?#@\\ ".contains($0) }) else { return nil }
+        if let colon = authority.lastIndex(of: ":") {
+            let port = authority[authority.index(after: colon)...]
+            guard !port.isEmpty, port.count <= 5, port.allSatisfy(\.isASCII), port.allSatisfy(\.isNumber) else { return nil }
+            authority = authority[..<colon]
+        }
+        let host = authority.lowercased()
+        let labels = host.split(separator: ".", omittingEmptySubsequences: false)
+        guard labels.count >= 1, labels.allSatisfy({ !$0.isEmpty && $0.count <= 63 }),
+            host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == ".") })
+        else { return nil }
+        // An IP address has no registrable domain.
+        if labels.allSatisfy({ $0.allSatisfy(\.isNumber) }) { return nil }
+        return host
+    }
+
+    /// Multi-label public suffixes common enough to be built in (ICANN section of the Public
+    /// Suffix List, a small subset) and the best-known private ones.
+    static let builtInPublicSuffixes: Set<String> = [
+        "co.uk", "org.uk", "ac.uk", "gov.uk", "me.uk", "ltd.uk", "plc.uk", "net.uk",
+        "com.au", "net.au", "org.au", "edu.au", "gov.au", "co.nz", "org.nz", "net.nz",
+        "co.jp", "ne.jp", "or.jp", "ac.jp", "go.jp", "co.kr", "or.kr", "co.in", "net.in", "org.in",
+        "co.za", "org.za", "com.br", "net.br", "org.br", "com.cn", "net.cn", "org.cn", "com.hk", "com.tw",
+        "com.sg", "com.my", "com.mx", "com.ar", "com.tr", "com.pl", "co.il", "co.id", "com.ph", "com.vn",
+        "github.io", "gitlab.io", "pages.dev", "vercel.app", "netlify.app", "herokuapp.com",
+        "appspot.com", "azurewebsites.net", "cloudfront.net", "web.app", "firebaseapp.com",
+    ]
+
+    /// The first label of the host's registrable domain, or nil when the host is itself a
+    /// public suffix.
+    static func registrableOriginLabel(_ host: String, extraSuffixes: Set<String>) -> String? {
+        let labels = host.split(separator: ".").map(String.init)
+        guard labels.count >= 2 else { return nil }
+        // The longest matching suffix wins; a one-label suffix otherwise.
+        var suffixLength = 1
+        for length in stride(from: labels.count, through: 2, by: -1) {
+            let suffix = labels.suffix(length).joined(separator: ".")
+            if builtInPublicSuffixes.contains(suffix) || extraSuffixes.contains(suffix) {
+                suffixLength = length
+                break
+            }
+        }
+        guard labels.count > suffixLength else { return nil }
+        return labels[labels.count - suffixLength - 1]
+    }
+}
+
+extension RelyingParty {
+    /// The origin an Android app's passkey ceremonies report in client data:
+    /// `android:apk-key-hash:` followed by the base64url (unpadded) SHA-256 of the app's signing
+    /// certificate. Add it to ``origins`` next to the web origins, or declare the app
+    /// (``AndroidApp``) when building the relying party. (An iOS or macOS app using
+    /// AuthenticationServices reports `https://<rp id>`, which is the web origin only when the
+    /// site is served at the RP ID itself, not at `www.` or `login.` under it.)
+    /// - Parameter signingCertificate: the DER bytes of the certificate the APK or app bundle is
+    ///   signed with (for Play App Signing, Google's app signing certificate).
+    /// - Returns: the origin string.
+    public static func androidOrigin(signingCertificate: [UInt8]) -> String {
+        "android:apk-key-hash:" + Base64URL.encode(Digest.sha256.hash(signingCertificate))
+    }
+
+    /// The Android origin from the SHA-256 fingerprint that `keytool -list -v`, `apksigner` or
+    /// the Play Console shows (`AB:CD:…`, 32 bytes in hex, colons optional).
+    /// - Parameter sha256Fingerprint: the fingerprint text.
+    /// - Returns: the origin string.
+    /// - Throws: ``WebAuthnError`` `malformed` when the text is not 32 bytes of hex.
+    public static func androidOrigin(sha256Fingerprint: String) throws(WebAuthnError) -> String {
+        var bytes: [UInt8] = []
+        var high: UInt8?
+        for scalar in sha256Fingerprint.unicodeScalars where scalar != ":" && scalar != " " {
+            guard let nibble = scalar.hexValue else {
+                throw WebAuthnError(.malformed, "SHA-256 fingerprint: \"\(scalar)\" is not a hex digit")
+            }
+            if let h = high {
+                bytes.append(h << 4 | nibble)
+                high = nil
+            } else {
+                high = nibble
+            }
+        }
+        guard high == nil, bytes.count == 32 else {
+            throw WebAuthnError(.malformed, "SHA-256 fingerprint: expected 32 bytes of hex")
+        }
+        return "android:apk-key-hash:" + Base64URL.encode(bytes)
+    }
+}
+
+private extension Unicode.Scalar {
+    var hexValue: UInt8? {
+        switch value {
+        case 0x30...0x39: return UInt8(value - 0x30)
+        case 0x41...0x46: return UInt8(value - 0x41 + 10)
+        case 0x61...0x66: return UInt8(value - 0x61 + 10)
+        default: return nil
+        }
     }
 }
