@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import Synchronization
 import WebAuthnRP
 
 /// A username as the server keeps it. `display` is what the user typed, trimmed and in NFC
@@ -42,6 +43,16 @@ struct RegistrationWriter: CredentialStore {
     /// The registration whose finish is running in this task.
     @TaskLocal static var current: Registration?
 
+    /// A web login whose session its counter update may start in the same statement
+    /// (``PasskeyCredentialStore/update(_:startingSession:)``), and whether it did.
+    final class Login: Sendable {
+        let session: PendingSession
+        let started = Mutex(false)
+        init(session: PendingSession) { self.session = session }
+    }
+    /// The web login whose finish is running in this task.
+    @TaskLocal static var login: Login?
+
     let base: any PasskeyCredentialStore
 
     func create(_ record: CredentialRecord) async throws -> Bool {
@@ -58,5 +69,10 @@ struct RegistrationWriter: CredentialStore {
 
     func credential(id: [UInt8]) async throws -> CredentialRecord? { try await base.credential(id: id) }
     func credentials(userHandle: [UInt8]) async throws -> [CredentialRecord] { try await base.credentials(userHandle: userHandle) }
-    func update(_ change: CredentialUpdate) async throws -> Bool { try await base.update(change) }
+    func update(_ change: CredentialUpdate) async throws -> Bool {
+        guard let login = Self.login else { return try await base.update(change) }
+        let (updated, started) = try await base.update(change, startingSession: login.session)
+        if started { login.started.withLock { $0 = true } }
+        return updated
+    }
 }
