@@ -52,6 +52,11 @@ def unb64(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
+def public_key(value) -> bytes:
+    """The COSE key of a stored record: base64 text (either alphabet) or an array of bytes."""
+    return unb64(value) if isinstance(value, str) else bytes(value)
+
+
 def sign(payload: dict, purpose: str) -> str:
     body = json.dumps(payload, separators=(",", ":")).encode()
     mac = hmac.new(KEY, purpose.encode() + b"\0" + body, hashlib.sha256).digest()
@@ -145,7 +150,7 @@ async def login_verify(request):
                 expected_challenge=challenge,
                 expected_rp_id=RP_ID,
                 expected_origin=ORIGIN,
-                credential_public_key=bytes(record["publicKey"]),
+                credential_public_key=public_key(record["publicKey"]),
                 credential_current_sign_count=row["sign_count"],
                 require_user_verification=False,
             )
