@@ -62,7 +62,8 @@ actor FailedCeremonyRecorder {
     private static let writing = Mutex(())
 
     private static func write(_ data: Data, name: String, category: String, directory: URL, maxFiles: Int, logger: Logger) {
-        writing.withLock { _ in writeLocked(data, name: name, category: category, directory: directory, maxFiles: maxFiles, logger: logger) }
+        writing.withLock { _ in writeLocked(data, name: name, category: category, directory: directory, maxFiles: maxFiles, logger: logger)
+        }
     }
 
     private static func writeLocked(_ data: Data, name: String, category: String, directory: URL, maxFiles: Int, logger: Logger) {

@@ -23,7 +23,10 @@ final class LoadUser: @unchecked Sendable {
     /// `{"username":"…"}`: the options requests' body.
     let optionsBody: [UInt8]
 
-    init(name: String, key: P256.Signing.PrivateKey, credentialId: [UInt8], userHandle: [UInt8], rpId: String, origin: String, counter: UInt32) {
+    init(
+        name: String, key: P256.Signing.PrivateKey, credentialId: [UInt8], userHandle: [UInt8], rpId: String, origin: String,
+        counter: UInt32
+    ) {
         self.name = name
         self.key = key
         self.credentialId = credentialId

@@ -235,7 +235,8 @@ for flow in flows {
         let per = { (seconds: Double) in seconds * 1e6 / Double(latencies.count) }
         print(
             String(
-                format: "CPU per %@: server %.0f µs, PostgreSQL %.0f µs, generator %.0f µs (wall %.0f µs per operation on the machine's cores)",
+                format:
+                    "CPU per %@: server %.0f µs, PostgreSQL %.0f µs, generator %.0f µs (wall %.0f µs per operation on the machine's cores)",
                 flow, per(cpuAfter.server - cpuBefore.server), per(cpuAfter.postgres - cpuBefore.postgres),
                 per(cpuAfter.generator - cpuBefore.generator), per(wall)))
     }
