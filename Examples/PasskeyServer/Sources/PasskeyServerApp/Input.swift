@@ -32,8 +32,9 @@ struct Username: Sendable, Equatable {
 /// credential" step becomes one transaction that also creates the account (for a new one) and
 /// keeps the account under its passkey cap. The registration in progress (its new account and
 /// the answers for a full account or a taken name) rides in a task-local set around its finish,
-/// so the shared service, with its verification cache, serves every request. Lookups and
-/// updates pass through.
+/// so the shared service, with its verification cache, serves every request. Lookups pass
+/// through; a web login's counter update, told about the login the same way (``login``), also
+/// starts its session when the store can do both in one statement.
 struct RegistrationWriter: CredentialStore {
     /// What one registration's store step needs to know.
     struct Registration: Sendable {
