@@ -65,10 +65,10 @@ func buildApplication(_ config: Config, logger: Logger, testing: TestingOptions 
         var pgConfig = PostgresClient.Configuration(
             host: location.host, port: location.port, username: location.user,
             password: location.password, database: location.database, tls: .disable)
-        // A fixed pool: every connection opened at start and kept, so a lease and a release
-        // schedule no idle timer; and no keep-alive pings unless DB_KEEPALIVE_SECONDS asks
-        // (PostgresNIO's default schedules a ping timer at every release: Docs/Performance.md).
-        pgConfig.options.minimumConnections = config.databasePoolSize
+        // No keep-alive pings unless DB_KEEPALIVE_SECONDS asks (PostgresNIO's default schedules
+        // a ping timer at every release: Docs/Performance.md). The minimum stays 0: with a
+        // nonzero minimum, PostgresNIO 1.33's pool trips a precondition (a crash) when a lease
+        // arrives while connections are failing, as they do during a database restart.
         pgConfig.options.maximumConnections = config.databasePoolSize
         pgConfig.options.keepAliveBehavior =
             config.databaseKeepAlive > 0 ? .init(frequency: .seconds(Int64(config.databaseKeepAlive))) : nil

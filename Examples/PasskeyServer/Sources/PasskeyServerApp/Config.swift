@@ -32,7 +32,7 @@ struct Config: Sendable {
     var nodeName = "node"
     /// The longest any one database call may take; past it the request gets 503 (`DB_TIMEOUT_MS`).
     var databaseTimeout: Duration = .seconds(3)
-    /// Connections to PostgreSQL, all opened at start and kept (`DB_POOL_SIZE`).
+    /// Connections to PostgreSQL at most (`DB_POOL_SIZE`).
     var databasePoolSize = 16
     /// Ping each idle pooled connection this often (`DB_KEEPALIVE_SECONDS`); 0, the default,
     /// never pings: every ping and its timers cost CPU at each release of a connection, and a
