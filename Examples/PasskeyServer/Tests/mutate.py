@@ -42,7 +42,7 @@ def main(argv):
         try:
             with open(path, "w", encoding="utf-8") as handle:
                 handle.write(original.replace(text, replacement))
-            parts = steps if steps in ("tokens", "appattest") else "hardening"
+            parts = steps if steps in ("tokens", "appattest", "browser") else "hardening"
             run = subprocess.run([os.path.join(here, "run-e2e.sh")], capture_output=True, text=True, timeout=1500,
                                  env={**os.environ, "PASSKEY_E2E_PARTS": parts, "HARDENING_ONLY": steps})
         finally:

@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
-# Load: a PostgreSQL cluster of our own on 127.0.0.1, the example server (release) on it, and
-# passkey-load registering users then running full logins over HTTP, with the library's
-# in-process login rate in the same run. Usage: run-load.sh [seconds] [concurrency]; LOAD_SEALED=1,
-# LOAD_MEMORY=1, LOAD_PGBENCH=1 and LOAD_PERF=PREFIX|stat add runs and profiles
-# (Examples/PasskeyServer/README.md).
+# Load: a PostgreSQL cluster of our own on 127.0.0.1, then, one after the other on it, the
+# example server (release) with challenges in PostgreSQL, the same with sealed challenges, a
+# py_webauthn peer (Tests/py_peer.py: Starlette, uvicorn, asyncpg; installed into a venv under
+# /tmp when missing) and the example server on its in-memory stores, each driven by passkey-load
+# (keep-alive HTTP/1.1, one thread per connection) through its flows, with the CPU per operation
+# of the server, PostgreSQL and the generator read from /proc. Usage: run-load.sh [seconds]
+# [concurrency]. LOAD_SEALED=0, LOAD_PEER=0, LOAD_MEMORY=0 leave a run out; LOAD_PGBENCH=1 adds
+# the login's SQL under pgbench; LOAD_PERF=PREFIX|stat profiles each server
+# (Examples/PasskeyServer/README.md, Docs/Performance.md).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"; package="$(dirname "$here")"
 pg_bin="${PG_BIN:-$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)}"
@@ -39,7 +43,7 @@ serve() { # serve PORT [DATABASE_URL]   (CHALLENGE_MODE and SEALING_KEY pass thr
 }
 # LOAD_PERF=PREFIX: a perf profile of each server during its run, PREFIX.NAME.data (where its
 # CPU goes); LOAD_PERF=stat: each server's context switches.
-load() { # load NAME PORT [POSTGRES_PID]
+load() { # load NAME PORT [POSTGRES_PID]   (LOAD_FLOWS, LOAD_USERS_FILE and LOAD_LIBRARY_RATE pass through)
   local perf_pid=""
   case "${LOAD_PERF:-}" in
     "") ;;
@@ -47,22 +51,45 @@ load() { # load NAME PORT [POSTGRES_PID]
     *) perf record -F 999 -g -o "$LOAD_PERF.$1.data" -p "$server_pid" >/dev/null 2>&1 & perf_pid="$!" ;;
   esac
   [ -n "$perf_pid" ] && pids+=("$perf_pid")
-  LOAD_SERVER_PIDS="$server_pid" LOAD_POSTGRES_PID="${3:-}" "$bin/passkey-load" "http://localhost:$2" "$seconds" "$concurrency"
+  LOAD_SERVER_PIDS="$server_pid" LOAD_POSTGRES_PID="${3:-}" "$bin/passkey-load" "http://localhost:$2" "$seconds" "$concurrency" \
+    | tee "$work/load.$1.txt" || echo "passkey-load reported failures ($1)"
   if [ -n "$perf_pid" ]; then
     kill -INT "$perf_pid"; wait "$perf_pid" || true
     if [ "$LOAD_PERF" = stat ]; then grep -E "context-switches" "$work/perf-stat.txt"; fi
   fi
 }
 seconds="${1:-10}"; concurrency="${2:-16}"
-echo "== server with PostgreSQL"
+# The accounts the first run registers (keys and counters), logged in again by the runs after it
+# on the same database.
+users_file="$work/users.txt"
+echo "== server with PostgreSQL, challenges in the database"
 serve "$port" "postgres://passkeys@127.0.0.1:$pg_port/postgres"
-load postgres "$port" "$pg_pid"
-if [ "${LOAD_SEALED:-0}" = 1 ]; then
+LOAD_USERS_FILE="$users_file" LOAD_LIBRARY_RATE=1 LOAD_FLOWS="${LOAD_FLOWS:-web,options,native,refresh}" load postgres "$port" "$pg_pid"
+kill "$server_pid"; wait "$server_pid" 2>/dev/null || true
+if [ "${LOAD_SEALED:-1}" = 1 ]; then
   echo "== server with PostgreSQL for accounts and credentials, sealed challenges (CHALLENGE_MODE=sealed)"
   sealed_port="$(free_port)"
   CHALLENGE_MODE=sealed SEALING_KEY="$(python3 -c 'import secrets; print(secrets.token_hex(32))')" \
     serve "$sealed_port" "postgres://passkeys@127.0.0.1:$pg_port/postgres"
-  load sealed "$sealed_port" "$pg_pid"
+  LOAD_USERS_FILE="$users_file" LOAD_FLOWS="${LOAD_FLOWS:-web,options,native,refresh}" load sealed "$sealed_port" "$pg_pid"
+  kill "$server_pid"; wait "$server_pid" 2>/dev/null || true
+fi
+if [ "${LOAD_PEER:-1}" = 1 ]; then
+  # The same web login routes in Python on the same tables and accounts (Tests/py_peer.py).
+  venv="${PEER_VENV:-/tmp/passkey-peer-venv}"
+  if ! "$venv/bin/python" -c 'import webauthn, starlette, uvicorn, asyncpg, uvloop, httptools' 2>/dev/null; then
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q webauthn starlette 'uvicorn[standard]' asyncpg
+  fi
+  echo "== py_webauthn peer (Starlette on uvicorn, asyncpg), challenges in the database"
+  peer_port="$(free_port)"
+  PORT="$peer_port" DATABASE_URL="postgres://passkeys@127.0.0.1:$pg_port/postgres" SESSION_KEY="$session_key" \
+    "$venv/bin/python" "$here/py_peer.py" >>"$work/peer.log" 2>&1 &
+  pids+=("$!"); server_pid="$!"
+  for _ in $(seq 1 100); do curl -fsS "http://127.0.0.1:$peer_port/healthz" >/dev/null 2>&1 && break; sleep 0.2; done
+  curl -fsS "http://127.0.0.1:$peer_port/healthz" >/dev/null || { echo "the peer did not start" >&2; cat "$work/peer.log" >&2; exit 1; }
+  LOAD_USERS_FILE="$users_file" LOAD_FLOWS="web,options" load peer "$peer_port" "$pg_pid"
+  kill "$server_pid"; wait "$server_pid" 2>/dev/null || true
 fi
 if [ "${LOAD_PGBENCH:-0}" = 1 ]; then
   # The floor of the database part: the login's five statements (Tests/pgbench-login.sql) run by
@@ -100,9 +127,12 @@ sys.exit(out.returncode)' "$@"; }
       "$done_count" "$client_cpu" "$pg_before" "$pg_after"
   done
 fi
-if [ "${LOAD_MEMORY:-0}" = 1 ]; then
+if [ "${LOAD_MEMORY:-1}" = 1 ]; then
   echo "== server with in-memory stores"
   memory_port="$(free_port)"
   serve "$memory_port"
-  load memory "$memory_port"
+  LOAD_FLOWS="${LOAD_FLOWS:-web,options,native,refresh}" load memory "$memory_port"
 fi
+# The comparison in one line: the web login's server CPU, this example against the peer.
+cpu_of() { sed -n 's/^CPU per web: server \([0-9]*\) µs.*/\1/p' "$work/load.$1.txt" 2>/dev/null | head -1; }
+echo "== server CPU per web login: this example $(cpu_of postgres) µs (challenges in PostgreSQL), $(cpu_of sealed) µs (sealed), $(cpu_of memory) µs (in memory); a py_webauthn server $(cpu_of peer) µs (challenges in PostgreSQL)"

@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
+import NIOPosix
 import PostgresNIO
 import ServiceLifecycle
 import UnixSignals
@@ -64,7 +65,13 @@ func buildApplication(_ config: Config, logger: Logger, testing: TestingOptions 
         var pgConfig = PostgresClient.Configuration(
             host: location.host, port: location.port, username: location.user,
             password: location.password, database: location.database, tls: .disable)
-        pgConfig.options.maximumConnections = 16
+        // No keep-alive pings unless DB_KEEPALIVE_SECONDS asks (PostgresNIO's default schedules
+        // a ping timer at every release: Docs/Performance.md). The minimum stays 0: with a
+        // nonzero minimum, PostgresNIO 1.33's pool trips a precondition (a crash) when a lease
+        // arrives while connections are failing, as they do during a database restart.
+        pgConfig.options.maximumConnections = config.databasePoolSize
+        pgConfig.options.keepAliveBehavior =
+            config.databaseKeepAlive > 0 ? .init(frequency: .seconds(Int64(config.databaseKeepAlive))) : nil
         // A connection attempt to a database that does not answer gives up within the call deadline.
         pgConfig.options.connectTimeout = config.databaseTimeout
         let client = PostgresClient(configuration: pgConfig, backgroundLogger: logger)
@@ -201,6 +208,12 @@ package func runServer(testing: TestingOptions = .init()) async {
     do { config = try Config.fromEnvironment() } catch {
         FileHandle.standardError.write(Data("configuration: \(error)\n".utf8))
         exit(2)
+    }
+    if config.executor == "nio" {
+        // Before any task of the server starts: its tasks then run on the event loops that own
+        // their sockets and database connections (Config.executor).
+        let installed = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+        logger.info("tasks run on NIO's event loops: \(installed)")
     }
     if ProcessInfo.processInfo.environment["SESSION_KEY"] == nil {
         logger.warning("SESSION_KEY is not set: a random key signs cookies (sessions end with this process; nodes cannot share them)")

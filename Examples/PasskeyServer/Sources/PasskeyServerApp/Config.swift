@@ -32,6 +32,17 @@ struct Config: Sendable {
     var nodeName = "node"
     /// The longest any one database call may take; past it the request gets 503 (`DB_TIMEOUT_MS`).
     var databaseTimeout: Duration = .seconds(3)
+    /// Connections to PostgreSQL at most (`DB_POOL_SIZE`).
+    var databasePoolSize = 16
+    /// Ping each idle pooled connection this often (`DB_KEEPALIVE_SECONDS`); 0, the default,
+    /// never pings: every ping and its timers cost CPU at each release of a connection, and a
+    /// connection a middlebox dropped fails its next call (503) and is replaced.
+    var databaseKeepAlive = 0
+    /// Swift concurrency's tasks run on NIO's event loops (`EXECUTOR=nio`, the default) or on
+    /// Swift's own thread pool (`EXECUTOR=swift`). On the loops a request has no thread hand-offs
+    /// between its socket, its handler and its database calls; a task that blocks its thread
+    /// then blocks an event loop, so nothing on the request path may block.
+    var executor = "nio"
     /// A connection that sends nothing for this long is closed (`IDLE_TIMEOUT_SECONDS`); also
     /// bounds how long a request head may take to arrive.
     var idleTimeout: Int64 = 30
@@ -115,6 +126,12 @@ struct Config: Sendable {
         }
         config.nodeName = env["NODE_NAME"] ?? "node-\(config.port)"
         config.databaseTimeout = .milliseconds(try integer(env, "DB_TIMEOUT_MS", 100...60_000, 3_000))
+        config.databasePoolSize = try integer(env, "DB_POOL_SIZE", 1...1_000, 16)
+        config.databaseKeepAlive = try integer(env, "DB_KEEPALIVE_SECONDS", 0...86_400, 0)
+        if let executor = env["EXECUTOR"] {
+            guard ["nio", "swift"].contains(executor) else { throw ConfigError("EXECUTOR is nio or swift, not \(executor)") }
+            config.executor = executor
+        }
         config.idleTimeout = Int64(try integer(env, "IDLE_TIMEOUT_SECONDS", 1...3_600, 30))
         config.requestReadTimeout = Int64(try integer(env, "REQUEST_READ_TIMEOUT_SECONDS", 1...600, 10))
         config.maxConnections = try integer(env, "MAX_CONNECTIONS", 1...1_000_000, 1_000)

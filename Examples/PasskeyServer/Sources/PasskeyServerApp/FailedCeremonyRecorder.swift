@@ -1,5 +1,7 @@
 import Foundation
 import Logging
+import NIOPosix
+import Synchronization
 import WebAuthnRP
 
 /// Writes each FAILED ceremony as a `webauthn-ceremonies/1` file, so an engineer can
@@ -28,7 +30,7 @@ actor FailedCeremonyRecorder {
 
     /// Writes `recording` when its ceremony was rejected; never throws (recording must not
     /// change the answer the client gets).
-    func recordIfFailed(_ recording: CeremonyRecording, node: String) {
+    func recordIfFailed(_ recording: CeremonyRecording, node: String) async {
         guard case .rejected(let error) = recording.verdict else { return }
         let stamp = Self.stamp(recording.receivedAt)
         let name = "\(stamp)-\(recording.kind.rawValue)-\(error.category.rawValue)-\(UUID().uuidString.prefix(8).lowercased())"
@@ -47,8 +49,26 @@ actor FailedCeremonyRecorder {
                 metadata: ["bytes": "\(data.count)", "cap": "\(maxBytes)"])
             return
         }
+        // Listing the folder and writing the file block their thread: they run on NIO's thread
+        // pool, never on an event loop (the server's tasks run on the event loops: Config.executor).
+        let (directory, maxFiles, logger) = (directory, maxFiles, logger)
+        let category = error.category.rawValue
+        try? await NIOThreadPool.singleton.runIfActive {
+            Self.write(data, name: name, category: category, directory: directory, maxFiles: maxFiles, logger: logger)
+        }
+    }
+
+    /// One count-then-write at a time in this process, as when the actor itself wrote.
+    private static let writing = Mutex(())
+
+    private static func write(_ data: Data, name: String, category: String, directory: URL, maxFiles: Int, logger: Logger) {
+        writing.withLock { _ in writeLocked(data, name: name, category: category, directory: directory, maxFiles: maxFiles, logger: logger)
+        }
+    }
+
+    private static func writeLocked(_ data: Data, name: String, category: String, directory: URL, maxFiles: Int, logger: Logger) {
         // Counted now, not remembered: other nodes write here too, and an operator may empty it.
-        guard countFiles() < maxFiles else {
+        guard countFiles(directory) < maxFiles else {
             logger.notice(
                 "failed ceremony not recorded: the folder holds its cap of files",
                 metadata: ["cap": "\(maxFiles)", "directory": "\(directory.path)"])
@@ -63,11 +83,11 @@ actor FailedCeremonyRecorder {
             logger.error("failed ceremony not recorded: cannot write", metadata: ["file": "\(url.path)"])
             return
         }
-        logger.notice("failed ceremony recorded", metadata: ["file": "\(url.path)", "category": "\(error.category.rawValue)"])
+        logger.notice("failed ceremony recorded", metadata: ["file": "\(url.path)", "category": "\(category)"])
     }
 
     /// The `*.json` files in the folder (recordings of earlier runs and of other nodes count against the cap).
-    private func countFiles() -> Int {
+    private static func countFiles(_ directory: URL) -> Int {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         return names.filter { $0.hasSuffix(".json") }.count
     }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import Synchronization
 import WebAuthnRP
 
 /// A username as the server keeps it. `display` is what the user typed, trimmed and in NFC
@@ -31,8 +32,9 @@ struct Username: Sendable, Equatable {
 /// credential" step becomes one transaction that also creates the account (for a new one) and
 /// keeps the account under its passkey cap. The registration in progress (its new account and
 /// the answers for a full account or a taken name) rides in a task-local set around its finish,
-/// so the shared service, with its verification cache, serves every request. Lookups and
-/// updates pass through.
+/// so the shared service, with its verification cache, serves every request. Lookups pass
+/// through; a web login's counter update, told about the login the same way (``login``), also
+/// starts its session when the store can do both in one statement.
 struct RegistrationWriter: CredentialStore {
     /// What one registration's store step needs to know.
     struct Registration: Sendable {
@@ -41,6 +43,16 @@ struct RegistrationWriter: CredentialStore {
     }
     /// The registration whose finish is running in this task.
     @TaskLocal static var current: Registration?
+
+    /// A web login whose session its counter update may start in the same statement
+    /// (``PasskeyCredentialStore/update(_:startingSession:)``), and whether it did.
+    final class Login: Sendable {
+        let session: PendingSession
+        let started = Mutex(false)
+        init(session: PendingSession) { self.session = session }
+    }
+    /// The web login whose finish is running in this task.
+    @TaskLocal static var login: Login?
 
     let base: any PasskeyCredentialStore
 
@@ -58,5 +70,10 @@ struct RegistrationWriter: CredentialStore {
 
     func credential(id: [UInt8]) async throws -> CredentialRecord? { try await base.credential(id: id) }
     func credentials(userHandle: [UInt8]) async throws -> [CredentialRecord] { try await base.credentials(userHandle: userHandle) }
-    func update(_ change: CredentialUpdate) async throws -> Bool { try await base.update(change) }
+    func update(_ change: CredentialUpdate) async throws -> Bool {
+        guard let login = Self.login else { return try await base.update(change) }
+        let (updated, started) = try await base.update(change, startingSession: login.session)
+        if started { login.started.withLock { $0 = true } }
+        return updated
+    }
 }

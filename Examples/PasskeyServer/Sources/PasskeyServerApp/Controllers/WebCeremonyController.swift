@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import Synchronization
 import WebAuthnRP
 
 /// The web page's ceremonies: `/api/register/options|verify` and `/api/login/options|verify`.
@@ -215,14 +216,21 @@ struct WebCeremonyController: Sendable {
     }
 
     @Sendable func loginVerify(_ request: Request, context: AppRequestContext) async throws -> WithCookies<LoggedIn> {
-        let login = try await verifyLogin(request, context: context)
+        // The session is drawn before verification, so the login's counter update can write its
+        // row in the same statement (PostgreSQL; other stores leave it to startSession).
+        let token = Self.newSessionToken()
+        let now = Date()
+        let pending = RegistrationWriter.Login(
+            session: PendingSession(
+                id: SessionCookie.id(token), signedInAt: now, expiresAt: now.addingTimeInterval(Limits.sessionLifetime)))
+        let login = try await RegistrationWriter.$login.withValue(pending) { try await verifyLogin(request, context: context) }
         return WithCookies(
             body: LoggedIn(username: login.username, prf: login.prf),
             cookies: [
                 cookies.expired("pk_login"),
                 try await startSession(
                     userHandle: login.userHandle, credentialId: login.credentialId,
-                    replacing: request),
+                    replacing: request, prepared: (token, pending)),
             ])
     }
 
@@ -288,16 +296,29 @@ struct WebCeremonyController: Sendable {
 
     /// Signs the user in: a new session row and its cookie. The session the request came with
     /// (if any) ends, so signing in again does not pile up sessions.
-    func startSession(userHandle: [UInt8], credentialId: [UInt8], replacing request: Request) async throws -> Cookie {
+    /// `prepared`: a login's token and pending session, whose row its counter update may
+    /// already have written.
+    func startSession(
+        userHandle: [UInt8], credentialId: [UInt8], replacing request: Request,
+        prepared: (token: [UInt8], login: RegistrationWriter.Login)? = nil
+    ) async throws -> Cookie {
         if let old = SessionCookie.token(request) { try await repositories.sessions.delete(id: SessionCookie.id(old)) }
-        var generator = SystemRandomNumberGenerator()  // the OS CSPRNG
-        let token = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        let now = Date()
-        try await repositories.sessions.create(
-            Session(
-                id: SessionCookie.id(token), userHandle: userHandle, credentialId: credentialId,
-                signedInAt: now, expiresAt: now.addingTimeInterval(Limits.sessionLifetime)))
+        let token = prepared?.token ?? Self.newSessionToken()
+        if prepared?.login.started.withLock({ $0 }) != true {
+            let now = Date()
+            try await repositories.sessions.create(
+                Session(
+                    id: SessionCookie.id(token), userHandle: userHandle, credentialId: credentialId,
+                    signedInAt: prepared?.login.session.signedInAt ?? now,
+                    expiresAt: prepared?.login.session.expiresAt ?? now.addingTimeInterval(Limits.sessionLifetime)))
+        }
         return cookies.make(SessionCookie.name, Base64URLBytes(token).base64URL, maxAge: Int(Limits.sessionLifetime))
+    }
+
+    /// A session token: 32 bytes from the OS CSPRNG.
+    static func newSessionToken() -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
     }
 }
 

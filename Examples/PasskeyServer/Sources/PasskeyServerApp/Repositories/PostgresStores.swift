@@ -211,6 +211,8 @@ func everyNth(_ counter: borrowing Mutex<Int>) -> Bool {
 /// backup state is written with the counter in the same statement.
 final class PostgresCredentialStore: PasskeyCredentialStore {
     let database: Database
+    /// Sessions started by logins since the last sweep of expired ones (every 256 per node).
+    private let sessionSweeps = Mutex(0)
 
     init(database: Database) { self.database = database }
 
@@ -313,6 +315,31 @@ final class PostgresCredentialStore: PasskeyCredentialStore {
             ).all().count
         }
         return updated == 1
+    }
+
+    /// The same compare and swap, and the login's session row from the updated row, in one
+    /// statement: no row matched, no session.
+    func update(_ change: CredentialUpdate, startingSession session: PendingSession) async throws -> (updated: Bool, sessionStarted: Bool) {
+        let record = change.record
+        let updated = try await database.run { client, logger in
+            try await client.execute(
+                Statements.UpdateCredentialStartingSession(
+                    id: Data(record.id), signCount: Int64(record.signCount),
+                    backupState: record.backupState,
+                    uvInitialized: record.uvInitialized,
+                    prfEnabled: record.extensions.prfEnabled,
+                    expectedSignCount: Int64(change.expectedSignCount),
+                    sessionId: Data(session.id), signedInAt: session.signedInAt, expiresAt: session.expiresAt),
+                logger: logger
+            ).all().count
+        }
+        if everyNth(sessionSweeps) {
+            // The session store sweeps at its own creations; these are made here.
+            _ = try? await database.run { client, logger in
+                try await client.query("DELETE FROM passkey_sessions WHERE expires_at < now()", logger: logger).collect().count
+            }
+        }
+        return (updated == 1, updated == 1)
     }
 
     func delete(id: [UInt8], userHandle: [UInt8]) async throws -> Bool {
@@ -554,6 +581,32 @@ enum Statements {
             var bindings = PostgresBindings(capacity: 6)
             try bindings.append(id); bindings.append(signCount); bindings.append(backupState)
             bindings.append(uvInitialized); bindings.append(prfEnabled); bindings.append(expectedSignCount)
+            return bindings
+        }
+        func decodeRow(_ row: PostgresRow) throws -> Int32 { try row.decode(Int32.self) }
+    }
+
+    /// The conditional update of a login and, if it matched, the login's session (the web
+    /// page's login: ``PasskeyCredentialStore/update(_:startingSession:)``).
+    struct UpdateCredentialStartingSession: PostgresPreparedStatement {
+        static let name = "passkey_update_credential_starting_session"
+        static let sql = """
+            WITH updated AS (
+                UPDATE passkey_credentials
+                SET sign_count = $2, backup_state = $3, uv_initialized = $4, last_used_at = now(), prf_enabled = $5
+                WHERE passkey_credentials.id = $1 AND passkey_credentials.sign_count = $6
+                RETURNING id, user_handle)
+            INSERT INTO passkey_sessions (id, user_handle, credential_id, signed_in_at, expires_at)
+            SELECT $7, updated.user_handle, updated.id, $8, $9 FROM updated
+            RETURNING 1
+            """
+        var id: Data, signCount: Int64, backupState: Bool, uvInitialized: Bool, prfEnabled: Bool?, expectedSignCount: Int64
+        var sessionId: Data, signedInAt: Date, expiresAt: Date
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 9)
+            try bindings.append(id); bindings.append(signCount); bindings.append(backupState)
+            bindings.append(uvInitialized); bindings.append(prfEnabled); bindings.append(expectedSignCount)
+            try bindings.append(sessionId); bindings.append(signedInAt); bindings.append(expiresAt)
             return bindings
         }
         func decodeRow(_ row: PostgresRow) throws -> Int32 { try row.decode(Int32.self) }

@@ -18,6 +18,27 @@ protocol PasskeyCredentialStore: CredentialStore {
     /// Deletes the credential if it belongs to `userHandle`.
     /// - Returns: whether a row was deleted.
     func delete(id: [UInt8], userHandle: [UInt8]) async throws -> Bool
+    /// A login's conditional update (``CredentialStore/update(_:)``) that, when it matches, also
+    /// starts `session` in the same step, for the user and credential of the updated row: a web
+    /// login then writes its counter and its session in one statement.
+    /// - Returns: whether the update matched, and whether the session was started (false: the
+    ///   caller starts it).
+    func update(_ change: CredentialUpdate, startingSession session: PendingSession) async throws -> (updated: Bool, sessionStarted: Bool)
+}
+
+extension PasskeyCredentialStore {
+    /// Stores that cannot write both in one step update only; the caller starts the session.
+    func update(_ change: CredentialUpdate, startingSession session: PendingSession) async throws -> (updated: Bool, sessionStarted: Bool) {
+        (try await update(change), false)
+    }
+}
+
+/// A session a login will start once its assertion verifies: its id (the token's SHA-256) and
+/// times; the user and the credential are the verified login's.
+struct PendingSession: Sendable {
+    var id: [UInt8]
+    var signedInAt: Date
+    var expiresAt: Date
 }
 
 /// What a registration's store step came to.
@@ -267,5 +288,10 @@ final class DelayedUpdateStore: PasskeyCredentialStore {
     func update(_ change: CredentialUpdate) async throws -> Bool {
         try await Task.sleep(for: delay)
         return try await base.update(change)
+    }
+
+    func update(_ change: CredentialUpdate, startingSession session: PendingSession) async throws -> (updated: Bool, sessionStarted: Bool) {
+        try await Task.sleep(for: delay)
+        return try await base.update(change, startingSession: session)
     }
 }
