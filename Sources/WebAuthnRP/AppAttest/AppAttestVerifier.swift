@@ -1,6 +1,6 @@
 import Foundation
 import WebAuthnCoding
-public import WebAuthnCrypto
+import WebAuthnCrypto
 
 /// Verifies Apple App Attest (DeviceCheck `DCAppAttestService`) key attestations and
 /// assertions, following Apple's "Validating apps that connect to your server" step by step.

@@ -28,7 +28,7 @@ public struct MetadataBLOB: Sendable {
     /// Every entry that could be read, in the BLOB's order.
     public let entries: [MetadataEntry]
     /// The entries that could not be read, with the reason: left out of the index, so their
-    /// authenticators have no entry (``MetadataPolicy/requireEntry`` refuses them).
+    /// authenticators have no entry (a ``MetadataPolicy`` made with `requireEntry: true` refuses them).
     public let skippedEntries: [SkippedEntry]
     /// The signing chain that verified, leaf first, the trust anchor last.
     package let signingChain: [Certificate]
