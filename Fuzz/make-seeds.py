@@ -418,16 +418,32 @@ def write_swift():
     out += ["    ]", ""]
     out += ["    /// One recorded registration's credential record: id, COSE key, alg, user handle, BE, signCount.",
             "    struct Record {", "        let id: String", "        let publicKey: String", "        let algorithm: Int",
-            "        let userHandle: String", "        let backupEligible: Bool", "        let signCount: UInt32", "    }", "",
+            "        let userHandle: String", "        let backupEligible: Bool", "        let signCount: UInt32", "",
+            "        /// A line of ``recordLines``; nil when it does not hold the seven fields.",
+            "        init?(line: Substring) {",
+            "            let fields = line.split(separator: \" \")",
+            "            guard fields.count == 7, let algorithm = Int(fields[3]), let backupEligible = Bool(String(fields[5])),",
+            "                let signCount = UInt32(fields[6])",
+            "            else { return nil }",
+            "            id = String(fields[1])",
+            "            publicKey = String(fields[2])",
+            "            self.algorithm = algorithm",
+            "            userHandle = String(fields[4])",
+            "            self.backupEligible = backupEligible",
+            "            self.signCount = signCount",
+            "        }",
+            "    }", "",
             "    /// The credential of every accepted registration in Fixtures/attestation/.",
-            "    static let records: [Record] = ["]
+            "    static let records: [Record] = recordLines.split(separator: \"\\n\").compactMap(Record.init(line:))", "",
+            "    /// One record a line: the fixture file, then id, COSE key, alg, user handle, BE and signCount.",
+            "    static let recordLines = \"\"\""]
     for relative, cred_id, key_bytes, alg, user, be, count in records:
-        out += [f"        // {relative}",
-                f"        Record(id: \"{base64.urlsafe_b64encode(cred_id).rstrip(b'=').decode()}\",",
-                f"               publicKey:", swift_bytes(key_bytes, "                   ") + ",",
-                f"               algorithm: {alg}, userHandle: \"{base64.urlsafe_b64encode(user).rstrip(b'=').decode()}\",",
-                f"               backupEligible: {'true' if be else 'false'}, signCount: {count}),"]
-    out += ["    ]", "}", ""]
+        fields = [relative, base64.urlsafe_b64encode(cred_id).rstrip(b'=').decode(),
+                  base64.urlsafe_b64encode(key_bytes).rstrip(b'=').decode(), str(alg),
+                  base64.urlsafe_b64encode(user).rstrip(b'=').decode(), 'true' if be else 'false', str(count)]
+        out += ["        " + " ".join(fields)]
+    out += ["        \"\"\""]
+    out += ["}", ""]
     with open(SWIFT_OUT, "w") as f:
         f.write("\n".join(out))
     print(f"wrote {os.path.relpath(SWIFT_OUT, ROOT)}: {len(anchors)} anchor(s), {len(contexts)} context(s), {len(records)} record(s)")

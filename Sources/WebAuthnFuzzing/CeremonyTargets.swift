@@ -65,23 +65,31 @@ enum CeremonyTargets {
     }
 
     static func verifyRegistration(_ bytes: ArraySlice<UInt8>) -> (String, VerifiedRegistration?) {
-        let json: RegistrationResponseJSON
-        do {
-            json = try RegistrationResponseJSON(jsonData: Data(bytes))
-        } catch {
-            return ("reject: \(error)", nil)
-        }
-        let response = RegistrationResponse(json: json)
-        let issued = IssuedChallenge(
-            challenge: challenge(in: response.clientDataJSON), kind: .registration,
-            rpId: relyingParty.id, userHandle: [1, 2, 3, 4], userVerification: .preferred,
-            offeredAlgorithms: policy.acceptedAlgorithms, attestation: .direct, expiresAt: now.addingTimeInterval(300))
-        let verifier = RegistrationVerifier(relyingParty: relyingParty, policy: policy)
+        verifyBody(
+            bytes, decode: RegistrationResponseJSON.init(jsonData:), response: RegistrationResponse.init(json:),
+            verify: { (response: RegistrationResponse, trace: inout CeremonyTrace) throws(WebAuthnError) in
+                let issued = IssuedChallenge(
+                    challenge: challenge(in: response.clientDataJSON), kind: .registration,
+                    rpId: relyingParty.id, userHandle: [1, 2, 3, 4], userVerification: .preferred,
+                    offeredAlgorithms: policy.acceptedAlgorithms, attestation: .direct, expiresAt: now.addingTimeInterval(300))
+                let verifier = RegistrationVerifier(relyingParty: relyingParty, policy: policy)
+                return try verifier.verify(response, issued: issued, now: now, trace: &trace)
+            }, describe: { (verified: VerifiedRegistration) in describe(verified) })
+    }
+
+    /// Decodes a response body (an undecodable one is a `reject:` verdict with no trace), then
+    /// verifies it with a fresh trace: the verdict and the trace as text, and what was verified.
+    static func verifyBody<JSON, Response, Verified>(
+        _ bytes: ArraySlice<UInt8>, decode: (Data) throws -> JSON, response: (JSON) -> Response,
+        verify: (Response, inout CeremonyTrace) throws(WebAuthnError) -> Verified,
+        describe describeVerified: (Verified) -> String
+    ) -> (String, Verified?) {
+        let json: JSON
+        do { json = try decode(Data(bytes)) } catch { return ("reject: \(error)", nil) }
+        let decoded = response(json)
         var trace = CeremonyTrace()
         let (verdict, verified) = Verdict.of(
-            { () throws(WebAuthnError) in
-                try verifier.verify(response, issued: issued, now: now, trace: &trace)
-            }, describe: describe)
+            { () throws(WebAuthnError) in try verify(decoded, &trace) }, describe: describeVerified)
         return (verdict + "\n" + describe(trace), verified)
     }
 
@@ -117,25 +125,17 @@ enum CeremonyTargets {
     }
 
     static func verifyAuthentication(_ bytes: ArraySlice<UInt8>) -> (String, VerifiedAuthentication?) {
-        let json: AuthenticationResponseJSON
-        do {
-            json = try AuthenticationResponseJSON(jsonData: Data(bytes))
-        } catch {
-            return ("reject: \(error)", nil)
-        }
-        let response = AuthenticationResponse(json: json)
-        let issued = IssuedChallenge(
-            challenge: challenge(in: response.clientDataJSON), kind: .authentication,
-            rpId: relyingParty.id, allowCredentials: records.map(\.id),
-            userVerification: .preferred, expiresAt: now.addingTimeInterval(300))
-        let record = records.first { $0.id == response.rawId }
-        let verifier = AuthenticationVerifier(relyingParty: relyingParty, policy: policy)
-        var trace = CeremonyTrace()
-        let (verdict, verified) = Verdict.of(
-            { () throws(WebAuthnError) in
-                try verifier.verify(response, issued: issued, record: record, now: now, trace: &trace)
+        verifyBody(
+            bytes, decode: AuthenticationResponseJSON.init(jsonData:), response: AuthenticationResponse.init(json:),
+            verify: { (response: AuthenticationResponse, trace: inout CeremonyTrace) throws(WebAuthnError) in
+                let issued = IssuedChallenge(
+                    challenge: challenge(in: response.clientDataJSON), kind: .authentication,
+                    rpId: relyingParty.id, allowCredentials: records.map(\.id),
+                    userVerification: .preferred, expiresAt: now.addingTimeInterval(300))
+                let record = records.first { $0.id == response.rawId }
+                let verifier = AuthenticationVerifier(relyingParty: relyingParty, policy: policy)
+                return try verifier.verify(response, issued: issued, record: record, now: now, trace: &trace)
             }, describe: { "record \($0.updatedRecord) counterRegressed \($0.counterRegressed)" })
-        return (verdict + "\n" + describe(trace), verified)
     }
 
     // MARK: Fixture files

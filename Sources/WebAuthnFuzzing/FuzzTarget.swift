@@ -61,18 +61,10 @@ public struct FuzzTarget: Sendable {
     /// static storage that LeakSanitizer cannot always trace through Swift's enum payloads, for
     /// a leak of the first input.
     public static func prepare() {
-        _ = AttestationStatementTargets.trustAnchors
-        _ = AttestationStatementTargets.contexts
-        _ = AttestationStatementTargets.policy
-        _ = CeremonyTargets.records
-        _ = CeremonyTargets.policy
-        _ = CeremonyTargets.relyingParty
-        _ = AppAttestTargets.verifier
-        _ = AppAttestTargets.storedKey
-        _ = AppAttestTargets.attestationKeyId
-        _ = AppAttestTargets.attestationChallenge
-        _ = AppAttestTargets.clientData
-        _ = MetadataTargets.root
+        _ = (AttestationStatementTargets.trustAnchors, AttestationStatementTargets.contexts, AttestationStatementTargets.policy)
+        _ = (CeremonyTargets.records, CeremonyTargets.policy, CeremonyTargets.relyingParty, MetadataTargets.root)
+        _ = (AppAttestTargets.verifier, AppAttestTargets.storedKey, AppAttestTargets.attestationKeyId)
+        _ = (AppAttestTargets.attestationChallenge, AppAttestTargets.clientData)
         for target in all { _ = target.run([]) }
     }
 

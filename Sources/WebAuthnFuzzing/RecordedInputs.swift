@@ -72,527 +72,92 @@ enum RecordedInputs {
         let userHandle: String
         let backupEligible: Bool
         let signCount: UInt32
+
+        /// A line of ``recordLines``; nil when it does not hold the seven fields.
+        init?(line: Substring) {
+            let fields = line.split(separator: " ")
+            guard fields.count == 7, let algorithm = Int(fields[3]), let backupEligible = Bool(String(fields[5])),
+                let signCount = UInt32(fields[6])
+            else { return nil }
+            id = String(fields[1])
+            publicKey = String(fields[2])
+            self.algorithm = algorithm
+            userHandle = String(fields[4])
+            self.backupEligible = backupEligible
+            self.signCount = signCount
+        }
     }
 
     /// The credential of every accepted registration in Fixtures/attestation/.
-    static let records: [Record] = [
-        // attestation/android-key/ed25519.json
-        Record(
-            id: "I9_qW7fQnAtPxC0vN3jDd5W4y1SRLI62ZcEyRLePyyw",
-            publicKey:
-                "pAEBAzIgBiFYIK63aODg5akQvBWBNz0eKXruN-Qw9LziPXf9IxjaCP7_",
-            algorithm: -19, userHandle: "rPOaEm6Z94na1Ri3o_QKHw",
-            backupEligible: false, signCount: 0),
-        // attestation/android-key/ed448.json
-        Record(
-            id: "8EePlNfObkPMQoSEVfSGFczFJquaGBx2JIg8mtrw_Dw",
-            publicKey:
-                "pAEBAzg0IAchWDk5ZphndkOPEUmwptGZkvGq_pchqeXpxKs6LEzRObi6KQdX_HNrUVu4CGECttdX-QEIdWXwbfCkogA",
-            algorithm: -53, userHandle: "P9FUZi6Fne8bhbHsLcoazw",
-            backupEligible: false, signCount: 0),
-        // attestation/android-key/eddsa-ed25519.json
-        Record(
-            id: "ZFiLm9I8IKh2Z8qHypNzMXN-FeJYorcP-xV9W0VrmY8",
-            publicKey:
-                "pAEBAycgBiFYIETzhWQo3u_Z3kq2_CX7hBsV0SL48sG4F5y3oc0V4SAf",
-            algorithm: -8, userHandle: "f0DjdMCaKsvn2WrESV_FPA",
-            backupEligible: false, signCount: 0),
-        // attestation/android-key/es256.json
-        Record(
-            id: "BjfkkLWneJ3bCPNeQji2WToRQbutvI6QhJMiwBa2AIA",
-            publicKey:
-                "pQECAyYgASFYICl4tdAklGIW0nlerFiBrdCTljGZF7ysK2Ow7GunWhZqIlggw0_I1-WCz-KVAiqMNJVX0rfpAaCPV1z6QlGs" + "lzFU8MM",
-            algorithm: -7, userHandle: "E_iK3Se3Y46LFQLh7L3hbQ",
-            backupEligible: false, signCount: 0),
-        // attestation/android-key/es256k.json
-        Record(
-            id: "6DHtpr6NfvAHl-7Y0EnPBGPGW-zqMh_h7rJJZRCtjok",
-            publicKey:
-                "pQECAzguIAghWCA4lVCPHxO5DA6ZHAPs0XlkIodCKNc6XdK-MM90JO6mGSJYINe68NVfc8RHaur-5-ya3LYoEcAFsW-Vw4IP" + "wnPXIjF2",
-            algorithm: -47, userHandle: "Hmiy7_voWksgv__Mk9hh_w",
-            backupEligible: false, signCount: 0),
-        // attestation/android-key/es384.json
-        Record(
-            id: "ffjp1wDxNEeqAvgcLvTbberAJILBjJ6IznoOXnyzSVI",
-            publicKey:
-                "pQECAzgiIAIhWDBd8qcfgm60BVJ3hXdM-XJRH3jRJnv48vR_jSyZX6kVA2frvpHn4B8Canloi4wHOW0iWDBZ4IjQUH98jhwW"
-                + "6qyLmc0EqGK0O0GVIKpRKuRnljZVFrzWAILgAYCw9zqdl7QQ16U",
-            algorithm: -35, userHandle: "gdAofow_hkIi5v7tovqVcw",
-            backupEligible: false, signCount: 0),
-        // attestation/android-key/es512.json
-        Record(
-            id: "hnUXCUG8f-viU5Cbrh_NvuQyypRR_jg5UanJIZEFlsM",
-            publicKey:
-                "pQECAzgjIAMhWEIA2fS7eho4vGBsjcTwCUDMvGmB8zG4SqACy0MFEKmH24QaF41BxA03L4tDBeBdjaokS-xM821d9t81qfpe"
-                + "OASdICYiWEIBWRGExi8dpNkNuwlbS6bizqAJGbxwa2zRlyZV5dPEczNzatO8cDn8MJGzjmYTJTk6HjuO3OjQSkZkkIlqlcHU" + "-r8",
-            algorithm: -36, userHandle: "uR8MGBvHzS3ldmkE7FY5jg",
-            backupEligible: false, signCount: 0),
-        // attestation/android-key/esp256.json
-        Record(
-            id: "GdlQC4If1ooXxg1Zxhn42B78k0qGpnfN_my0l9F7qEc",
-            publicKey:
-                "pQECAyggASFYILbisgOH8zm2_YPcEWSmJZ3U88PqZ-IBodKWNEwmdU0uIlggWURg08jIrIlMI6g-87eC-i8OxEMmCxFSUDL3" + "TAZzVOI",
-            algorithm: -9, userHandle: "pH85Y1OnJf4V8X4wBiHDig",
-            backupEligible: false, signCount: 0),
-        // attestation/android-key/ps256.json
-        Record(
-            id: "iln2dtNoZ2mqIjCyjR9ovf8deudlnZLaZgIjPq3v5tU",
-            publicKey:
-                "pAEDAzgkIFkBAKIsTrl9QebT6Gic8MEdJjF4YGXeGZ3muOzKNyLlnZovC9O3nmfxkTpMNv2vC5EBfp8k59yxYxwCmjgo29EO"
-                + "j5j7CVdlA1bqYTF1HpvZ1QNvy2FdfnBvzbPMoMs_DVXS9_2NJGpdjZijKisCk3FlhFz5bJvf9eVTlGK9exZ3S8j86OVXTwbb"
-                + "EM3yjxwaALWqooWyWZyfj_RXa5n2GX0-W0M-0MofXyWvedW1MnAioT0j20VcSyZ3cOfqX1O3wY_nlrbjgT_4YwSMBr9zjVFN"
-                + "-chXE4aCLD_hCCdGIPq8Pvaj1yiFBPR03TAzm8eKFeQrVXXglN6RhNKwCSTJP_s6O-chQwEAAQ",
-            algorithm: -37, userHandle: "7RSCJA4tCnDzvSUd9e_pXA",
-            backupEligible: false, signCount: 0),
-        // attestation/android-key/rs256.json
-        Record(
-            id: "C3Q9pL3euENTR97uW7dzwUets_p7ui9-Pm0C3F1AdmA",
-            publicKey:
-                "pAEDAzkBACBZAQDKeJCs50XcUP1oC6lvErttcfIwV03papyYPVGd8x2w5-eR-QplicWOJ2PE9YIZ_ywZIZIP_8u4nyq0pSC_"
-                + "MxmvkR3UQBb9-GH1VHriQXabvIy0l6bQUJXSQPGIorIlTuW6jkd-C5MxDrkbH3bwqCjtPGBsq3B2DZUG_wTIdqJ5tTq-IHMf"
-                + "a8cDmBR_RvYiqZdA7YO7Sx22cO-HXrsT0pipeWkwJyTuRpr4KZGBdW4yCbm5_0foVeP5SKiE4wfFoSeWGOvGkkz0LToG7PmL"
-                + "BDnj5-BaB40wiF-cEw3t7BTV4e3FZnrC0sNR_y18RYAh296fbyo8FwQdRIJgl176KeFDIUMBAAE",
-            algorithm: -257, userHandle: "0ufdN9dOxdPfKhx_ThDzPw",
-            backupEligible: false, signCount: 0),
-        // attestation/apple/ed25519.json
-        Record(
-            id: "D1QsloVosTcoNnxlj6oBJEAAx3N18gfafDSOikcLEpM",
-            publicKey:
-                "pAEBAzIgBiFYICyLwVl-6Jm4uxG6Ujx7aqh8oyWVh2U5q-Ic9f8dmAmv",
-            algorithm: -19, userHandle: "_gfkHIngD0O0m-NLsCJuDQ",
-            backupEligible: false, signCount: 0),
-        // attestation/apple/ed448.json
-        Record(
-            id: "GE_f0NUsJNO_CtqLHhc0HBWvnUPD5uVxh3iVAAsjztQ",
-            publicKey:
-                "pAEBAzg0IAchWDkQPde6jtwZLl_x82PioNoqChlT34pmIxl2SuVvSmnXwHqK3oX8OoK6xdhR0ScF2l_D_R7xdTigKgA",
-            algorithm: -53, userHandle: "DYhFfQpmpewH7Rp-4R_nvA",
-            backupEligible: false, signCount: 0),
-        // attestation/apple/eddsa-ed25519.json
-        Record(
-            id: "UbyDBh2b08MSY_B1SgVnKtcfbKcGBBcSvfY21V-azbU",
-            publicKey:
-                "pAEBAycgBiFYIH1dmNMbDQiJNF9ycfmpxS8wfFE3dAPFWHkCun-4RDV6",
-            algorithm: -8, userHandle: "CwMTLj0MuiF_hQWSaFLrgg",
-            backupEligible: false, signCount: 0),
-        // attestation/apple/es256.json
-        Record(
-            id: "n-jpLvfhgEFavjsHaFGyOwbKqp5zAgkDukVjm52Nz-A",
-            publicKey:
-                "pQECAyYgASFYIDdnnizP627RuAt0wqjlclfq6z3rd8ANhdUvDrR-4TSpIlggo5HfzFSRYYliyUTcAzqU8j6ZFzSxwU_2A9Hj" + "OiplyBg",
-            algorithm: -7, userHandle: "Kv5cAVVk4Ze5cXK4Vr4PZQ",
-            backupEligible: false, signCount: 0),
-        // attestation/apple/es256k.json
-        Record(
-            id: "rCesPeptj7n-evPGIAdJ9JakuLB_9GHL5pJnlJRdLrY",
-            publicKey:
-                "pQECAzguIAghWCAOhvrUR_RwpMAjNsTqAaOXJ8CRgy3zsAsaYAoJcHlr0CJYIHWE8DpilmkUwD4M3nNK-ihIrEC0SZ1Eqwdc" + "8IdSEinr",
-            algorithm: -47, userHandle: "yR3rGw2OHMKVNp2V_Po3_g",
-            backupEligible: false, signCount: 0),
-        // attestation/apple/es384.json
-        Record(
-            id: "CCKRNGfbnw0GUbbppbnKf3cIinaLJkV6BqGdzdSCYPg",
-            publicKey:
-                "pQECAzgiIAIhWDCKto7DoV_Zoy65iEv_sKVB1KRpMbxtU-D9sK-d94NAzY_Rlg_kD1HFw9-xHziv354iWDCzJkl3eKX036rW"
-                + "9-Jo5mKaMKpyIYf7wXw1a-N8_KN_MhbrNk0d43s1MO-VKxIrw98",
-            algorithm: -35, userHandle: "BLgP24H8vFbTvp7Lbebgtw",
-            backupEligible: false, signCount: 0),
-        // attestation/apple/es512.json
-        Record(
-            id: "9RthrzPOloTt6ogH_KbdMs32YgKQw8bboTspbBVt5Hw",
-            publicKey:
-                "pQECAzgjIAMhWEIADKZcN5lsQdCbvlZkuChzRvZG4cQVFO45N-Cotongy_DBSSZgCQNT3dl63vRdTIAU87M8XkEOdxzo6gJQ"
-                + "t292i1EiWEIBi7-egSb9BrGc8sg-KoW5A4bxG3qMN88qGilyA5sCRQSF3oS1-meea1I76bbKEbrZgwIAs5VAKB5GHLzHCx4t" + "Sls",
-            algorithm: -36, userHandle: "FzYuP_0uMkTDf0OO4HX9SA",
-            backupEligible: false, signCount: 0),
-        // attestation/apple/esp256.json
-        Record(
-            id: "51nq6mgWKbBbO6ppxVT3_bXOebCGW5al70d7Ij1q3g0",
-            publicKey:
-                "pQECAyggASFYIBqIKRddNTCs_Lo8MTD6jKqUzRXmAX24-rfNVVrWd-DzIlggJzuzI9Mz6sjbSkYMNsu-_0wIWANIJWIEBSAg" + "fq7GhfU",
-            algorithm: -9, userHandle: "ArJYEr-rkYC6QP12raifNg",
-            backupEligible: false, signCount: 0),
-        // attestation/apple/ps256.json
-        Record(
-            id: "4Nkk-9Cip_G_D1sOFZi92BdP4meSVN7ZpRao5Scpd6c",
-            publicKey:
-                "pAEDAzgkIFkBANvaZk1B6EZJLsAptidLFBsWNyVsnlQY9nbkdTnrW8dUEVRtQVKNTrIRz8Mko_zrJ6l-zHUW1JJx6yoImOBj"
-                + "Dl8qEaOBHCoPn2Ng_3_M_YL4p9U1qQK4OCGrVEVLBT2abktF-zR-d-4Gnirj2FHO98UBD2RNiyAZrzuuB7XTDRfXN5nTC0EM"
-                + "mJpom3UahwQWZK-h2-1oOyQB7vkcPXGdGqlfLD_ejgl862I-AE6cDC5MI-GdZvHlFsddTyCb4UCTFmVC1WCaPZQq41YO6vM9"
-                + "QnOJg0AadEYI7Fa6ZhF3cwIgYQFukkSMYOHjndIHMScdkRzex5ewUvlqxPHgNUI7E0shQwEAAQ",
-            algorithm: -37, userHandle: "-aRqQkGMnnMwpu2mqjYEQg",
-            backupEligible: false, signCount: 0),
-        // attestation/apple/rs256.json
-        Record(
-            id: "3PPC4kDeWO3WS0YhlA2ULOYZd_lkUfV0ri1mWGmCDTg",
-            publicKey:
-                "pAEDAzkBACBZAQC-iQm0qtaY55jZMO7Pxt8wVI2oOLdgSsEyv3t7tWBneIz_HSmM69fjzBAO4sU-n8vN3HvjztiuZgtLan47"
-                + "YDYgTMMq45NbHP9Qt33mkvYKl-Q31WGf5JbaauuulKYRSkRHiGVm1elK6f3VNcvdaCIf0bRTu4tBCwTl17BS6hQDryONEti1"
-                + "f30s2U4mS-9UJtYp_NWX1qZUMs9twLqNCjOatCOMlAv0NcoA5HlEPooXQlYVg2siLyKlUbuA6YnO7rb_qXh-Jtn1pCXE4y_l"
-                + "JHipSDYNYvVHG1EX-tDjo1ubhyufEE5w2Om95ZRst_7eGEw0ml3X5PxBx-V_m55yx9rZIUMBAAE",
-            algorithm: -257, userHandle: "_1uALNu-hBdmRMXEcQztQw",
-            backupEligible: false, signCount: 0),
-        // attestation/compound/ed25519.json
-        Record(
-            id: "hh4D-ETCNFmk_bbTzOvtN0ATYHv8LxAPOrb3t2MAQfA",
-            publicKey:
-                "pAEBAzIgBiFYIBv0zFp_ww_k0A6YCAoIzF3x58D4si-rE9ciFdsmEREK",
-            algorithm: -19, userHandle: "OjJaGtFY5AfbzNZEKE8-zw",
-            backupEligible: false, signCount: 0),
-        // attestation/compound/ed448.json
-        Record(
-            id: "TsNTlCcPmZ2QyvGYsVFR1Fk84m3p-7vKOpOExGH34uA",
-            publicKey:
-                "pAEBAzg0IAchWDlAE1b5HM1B5rCFkLrnWkdmBQ4PvGYGlRwBASyRcV-0phC5tFGy4kkDcmR9F05xIJzkN9NdBwjvigA",
-            algorithm: -53, userHandle: "SEovpL5w_-g20y7HnH0hjg",
-            backupEligible: false, signCount: 0),
-        // attestation/compound/eddsa-ed25519.json
-        Record(
-            id: "a8EcF4bM7akChnTRy3fx5lmMnOdrGsoYVQ3eVaHuOtQ",
-            publicKey:
-                "pAEBAycgBiFYIJL82yN012XNAJNsNBdom9vfBYtASRMJMUHym5SzTojQ",
-            algorithm: -8, userHandle: "t5uk4WUF6JtGw1_xvSFoSQ",
-            backupEligible: false, signCount: 0),
-        // attestation/compound/es256.json
-        Record(
-            id: "76sD4MSDv6QnZt04nE4P49I0tdOAGIf-X2wRUUGWQLg",
-            publicKey:
-                "pQECAyYgASFYINlmxC3wm4PG5g3TbV94uMZ6JYUCkQln2dXq_7yuTXSdIlggrrfP1-AlAz7xnWS5_XEnmpVzugTUWLwuPNMZ" + "YjuvXQo",
-            algorithm: -7, userHandle: "VPoHmr0wZ9ypat6nBfH5gw",
-            backupEligible: false, signCount: 0),
-        // attestation/compound/es256k.json
-        Record(
-            id: "0nf0orpo9fI8GwzgR3_tWK2oV_rZ9By32DvU37YOaaI",
-            publicKey:
-                "pQECAzguIAghWCChb_Thtg1XSwU1MmxL78hvlkeJQA7LTicBKRmAfDcHvCJYIEmAlUky2OQONWWgnF_0OvhxV3zU8MtlNVAX" + "QEk7eqli",
-            algorithm: -47, userHandle: "SzMKUKv230HikeJa2rDbjw",
-            backupEligible: false, signCount: 0),
-        // attestation/compound/es384.json
-        Record(
-            id: "cfvpeG7GBcCqhZYiokxCooPHZS9Usek0p892nPyVWf4",
-            publicKey:
-                "pQECAzgiIAIhWDBv1JypKhyI7wsPAvqTtszSdqkggVXzUBWW_kNzjQhjZBKy4XkrPfSXBkc1EHYPtLIiWDCGQySbLqpUNQvW"
-                + "sSAx2KsnZdZ5gEhFoBiTfcR2BdKop0b11H1lvyoMvRDy6Ck3CkU",
-            algorithm: -35, userHandle: "OYbfqe1z2qHfa-1AjcLXUg",
-            backupEligible: false, signCount: 0),
-        // attestation/compound/es512.json
-        Record(
-            id: "m-Qj6ZRd9pDVO8d-Zb7e3kz265hTfxXcKwpKIjn3E6I",
-            publicKey:
-                "pQECAzgjIAMhWEIBIekVWdI7a6VlHGrxzxeCpkZv_pOA8X3cbgkqynQdE8lRpjtAP3LyULpBqxkepctZcpd2RDTnhVSRUh2v"
-                + "d9WbLq8iWEIBbSu0V918pl6N-YoID_Ld2ZZxUH0aeVk0Nz71n1SGZF-c1b45rKobmtxJ28On6PO38wwCktaRYoEWdE8E8BCq" + "01A",
-            algorithm: -36, userHandle: "P3NTkjqak8wtqEK8l2QTsg",
-            backupEligible: false, signCount: 0),
-        // attestation/compound/esp256.json
-        Record(
-            id: "amnIKhuufsLXmC06_Zm565Ubt7YDWfdX8j2Qcrahpys",
-            publicKey:
-                "pQECAyggASFYIO9_8U_zgjSHpoQLgApNZB4YZCkMsWRZyL-RiYHtMfLTIlggHl8_E9MS7zqvXqIsY-Lg7cGkPPyZ9z7BjvPg" + "K2PvLYQ",
-            algorithm: -9, userHandle: "BXiFzEPfIAdRVS74eZxcBg",
-            backupEligible: false, signCount: 0),
-        // attestation/compound/ps256.json
-        Record(
-            id: "A_h07DK6Ssu1P9KVM9uf9esoK96yBoppdiV-2mknQqQ",
-            publicKey:
-                "pAEDAzgkIFkBAJpzF1-erKaEK1-temC9IjtKXaqpR3nVciBvqx0DP7w6ZjMiKomT2l_C6JVUKAYjESAOYFfGRrpmn48JvzQS"
-                + "XCBk9jwTytbA9853vQ00_0Ts24R1Zin0Efd4bpYE7Bje9IiUIv3E2wf_HQc4_Ay6nbeqcm4ypM5Jf_2CKId3V6wNNCYFF2c_"
-                + "1iKWkMoHrDaJa3bBdotsZoWm5l1BPUEAN9wXMAnahFNGdoV-c_fnHHeZ7gWT-ae5Scp5IBCdlWltnQv71kv5vvEGnOja_-yY"
-                + "z5IqHAl6Ito21s_C5J-30XFFM_lw4LTodQKq1Pmr7_61qHOUp_4Mh_cSFzLBpXAA0yMhQwEAAQ",
-            algorithm: -37, userHandle: "ZfeUM83LNsyKVDHKpIwIgA",
-            backupEligible: false, signCount: 0),
-        // attestation/compound/rs256.json
-        Record(
-            id: "QBesn0bDfYMLzAK8F5AH9dzpnBesePsTrGeikjPVUJc",
-            publicKey:
-                "pAEDAzkBACBZAQDE5bHfWGc_FkXhNlQzBskAU6zXYicBD0vPJEDd7Ks0M-2pvFZRwMF6E4x0Kznd4GezLUAYCMbmNtDPF3Lp"
-                + "MZVPf35gaBboerTrrnQ3Ws8uoNbVEtbw0Z8Ucux7wg3euwbWYqcJUmbwNOI-rkCqEzYMrtN3X6A3bAZ2FBzy2djjdSGCOkQu"
-                + "y_bU6fOMHiVC9BaTzUykKwuXMKxYEah_x4QD44InwBeuRCbd9yM4JYz7j_qLzcLBO30c92KBTIwFc3aqKzVfO59OARKVlI1f"
-                + "wGe9-8rPEKl0aFc2xLx6-D9N3nZKf_uRGIuRjY0PGehunsz1XG44wOah194pGHOsUF_jIUMBAAE",
-            algorithm: -257, userHandle: "qfWEekJFTRh70uBDEgVD4w",
-            backupEligible: false, signCount: 0),
-        // attestation/fido-u2f/es256.json
-        Record(
-            id: "jwuDRhbS-XmxSZ-FXaVHO00WJ6zQpPkbJJB87iCu6zc",
-            publicKey:
-                "pQECAyYgASFYIEkBpnRbBklzOgc4TUa7GglhOkSFIIfkE1cMw3b5KXA3IlggNS0roya258fnuVJQHIyfdDy0ASwsOmN3ijPj" + "pXOwp68",
-            algorithm: -7, userHandle: "_fZA2TxkzWmRPAcll1VEXw",
-            backupEligible: false, signCount: 0),
-        // attestation/none/ed25519.json
-        Record(
-            id: "kR-9cAqeVK7imUi63sX2zgZqTuDjGOOIu6OX6-CA_zY",
-            publicKey:
-                "pAEBAzIgBiFYIAqpkU76uKrvRkPSYOqyUksyGLbAxQVrjf3q_yAh87Pf",
-            algorithm: -19, userHandle: "LfugJImKGPhSWOtuKIChMA",
-            backupEligible: false, signCount: 0),
-        // attestation/none/ed448.json
-        Record(
-            id: "8unuJa7FF8DE9xL_h6x1fP4Z102MjCdyWpW9eM1r_ag",
-            publicKey:
-                "pAEBAzg0IAchWDm7qR2a-WDgvO42bBEot6K98bPM6vyKyE1b5S1JLZx9yd4r2ucguNf6pWXYflTW6P_wPohBVqyauAA",
-            algorithm: -53, userHandle: "gb5f6HRKWfaMbDQWln0-HA",
-            backupEligible: false, signCount: 0),
-        // attestation/none/eddsa-ed25519.json
-        Record(
-            id: "af5SewGzt6E4iHQrVgK4XNvrpOT0NdkrelAZ4N35HVI",
-            publicKey:
-                "pAEBAycgBiFYIErTgMI7ukQ-p3n8O2Rj5cAb060ZYoar8xhUfV6Wk9T0",
-            algorithm: -8, userHandle: "h_TBHoT2OsF8Wg5zujdU1A",
-            backupEligible: false, signCount: 0),
-        // attestation/none/es256.json
-        Record(
-            id: "l2VnaqZXECSRtpF3HogVyueBHTXPJPcvK59M2WuVuYI",
-            publicKey:
-                "pQECAyYgASFYIDTPSgtm_bLUzG88cgJawuw2FvdkO7aAXhnVW4NsYDqAIlggpE4nWVMGcYYmVwt4yMdGxmbSaSm4xLTD-ahi" + "mE_NvS8",
-            algorithm: -7, userHandle: "aCSYw2hy03Khez1AYcXK9w",
-            backupEligible: false, signCount: 0),
-        // attestation/none/es256k.json
-        Record(
-            id: "EtLvtHP1y4atspqibyHK1t01EB9PE6OOPCqgjTtJhOQ",
-            publicKey:
-                "pQECAzguIAghWCCra3WgyvDZ2bvRsgm74hJKOf_vUi_ySzI15pkGCU8MtSJYILCTbsGJCzh_-IQUCyXYcMZbyzCwUOqRuVNt" + "wigA4BlZ",
-            algorithm: -47, userHandle: "DvwBcJ03SmgElTo-F9D3Ow",
-            backupEligible: false, signCount: 0),
-        // attestation/none/es384.json
-        Record(
-            id: "PLCS-i5_1--1pvuaM2DjCa6KMkVOK5CX4yTPlm8vlao",
-            publicKey:
-                "pQECAzgiIAIhWDAWfc8macCby_OjthJTnPWrvxdmnoXVy9r5N_P7B_s8ke4pE5uJXU5o6_lxak-lyK8iWDDWG5xOoiK2EKhz"
-                + "hsNROtU81GAIgmfeqNCmgqg7iE80DEe6qj5TGpxFvdgUiJZ7BeY",
-            algorithm: -35, userHandle: "8ViluuVV5s6Y5HfQYDRbig",
-            backupEligible: false, signCount: 0),
-        // attestation/none/es512.json
-        Record(
-            id: "w3pQgpowi98yfCAWa1Jd3L0wYDJqFXMm69XLMN56mTQ",
-            publicKey:
-                "pQECAzgjIAMhWEIAxvHTmfVgjHIVpJCYQQf15DsIvpRscL9QuI3del2QMauanR7i-da3f0SGIhBf081R812HgwtReyW_sed8"
-                + "MHLm_7QiWEIAhLP7CwUNgoqTVCAgUyoq0X-s5vqzTZWKDZuQIdU6UljeVGgyHUwPVwq8WGLDwLIQZCS5zHi1n9M8wGt9Al4Z" + "wBo",
-            algorithm: -36, userHandle: "k4t0TyF38ia0tQGSbnuGpw",
-            backupEligible: false, signCount: 0),
-        // attestation/none/esp256.json
-        Record(
-            id: "7i3zihf1bo_fgL3SPrtgAldz2QG5Hw7gFsGGhLS_AxU",
-            publicKey:
-                "pQECAyggASFYIA9DXeMuQnw6zfF0y2VlRlTuouzByUc4YT76DPBa8UvXIlgg17MYhIDZ-u5xzSJnSzQWK00hUZ3IEZIfN1lw" + "XUwEOYw",
-            algorithm: -9, userHandle: "w-oKnRXH1-_JPSCjBIzwpg",
-            backupEligible: false, signCount: 0),
-        // attestation/none/ps256.json
-        Record(
-            id: "hq08rlHmbt3ywv9pfaloiHd_cipEHLXC0nBiMb8VhUg",
-            publicKey:
-                "pAEDAzgkIFkBALRa0h90cYJGleoRfrqKcNJZaaNnNxCmhdF8aZjKXUdJfK3xu_RiosHDJySFMplI84LN2y7IP-ce-3lJIUuq"
-                + "g984RMV8_YMj1Nx8iJzChAyBgwMqGK_F1n0PCjaYl6QUCtNdT3HN06mNFCsjM4PyL5e3O_5eTDX1-eOlY55gJH4MXRPV6fDq"
-                + "5084l4otrh3z7wuQ3xsGRyH-pIPLDIJZ5EXBYAizGZgDqfm22is30ksbjin3MtMp3JbGGi_11XJK0bzsOddT4vBcMQx5U2Mx"
-                + "UZJq6A27GVnM4R3ozLwhArW-GkSN_oeGZqM2W2ss17OxvHUUroq_ZsagBFkWlUFcbyUhQwEAAQ",
-            algorithm: -37, userHandle: "bTr-lc5b6z8LE3mFrZNuiQ",
-            backupEligible: false, signCount: 0),
-        // attestation/none/rs256.json
-        Record(
-            id: "kp3kfFc5r6Gq1M-n88mD9Lm3OZfr_ULPosg8l7bMXoI",
-            publicKey:
-                "pAEDAzkBACBZAQDJb84E_FxuOGzJI4pyR37ff32jc0SXuohHqUmj0waWW4iEFHyc9D37E7fTNi9ehxdl2qHkeQyXDZnY0M28"
-                + "6yDYaytC427pvJcTzeBcy-VWeHnujQgKgZeBtCws7cpMeHpFLmjO9_li4bflceHF2RhvC3acedGr4pqPPMfegYFEFPqrLwSN"
-                + "Dbrca37oYRLtyPCZV92hG73y-TA5QCUabfiSveWG3UpIql1dgS0uqIILYnvIuJoIrOLI1oEWoHCpC7BP1RlnVXszwndskyP4"
-                + "d5CDw8xz7Wln4yQ7cN6vD0P5ZZ-Ozk6B_WeIxMmxnM66OiLUG7MDZVwLCHK3YsZcI38hIUMBAAE",
-            algorithm: -257, userHandle: "NH5f-PLED5JDO2xzLWIfFg",
-            backupEligible: false, signCount: 0),
-        // attestation/packed-self/ed25519.json
-        Record(
-            id: "jP8kUIsG6fGn6XZ3LCA3xXVqjPXVegMAD-Xo6WPY2RE",
-            publicKey:
-                "pAEBAzIgBiFYIOwNXT5zyfklJOECV4KfC3JX_D8v1lM7t6737JzgxtGx",
-            algorithm: -19, userHandle: "b90BNCQmKoKRglrWkVjJFQ",
-            backupEligible: false, signCount: 0),
-        // attestation/packed-self/ed448.json
-        Record(
-            id: "hLli8fIpOFZb-4H02sm_cv-C9lZxIb0vUVS40h2MJv0",
-            publicKey:
-                "pAEBAzg0IAchWDk0utj_4ceYY8vjMLwyUBrNqlk9Rq0dZ-txkIISqxuaVIGP2J4bTj0Dr6yM8ak8BI5yqK2igdTQmYA",
-            algorithm: -53, userHandle: "47c9yzeDtH3CaHff0PHPog",
-            backupEligible: false, signCount: 0),
-        // attestation/packed-self/eddsa-ed25519.json
-        Record(
-            id: "BZk-N8VWm31_q8PLS_5xisCFnGaLWlgcB-gZz5T4c0E",
-            publicKey:
-                "pAEBAycgBiFYIIH7BwrRWEvnBHzkZrya0NJVTrziWLI0-FMY2ATmoRQo",
-            algorithm: -8, userHandle: "3v0X1YrLKj-TKNJzgv9DPQ",
-            backupEligible: false, signCount: 0),
-        // attestation/packed-self/es256.json
-        Record(
-            id: "HKmLuCrY80e1uCxQUVWqcbBcT0zg6aSO3Rfk2yF2awk",
-            publicKey:
-                "pQECAyYgASFYIBThf1Mc5Pjvqjdo--xMeK4NlrG349GuI6K2I4SenzPUIlgg4ufzkxYeJadNf0eDHvOooTI0eIaqrsOS-yb1" + "yGUpi_s",
-            algorithm: -7, userHandle: "n7B-96tADpe9mtsUum0A9g",
-            backupEligible: false, signCount: 0),
-        // attestation/packed-self/es256k.json
-        Record(
-            id: "IVMn8QGpmluluoP2WQ_x_mNztji6Fq7Qb3g4tPrvqKE",
-            publicKey:
-                "pQECAzguIAghWCDLT8Va_JJ-OBla7khqwS_U514Do9N6_Fg_IIbm8eXsQiJYILCZbzPCfF1fbLK1JzDiEpaF80ITgoETYulN" + "BEFXdGXQ",
-            algorithm: -47, userHandle: "STqBSgnwjPQe04QhdsJBzg",
-            backupEligible: false, signCount: 0),
-        // attestation/packed-self/es384.json
-        Record(
-            id: "lEiDRBdTgQguQxObq549MtzZCPsMK5fPUjGSUU7sNfI",
-            publicKey:
-                "pQECAzgiIAIhWDBrfLWM7obEqnYUeN27AzgLjn9f9JJEZhBvTTSj_qdvqGROAOT1_K3uOeQxiaHVm_IiWDAyYlkYpOyz01OV"
-                + "XJm_w9zKn5Mq473-pqpdnIwTI8xEr1JtGIjO4ldgB4Wrwnd-6kQ",
-            algorithm: -35, userHandle: "1A-_kmNtkeZDe2FCuzYFjQ",
-            backupEligible: false, signCount: 0),
-        // attestation/packed-self/es512.json
-        Record(
-            id: "tLFMaKfgQAbP9fgOED5KkrCn1LwT6_8otAqIeR50KnM",
-            publicKey:
-                "pQECAzgjIAMhWEIAYZ-xFBNmnTw7EkJWd4Ec-os0E5OEOgjoWiV1duRaE-ApwPLq_-jdTWwW8dZ7Z0Qb38JjwwngHHV5bkBj"
-                + "adV0-7giWEIAWQ1D_9D2TL4Wz1OtC8X2mbkLBjrlySed8LOfIVRn9kEr8BZ-JZkuyPtFesY1JrZuK_GKDtvwMRqMb44tzT9B" + "o6Q",
-            algorithm: -36, userHandle: "zrCQxJXzu5ujoleHqLU80Q",
-            backupEligible: false, signCount: 0),
-        // attestation/packed-self/esp256.json
-        Record(
-            id: "-DBDklccQf7HvkEFvjxUby0V6UWEj1eKtO-6PlnpPIA",
-            publicKey:
-                "pQECAyggASFYILudd1xW4aBGfLzXSSnOp7egWuw1efYdCR-Cr6DWbdB0IlggYC5LGr9dhMpnMIuQotButZW2I_buxdjd8L_6" + "iOGqcac",
-            algorithm: -9, userHandle: "5-lIbaF0_e9w9nM8fWSItg",
-            backupEligible: false, signCount: 0),
-        // attestation/packed-self/ps256.json
-        Record(
-            id: "YubMqPHU_emms1tGF12g39ughMwqQ0U2kM6zZ4nWLq8",
-            publicKey:
-                "pAEDAzgkIFkBAKEl-hQZQVg0Owh8fHGUk2phT3l6ZSnNQn4RhWVxZkzh2AfHcZIfapSzw5Tw5KJAxWntXi8jRNF1EnWk7RrR"
-                + "fN6jOO--oMka0Jss1Ah2_ZNHoC5hmz4pus-yD35sH4QSCQHQDPnlWUMbBOUpBzfroDdVRyciz2v5nxCMo4kLXNqQaZTUEiiQ"
-                + "Vv7Y_mulM0C4JMEtrk9KYX-uMMGL-BhskJNXL2arUmTcCy6JRylzQrpxqKw4Xo9U6xeSWtOMBn3xxJgnYgFEnKJeEUVc08VH"
-                + "9VMcuJyog1ZwnttVSHnJzER2qUkSGk3cigHPiPSpeNjgXUMhGPme2sJvSmvUwu-VKDMhQwEAAQ",
-            algorithm: -37, userHandle: "lpIigiCE_q_2LsvvQ7eG-Q",
-            backupEligible: false, signCount: 0),
-        // attestation/packed-self/rs256.json
-        Record(
-            id: "cJ7BBhMdqbSpFk4mQp5r1Dz4yGMFg0X7iAme5t3A9NI",
-            publicKey:
-                "pAEDAzkBACBZAQDYrxsDSH-hKkvfO7xcY3lqaWTNylguxTlbzTrykCHiibMIwi9lVPjUjvsoNljdnCD7W571bmeS1gYME1aM"
-                + "gWT5q41ZnVabuLgxyOByG7PyNjWnfle7KXjCOdUrO-PlqwrdZUOsIvxClCyzVLKlkbHL_vNQDo1uMmEYcOtf88wBNzM6lmLH"
-                + "r1ePWzqahUQdwyuoc70UxIS0GdX176h2X06wJoW17cj9x2xn-E2inH3eHOMFfMZ0WP6LR8zJVbyJm0w2AxjsDGMNGS67u0kt"
-                + "LKjPZEH5dpL-SSRWfE1fqL8nhFPy1A_DEGci27QD3STtSAv3b1shIQvHeAww8Vx9iZ55IUMBAAE",
-            algorithm: -257, userHandle: "dDMnPIhoY0iGhabng3b6rw",
-            backupEligible: false, signCount: 0),
-        // attestation/packed-x5c/ed25519.json
-        Record(
-            id: "SuILWmABfCZuqUNQwcB23GXp2pa1UsEbmTCeX-Igi2M",
-            publicKey:
-                "pAEBAzIgBiFYIJ-HEl_qgpWP52ni8gsYxqDNEpvanqDBFeyKvEq6DD0s",
-            algorithm: -19, userHandle: "K092wRJD6bYMbylAeKTUow",
-            backupEligible: false, signCount: 0),
-        // attestation/packed-x5c/ed448.json
-        Record(
-            id: "asVeG2nyNcKZvuTfrHrBnan73gkP07_TdGYqeifKVlE",
-            publicKey:
-                "pAEBAzg0IAchWDmVNrICBIRO2YM5yiDJzHBf7H0UDN8iBBo9p1TtSV7SID-vOsIGbQjUT8fElJuL47fSNw4jysVne4A",
-            algorithm: -53, userHandle: "ZxUjPNx3ggTTUKO4g-WV4A",
-            backupEligible: false, signCount: 0),
-        // attestation/packed-x5c/eddsa-ed25519.json
-        Record(
-            id: "eBmZZuD-xX4CXq6RTGgFJvJF_MagWxVv4-E5V0g6G6Y",
-            publicKey:
-                "pAEBAycgBiFYIATHWzAnS-pVcvpXeevZD3TkgHG6nANc0vppCBzs9dzX",
-            algorithm: -8, userHandle: "m1Twu6TyX6S0TBYkTfjM7w",
-            backupEligible: false, signCount: 0),
-        // attestation/packed-x5c/es256.json
-        Record(
-            id: "vbccfWcHCGzFI_uvMSCqMtUpHbT4RTuCbtUkhqgwCak",
-            publicKey:
-                "pQECAyYgASFYINsZ9vHbxzqEDsXs0j5ld0gz_xRtJFOPCu6AOpetmcU2IlggbO9oO21rFeYMdxfkmHU_FCnX5SAkcT_s7_F-" + "IppL0Xw",
-            algorithm: -7, userHandle: "hE6C36DU3yE8D6JOvC10lA",
-            backupEligible: false, signCount: 0),
-        // attestation/packed-x5c/es256k.json
-        Record(
-            id: "E5Uk1lhH1wQG4Ju_8Z1mPkJbiHRW2ak60xwkUTqWb5w",
-            publicKey:
-                "pQECAzguIAghWCDsN_XFHrllMCw_lNaI0dScZsKllmH4fBSxlsKNTMzsGCJYILcgvp-rM0kO6yk3bZwGp5zMMoWZvyAU7wwQ" + "GJK6-LDW",
-            algorithm: -47, userHandle: "pwD5YxtgYIdxTChJoYWYCA",
-            backupEligible: false, signCount: 0),
-        // attestation/packed-x5c/es384.json
-        Record(
-            id: "Zfghz0kpJy3opKQR7yZQvgOmvNmgl78PuSDYKnfpxVo",
-            publicKey:
-                "pQECAzgiIAIhWDBcYhUPVJqKB_gIf4L7x1nphfDTFivsZUTwVHLw0gdeRzpf3wAzm1RRFT3P4RIykSciWDC4tzCLnCehbfaR"
-                + "WXcQhk-5cIqADrSLbGzRYkocXR_iTzEkWfzptRJYPa9BFt3rkJA",
-            algorithm: -35, userHandle: "-9LLKGep4I4g9LDzZMMVOQ",
-            backupEligible: false, signCount: 0),
-        // attestation/packed-x5c/es512.json
-        Record(
-            id: "pDMUD2bE49yO2AV7MFlkcb45re4hBcAuD-nTkLRVRCQ",
-            publicKey:
-                "pQECAzgjIAMhWEIBLCeotb9SC21IsJJ_fdiE3QafoCFDvu6ERvxyI8j_cc8j52rRxG2Q6eReP76p8zwFo8jgTjKz5Y1T7RdK"
-                + "MfymAFYiWEIA8WysxpAAfnAQAIUedWwLqM9_yV7cRMRaVD00nCAsiNfQjb62Xvm7f-O1BJ1pyTGHQuKGmnJLAnIohx5ZZOfD" + "cMY",
-            algorithm: -36, userHandle: "9-rGF6F7uMnblPQEXe1Y4Q",
-            backupEligible: false, signCount: 0),
-        // attestation/packed-x5c/esp256.json
-        Record(
-            id: "au-4hRLdx1T7g05RJqcqRz4MZt79PYJdklDlUsUB9w0",
-            publicKey:
-                "pQECAyggASFYIAMcTwPB2kNm9SeR8tmTT_B4GiXrURjIKzkTo9Dk7c4TIlgg1V4BpuhM_mRygXpCTccRLrtD5-D3Qk3BcPoD" + "csYDESU",
-            algorithm: -9, userHandle: "5kN3kbVu0vlBmkl8qRp7-Q",
-            backupEligible: false, signCount: 0),
-        // attestation/packed-x5c/ps256.json
-        Record(
-            id: "0KDhexxlXy5HCRm09tS9S927M4JXL5-8ZF9XuSjZ4to",
-            publicKey:
-                "pAEDAzgkIFkBALSoC2P-G8OxFGMMJHBa0BsHarqZx0L5ftKUREIMjRl-5f0VPh9KYLfNK3uCdJwivMUX50L4AT0SEPOBSSy4"
-                + "eo5DILlGXYLGBYWi1zVP2rWrSBbuohOEj8KIXy06mpL-rynj8VjZQdzX4hekZsA9CXSN0BSgNYNqux3sULNmoz_P_ZtI3WKW"
-                + "S456Xpfc6xP4M06fQ1HeWvYoAf19z383ocnhpgcuZdn17x5Q5q9BF1dzsU5yGKCUg4elzucYjOAyrox2BjpflajAinWEb9d8"
-                + "n0zchOqtL1ChZe8DaOBa8xM3ML-vAwg8JAvwgGeV7uxTjAX0KNBH-de9Lzm_Jv360Y0hQwEAAQ",
-            algorithm: -37, userHandle: "hZYPr1iJ58o35i7joXjTqA",
-            backupEligible: false, signCount: 0),
-        // attestation/packed-x5c/rs256.json
-        Record(
-            id: "Pem1aO7jP6uqaZphl0HWDjl6vWKAv02qan90N0pcRPE",
-            publicKey:
-                "pAEDAzkBACBZAQC4amw3F0FeHyr7dXv862j_WnJ6Rk_B0f9fG5xqb5tSbbKxYwmZXYD4J-wnQpg2xNFjFlDzrIUv849Yn_jf"
-                + "qZ4RYwPhitxfZiVimDjrCLW_4of6yUVZ4wWM7jlkS3qcuvJX_Tt8ZEJjmbxFbiEDjduv8S9PLkPSCRSbeQi43qPKNOK7OkxR"
-                + "3sNUFRqMvbYQiKyatoE-ygi_-OiAqUbFVjseT53go68BAkwGXgaDkDfVb296ApVCo4g8E6uibAuhc0UJJfGxUAxoQQ-RCfNp"
-                + "lSZOai6rU89sfVvLuT_fVSLcp9nUN4HJv2Fmd3rNyAltRon2RHQ0_qGXUstNmnmM2WtrIUMBAAE",
-            algorithm: -257, userHandle: "Omjsw5VRJUvJ6K7EMUSodg",
-            backupEligible: false, signCount: 0),
-        // attestation/tpm/es256.json
-        Record(
-            id: "9qnzv6pG93ba8e2f-snYMfITLd8v9Q0tjhjPsyj-Hd4",
-            publicKey:
-                "pQECAyYgASFYIIqPNosljXlMoT1wII_8cSX3zSXyxZDG1hk12sw3v90PIlggdXOLEG5X8MYSQ04Bh1gt7tFHYx4ywQoSz4AR" + "WW-Srqo",
-            algorithm: -7, userHandle: "JH03HDH4fn95wYkVQgfZ4A",
-            backupEligible: false, signCount: 0),
-        // attestation/tpm/es384.json
-        Record(
-            id: "BMqKTCUmNxdtJ64r5fbGDw5DDQgef37jq_T4Dgnts_Y",
-            publicKey:
-                "pQECAzgiIAIhWDBBpRAQrMmF4PvN75YmcvwmpQWXVeJEqX5MbypJlD22K0dpJQsHlPJJicsRsG2kQ3wiWDAue3wLwvdxkuja"
-                + "1930UkL3HL2BcXuuWupu6MsTj6HQ6zBeklXL2M_FJgzT2l8P_U4",
-            algorithm: -35, userHandle: "3rJWQPg6Hj2lNVRscyi35g",
-            backupEligible: false, signCount: 0),
-        // attestation/tpm/es512.json
-        Record(
-            id: "U94AOcRi8HfI7LFMXXp7JwjwQZIwaFrrMLpXB-VO784",
-            publicKey:
-                "pQECAzgjIAMhWEIAQoQFNZa9Ubwi1tsZKWJfObu3fr2-1Ql5ENzMiC2qw3H32avC1bRrDd0wehPaGBzw1OOSHNcddOt6P5iv"
-                + "Fcei_o0iWEIAkVCi6z2yIl2IQK-jjn9dCxjbEngjqSWrVQwcjCf3QAmKiyjK8DH4vFIaK_za6EW7Z_zfN7FmjOBej3JxY7Ov" + "b14",
-            algorithm: -36, userHandle: "nX5NjhqXWIKipz-hpgZ9Gw",
-            backupEligible: false, signCount: 0),
-        // attestation/tpm/ps256.json
-        Record(
-            id: "xrvHQjDl8HpOKBvTCyb3YPePnAQounyYFhWVX5459fk",
-            publicKey:
-                "pAEDAzgkIFkBAMrD1AyJENtsxiiy0FEKr57M4YX-G9eLGNcF6UNthoVzEZJW2iKzTYiUiGpfR1BYypUClGYUWS17eJ_krkGY"
-                + "ftfu4My2pUFCc7eLTyeQa15Un-sSxexCl6fMhkjDc9lkDGj0awTO2mXYFWSuPgbsnEY07fceNAiv-v0ja6gHJ3yFe4KG8C8a"
-                + "ua1i5ZGBiGEAWP9B-1dwC73hyjnMaqcQZc19DpTcoNM1ckG8tU-YC-1AWGw4qD3eKT6zCjcCQbdpTfsNT6ldlT1CFAUk4bPW"
-                + "PCNLt6wRXN_5XfOfuG4gVVEVo9IT5vvMy2_O5FGyWcar31b4F__8KNUk4L0WUUNaT-EhQwEAAQ",
-            algorithm: -37, userHandle: "OP1lx4iVwY1r-SJNd1BZkA",
-            backupEligible: false, signCount: 0),
-        // attestation/tpm/rs256.json
-        Record(
-            id: "UaxT9lAUNaxFDlOxWYXW1YSIpoB09HtNnYELLs7dvyQ",
-            publicKey:
-                "pAEDAzkBACBZAQDolQbo4fiyN1JAQaKnJi7fp2bnh4fQ9Lauq3so0FhSRYcRWg28yPiCk6ZaCRofYZ6VtisuTViRWSnX-Lia"
-                + "_D91C1xA1P4s98HY5r2KciV2_IPrpUGfuFtEIYUOGFXtQhxb4amnVrgDfE2VhB6KOEKbCDtQNOYRkRDTNBY1mczl5X3nGQNq"
-                + "qv4Bne5S-k646TvS2EhdCc5sp8zeVSLO-xu8h7G1Qd51WBONfFqetsE7kYKiwLDZLINax9r2kgsmRXU7FQrY3q2mtGUeospV"
-                + "4VEcc5idD3YeEzLHfWy0gjGj7s_9UoRNX7SyogxxNzPVp_WerXuSdzOfkfGzuu7WiJiLIUMBAAE",
-            algorithm: -257, userHandle: "Gp75WhKAc9hDFX5q6-7hgQ",
-            backupEligible: false, signCount: 0),
-    ]
+    static let records: [Record] = recordLines.split(separator: "\n").compactMap(Record.init(line:))
+
+    /// One record a line: the fixture file, then id, COSE key, alg, user handle, BE and signCount.
+    static let recordLines = """
+        attestation/android-key/ed25519.json I9_qW7fQnAtPxC0vN3jDd5W4y1SRLI62ZcEyRLePyyw pAEBAzIgBiFYIK63aODg5akQvBWBNz0eKXruN-Qw9LziPXf9IxjaCP7_ -19 rPOaEm6Z94na1Ri3o_QKHw false 0
+        attestation/android-key/ed448.json 8EePlNfObkPMQoSEVfSGFczFJquaGBx2JIg8mtrw_Dw pAEBAzg0IAchWDk5ZphndkOPEUmwptGZkvGq_pchqeXpxKs6LEzRObi6KQdX_HNrUVu4CGECttdX-QEIdWXwbfCkogA -53 P9FUZi6Fne8bhbHsLcoazw false 0
+        attestation/android-key/eddsa-ed25519.json ZFiLm9I8IKh2Z8qHypNzMXN-FeJYorcP-xV9W0VrmY8 pAEBAycgBiFYIETzhWQo3u_Z3kq2_CX7hBsV0SL48sG4F5y3oc0V4SAf -8 f0DjdMCaKsvn2WrESV_FPA false 0
+        attestation/android-key/es256.json BjfkkLWneJ3bCPNeQji2WToRQbutvI6QhJMiwBa2AIA pQECAyYgASFYICl4tdAklGIW0nlerFiBrdCTljGZF7ysK2Ow7GunWhZqIlggw0_I1-WCz-KVAiqMNJVX0rfpAaCPV1z6QlGslzFU8MM -7 E_iK3Se3Y46LFQLh7L3hbQ false 0
+        attestation/android-key/es256k.json 6DHtpr6NfvAHl-7Y0EnPBGPGW-zqMh_h7rJJZRCtjok pQECAzguIAghWCA4lVCPHxO5DA6ZHAPs0XlkIodCKNc6XdK-MM90JO6mGSJYINe68NVfc8RHaur-5-ya3LYoEcAFsW-Vw4IPwnPXIjF2 -47 Hmiy7_voWksgv__Mk9hh_w false 0
+        attestation/android-key/es384.json ffjp1wDxNEeqAvgcLvTbberAJILBjJ6IznoOXnyzSVI pQECAzgiIAIhWDBd8qcfgm60BVJ3hXdM-XJRH3jRJnv48vR_jSyZX6kVA2frvpHn4B8Canloi4wHOW0iWDBZ4IjQUH98jhwW6qyLmc0EqGK0O0GVIKpRKuRnljZVFrzWAILgAYCw9zqdl7QQ16U -35 gdAofow_hkIi5v7tovqVcw false 0
+        attestation/android-key/es512.json hnUXCUG8f-viU5Cbrh_NvuQyypRR_jg5UanJIZEFlsM pQECAzgjIAMhWEIA2fS7eho4vGBsjcTwCUDMvGmB8zG4SqACy0MFEKmH24QaF41BxA03L4tDBeBdjaokS-xM821d9t81qfpeOASdICYiWEIBWRGExi8dpNkNuwlbS6bizqAJGbxwa2zRlyZV5dPEczNzatO8cDn8MJGzjmYTJTk6HjuO3OjQSkZkkIlqlcHU-r8 -36 uR8MGBvHzS3ldmkE7FY5jg false 0
+        attestation/android-key/esp256.json GdlQC4If1ooXxg1Zxhn42B78k0qGpnfN_my0l9F7qEc pQECAyggASFYILbisgOH8zm2_YPcEWSmJZ3U88PqZ-IBodKWNEwmdU0uIlggWURg08jIrIlMI6g-87eC-i8OxEMmCxFSUDL3TAZzVOI -9 pH85Y1OnJf4V8X4wBiHDig false 0
+        attestation/android-key/ps256.json iln2dtNoZ2mqIjCyjR9ovf8deudlnZLaZgIjPq3v5tU pAEDAzgkIFkBAKIsTrl9QebT6Gic8MEdJjF4YGXeGZ3muOzKNyLlnZovC9O3nmfxkTpMNv2vC5EBfp8k59yxYxwCmjgo29EOj5j7CVdlA1bqYTF1HpvZ1QNvy2FdfnBvzbPMoMs_DVXS9_2NJGpdjZijKisCk3FlhFz5bJvf9eVTlGK9exZ3S8j86OVXTwbbEM3yjxwaALWqooWyWZyfj_RXa5n2GX0-W0M-0MofXyWvedW1MnAioT0j20VcSyZ3cOfqX1O3wY_nlrbjgT_4YwSMBr9zjVFN-chXE4aCLD_hCCdGIPq8Pvaj1yiFBPR03TAzm8eKFeQrVXXglN6RhNKwCSTJP_s6O-chQwEAAQ -37 7RSCJA4tCnDzvSUd9e_pXA false 0
+        attestation/android-key/rs256.json C3Q9pL3euENTR97uW7dzwUets_p7ui9-Pm0C3F1AdmA pAEDAzkBACBZAQDKeJCs50XcUP1oC6lvErttcfIwV03papyYPVGd8x2w5-eR-QplicWOJ2PE9YIZ_ywZIZIP_8u4nyq0pSC_MxmvkR3UQBb9-GH1VHriQXabvIy0l6bQUJXSQPGIorIlTuW6jkd-C5MxDrkbH3bwqCjtPGBsq3B2DZUG_wTIdqJ5tTq-IHMfa8cDmBR_RvYiqZdA7YO7Sx22cO-HXrsT0pipeWkwJyTuRpr4KZGBdW4yCbm5_0foVeP5SKiE4wfFoSeWGOvGkkz0LToG7PmLBDnj5-BaB40wiF-cEw3t7BTV4e3FZnrC0sNR_y18RYAh296fbyo8FwQdRIJgl176KeFDIUMBAAE -257 0ufdN9dOxdPfKhx_ThDzPw false 0
+        attestation/apple/ed25519.json D1QsloVosTcoNnxlj6oBJEAAx3N18gfafDSOikcLEpM pAEBAzIgBiFYICyLwVl-6Jm4uxG6Ujx7aqh8oyWVh2U5q-Ic9f8dmAmv -19 _gfkHIngD0O0m-NLsCJuDQ false 0
+        attestation/apple/ed448.json GE_f0NUsJNO_CtqLHhc0HBWvnUPD5uVxh3iVAAsjztQ pAEBAzg0IAchWDkQPde6jtwZLl_x82PioNoqChlT34pmIxl2SuVvSmnXwHqK3oX8OoK6xdhR0ScF2l_D_R7xdTigKgA -53 DYhFfQpmpewH7Rp-4R_nvA false 0
+        attestation/apple/eddsa-ed25519.json UbyDBh2b08MSY_B1SgVnKtcfbKcGBBcSvfY21V-azbU pAEBAycgBiFYIH1dmNMbDQiJNF9ycfmpxS8wfFE3dAPFWHkCun-4RDV6 -8 CwMTLj0MuiF_hQWSaFLrgg false 0
+        attestation/apple/es256.json n-jpLvfhgEFavjsHaFGyOwbKqp5zAgkDukVjm52Nz-A pQECAyYgASFYIDdnnizP627RuAt0wqjlclfq6z3rd8ANhdUvDrR-4TSpIlggo5HfzFSRYYliyUTcAzqU8j6ZFzSxwU_2A9HjOiplyBg -7 Kv5cAVVk4Ze5cXK4Vr4PZQ false 0
+        attestation/apple/es256k.json rCesPeptj7n-evPGIAdJ9JakuLB_9GHL5pJnlJRdLrY pQECAzguIAghWCAOhvrUR_RwpMAjNsTqAaOXJ8CRgy3zsAsaYAoJcHlr0CJYIHWE8DpilmkUwD4M3nNK-ihIrEC0SZ1Eqwdc8IdSEinr -47 yR3rGw2OHMKVNp2V_Po3_g false 0
+        attestation/apple/es384.json CCKRNGfbnw0GUbbppbnKf3cIinaLJkV6BqGdzdSCYPg pQECAzgiIAIhWDCKto7DoV_Zoy65iEv_sKVB1KRpMbxtU-D9sK-d94NAzY_Rlg_kD1HFw9-xHziv354iWDCzJkl3eKX036rW9-Jo5mKaMKpyIYf7wXw1a-N8_KN_MhbrNk0d43s1MO-VKxIrw98 -35 BLgP24H8vFbTvp7Lbebgtw false 0
+        attestation/apple/es512.json 9RthrzPOloTt6ogH_KbdMs32YgKQw8bboTspbBVt5Hw pQECAzgjIAMhWEIADKZcN5lsQdCbvlZkuChzRvZG4cQVFO45N-Cotongy_DBSSZgCQNT3dl63vRdTIAU87M8XkEOdxzo6gJQt292i1EiWEIBi7-egSb9BrGc8sg-KoW5A4bxG3qMN88qGilyA5sCRQSF3oS1-meea1I76bbKEbrZgwIAs5VAKB5GHLzHCx4tSls -36 FzYuP_0uMkTDf0OO4HX9SA false 0
+        attestation/apple/esp256.json 51nq6mgWKbBbO6ppxVT3_bXOebCGW5al70d7Ij1q3g0 pQECAyggASFYIBqIKRddNTCs_Lo8MTD6jKqUzRXmAX24-rfNVVrWd-DzIlggJzuzI9Mz6sjbSkYMNsu-_0wIWANIJWIEBSAgfq7GhfU -9 ArJYEr-rkYC6QP12raifNg false 0
+        attestation/apple/ps256.json 4Nkk-9Cip_G_D1sOFZi92BdP4meSVN7ZpRao5Scpd6c pAEDAzgkIFkBANvaZk1B6EZJLsAptidLFBsWNyVsnlQY9nbkdTnrW8dUEVRtQVKNTrIRz8Mko_zrJ6l-zHUW1JJx6yoImOBjDl8qEaOBHCoPn2Ng_3_M_YL4p9U1qQK4OCGrVEVLBT2abktF-zR-d-4Gnirj2FHO98UBD2RNiyAZrzuuB7XTDRfXN5nTC0EMmJpom3UahwQWZK-h2-1oOyQB7vkcPXGdGqlfLD_ejgl862I-AE6cDC5MI-GdZvHlFsddTyCb4UCTFmVC1WCaPZQq41YO6vM9QnOJg0AadEYI7Fa6ZhF3cwIgYQFukkSMYOHjndIHMScdkRzex5ewUvlqxPHgNUI7E0shQwEAAQ -37 -aRqQkGMnnMwpu2mqjYEQg false 0
+        attestation/apple/rs256.json 3PPC4kDeWO3WS0YhlA2ULOYZd_lkUfV0ri1mWGmCDTg pAEDAzkBACBZAQC-iQm0qtaY55jZMO7Pxt8wVI2oOLdgSsEyv3t7tWBneIz_HSmM69fjzBAO4sU-n8vN3HvjztiuZgtLan47YDYgTMMq45NbHP9Qt33mkvYKl-Q31WGf5JbaauuulKYRSkRHiGVm1elK6f3VNcvdaCIf0bRTu4tBCwTl17BS6hQDryONEti1f30s2U4mS-9UJtYp_NWX1qZUMs9twLqNCjOatCOMlAv0NcoA5HlEPooXQlYVg2siLyKlUbuA6YnO7rb_qXh-Jtn1pCXE4y_lJHipSDYNYvVHG1EX-tDjo1ubhyufEE5w2Om95ZRst_7eGEw0ml3X5PxBx-V_m55yx9rZIUMBAAE -257 _1uALNu-hBdmRMXEcQztQw false 0
+        attestation/compound/ed25519.json hh4D-ETCNFmk_bbTzOvtN0ATYHv8LxAPOrb3t2MAQfA pAEBAzIgBiFYIBv0zFp_ww_k0A6YCAoIzF3x58D4si-rE9ciFdsmEREK -19 OjJaGtFY5AfbzNZEKE8-zw false 0
+        attestation/compound/ed448.json TsNTlCcPmZ2QyvGYsVFR1Fk84m3p-7vKOpOExGH34uA pAEBAzg0IAchWDlAE1b5HM1B5rCFkLrnWkdmBQ4PvGYGlRwBASyRcV-0phC5tFGy4kkDcmR9F05xIJzkN9NdBwjvigA -53 SEovpL5w_-g20y7HnH0hjg false 0
+        attestation/compound/eddsa-ed25519.json a8EcF4bM7akChnTRy3fx5lmMnOdrGsoYVQ3eVaHuOtQ pAEBAycgBiFYIJL82yN012XNAJNsNBdom9vfBYtASRMJMUHym5SzTojQ -8 t5uk4WUF6JtGw1_xvSFoSQ false 0
+        attestation/compound/es256.json 76sD4MSDv6QnZt04nE4P49I0tdOAGIf-X2wRUUGWQLg pQECAyYgASFYINlmxC3wm4PG5g3TbV94uMZ6JYUCkQln2dXq_7yuTXSdIlggrrfP1-AlAz7xnWS5_XEnmpVzugTUWLwuPNMZYjuvXQo -7 VPoHmr0wZ9ypat6nBfH5gw false 0
+        attestation/compound/es256k.json 0nf0orpo9fI8GwzgR3_tWK2oV_rZ9By32DvU37YOaaI pQECAzguIAghWCChb_Thtg1XSwU1MmxL78hvlkeJQA7LTicBKRmAfDcHvCJYIEmAlUky2OQONWWgnF_0OvhxV3zU8MtlNVAXQEk7eqli -47 SzMKUKv230HikeJa2rDbjw false 0
+        attestation/compound/es384.json cfvpeG7GBcCqhZYiokxCooPHZS9Usek0p892nPyVWf4 pQECAzgiIAIhWDBv1JypKhyI7wsPAvqTtszSdqkggVXzUBWW_kNzjQhjZBKy4XkrPfSXBkc1EHYPtLIiWDCGQySbLqpUNQvWsSAx2KsnZdZ5gEhFoBiTfcR2BdKop0b11H1lvyoMvRDy6Ck3CkU -35 OYbfqe1z2qHfa-1AjcLXUg false 0
+        attestation/compound/es512.json m-Qj6ZRd9pDVO8d-Zb7e3kz265hTfxXcKwpKIjn3E6I pQECAzgjIAMhWEIBIekVWdI7a6VlHGrxzxeCpkZv_pOA8X3cbgkqynQdE8lRpjtAP3LyULpBqxkepctZcpd2RDTnhVSRUh2vd9WbLq8iWEIBbSu0V918pl6N-YoID_Ld2ZZxUH0aeVk0Nz71n1SGZF-c1b45rKobmtxJ28On6PO38wwCktaRYoEWdE8E8BCq01A -36 P3NTkjqak8wtqEK8l2QTsg false 0
+        attestation/compound/esp256.json amnIKhuufsLXmC06_Zm565Ubt7YDWfdX8j2Qcrahpys pQECAyggASFYIO9_8U_zgjSHpoQLgApNZB4YZCkMsWRZyL-RiYHtMfLTIlggHl8_E9MS7zqvXqIsY-Lg7cGkPPyZ9z7BjvPgK2PvLYQ -9 BXiFzEPfIAdRVS74eZxcBg false 0
+        attestation/compound/ps256.json A_h07DK6Ssu1P9KVM9uf9esoK96yBoppdiV-2mknQqQ pAEDAzgkIFkBAJpzF1-erKaEK1-temC9IjtKXaqpR3nVciBvqx0DP7w6ZjMiKomT2l_C6JVUKAYjESAOYFfGRrpmn48JvzQSXCBk9jwTytbA9853vQ00_0Ts24R1Zin0Efd4bpYE7Bje9IiUIv3E2wf_HQc4_Ay6nbeqcm4ypM5Jf_2CKId3V6wNNCYFF2c_1iKWkMoHrDaJa3bBdotsZoWm5l1BPUEAN9wXMAnahFNGdoV-c_fnHHeZ7gWT-ae5Scp5IBCdlWltnQv71kv5vvEGnOja_-yYz5IqHAl6Ito21s_C5J-30XFFM_lw4LTodQKq1Pmr7_61qHOUp_4Mh_cSFzLBpXAA0yMhQwEAAQ -37 ZfeUM83LNsyKVDHKpIwIgA false 0
+        attestation/compound/rs256.json QBesn0bDfYMLzAK8F5AH9dzpnBesePsTrGeikjPVUJc pAEDAzkBACBZAQDE5bHfWGc_FkXhNlQzBskAU6zXYicBD0vPJEDd7Ks0M-2pvFZRwMF6E4x0Kznd4GezLUAYCMbmNtDPF3LpMZVPf35gaBboerTrrnQ3Ws8uoNbVEtbw0Z8Ucux7wg3euwbWYqcJUmbwNOI-rkCqEzYMrtN3X6A3bAZ2FBzy2djjdSGCOkQuy_bU6fOMHiVC9BaTzUykKwuXMKxYEah_x4QD44InwBeuRCbd9yM4JYz7j_qLzcLBO30c92KBTIwFc3aqKzVfO59OARKVlI1fwGe9-8rPEKl0aFc2xLx6-D9N3nZKf_uRGIuRjY0PGehunsz1XG44wOah194pGHOsUF_jIUMBAAE -257 qfWEekJFTRh70uBDEgVD4w false 0
+        attestation/fido-u2f/es256.json jwuDRhbS-XmxSZ-FXaVHO00WJ6zQpPkbJJB87iCu6zc pQECAyYgASFYIEkBpnRbBklzOgc4TUa7GglhOkSFIIfkE1cMw3b5KXA3IlggNS0roya258fnuVJQHIyfdDy0ASwsOmN3ijPjpXOwp68 -7 _fZA2TxkzWmRPAcll1VEXw false 0
+        attestation/none/ed25519.json kR-9cAqeVK7imUi63sX2zgZqTuDjGOOIu6OX6-CA_zY pAEBAzIgBiFYIAqpkU76uKrvRkPSYOqyUksyGLbAxQVrjf3q_yAh87Pf -19 LfugJImKGPhSWOtuKIChMA false 0
+        attestation/none/ed448.json 8unuJa7FF8DE9xL_h6x1fP4Z102MjCdyWpW9eM1r_ag pAEBAzg0IAchWDm7qR2a-WDgvO42bBEot6K98bPM6vyKyE1b5S1JLZx9yd4r2ucguNf6pWXYflTW6P_wPohBVqyauAA -53 gb5f6HRKWfaMbDQWln0-HA false 0
+        attestation/none/eddsa-ed25519.json af5SewGzt6E4iHQrVgK4XNvrpOT0NdkrelAZ4N35HVI pAEBAycgBiFYIErTgMI7ukQ-p3n8O2Rj5cAb060ZYoar8xhUfV6Wk9T0 -8 h_TBHoT2OsF8Wg5zujdU1A false 0
+        attestation/none/es256.json l2VnaqZXECSRtpF3HogVyueBHTXPJPcvK59M2WuVuYI pQECAyYgASFYIDTPSgtm_bLUzG88cgJawuw2FvdkO7aAXhnVW4NsYDqAIlggpE4nWVMGcYYmVwt4yMdGxmbSaSm4xLTD-ahimE_NvS8 -7 aCSYw2hy03Khez1AYcXK9w false 0
+        attestation/none/es256k.json EtLvtHP1y4atspqibyHK1t01EB9PE6OOPCqgjTtJhOQ pQECAzguIAghWCCra3WgyvDZ2bvRsgm74hJKOf_vUi_ySzI15pkGCU8MtSJYILCTbsGJCzh_-IQUCyXYcMZbyzCwUOqRuVNtwigA4BlZ -47 DvwBcJ03SmgElTo-F9D3Ow false 0
+        attestation/none/es384.json PLCS-i5_1--1pvuaM2DjCa6KMkVOK5CX4yTPlm8vlao pQECAzgiIAIhWDAWfc8macCby_OjthJTnPWrvxdmnoXVy9r5N_P7B_s8ke4pE5uJXU5o6_lxak-lyK8iWDDWG5xOoiK2EKhzhsNROtU81GAIgmfeqNCmgqg7iE80DEe6qj5TGpxFvdgUiJZ7BeY -35 8ViluuVV5s6Y5HfQYDRbig false 0
+        attestation/none/es512.json w3pQgpowi98yfCAWa1Jd3L0wYDJqFXMm69XLMN56mTQ pQECAzgjIAMhWEIAxvHTmfVgjHIVpJCYQQf15DsIvpRscL9QuI3del2QMauanR7i-da3f0SGIhBf081R812HgwtReyW_sed8MHLm_7QiWEIAhLP7CwUNgoqTVCAgUyoq0X-s5vqzTZWKDZuQIdU6UljeVGgyHUwPVwq8WGLDwLIQZCS5zHi1n9M8wGt9Al4ZwBo -36 k4t0TyF38ia0tQGSbnuGpw false 0
+        attestation/none/esp256.json 7i3zihf1bo_fgL3SPrtgAldz2QG5Hw7gFsGGhLS_AxU pQECAyggASFYIA9DXeMuQnw6zfF0y2VlRlTuouzByUc4YT76DPBa8UvXIlgg17MYhIDZ-u5xzSJnSzQWK00hUZ3IEZIfN1lwXUwEOYw -9 w-oKnRXH1-_JPSCjBIzwpg false 0
+        attestation/none/ps256.json hq08rlHmbt3ywv9pfaloiHd_cipEHLXC0nBiMb8VhUg pAEDAzgkIFkBALRa0h90cYJGleoRfrqKcNJZaaNnNxCmhdF8aZjKXUdJfK3xu_RiosHDJySFMplI84LN2y7IP-ce-3lJIUuqg984RMV8_YMj1Nx8iJzChAyBgwMqGK_F1n0PCjaYl6QUCtNdT3HN06mNFCsjM4PyL5e3O_5eTDX1-eOlY55gJH4MXRPV6fDq5084l4otrh3z7wuQ3xsGRyH-pIPLDIJZ5EXBYAizGZgDqfm22is30ksbjin3MtMp3JbGGi_11XJK0bzsOddT4vBcMQx5U2MxUZJq6A27GVnM4R3ozLwhArW-GkSN_oeGZqM2W2ss17OxvHUUroq_ZsagBFkWlUFcbyUhQwEAAQ -37 bTr-lc5b6z8LE3mFrZNuiQ false 0
+        attestation/none/rs256.json kp3kfFc5r6Gq1M-n88mD9Lm3OZfr_ULPosg8l7bMXoI pAEDAzkBACBZAQDJb84E_FxuOGzJI4pyR37ff32jc0SXuohHqUmj0waWW4iEFHyc9D37E7fTNi9ehxdl2qHkeQyXDZnY0M286yDYaytC427pvJcTzeBcy-VWeHnujQgKgZeBtCws7cpMeHpFLmjO9_li4bflceHF2RhvC3acedGr4pqPPMfegYFEFPqrLwSNDbrca37oYRLtyPCZV92hG73y-TA5QCUabfiSveWG3UpIql1dgS0uqIILYnvIuJoIrOLI1oEWoHCpC7BP1RlnVXszwndskyP4d5CDw8xz7Wln4yQ7cN6vD0P5ZZ-Ozk6B_WeIxMmxnM66OiLUG7MDZVwLCHK3YsZcI38hIUMBAAE -257 NH5f-PLED5JDO2xzLWIfFg false 0
+        attestation/packed-self/ed25519.json jP8kUIsG6fGn6XZ3LCA3xXVqjPXVegMAD-Xo6WPY2RE pAEBAzIgBiFYIOwNXT5zyfklJOECV4KfC3JX_D8v1lM7t6737JzgxtGx -19 b90BNCQmKoKRglrWkVjJFQ false 0
+        attestation/packed-self/ed448.json hLli8fIpOFZb-4H02sm_cv-C9lZxIb0vUVS40h2MJv0 pAEBAzg0IAchWDk0utj_4ceYY8vjMLwyUBrNqlk9Rq0dZ-txkIISqxuaVIGP2J4bTj0Dr6yM8ak8BI5yqK2igdTQmYA -53 47c9yzeDtH3CaHff0PHPog false 0
+        attestation/packed-self/eddsa-ed25519.json BZk-N8VWm31_q8PLS_5xisCFnGaLWlgcB-gZz5T4c0E pAEBAycgBiFYIIH7BwrRWEvnBHzkZrya0NJVTrziWLI0-FMY2ATmoRQo -8 3v0X1YrLKj-TKNJzgv9DPQ false 0
+        attestation/packed-self/es256.json HKmLuCrY80e1uCxQUVWqcbBcT0zg6aSO3Rfk2yF2awk pQECAyYgASFYIBThf1Mc5Pjvqjdo--xMeK4NlrG349GuI6K2I4SenzPUIlgg4ufzkxYeJadNf0eDHvOooTI0eIaqrsOS-yb1yGUpi_s -7 n7B-96tADpe9mtsUum0A9g false 0
+        attestation/packed-self/es256k.json IVMn8QGpmluluoP2WQ_x_mNztji6Fq7Qb3g4tPrvqKE pQECAzguIAghWCDLT8Va_JJ-OBla7khqwS_U514Do9N6_Fg_IIbm8eXsQiJYILCZbzPCfF1fbLK1JzDiEpaF80ITgoETYulNBEFXdGXQ -47 STqBSgnwjPQe04QhdsJBzg false 0
+        attestation/packed-self/es384.json lEiDRBdTgQguQxObq549MtzZCPsMK5fPUjGSUU7sNfI pQECAzgiIAIhWDBrfLWM7obEqnYUeN27AzgLjn9f9JJEZhBvTTSj_qdvqGROAOT1_K3uOeQxiaHVm_IiWDAyYlkYpOyz01OVXJm_w9zKn5Mq473-pqpdnIwTI8xEr1JtGIjO4ldgB4Wrwnd-6kQ -35 1A-_kmNtkeZDe2FCuzYFjQ false 0
+        attestation/packed-self/es512.json tLFMaKfgQAbP9fgOED5KkrCn1LwT6_8otAqIeR50KnM pQECAzgjIAMhWEIAYZ-xFBNmnTw7EkJWd4Ec-os0E5OEOgjoWiV1duRaE-ApwPLq_-jdTWwW8dZ7Z0Qb38JjwwngHHV5bkBjadV0-7giWEIAWQ1D_9D2TL4Wz1OtC8X2mbkLBjrlySed8LOfIVRn9kEr8BZ-JZkuyPtFesY1JrZuK_GKDtvwMRqMb44tzT9Bo6Q -36 zrCQxJXzu5ujoleHqLU80Q false 0
+        attestation/packed-self/esp256.json -DBDklccQf7HvkEFvjxUby0V6UWEj1eKtO-6PlnpPIA pQECAyggASFYILudd1xW4aBGfLzXSSnOp7egWuw1efYdCR-Cr6DWbdB0IlggYC5LGr9dhMpnMIuQotButZW2I_buxdjd8L_6iOGqcac -9 5-lIbaF0_e9w9nM8fWSItg false 0
+        attestation/packed-self/ps256.json YubMqPHU_emms1tGF12g39ughMwqQ0U2kM6zZ4nWLq8 pAEDAzgkIFkBAKEl-hQZQVg0Owh8fHGUk2phT3l6ZSnNQn4RhWVxZkzh2AfHcZIfapSzw5Tw5KJAxWntXi8jRNF1EnWk7RrRfN6jOO--oMka0Jss1Ah2_ZNHoC5hmz4pus-yD35sH4QSCQHQDPnlWUMbBOUpBzfroDdVRyciz2v5nxCMo4kLXNqQaZTUEiiQVv7Y_mulM0C4JMEtrk9KYX-uMMGL-BhskJNXL2arUmTcCy6JRylzQrpxqKw4Xo9U6xeSWtOMBn3xxJgnYgFEnKJeEUVc08VH9VMcuJyog1ZwnttVSHnJzER2qUkSGk3cigHPiPSpeNjgXUMhGPme2sJvSmvUwu-VKDMhQwEAAQ -37 lpIigiCE_q_2LsvvQ7eG-Q false 0
+        attestation/packed-self/rs256.json cJ7BBhMdqbSpFk4mQp5r1Dz4yGMFg0X7iAme5t3A9NI pAEDAzkBACBZAQDYrxsDSH-hKkvfO7xcY3lqaWTNylguxTlbzTrykCHiibMIwi9lVPjUjvsoNljdnCD7W571bmeS1gYME1aMgWT5q41ZnVabuLgxyOByG7PyNjWnfle7KXjCOdUrO-PlqwrdZUOsIvxClCyzVLKlkbHL_vNQDo1uMmEYcOtf88wBNzM6lmLHr1ePWzqahUQdwyuoc70UxIS0GdX176h2X06wJoW17cj9x2xn-E2inH3eHOMFfMZ0WP6LR8zJVbyJm0w2AxjsDGMNGS67u0ktLKjPZEH5dpL-SSRWfE1fqL8nhFPy1A_DEGci27QD3STtSAv3b1shIQvHeAww8Vx9iZ55IUMBAAE -257 dDMnPIhoY0iGhabng3b6rw false 0
+        attestation/packed-x5c/ed25519.json SuILWmABfCZuqUNQwcB23GXp2pa1UsEbmTCeX-Igi2M pAEBAzIgBiFYIJ-HEl_qgpWP52ni8gsYxqDNEpvanqDBFeyKvEq6DD0s -19 K092wRJD6bYMbylAeKTUow false 0
+        attestation/packed-x5c/ed448.json asVeG2nyNcKZvuTfrHrBnan73gkP07_TdGYqeifKVlE pAEBAzg0IAchWDmVNrICBIRO2YM5yiDJzHBf7H0UDN8iBBo9p1TtSV7SID-vOsIGbQjUT8fElJuL47fSNw4jysVne4A -53 ZxUjPNx3ggTTUKO4g-WV4A false 0
+        attestation/packed-x5c/eddsa-ed25519.json eBmZZuD-xX4CXq6RTGgFJvJF_MagWxVv4-E5V0g6G6Y pAEBAycgBiFYIATHWzAnS-pVcvpXeevZD3TkgHG6nANc0vppCBzs9dzX -8 m1Twu6TyX6S0TBYkTfjM7w false 0
+        attestation/packed-x5c/es256.json vbccfWcHCGzFI_uvMSCqMtUpHbT4RTuCbtUkhqgwCak pQECAyYgASFYINsZ9vHbxzqEDsXs0j5ld0gz_xRtJFOPCu6AOpetmcU2IlggbO9oO21rFeYMdxfkmHU_FCnX5SAkcT_s7_F-IppL0Xw -7 hE6C36DU3yE8D6JOvC10lA false 0
+        attestation/packed-x5c/es256k.json E5Uk1lhH1wQG4Ju_8Z1mPkJbiHRW2ak60xwkUTqWb5w pQECAzguIAghWCDsN_XFHrllMCw_lNaI0dScZsKllmH4fBSxlsKNTMzsGCJYILcgvp-rM0kO6yk3bZwGp5zMMoWZvyAU7wwQGJK6-LDW -47 pwD5YxtgYIdxTChJoYWYCA false 0
+        attestation/packed-x5c/es384.json Zfghz0kpJy3opKQR7yZQvgOmvNmgl78PuSDYKnfpxVo pQECAzgiIAIhWDBcYhUPVJqKB_gIf4L7x1nphfDTFivsZUTwVHLw0gdeRzpf3wAzm1RRFT3P4RIykSciWDC4tzCLnCehbfaRWXcQhk-5cIqADrSLbGzRYkocXR_iTzEkWfzptRJYPa9BFt3rkJA -35 -9LLKGep4I4g9LDzZMMVOQ false 0
+        attestation/packed-x5c/es512.json pDMUD2bE49yO2AV7MFlkcb45re4hBcAuD-nTkLRVRCQ pQECAzgjIAMhWEIBLCeotb9SC21IsJJ_fdiE3QafoCFDvu6ERvxyI8j_cc8j52rRxG2Q6eReP76p8zwFo8jgTjKz5Y1T7RdKMfymAFYiWEIA8WysxpAAfnAQAIUedWwLqM9_yV7cRMRaVD00nCAsiNfQjb62Xvm7f-O1BJ1pyTGHQuKGmnJLAnIohx5ZZOfDcMY -36 9-rGF6F7uMnblPQEXe1Y4Q false 0
+        attestation/packed-x5c/esp256.json au-4hRLdx1T7g05RJqcqRz4MZt79PYJdklDlUsUB9w0 pQECAyggASFYIAMcTwPB2kNm9SeR8tmTT_B4GiXrURjIKzkTo9Dk7c4TIlgg1V4BpuhM_mRygXpCTccRLrtD5-D3Qk3BcPoDcsYDESU -9 5kN3kbVu0vlBmkl8qRp7-Q false 0
+        attestation/packed-x5c/ps256.json 0KDhexxlXy5HCRm09tS9S927M4JXL5-8ZF9XuSjZ4to pAEDAzgkIFkBALSoC2P-G8OxFGMMJHBa0BsHarqZx0L5ftKUREIMjRl-5f0VPh9KYLfNK3uCdJwivMUX50L4AT0SEPOBSSy4eo5DILlGXYLGBYWi1zVP2rWrSBbuohOEj8KIXy06mpL-rynj8VjZQdzX4hekZsA9CXSN0BSgNYNqux3sULNmoz_P_ZtI3WKWS456Xpfc6xP4M06fQ1HeWvYoAf19z383ocnhpgcuZdn17x5Q5q9BF1dzsU5yGKCUg4elzucYjOAyrox2BjpflajAinWEb9d8n0zchOqtL1ChZe8DaOBa8xM3ML-vAwg8JAvwgGeV7uxTjAX0KNBH-de9Lzm_Jv360Y0hQwEAAQ -37 hZYPr1iJ58o35i7joXjTqA false 0
+        attestation/packed-x5c/rs256.json Pem1aO7jP6uqaZphl0HWDjl6vWKAv02qan90N0pcRPE pAEDAzkBACBZAQC4amw3F0FeHyr7dXv862j_WnJ6Rk_B0f9fG5xqb5tSbbKxYwmZXYD4J-wnQpg2xNFjFlDzrIUv849Yn_jfqZ4RYwPhitxfZiVimDjrCLW_4of6yUVZ4wWM7jlkS3qcuvJX_Tt8ZEJjmbxFbiEDjduv8S9PLkPSCRSbeQi43qPKNOK7OkxR3sNUFRqMvbYQiKyatoE-ygi_-OiAqUbFVjseT53go68BAkwGXgaDkDfVb296ApVCo4g8E6uibAuhc0UJJfGxUAxoQQ-RCfNplSZOai6rU89sfVvLuT_fVSLcp9nUN4HJv2Fmd3rNyAltRon2RHQ0_qGXUstNmnmM2WtrIUMBAAE -257 Omjsw5VRJUvJ6K7EMUSodg false 0
+        attestation/tpm/es256.json 9qnzv6pG93ba8e2f-snYMfITLd8v9Q0tjhjPsyj-Hd4 pQECAyYgASFYIIqPNosljXlMoT1wII_8cSX3zSXyxZDG1hk12sw3v90PIlggdXOLEG5X8MYSQ04Bh1gt7tFHYx4ywQoSz4ARWW-Srqo -7 JH03HDH4fn95wYkVQgfZ4A false 0
+        attestation/tpm/es384.json BMqKTCUmNxdtJ64r5fbGDw5DDQgef37jq_T4Dgnts_Y pQECAzgiIAIhWDBBpRAQrMmF4PvN75YmcvwmpQWXVeJEqX5MbypJlD22K0dpJQsHlPJJicsRsG2kQ3wiWDAue3wLwvdxkuja1930UkL3HL2BcXuuWupu6MsTj6HQ6zBeklXL2M_FJgzT2l8P_U4 -35 3rJWQPg6Hj2lNVRscyi35g false 0
+        attestation/tpm/es512.json U94AOcRi8HfI7LFMXXp7JwjwQZIwaFrrMLpXB-VO784 pQECAzgjIAMhWEIAQoQFNZa9Ubwi1tsZKWJfObu3fr2-1Ql5ENzMiC2qw3H32avC1bRrDd0wehPaGBzw1OOSHNcddOt6P5ivFcei_o0iWEIAkVCi6z2yIl2IQK-jjn9dCxjbEngjqSWrVQwcjCf3QAmKiyjK8DH4vFIaK_za6EW7Z_zfN7FmjOBej3JxY7Ovb14 -36 nX5NjhqXWIKipz-hpgZ9Gw false 0
+        attestation/tpm/ps256.json xrvHQjDl8HpOKBvTCyb3YPePnAQounyYFhWVX5459fk pAEDAzgkIFkBAMrD1AyJENtsxiiy0FEKr57M4YX-G9eLGNcF6UNthoVzEZJW2iKzTYiUiGpfR1BYypUClGYUWS17eJ_krkGYftfu4My2pUFCc7eLTyeQa15Un-sSxexCl6fMhkjDc9lkDGj0awTO2mXYFWSuPgbsnEY07fceNAiv-v0ja6gHJ3yFe4KG8C8aua1i5ZGBiGEAWP9B-1dwC73hyjnMaqcQZc19DpTcoNM1ckG8tU-YC-1AWGw4qD3eKT6zCjcCQbdpTfsNT6ldlT1CFAUk4bPWPCNLt6wRXN_5XfOfuG4gVVEVo9IT5vvMy2_O5FGyWcar31b4F__8KNUk4L0WUUNaT-EhQwEAAQ -37 OP1lx4iVwY1r-SJNd1BZkA false 0
+        attestation/tpm/rs256.json UaxT9lAUNaxFDlOxWYXW1YSIpoB09HtNnYELLs7dvyQ pAEDAzkBACBZAQDolQbo4fiyN1JAQaKnJi7fp2bnh4fQ9Lauq3so0FhSRYcRWg28yPiCk6ZaCRofYZ6VtisuTViRWSnX-Lia_D91C1xA1P4s98HY5r2KciV2_IPrpUGfuFtEIYUOGFXtQhxb4amnVrgDfE2VhB6KOEKbCDtQNOYRkRDTNBY1mczl5X3nGQNqqv4Bne5S-k646TvS2EhdCc5sp8zeVSLO-xu8h7G1Qd51WBONfFqetsE7kYKiwLDZLINax9r2kgsmRXU7FQrY3q2mtGUeospV4VEcc5idD3YeEzLHfWy0gjGj7s_9UoRNX7SyogxxNzPVp_WerXuSdzOfkfGzuu7WiJiLIUMBAAE -257 Gp75WhKAc9hDFX5q6-7hgQ false 0
+        """
 }

@@ -194,9 +194,7 @@ enum AppAttestReplay {
             var keys: [AttestedAppKey] = []
             for (index, spec) in (fixture.appKeys ?? []).enumerated() {
                 func bytes(_ text: String, _ name: String) throws(FixtureError) -> [UInt8] {
-                    do { return try Base64URL.decode(text) } catch {
-                        throw FixtureError(file: file, member: "appKeys[\(index)].\(name)", reason: "is not base64url (\(error))")
-                    }
+                    try FixtureError.base64URL(text, file: file, member: "appKeys[\(index)].\(name)")
                 }
                 let publicKey = try bytes(spec.publicKey, "publicKey")
                 guard (try? COSEKey.fromU2FPublicKey(publicKey[...])) != nil else {

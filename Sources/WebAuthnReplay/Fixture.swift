@@ -17,6 +17,13 @@ package struct FixtureError: Error, Sendable, CustomStringConvertible {
 
     var memberAndReason: String { "\(member): \(reason)" }
 
+    /// The bytes of a base64url member, or the error naming it.
+    static func base64URL(_ text: String, file: String, member: String) throws(FixtureError) -> [UInt8] {
+        do { return try Base64URL.decode(text) } catch {
+            throw FixtureError(file: file, member: member, reason: "is not base64url (\(error))")
+        }
+    }
+
     /// Names the member a `DecodingError` points at.
     init(file: String, decoding error: any Error) {
         self.file = file

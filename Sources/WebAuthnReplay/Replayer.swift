@@ -260,9 +260,7 @@ struct ReplaySetup {
         var records: [CredentialRecord] = []
         for (index, credential) in (fixture.credentials ?? []).enumerated() {
             func bytes(_ text: String, _ name: String) throws(FixtureError) -> [UInt8] {
-                do { return try Base64URL.decode(text) } catch {
-                    throw FixtureError(file: file, member: "credentials[\(index)].\(name)", reason: "is not base64url (\(error))")
-                }
+                try FixtureError.base64URL(text, file: file, member: "credentials[\(index)].\(name)")
             }
             let publicKey = try bytes(credential.publicKey, "publicKey")
             records.append(

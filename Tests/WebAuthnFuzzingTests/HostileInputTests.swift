@@ -16,6 +16,18 @@ import WebAuthnCoding
 /// same inputs (they are seeds) under `-malloc_limit_mb=256`, which reports any allocation
 /// above 256 MB as a crash.
 @Suite struct HostileInputTests {
+    /// The recorded credentials are text lines the targets parse: every line must give a record
+    /// and every record a credential, or the ceremony targets would lose recorded logins silently.
+    @Test("every recorded credential line parses into a credential record")
+    func recordedCredentialLines() {
+        let lines = RecordedInputs.recordLines.split(separator: "\n")
+        #expect(lines.count == 66)
+        #expect(RecordedInputs.records.count == lines.count)
+        #expect(CeremonyTargets.records.count == lines.count)
+        #expect(RecordedInputs.Record(line: "attestation/x.json id key -7 user maybe 0") == nil)
+        #expect(RecordedInputs.Record(line: "attestation/x.json id key -7 user true") == nil)
+    }
+
     /// How a parser answered: accepted, or refused with `<module>.<category or code>`.
     enum Outcome: Equatable, CustomStringConvertible {
         case accepted

@@ -33,22 +33,10 @@ extension RelyingPartyService {
         jsonData: Data, challenge: CeremonyChallenge = .fromClientData,
         now: Date
     ) async throws -> RecordedCeremony<VerifiedRegistration> {
-        let response: RegistrationResponse
-        do { response = try RegistrationResponse(jsonData: jsonData) } catch {
-            return RecordedCeremony(
-                result: .failure(error),
-                recording: CeremonyRecording(
-                    unparsedBody: jsonData, kind: .registration, error: error, challenge: challenge, service: self, receivedAt: now))
-        }
-        let observer = KeptRecording()
-        let result: Result<VerifiedRegistration, WebAuthnError>
-        do {
-            result = .success(try await finishRegistration(response, challenge: challenge, now: now, observer: observer))
-        } catch let error as WebAuthnError {
-            result = .failure(error)
-        }
-        guard let recording = observer.recording else { throw NoRecording() }
-        return RecordedCeremony(result: result, recording: recording)
+        try await finishRecording(
+            jsonData: jsonData, kind: .registration, challenge: challenge, now: now,
+            decode: RegistrationResponse.init(jsonData:),
+            finish: { try await finishRegistration($0, challenge: challenge, now: now, observer: $1) })
     }
 
     /// ``finishRegistrationRecording(jsonData:challenge:now:)`` for an authentication.
@@ -56,17 +44,30 @@ extension RelyingPartyService {
         jsonData: Data, challenge: CeremonyChallenge = .fromClientData,
         now: Date
     ) async throws -> RecordedCeremony<VerifiedAuthentication> {
-        let response: AuthenticationResponse
-        do { response = try AuthenticationResponse(jsonData: jsonData) } catch {
+        try await finishRecording(
+            jsonData: jsonData, kind: .authentication, challenge: challenge, now: now,
+            decode: AuthenticationResponse.init(jsonData:),
+            finish: { try await finishAuthentication($0, challenge: challenge, now: now, observer: $1) })
+    }
+
+    /// Decodes the body (recording an undecodable one as such), then finishes with a kept
+    /// observer; both ceremonies take this one path.
+    private func finishRecording<Response, Verified: Sendable>(
+        jsonData: Data, kind: CeremonyKind, challenge: CeremonyChallenge, now: Date,
+        decode: (Data) throws(WebAuthnError) -> Response,
+        finish: (Response, KeptRecording) async throws -> Verified
+    ) async throws -> RecordedCeremony<Verified> {
+        let response: Response
+        do { response = try decode(jsonData) } catch {
             return RecordedCeremony(
                 result: .failure(error),
                 recording: CeremonyRecording(
-                    unparsedBody: jsonData, kind: .authentication, error: error, challenge: challenge, service: self, receivedAt: now))
+                    unparsedBody: jsonData, kind: kind, error: error, challenge: challenge, service: self, receivedAt: now))
         }
         let observer = KeptRecording()
-        let result: Result<VerifiedAuthentication, WebAuthnError>
+        let result: Result<Verified, WebAuthnError>
         do {
-            result = .success(try await finishAuthentication(response, challenge: challenge, now: now, observer: observer))
+            result = .success(try await finish(response, observer))
         } catch let error as WebAuthnError {
             result = .failure(error)
         }
