@@ -36,7 +36,7 @@ public struct WebAuthnError: Error, Hashable, Sendable, CustomStringConvertible 
         public static var allCases: [Category] { Code.allCases.map(Category.init) }
         /// The categories a recorded ceremony can expect (`webauthn-ceremonies/1`): every one but
         /// ``serverFault`` and ``configuration``, which no response can cause.
-        package static var verdicts: [Category] { allCases.filter { $0 != .serverFault && $0 != .configuration } }
+        static var verdicts: [Category] { allCases.filter { $0 != .serverFault && $0 != .configuration } }
 
         /// A structure does not parse: JSON, base64url, CBOR, authenticator data, COSE key, certificate.
         public static let malformed = Category(.malformed)

@@ -107,7 +107,7 @@ extension DERNode {
 
     /// A BOOLEAN (DER: `0x00` or `0xFF`, one octet).
     /// - Throws: ``DERError/Code/invalidValue`` for any other content.
-    package func boolean() throws(DERError) -> Bool {
+    func boolean() throws(DERError) -> Bool {
         let bytes = try primitiveContent(.boolean)
         guard bytes.count == 1, let byte = bytes.first, byte == 0x00 || byte == 0xFF else {
             throw error(.invalidValue, "BOOLEAN must be one octet, 0x00 or 0xFF")
@@ -134,7 +134,7 @@ extension DERNode {
     /// - Parameter tag: the tag to require (BIT STRING unless implicitly tagged).
     /// - Throws: ``DERError/Code/invalidValue`` when the unused-bit count is above 7,
     ///   non-zero on an empty string, or the unused bits are not zero.
-    package func bitString(tag expected: DERTag = .bitString) throws(DERError) -> (bytes: ArraySlice<UInt8>, unusedBits: Int) {
+    func bitString(tag expected: DERTag = .bitString) throws(DERError) -> (bytes: ArraySlice<UInt8>, unusedBits: Int) {
         let raw = try primitiveContent(expected)
         guard let unused = raw.first, unused <= 7 else {
             throw error(.invalidValue, "BIT STRING has no unused-bits octet or it is above 7")
@@ -154,7 +154,7 @@ extension DERNode {
     /// - Parameter tag: the tag to require.
     /// - Throws: ``DERError/Code/invalidValue`` for empty content, a non-minimal or
     ///   unterminated arc, or an arc above 64 bits.
-    package func objectIdentifier(tag expected: DERTag = .objectIdentifier) throws(DERError) -> String {
+    func objectIdentifier(tag expected: DERTag = .objectIdentifier) throws(DERError) -> String {
         let bytes = try primitiveContent(expected)
         guard !bytes.isEmpty else {
             throw error(.invalidValue, "OBJECT IDENTIFIER is empty")

@@ -33,7 +33,7 @@ package struct AuthenticationVerifier: Sendable {
     ///   - now: the current time (challenge expiry).
     /// - Returns: the verified authentication; store its ``VerifiedAuthentication/updatedRecord``.
     /// - Throws: ``WebAuthnError``.
-    package func verify(
+    func verify(
         _ response: AuthenticationResponse, issued: IssuedChallenge, record: CredentialRecord?,
         now: Date
     ) throws(WebAuthnError) -> VerifiedAuthentication {

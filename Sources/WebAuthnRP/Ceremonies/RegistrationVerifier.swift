@@ -36,7 +36,7 @@ package struct RegistrationVerifier: Sendable {
     ///   - keepAttestation: keep the raw attestation object and client data in the record.
     /// - Returns: the verified registration; store its ``VerifiedRegistration/record``.
     /// - Throws: ``WebAuthnError``.
-    package func verify(
+    func verify(
         _ response: RegistrationResponse, issued: IssuedChallenge, now: Date,
         keepAttestation: Bool = false
     ) throws(WebAuthnError) -> VerifiedRegistration {

@@ -65,7 +65,7 @@ package struct AuthenticatorAttestationResponseJSON: Sendable, Hashable, Codable
     /// The `clientDataJSON` bytes, exactly as the client serialized them.
     var clientDataJSON: Base64URLBytes
     /// A copy of the authenticator data inside the attestation object, if sent.
-    package var authenticatorData: Base64URLBytes?
+    var authenticatorData: Base64URLBytes?
     /// The transports the authenticator supports, if the client could tell.
     var transports: [AuthenticatorTransport]?
     /// The credential public key as a DER SubjectPublicKeyInfo, if the client could produce it.

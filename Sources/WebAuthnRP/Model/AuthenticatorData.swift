@@ -168,13 +168,13 @@ package struct AuthenticatorData: Sendable {
 
 extension AuthenticatorData {
     /// Whether the UP flag is set.
-    package var userPresent: Bool { flags.contains(.userPresent) }
+    var userPresent: Bool { flags.contains(.userPresent) }
     /// Whether the UV flag is set.
-    package var userVerified: Bool { flags.contains(.userVerified) }
+    var userVerified: Bool { flags.contains(.userVerified) }
     /// Whether the BE flag is set.
-    package var backupEligible: Bool { flags.contains(.backupEligible) }
+    var backupEligible: Bool { flags.contains(.backupEligible) }
     /// Whether the BS flag is set.
-    package var backupState: Bool { flags.contains(.backupState) }
+    var backupState: Bool { flags.contains(.backupState) }
 }
 
 /// The flags byte of authenticator data (WebAuthn Level 3 §6.1).

@@ -25,7 +25,7 @@ struct TPMName: Sendable, Hashable {
 
     /// The hash algorithm of a digest Name, when it is one of the known four and the digest has
     /// that algorithm's length; else `nil`.
-    package var hashAlgorithm: TPMHashAlgorithm? {
+    var hashAlgorithm: TPMHashAlgorithm? {
         guard let id = algorithmID, let algorithm = TPMHashAlgorithm(rawValue: id),
             let digest, digest.count == algorithm.digestSize
         else { return nil }
@@ -88,7 +88,7 @@ package struct TPMAttest: Sendable, Hashable {
     /// The type-specific body.
     let attested: Attested
     /// The exact bytes parsed; the statement's `sig` is over them.
-    package let rawBytes: ArraySlice<UInt8>
+    let rawBytes: ArraySlice<UInt8>
 
     /// The certify body, or `nil` when `type` is not TPM_ST_ATTEST_CERTIFY.
     var certifyInfo: TPMCertifyInfo? {

@@ -8,9 +8,9 @@ struct TPMPublicArea: Sendable, Hashable {
         /// The symmetric definition; `nil` for TPM_ALG_NULL (the usual value for a signing key).
         let symmetric: TPMSymmetricDefinition?
         /// The RSA scheme; `nil` for TPM_ALG_NULL.
-        package let scheme: TPMScheme?
+        let scheme: TPMScheme?
         /// The modulus size in bits, as the structure declares it.
-        package let keyBits: UInt16
+        let keyBits: UInt16
         /// The public exponent, with the wire value 0 already replaced by 65537 (its meaning).
         let exponent: UInt32
         /// The modulus `n`, big-endian, exactly as the structure carries it.
@@ -22,7 +22,7 @@ struct TPMPublicArea: Sendable, Hashable {
         /// The symmetric definition; `nil` for TPM_ALG_NULL (the usual value for a signing key).
         let symmetric: TPMSymmetricDefinition?
         /// The ECC scheme; `nil` for TPM_ALG_NULL.
-        package let scheme: TPMScheme?
+        let scheme: TPMScheme?
         /// The curve.
         let curve: TPMECCCurve
         /// The key derivation function; `nil` for TPM_ALG_NULL.
@@ -51,7 +51,7 @@ struct TPMPublicArea: Sendable, Hashable {
     /// The key type's parameters and public key.
     let parameters: Parameters
     /// The exact bytes parsed; the object's Name is computed over them.
-    package let rawBytes: ArraySlice<UInt8>
+    let rawBytes: ArraySlice<UInt8>
 
     /// The key type.
     var type: TPMKeyType {
