@@ -25,7 +25,7 @@ package struct AuthenticationVerifier: Sendable {
         self.cache = cache
     }
 
-    /// Verifies a response (WebAuthn L3 §7.2) (the service and the fuzz targets call it).
+    /// Verifies a response (WebAuthn L3 §7.2) (the service and the tests call it).
     /// - Parameters:
     ///   - response: the decoded response.
     ///   - issued: the challenge issued for this ceremony (already consumed).

@@ -28,7 +28,7 @@ package struct RegistrationVerifier: Sendable {
         self.cache = cache
     }
 
-    /// Verifies a response (WebAuthn L3 §7.1) (the service and the fuzz targets call it).
+    /// Verifies a response (WebAuthn L3 §7.1) (the service and the tests call it).
     /// - Parameters:
     ///   - response: the decoded response.
     ///   - issued: the challenge issued for this ceremony (already consumed).
