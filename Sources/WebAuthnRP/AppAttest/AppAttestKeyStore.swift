@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// What a server keeps for one attested App Attest key.
 public struct AttestedAppKey: Sendable, Hashable {
@@ -58,19 +57,17 @@ public protocol AppAttestKeyStore: Sendable {
 
 /// A bounded in-memory ``AppAttestKeyStore``, safe under concurrent use.
 public final class InMemoryAppAttestKeyStore: AppAttestKeyStore {
-    private let keys = Mutex([ByteKey: AttestedAppKey]())
+    private let keys: BoundedTable<AttestedAppKey>
     /// The most keys held.
-    let capacity: Int
+    var capacity: Int { keys.capacity }
 
     /// Creates a store.
     /// - Parameters:
     ///   - initial: keys known from the start (the `keys:` argument).
     ///   - capacity: the most keys held (default 1,000,000).
     public init(keys initial: [AttestedAppKey] = [], capacity: Int = 1_000_000) {
-        self.capacity = max(1, capacity)
-        keys.withLock { dict in
-            for key in initial { dict[ByteKey(key.keyId)] = key }
-        }
+        keys = BoundedTable(
+            initial.map { ($0.keyId, $0) }, capacity: capacity, store: "App Attest key store", noun: "App Attest keys are stored")
     }
 
     /// Stores a new key only if no key has its id.
@@ -78,23 +75,14 @@ public final class InMemoryAppAttestKeyStore: AppAttestKeyStore {
     /// - Returns: false when a key with this id exists (nothing is changed).
     /// - Throws: ``WebAuthnError`` `serverFault` (step `App Attest key store`) when the store holds its capacity of keys.
     public func create(_ key: AttestedAppKey) async throws -> Bool {
-        let id = ByteKey(key.keyId)
-        return try keys.withLock { (dict: inout [ByteKey: AttestedAppKey]) throws(WebAuthnError) -> Bool in
-            guard dict[id] == nil else { return false }
-            guard dict.count < capacity else {
-                throw WebAuthnError(.serverFault, step: "App Attest key store", "full: \(capacity) App Attest keys are stored")
-            }
-            dict[id] = key
-            return true
-        }
+        try keys.insertIfAbsent(key, id: key.keyId)
     }
 
     /// The key with this id.
     /// - Parameter keyId: the key identifier.
     /// - Returns: the key, or nil.
     public func key(id keyId: [UInt8]) async throws -> AttestedAppKey? {
-        let id = ByteKey(keyId)
-        return keys.withLock { $0[id] }
+        keys.value(id: keyId)
     }
 
     /// Sets the counter of a key to `newValue` only if it is still `expected` (compare and swap, under one lock).
@@ -104,11 +92,6 @@ public final class InMemoryAppAttestKeyStore: AppAttestKeyStore {
     ///   - newValue: the assertion's counter.
     /// - Returns: false when the key is gone or its counter changed meanwhile.
     public func updateSignCount(keyId: [UInt8], from expected: UInt32, to newValue: UInt32) async throws -> Bool {
-        let id = ByteKey(keyId)
-        return keys.withLock { dict in
-            guard let index = dict.index(forKey: id), dict.values[index].signCount == expected else { return false }
-            dict.values[index].signCount = newValue
-            return true
-        }
+        keys.replace(id: keyId, if: { $0.signCount == expected }) { $0.signCount = newValue }
     }
 }

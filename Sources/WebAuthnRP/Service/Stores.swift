@@ -1,6 +1,7 @@
 public import Foundation
 import Synchronization
 import WebAuthnCoding
+
 /// Registered credentials. A server backs this with its database; the in-memory
 /// implementation serves tests, the replay tool and small deployments.
 public protocol CredentialStore: Sendable {
@@ -192,19 +193,16 @@ public final class InMemoryChallengeStore: ChallengeStore {
 
 /// A bounded in-memory ``CredentialStore``, safe under concurrent use.
 public final class InMemoryCredentialStore: CredentialStore {
-    private let records = Mutex([ByteKey: CredentialRecord]())
+    private let records: BoundedTable<CredentialRecord>
     /// The most records held.
-    let capacity: Int
+    var capacity: Int { records.capacity }
 
     /// Creates a store.
     /// - Parameters:
     ///   - initial: records that exist from the start (the `records:` argument).
     ///   - capacity: the most records held (default 1,000,000).
     public init(records initial: [CredentialRecord] = [], capacity: Int = 1_000_000) {
-        self.capacity = max(1, capacity)
-        records.withLock { dict in
-            for record in initial { dict[ByteKey(record.id)] = record }
-        }
+        records = BoundedTable(initial.map { ($0.id, $0) }, capacity: capacity, store: "credential store", noun: "credentials are stored")
     }
 
     /// Stores a new record only if no record has its id.
@@ -212,30 +210,21 @@ public final class InMemoryCredentialStore: CredentialStore {
     /// - Returns: false when a record with this id already exists (nothing is changed).
     /// - Throws: ``WebAuthnError`` `serverFault` (step `credential store`) when the store holds its capacity of records.
     public func create(_ record: CredentialRecord) async throws -> Bool {
-        let key = ByteKey(record.id)
-        return try records.withLock { (dict: inout [ByteKey: CredentialRecord]) throws(WebAuthnError) -> Bool in
-            guard dict[key] == nil else { return false }
-            guard dict.count < capacity else {
-                throw WebAuthnError(.serverFault, step: "credential store", "full: \(capacity) credentials are stored")
-            }
-            dict[key] = record
-            return true
-        }
+        try records.insertIfAbsent(record, id: record.id)
     }
 
     /// The record with this credential id.
     /// - Parameter id: the credential id.
     /// - Returns: the record, or nil.
     public func credential(id: [UInt8]) async throws -> CredentialRecord? {
-        let key = ByteKey(id)
-        return records.withLock { $0[key] }
+        records.value(id: id)
     }
 
     /// Every record of one user.
     /// - Parameter userHandle: the user handle.
     /// - Returns: the user's records, in no particular order.
     public func credentials(userHandle: [UInt8]) async throws -> [CredentialRecord] {
-        records.withLock { dict in dict.values.filter { $0.userHandle == userHandle } }
+        records.values { $0.userHandle == userHandle }
     }
 
     /// Stores the change's record when the stored one still has its expected counter (one
@@ -243,15 +232,7 @@ public final class InMemoryCredentialStore: CredentialStore {
     /// - Parameter change: the expected counter and the record to store.
     /// - Returns: false when no record has the id or its counter is no longer the expected one.
     public func update(_ change: CredentialUpdate) async throws -> Bool {
-        let key = ByteKey(change.record.id)
-        return records.withLock { (dict: inout [ByteKey: CredentialRecord]) -> Bool in
-            // One lookup: replace only an existing record whose counter is unchanged.
-            guard let index = dict.index(forKey: key), dict.values[index].signCount == change.expectedSignCount else {
-                return false
-            }
-            dict.values[index] = change.record
-            return true
-        }
+        records.replace(id: change.record.id, if: { $0.signCount == change.expectedSignCount }) { $0 = change.record }
     }
 
     /// Removes the record with this id (a passkey the user deleted, or an account closed).
@@ -259,8 +240,7 @@ public final class InMemoryCredentialStore: CredentialStore {
     /// - Returns: the removed record, or nil when no record had the id.
     @discardableResult
     public func remove(id: [UInt8]) -> CredentialRecord? {
-        let key = ByteKey(id)
-        return records.withLock { $0.removeValue(forKey: key) }
+        records.remove(id: id)
     }
 }
 
@@ -271,14 +251,14 @@ public final class InMemoryCredentialStore: CredentialStore {
 /// ``WebAuthnError/Category/serverFault`` (`full`) rather than forgetting an entry, so it never lets a
 /// replay through.
 public final class InMemorySealedChallengeReplayStore: SealedChallengeReplayStore {
-    private let used = Mutex([ByteKey: Date]())
+    private let used: BoundedTable<Date>
     /// The most unexpired challenges remembered at once.
-    let capacity: Int
+    var capacity: Int { used.capacity }
 
     /// Creates a store.
     /// - Parameter capacity: the most unexpired challenges remembered (default 100,000).
     public init(capacity: Int = 100_000) {
-        self.capacity = max(1, capacity)
+        used = BoundedTable([], capacity: capacity, store: "sealed challenge replay store", noun: "sealed challenges are remembered")
     }
 
     /// Records a challenge as used; see ``SealedChallengeReplayStore/markUsed(_:expiresAt:now:)``.
@@ -290,19 +270,73 @@ public final class InMemorySealedChallengeReplayStore: SealedChallengeReplayStor
     /// - Throws: ``WebAuthnError`` `serverFault` (step `sealed challenge replay store`) when the
     ///   store is full of unexpired entries.
     public func markUsed(_ challenge: [UInt8], expiresAt: Date, now: Date) throws -> Bool {
-        let key = ByteKey(challenge)
-        return try used.withLock { (used: inout [ByteKey: Date]) throws -> Bool in
-            guard used[key] == nil else { return false }
-            if used.count >= capacity { used = used.filter { !($0.value < now) } }
-            guard used.count < capacity else {
-                throw WebAuthnError(
-                    .serverFault, step: "sealed challenge replay store", "full: \(capacity) sealed challenges are remembered")
+        try used.insertIfAbsent(expiresAt, id: challenge, whenFullKeep: { !($0 < now) })
+    }
+
+    /// How many challenges are remembered.
+    var count: Int { used.count }
+}
+
+/// The locked, bounded dictionary behind the in-memory credential, App Attest key and sealed
+/// replay stores: insert-if-absent with a capacity, read, compare-and-swap, remove.
+final class BoundedTable<Value: Sendable>: Sendable {
+    private let entries: Mutex<[ByteKey: Value]>
+    /// The most entries held.
+    let capacity: Int
+    /// The store a full table names in its `serverFault`, and what it holds.
+    private let store: String, noun: String
+
+    init(_ initial: [([UInt8], Value)], capacity: Int, store: String, noun: String) {
+        self.capacity = max(1, capacity)
+        self.store = store
+        self.noun = noun
+        entries = Mutex(Dictionary(initial.map { (ByteKey($0.0), $0.1) }, uniquingKeysWith: { _, last in last }))
+    }
+
+    /// Adds `value` under `id` unless the id is taken. A full table first drops the entries
+    /// `whenFullKeep` rejects (expired ones), then refuses rather than forget an entry.
+    /// - Returns: false when the id is taken (nothing changes).
+    func insertIfAbsent(_ value: Value, id: [UInt8], whenFullKeep keep: ((Value) -> Bool)? = nil) throws(WebAuthnError) -> Bool {
+        let key = ByteKey(id)
+        return try entries.withLock { (table: inout [ByteKey: Value]) throws(WebAuthnError) -> Bool in
+            guard table[key] == nil else { return false }
+            if table.count >= capacity, let keep { table = table.filter { keep($0.value) } }
+            guard table.count < capacity else {
+                throw WebAuthnError(.serverFault, step: store, "full: \(capacity) \(noun)")
             }
-            used[key] = expiresAt
+            table[key] = value
             return true
         }
     }
 
-    /// How many challenges are remembered.
-    var count: Int { used.withLock { $0.count } }
+    /// The value under `id`, or nil.
+    func value(id: [UInt8]) -> Value? {
+        let key = ByteKey(id)
+        return entries.withLock { $0[key] }
+    }
+
+    /// Every value `include` accepts, in no particular order.
+    func values(_ include: (Value) -> Bool) -> [Value] {
+        entries.withLock { $0.values.filter(include) }
+    }
+
+    /// Changes the value under `id` only while `condition` holds for it, under one lock
+    /// (compare and swap). - Returns: false when the id is absent or the condition fails.
+    func replace(id: [UInt8], if condition: (Value) -> Bool, with change: (inout Value) -> Void) -> Bool {
+        let key = ByteKey(id)
+        return entries.withLock { table in
+            guard let index = table.index(forKey: key), condition(table.values[index]) else { return false }
+            change(&table.values[index])
+            return true
+        }
+    }
+
+    /// Removes and returns the value under `id`.
+    func remove(id: [UInt8]) -> Value? {
+        let key = ByteKey(id)
+        return entries.withLock { $0.removeValue(forKey: key) }
+    }
+
+    /// How many entries are held.
+    var count: Int { entries.withLock { $0.count } }
 }
