@@ -23,7 +23,6 @@ import json
 import os
 import sys
 import threading
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -33,7 +32,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from hardening import Node, check, nodes, results, sql
+from hardening import Node, check, run_suite, sql
 from softauth import SoftPasskey, cbor, post_json
 from tokens import token_login
 
@@ -182,8 +181,7 @@ def family_revoked(tokens):
                f" (SELECT family FROM passkey_refresh_tokens WHERE hash = decode('{digest}', 'hex'))")
 
 
-def main():
-    started = time.time()
+def checks():
     authority = Authority()
     root_path = os.path.join(os.environ["E2E_WORK"], "appattest-root.pem")
     with open(root_path, "wb") as handle:
@@ -192,123 +190,118 @@ def main():
                 "APP_ATTEST_ENVIRONMENT": "production", "APP_ATTEST_ROOT_PEM": root_path,
                 # One issuer for the fleet, so either node takes the other's access tokens.
                 "TOKEN_ISSUER": "https://passkeys.test"}
-    try:
-        a = Node("appattest-a", **settings)
-        b = Node("appattest-b", **settings)
+    a = Node("appattest-a", **settings)
+    b = Node("appattest-b", **settings)
 
-        # Attest: the challenge from node A, the attestation verified by node B.
-        device = Device(authority)
-        status, answer, _ = attest(b.base, device, challenge(a.base))
-        check(status == 201 and answer.get("environment") == "production" and answer.get("keyId") == b64(device.key_id),
-              f"attested at node B with node A's challenge: 201 ({status} {answer})")
-        check(key_row(device) == "0 production 65 " + str(len(b"test receipt ") + 64),
-              "the key row: counter 0, production, the 65-byte point, the receipt")
-        status, _, _ = attest(a.base, device, challenge(a.base))
-        check(status == 409, f"the same key attested again: 409 ({status})")
-        check(sql("SELECT count(*) FROM passkey_app_attest_keys") == "1", "still one key row")
+    # Attest: the challenge from node A, the attestation verified by node B.
+    device = Device(authority)
+    status, answer, _ = attest(b.base, device, challenge(a.base))
+    check(status == 201 and answer.get("environment") == "production" and answer.get("keyId") == b64(device.key_id),
+          f"attested at node B with node A's challenge: 201 ({status} {answer})")
+    check(key_row(device) == "0 production 65 " + str(len(b"test receipt ") + 64),
+          "the key row: counter 0, production, the 65-byte point, the receipt")
+    status, _, _ = attest(a.base, device, challenge(a.base))
+    check(status == 409, f"the same key attested again: 409 ({status})")
+    check(sql("SELECT count(*) FROM passkey_app_attest_keys") == "1", "still one key row")
 
-        # A passkey sign-in for tokens (not guarded), then a refresh with an assertion.
-        passkey = SoftPasskey()
-        check(passkey.register(a.base, "attested")[0] == 200, "a passkey registration")
-        tokens = token_login(a.base, passkey, "attested")
-        issued = challenge(b.base)
-        status, refreshed, _, sent = refresh(a.base, tokens["refresh_token"], device, issued)
-        check(status == 200 and refreshed.get("refresh_token"), f"refresh at node A with an assertion (challenge from B): 200 ({status})")
-        check(counter_of(device) == "1" and token_used(tokens["refresh_token"]) == "t",
-              "the counter row is 1, the presented refresh token is spent")
+    # A passkey sign-in for tokens (not guarded), then a refresh with an assertion.
+    passkey = SoftPasskey()
+    check(passkey.register(a.base, "attested")[0] == 200, "a passkey registration")
+    tokens = token_login(a.base, passkey, "attested")
+    issued = challenge(b.base)
+    status, refreshed, _, sent = refresh(a.base, tokens["refresh_token"], device, issued)
+    check(status == 200 and refreshed.get("refresh_token"), f"refresh at node A with an assertion (challenge from B): 200 ({status})")
+    check(counter_of(device) == "1" and token_used(tokens["refresh_token"]) == "t",
+          "the counter row is 1, the presented refresh token is spent")
 
-        # The same request, body and headers, replayed on node B: refused before the token route
-        # (which would take the spent refresh token for a stolen copy and revoke the family).
-        body = urllib.parse.urlencode({"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"]}).encode()
-        status, answer, headers = http("POST", b.base + "/oauth/token", body, sent)
-        check(status == 401 and headers.get("App-Attest-Error") == "challenge" and "error" in answer,
-              f"the same request replayed at node B: 401 challenge ({status} {headers.get('App-Attest-Error')})")
-        check(counter_of(device) == "1" and token_used(refreshed["refresh_token"]) == "f" and family_revoked(tokens) == "f",
-              "counter row still 1, the new refresh token not spent, the family not revoked")
-        # The same counter over a fresh challenge and request: a replayed assertion.
-        status, answer, headers, _ = refresh(b.base, refreshed["refresh_token"], device, challenge(a.base), counter=1)
-        check(status == 401 and headers.get("App-Attest-Error") == "replayed",
-              f"counter 1 again, fresh challenge, at node B: 401 replayed ({status} {headers.get('App-Attest-Error')})")
-        check(counter_of(device) == "1" and token_used(refreshed["refresh_token"]) == "f", "counter row still 1, token not spent")
+    # The same request, body and headers, replayed on node B: refused before the token route
+    # (which would take the spent refresh token for a stolen copy and revoke the family).
+    body = urllib.parse.urlencode({"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"]}).encode()
+    status, answer, headers = http("POST", b.base + "/oauth/token", body, sent)
+    check(status == 401 and headers.get("App-Attest-Error") == "challenge" and "error" in answer,
+          f"the same request replayed at node B: 401 challenge ({status} {headers.get('App-Attest-Error')})")
+    check(counter_of(device) == "1" and token_used(refreshed["refresh_token"]) == "f" and family_revoked(tokens) == "f",
+          "counter row still 1, the new refresh token not spent, the family not revoked")
+    # The same counter over a fresh challenge and request: a replayed assertion.
+    status, answer, headers, _ = refresh(b.base, refreshed["refresh_token"], device, challenge(a.base), counter=1)
+    check(status == 401 and headers.get("App-Attest-Error") == "replayed",
+          f"counter 1 again, fresh challenge, at node B: 401 replayed ({status} {headers.get('App-Attest-Error')})")
+    check(counter_of(device) == "1" and token_used(refreshed["refresh_token"]) == "f", "counter row still 1, token not spent")
 
-        # No assertion where it is required.
-        status, answer, headers, _ = refresh(b.base, refreshed["refresh_token"])
-        check(status == 401 and headers.get("App-Attest-Error") == "missing" and "error" in answer,
-              f"a refresh without an assertion: 401 missing ({status})")
-        digest = hashlib.sha256(refreshed["refresh_token"].encode()).hexdigest()
-        check(token_used(refreshed["refresh_token"]) == "f" and
-              sql("SELECT count(*) FROM passkey_refresh_tokens WHERE family = (SELECT family FROM passkey_refresh_tokens"
-                  f" WHERE hash = decode('{digest}', 'hex'))") == "2",
-              "the refresh token not rotated (its family still has two token rows)")
+    # No assertion where it is required.
+    status, answer, headers, _ = refresh(b.base, refreshed["refresh_token"])
+    check(status == 401 and headers.get("App-Attest-Error") == "missing" and "error" in answer,
+          f"a refresh without an assertion: 401 missing ({status})")
+    digest = hashlib.sha256(refreshed["refresh_token"].encode()).hexdigest()
+    check(token_used(refreshed["refresh_token"]) == "f" and
+          sql("SELECT count(*) FROM passkey_refresh_tokens WHERE family = (SELECT family FROM passkey_refresh_tokens"
+              f" WHERE hash = decode('{digest}', 'hex'))") == "2",
+          "the refresh token not rotated (its family still has two token rows)")
 
-        # A development key on a production server: refused at attestation, no row.
-        development = Device(authority, DEVELOPMENT)
-        status, _, _ = attest(a.base, development, challenge(b.base))
-        check(status == 403 and counter_of(development) == "", f"a development key attested at a production node: 403, no row ({status})")
-        # A development key row (attested when the server was a development one): its assertion is refused.
-        sql("INSERT INTO passkey_app_attest_keys (key_id, public_key, sign_count, environment, receipt) VALUES ("
-            f"decode('{development.key_id.hex()}', 'hex'), decode('{development.point.hex()}', 'hex'), 0, 'development', '')")
-        status, _, headers, _ = refresh(a.base, refreshed["refresh_token"], development, challenge(a.base))
-        check(status == 403 and headers.get("App-Attest-Error") == "environment",
-              f"a development key's assertion at a production node: 403 environment ({status} {headers.get('App-Attest-Error')})")
-        check(counter_of(development) == "0" and token_used(refreshed["refresh_token"]) == "f", "its counter row 0, token not spent")
+    # A development key on a production server: refused at attestation, no row.
+    development = Device(authority, DEVELOPMENT)
+    status, _, _ = attest(a.base, development, challenge(b.base))
+    check(status == 403 and counter_of(development) == "", f"a development key attested at a production node: 403, no row ({status})")
+    # A development key row (attested when the server was a development one): its assertion is refused.
+    sql("INSERT INTO passkey_app_attest_keys (key_id, public_key, sign_count, environment, receipt) VALUES ("
+        f"decode('{development.key_id.hex()}', 'hex'), decode('{development.point.hex()}', 'hex'), 0, 'development', '')")
+    status, _, headers, _ = refresh(a.base, refreshed["refresh_token"], development, challenge(a.base))
+    check(status == 403 and headers.get("App-Attest-Error") == "environment",
+          f"a development key's assertion at a production node: 403 environment ({status} {headers.get('App-Attest-Error')})")
+    check(counter_of(development) == "0" and token_used(refreshed["refresh_token"]) == "f", "its counter row 0, token not spent")
 
-        # Two nodes, one counter value, at once: the compare-and-swap lets one through.
-        second = token_login(b.base, passkey, "attested")
-        outcomes = []
-        assertions = []
-        for node, token in ((a, refreshed["refresh_token"]), (b, second["refresh_token"])):
-            issued = challenge(node.base)
-            body = urllib.parse.urlencode({"grant_type": "refresh_token", "refresh_token": token}).encode()
-            assertions.append((node, token, issued, device.assert_(client_data("POST", "/oauth/token", body, "challenge=" + issued),
-                                                                  counter=2)))
-        threads = [threading.Thread(target=lambda n=n, t=t, i=i, s=s: outcomes.append(refresh(n.base, t, device, i, assertion=s)[0]))
-                   for n, t, i, s in assertions]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join(30)
-        check(sorted(outcomes) == [200, 401] and counter_of(device) == "2",
-              f"counter 2 at nodes A and B at once: one 200, one 401, the row at 2 ({outcomes})")
+    # Two nodes, one counter value, at once: the compare-and-swap lets one through.
+    second = token_login(b.base, passkey, "attested")
+    outcomes = []
+    assertions = []
+    for node, token in ((a, refreshed["refresh_token"]), (b, second["refresh_token"])):
+        issued = challenge(node.base)
+        body = urllib.parse.urlencode({"grant_type": "refresh_token", "refresh_token": token}).encode()
+        assertions.append((node, token, issued, device.assert_(client_data("POST", "/oauth/token", body, "challenge=" + issued),
+                                                              counter=2)))
+    threads = [threading.Thread(target=lambda n=n, t=t, i=i, s=s: outcomes.append(refresh(n.base, t, device, i, assertion=s)[0]))
+               for n, t, i, s in assertions]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    check(sorted(outcomes) == [200, 401] and counter_of(device) == "2",
+          f"counter 2 at nodes A and B at once: one 200, one 401, the row at 2 ({outcomes})")
 
-        # And the app goes on: counter 3 refreshes the token that was not spent.
-        spare = refreshed["refresh_token"] if token_used(refreshed["refresh_token"]) == "f" else second["refresh_token"]
-        status, _, _, _ = refresh(b.base, spare, device, challenge(b.base))
-        check(status == 200 and counter_of(device) == "3", "the next assertion (counter 3) refreshes the unspent token")
+    # And the app goes on: counter 3 refreshes the token that was not spent.
+    spare = refreshed["refresh_token"] if token_used(refreshed["refresh_token"]) == "f" else second["refresh_token"]
+    status, _, _, _ = refresh(b.base, spare, device, challenge(b.base))
+    check(status == 200 and counter_of(device) == "3", "the next assertion (counter 3) refreshes the unspent token")
 
-        # An app adding a passkey with its bearer token: the assertion binds the token's jti.
-        access = second["access_token"]
-        jti = json.loads(base64.urlsafe_b64decode(access.split(".")[1] + "=="))["jti"]
+    # An app adding a passkey with its bearer token: the assertion binds the token's jti.
+    access = second["access_token"]
+    jti = json.loads(base64.urlsafe_b64decode(access.split(".")[1] + "=="))["jti"]
 
-        def add_passkey(signed):
-            added = SoftPasskey()
-            status, options, jar = post_json(a.base + "/api/register/options", {}, headers={"Authorization": f"Bearer {access}"})
-            check(status == 200, f"creation options for one more passkey, with the bearer token ({status})")
-            body = json.dumps(added.create_response(options, a.base)).encode()
-            headers = {"Content-Type": "application/json", "Authorization": f"Bearer {access}",
-                       "Cookie": f"pk_reg={jar['pk_reg']}"}
-            if signed:
-                headers.update({"App-Attest-Key-Id": b64(device.key_id), "App-Attest-Assertion":
-                                b64(device.assert_(client_data("POST", "/api/register/verify", body, "jti=" + jti)))})
-            return http("POST", a.base + "/api/register/verify", body, headers)
+    def add_passkey(signed):
+        added = SoftPasskey()
+        status, options, jar = post_json(a.base + "/api/register/options", {}, headers={"Authorization": f"Bearer {access}"})
+        check(status == 200, f"creation options for one more passkey, with the bearer token ({status})")
+        body = json.dumps(added.create_response(options, a.base)).encode()
+        headers = {"Content-Type": "application/json", "Authorization": f"Bearer {access}",
+                   "Cookie": f"pk_reg={jar['pk_reg']}"}
+        if signed:
+            headers.update({"App-Attest-Key-Id": b64(device.key_id), "App-Attest-Assertion":
+                            b64(device.assert_(client_data("POST", "/api/register/verify", body, "jti=" + jti)))})
+        return http("POST", a.base + "/api/register/verify", body, headers)
 
-        def passkeys():
-            return sql(f"SELECT count(*) FROM passkey_credentials WHERE user_handle = decode('{passkey.user_handle.hex()}', 'hex')")
+    def passkeys():
+        return sql(f"SELECT count(*) FROM passkey_credentials WHERE user_handle = decode('{passkey.user_handle.hex()}', 'hex')")
 
-        status, _, headers = add_passkey(signed=False)
-        check(status == 401 and headers.get("App-Attest-Error") == "missing" and passkeys() == "1",
-              f"an app's new passkey without an assertion: 401 missing, no credential row ({status} {passkeys()})")
-        status, _, _ = add_passkey(signed=True)
-        check(status == 200 and passkeys() == "2" and counter_of(device) == "4",
-              f"with an assertion bound to the token's jti: 200, a second credential row, counter 4 ({status})")
-    except Exception as error:
-        print(f"FAIL {type(error).__name__}: {error}", flush=True)
-        return 1
-    finally:
-        for node in nodes:
-            node.stop(limit=15)
-    print(f"passkey server App Attest: {sum(results)} checks passed in {time.time() - started:.0f} s", flush=True)
-    return 0
+    status, _, headers = add_passkey(signed=False)
+    check(status == 401 and headers.get("App-Attest-Error") == "missing" and passkeys() == "1",
+          f"an app's new passkey without an assertion: 401 missing, no credential row ({status} {passkeys()})")
+    status, _, _ = add_passkey(signed=True)
+    check(status == 200 and passkeys() == "2" and counter_of(device) == "4",
+          f"with an assertion bound to the token's jti: 200, a second credential row, counter 4 ({status})")
+
+
+def main():
+    return run_suite("App Attest", checks)
 
 
 if __name__ == "__main__":

@@ -495,24 +495,34 @@ def recordings_recounted():
     shutil.rmtree(folder, ignore_errors=True)
 
 
-def main():
+def run_suite(name, checks):
+    """Runs one script's checks against the nodes it starts: the first failure prints FAIL with its
+    error, every node stops either way, and a pass prints the count. Returns the exit status."""
     started = time.time()
-    steps = [(replay_across_nodes, "store"), (replay_across_nodes, "sealed"), (usernames,), (passkey_cap,),
-             (sessions_revocable,), (recordings_recounted,), (slow_clients,), (database_outage,), (fast_restarts,)]
-    # HARDENING_ONLY=name,name runs those steps only (Tests/mutate.py names the ones a mutant should fail).
-    only = [name for name in os.environ.get("HARDENING_ONLY", "").split(",") if name]
     try:
-        for step in steps:
-            if not only or step[0].__name__ in only:
-                timed(*step)
+        checks()
     except Exception as error:
         print(f"FAIL {type(error).__name__}: {error}", flush=True)
         return 1
     finally:
         for node in nodes:
             node.stop(limit=15)
-    print(f"passkey server hardening: {sum(results)} checks passed in {time.time() - started:.0f} s", flush=True)
+    print(f"passkey server {name}: {sum(results)} checks passed in {time.time() - started:.0f} s", flush=True)
     return 0
+
+
+def hardening_checks():
+    steps = [(replay_across_nodes, "store"), (replay_across_nodes, "sealed"), (usernames,), (passkey_cap,),
+             (sessions_revocable,), (recordings_recounted,), (slow_clients,), (database_outage,), (fast_restarts,)]
+    # HARDENING_ONLY=name,name runs those steps only (Tests/mutate.py names the ones a mutant should fail).
+    only = [name for name in os.environ.get("HARDENING_ONLY", "").split(",") if name]
+    for step in steps:
+        if not only or step[0].__name__ in only:
+            timed(*step)
+
+
+def main():
+    return run_suite("hardening", hardening_checks)
 
 
 if __name__ == "__main__":
