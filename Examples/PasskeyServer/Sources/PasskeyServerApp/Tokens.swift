@@ -118,10 +118,7 @@ final class TokenService: Sendable {
             throw OAuthError.invalidGrant("The refresh token is not valid.")
         case .reused:
             throw OAuthError.invalidGrant("The refresh token was already used: its sign-in is revoked.")
-        case .rotated(let familyID):
-            guard let family = try await refreshTokens.family(id: familyID, now: now) else {
-                throw OAuthError.invalidGrant("The refresh token is not valid.")
-            }
+        case .rotated(let family):
             return try await answer(family: family, refreshToken: next, now: now)
         }
     }

@@ -6,7 +6,7 @@ import WebAuthnRP
 
 /// Refresh tokens in PostgreSQL: `passkey_token_families` (one row per sign-in of an app; it
 /// goes with its passkey, ON DELETE CASCADE) and `passkey_refresh_tokens` (the SHA-256 of each
-/// token, `used_at` once rotated). A rotation is one transaction holding the token's row lock,
+/// token, `used_at` once rotated). A rotation is one statement holding the token's row lock,
 /// so of two nodes presenting one token at once, one rotates it and the other sees it spent
 /// (and revokes the family: a copy of the token is in someone else's hands).
 final class PostgresRefreshTokenStore: RefreshTokenStore {
@@ -46,37 +46,41 @@ final class PostgresRefreshTokenStore: RefreshTokenStore {
     }
 
     func rotate(tokenHash: [UInt8], newHash: [UInt8], newExpiresAt: Date, now: Date) async throws -> RefreshOutcome {
-        try await database.run { client, logger in
-            try await client.withTransaction(logger: logger) { connection -> RefreshOutcome in
-                let rows = try await connection.query(
-                    """
-                    SELECT t.family, t.used_at IS NOT NULL, t.expires_at > \(now), f.revoked_at IS NULL
+        // One statement, one round trip: `t` locks the token's row (a second node presenting the
+        // same token waits here, then reads it spent); `spend` and `fresh` rotate a live, unspent,
+        // unexpired token; `reuse` ends the family of a spent one. The family comes back with it.
+        let rows = try await database.run { client, logger in
+            try await client.query(
+                """
+                WITH t AS (
+                    SELECT t.hash, t.family, t.used_at IS NOT NULL AS used, t.expires_at > \(now) AS current,
+                        f.revoked_at IS NULL AS alive, f.user_handle, f.credential_id, f.auth_time
                     FROM passkey_refresh_tokens t JOIN passkey_token_families f ON f.id = t.family
-                    WHERE t.hash = \(Data(tokenHash)) FOR UPDATE OF t
-                    """, logger: logger
-                ).collect()
-                guard let row = rows.first else { return .invalid }
-                let (family, used, current, alive) = try row.decode((String, Bool, Bool, Bool).self)
-                guard alive else { return .invalid }
-                if used {
-                    // Reuse of a rotated token: the whole family ends, whoever holds its newest token.
-                    try await connection.query(
-                        """
-                        UPDATE passkey_token_families SET revoked_at = \(now) WHERE id = \(family)
-                        """, logger: logger)
-                    return .reused
-                }
-                guard current else { return .invalid }
-                try await connection.query(
-                    "UPDATE passkey_refresh_tokens SET used_at = \(now) WHERE hash = \(Data(tokenHash))",
-                    logger: logger)
-                try await connection.query(
-                    """
-                    INSERT INTO passkey_refresh_tokens (hash, family, expires_at) VALUES (\(Data(newHash)), \(family), \(newExpiresAt))
-                    """, logger: logger)
-                return .rotated(familyID: family)
-            }
+                    WHERE t.hash = \(Data(tokenHash)) FOR UPDATE OF t),
+                spend AS (
+                    UPDATE passkey_refresh_tokens r SET used_at = \(now) FROM t
+                    WHERE r.hash = t.hash AND t.alive AND NOT t.used AND t.current RETURNING r.family),
+                fresh AS (
+                    INSERT INTO passkey_refresh_tokens (hash, family, expires_at)
+                    SELECT \(Data(newHash)), family, \(newExpiresAt) FROM spend RETURNING family),
+                reuse AS (
+                    UPDATE passkey_token_families f SET revoked_at = \(now) FROM t
+                    WHERE f.id = t.family AND t.alive AND t.used RETURNING f.id)
+                SELECT t.family, t.used, t.current, t.alive, t.user_handle, t.credential_id, t.auth_time,
+                    (SELECT count(*) FROM fresh) + (SELECT count(*) FROM reuse)
+                FROM t
+                """, logger: logger
+            ).collect()
         }
+        guard let row = rows.first else { return .invalid }
+        let (family, used, current, alive, userHandle, credentialId, authTime, _) =
+            try row.decode((String, Bool, Bool, Bool, Data, Data, Date, Int64).self)
+        guard alive else { return .invalid }
+        // Reuse of a rotated token: the whole family has ended, whoever holds its newest token.
+        if used { return .reused }
+        guard current else { return .invalid }
+        return .rotated(
+            TokenFamily(id: family, userHandle: Array(userHandle), credentialId: Array(credentialId), authTime: authTime))
     }
 
     func family(id: String, now: Date) async throws -> TokenFamily? {

@@ -5,7 +5,7 @@ import WebAuthnRP
 /// A refresh-token family: one sign-in of an app (a passkey login or registration), and every
 /// refresh token rotated from it. Access tokens name their family (`sid`), so ending the family
 /// (logout, revocation, reuse of a rotated refresh token, deleting the passkey) ends them too.
-struct TokenFamily: Sendable {
+struct TokenFamily: Sendable, Equatable {
     var id: String
     var userHandle: [UInt8]
     /// The passkey whose ceremony began the family.
@@ -16,8 +16,8 @@ struct TokenFamily: Sendable {
 
 /// What presenting a refresh token came to.
 enum RefreshOutcome: Sendable, Equatable {
-    /// Rotated: the presented token is spent and `family` continues with the new one.
-    case rotated(familyID: String)
+    /// Rotated: the presented token is spent and its family (alive) continues with the new one.
+    case rotated(TokenFamily)
     /// Unknown, expired, or its family has ended.
     case invalid
     /// The token was already rotated: someone holds a copy. The whole family is now revoked.
@@ -28,8 +28,8 @@ enum RefreshOutcome: Sendable, Equatable {
 protocol RefreshTokenStore: Sendable {
     /// Starts a family with its first refresh token.
     func create(family: TokenFamily, tokenHash: [UInt8], expiresAt: Date, now: Date) async throws
-    /// Spends `tokenHash` and stores `newHash` in its family, in one step; a token presented a
-    /// second time revokes its family (RFC 9700 §4.14.2, refresh token rotation).
+    /// Spends `tokenHash` and stores `newHash` in its family, in one step, and answers the family;
+    /// a token presented a second time revokes its family (RFC 9700 §4.14.2, refresh token rotation).
     func rotate(tokenHash: [UInt8], newHash: [UInt8], newExpiresAt: Date, now: Date) async throws -> RefreshOutcome
     /// The family, if it is alive (not revoked; its passkey still exists).
     func family(id: String, now: Date) async throws -> TokenFamily?
@@ -101,7 +101,8 @@ final class MemoryRefreshTokenStore: RefreshTokenStore {
             guard token.expiresAt > now else { return .invalid }
             state.tokens[ByteString(tokenHash)]?.used = true
             state.tokens[ByteString(newHash)] = Token(family: token.family, expiresAt: newExpiresAt, used: false)
-            return .rotated(familyID: token.family)
+            guard let family = state.families[token.family] else { return .invalid }
+            return .rotated(family)
         }
     }
 
