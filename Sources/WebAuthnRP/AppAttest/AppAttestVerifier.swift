@@ -128,36 +128,8 @@ struct AppAttestAssertionObject: Sendable {
     /// - Throws: `malformed`: not one CBOR map, a key other than the two text keys, a member
     ///   missing or not a byte string, authenticator data shorter than 37 bytes.
     init(bytes: ArraySlice<UInt8>) throws(WebAuthnError) {
-        let item: CBORItem
-        do {
-            item = try CBOR.decode(bytes)
-        } catch {
-            throw WebAuthnError(.malformed, "assertion: \(error)")
-        }
-        guard let entries = item.mapEntries else {
-            throw WebAuthnError(.malformed, "assertion: the top-level item is not a CBOR map")
-        }
-        var signature: ArraySlice<UInt8>?
-        var authData: ArraySlice<UInt8>?
-        for entry in entries {
-            switch entry.key.text {
-            case "signature":
-                guard signature == nil, let value = entry.value.bytes else {
-                    throw WebAuthnError(.malformed, "assertion: signature is repeated or not a byte string")
-                }
-                signature = value
-            case "authenticatorData":
-                guard authData == nil, let value = entry.value.bytes else {
-                    throw WebAuthnError(.malformed, "assertion: authenticatorData is repeated or not a byte string")
-                }
-                authData = value
-            default:
-                throw WebAuthnError(.malformed, "assertion: unexpected key (only signature and authenticatorData are allowed)")
-            }
-        }
-        guard let signature else { throw WebAuthnError(.malformed, "assertion: signature is missing") }
-        guard let authData else { throw WebAuthnError(.malformed, "assertion: authenticatorData is missing") }
-        self.signature = signature
-        self.authenticatorData = try AuthenticatorData(headOf: authData)
+        let map = try TextKeyedMap(bytes, keys: ["signature", "authenticatorData"], in: "assertion")
+        self.signature = try map.byteString("signature")
+        self.authenticatorData = try AuthenticatorData(headOf: map.byteString("authenticatorData"))
     }
 }

@@ -28,47 +28,10 @@ package struct AttestationObject: Sendable {
         bytes: ArraySlice<UInt8>,
         unannouncedExtensions: AuthenticatorData.UnannouncedExtensions = .refused
     ) throws(WebAuthnError) {
-        let item: CBORItem
-        do {
-            item = try CBOR.decode(bytes)
-        } catch {
-            throw WebAuthnError(.malformed, "attestation object: \(error)")
-        }
-        guard let entries = item.mapEntries else {
-            throw WebAuthnError(.malformed, "attestation object: the top-level item is not a CBOR map")
-        }
-        var format: String?
-        var statement: CBORItem?
-        var authData: ArraySlice<UInt8>?
-        for entry in entries {
-            guard let key = entry.key.text else {
-                throw WebAuthnError(.malformed, "attestation object: a map key is not a text string")
-            }
-            // The CBOR decoder already rejects duplicate keys; the nil checks below
-            // keep this function correct on its own.
-            switch key {
-            case "fmt":
-                guard format == nil else { throw WebAuthnError(.malformed, "attestation object: duplicate fmt") }
-                guard let text = entry.value.text else {
-                    throw WebAuthnError(.malformed, "attestation object: fmt is not a text string")
-                }
-                format = text
-            case "attStmt":
-                guard statement == nil else { throw WebAuthnError(.malformed, "attestation object: duplicate attStmt") }
-                statement = entry.value
-            case "authData":
-                guard authData == nil else { throw WebAuthnError(.malformed, "attestation object: duplicate authData") }
-                guard let data = entry.value.bytes else {
-                    throw WebAuthnError(.malformed, "attestation object: authData is not a byte string")
-                }
-                authData = data
-            default:
-                throw WebAuthnError(.malformed, "attestation object: unexpected key \"\(Self.printable(key))\"")
-            }
-        }
-        guard let format else { throw WebAuthnError(.malformed, "attestation object: fmt is missing") }
-        guard let statement else { throw WebAuthnError(.malformed, "attestation object: attStmt is missing") }
-        guard let authData else { throw WebAuthnError(.malformed, "attestation object: authData is missing") }
+        let map = try TextKeyedMap(bytes, keys: ["fmt", "attStmt", "authData"], in: "attestation object")
+        let format = try map.text("fmt")
+        let statement = try map.member("attStmt")
+        let authData = try map.byteString("authData")
         // attStmt's type belongs to the format (§6.5.4): a map for every format, except
         // compound's array of statements (§8.9). fmt may come after attStmt, so check here.
         if format == "compound" {
@@ -89,6 +52,60 @@ package struct AttestationObject: Sendable {
     /// - Throws: as ``init(bytes:)-(ArraySlice<UInt8>)``.
     init(bytes: [UInt8]) throws(WebAuthnError) {
         try self.init(bytes: bytes[...])
+    }
+
+}
+
+/// A CBOR message that is one map of text keys, each once (an attestation object, an App Attest
+/// assertion): decoded whole, every key one of those named, each member read by name and type.
+struct TextKeyedMap {
+    private let entries: [CBORMapEntry]
+    /// What the message is, for error messages ("attestation object").
+    private let context: String
+
+    /// Decodes `bytes` as one map whose keys are all among `keys` (the decoder has already
+    /// refused a repeated key and trailing bytes).
+    /// - Throws: `malformed`: not one CBOR item, not a map, or a key that is not one of `keys`.
+    init(_ bytes: ArraySlice<UInt8>, keys: [String], in context: String) throws(WebAuthnError) {
+        let item: CBORItem
+        do {
+            item = try CBOR.decode(bytes)
+        } catch {
+            throw WebAuthnError(.malformed, "\(context): \(error)")
+        }
+        guard let entries = item.mapEntries else {
+            throw WebAuthnError(.malformed, "\(context): the top-level item is not a CBOR map")
+        }
+        for entry in entries {
+            guard let key = entry.key.text else {
+                throw WebAuthnError(.malformed, "\(context): a map key is not a text string")
+            }
+            guard keys.contains(key) else {
+                throw WebAuthnError(.malformed, "\(context): unexpected key \"\(Self.printable(key))\"")
+            }
+        }
+        self.entries = entries
+        self.context = context
+    }
+
+    /// The member named `key`. - Throws: `malformed` when it is missing.
+    func member(_ key: String) throws(WebAuthnError) -> CBORItem {
+        guard let entry = entries.first(where: { $0.key.text == key }) else {
+            throw WebAuthnError(.malformed, "\(context): \(key) is missing")
+        }
+        return entry.value
+    }
+
+    /// The byte string named `key`. - Throws: `malformed` when it is missing or not bytes.
+    func byteString(_ key: String) throws(WebAuthnError) -> ArraySlice<UInt8> {
+        guard let bytes = try member(key).bytes else { throw WebAuthnError(.malformed, "\(context): \(key) is not a byte string") }
+        return bytes
+    }
+
+    /// The text string named `key`. - Throws: `malformed` when it is missing or not text.
+    func text(_ key: String) throws(WebAuthnError) -> String {
+        guard let text = try member(key).text else { throw WebAuthnError(.malformed, "\(context): \(key) is not a text string") }
+        return text
     }
 
     /// A key for an error message: at most 40 characters, controls escaped.
