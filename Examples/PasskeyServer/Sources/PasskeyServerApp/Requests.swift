@@ -26,17 +26,27 @@ extension Request {
         return Data(buffer.readableBytesView)
     }
 
-    /// A small JSON body (options, logout): at most 4 KiB, refused (400) with a duplicate member
-    /// name in any object, as the library refuses one in a response (which of two values would
-    /// count is not something to leave to a decoder). An empty body reads as `{}`.
-    func decodeSmall<T: Decodable>(_ type: T.Type = T.self) async throws -> T {
+    /// A small JSON body (options): at most 4 KiB, one object, read once by the library's strict
+    /// reader, which refuses a duplicate member name in any object as it refuses one in a
+    /// response (which of two values would count is not something to leave to a decoder). An
+    /// empty body reads as `{}`; anything else is 400.
+    func smallJSONObject() async throws -> [String: JSONValue] {
         let data = try await collectJSON(limit: Limits.optionsBody)
-        let text = data.isEmpty ? Data("{}".utf8) : data
-        do {
-            _ = try JSONValue(jsonData: text)  // the library's strict reader: a duplicate member is refused
-            return try JSONDecoder().decode(T.self, from: text)
-        } catch {
+        if data.isEmpty { return [:] }
+        guard case .object(let members)? = try? JSONValue(jsonData: data) else {
             throw AppError(.badRequest, "The request is not valid JSON for this endpoint.")
+        }
+        return members
+    }
+}
+
+extension [String: JSONValue] {
+    /// The string member `name`; nil when it is absent or null, 400 when it is another kind.
+    func optionalString(_ name: String) throws -> String? {
+        switch self[name] {
+        case nil, .null?: return nil
+        case .string(let value)?: return value
+        default: throw AppError(.badRequest, "The request is not valid JSON for this endpoint.")
         }
     }
 }

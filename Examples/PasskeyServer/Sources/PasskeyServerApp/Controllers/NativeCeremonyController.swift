@@ -28,7 +28,7 @@ struct NativeCeremonyController: Sendable {
     }
 
     @Sendable func registerOptions(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let body = try await request.decodeSmall(WebCeremonyController.RegisterOptionsBody.self)
+        let body = try WebCeremonyController.RegisterOptionsBody(await request.smallJSONObject())
         let (options, ceremony) = try await ceremonies.registrationOptions(body, subject: context.identity)
         return try Self.optionsAnswer(options, state: signer.sign(ceremony, purpose: "native-registration"))
     }
@@ -71,7 +71,7 @@ struct NativeCeremonyController: Sendable {
 
     @Sendable func loginOptions(_ request: Request, context: AppRequestContext) async throws -> Response {
         let (options, ceremony) = try await ceremonies.authenticationOptions(
-            try await request.decodeSmall(WebCeremonyController.LoginOptionsBody.self))
+            try WebCeremonyController.LoginOptionsBody(await request.smallJSONObject()))
         return try Self.optionsAnswer(options, state: signer.sign(ceremony, purpose: "native-authentication"))
     }
 
@@ -106,20 +106,24 @@ struct NativeCeremonyController: Sendable {
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
     }
 
-    /// The finish body `{"state": "…", "credential": {…}}`, at most 64 KiB, read by the library's
-    /// strict reader (a member given twice is refused); the credential goes on to the library as
-    /// its own JSON document.
+    /// The finish body `{"state": "…", "credential": {…}}`, at most 64 KiB, read once by the
+    /// library's strict reader (a member given twice is refused); the credential goes on to the
+    /// library as its own JSON document.
     static func finishBody(_ request: Request) async throws -> (state: String, credential: Data) {
         let data = try await request.collectJSON(limit: Limits.responseBody)
-        let bad = AppError(.badRequest, "Send {\"state\": …, \"credential\": {…}}.")
-        guard (try? JSONValue(jsonData: data)) != nil,
-            let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], object.count == 2,
-            let state = object["state"] as? String, state.utf8.count <= 8_192,
-            let credential = object["credential"] as? [String: Any],
-            let credentialData = try? JSONSerialization.data(withJSONObject: credential, options: [.withoutEscapingSlashes])
+        guard case .object(let object)? = try? JSONValue(jsonData: data), object.count == 2,
+            case .string(let state)? = object["state"], state.utf8.count <= 8_192,
+            let credential = object["credential"], case .object = credential,
+            let credentialData = try? Self.credentialEncoder.encode(credential)
         else {
-            throw bad
+            throw AppError(.badRequest, "Send {\"state\": …, \"credential\": {…}}.")
         }
         return (state, credentialData)
     }
+
+    private static let credentialEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.withoutEscapingSlashes]
+        return encoder
+    }()
 }

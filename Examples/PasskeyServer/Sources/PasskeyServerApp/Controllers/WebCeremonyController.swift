@@ -27,11 +27,21 @@ struct WebCeremonyController: Sendable {
 
     // MARK: Registration
 
-    struct RegisterOptionsBody: Decodable { var username: String?; var displayName: String? }
+    struct RegisterOptionsBody {
+        var username: String?
+        var displayName: String?
+        init(username: String? = nil, displayName: String? = nil) {
+            self.username = username
+            self.displayName = displayName
+        }
+        init(_ json: [String: JSONValue]) throws {
+            self.init(username: try json.optionalString("username"), displayName: try json.optionalString("displayName"))
+        }
+    }
 
     @Sendable func registerOptions(_ request: Request, context: AppRequestContext) async throws -> WithCookies<RawJSON> {
         let (options, ceremony) = try await registrationOptions(
-            try await request.decodeSmall(RegisterOptionsBody.self),
+            try RegisterOptionsBody(await request.smallJSONObject()),
             subject: context.identity)
         return WithCookies(
             body: RawJSON(data: options),
@@ -165,10 +175,14 @@ struct WebCeremonyController: Sendable {
 
     // MARK: Login
 
-    struct LoginOptionsBody: Decodable { var username: String? }
+    struct LoginOptionsBody {
+        var username: String?
+        init(username: String? = nil) { self.username = username }
+        init(_ json: [String: JSONValue]) throws { username = try json.optionalString("username") }
+    }
 
     @Sendable func loginOptions(_ request: Request, context: AppRequestContext) async throws -> WithCookies<RawJSON> {
-        let (options, ceremony) = try await authenticationOptions(try await request.decodeSmall(LoginOptionsBody.self))
+        let (options, ceremony) = try await authenticationOptions(try LoginOptionsBody(await request.smallJSONObject()))
         return WithCookies(
             body: RawJSON(data: options),
             cookies: [cookies.make("pk_login", try signer.sign(ceremony, purpose: "authentication"))])
