@@ -69,7 +69,6 @@ public enum BenchCases {
 /// `limit.*`: libcrypto's verify with a prepared key, nothing of this library in the loop.
 final class LimitCase: BenchCase {
     let name: String
-    let limit: String? = nil
     let operationsPerRound: Int
     let baseline: LibCryptoVerifyBaseline
 
@@ -78,8 +77,6 @@ final class LimitCase: BenchCase {
         baseline = try LibCryptoVerifyBaseline(algorithm)
         operationsPerRound = algorithm == .rs256 ? 4000 : 2000
     }
-
-    func prepare(operations: Int) async throws {}
 
     func run(operations: Int) async throws {
         guard baseline.run(iterations: operations) == operations else { throw BenchFailure("\(name): a verify failed") }
@@ -247,7 +244,6 @@ final class ConcurrentAssertionCase: BenchCase {
 /// Each operation registers a new credential id; each round starts with an empty credential store.
 final class RegistrationCase: BenchCase {
     let name: String
-    let limit: String? = nil
     let operationsPerRound: Int
     var service: RelyingPartyService
     let policy: VerificationPolicy
@@ -307,7 +303,6 @@ final class RegistrationCase: BenchCase {
 /// ceremonies keep parsed certificates in a cache, so this is what a new certificate costs.
 final class CertificateParseCase: BenchCase {
     let name = "x509.certificate"
-    let limit: String? = nil
     let operationsPerRound = 5_000
     let der: [UInt8]
     let serialLength: Int
@@ -320,8 +315,6 @@ final class CertificateParseCase: BenchCase {
         serialLength = leaf.serialNumber.count
     }
 
-    func prepare(operations: Int) async throws {}
-
     func run(operations: Int) async throws {
         var total = 0
         for _ in 0..<operations { total &+= try Certificate(derEncoded: der).serialNumber.count }
@@ -331,7 +324,6 @@ final class CertificateParseCase: BenchCase {
 
 final class CBORCase: BenchCase {
     let name: String
-    let limit: String? = nil
     let operationsPerRound = 20_000
     let bytes: [UInt8]
 
@@ -342,8 +334,6 @@ final class CBORCase: BenchCase {
         if packed { options.attestation = .packed(ca: try TestAuthenticator.CA.make(seed: "webauthn-bench root")) }
         bytes = try authenticator.register(challenge: Array(repeating: 7, count: 32), options).attestationObject
     }
-
-    func prepare(operations: Int) async throws {}
 
     func run(operations: Int) async throws {
         var total = 0
