@@ -116,6 +116,21 @@ struct Corpus {
         let stems: Set<String>
         let attestation: (Corpus) -> Auth.Attestation
         let verdict: FixtureFile.Verdict
+
+        /// A case of the format `fmt`, in the folder named after it unless `folder` is given,
+        /// verified as `fmt` with attestation `type`; `trusted` when the statement chains to the
+        /// fixtures' CA.
+        init(
+            _ fmt: String, folder: String? = nil, _ summary: String, stems: Set<String> = allStems,
+            type: AttestationType, trusted: Bool = true, attestation: @escaping (Corpus) -> Auth.Attestation
+        ) {
+            self.folder = folder ?? fmt
+            self.summary = summary
+            self.stems = stems
+            self.attestation = attestation
+            verdict = .attested(format: fmt, type: type, trusted: trusted)
+        }
+
         /// Whether the statement chains to the fixtures' CA (then trust is required).
         var chained: Bool { if case .attested(_, _, true) = verdict { return true } else { return false } }
     }
@@ -135,59 +150,50 @@ struct Corpus {
     static func formatCases(for fmt: String) -> [FormatCase] {
         switch fmt {
         case "none":
-            return [
-                FormatCase(
-                    folder: "none", summary: "none attestation", stems: allStems, attestation: { _ in .none },
-                    verdict: .attested(format: "none", type: .none, trusted: false))
-            ]
+            return [FormatCase(fmt, "none attestation", type: .none, trusted: false) { _ in .none }]
         case "packed":
             return [
+                FormatCase(fmt, folder: "packed-self", "packed self attestation", type: .self, trusted: false) { _ in .packedSelf },
                 FormatCase(
-                    folder: "packed-self", summary: "packed self attestation", stems: allStems,
-                    attestation: { _ in .packedSelf }, verdict: .attested(format: "packed", type: .self, trusted: false)),
-                FormatCase(
-                    folder: "packed-x5c", summary: "packed attestation with x5c (an ES256 leaf issued by the fixtures' test CA)",
-                    stems: allStems, attestation: { .packed(ca: $0.ca) },
-                    verdict: .attested(format: "packed", type: .basic, trusted: true)),
+                    fmt, folder: "packed-x5c", "packed attestation with x5c (an ES256 leaf issued by the fixtures' test CA)",
+                    type: .basic
+                ) { .packed(ca: $0.ca) },
             ]
         case "fido-u2f":
             return [
-                FormatCase(
-                    folder: "fido-u2f", summary: "fido-u2f attestation (a P-256 leaf issued by the fixtures' test CA)",
-                    stems: ["es256"], attestation: { .fidoU2F(ca: $0.ca) },
-                    verdict: .attested(format: "fido-u2f", type: .basic, trusted: true))
+                FormatCase(fmt, "fido-u2f attestation (a P-256 leaf issued by the fixtures' test CA)", stems: ["es256"], type: .basic) {
+                    .fidoU2F(ca: $0.ca)
+                }
             ]
         case "tpm":
             return [
                 FormatCase(
-                    folder: "tpm", summary: "tpm attestation (an RSA-2048 AIK certificate issued by the fixtures' test CA)",
-                    stems: tpmStems, attestation: { .tpm(ca: $0.ca) },
-                    verdict: .attested(format: "tpm", type: .attCA, trusted: true))
+                    fmt, "tpm attestation (an RSA-2048 AIK certificate issued by the fixtures' test CA)", stems: tpmStems,
+                    type: .attCA
+                ) { .tpm(ca: $0.ca) }
             ]
         case "android-key":
             return [
                 FormatCase(
-                    folder: "android-key",
-                    summary: "android-key attestation (the credential key's certificate, issued by the "
-                        + "fixtures' test CA, with a TEE key description)", stems: allStems, attestation: { .androidKey(ca: $0.ca) },
-                    verdict: .attested(format: "android-key", type: .basic, trusted: true))
+                    fmt,
+                    "android-key attestation (the credential key's certificate, issued by the fixtures' test CA, "
+                        + "with a TEE key description)", type: .basic
+                ) { .androidKey(ca: $0.ca) }
             ]
         case "apple":
             return [
                 FormatCase(
-                    folder: "apple",
-                    summary: "apple anonymous attestation (credCert for the credential key, issued by the "
-                        + "fixtures' test CA, carrying the nonce)", stems: allStems, attestation: { .apple(ca: $0.ca) },
-                    verdict: .attested(format: "apple", type: .anonCA, trusted: true))
+                    fmt,
+                    "apple anonymous attestation (credCert for the credential key, issued by the fixtures' test CA, "
+                        + "carrying the nonce)", type: .anonCA
+                ) { .apple(ca: $0.ca) }
             ]
         case "compound":
             return [
                 FormatCase(
-                    folder: "compound",
-                    summary: "compound attestation (packed x5c and android-key, both chaining to the "
-                        + "fixtures' test CA)", stems: allStems,
-                    attestation: { .compound([.packed(ca: $0.ca), .androidKey(ca: $0.ca)]) },
-                    verdict: .attested(format: "compound", type: .basic, trusted: true))
+                    fmt, "compound attestation (packed x5c and android-key, both chaining to the fixtures' test CA)",
+                    type: .basic
+                ) { .compound([.packed(ca: $0.ca), .androidKey(ca: $0.ca)]) }
             ]
         default: return []
         }
@@ -434,26 +440,18 @@ struct Corpus {
             "Registration: attestation statements that do not verify (signature, §8.2.1 certificate "
                 + "requirements, format rules, unknown formats)")
         let es256 = try file.authenticator("main")
-        var options = Auth.RegistrationOptions()
-
-        options.attestation = .packedSelf
-        options.statement = { Self.flipLastByte(of: "sig", in: &$0) }
-        try file.register("packed-self-bad-signature", es256, options: options, .reject(.attestation))
-
-        options = Auth.RegistrationOptions()
-        options.attestation = .packedSelf
-        options.statement = { Self.replace("alg", with: .int(Int64(COSEAlgorithm.rs256.rawValue)), in: &$0) }
-        try file.register("packed-self-alg-mismatch", es256, options: options, .reject(.attestation))
-
-        options = Auth.RegistrationOptions()
-        options.attestation = .packed(ca: ca)
-        options.statement = { Self.flipLastByte(of: "sig", in: &$0) }
-        try file.register("packed-x5c-bad-signature", es256, options: options, .reject(.attestation))
-
-        options = Auth.RegistrationOptions()
-        options.attestation = .packed(ca: ca)
-        options.statement = { Self.replace("sig", with: nil, in: &$0) }
-        try file.register("packed-x5c-sig-missing", es256, options: options, .reject(.attestation))
+        let statementEdits: [(String, Auth.Attestation, (inout [(CBORItem, CBORItem)]) -> Void)] = [
+            ("packed-self-bad-signature", .packedSelf, { Self.flipLastByte(of: "sig", in: &$0) }),
+            ("packed-self-alg-mismatch", .packedSelf, { Self.replace("alg", with: .int(Int64(COSEAlgorithm.rs256.rawValue)), in: &$0) }),
+            ("packed-x5c-bad-signature", .packed(ca: ca), { Self.flipLastByte(of: "sig", in: &$0) }),
+            ("packed-x5c-sig-missing", .packed(ca: ca), { Self.replace("sig", with: nil, in: &$0) }),
+        ]
+        var options: Auth.RegistrationOptions
+        for (name, attestation, edit) in statementEdits {
+            options = Auth.RegistrationOptions(attestation: attestation)
+            options.statement = edit
+            try file.register(name, es256, options: options, .reject(.attestation))
+        }
 
         let leafEdits: [(String, (inout CertificateBuilder) -> Void)] = [
             (
