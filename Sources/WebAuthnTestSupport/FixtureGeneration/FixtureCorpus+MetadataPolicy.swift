@@ -71,6 +71,10 @@ extension Corpus {
                 file.editLastCeremony { $0.edit("expect") { expect in for (key, value) in members { expect.set(key, value) } } }
             }
         }
+        /// The expectation members of an authenticator the BLOB lists: its entry's name and latest status.
+        func named(_ name: String, _ status: String) -> [(String, FixtureValue)] {
+            [("authenticatorName", .string(name)), ("metadataStatus", .string(status))]
+        }
         var files: [FixtureFile] = []
         /// A file whose `policy.metadata` is the BLOB's with `extra` members.
         func add(
@@ -90,12 +94,8 @@ extension Corpus {
             policy: [("refusedStatuses", .array([.string("UPDATE_AVAILABLE")]))]
         ) { file in
             try register(&file, "register-update-available", "update-available", .reject(.metadata))
-            try register(
-                &file, "register-revoked-not-refused", "revoked", trusted,
-                expect: [("authenticatorName", .string("Revoked Policy Test Key")), ("metadataStatus", .string("REVOKED"))])
-            try register(
-                &file, "register-level-1", "level-1", trusted,
-                expect: [("authenticatorName", .string("Level 1 Test Key")), ("metadataStatus", .string("FIDO_CERTIFIED_L1"))])
+            try register(&file, "register-revoked-not-refused", "revoked", trusted, expect: named("Revoked Policy Test Key", "REVOKED"))
+            try register(&file, "register-level-1", "level-1", trusted, expect: named("Level 1 Test Key", "FIDO_CERTIFIED_L1"))
         }
 
         try add(
@@ -106,9 +106,7 @@ extension Corpus {
             policy: [("minimumCertificationLevel", .string("FIDO_CERTIFIED_L2"))]
         ) { file in
             try register(&file, "register-level-1", "level-1", .reject(.metadata))
-            try register(
-                &file, "register-level-2", "level-2", trusted,
-                expect: [("authenticatorName", .string("Level 2 Test Key")), ("metadataStatus", .string("FIDO_CERTIFIED_L2"))])
+            try register(&file, "register-level-2", "level-2", trusted, expect: named("Level 2 Test Key", "FIDO_CERTIFIED_L2"))
             try register(
                 &file, "register-unlisted", "unlisted", untrusted, expect: [("authenticatorName", .null), ("metadataStatus", .null)])
         }
@@ -167,8 +165,7 @@ extension Corpus {
             policy: [("trustLeakedAttestationKeysAfterLaterReport", .bool(true))]
         ) { file in
             try register(
-                &file, "register-after-later-report", "compromised", trusted,
-                expect: [("authenticatorName", .string("Leaked Key Test Key")), ("metadataStatus", .string("UPDATE_AVAILABLE"))])
+                &file, "register-after-later-report", "compromised", trusted, expect: named("Leaked Key Test Key", "UPDATE_AVAILABLE"))
         }
 
         try add(
