@@ -247,14 +247,14 @@ final class RegistrationCase: BenchCase {
     let operationsPerRound: Int
     var service: RelyingPartyService
     let policy: VerificationPolicy
-    let challenges: [IssuedChallenge]
-    let bodies: [Data]
+    /// Each registration's challenge, with the body that answers it.
+    let pool: [(challenge: IssuedChallenge, body: Data)]
 
     init(name: String, packed: Bool, poolSize: Int) throws {
         self.name = name
         operationsPerRound = poolSize
         var authenticator = try TestAuthenticator(key: .es256, seed: "webauthn-bench registration")
-        var challenges: [IssuedChallenge] = [], bodies: [Data] = []
+        var pool: [(challenge: IssuedChallenge, body: Data)] = []
         var anchors: [Certificate] = []
         var options = TestAuthenticator.RegistrationOptions()
         if packed {
@@ -268,30 +268,28 @@ final class RegistrationCase: BenchCase {
             let counter = withUnsafeBytes(of: UInt32(index).bigEndian, Array.init)
             authenticator.credentialId = counter + Array(4..<32)
             let challenge = counter + Digest.sha256.hash(counter).prefix(28)
-            challenges.append(
-                IssuedChallenge(
-                    challenge: challenge, kind: .registration, rpId: "example.org",
-                    userHandle: authenticator.userHandle, offeredAlgorithms: [.es256],
-                    attestation: packed ? .direct : nil,
-                    expiresAt: BenchCases.now.addingTimeInterval(3600)))
+            let issued = IssuedChallenge(
+                challenge: challenge, kind: .registration, rpId: "example.org",
+                userHandle: authenticator.userHandle, offeredAlgorithms: [.es256],
+                attestation: packed ? .direct : nil,
+                expiresAt: BenchCases.now.addingTimeInterval(3600))
             let response = try authenticator.register(challenge: challenge, options)
-            bodies.append(try TestAuthenticator.json(response).jsonData())
+            pool.append((issued, try TestAuthenticator.json(response).jsonData()))
         }
-        self.challenges = challenges
-        self.bodies = bodies
+        self.pool = pool
         policy = VerificationPolicy(attestation: AttestationPolicy(requirement: AttestationRequirement(source: FixedTrustAnchors(anchors))))
         service = RelyingPartyService(relyingParty: BenchCases.relyingParty, policy: policy)
     }
 
     func prepare(operations: Int) async throws {
-        guard operations <= bodies.count else { throw BenchFailure("a round is larger than the pool") }
+        guard operations <= pool.count else { throw BenchFailure("a round is larger than the pool") }
         service = RelyingPartyService(relyingParty: BenchCases.relyingParty, policy: policy)
-        for challenge in challenges.prefix(operations) { try await service.issue(challenge, now: BenchCases.now) }
+        for (challenge, _) in pool.prefix(operations) { try await service.issue(challenge, now: BenchCases.now) }
     }
 
     func run(operations: Int) async throws {
         let service = self.service
-        for body in bodies.prefix(operations) {
+        for (_, body) in pool.prefix(operations) {
             _ = try await service.finishRegistration(RegistrationResponse(jsonData: body), now: BenchCases.now)
         }
     }
@@ -304,21 +302,19 @@ final class RegistrationCase: BenchCase {
 final class CertificateParseCase: BenchCase {
     let name = "x509.certificate"
     let operationsPerRound = 5_000
-    let der: [UInt8]
-    let serialLength: Int
+    let leaf: Certificate
 
     init() throws {
         let ca = try TestAuthenticator.CA.make(seed: "webauthn-bench root")
         let key = try PrivateKey.derive(.p256, seed: "webauthn-bench x509")
-        let leaf = try TestAuthenticator.packedLeaf(key: key, ca: ca, aaguid: TestAuthenticator.defaultAAGUID)
-        der = leaf.derBytes
-        serialLength = leaf.serialNumber.count
+        leaf = try TestAuthenticator.packedLeaf(key: key, ca: ca, aaguid: TestAuthenticator.defaultAAGUID)
     }
 
     func run(operations: Int) async throws {
+        let der = leaf.derBytes
         var total = 0
         for _ in 0..<operations { total &+= try Certificate(derEncoded: der).serialNumber.count }
-        guard total == operations &* serialLength else { throw BenchFailure("\(name): read the wrong serial") }
+        guard total == operations &* leaf.serialNumber.count else { throw BenchFailure("\(name): read the wrong serial") }
     }
 }
 
