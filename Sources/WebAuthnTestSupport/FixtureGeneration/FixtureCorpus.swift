@@ -277,12 +277,7 @@ struct Corpus {
                 "Registration: the origin must be an allowed origin, exactly; no cross-origin iframes expected", .origin,
                 foreignOrigins.map { name, value in (name, clientData { $0.origin = value }) } + [
                     ("cross-origin-unexpected", clientData { $0.crossOrigin = true }),
-                    (
-                        "top-origin-unexpected",
-                        clientData {
-                            $0.crossOrigin = true; $0.topOrigin = "https://example.com"
-                        }
-                    ),
+                    ("top-origin-unexpected", clientData { ($0.crossOrigin, $0.topOrigin) = (true, "https://example.com") }),
                     ("top-origin-without-cross-origin", clientData { $0.topOrigin = "https://example.com" }),
                 ]))
 
@@ -300,11 +295,7 @@ struct Corpus {
             ("top-origin-without-cross-origin", false, "https://example.com", .reject(.origin)),
             ("cross-origin-accepted", true, "https://example.com", .accept),
         ] {
-            try cross.register(
-                name, crossAuth,
-                options: clientData {
-                    $0.crossOrigin = crossOrigin; $0.topOrigin = topOrigin
-                }, verdict)
+            try cross.register(name, crossAuth, options: clientData { ($0.crossOrigin, $0.topOrigin) = (crossOrigin, topOrigin) }, verdict)
         }
         files.append(cross)
 
