@@ -24,6 +24,12 @@ public protocol BenchCase: AnyObject {
 }
 
 extension BenchCase {
+    /// No yardstick: a case compared with a `limit.*` case names it.
+    var limit: String? { nil }
+
+    /// Nothing to set up: a case that issues challenges or resets records outside the timed region says so.
+    func prepare(operations: Int) async throws {}
+
     /// A round of exactly `operations` operations (every case but the concurrent one).
     public func runRound(operations: Int) async throws -> Int {
         try await run(operations: operations)

@@ -46,7 +46,6 @@ enum MetadataBenchBLOB {
 /// Verifies and indexes the whole BLOB: JWS split, base64url, chain to the root, ES256, JSON, entries.
 final class MetadataBLOBCase: BenchCase {
     let name = "metadata.blob.verify-index"
-    let limit: String? = nil
     let operationsPerRound = 1
     let text: [UInt8]
     let root: Certificate
@@ -63,8 +62,6 @@ final class MetadataBLOBCase: BenchCase {
         }
     }
 
-    func prepare(operations: Int) async throws {}
-
     func run(operations: Int) async throws {
         for _ in 0..<operations {
             let blob = try MetadataBLOB(jws: text, trustAnchor: root, at: BenchCases.now)
@@ -76,7 +73,6 @@ final class MetadataBLOBCase: BenchCase {
 /// One entry found by AAGUID in the indexed BLOB.
 final class MetadataLookupCase: BenchCase {
     let name = "metadata.lookup.aaguid"
-    let limit: String? = nil
     let operationsPerRound = 100_000
     let blob: MetadataBLOB
     let aaguids: [AAGUID]
@@ -86,8 +82,6 @@ final class MetadataLookupCase: BenchCase {
         blob = try MetadataBLOB(jws: made.text, trustAnchor: made.root, at: BenchCases.now)
         aaguids = made.aaguids
     }
-
-    func prepare(operations: Int) async throws {}
 
     func run(operations: Int) async throws {
         var found = 0

@@ -69,7 +69,6 @@ public enum BenchCases {
 /// `limit.*`: libcrypto's verify with a prepared key, nothing of this library in the loop.
 final class LimitCase: BenchCase {
     let name: String
-    let limit: String? = nil
     let operationsPerRound: Int
     let baseline: LibCryptoVerifyBaseline
 
@@ -78,8 +77,6 @@ final class LimitCase: BenchCase {
         baseline = try LibCryptoVerifyBaseline(algorithm)
         operationsPerRound = algorithm == .rs256 ? 4000 : 2000
     }
-
-    func prepare(operations: Int) async throws {}
 
     func run(operations: Int) async throws {
         guard baseline.run(iterations: operations) == operations else { throw BenchFailure("\(name): a verify failed") }
@@ -247,18 +244,17 @@ final class ConcurrentAssertionCase: BenchCase {
 /// Each operation registers a new credential id; each round starts with an empty credential store.
 final class RegistrationCase: BenchCase {
     let name: String
-    let limit: String? = nil
     let operationsPerRound: Int
     var service: RelyingPartyService
     let policy: VerificationPolicy
-    let challenges: [IssuedChallenge]
-    let bodies: [Data]
+    /// Each registration's challenge, with the body that answers it.
+    let pool: [(challenge: IssuedChallenge, body: Data)]
 
     init(name: String, packed: Bool, poolSize: Int) throws {
         self.name = name
         operationsPerRound = poolSize
         var authenticator = try TestAuthenticator(key: .es256, seed: "webauthn-bench registration")
-        var challenges: [IssuedChallenge] = [], bodies: [Data] = []
+        var pool: [(challenge: IssuedChallenge, body: Data)] = []
         var anchors: [Certificate] = []
         var options = TestAuthenticator.RegistrationOptions()
         if packed {
@@ -272,30 +268,28 @@ final class RegistrationCase: BenchCase {
             let counter = withUnsafeBytes(of: UInt32(index).bigEndian, Array.init)
             authenticator.credentialId = counter + Array(4..<32)
             let challenge = counter + Digest.sha256.hash(counter).prefix(28)
-            challenges.append(
-                IssuedChallenge(
-                    challenge: challenge, kind: .registration, rpId: "example.org",
-                    userHandle: authenticator.userHandle, offeredAlgorithms: [.es256],
-                    attestation: packed ? .direct : nil,
-                    expiresAt: BenchCases.now.addingTimeInterval(3600)))
+            let issued = IssuedChallenge(
+                challenge: challenge, kind: .registration, rpId: "example.org",
+                userHandle: authenticator.userHandle, offeredAlgorithms: [.es256],
+                attestation: packed ? .direct : nil,
+                expiresAt: BenchCases.now.addingTimeInterval(3600))
             let response = try authenticator.register(challenge: challenge, options)
-            bodies.append(try TestAuthenticator.json(response).jsonData())
+            pool.append((issued, try TestAuthenticator.json(response).jsonData()))
         }
-        self.challenges = challenges
-        self.bodies = bodies
+        self.pool = pool
         policy = VerificationPolicy(attestation: AttestationPolicy(requirement: AttestationRequirement(source: FixedTrustAnchors(anchors))))
         service = RelyingPartyService(relyingParty: BenchCases.relyingParty, policy: policy)
     }
 
     func prepare(operations: Int) async throws {
-        guard operations <= bodies.count else { throw BenchFailure("a round is larger than the pool") }
+        guard operations <= pool.count else { throw BenchFailure("a round is larger than the pool") }
         service = RelyingPartyService(relyingParty: BenchCases.relyingParty, policy: policy)
-        for challenge in challenges.prefix(operations) { try await service.issue(challenge, now: BenchCases.now) }
+        for (challenge, _) in pool.prefix(operations) { try await service.issue(challenge, now: BenchCases.now) }
     }
 
     func run(operations: Int) async throws {
         let service = self.service
-        for body in bodies.prefix(operations) {
+        for (_, body) in pool.prefix(operations) {
             _ = try await service.finishRegistration(RegistrationResponse(jsonData: body), now: BenchCases.now)
         }
     }
@@ -307,31 +301,25 @@ final class RegistrationCase: BenchCase {
 /// ceremonies keep parsed certificates in a cache, so this is what a new certificate costs.
 final class CertificateParseCase: BenchCase {
     let name = "x509.certificate"
-    let limit: String? = nil
     let operationsPerRound = 5_000
-    let der: [UInt8]
-    let serialLength: Int
+    let leaf: Certificate
 
     init() throws {
         let ca = try TestAuthenticator.CA.make(seed: "webauthn-bench root")
         let key = try PrivateKey.derive(.p256, seed: "webauthn-bench x509")
-        let leaf = try TestAuthenticator.packedLeaf(key: key, ca: ca, aaguid: TestAuthenticator.defaultAAGUID)
-        der = leaf.derBytes
-        serialLength = leaf.serialNumber.count
+        leaf = try TestAuthenticator.packedLeaf(key: key, ca: ca, aaguid: TestAuthenticator.defaultAAGUID)
     }
 
-    func prepare(operations: Int) async throws {}
-
     func run(operations: Int) async throws {
+        let der = leaf.derBytes
         var total = 0
         for _ in 0..<operations { total &+= try Certificate(derEncoded: der).serialNumber.count }
-        guard total == operations &* serialLength else { throw BenchFailure("\(name): read the wrong serial") }
+        guard total == operations &* leaf.serialNumber.count else { throw BenchFailure("\(name): read the wrong serial") }
     }
 }
 
 final class CBORCase: BenchCase {
     let name: String
-    let limit: String? = nil
     let operationsPerRound = 20_000
     let bytes: [UInt8]
 
@@ -342,8 +330,6 @@ final class CBORCase: BenchCase {
         if packed { options.attestation = .packed(ca: try TestAuthenticator.CA.make(seed: "webauthn-bench root")) }
         bytes = try authenticator.register(challenge: Array(repeating: 7, count: 32), options).attestationObject
     }
-
-    func prepare(operations: Int) async throws {}
 
     func run(operations: Int) async throws {
         var total = 0

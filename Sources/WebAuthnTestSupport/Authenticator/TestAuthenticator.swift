@@ -167,12 +167,10 @@ package struct TestAuthenticator {
         package var challengeText: String?
 
         /// Client data with the given members (crossOrigin false, no topOrigin).
-        package init(type: String, challenge: [UInt8], origin: String, crossOrigin: Bool? = false, topOrigin: String? = nil) {
+        package init(type: String, challenge: [UInt8], origin: String) {
             self.type = type
             self.challenge = challenge
             self.origin = origin
-            self.crossOrigin = crossOrigin
-            self.topOrigin = topOrigin
         }
 
         /// The JSON bytes, members in the order browsers write them.

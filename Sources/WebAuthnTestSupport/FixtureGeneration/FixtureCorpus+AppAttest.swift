@@ -25,262 +25,195 @@ enum AppAttestFixtureCorpus {
     static func files() throws -> [AppAttestFixtureFile] {
         let authority = try TestAppAttestDevice.Authority.make(seed: "app attest root")
         let rogue = try TestAppAttestDevice.Authority.make(name: "Rogue App Attestation Root", seed: "rogue app attest root")
-        func device(
-            _ seed: String, _ environment: AppAttestEnvironment = .production,
-            by issuer: TestAppAttestDevice.Authority? = nil
-        ) throws -> TestAppAttestDevice {
-            try TestAppAttestDevice(seed: seed, app: app, environment: environment, authority: issuer ?? authority)
+        func device(_ seed: String, _ environment: AppAttestEnvironment = .production) throws -> TestAppAttestDevice {
+            try TestAppAttestDevice(seed: seed, app: app, environment: environment, authority: authority)
         }
         var files: [AppAttestFixtureFile] = []
+        /// Adds a file whose ceremonies `ceremonies` records with the device `seed`; trust anchor
+        /// the test root unless `testRoot` is false (then Apple's root).
+        func add(
+            _ path: String, _ description: String, _ environment: AppAttestEnvironment = .production, testRoot: Bool = true,
+            device seed: String, _ ceremonies: (inout AppAttestFixtureFile, inout TestAppAttestDevice) throws -> Void
+        ) throws {
+            var file = AppAttestFixtureFile(
+                path, description, environment: environment, anchors: testRoot ? [authority.root.certificate] : nil)
+            var phone = try device(seed, environment)
+            try ceremonies(&file, &phone)
+            files.append(file)
+        }
+        let other = try device("another phone")
 
-        // Accepted, production: attest, then two assertions.
-        var file = AppAttestFixtureFile(
-            "app-attest/production.json",
-            "App Attest, production: a key attestation, then two assertions with rising counters",
-            environment: .production, anchors: [authority.root.certificate])
-        var phone = try device("production phone")
-        try file.attest("attest", phone)
-        try file.assert("assert-1", &phone)
-        try file.assert("assert-2", &phone)
-        files.append(file)
-
-        // Accepted, development.
-        file = AppAttestFixtureFile(
-            "app-attest/development.json",
-            "App Attest, development (AAGUID appattestdevelop): a key attestation, then an assertion",
-            environment: .development, anchors: [authority.root.certificate])
-        phone = try device("development phone", .development)
-        try file.attest("attest", phone)
-        try file.assert("assert-1", &phone)
-        files.append(file)
+        // Accepted in both environments: a key attestation, then assertions with rising counters.
+        for (environment, description, assertions) in [
+            (AppAttestEnvironment.production, "App Attest, production: a key attestation, then two assertions with rising counters", 2),
+            (.development, "App Attest, development (AAGUID appattestdevelop): a key attestation, then an assertion", 1),
+        ] {
+            let name = environment.rawValue
+            try add("app-attest/\(name).json", description, environment, device: "\(name) phone") { file, phone in
+                try file.attest("attest", phone)
+                for count in 1...assertions { try file.assert("assert-\(count)", &phone) }
+            }
+        }
 
         // Accepted: the map recent devices append to the attestation's authData with ED clear
         // (Apple's published sample, iOS 27, has {apple_bundle_version_01, apple_validation_category_01});
         // any other tail is still malformed.
-        file = AppAttestFixtureFile(
+        try add(
             "app-attest/device-extensions.json",
             "App Attest: authData ending in the map recent devices append with the ED flag clear (accepted), or in bytes that are not one CBOR map (malformed)",
-            environment: .production, anchors: [authority.root.certificate])
-        phone = try device("device extensions phone")
-        let deviceMap = AppAttestationOptions.deviceAuthDataExtensions
-        for (name, tail) in [
-            ("authdata-tail-not-a-map", [0x61, 0x78] as [UInt8]), ("authdata-tail-map-then-a-byte", deviceMap + [0x00]),
-            ("authdata-tail-two-maps", deviceMap + deviceMap),
-        ] {
-            var options = AppAttestationOptions()
-            options.unannouncedAuthDataTail = tail
-            try file.attest(name, phone, options, expect: .reject(.malformed))
+            device: "device extensions phone"
+        ) { file, phone in
+            let deviceMap = AppAttestationOptions.deviceAuthDataExtensions
+            for (name, tail) in [
+                ("authdata-tail-not-a-map", [0x61, 0x78] as [UInt8]), ("authdata-tail-map-then-a-byte", deviceMap + [0x00]),
+                ("authdata-tail-two-maps", deviceMap + deviceMap),
+            ] {
+                try file.attest(name, phone, expect: .reject(.malformed)) { $0.unannouncedAuthDataTail = tail }
+            }
+            try file.attest("attest", phone) { $0.unannouncedAuthDataTail = deviceMap }
+            try file.assert("assert-1", &phone)
         }
-        var deviceTail = AppAttestationOptions()
-        deviceTail.unannouncedAuthDataTail = deviceMap
-        try file.attest("attest", phone, deviceTail)
-        try file.assert("assert-1", &phone)
-        files.append(file)
 
         // Keys known before replay (appKeys).
-        file = AppAttestFixtureFile(
-            "app-attest/preloaded-keys.json",
-            "App Attest: assertions against a key listed in appKeys with counter 5",
-            environment: .production, anchors: [authority.root.certificate])
-        phone = try device("preloaded phone")
-        phone.signCount = 5
-        file.appKeys.append(
-            .object([
-                ("keyId", .bytes(phone.keyId)), ("publicKey", .bytes(phone.publicPoint)),
-                ("signCount", .int(5)),
-            ]))
-        try file.assert("assert-6", &phone)
-        try file.assert("assert-7", &phone)
-        files.append(file)
+        try add(
+            "app-attest/preloaded-keys.json", "App Attest: assertions against a key listed in appKeys with counter 5",
+            device: "preloaded phone"
+        ) { file, phone in
+            phone.signCount = 5
+            file.appKeys.append(
+                .object([
+                    ("keyId", .bytes(phone.keyId)), ("publicKey", .bytes(phone.publicPoint)),
+                    ("signCount", .int(5)),
+                ]))
+            try file.assert("assert-6", &phone)
+            try file.assert("assert-7", &phone)
+        }
 
-        // malformed
-        file = AppAttestFixtureFile(
+        try add(
             "app-attest/malformed.json",
             "App Attest: attestations and assertions that do not parse (CBOR, members, authenticator data)",
-            environment: .production, anchors: [authority.root.certificate])
-        phone = try device("malformed phone")
-        let attestChallenge = file.challenge("not-cbor")
-        file.attestation(
-            "attestation-not-cbor", keyId: phone.keyId, challenge: attestChallenge,
-            object: Array("not cbor".utf8), expect: .reject(.malformed))
-        var trailing = AppAttestationOptions()
-        trailing.object = { $0.append(0x00) }
-        try file.attest("attestation-trailing-byte", phone, trailing, expect: .reject(.malformed))
-        var badCert = AppAttestationOptions()
-        badCert.x5c = { $0[0] = Array($0[0].prefix(40)) }
-        try file.attest("attestation-certificate-truncated", phone, badCert, expect: .reject(.malformed))
-        try file.attest("attest", phone)
-        var garbage = AppAssertionOptions()
-        garbage.object = { $0 = Array($0.prefix($0.count - 5)) }
-        try file.assert("assertion-broken-cbor", &phone, garbage, expect: .reject(.malformed))
-        var extraKey = AppAssertionOptions()
-        extraKey.object = {
-            $0[0] = 0xa3; $0 += [0x63, 0x66, 0x6f, 0x6f, 0x00]
-        }  // "foo": 0
-        try file.assert("assertion-extra-member", &phone, extraKey, expect: .reject(.malformed))
-        file.assertion(
-            "assertion-authdata-short", keyId: phone.keyId, clientData: Array("short".utf8),
-            object: CBOREncoder.encode(
-                CBORItem.map([
-                    (.text("signature"), .bytes([0x30, 0x00])),
-                    (.text("authenticatorData"), .bytes([UInt8](repeating: 1, count: 36))),
-                ])),
-            expect: .reject(.malformed))
-        files.append(file)
+            device: "malformed phone"
+        ) { file, phone in
+            file.attestation(
+                "attestation-not-cbor", keyId: phone.keyId, challenge: file.challenge("not-cbor"),
+                object: Array("not cbor".utf8), expect: .reject(.malformed))
+            try file.attest("attestation-trailing-byte", phone, expect: .reject(.malformed)) { $0.object = { $0.append(0x00) } }
+            try file.attest("attestation-certificate-truncated", phone, expect: .reject(.malformed)) {
+                $0.x5c = { $0[0] = Array($0[0].prefix(40)) }
+            }
+            try file.attest("attest", phone)
+            try file.assert("assertion-broken-cbor", &phone, expect: .reject(.malformed)) {
+                $0.object = { $0 = Array($0.prefix($0.count - 5)) }
+            }
+            // A third member, "foo": 0.
+            try file.assert("assertion-extra-member", &phone, expect: .reject(.malformed)) {
+                $0.object = {
+                    $0[0] = 0xa3; $0 += [0x63, 0x66, 0x6f, 0x6f, 0x00]
+                }
+            }
+            file.assertion(
+                "assertion-authdata-short", keyId: phone.keyId, clientData: Array("short".utf8),
+                object: CBOREncoder.encode(
+                    CBORItem.map([
+                        (.text("signature"), .bytes([0x30, 0x00])),
+                        (.text("authenticatorData"), .bytes([UInt8](repeating: 1, count: 36))),
+                    ])),
+                expect: .reject(.malformed))
+        }
 
-        // attestation
-        file = AppAttestFixtureFile(
+        try add(
             "app-attest/attestation.json",
             "App Attest: attestations whose statement does not verify (nonce, key id, AAGUID, counter, credential id, fmt, x5c)",
-            environment: .production, anchors: [authority.root.certificate])
-        phone = try device("attestation phone")
-        var nonce = AppAttestationOptions()
-        nonce.nonce = { $0[0] ^= 0x01 }
-        try file.attest("nonce-differs", phone, nonce, expect: .reject(.attestation))
-        let other = try device("another phone")
-        file.attestation(
-            "key-id-of-another-key", keyId: other.keyId, challenge: file.challenge("key-id-of-another-key"),
-            object: try phone.attest(challenge: file.challenge("key-id-of-another-key")), expect: .reject(.attestation))
-        var certified = AppAttestationOptions()
-        certified.certifiedKey = other.privateKey
-        try file.attest("credcert-certifies-another-key", phone, certified, expect: .reject(.attestation))
-        var development = AppAttestationOptions()
-        development.aaguid = AppAttestEnvironment.development.aaguid
-        try file.attest("aaguid-development-in-production", phone, development, expect: .reject(.attestation))
-        var unknownAAGUID = AppAttestationOptions()
-        unknownAAGUID.aaguid = Array("appattestxxxxxxx".utf8)
-        try file.attest("aaguid-unknown", phone, unknownAAGUID, expect: .reject(.attestation))
-        var counter = AppAttestationOptions()
-        counter.signCount = 1
-        try file.attest("counter-not-zero", phone, counter, expect: .reject(.attestation))
-        var credentialId = AppAttestationOptions()
-        credentialId.credentialId = other.keyId
-        try file.attest("credential-id-differs", phone, credentialId, expect: .reject(.attestation))
-        var noAttestedData = AppAttestationOptions()
-        noAttestedData.omitAttestedCredentialData = true
-        try file.attest("authdata-without-attested-credential-data", phone, noAttestedData, expect: .reject(.attestation))
-        var format = AppAttestationOptions()
-        format.format = "apple"
-        try file.attest("fmt-apple", phone, format, expect: .reject(.attestation))
-        var leafOnly = AppAttestationOptions()
-        leafOnly.x5c = { $0 = [$0[0]] }
-        try file.attest("x5c-without-intermediate", phone, leafOnly, expect: .reject(.attestation))
-        var noReceipt = AppAttestationOptions()
-        noReceipt.statement = { $0.removeAll { $0.0.text == "receipt" } }
-        try file.attest("receipt-missing", phone, noReceipt, expect: .reject(.attestation))
-        var noExtension = AppAttestationOptions()
-        noExtension.certificate = { $0.extraExtensions = [] }
-        try file.attest("nonce-extension-missing", phone, noExtension, expect: .reject(.attestation))
-        var looseExtension = AppAttestationOptions()
-        looseExtension.certificate = { builder in
-            builder.extraExtensions = [
-                CertificateExtension(
-                    oid: AppleAttestation.nonceExtensionOID, isCritical: false,
-                    value: DEREncoder.sequence([DEREncoder.octetString([UInt8](repeating: 7, count: 32))]))
+            device: "attestation phone"
+        ) { file, phone in
+            try file.attest("nonce-differs", phone, expect: .reject(.attestation)) { $0.nonce = { $0[0] ^= 0x01 } }
+            file.attestation(
+                "key-id-of-another-key", keyId: other.keyId, challenge: file.challenge("key-id-of-another-key"),
+                object: try phone.attest(challenge: file.challenge("key-id-of-another-key")), expect: .reject(.attestation))
+            let looseNonce = CertificateExtension(
+                oid: AppleAttestation.nonceExtensionOID, isCritical: false,
+                value: DEREncoder.sequence([DEREncoder.octetString([UInt8](repeating: 7, count: 32))]))
+            let edits: [(String, (inout AppAttestationOptions) -> Void)] = [
+                ("credcert-certifies-another-key", { $0.certifiedKey = other.privateKey }),
+                ("aaguid-development-in-production", { $0.aaguid = AppAttestEnvironment.development.aaguid }),
+                ("aaguid-unknown", { $0.aaguid = Array("appattestxxxxxxx".utf8) }),
+                ("counter-not-zero", { $0.signCount = 1 }),
+                ("credential-id-differs", { $0.credentialId = other.keyId }),
+                ("authdata-without-attested-credential-data", { $0.omitAttestedCredentialData = true }),
+                ("fmt-apple", { $0.format = "apple" }),
+                ("x5c-without-intermediate", { $0.x5c = { $0 = [$0[0]] } }),
+                ("receipt-missing", { $0.statement = { $0.removeAll { $0.0.text == "receipt" } } }),
+                ("nonce-extension-missing", { $0.certificate = { $0.extraExtensions = [] } }),
+                ("nonce-extension-without-explicit-tag", { $0.certificate = { $0.extraExtensions = [looseNonce] } }),
             ]
+            for (name, edit) in edits { try file.attest(name, phone, expect: .reject(.attestation), edit) }
+            try file.attest("attest", phone)
         }
-        try file.attest("nonce-extension-without-explicit-tag", phone, looseExtension, expect: .reject(.attestation))
-        try file.attest("attest", phone)
-        files.append(file)
 
-        // trust
-        file = AppAttestFixtureFile(
-            "app-attest/trust.json",
-            "App Attest: x5c chains that do not end in the configured root",
-            environment: .production, anchors: [authority.root.certificate])
-        phone = try device("trust phone")
-        var rogueChain = AppAttestationOptions()
-        rogueChain.authority = rogue
-        try file.attest("issued-under-another-root", phone, rogueChain, expect: .reject(.trust))
-        var swapped = AppAttestationOptions()
-        swapped.x5c = { $0[1] = rogue.intermediate.derBytes }
-        try file.attest("intermediate-of-another-root", phone, swapped, expect: .reject(.trust))
-        try file.attest("attest", phone)
-        files.append(file)
+        try add("app-attest/trust.json", "App Attest: x5c chains that do not end in the configured root", device: "trust phone") {
+            file, phone in
+            try file.attest("issued-under-another-root", phone, expect: .reject(.trust)) { $0.authority = rogue }
+            try file.attest("intermediate-of-another-root", phone, expect: .reject(.trust)) {
+                $0.x5c = { $0[1] = rogue.intermediate.derBytes }
+            }
+            try file.attest("attest", phone)
+        }
 
-        file = AppAttestFixtureFile(
+        try add(
             "app-attest/trust-default-root.json",
-            "App Attest: without policy.trustAnchors only Apple's App Attestation Root CA is trusted",
-            environment: .production, anchors: nil)
-        phone = try device("default root phone")
-        try file.attest("test-root-not-trusted", phone, expect: .reject(.trust))
-        files.append(file)
+            "App Attest: without policy.trustAnchors only Apple's App Attestation Root CA is trusted", testRoot: false,
+            device: "default root phone"
+        ) { file, phone in
+            try file.attest("test-root-not-trusted", phone, expect: .reject(.trust))
+        }
 
-        // rpIdHash
-        file = AppAttestFixtureFile(
-            "app-attest/rpIdHash.json",
-            "App Attest: rpIdHash that is not SHA-256 of teamId.bundleId",
-            environment: .production, anchors: [authority.root.certificate])
-        phone = try device("rpIdHash phone")
-        var otherApp = AppAttestationOptions()
-        otherApp.appId = "0352187391.com.example.other"
-        try file.attest("attestation-other-app", phone, otherApp, expect: .reject(.rpIdHash))
-        var bundleOnly = AppAttestationOptions()
-        bundleOnly.appId = app.bundleId
-        try file.attest("attestation-bundle-id-without-team", phone, bundleOnly, expect: .reject(.rpIdHash))
-        try file.attest("attest", phone)
-        var otherAppAssertion = AppAssertionOptions()
-        otherAppAssertion.appId = "0352187391.com.example.other"
-        try file.assert("assertion-other-app", &phone, otherAppAssertion, expect: .reject(.rpIdHash))
-        files.append(file)
+        try add("app-attest/rpIdHash.json", "App Attest: rpIdHash that is not SHA-256 of teamId.bundleId", device: "rpIdHash phone") {
+            file, phone in
+            try file.attest("attestation-other-app", phone, expect: .reject(.rpIdHash)) { $0.appId = "0352187391.com.example.other" }
+            try file.attest("attestation-bundle-id-without-team", phone, expect: .reject(.rpIdHash)) { $0.appId = app.bundleId }
+            try file.attest("attest", phone)
+            try file.assert("assertion-other-app", &phone, expect: .reject(.rpIdHash)) { $0.appId = "0352187391.com.example.other" }
+        }
 
-        // signature
-        file = AppAttestFixtureFile(
+        try add(
             "app-attest/signature.json",
             "App Attest: assertions whose signature does not verify over the nonce with the attested key",
-            environment: .production, anchors: [authority.root.certificate])
-        phone = try device("signature phone")
-        try file.attest("attest", phone)
-        var otherClientData = AppAssertionOptions()
-        otherClientData.signedClientData = Array("a different request".utf8)
-        try file.assert("signed-other-client-data", &phone, otherClientData, expect: .reject(.signature))
-        var otherKey = AppAssertionOptions()
-        otherKey.signingKey = other.privateKey
-        try file.assert("signed-by-another-key", &phone, otherKey, expect: .reject(.signature))
-        var flipped = AppAssertionOptions()
-        flipped.signature = { $0[$0.count - 1] ^= 0x01 }
-        try file.assert("signature-bit-flipped", &phone, flipped, expect: .reject(.signature))
-        var notDER = AppAssertionOptions()
-        notDER.signature = { $0 = Array($0.dropFirst(2)) }
-        try file.assert("signature-not-der", &phone, notDER, expect: .reject(.signature))
-        try file.assert("assert", &phone)
-        files.append(file)
+            device: "signature phone"
+        ) { file, phone in
+            try file.attest("attest", phone)
+            let edits: [(String, (inout AppAssertionOptions) -> Void)] = [
+                ("signed-other-client-data", { $0.signedClientData = Array("a different request".utf8) }),
+                ("signed-by-another-key", { $0.signingKey = other.privateKey }),
+                ("signature-bit-flipped", { $0.signature = { $0[$0.count - 1] ^= 0x01 } }),
+                ("signature-not-der", { $0.signature = { $0 = Array($0.dropFirst(2)) } }),
+            ]
+            for (name, edit) in edits { try file.assert(name, &phone, expect: .reject(.signature), edit) }
+            try file.assert("assert", &phone)
+        }
 
-        // signCount
-        file = AppAttestFixtureFile(
-            "app-attest/signCount.json",
-            "App Attest: assertions whose counter is not greater than the stored one",
-            environment: .production, anchors: [authority.root.certificate])
-        phone = try device("signCount phone")
-        try file.attest("attest", phone)
-        var zero = AppAssertionOptions()
-        zero.signCount = 0
-        try file.assert("counter-zero-after-attestation", &phone, zero, expect: .reject(.signCount))
-        try file.assert("assert-1", &phone)
-        var same = AppAssertionOptions()
-        same.signCount = 1
-        try file.assert("counter-repeated", &phone, same, expect: .reject(.signCount))
-        try file.assert("assert-2", &phone)
-        var regression = AppAssertionOptions()
-        regression.signCount = 1
-        try file.assert("counter-regressed", &phone, regression, expect: .reject(.signCount))
-        files.append(file)
+        try add(
+            "app-attest/signCount.json", "App Attest: assertions whose counter is not greater than the stored one",
+            device: "signCount phone"
+        ) { file, phone in
+            try file.attest("attest", phone)
+            try file.assert("counter-zero-after-attestation", &phone, expect: .reject(.signCount)) { $0.signCount = 0 }
+            try file.assert("assert-1", &phone)
+            try file.assert("counter-repeated", &phone, expect: .reject(.signCount)) { $0.signCount = 1 }
+            try file.assert("assert-2", &phone)
+            try file.assert("counter-regressed", &phone, expect: .reject(.signCount)) { $0.signCount = 1 }
+        }
 
-        // unknownCredential
-        file = AppAttestFixtureFile(
-            "app-attest/unknownCredential.json",
-            "App Attest: assertions for key ids that were never attested",
-            environment: .production, anchors: [authority.root.certificate])
-        phone = try device("known phone")
-        try file.attest("attest", phone)
-        var stranger = try device("stranger phone")
-        try file.assert("never-attested", &stranger, expect: .reject(.unknownCredential))
-        var rejected = try device("rejected phone")
-        var badNonce = AppAttestationOptions()
-        badNonce.nonce = { $0[31] ^= 0x80 }
-        try file.attest("attestation-rejected", rejected, badNonce, expect: .reject(.attestation))
-        try file.assert("after-rejected-attestation", &rejected, expect: .reject(.unknownCredential))
-        files.append(file)
+        try add(
+            "app-attest/unknownCredential.json", "App Attest: assertions for key ids that were never attested",
+            device: "known phone"
+        ) { file, phone in
+            try file.attest("attest", phone)
+            var stranger = try device("stranger phone")
+            try file.assert("never-attested", &stranger, expect: .reject(.unknownCredential))
+            var rejected = try device("rejected phone")
+            try file.attest("attestation-rejected", rejected, expect: .reject(.attestation)) { $0.nonce = { $0[31] ^= 0x80 } }
+            try file.assert("after-rejected-attestation", &rejected, expect: .reject(.unknownCredential))
+        }
         files.append(try challengeFile(authority: authority))
         return files
     }
@@ -398,10 +331,13 @@ struct AppAttestFixtureFile {
         challenge(name) + Array("POST /v1/orders {\"item\":42,\"ceremony\":\"\(name)\"}".utf8)
     }
 
+    /// Records an attestation by `device`, its options changed by `edit`.
     mutating func attest(
-        _ name: String, _ device: TestAppAttestDevice,
-        _ options: AppAttestationOptions = AppAttestationOptions(), expect: Expect = .accept
+        _ name: String, _ device: TestAppAttestDevice, expect: Expect = .accept,
+        _ edit: (inout AppAttestationOptions) -> Void = { _ in }
     ) throws {
+        var options = AppAttestationOptions()
+        edit(&options)
         let challenge = self.challenge(name)
         attestation(
             name, keyId: device.keyId, challenge: challenge, object: try device.attest(challenge: challenge, options),
@@ -426,12 +362,14 @@ struct AppAttestFixtureFile {
             ]))
     }
 
-    /// Records an assertion; with `challenge`, the ceremony names the challenge its client data begins with.
+    /// Records an assertion by `device`, its options changed by `edit`; with `challenge`, the
+    /// ceremony names the challenge its client data begins with.
     mutating func assert(
-        _ name: String, _ device: inout TestAppAttestDevice,
-        _ options: AppAssertionOptions = AppAssertionOptions(), challenge: Bool = false,
-        expect: Expect = .accept
+        _ name: String, _ device: inout TestAppAttestDevice, challenge: Bool = false, expect: Expect = .accept,
+        _ edit: (inout AppAssertionOptions) -> Void = { _ in }
     ) throws {
+        var options = AppAssertionOptions()
+        edit(&options)
         let clientData = self.clientData(name)
         let object = try device.assert(clientData: clientData, options)
         assertion(

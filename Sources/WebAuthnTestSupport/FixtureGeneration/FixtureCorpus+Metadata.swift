@@ -68,10 +68,18 @@ extension Corpus {
             made.aaguid = AAGUID(uuidString: aaguid(key))?.bytes ?? []
             return made
         }
-        func expectMetadata(_ file: inout FixtureFile, name: String, status: String) {
-            Self.addMetadataExpectation(&file, name: name, status: status)
-        }
         let trusted = FixtureFile.Verdict.attested(format: "packed", type: .basic, trusted: true)
+        let untrusted = FixtureFile.Verdict.attested(format: "packed", type: .basic, trusted: false)
+        /// Registers the authenticator `key` with `attestation` (packed under the vendor CA unless
+        /// given); `entry` names the metadata entry (status FIDO_CERTIFIED_L1) the verdict reports.
+        func register(
+            _ file: inout FixtureFile, _ name: String, _ key: String, tag: String = "", attestation: Auth.Attestation? = nil,
+            _ verdict: FixtureFile.Verdict, entry: String? = nil
+        ) throws {
+            try file.register(
+                name, try authenticator(file, key, tag: tag), options: .init(attestation: attestation ?? .packed(ca: vendor)), verdict)
+            if let entry { Self.addMetadataExpectation(&file, name: entry, status: "FIDO_CERTIFIED_L1") }
+        }
 
         var judged = FixtureFile(
             "metadata/judged-by-entry.json",
@@ -82,39 +90,23 @@ extension Corpus {
                 + "statement, Basic or AttCA, fits the AttCA-only entry; fido-u2f is found by its certificate's key identifier; "
                 + "an unlisted authenticator is accepted untrusted; another entry's roots do not anchor it")
         judged.policyMembers = [metadataMember(blob)]
-        try judged.register(
-            "register-listed", try authenticator(judged, "listed"), options: .init(attestation: .packed(ca: vendor)), trusted)
-        expectMetadata(&judged, name: "Metadata Test Key", status: "FIDO_CERTIFIED_L1")
-        try judged.register(
-            "register-listed-self", try authenticator(judged, "listed", tag: " self"), options: .init(attestation: .packedSelf),
-            .attested(format: "packed", type: .self, trusted: false))
-        expectMetadata(&judged, name: "Metadata Test Key", status: "FIDO_CERTIFIED_L1")
-        try judged.register(
-            "register-revoked", try authenticator(judged, "revoked"), options: .init(attestation: .packed(ca: vendor)),
-            .reject(.metadata))
-        try judged.register(
-            "register-user-verification-bypass", try authenticator(judged, "bypass"),
-            options: .init(attestation: .packed(ca: vendor)), .reject(.metadata))
+        try register(&judged, "register-listed", "listed", trusted, entry: "Metadata Test Key")
+        try register(
+            &judged, "register-listed-self", "listed", tag: " self", attestation: .packedSelf,
+            .attested(format: "packed", type: .self, trusted: false), entry: "Metadata Test Key")
+        try register(&judged, "register-revoked", "revoked", .reject(.metadata))
+        try register(&judged, "register-user-verification-bypass", "bypass", .reject(.metadata))
         // android-key verifies as Basic only (§8.4): an entry declaring only AttCA refuses it.
-        try judged.register(
-            "register-undeclared-attestation-type", try authenticator(judged, "attca-only"),
-            options: .init(attestation: .androidKey(ca: vendor)), .reject(.metadata))
+        try register(
+            &judged, "register-undeclared-attestation-type", "attca-only", attestation: .androidKey(ca: vendor), .reject(.metadata))
         // packed x5c is "Basic, AttCA or uncertainty" (§8.2): the entry's AttCA declaration fits.
-        try judged.register(
-            "register-packed-x5c-entry-declares-attca", try authenticator(judged, "attca-only", tag: " packed"),
-            options: .init(attestation: .packed(ca: vendor)), trusted)
-        expectMetadata(&judged, name: "AttCA Test Key", status: "FIDO_CERTIFIED_L1")
-        try judged.register(
-            "register-roots-of-another-vendor", try authenticator(judged, "other-roots"),
-            options: .init(attestation: .packed(ca: vendor)), .attested(format: "packed", type: .basic, trusted: false))
-        expectMetadata(&judged, name: "Other Roots Test Key", status: "FIDO_CERTIFIED_L1")
-        try judged.register(
-            "register-unlisted", try authenticator(judged, "unlisted"), options: .init(attestation: .packed(ca: vendor)),
-            .attested(format: "packed", type: .basic, trusted: false))
+        try register(&judged, "register-packed-x5c-entry-declares-attca", "attca-only", tag: " packed", trusted, entry: "AttCA Test Key")
+        try register(&judged, "register-roots-of-another-vendor", "other-roots", untrusted, entry: "Other Roots Test Key")
+        try register(&judged, "register-unlisted", "unlisted", untrusted)
         try judged.register(
             "register-u2f-by-key-identifier", u2f, options: .init(attestation: .fidoU2F(ca: vendor)),
             .attested(format: "fido-u2f", type: .basic, trusted: true))
-        expectMetadata(&judged, name: "Metadata Test U2F Key", status: "FIDO_CERTIFIED_L1")
+        Self.addMetadataExpectation(&judged, name: "Metadata Test U2F Key", status: "FIDO_CERTIFIED_L1")
 
         var required = FixtureFile(
             "metadata/require-entry-and-trust.json",
@@ -123,16 +115,9 @@ extension Corpus {
                 + "roots is refused (trust); a listed one chaining to its roots is accepted")
         required.requireTrustedAttestation = true
         required.policyMembers = [metadataMember(blob, requireEntry: true)]
-        try required.register(
-            "register-unlisted", try authenticator(required, "unlisted"),
-            options: .init(attestation: .packed(ca: vendor)), .reject(.metadata))
-        try required.register(
-            "register-roots-of-another-vendor", try authenticator(required, "other-roots"),
-            options: .init(attestation: .packed(ca: vendor)), .reject(.trust))
-        try required.register(
-            "register-listed", try authenticator(required, "listed"), options: .init(attestation: .packed(ca: vendor)),
-            trusted)
-        expectMetadata(&required, name: "Metadata Test Key", status: "FIDO_CERTIFIED_L1")
+        try register(&required, "register-unlisted", "unlisted", .reject(.metadata))
+        try register(&required, "register-roots-of-another-vendor", "other-roots", .reject(.trust))
+        try register(&required, "register-listed", "listed", trusted, entry: "Metadata Test Key")
 
         // BLOBs that must not be used: every registration is refused with metadata.
         let start = TestMetadataService.reference, end = start.addingTimeInterval(86_400 * 365)
@@ -161,24 +146,19 @@ extension Corpus {
         ]
         var files = [judged, required]
         for item in refused {
-            let (stem, what, member) = (item.stem, item.what, item.member)
-            var file = FixtureFile(
-                "metadata/blob-\(stem).json",
-                "Registration with a FIDO metadata BLOB \(what): the BLOB is refused, so is every registration (metadata)")
-            file.policyMembers = [member]
-            try file.register(
-                "register-listed", try authenticator(file, "listed"), options: .init(attestation: .packed(ca: vendor)),
-                .reject(.metadata))
-            try file.register("register-none", try authenticator(file, "unlisted"), attestation: "none", .reject(.metadata))
-            files.append(file)
+            files.append(
+                try Self.refusedBLOBFile(
+                    "metadata/blob-\(item.stem).json",
+                    "Registration with a FIDO metadata BLOB \(item.what): the BLOB is refused, so is every registration (metadata)",
+                    member: item.member, listed: ("register-listed", "listed"), vendor: vendor,
+                    authenticator: { try authenticator($0, $1) }))
         }
         var clean = FixtureFile(
             "metadata/blob-crls-clean.json",
             "Registration with a FIDO metadata BLOB and CRLs for its root and intermediate that list "
                 + "other serials: the BLOB verifies")
         clean.policyMembers = [metadataMember(blob, crls: [cleanCRL, rootCRL])]
-        try clean.register("register-listed", try authenticator(clean, "listed"), options: .init(attestation: .packed(ca: vendor)), trusted)
-        expectMetadata(&clean, name: "Metadata Test Key", status: "FIDO_CERTIFIED_L1")
+        try register(&clean, "register-listed", "listed", trusted, entry: "Metadata Test Key")
         files.append(clean)
         files += try metadataPolicyFiles(mds: mds, vendor: vendor)
         return files
@@ -189,6 +169,20 @@ extension Corpus {
         let stem: String
         let what: String
         let member: (String, FixtureValue)
+    }
+
+    /// A file whose BLOB (`member`) is refused: a packed registration of the listed authenticator
+    /// and a `none` one of an unlisted authenticator are both refused (metadata).
+    static func refusedBLOBFile(
+        _ path: String, _ description: String, member: (String, FixtureValue), listed: (name: String, key: String),
+        vendor: Auth.CA, authenticator: (FixtureFile, String) throws -> TestAuthenticator
+    ) throws -> FixtureFile {
+        var file = FixtureFile(path, description)
+        file.policyMembers = [member]
+        try file.register(
+            listed.name, try authenticator(file, listed.key), options: .init(attestation: .packed(ca: vendor)), .reject(.metadata))
+        try file.register("register-none", try authenticator(file, "unlisted"), attestation: "none", .reject(.metadata))
+        return file
     }
 
     /// The `policy.metadata` member.

@@ -59,109 +59,123 @@ extension Corpus {
             made.aaguid = AAGUID(uuidString: aaguids[key] ?? "")?.bytes ?? []
             return made
         }
-        let packed = Auth.RegistrationOptions(attestation: .packed(ca: vendor))
         let trusted = FixtureFile.Verdict.attested(format: "packed", type: .basic, trusted: true)
         let untrusted = FixtureFile.Verdict.attested(format: "packed", type: .basic, trusted: false)
-        func expect(_ file: inout FixtureFile, _ members: [(String, FixtureValue)]) {
-            file.editLastCeremony { $0.edit("expect") { expect in for (key, value) in members { expect.set(key, value) } } }
+        /// A packed registration of the authenticator `key`; `expect` adds members to its expectation.
+        func register(
+            _ file: inout FixtureFile, _ name: String, _ key: String, tag: String = "", _ verdict: FixtureFile.Verdict,
+            expect members: [(String, FixtureValue)] = []
+        ) throws {
+            try file.register(name, try authenticator(file, key, tag: tag), options: .init(attestation: .packed(ca: vendor)), verdict)
+            if !members.isEmpty {
+                file.editLastCeremony { $0.edit("expect") { expect in for (key, value) in members { expect.set(key, value) } } }
+            }
+        }
+        /// The expectation members of an authenticator the BLOB lists: its entry's name and latest status.
+        func named(_ name: String, _ status: String) -> [(String, FixtureValue)] {
+            [("authenticatorName", .string(name)), ("metadataStatus", .string(status))]
         }
         var files: [FixtureFile] = []
+        /// A file whose `policy.metadata` is the BLOB's with `extra` members.
+        func add(
+            _ path: String, _ description: String, policy extra: [(String, FixtureValue)],
+            _ ceremonies: (inout FixtureFile) throws -> Void
+        ) throws {
+            var file = FixtureFile(path, description)
+            file.policyMembers = [policy(extra)]
+            try ceremonies(&file)
+            files.append(file)
+        }
 
-        var statuses = FixtureFile(
+        try add(
             "metadata/policy-refused-statuses.json",
             "FIDO metadata with policy.metadata.refusedStatuses [\"UPDATE_AVAILABLE\"]: the list replaces "
-                + "the default one, so UPDATE_AVAILABLE is refused (metadata) and a REVOKED entry is accepted")
-        statuses.policyMembers = [policy([("refusedStatuses", .array([.string("UPDATE_AVAILABLE")]))])]
-        try statuses.register(
-            "register-update-available", try authenticator(statuses, "update-available"), options: packed,
-            .reject(.metadata))
-        try statuses.register("register-revoked-not-refused", try authenticator(statuses, "revoked"), options: packed, trusted)
-        expect(&statuses, [("authenticatorName", .string("Revoked Policy Test Key")), ("metadataStatus", .string("REVOKED"))])
-        try statuses.register("register-level-1", try authenticator(statuses, "level-1"), options: packed, trusted)
-        expect(&statuses, [("authenticatorName", .string("Level 1 Test Key")), ("metadataStatus", .string("FIDO_CERTIFIED_L1"))])
-        files.append(statuses)
+                + "the default one, so UPDATE_AVAILABLE is refused (metadata) and a REVOKED entry is accepted",
+            policy: [("refusedStatuses", .array([.string("UPDATE_AVAILABLE")]))]
+        ) { file in
+            try register(&file, "register-update-available", "update-available", .reject(.metadata))
+            try register(&file, "register-revoked-not-refused", "revoked", trusted, expect: named("Revoked Policy Test Key", "REVOKED"))
+            try register(&file, "register-level-1", "level-1", trusted, expect: named("Level 1 Test Key", "FIDO_CERTIFIED_L1"))
+        }
 
-        var level = FixtureFile(
+        try add(
             "metadata/policy-minimum-certification-level.json",
             "FIDO metadata with policy.metadata.minimumCertificationLevel FIDO_CERTIFIED_L2: a level 1 "
                 + "entry is refused (metadata), a level 2 one accepted; an unlisted authenticator has no entry "
-                + "to hold to it and is accepted untrusted, with no name and no status (null expectations)")
-        level.policyMembers = [policy([("minimumCertificationLevel", .string("FIDO_CERTIFIED_L2"))])]
-        try level.register("register-level-1", try authenticator(level, "level-1"), options: packed, .reject(.metadata))
-        try level.register("register-level-2", try authenticator(level, "level-2"), options: packed, trusted)
-        expect(&level, [("authenticatorName", .string("Level 2 Test Key")), ("metadataStatus", .string("FIDO_CERTIFIED_L2"))])
-        try level.register("register-unlisted", try authenticator(level, "unlisted"), options: packed, untrusted)
-        expect(&level, [("authenticatorName", .null), ("metadataStatus", .null)])
-        files.append(level)
+                + "to hold to it and is accepted untrusted, with no name and no status (null expectations)",
+            policy: [("minimumCertificationLevel", .string("FIDO_CERTIFIED_L2"))]
+        ) { file in
+            try register(&file, "register-level-1", "level-1", .reject(.metadata))
+            try register(&file, "register-level-2", "level-2", trusted, expect: named("Level 2 Test Key", "FIDO_CERTIFIED_L2"))
+            try register(
+                &file, "register-unlisted", "unlisted", untrusted, expect: [("authenticatorName", .null), ("metadataStatus", .null)])
+        }
 
         // nextUpdate 2025-07-01: the BLOB is stale from 2025-07-02T00:00:00Z. Each ceremony is
         // issued ten seconds before it is received, so only the BLOB's age decides.
-        var refused = FixtureFile(
+        try add(
             "metadata/policy-stale-refused.json",
             "FIDO metadata with policy.metadata.acceptStale false: a registration received on the BLOB's "
                 + "nextUpdate day (its last millisecond) is accepted, one received the next day is refused "
-                + "(metadata), listed or not")
-        refused.policyMembers = [policy([("acceptStale", .bool(false))])]
-        try refused.register("received-on-next-update-day", try authenticator(refused, "level-2"), options: packed, trusted)
-        expect(&refused, [("metadataStale", .bool(false))])
-        refused.stamp(issuedAt: "2025-07-01T23:59:49.999Z", receivedAt: "2025-07-01T23:59:59.999Z")
-        try refused.register(
-            "received-the-day-after", try authenticator(refused, "level-2", tag: " late"), options: packed,
-            .reject(.metadata))
-        refused.stamp(issuedAt: "2025-07-01T23:59:50Z", receivedAt: "2025-07-02T00:00:00Z")
-        try refused.register(
-            "unlisted-received-the-day-after", try authenticator(refused, "unlisted"), options: packed,
-            .reject(.metadata))
-        refused.stamp(issuedAt: "2025-07-01T23:59:50Z", receivedAt: "2025-07-02T00:00:00Z")
-        files.append(refused)
+                + "(metadata), listed or not",
+            policy: [("acceptStale", .bool(false))]
+        ) { file in
+            try register(&file, "received-on-next-update-day", "level-2", trusted, expect: [("metadataStale", .bool(false))])
+            file.stamp(issuedAt: "2025-07-01T23:59:49.999Z", receivedAt: "2025-07-01T23:59:59.999Z")
+            try register(&file, "received-the-day-after", "level-2", tag: " late", .reject(.metadata))
+            file.stamp(issuedAt: "2025-07-01T23:59:50Z", receivedAt: "2025-07-02T00:00:00Z")
+            try register(&file, "unlisted-received-the-day-after", "unlisted", .reject(.metadata))
+            file.stamp(issuedAt: "2025-07-01T23:59:50Z", receivedAt: "2025-07-02T00:00:00Z")
+        }
 
-        var accepted = FixtureFile(
+        try add(
             "metadata/policy-stale-accepted.json",
             "FIDO metadata with policy.metadata.acceptStale true (the default of the replay): a "
                 + "registration received after the nextUpdate day is judged by the stale BLOB and "
-                + "reported with metadataStale")
-        accepted.policyMembers = [policy([("acceptStale", .bool(true))])]
-        try accepted.register("received-the-day-after", try authenticator(accepted, "level-2"), options: packed, trusted)
-        expect(&accepted, [("authenticatorName", .string("Level 2 Test Key")), ("metadataStale", .bool(true))])
-        accepted.stamp(issuedAt: "2025-07-01T23:59:50Z", receivedAt: "2025-07-02T00:00:00Z")
-        files.append(accepted)
+                + "reported with metadataStale",
+            policy: [("acceptStale", .bool(true))]
+        ) { file in
+            try register(
+                &file, "received-the-day-after", "level-2", trusted,
+                expect: [("authenticatorName", .string("Level 2 Test Key")), ("metadataStale", .bool(true))])
+            file.stamp(issuedAt: "2025-07-01T23:59:50Z", receivedAt: "2025-07-02T00:00:00Z")
+        }
 
-        var rollback = FixtureFile(
-            "metadata/blob-rollback.json",
-            "FIDO metadata BLOB no 7 where the relying party already held no 8 "
-                + "(policy.metadata.previousNumber): an older BLOB is refused, so is every registration (metadata)")
-        rollback.policyMembers = [policy([("previousNumber", .int(8))])]
-        try rollback.register("register-level-2", try authenticator(rollback, "level-2"), options: packed, .reject(.metadata))
-        try rollback.register("register-none", try authenticator(rollback, "unlisted"), attestation: "none", .reject(.metadata))
-        files.append(rollback)
+        files.append(
+            try Self.refusedBLOBFile(
+                "metadata/blob-rollback.json",
+                "FIDO metadata BLOB no 7 where the relying party already held no 8 "
+                    + "(policy.metadata.previousNumber): an older BLOB is refused, so is every registration (metadata)",
+                member: policy([("previousNumber", .int(8))]), listed: ("register-level-2", "level-2"), vendor: vendor,
+                authenticator: { try authenticator($0, $1) }))
 
-        var sticky = FixtureFile(
+        try add(
             "metadata/policy-compromise-sticky.json",
             "FIDO metadata: an ATTESTATION_KEY_COMPROMISE report naming no certificate, followed by "
-                + "UPDATE_AVAILABLE, still refuses every chain of the entry (metadata); the leaked key stays leaked")
-        let defaults: [(String, FixtureValue)] = []
-        sticky.policyMembers = [policy(defaults)]
-        try sticky.register(
-            "register-after-later-report", try authenticator(sticky, "compromised"), options: packed,
-            .reject(.metadata))
-        files.append(sticky)
+                + "UPDATE_AVAILABLE, still refuses every chain of the entry (metadata); the leaked key stays leaked",
+            policy: []
+        ) { file in
+            try register(&file, "register-after-later-report", "compromised", .reject(.metadata))
+        }
 
-        var latest = FixtureFile(
+        try add(
             "metadata/policy-compromise-latest-report.json",
             "FIDO metadata with policy.metadata.trustLeakedAttestationKeysAfterLaterReport true: the "
-                + "latest report (UPDATE_AVAILABLE) alone decides, so the same authenticator is accepted")
-        latest.policyMembers = [policy([("trustLeakedAttestationKeysAfterLaterReport", .bool(true))])]
-        try latest.register("register-after-later-report", try authenticator(latest, "compromised"), options: packed, trusted)
-        expect(&latest, [("authenticatorName", .string("Leaked Key Test Key")), ("metadataStatus", .string("UPDATE_AVAILABLE"))])
-        files.append(latest)
+                + "latest report (UPDATE_AVAILABLE) alone decides, so the same authenticator is accepted",
+            policy: [("trustLeakedAttestationKeysAfterLaterReport", .bool(true))]
+        ) { file in
+            try register(
+                &file, "register-after-later-report", "compromised", trusted, expect: named("Leaked Key Test Key", "UPDATE_AVAILABLE"))
+        }
 
-        var same = FixtureFile(
+        try add(
             "metadata/blob-previous-number.json",
             "FIDO metadata BLOB no 7 where the relying party held no 7 (the same BLOB downloaded again, "
-                + "policy.metadata.previousNumber): accepted")
-        same.policyMembers = [policy([("previousNumber", .int(7))])]
-        try same.register("register-level-2", try authenticator(same, "level-2"), options: packed, trusted)
-        files.append(same)
+                + "policy.metadata.previousNumber): accepted",
+            policy: [("previousNumber", .int(7))]
+        ) { file in
+            try register(&file, "register-level-2", "level-2", trusted)
+        }
         return files
     }
 }

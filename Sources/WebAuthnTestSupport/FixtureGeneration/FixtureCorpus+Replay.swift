@@ -8,10 +8,8 @@ import WebAuthnRP
 /// first branch). Every file replays at ``FixtureFile/verificationTime`` (T below).
 extension Corpus {
     func replayMemberFiles() throws -> [FixtureFile] {
-        [
-            try registrationLifetime(), try authenticationLifetime(), try registrationAnsweredByAssertion(),
-            try authenticationAnsweredByAttestation(), try usernameFirst(), try fractionalVerificationTime(), try relatedOrigins(),
-        ]
+        [try registrationLifetime(), try authenticationLifetime()] + (try challengesAnsweredByTheOtherCeremony())
+            + [try usernameFirst(), try fractionalVerificationTime(), try relatedOrigins()]
     }
 
     /// `policy.verificationTime` with a fraction of a second: the clock is read to the
@@ -125,45 +123,51 @@ extension Corpus {
         return file
     }
 
-    /// A challenge issued for a registration, answered by a valid assertion of a known credential.
-    func registrationAnsweredByAssertion() throws -> FixtureFile {
-        var file = FixtureFile(
+    /// A challenge issued for one ceremony and answered by a valid response of the other (an
+    /// assertion of a known credential for a registration, a registration of a new credential for
+    /// a login) is challenge. Nothing is stored: afterwards the new authenticator registers and the
+    /// known credential logs in.
+    func challengesAnsweredByTheOtherCeremony() throws -> [FixtureFile] {
+        func answer(
+            _ file: inout FixtureFile, _ name: String, kind: CeremonyKind, options: FixtureValue, response: FixtureValue,
+            fresh: TestAuthenticator, known: inout TestAuthenticator
+        ) throws {
+            file.add(name, kind: kind, options: options, response: response, expect: FixtureFile.reject(.challenge))
+            try file.register("control-registration-accepted", fresh, .accept)
+            try file.authenticate("control-login-accepted", &known, .accept)
+        }
+
+        var registration = FixtureFile(
             "registration/challenge-kind.json",
             "Registration: a challenge issued for a registration answered by an assertion (a valid one, "
                 + "of a credential in the file's credentials) is challenge")
-        var known = try file.authenticator("known")
-        file.preload(known)
-        let name = "assertion-answers-registration-challenge"
-        let challenge = file.challenge(name)
-        let options = FixtureJSONForms.creationOptions(
-            challenge: challenge, rpId: "example.org", user: known.userHandle,
-            userName: "\(name)@example.org", algorithms: FixtureFile.offered,
+        var known = try registration.authenticator("known")
+        registration.preload(known)
+        let assertionName = "assertion-answers-registration-challenge"
+        let creationChallenge = registration.challenge(assertionName)
+        let creationOptions = FixtureJSONForms.creationOptions(
+            challenge: creationChallenge, rpId: "example.org", user: known.userHandle,
+            userName: "\(assertionName)@example.org", algorithms: FixtureFile.offered,
             userVerification: .preferred, attestation: "direct")
-        let assertion = FixtureJSONForms.authenticationResponse(try known.authenticate(challenge: challenge))
-        file.add(name, kind: .registration, options: options, response: assertion, expect: FixtureFile.reject(.challenge))
-        try file.register("control-registration-accepted", try file.authenticator("fresh"), .accept)
-        try file.authenticate("control-login-accepted", &known, .accept)
-        return file
-    }
+        try answer(
+            &registration, assertionName, kind: .registration, options: creationOptions,
+            response: FixtureJSONForms.authenticationResponse(try known.authenticate(challenge: creationChallenge)),
+            fresh: try registration.authenticator("fresh"), known: &known)
 
-    /// A challenge issued for an authentication, answered by a valid attestation response.
-    func authenticationAnsweredByAttestation() throws -> FixtureFile {
-        var (file, auth) = try loginFile(
+        var (authentication, auth) = try loginFile(
             "authentication/challenge-kind.json",
             "Authentication: a challenge issued for a login answered by a registration response "
                 + "(a valid one, of a new credential) is challenge")
-        let fresh = try file.authenticator("fresh")
-        let name = "attestation-answers-login-challenge"
-        let challenge = file.challenge(name)
-        let options = FixtureJSONForms.requestOptions(
-            challenge: challenge, rpId: "example.org", allowCredentials: [],
-            userVerification: .preferred)
-        let attestation = FixtureJSONForms.registrationResponse(try fresh.register(challenge: challenge))
-        file.add(name, kind: .authentication, options: options, response: attestation, expect: FixtureFile.reject(.challenge))
-        // Nothing was stored: the same authenticator registers afterwards, and the first credential logs in.
-        try file.register("control-registration-accepted", fresh, .accept)
-        try file.authenticate("control-login-accepted", &auth, .accept)
-        return file
+        let fresh = try authentication.authenticator("fresh")
+        let attestationName = "attestation-answers-login-challenge"
+        let requestChallenge = authentication.challenge(attestationName)
+        try answer(
+            &authentication, attestationName, kind: .authentication,
+            options: FixtureJSONForms.requestOptions(
+                challenge: requestChallenge, rpId: "example.org", allowCredentials: [], userVerification: .preferred),
+            response: FixtureJSONForms.registrationResponse(try fresh.register(challenge: requestChallenge)), fresh: fresh,
+            known: &auth)
+        return [registration, authentication]
     }
 
     /// `user`: the RP identified the user before the ceremony. Only that user's credentials

@@ -108,6 +108,8 @@ struct Corpus {
     /// One attestation format of the matrix: which credential algorithms it can carry, how
     /// the test authenticator makes it, and the verdict a relying party must reach.
     struct FormatCase {
+        /// The `fmt` of the statement.
+        let format: String
         /// The folder below `attestation/`.
         let folder: String
         /// What the description says about the statement.
@@ -116,6 +118,22 @@ struct Corpus {
         let stems: Set<String>
         let attestation: (Corpus) -> Auth.Attestation
         let verdict: FixtureFile.Verdict
+
+        /// A case of the format `fmt`, in the folder named after it unless `folder` is given,
+        /// verified as `fmt` with attestation `type`; `trusted` when the statement chains to the
+        /// fixtures' CA.
+        init(
+            _ fmt: String, folder: String? = nil, _ summary: String, stems: Set<String> = allStems,
+            type: AttestationType, trusted: Bool = true, attestation: @escaping (Corpus) -> Auth.Attestation
+        ) {
+            format = fmt
+            self.folder = folder ?? fmt
+            self.summary = summary
+            self.stems = stems
+            self.attestation = attestation
+            verdict = .attested(format: fmt, type: type, trusted: trusted)
+        }
+
         /// Whether the statement chains to the fixtures' CA (then trust is required).
         var chained: Bool { if case .attested(_, _, true) = verdict { return true } else { return false } }
     }
@@ -126,71 +144,44 @@ struct Corpus {
 
     /// The format matrix, derived from the library's one list of formats
     /// (`AttestationFormatList`): each format's cases, in list order.
-    static var formats: [FormatCase] { AttestationFormatList.identifiers.flatMap(formatCases(for:)) }
+    static var formats: [FormatCase] {
+        AttestationFormatList.identifiers.flatMap { fmt in formatCases.filter { $0.format == fmt } }
+    }
 
-    /// The cases generated for the format `fmt`. `android-safetynet` has none: its JWS is signed
-    /// under Google's attestation root, which the test CA cannot stand in for in a replayable
-    /// file; `AndroidSafetyNetAttestationTests` builds its statements. A format added to the list
+    /// The cases generated per format. `android-safetynet` has none: its JWS is signed under
+    /// Google's attestation root, which the test CA cannot stand in for in a replayable file;
+    /// `AndroidSafetyNetAttestationTests` builds its statements. A format added to the list
     /// without cases here is caught by `FixtureCorpusTests`.
-    static func formatCases(for fmt: String) -> [FormatCase] {
-        switch fmt {
-        case "none":
-            return [
-                FormatCase(
-                    folder: "none", summary: "none attestation", stems: allStems, attestation: { _ in .none },
-                    verdict: .attested(format: "none", type: .none, trusted: false))
-            ]
-        case "packed":
-            return [
-                FormatCase(
-                    folder: "packed-self", summary: "packed self attestation", stems: allStems,
-                    attestation: { _ in .packedSelf }, verdict: .attested(format: "packed", type: .self, trusted: false)),
-                FormatCase(
-                    folder: "packed-x5c", summary: "packed attestation with x5c (an ES256 leaf issued by the fixtures' test CA)",
-                    stems: allStems, attestation: { .packed(ca: $0.ca) },
-                    verdict: .attested(format: "packed", type: .basic, trusted: true)),
-            ]
-        case "fido-u2f":
-            return [
-                FormatCase(
-                    folder: "fido-u2f", summary: "fido-u2f attestation (a P-256 leaf issued by the fixtures' test CA)",
-                    stems: ["es256"], attestation: { .fidoU2F(ca: $0.ca) },
-                    verdict: .attested(format: "fido-u2f", type: .basic, trusted: true))
-            ]
-        case "tpm":
-            return [
-                FormatCase(
-                    folder: "tpm", summary: "tpm attestation (an RSA-2048 AIK certificate issued by the fixtures' test CA)",
-                    stems: tpmStems, attestation: { .tpm(ca: $0.ca) },
-                    verdict: .attested(format: "tpm", type: .attCA, trusted: true))
-            ]
-        case "android-key":
-            return [
-                FormatCase(
-                    folder: "android-key",
-                    summary: "android-key attestation (the credential key's certificate, issued by the "
-                        + "fixtures' test CA, with a TEE key description)", stems: allStems, attestation: { .androidKey(ca: $0.ca) },
-                    verdict: .attested(format: "android-key", type: .basic, trusted: true))
-            ]
-        case "apple":
-            return [
-                FormatCase(
-                    folder: "apple",
-                    summary: "apple anonymous attestation (credCert for the credential key, issued by the "
-                        + "fixtures' test CA, carrying the nonce)", stems: allStems, attestation: { .apple(ca: $0.ca) },
-                    verdict: .attested(format: "apple", type: .anonCA, trusted: true))
-            ]
-        case "compound":
-            return [
-                FormatCase(
-                    folder: "compound",
-                    summary: "compound attestation (packed x5c and android-key, both chaining to the "
-                        + "fixtures' test CA)", stems: allStems,
-                    attestation: { .compound([.packed(ca: $0.ca), .androidKey(ca: $0.ca)]) },
-                    verdict: .attested(format: "compound", type: .basic, trusted: true))
-            ]
-        default: return []
-        }
+    static var formatCases: [FormatCase] {
+        [
+            FormatCase("none", "none attestation", type: .none, trusted: false) { _ in .none },
+            FormatCase("packed", folder: "packed-self", "packed self attestation", type: .self, trusted: false) { _ in .packedSelf },
+            FormatCase(
+                "packed", folder: "packed-x5c", "packed attestation with x5c (an ES256 leaf issued by the fixtures' test CA)",
+                type: .basic
+            ) { .packed(ca: $0.ca) },
+            FormatCase("fido-u2f", "fido-u2f attestation (a P-256 leaf issued by the fixtures' test CA)", stems: ["es256"], type: .basic) {
+                .fidoU2F(ca: $0.ca)
+            },
+            FormatCase(
+                "tpm", "tpm attestation (an RSA-2048 AIK certificate issued by the fixtures' test CA)", stems: tpmStems,
+                type: .attCA
+            ) { .tpm(ca: $0.ca) },
+            FormatCase(
+                "android-key",
+                "android-key attestation (the credential key's certificate, issued by the fixtures' test CA, "
+                    + "with a TEE key description)", type: .basic
+            ) { .androidKey(ca: $0.ca) },
+            FormatCase(
+                "apple",
+                "apple anonymous attestation (credCert for the credential key, issued by the fixtures' test CA, "
+                    + "carrying the nonce)", type: .anonCA
+            ) { .apple(ca: $0.ca) },
+            FormatCase(
+                "compound", "compound attestation (packed x5c and android-key, both chaining to the fixtures' test CA)",
+                type: .basic
+            ) { .compound([.packed(ca: $0.ca), .androidKey(ca: $0.ca)]) },
+        ]
     }
 
     func allFiles() throws -> [FixtureFile] {
@@ -254,12 +245,13 @@ struct Corpus {
     func registrationFiles() throws -> [FixtureFile] {
         var files: [FixtureFile] = []
 
-        var type = FixtureFile("registration/type.json", "Registration: clientData.type must be webauthn.create")
-        let typeAuth = try type.authenticator("main")
-        try type.register("type-webauthn-get", typeAuth, options: clientData { $0.type = "webauthn.get" }, .reject(.type))
-        try type.register("type-wrong-case", typeAuth, options: clientData { $0.type = "webauthn.Create" }, .reject(.type))
-        try type.register("control-accepted", typeAuth, .accept)
-        files.append(type)
+        files.append(
+            try registrationRejections(
+                "registration/type.json", "Registration: clientData.type must be webauthn.create", .type,
+                [
+                    ("type-webauthn-get", clientData { $0.type = "webauthn.get" }),
+                    ("type-wrong-case", clientData { $0.type = "webauthn.Create" }),
+                ]))
 
         var challenge = FixtureFile(
             "registration/challenge.json",
@@ -274,28 +266,20 @@ struct Corpus {
             response: accepted.response, expect: FixtureFile.reject(.challenge))
         files.append(challenge)
 
-        var origin = FixtureFile(
-            "registration/origin.json",
-            "Registration: the origin must be an allowed origin, exactly; no cross-origin iframes expected")
-        let originAuth = try origin.authenticator("main")
-        for (name, value) in [
+        let foreignOrigins = [
             ("origin-foreign", "https://evil.example"), ("origin-subdomain", "https://login.example.org"),
             ("origin-http", "http://example.org"), ("origin-other-port", "https://example.org:8443"),
             ("origin-suffix-lookalike", "https://example.org.evil.example"),
-        ] {
-            try origin.register(name, originAuth, options: clientData { $0.origin = value }, .reject(.origin))
-        }
-        try origin.register("cross-origin-unexpected", originAuth, options: clientData { $0.crossOrigin = true }, .reject(.origin))
-        try origin.register(
-            "top-origin-unexpected", originAuth,
-            options: clientData {
-                $0.crossOrigin = true; $0.topOrigin = "https://example.com"
-            }, .reject(.origin))
-        try origin.register(
-            "top-origin-without-cross-origin", originAuth,
-            options: clientData { $0.topOrigin = "https://example.com" }, .reject(.origin))
-        try origin.register("control-accepted", originAuth, .accept)
-        files.append(origin)
+        ]
+        files.append(
+            try registrationRejections(
+                "registration/origin.json",
+                "Registration: the origin must be an allowed origin, exactly; no cross-origin iframes expected", .origin,
+                foreignOrigins.map { name, value in (name, clientData { $0.origin = value }) } + [
+                    ("cross-origin-unexpected", clientData { $0.crossOrigin = true }),
+                    ("top-origin-unexpected", clientData { ($0.crossOrigin, $0.topOrigin) = (true, "https://example.com") }),
+                    ("top-origin-without-cross-origin", clientData { $0.topOrigin = "https://example.com" }),
+                ]))
 
         var cross = FixtureFile(
             "registration/origin-cross-origin.json",
@@ -306,21 +290,13 @@ struct Corpus {
             ("topOrigins", .array([.string("https://example.com")])),
         ])
         let crossAuth = try cross.authenticator("main")
-        try cross.register(
-            "top-origin-not-allowed", crossAuth,
-            options: clientData {
-                $0.crossOrigin = true; $0.topOrigin = "https://evil.example"
-            }, .reject(.origin))
-        try cross.register(
-            "top-origin-without-cross-origin", crossAuth,
-            options: clientData {
-                $0.crossOrigin = false; $0.topOrigin = "https://example.com"
-            }, .reject(.origin))
-        try cross.register(
-            "cross-origin-accepted", crossAuth,
-            options: clientData {
-                $0.crossOrigin = true; $0.topOrigin = "https://example.com"
-            }, .accept)
+        for (name, crossOrigin, topOrigin, verdict) in [
+            ("top-origin-not-allowed", true, "https://evil.example", FixtureFile.Verdict.reject(.origin)),
+            ("top-origin-without-cross-origin", false, "https://example.com", .reject(.origin)),
+            ("cross-origin-accepted", true, "https://example.com", .accept),
+        ] {
+            try cross.register(name, crossAuth, options: clientData { ($0.crossOrigin, $0.topOrigin) = (crossOrigin, topOrigin) }, verdict)
+        }
         files.append(cross)
 
         var rpId = FixtureFile("registration/rpIdHash.json", "Registration: rpIdHash must be SHA-256 of the RP ID")
@@ -335,12 +311,10 @@ struct Corpus {
         try rpId.register("control-accepted", try rpId.authenticator("main"), .accept)
         files.append(rpId)
 
-        var presence = FixtureFile("registration/userPresence.json", "Registration: the UP flag must be set")
-        let presenceAuth = try presence.authenticator("main")
-        try presence.register("up-clear", presenceAuth, options: flags([]), .reject(.userPresence))
-        try presence.register("up-clear-uv-set", presenceAuth, options: flags([.userVerified]), .reject(.userPresence))
-        try presence.register("control-accepted", presenceAuth, .accept)
-        files.append(presence)
+        files.append(
+            try registrationRejections(
+                "registration/userPresence.json", "Registration: the UP flag must be set", .userPresence,
+                [("up-clear", flags([])), ("up-clear-uv-set", flags([.userVerified]))]))
 
         var verification = FixtureFile(
             "registration/userVerification.json",
@@ -434,26 +408,18 @@ struct Corpus {
             "Registration: attestation statements that do not verify (signature, §8.2.1 certificate "
                 + "requirements, format rules, unknown formats)")
         let es256 = try file.authenticator("main")
-        var options = Auth.RegistrationOptions()
-
-        options.attestation = .packedSelf
-        options.statement = { Self.flipLastByte(of: "sig", in: &$0) }
-        try file.register("packed-self-bad-signature", es256, options: options, .reject(.attestation))
-
-        options = Auth.RegistrationOptions()
-        options.attestation = .packedSelf
-        options.statement = { Self.replace("alg", with: .int(Int64(COSEAlgorithm.rs256.rawValue)), in: &$0) }
-        try file.register("packed-self-alg-mismatch", es256, options: options, .reject(.attestation))
-
-        options = Auth.RegistrationOptions()
-        options.attestation = .packed(ca: ca)
-        options.statement = { Self.flipLastByte(of: "sig", in: &$0) }
-        try file.register("packed-x5c-bad-signature", es256, options: options, .reject(.attestation))
-
-        options = Auth.RegistrationOptions()
-        options.attestation = .packed(ca: ca)
-        options.statement = { Self.replace("sig", with: nil, in: &$0) }
-        try file.register("packed-x5c-sig-missing", es256, options: options, .reject(.attestation))
+        let statementEdits: [(String, Auth.Attestation, (inout [(CBORItem, CBORItem)]) -> Void)] = [
+            ("packed-self-bad-signature", .packedSelf, { Self.flipLastByte(of: "sig", in: &$0) }),
+            ("packed-self-alg-mismatch", .packedSelf, { Self.replace("alg", with: .int(Int64(COSEAlgorithm.rs256.rawValue)), in: &$0) }),
+            ("packed-x5c-bad-signature", .packed(ca: ca), { Self.flipLastByte(of: "sig", in: &$0) }),
+            ("packed-x5c-sig-missing", .packed(ca: ca), { Self.replace("sig", with: nil, in: &$0) }),
+        ]
+        var options: Auth.RegistrationOptions
+        for (name, attestation, edit) in statementEdits {
+            options = Auth.RegistrationOptions(attestation: attestation)
+            options.statement = edit
+            try file.register(name, es256, options: options, .reject(.attestation))
+        }
 
         let leafEdits: [(String, (inout CertificateBuilder) -> Void)] = [
             (
@@ -644,6 +610,31 @@ struct Corpus {
 
     // MARK: Authentication rejections
 
+    /// A file where `main` (ES256, none attestation) registers once per case, each refused with
+    /// `category`, then once unchanged (`control-accepted`).
+    func registrationRejections(
+        _ path: String, _ description: String, _ category: WebAuthnError.Category,
+        _ cases: [(name: String, options: Auth.RegistrationOptions)]
+    ) throws -> FixtureFile {
+        var file = FixtureFile(path, description)
+        let authenticator = try file.authenticator("main")
+        for (name, options) in cases { try file.register(name, authenticator, options: options, .reject(category)) }
+        try file.register("control-accepted", authenticator, .accept)
+        return file
+    }
+
+    /// A ``loginFile(_:_:flags:)`` where `main` logs in once per case, each refused with
+    /// `category`, then once unchanged (`control-accepted`).
+    func authenticationRejections(
+        _ path: String, _ description: String, _ category: WebAuthnError.Category,
+        _ cases: [(name: String, options: Auth.AuthenticationOptions)]
+    ) throws -> FixtureFile {
+        var (file, authenticator) = try loginFile(path, description)
+        for (name, options) in cases { try file.authenticate(name, &authenticator, options: options, .reject(category)) }
+        try file.authenticate("control-accepted", &authenticator, .accept)
+        return file
+    }
+
     /// A file that starts by registering `main` (ES256, none attestation).
     func loginFile(
         _ path: String, _ description: String, flags: AuthenticatorFlags = [.userPresent, .userVerified]
@@ -659,12 +650,10 @@ struct Corpus {
     func authenticationFiles() throws -> [FixtureFile] {
         var files: [FixtureFile] = []
 
-        var (type, typeAuth) = try loginFile("authentication/type.json", "Authentication: clientData.type must be webauthn.get")
-        try type.authenticate(
-            "type-webauthn-create", &typeAuth, options: login { $0.clientData = { $0.type = "webauthn.create" } },
-            .reject(.type))
-        try type.authenticate("control-accepted", &typeAuth, .accept)
-        files.append(type)
+        files.append(
+            try authenticationRejections(
+                "authentication/type.json", "Authentication: clientData.type must be webauthn.get", .type,
+                [("type-webauthn-create", login { $0.clientData = { $0.type = "webauthn.create" } })]))
 
         var (challenge, challengeAuth) = try loginFile(
             "authentication/challenge.json",
@@ -680,18 +669,16 @@ struct Corpus {
         try challenge.authenticate("login-after-replay", &challengeAuth, .accept)
         files.append(challenge)
 
-        var (origin, originAuth) = try loginFile("authentication/origin.json", "Authentication: the origin must be allowed")
-        for (name, value) in [
+        let foreignOrigins = [
             ("origin-foreign", "https://evil.example"), ("origin-http", "http://example.org"),
             ("origin-subdomain", "https://login.example.org"),
-        ] {
-            try origin.authenticate(name, &originAuth, options: login { $0.clientData = { $0.origin = value } }, .reject(.origin))
-        }
-        try origin.authenticate(
-            "cross-origin-unexpected", &originAuth,
-            options: login { $0.clientData = { $0.crossOrigin = true } }, .reject(.origin))
-        try origin.authenticate("control-accepted", &originAuth, .accept)
-        files.append(origin)
+        ]
+        files.append(
+            try authenticationRejections(
+                "authentication/origin.json", "Authentication: the origin must be allowed", .origin,
+                foreignOrigins.map { name, value in (name, login { $0.clientData = { $0.origin = value } }) } + [
+                    ("cross-origin-unexpected", login { $0.clientData = { $0.crossOrigin = true } })
+                ]))
 
         var (rpId, rpIdAuth) = try loginFile("authentication/rpIdHash.json", "Authentication: rpIdHash must be SHA-256 of the RP ID")
         var elsewhere = rpIdAuth
@@ -701,13 +688,10 @@ struct Corpus {
         try rpId.authenticate("control-accepted", &rpIdAuth, .accept)
         files.append(rpId)
 
-        var (presence, presenceAuth) = try loginFile("authentication/userPresence.json", "Authentication: the UP flag must be set")
-        try presence.authenticate("up-clear", &presenceAuth, options: login { $0.flags = [] }, .reject(.userPresence))
-        try presence.authenticate(
-            "up-clear-uv-set", &presenceAuth, options: login { $0.flags = [.userVerified] },
-            .reject(.userPresence))
-        try presence.authenticate("control-accepted", &presenceAuth, .accept)
-        files.append(presence)
+        files.append(
+            try authenticationRejections(
+                "authentication/userPresence.json", "Authentication: the UP flag must be set", .userPresence,
+                [("up-clear", login { $0.flags = [] }), ("up-clear-uv-set", login { $0.flags = [.userVerified] })]))
 
         var (verification, verificationAuth) = try loginFile(
             "authentication/userVerification.json",
@@ -824,16 +808,26 @@ struct Corpus {
         return file
     }
 
+    /// Logs in once per entry, the authenticator reporting the entry's counter.
+    func logIn(
+        _ file: inout FixtureFile, _ authenticator: inout TestAuthenticator,
+        counters: [(name: String, signCount: UInt32, verdict: FixtureFile.Verdict)]
+    ) throws {
+        for (name, signCount, verdict) in counters {
+            try file.authenticate(name, &authenticator, options: login { $0.signCount = signCount }, verdict)
+        }
+    }
+
     func counterFiles() throws -> [FixtureFile] {
         var (strict, auth) = try loginFile(
             "authentication/signCount.json",
             "Authentication: the signature counter must increase (possible cloned authenticator)")
-        try strict.authenticate("count-5", &auth, options: login { $0.signCount = 5 }, .accept)
-        try strict.authenticate("count-5-again", &auth, options: login { $0.signCount = 5 }, .reject(.signCount))
-        try strict.authenticate("count-3", &auth, options: login { $0.signCount = 3 }, .reject(.signCount))
-        try strict.authenticate("count-0", &auth, options: login { $0.signCount = 0 }, .reject(.signCount))
-        try strict.authenticate("count-6", &auth, options: login { $0.signCount = 6 }, .accept)
-        try strict.authenticate("count-4000000000", &auth, options: login { $0.signCount = 4_000_000_000 }, .accept)
+        try logIn(
+            &strict, &auth,
+            counters: [
+                ("count-5", 5, .accept), ("count-5-again", 5, .reject(.signCount)), ("count-3", 3, .reject(.signCount)),
+                ("count-0", 0, .reject(.signCount)), ("count-6", 6, .accept), ("count-4000000000", 4_000_000_000, .accept),
+            ])
 
         var zero = FixtureFile(
             "authentication/signCount-zero.json",
@@ -850,9 +844,7 @@ struct Corpus {
         lenient.allowCounterRegression = true
         var lenientAuth = try lenient.authenticator("main")
         try lenient.register("register", lenientAuth, .accept)
-        try lenient.authenticate("count-5", &lenientAuth, options: login { $0.signCount = 5 }, .accept)
-        try lenient.authenticate("count-5-again", &lenientAuth, options: login { $0.signCount = 5 }, .accept)
-        try lenient.authenticate("count-2", &lenientAuth, options: login { $0.signCount = 2 }, .accept)
+        try logIn(&lenient, &lenientAuth, counters: [("count-5", 5, .accept), ("count-5-again", 5, .accept), ("count-2", 2, .accept)])
 
         var preloaded = FixtureFile(
             "authentication/preloaded-credentials.json",
@@ -861,8 +853,7 @@ struct Corpus {
         preloaded.preload(known, signCount: 10)
         var synced = try preloaded.authenticator("synced")
         preloaded.preload(synced, signCount: 0, backupEligible: true)
-        try preloaded.authenticate("count-10-not-greater", &known, options: login { $0.signCount = 10 }, .reject(.signCount))
-        try preloaded.authenticate("count-11", &known, options: login { $0.signCount = 11 }, .accept)
+        try logIn(&preloaded, &known, counters: [("count-10-not-greater", 10, .reject(.signCount)), ("count-11", 11, .accept)])
         try preloaded.authenticate(
             "synced-accepted", &synced,
             options: login { $0.flags = [.userPresent, .userVerified, .backupEligible, .backupState] }, .accept)

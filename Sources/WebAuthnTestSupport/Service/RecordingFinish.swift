@@ -30,48 +30,61 @@ extension RelyingPartyService {
     /// decode it (an undecodable body goes to ``CeremonyRecording/init(unparsedBody:kind:error:challenge:service:receivedAt:)``),
     /// then finish with an observer.
     package func finishRegistrationRecording(
-        jsonData: Data, challenge: CeremonyChallenge = .fromClientData,
-        now: Date
+        jsonData: Data, challenge: CeremonyChallenge = .fromClientData, now: Date
     ) async throws -> RecordedCeremony<VerifiedRegistration> {
-        try await finishRecording(
-            jsonData: jsonData, kind: .registration, challenge: challenge, now: now,
-            decode: RegistrationResponse.init(jsonData:),
-            finish: { try await finishRegistration($0, challenge: challenge, now: now, observer: $1) })
+        try await finishRecording(RegistrationResponse.self, .registration, jsonData: jsonData, challenge: challenge, now: now)
     }
 
     /// ``finishRegistrationRecording(jsonData:challenge:now:)`` for an authentication.
     package func finishAuthenticationRecording(
-        jsonData: Data, challenge: CeremonyChallenge = .fromClientData,
-        now: Date
+        jsonData: Data, challenge: CeremonyChallenge = .fromClientData, now: Date
     ) async throws -> RecordedCeremony<VerifiedAuthentication> {
-        try await finishRecording(
-            jsonData: jsonData, kind: .authentication, challenge: challenge, now: now,
-            decode: AuthenticationResponse.init(jsonData:),
-            finish: { try await finishAuthentication($0, challenge: challenge, now: now, observer: $1) })
+        try await finishRecording(AuthenticationResponse.self, .authentication, jsonData: jsonData, challenge: challenge, now: now)
     }
 
     /// Decodes the body (recording an undecodable one as such), then finishes with a kept
     /// observer; both ceremonies take this one path.
-    private func finishRecording<Response, Verified: Sendable>(
-        jsonData: Data, kind: CeremonyKind, challenge: CeremonyChallenge, now: Date,
-        decode: (Data) throws(WebAuthnError) -> Response,
-        finish: (Response, KeptRecording) async throws -> Verified
-    ) async throws -> RecordedCeremony<Verified> {
+    private func finishRecording<Response: RecordableResponse>(
+        _: Response.Type, _ kind: CeremonyKind, jsonData: Data, challenge: CeremonyChallenge, now: Date
+    ) async throws -> RecordedCeremony<Response.Verified> {
         let response: Response
-        do { response = try decode(jsonData) } catch {
+        do { response = try Response(jsonData: jsonData) } catch {
             return RecordedCeremony(
                 result: .failure(error),
                 recording: CeremonyRecording(
                     unparsedBody: jsonData, kind: kind, error: error, challenge: challenge, service: self, receivedAt: now))
         }
         let observer = KeptRecording()
-        let result: Result<Verified, WebAuthnError>
+        let result: Result<Response.Verified, WebAuthnError>
         do {
-            result = .success(try await finish(response, observer))
+            result = .success(try await response.finish(on: self, challenge: challenge, now: now, observer: observer))
         } catch let error as WebAuthnError {
             result = .failure(error)
         }
         guard let recording = observer.recording else { throw NoRecording() }
         return RecordedCeremony(result: result, recording: recording)
+    }
+}
+
+/// A response the recording finish takes: its decoder and the service's finish for it.
+private protocol RecordableResponse {
+    associatedtype Verified: Sendable
+    init(jsonData: Data) throws(WebAuthnError)
+    func finish(on service: RelyingPartyService, challenge: CeremonyChallenge, now: Date, observer: KeptRecording) async throws -> Verified
+}
+
+extension RegistrationResponse: RecordableResponse {
+    fileprivate func finish(
+        on service: RelyingPartyService, challenge: CeremonyChallenge, now: Date, observer: KeptRecording
+    ) async throws -> VerifiedRegistration {
+        try await service.finishRegistration(self, challenge: challenge, now: now, observer: observer)
+    }
+}
+
+extension AuthenticationResponse: RecordableResponse {
+    fileprivate func finish(
+        on service: RelyingPartyService, challenge: CeremonyChallenge, now: Date, observer: KeptRecording
+    ) async throws -> VerifiedAuthentication {
+        try await service.finishAuthentication(self, challenge: challenge, now: now, observer: observer)
     }
 }
