@@ -11,7 +11,7 @@ import WebAuthnRP
 enum AppAttestTargets {
     static let all: [FuzzTarget] = [attestation, assertion]
 
-    static let app = AppAttestApp(teamId: "0352187391", bundleId: "com.example.app")
+    static let app = AppleApp(teamId: "0352187391", bundleId: "com.example.app")
     /// 2025-06-01T00:00:00Z, the fixtures' verification time.
     static let time = Date(timeIntervalSince1970: 1_748_736_000)
 
@@ -84,7 +84,7 @@ enum AppAttestTargets {
         let (first, verified) = run()
         check.requireSame(first, run().0, "verifying twice gives the same verdict")
         if let verified {
-            let rpIdHash = Digest.sha256.hash(Array(app.appId.utf8))
+            let rpIdHash = Digest.sha256.hash(Array(app.appID.utf8))
             check.require(
                 verified.updatedKey.signCount > storedKey.signCount && verified.authenticatorData.rpIdHash.elementsEqual(rpIdHash),
                 "an accepted assertion advances the counter and names the app", "\(verified.updatedKey)")

@@ -46,7 +46,7 @@ enum AppAttestReplay {
             let issuedAt = ceremony.issuedAt ?? setup.now
             try await challenges.issue(
                 IssuedChallenge(
-                    challenge: challenge, kind: kind, rpId: setup.app.appId, issuedAt: issuedAt,
+                    challenge: challenge, kind: kind, rpId: setup.app.appID, issuedAt: issuedAt,
                     expiresAt: issuedAt.addingTimeInterval(setup.challengeLifetime)),
                 now: issuedAt)
         }
@@ -149,7 +149,7 @@ enum AppAttestReplay {
 
     /// The app, environment, anchors, clock and starting keys a file describes.
     struct Setup {
-        let app: AppAttestApp
+        let app: AppleApp
         let environment: AppAttestEnvironment
         let trustAnchors: [Certificate]
         let keys: [AttestedAppKey]
@@ -158,7 +158,7 @@ enum AppAttestReplay {
         let challengeLifetime: TimeInterval
 
         init(fixture: AppAttestFixture, file: String) throws(FixtureError) {
-            app = AppAttestApp(teamId: fixture.app.teamId, bundleId: fixture.app.bundleId)
+            app = AppleApp(teamId: fixture.app.teamId, bundleId: fixture.app.bundleId)
             if let text = fixture.app.environment {
                 guard let parsed = AppAttestEnvironment(rawValue: text) else {
                     throw FixtureError(

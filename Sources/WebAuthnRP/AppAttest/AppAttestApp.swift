@@ -1,27 +1,9 @@
 import WebAuthnCrypto
 
-/// The app whose instances attest keys: its App ID is `teamId.bundleId`, and App Attest's
-/// `rpIdHash` is SHA-256 of that App ID (Apple, "Validating apps that connect to your server").
-public struct AppAttestApp: Sendable, Hashable {
-    /// The ten-character Apple Developer Team ID, for example `0352187391`.
-    public let teamId: String
-    /// The app's bundle identifier, for example `com.example.app`.
-    public let bundleId: String
-
-    /// Names an app.
-    /// - Parameters:
-    ///   - teamId: the Team ID.
-    ///   - bundleId: the bundle identifier.
-    public init(teamId: String, bundleId: String) {
-        self.teamId = teamId
-        self.bundleId = bundleId
-    }
-
-    /// `teamId + "." + bundleId`.
-    public var appId: String { teamId + "." + bundleId }
-
-    /// SHA-256 of the App ID's UTF-8 bytes: the `rpIdHash` every attestation and assertion carries.
-    var rpIdHash: [UInt8] { Digest.sha256.hash(Array(appId.utf8)) }
+extension AppleApp {
+    /// SHA-256 of the App ID's UTF-8 bytes: App Attest's `rpIdHash`, which every attestation and
+    /// assertion carries (Apple, "Validating apps that connect to your server").
+    var rpIdHash: [UInt8] { Digest.sha256.hash(Array(appID.utf8)) }
 }
 
 /// Which App Attest environment issued a key. Apple marks it in the attestation's AAGUID;

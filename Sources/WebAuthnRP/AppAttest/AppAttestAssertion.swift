@@ -61,10 +61,10 @@ extension AppAttestVerifier {
 
         // 4. "Compute the SHA256 hash of the client's App ID, and verify that it matches the RP ID in
         //    the authenticator data."
-        try trace.check(AppAttestStep.assertion(4), "rpIdHash is SHA-256 of the App ID", detail: app.appId) {
+        try trace.check(AppAttestStep.assertion(4), "rpIdHash is SHA-256 of the App ID", detail: app.appID) {
             () throws(WebAuthnError) in
             guard authData.rpIdHash.elementsEqual(app.rpIdHash) else {
-                throw WebAuthnError(.rpIdHash, "rpIdHash is not SHA-256 of \"\(app.appId)\"")
+                throw WebAuthnError(.rpIdHash, "rpIdHash is not SHA-256 of \"\(app.appID)\"")
             }
         }
 

@@ -87,10 +87,10 @@ extension AppAttestVerifier {
 
         // 6. "Compute the SHA256 hash of your app's App ID, and verify that it's the same as the
         //    authenticator data's RP ID hash."
-        try trace.check(AppAttestStep.attestation(6), "rpIdHash is SHA-256 of the App ID", detail: app.appId) {
+        try trace.check(AppAttestStep.attestation(6), "rpIdHash is SHA-256 of the App ID", detail: app.appID) {
             () throws(WebAuthnError) in
             guard authData.rpIdHash.elementsEqual(app.rpIdHash) else {
-                throw WebAuthnError(.rpIdHash, "rpIdHash is not SHA-256 of \"\(app.appId)\"")
+                throw WebAuthnError(.rpIdHash, "rpIdHash is not SHA-256 of \"\(app.appID)\"")
             }
         }
 

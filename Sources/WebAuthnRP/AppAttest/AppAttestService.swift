@@ -64,7 +64,7 @@ public struct AppAttestService: Sendable {
     ///     App Attestation Root CA alone).
     ///   - keys: the key store (default: bounded, in memory).
     public init(
-        app: AppAttestApp, environment: AppAttestEnvironment,
+        app: AppleApp, environment: AppAttestEnvironment,
         trustAnchors: [Certificate] = AppAttestRootCA.trustAnchors,
         keys: any AppAttestKeyStore = InMemoryAppAttestKeyStore()
     ) {

@@ -10,7 +10,7 @@ import WebAuthnCrypto
 /// step names Apple's step (`App Attest attestation step 4`).
 package struct AppAttestVerifier: Sendable {
     /// The app whose instances attest (its App ID gives the `rpIdHash`).
-    let app: AppAttestApp
+    let app: AppleApp
     /// The environment whose AAGUID attestations must carry.
     let environment: AppAttestEnvironment
     /// The roots an attestation's `x5c` chain must end in.
@@ -26,7 +26,7 @@ package struct AppAttestVerifier: Sendable {
     ///   - trustAnchors: the roots to trust.
     ///   - cache: what to keep between ceremonies, or nil.
     package init(
-        app: AppAttestApp, environment: AppAttestEnvironment, trustAnchors: [Certificate],
+        app: AppleApp, environment: AppAttestEnvironment, trustAnchors: [Certificate],
         cache: VerificationCache? = nil
     ) {
         self.app = app

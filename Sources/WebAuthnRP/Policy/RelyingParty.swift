@@ -219,12 +219,14 @@ enum OriginMatcher {
     }
 }
 
-/// An iOS, iPadOS or macOS app whose passkeys belong to the relying party: its App ID is
-/// `<teamId>.<bundleId>` (the `webcredentials` entry of `apple-app-site-association`).
+/// An iOS, iPadOS or macOS app, named by its App ID `<teamId>.<bundleId>`: an app whose
+/// passkeys belong to the relying party (the `webcredentials` entry of
+/// `apple-app-site-association`), or the app whose instances attest keys with App Attest
+/// (``AppAttestService``; the `rpIdHash` there is SHA-256 of the App ID).
 public struct AppleApp: Sendable, Hashable {
-    /// The 10-character Apple Developer Team ID.
+    /// The 10-character Apple Developer Team ID, for example `0352187391`.
     public let teamId: String
-    /// The bundle identifier.
+    /// The bundle identifier, for example `com.example.app`.
     public let bundleId: String
 
     /// Creates an app description.

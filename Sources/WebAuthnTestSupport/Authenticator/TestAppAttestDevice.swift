@@ -95,7 +95,7 @@ package struct TestAppAttestDevice: Sendable {
     }
 
     /// The app the device's builds belong to.
-    package var app: AppAttestApp
+    package var app: AppleApp
     /// The environment it attests in.
     package var environment: AppAttestEnvironment
     /// The authority that issues its credCerts.
@@ -111,7 +111,7 @@ package struct TestAppAttestDevice: Sendable {
     ///   - app: the app.
     ///   - environment: the environment.
     ///   - authority: the issuing test CA.
-    package init(seed: String, app: AppAttestApp, environment: AppAttestEnvironment, authority: Authority) throws {
+    package init(seed: String, app: AppleApp, environment: AppAttestEnvironment, authority: Authority) throws {
         self.app = app
         self.environment = environment
         self.authority = authority
@@ -146,7 +146,7 @@ package struct TestAppAttestDevice: Sendable {
     /// - Returns: the attestation object.
     package func attest(clientDataHash: [UInt8], _ options: AttestationOptions = AttestationOptions()) throws -> [UInt8] {
         let authority = options.authority ?? self.authority
-        let appId = options.appId ?? app.appId
+        let appId = options.appId ?? app.appID
         let coseKey = try privateKey.coseKey(algorithm: .es256)
         let authData =
             TestAuthData(
@@ -201,7 +201,7 @@ package struct TestAppAttestDevice: Sendable {
     package mutating func assert(clientData: [UInt8], _ options: AssertionOptions = AssertionOptions()) throws -> [UInt8] {
         let counter = options.signCount ?? (signCount + 1)
         signCount = counter
-        let authData = TestAuthData(rpId: options.appId ?? app.appId, flags: [], signCount: counter).bytes
+        let authData = TestAuthData(rpId: options.appId ?? app.appID, flags: [], signCount: counter).bytes
         let nonce = Digest.sha256.hash(authData + Digest.sha256.hash(options.signedClientData ?? clientData))
         var signature = try (options.signingKey ?? privateKey).sign(nonce, algorithm: .es256)
         options.signature(&signature)

@@ -8,7 +8,7 @@ import WebAuthnRP
 /// of the fixture specification's "Apple App Attest ceremonies" plus accepted ceremonies in
 /// both environments.
 enum AppAttestFixtureCorpus {
-    static let app = AppAttestApp(teamId: "0352187391", bundleId: "com.example.app")
+    static let app = AppleApp(teamId: "0352187391", bundleId: "com.example.app")
 
     /// Every file of the group, rendered, with paths not already taken in `paths`.
     static func rendered(excluding paths: inout Set<String>) throws -> [FixtureWriter.RenderedFile] {

@@ -10,7 +10,7 @@ import WebAuthnTestSupport
 /// device with exactly one thing wrong, so it fails only when that step's check is missing.
 @Suite("App Attest verifier")
 struct AppAttestVerifierTests {
-    static let app = AppAttestApp(teamId: "0352187391", bundleId: "com.example.app")
+    static let app = AppleApp(teamId: "0352187391", bundleId: "com.example.app")
     static let now = Date(timeIntervalSince1970: 1_748_736_000)  // 2025-06-01
     static let authority = try! TestAppAttestDevice.Authority.make(seed: "unit app attest root")
     static let rogue = try! TestAppAttestDevice.Authority.make(name: "Rogue", seed: "unit rogue root")
@@ -258,7 +258,7 @@ struct AppAttestVerifierTests {
         // WebAuthn authenticator data still refuses the same map when ED is clear.
         let phone = try Self.device()
         let authData =
-            TestAuthData(rpId: Self.app.appId, flags: [], credentialKey: try phone.privateKey.coseKey(algorithm: .es256)).bytes + map
+            TestAuthData(rpId: Self.app.appID, flags: [], credentialKey: try phone.privateKey.coseKey(algorithm: .es256)).bytes + map
         #expect(throws: WebAuthnError(.malformed, "")) { try AuthenticatorData(bytes: authData) }
         #expect(try AuthenticatorData(bytes: authData[...], unannouncedExtensions: .acceptedAsOneMap).extensions != nil)
     }

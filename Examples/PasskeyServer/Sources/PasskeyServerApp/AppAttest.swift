@@ -20,7 +20,7 @@ struct AppAttestSettings: Sendable {
 
     var mode: Mode = .off
     /// The app's Team ID and bundle ID; its App ID's hash is every attestation's `rpIdHash`.
-    var app: AppAttestApp?
+    var app: AppleApp?
     /// Distributed builds attest in `production`, builds with the development entitlement in `development`.
     var environment: AppAttestEnvironment = .production
     /// A PEM file of the roots to trust instead of Apple's App Attestation Root CA (tests use their own).
@@ -41,7 +41,7 @@ struct AppAttestSettings: Sendable {
         settings.rootPEMPath = env["APP_ATTEST_ROOT_PEM"].flatMap { $0.isEmpty ? nil : $0 }
         let team = env["APP_ATTEST_TEAM_ID"].flatMap { $0.isEmpty ? nil : $0 } ?? appleApps.first?.teamId
         let bundle = env["APP_ATTEST_BUNDLE_ID"].flatMap { $0.isEmpty ? nil : $0 } ?? appleApps.first?.bundleId
-        if let team, let bundle { settings.app = AppAttestApp(teamId: team, bundleId: bundle) }
+        if let team, let bundle { settings.app = AppleApp(teamId: team, bundleId: bundle) }
         guard settings.mode == .off || settings.app != nil else {
             throw ConfigError(
                 "APP_ATTEST=\(settings.mode.rawValue) needs the app: APP_ATTEST_TEAM_ID and APP_ATTEST_BUNDLE_ID (or APPLE_TEAM_ID and APPLE_BUNDLE_IDS)"
@@ -100,8 +100,8 @@ struct AppAttestChallenges: Sendable {
     /// Longer than any token either mode issues (a sealed token is about 500 characters).
     static let maximumLength = 2_048
 
-    init(app: AppAttestApp, challenges: any ChallengeStore, sealing: SealedChallengeKey?, replay: any SealedChallengeReplayStore) {
-        marker = "app-attest:" + app.appId
+    init(app: AppleApp, challenges: any ChallengeStore, sealing: SealedChallengeKey?, replay: any SealedChallengeReplayStore) {
+        marker = "app-attest:" + app.appID
         self.challenges = challenges
         self.sealing = sealing
         self.replay = replay
@@ -167,7 +167,7 @@ struct AppAttest: Sendable {
         let keys: any AppAttestKeyStore = database.map { PostgresAppAttestKeyStore(database: $0) } ?? InMemoryAppAttestKeyStore()
         let anchors = try settings.trustAnchors()
         logger.info(
-            "App Attest \(settings.mode.rawValue) for \(app.appId), \(settings.environment.rawValue), roots: \(settings.rootPEMPath ?? "Apple's")"
+            "App Attest \(settings.mode.rawValue) for \(app.appID), \(settings.environment.rawValue), roots: \(settings.rootPEMPath ?? "Apple's")"
         )
         return AppAttest(
             settings: settings,

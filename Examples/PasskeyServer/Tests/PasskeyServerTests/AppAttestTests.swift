@@ -14,7 +14,7 @@ import WebAuthnRP
 /// for on token refresh and on an app's new passkey, each refusal (with nothing changed), and
 /// the three modes. A software device attests under a test root given to the server as a PEM.
 @Suite struct AppAttestTests {
-    static let app = AppAttestApp(teamId: "ABCDE12345", bundleId: "org.example.app")
+    static let app = AppleApp(teamId: "ABCDE12345", bundleId: "org.example.app")
 
     static func config(
         _ mode: AppAttestSettings.Mode, authority: SoftwareAppAttestDevice.Authority,
@@ -81,7 +81,7 @@ import WebAuthnRP
     @Test func attestThenRefreshWithAnAssertion() async throws {
         let authority = try SoftwareAppAttestDevice.Authority()
         try await AppTests.app(try Self.config(.required, authority: authority)).test(.router) { client in
-            var device = SoftwareAppAttestDevice(authority: authority, appId: Self.app.appId)
+            var device = SoftwareAppAttestDevice(authority: authority, appId: Self.app.appID)
             let attested = try await Self.attest(client, device)
             #expect(attested.status == .created)
             #expect(try AppTests.object(attested)["environment"] as? String == "production")
@@ -114,7 +114,7 @@ import WebAuthnRP
     @Test func everyRefusalChangesNothing() async throws {
         let authority = try SoftwareAppAttestDevice.Authority()
         try await AppTests.app(try Self.config(.required, authority: authority)).test(.router) { client in
-            var device = SoftwareAppAttestDevice(authority: authority, appId: Self.app.appId)
+            var device = SoftwareAppAttestDevice(authority: authority, appId: Self.app.appID)
             #expect(try await Self.attest(client, device).status == .created)
             let (pair, _) = try await TokenTests.tokens(client, "bea")
             let body = "grant_type=refresh_token&refresh_token=\(pair.refresh)"
@@ -139,7 +139,7 @@ import WebAuthnRP
             #expect(forged.status == .unauthorized && Self.code(forged) == "challenge")
 
             // An unknown key (never attested).
-            var stranger = SoftwareAppAttestDevice(authority: authority, appId: Self.app.appId)
+            var stranger = SoftwareAppAttestDevice(authority: authority, appId: Self.app.appID)
             var challenge = try await Self.challenge(client)
             var assertion = try stranger.assert(clientData: Self.clientData("POST", "/oauth/token", body, "challenge=" + challenge))
             let unknown = try await Self.refresh(client, pair.refresh, headers: Self.headers(stranger, assertion, challenge: challenge))
@@ -183,7 +183,7 @@ import WebAuthnRP
     @Test func replayedCounterIsRefusedAndTheTokenStaysUnrotated() async throws {
         let authority = try SoftwareAppAttestDevice.Authority()
         try await AppTests.app(try Self.config(.required, authority: authority)).test(.router) { client in
-            var device = SoftwareAppAttestDevice(authority: authority, appId: Self.app.appId)
+            var device = SoftwareAppAttestDevice(authority: authority, appId: Self.app.appID)
             #expect(try await Self.attest(client, device).status == .created)
             let (pair, _) = try await TokenTests.tokens(client, "cleo")
             let body = "grant_type=refresh_token&refresh_token=\(pair.refresh)"
@@ -218,7 +218,7 @@ import WebAuthnRP
         let authority = try SoftwareAppAttestDevice.Authority()
         try await AppTests.app(try Self.config(.required, authority: authority)).test(.router) { client in
             // A development key on a production server: refused, not stored.
-            var development = SoftwareAppAttestDevice(authority: authority, appId: Self.app.appId, development: true)
+            var development = SoftwareAppAttestDevice(authority: authority, appId: Self.app.appID, development: true)
             let refused = try await Self.attest(client, development)
             #expect(refused.status == .forbidden)
             let (pair, _) = try await TokenTests.tokens(client, "dora")
@@ -229,15 +229,15 @@ import WebAuthnRP
                 Self.code(try await Self.refresh(client, pair.refresh, headers: Self.headers(development, assertion, challenge: challenge)))
                     == "unknown-key")
             // Under a root the server does not trust.
-            let elsewhere = SoftwareAppAttestDevice(authority: try SoftwareAppAttestDevice.Authority(), appId: Self.app.appId)
+            let elsewhere = SoftwareAppAttestDevice(authority: try SoftwareAppAttestDevice.Authority(), appId: Self.app.appID)
             #expect(try await Self.attest(client, elsewhere).status == .forbidden)
             // For another app.
             let other = SoftwareAppAttestDevice(authority: authority, appId: "ABCDE12345.org.example.other")
             #expect(try await Self.attest(client, other).status == .forbidden)
             // A challenge used twice, and one never issued.
-            let device = SoftwareAppAttestDevice(authority: authority, appId: Self.app.appId)
+            let device = SoftwareAppAttestDevice(authority: authority, appId: Self.app.appID)
             let used = try await Self.challenge(client)
-            let first = SoftwareAppAttestDevice(authority: authority, appId: Self.app.appId)
+            let first = SoftwareAppAttestDevice(authority: authority, appId: Self.app.appID)
             #expect(try await Self.attest(client, first, challenge: used).status == .created)
             #expect(try await Self.attest(client, device, challenge: used).status == .badRequest)
             #expect(try await Self.attest(client, device, challenge: "never-issued").status == .badRequest)
@@ -258,7 +258,7 @@ import WebAuthnRP
     @Test func addingAPasskeyWithABearerTokenNeedsAnAssertion() async throws {
         let authority = try SoftwareAppAttestDevice.Authority()
         try await AppTests.app(try Self.config(.required, authority: authority)).test(.router) { client in
-            var device = SoftwareAppAttestDevice(authority: authority, appId: Self.app.appId)
+            var device = SoftwareAppAttestDevice(authority: authority, appId: Self.app.appID)
             #expect(try await Self.attest(client, device).status == .created)
             let (pair, passkey) = try await TokenTests.tokens(client, "edna")
             var app = Client(client)
@@ -313,7 +313,7 @@ import WebAuthnRP
     @Test func optionalAndOff() async throws {
         let authority = try SoftwareAppAttestDevice.Authority()
         try await AppTests.app(try Self.config(.optional, authority: authority)).test(.router) { client in
-            var device = SoftwareAppAttestDevice(authority: authority, appId: Self.app.appId)
+            var device = SoftwareAppAttestDevice(authority: authority, appId: Self.app.appID)
             #expect(try await Self.attest(client, device).status == .created)
             let (pair, _) = try await TokenTests.tokens(client, "gus")
             // Without the headers: passes.
@@ -343,12 +343,12 @@ import WebAuthnRP
     @Test func sealedChallengesAreSingleUse() async throws {
         let authority = try SoftwareAppAttestDevice.Authority()
         try await AppTests.app(try Self.config(.required, authority: authority, sealed: true)).test(.router) { client in
-            let device = SoftwareAppAttestDevice(authority: authority, appId: Self.app.appId)
+            let device = SoftwareAppAttestDevice(authority: authority, appId: Self.app.appID)
             let challenge = try await Self.challenge(client)
             #expect(challenge.count > 60)  // a sealed token, not a stored challenge's 43 characters
             let attestation = try device.attest(challenge: challenge)
             #expect(try await Self.attest(client, device, challenge: challenge, attestation: attestation).status == .created)
-            let second = SoftwareAppAttestDevice(authority: authority, appId: Self.app.appId)
+            let second = SoftwareAppAttestDevice(authority: authority, appId: Self.app.appID)
             #expect(try await Self.attest(client, second, challenge: challenge).status == .badRequest)
         }
     }
@@ -356,11 +356,11 @@ import WebAuthnRP
     @Test func developmentServerTakesDevelopmentKeys() async throws {
         let authority = try SoftwareAppAttestDevice.Authority()
         try await AppTests.app(try Self.config(.required, authority: authority, environment: .development)).test(.router) { client in
-            let development = SoftwareAppAttestDevice(authority: authority, appId: Self.app.appId, development: true)
+            let development = SoftwareAppAttestDevice(authority: authority, appId: Self.app.appID, development: true)
             let attested = try await Self.attest(client, development)
             #expect(attested.status == .created)
             #expect(try AppTests.object(attested)["environment"] as? String == "development")
-            let production = SoftwareAppAttestDevice(authority: authority, appId: Self.app.appId)
+            let production = SoftwareAppAttestDevice(authority: authority, appId: Self.app.appID)
             #expect(try await Self.attest(client, production).status == .forbidden)
         }
     }
