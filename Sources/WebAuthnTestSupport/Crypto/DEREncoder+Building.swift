@@ -93,6 +93,25 @@ extension DEREncoder {
 }
 
 extension KeyUsage {
+    /// digitalSignature (0).
+    package static let digitalSignature = KeyUsage(rawValue: 1 << 0)
+    /// nonRepudiation / contentCommitment (1).
+    package static let nonRepudiation = KeyUsage(rawValue: 1 << 1)
+    /// keyEncipherment (2).
+    package static let keyEncipherment = KeyUsage(rawValue: 1 << 2)
+    /// dataEncipherment (3).
+    package static let dataEncipherment = KeyUsage(rawValue: 1 << 3)
+    /// keyAgreement (4).
+    package static let keyAgreement = KeyUsage(rawValue: 1 << 4)
+    /// keyCertSign (5).
+    package static let keyCertSign = KeyUsage(rawValue: 1 << 5)
+    /// cRLSign (6).
+    package static let cRLSign = KeyUsage(rawValue: 1 << 6)
+    /// encipherOnly (7).
+    package static let encipherOnly = KeyUsage(rawValue: 1 << 7)
+    /// decipherOnly (8).
+    package static let decipherOnly = KeyUsage(rawValue: 1 << 8)
+
     /// The DER BIT STRING for these bits (named-bit-list form: trailing zero bits dropped).
     package var derEncoded: [UInt8] {
         var highest = -1
