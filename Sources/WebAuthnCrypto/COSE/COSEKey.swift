@@ -302,7 +302,7 @@ package enum COSECurve: Int, Sendable {
     }
 
     /// Length of one EC2 coordinate, or of the OKP public key, in bytes.
-    package var coordinateLength: Int {
+    var coordinateLength: Int {
         switch self {
         case .p256, .secp256k1: return 32
         case .p384: return 48

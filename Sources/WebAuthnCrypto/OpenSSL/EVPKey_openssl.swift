@@ -511,10 +511,24 @@ package enum ECDSASignature {
                 .malformedSignature,
                 "raw ECDSA signature is \(raw.count) bytes, expected \(2 * max(coordinateLength, 0))")
         }
-        return DEREncoder.sequence([
-            DEREncoder.unsignedInteger(Array(raw.prefix(coordinateLength))),
-            DEREncoder.unsignedInteger(Array(raw.suffix(coordinateLength))),
-        ])
+        // libcrypto writes the DER (`i2d_ECDSA_SIG`): minimal INTEGERs, as the verifier requires.
+        clearLibcryptoErrors()
+        guard let sig = ECDSA_SIG_new() else { throw libcryptoFailure("ECDSA_SIG_new") }
+        defer { ECDSA_SIG_free(sig) }
+        let width = Int32(clamping: coordinateLength)
+        let r = withBytePointer(raw.prefix(coordinateLength)) { base, _ in BN_bin2bn(base, width, nil) }
+        let s = withBytePointer(raw.suffix(coordinateLength)) { base, _ in BN_bin2bn(base, width, nil) }
+        // ECDSA_SIG_set0 owns r and s once it succeeds; until then they are freed here.
+        guard let r, let s, ECDSA_SIG_set0(sig, r, s) == 1 else {
+            BN_free(r)
+            BN_free(s)
+            throw libcryptoFailure("ECDSA_SIG_set0")
+        }
+        var out: UnsafeMutablePointer<UInt8>?
+        let length = i2d_ECDSA_SIG(sig, &out)
+        guard length > 0, let out else { throw libcryptoFailure("i2d_ECDSA_SIG") }
+        defer { CRYPTO_free(out, #fileID, #line) }
+        return Array(UnsafeBufferPointer(start: out, count: Int(length)))
     }
 }
 

@@ -18,8 +18,10 @@ extension PrivateKey {
         case .p256, .p384, .p521, .secp256k1:
             let curve: COSECurve = kind.ecCurve ?? .p256
             // 64 extra bits beyond the order make the reduction's bias negligible.
-            let seedBytes = material.bytes("ec-scalar", count: curve.coordinateLength + 8)
-            return try PrivateKey(keyPair: try LibCryptoDeterministic.ecKeyPair(group: curve.libcryptoName, seed: seedBytes))
+            return try PrivateKey(
+                keyPair: try LibCryptoDeterministic.ecKeyPair(group: curve.libcryptoName) { orderLength in
+                    material.bytes("ec-scalar", count: orderLength + 8)
+                })
         case .ed25519:
             return try PrivateKey(
                 keyPair: try LibCryptoDeterministic.rawPrivateKey(

@@ -17,13 +17,16 @@ enum LibCryptoDeterministic {
 
     // MARK: Seeded keys
 
-    /// An EC key pair whose scalar is `seed` reduced into [1, n-1].
-    static func ecKeyPair(group groupName: String, seed: [UInt8]) throws(CryptoError) -> LibCryptoKeyPair {
+    /// An EC key pair whose scalar is the seed reduced into [1, n-1]; `seed` is asked for the
+    /// seed with the byte length of the group order n.
+    static func ecKeyPair(
+        group groupName: String, seed: (_ orderLength: Int) -> [UInt8]
+    ) throws(CryptoError) -> LibCryptoKeyPair {
         let scope = try BigNumberScope()
         let group = try scope.group(groupName)
         defer { EC_GROUP_free(group) }
         guard let order = EC_GROUP_get0_order(group) else { throw libcryptoFailure("EC_GROUP_get0_order") }
-        let d = try scope.number(seed)
+        let d = try scope.number(seed((Int(BN_num_bits(order)) + 7) / 8))
         let orderMinusOne = try scope.copy(order)
         guard BN_sub_word(orderMinusOne, 1) == 1, BN_nnmod(d, d, orderMinusOne, scope.context) == 1,
             BN_add_word(d, 1) == 1
