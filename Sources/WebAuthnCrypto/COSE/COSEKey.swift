@@ -469,9 +469,10 @@ package enum SignatureScheme: Sendable, Equatable {
 /// libcrypto scheme verifies it. The single table the crypto layer consults.
 struct AlgorithmProfile: Sendable {
     let algorithm: COSEAlgorithm
-    let keyType: COSEKeyType
-    /// Curves a COSE key may carry with this algorithm (empty for RSA and AKP).
-    let coseCurves: [COSECurve]
+    /// The key type (`kty`) and the curves a COSE key may carry with this algorithm (no
+    /// curves for RSA and AKP).
+    let keyType: COSEKeyType, coseCurves: [COSECurve]
+    /// The libcrypto operation that verifies it.
     let scheme: SignatureScheme
     /// Whether the algorithm is refused unless ``COSEKeyOptions/allowRS1`` is set.
     let needsRS1OptIn: Bool

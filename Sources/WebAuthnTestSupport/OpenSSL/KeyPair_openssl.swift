@@ -31,17 +31,9 @@ final class LibCryptoKeyPair: @unchecked Sendable {
     /// (`d2i_AutoPrivateKey`), which must span all of `der`.
     static func privateKey(der: [UInt8]) throws(CryptoError) -> LibCryptoKeyPair {
         ERR_clear_error()
-        let parsed: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
-            guard let base = buffer.baseAddress else { return nil }
-            var cursor: UnsafePointer<UInt8>? = base
-            let key = d2i_AutoPrivateKey(nil, &cursor, buffer.count)
-            guard cursor.map({ $0 - base }) == buffer.count else {
-                EVP_PKEY_free(key)
-                return nil
-            }
-            return key
+        guard let parsed = decodedWhole(der, { d2i_AutoPrivateKey(nil, $0, $1) }, free: { EVP_PKEY_free($0) }) else {
+            throw libcryptoFailure("d2i_AutoPrivateKey")
         }
-        guard let parsed else { throw libcryptoFailure("d2i_AutoPrivateKey") }
         return LibCryptoKeyPair(takingOwnershipOf: parsed)
     }
 }
