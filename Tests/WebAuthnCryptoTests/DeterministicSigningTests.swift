@@ -27,7 +27,7 @@ struct DeterministicSigningTests {
         // ecKeyPair maps a seed to seed mod (n-1) + 1, so x - 1 gives the vector's x.
         var scalarMinusOne = hex("c9afa9d845ba75166b5c215767b1d6934e50c3db36e89b127b8a622b120f6721")
         scalarMinusOne[scalarMinusOne.count - 1] -= 1
-        let key = PrivateKey(evpKey: try LibCryptoDeterministic.ecKeyPair(group: "prime256v1", seed: scalarMinusOne))
+        let key = try PrivateKey(keyPair: try LibCryptoDeterministic.ecKeyPair(group: "prime256v1") { _ in scalarMinusOne })
         let signature = try key.sign(Array(message.utf8), algorithm: .es256)
         let expected = try ECDSASignature.derEncoded(raw: (hex(r) + hex(s))[...], coordinateLength: 32)
         #expect(signature == expected)
@@ -58,7 +58,7 @@ struct DeterministicSigningTests {
     @Test("a seeded RSA-2048 key has a 2048-bit modulus")
     func rsaSize() throws {
         let key = try PrivateKey.derive(.rsa(bits: 2048), seed: "rsa size")
-        #expect(LibCryptoDeterministic.rsaModulusBits(key.evpKey) == 2048)
+        #expect(LibCryptoDeterministic.rsaModulusBits(key.keyPair) == 2048)
     }
 
     @Test("certificates signed with ECDSA are byte-identical when built twice")

@@ -65,7 +65,7 @@ extension DERNode {
     /// The magnitude octets of a non-negative INTEGER, without the sign-padding zero.
     /// - Parameter tag: the tag to require.
     /// - Throws: ``DERError/Code/integerOutOfRange`` when the INTEGER is negative.
-    package func unsignedIntegerBytes(tag expected: DERTag = .integer) throws(DERError) -> ArraySlice<UInt8> {
+    func unsignedIntegerBytes(tag expected: DERTag = .integer) throws(DERError) -> ArraySlice<UInt8> {
         let bytes = try integerBytes(tag: expected)
         guard let first = bytes.first, first & 0x80 == 0 else {
             throw error(.integerOutOfRange, "INTEGER is negative")

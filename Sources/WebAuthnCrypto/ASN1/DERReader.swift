@@ -75,7 +75,7 @@ package enum DER {
     ///   - maximumDepth: how deep constructed values may nest.
     /// - Returns: the value and the unread rest.
     /// - Throws: ``DERError``.
-    package static func parsePrefix(
+    static func parsePrefix(
         _ bytes: ArraySlice<UInt8>, maximumDepth: Int = defaultMaximumDepth
     ) throws(DERError) -> (node: DERNode, rest: ArraySlice<UInt8>) {
         var reader = DERCursor(bytes: bytes, maximumDepth: maximumDepth)

@@ -30,7 +30,7 @@ package struct DERTag: Hashable, Sendable, CustomStringConvertible {
     ///   - tagClass: the class.
     ///   - number: the tag number.
     ///   - constructed: whether the value is constructed.
-    init(_ tagClass: TagClass, number: UInt32, constructed: Bool) {
+    package init(_ tagClass: TagClass, number: UInt32, constructed: Bool) {
         self.tagClass = tagClass
         self.number = number
         self.isConstructed = constructed
@@ -55,11 +55,11 @@ package struct DERTag: Hashable, Sendable, CustomStringConvertible {
     /// NULL.
     package static let null = DERTag(.universal, number: 5, constructed: false)
     /// OBJECT IDENTIFIER.
-    package static let objectIdentifier = DERTag(.universal, number: 6, constructed: false)
+    static let objectIdentifier = DERTag(.universal, number: 6, constructed: false)
     /// ENUMERATED.
     package static let enumerated = DERTag(.universal, number: 10, constructed: false)
     /// UTF8String.
-    package static let utf8String = DERTag(.universal, number: 12, constructed: false)
+    static let utf8String = DERTag(.universal, number: 12, constructed: false)
     /// SEQUENCE / SEQUENCE OF.
     package static let sequence = DERTag(.universal, number: 16, constructed: true)
     /// SET / SET OF.
@@ -67,13 +67,13 @@ package struct DERTag: Hashable, Sendable, CustomStringConvertible {
     /// NumericString.
     static let numericString = DERTag(.universal, number: 18, constructed: false)
     /// PrintableString.
-    package static let printableString = DERTag(.universal, number: 19, constructed: false)
+    static let printableString = DERTag(.universal, number: 19, constructed: false)
     /// TeletexString (T61String).
     static let teletexString = DERTag(.universal, number: 20, constructed: false)
     /// IA5String.
-    package static let ia5String = DERTag(.universal, number: 22, constructed: false)
+    static let ia5String = DERTag(.universal, number: 22, constructed: false)
     /// UTCTime.
-    package static let utcTime = DERTag(.universal, number: 23, constructed: false)
+    static let utcTime = DERTag(.universal, number: 23, constructed: false)
     /// GeneralizedTime.
     static let generalizedTime = DERTag(.universal, number: 24, constructed: false)
     /// VisibleString.

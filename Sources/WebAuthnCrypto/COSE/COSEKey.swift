@@ -23,7 +23,7 @@ package struct COSEKey: Sendable {
     /// How the key verifies, decided once when the key was accepted: the algorithm's
     /// profile was required under ``options`` and the libcrypto key checked against it,
     /// and neither the key nor the options can change afterwards.
-    let scheme: AlgorithmProfile.Scheme
+    let scheme: SignatureScheme
     private let parameters: Parameters
 
     /// The raw public parameters, kept for attestation comparisons.
@@ -302,7 +302,7 @@ package enum COSECurve: Int, Sendable {
     }
 
     /// Length of one EC2 coordinate, or of the OKP public key, in bytes.
-    package var coordinateLength: Int {
+    var coordinateLength: Int {
         switch self {
         case .p256, .secp256k1: return 32
         case .p384: return 48
@@ -451,33 +451,34 @@ public struct COSEAlgorithm: RawRepresentable, Hashable, Sendable, CustomStringC
     }
 }
 
+/// The libcrypto operation behind a COSE algorithm.
+package enum SignatureScheme: Sendable, Equatable {
+    /// ECDSA over the digest; signatures are DER `ECDSA-Sig-Value`.
+    case ecdsa(Digest)
+    /// Pure EdDSA (no pre-hash).
+    case eddsa
+    /// RSASSA-PKCS1-v1_5 with the digest.
+    case rsaPKCS1(Digest)
+    /// RSASSA-PSS, MGF1 with the same digest, salt length = digest length.
+    case rsaPSS(Digest)
+    /// ML-DSA (FIPS 204), libcrypto algorithm name such as `ML-DSA-44`.
+    case mlDSA(String)
+}
+
 /// How one COSE algorithm signs: which key type and curves it pairs with and which
 /// libcrypto scheme verifies it. The single table the crypto layer consults.
-package struct AlgorithmProfile: Sendable {
-    /// The libcrypto operation behind an algorithm.
-    package enum Scheme: Sendable, Equatable {
-        /// ECDSA over the digest; signatures are DER `ECDSA-Sig-Value`.
-        case ecdsa(Digest)
-        /// Pure EdDSA (no pre-hash).
-        case eddsa
-        /// RSASSA-PKCS1-v1_5 with the digest.
-        case rsaPKCS1(Digest)
-        /// RSASSA-PSS, MGF1 with the same digest, salt length = digest length.
-        case rsaPSS(Digest)
-        /// ML-DSA (FIPS 204), libcrypto algorithm name such as `ML-DSA-44`.
-        case mlDSA(String)
-    }
-
+struct AlgorithmProfile: Sendable {
     let algorithm: COSEAlgorithm
-    package let keyType: COSEKeyType
-    /// Curves a COSE key may carry with this algorithm (empty for RSA and AKP).
-    let coseCurves: [COSECurve]
-    package let scheme: Scheme
+    /// The key type (`kty`) and the curves a COSE key may carry with this algorithm (no
+    /// curves for RSA and AKP).
+    let keyType: COSEKeyType, coseCurves: [COSECurve]
+    /// The libcrypto operation that verifies it.
+    let scheme: SignatureScheme
     /// Whether the algorithm is refused unless ``COSEKeyOptions/allowRS1`` is set.
     let needsRS1OptIn: Bool
 
     private init(
-        _ algorithm: COSEAlgorithm, _ keyType: COSEKeyType, _ curves: [COSECurve], _ scheme: Scheme,
+        _ algorithm: COSEAlgorithm, _ keyType: COSEKeyType, _ curves: [COSECurve], _ scheme: SignatureScheme,
         rs1: Bool = false
     ) {
         self.algorithm = algorithm
@@ -516,7 +517,7 @@ package struct AlgorithmProfile: Sendable {
     }
 
     /// The profile, or `unsupportedAlgorithm`; RS1 also needs the opt-in.
-    package static func require(_ algorithm: COSEAlgorithm, options: COSEKeyOptions) throws(CryptoError) -> AlgorithmProfile {
+    static func require(_ algorithm: COSEAlgorithm, options: COSEKeyOptions) throws(CryptoError) -> AlgorithmProfile {
         guard let profile = of(algorithm) else {
             throw CryptoError(.unsupportedAlgorithm, "unknown or unsupported COSE algorithm \(algorithm.rawValue)")
         }

@@ -2,13 +2,13 @@
 ///
 /// Made from a COSE key (``COSEKey``), a SubjectPublicKeyInfo, or a certificate.
 package struct PublicKey: Sendable {
-    package let evpKey: EVPKey
+    let evpKey: EVPKey
 
     package init(evpKey: EVPKey) { self.evpKey = evpKey }
 }
 
 /// What kind of key libcrypto holds, as far as WebAuthn cares.
-package enum KeyFamily: Sendable, Equatable {
+enum KeyFamily: Sendable, Equatable {
     /// An EC key; the curve is nil for a group WebAuthn does not use.
     case ec(COSECurve?, groupName: String)
     /// An RSA key with its modulus size in bits.
@@ -32,7 +32,7 @@ package enum KeyFamily: Sendable, Equatable {
     }
 
     /// The curve (EC2 or OKP), if any.
-    package var curve: COSECurve? {
+    var curve: COSECurve? {
         switch self {
         case .ec(let curve, _): return curve
         case .ed25519: return .ed25519
@@ -58,7 +58,7 @@ extension PublicKey {
     /// Parses a DER SubjectPublicKeyInfo (as in a certificate) and checks the key.
     /// - Parameter subjectPublicKeyInfoDER: the DER bytes; nothing may follow the structure.
     /// - Throws: ``CryptoError`` `malformedKey` when it does not parse or fails the public-key check.
-    init(subjectPublicKeyInfoDER: ArraySlice<UInt8>) throws(CryptoError) {
+    package init(subjectPublicKeyInfoDER: ArraySlice<UInt8>) throws(CryptoError) {
         self.init(evpKey: try LibCryptoKeyBuilder.subjectPublicKeyInfo(subjectPublicKeyInfoDER))
     }
 
@@ -82,9 +82,20 @@ extension PublicKey {
         signature: ArraySlice<UInt8>, over data: ArraySlice<UInt8>, algorithm: COSEAlgorithm,
         options: COSEKeyOptions = .default
     ) throws(CryptoError) -> Bool {
+        try evpKey.verify(signature: signature, over: data, then: nil, scheme: signatureScheme(for: algorithm, options: options))
+    }
+
+    /// How this key signs with `algorithm`, after checking that the key fits it (the pairing
+    /// ``verify(signature:over:algorithm:options:)`` applies).
+    /// - Parameters:
+    ///   - algorithm: the COSE algorithm.
+    ///   - options: RSA size floor and RS1 opt-in.
+    /// - Returns: the libcrypto scheme.
+    /// - Throws: ``CryptoError``: `unsupportedAlgorithm`, `algorithmMismatch`, `weakKey`.
+    package func signatureScheme(for algorithm: COSEAlgorithm, options: COSEKeyOptions) throws(CryptoError) -> SignatureScheme {
         let profile = try AlgorithmProfile.require(algorithm, options: options)
         try Self.check(family: evpKey.family, fits: profile, options: options)
-        return try evpKey.verify(signature: signature, over: data, then: nil, scheme: profile.scheme)
+        return profile.scheme
     }
 
     /// Whether both keys are the same public key (`EVP_PKEY_eq`).
@@ -98,14 +109,6 @@ extension PublicKey {
     /// The RSA modulus and exponent (big-endian, minimal), or nil for non-RSA keys.
     package var rsaParameters: (n: [UInt8], e: [UInt8])? { evpKey.rsaParameters }
 
-    /// The raw public key of an Ed25519/Ed448 key, or nil.
-    package var rawOKPKey: [UInt8]? {
-        switch evpKey.family {
-        case .ed25519, .ed448: return evpKey.rawPublicKey
-        default: return nil
-        }
-    }
-
     /// A short description of the key: "EC P-256", "RSA 2048", "Ed25519", ...
     package var keyKind: String { evpKey.family.description }
 
@@ -113,7 +116,7 @@ extension PublicKey {
     package var curve: COSECurve? { evpKey.family.curve }
 
     /// Checks that a key of `family` may be used with `profile`.
-    package static func check(
+    static func check(
         family: KeyFamily, fits profile: AlgorithmProfile,
         options: COSEKeyOptions
     ) throws(CryptoError) {

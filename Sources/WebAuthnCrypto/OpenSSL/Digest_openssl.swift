@@ -97,7 +97,7 @@ extension Digest {
     /// libcrypto's digest method, fetched from the default provider once per process
     /// (an implicit fetch on every `EVP_DigestInit` is what the plain `EVP_sha256()`
     /// object costs in OpenSSL 3). Falls back to the built-in object if the fetch fails.
-    package var evpMD: OpaquePointer? {
+    var evpMD: OpaquePointer? {
         switch self {
         case .sha1: return FetchedDigests.shared.sha1 ?? EVP_sha1()
         case .sha256: return FetchedDigests.shared.sha256 ?? EVP_sha256()
@@ -139,7 +139,7 @@ package enum Digest: Sendable {
     case sha512
 
     /// The digest length in bytes.
-    package var outputSize: Int {
+    var outputSize: Int {
         switch self {
         case .sha1: return 20
         case .sha256: return 32

@@ -9,7 +9,7 @@ import Synchronization
 /// by several threads as safe. That lets one key, built once, serve every later
 /// verification from any task.
 package final class EVPKey: @unchecked Sendable {
-    package let pointer: OpaquePointer
+    let pointer: OpaquePointer
     /// Verification contexts this key has used, kept for the next verification. A context
     /// that verified once keeps its key context, so initializing it again skips building a
     /// new one from the key (for RSA that search costs about 4% of a verification). Each
@@ -19,10 +19,10 @@ package final class EVPKey: @unchecked Sendable {
 
     /// The key's family, read from libcrypto once: each read is a series of name lookups
     /// (about 5,000 instructions), and every key check and verification needs it.
-    package let family: KeyFamily
+    let family: KeyFamily
 
     /// Takes ownership of a key from libcrypto; the caller must not free it.
-    package init(takingOwnershipOf pointer: OpaquePointer) {
+    init(takingOwnershipOf pointer: OpaquePointer) {
         self.pointer = pointer
         self.family = Self.family(of: pointer)
     }
@@ -126,7 +126,7 @@ extension EVPKey {
     }
 
     /// EC affine coordinates, each left-padded to the curve's field length.
-    package var ecCoordinates: (x: [UInt8], y: [UInt8])? {
+    var ecCoordinates: (x: [UInt8], y: [UInt8])? {
         guard case .ec(let curve, _) = family else { return nil }
         let width = curve?.coordinateLength ?? (Int(EVP_PKEY_get_bits(pointer)) + 7) / 8
         guard let x = bigNumberParameter(OSSL_PKEY_PARAM_EC_PUB_X, width: width),
@@ -136,7 +136,7 @@ extension EVPKey {
     }
 
     /// RSA modulus and public exponent, minimal big-endian.
-    package var rsaParameters: (n: [UInt8], e: [UInt8])? {
+    var rsaParameters: (n: [UInt8], e: [UInt8])? {
         guard case .rsa = family,
             let n = bigNumberParameter(OSSL_PKEY_PARAM_RSA_N),
             let e = bigNumberParameter(OSSL_PKEY_PARAM_RSA_E)
@@ -144,32 +144,8 @@ extension EVPKey {
         return (n, e)
     }
 
-    /// The raw public key of an Ed25519/Ed448 key, or the encoded public key of ML-DSA.
-    package var rawPublicKey: [UInt8]? {
-        switch family {
-        case .ed25519, .ed448:
-            var length = 0
-            guard EVP_PKEY_get_raw_public_key(pointer, nil, &length) == 1 else { ERR_clear_error(); return nil }
-            var out = [UInt8](repeating: 0, count: length)
-            guard EVP_PKEY_get_raw_public_key(pointer, &out, &length) == 1 else { ERR_clear_error(); return nil }
-            return Array(out.prefix(length))
-        case .mlDSA:
-            var length = 0
-            guard EVP_PKEY_get_octet_string_param(pointer, OSSL_PKEY_PARAM_PUB_KEY, nil, 0, &length) == 1 else {
-                ERR_clear_error(); return nil
-            }
-            var out = [UInt8](repeating: 0, count: length)
-            guard EVP_PKEY_get_octet_string_param(pointer, OSSL_PKEY_PARAM_PUB_KEY, &out, length, &length) == 1 else {
-                ERR_clear_error(); return nil
-            }
-            return Array(out.prefix(length))
-        default:
-            return nil
-        }
-    }
-
     /// The public key as a DER SubjectPublicKeyInfo (`i2d_PUBKEY`).
-    package func subjectPublicKeyInfoDER() throws(CryptoError) -> [UInt8] {
+    func subjectPublicKeyInfoDER() throws(CryptoError) -> [UInt8] {
         ERR_clear_error()
         var out: UnsafeMutablePointer<UInt8>?
         let length = i2d_PUBKEY(pointer, &out)
@@ -247,7 +223,7 @@ package enum LibCryptoKeyBuilder {
     }
 
     /// A public key from a DER SubjectPublicKeyInfo that must span the whole input.
-    package static func subjectPublicKeyInfo(_ der: ArraySlice<UInt8>) throws(CryptoError) -> EVPKey {
+    static func subjectPublicKeyInfo(_ der: ArraySlice<UInt8>) throws(CryptoError) -> EVPKey {
         ERR_clear_error()
         guard !der.isEmpty else { throw CryptoError(.malformedKey, "SubjectPublicKeyInfo is empty") }
         let parsed: (OpaquePointer?, Int) = withBytePointer(der) { base, count in
@@ -274,19 +250,6 @@ package enum LibCryptoKeyBuilder {
         algorithm: String, what: String, quickCheck: Bool = false,
         _ fill: (ParameterBuilder) throws(CryptoError) -> Void
     ) throws(CryptoError) -> EVPKey {
-        let evpKey = try fromData(
-            algorithm: algorithm, selection: cwebauthn_selection_public_key(),
-            failure: "\(what) is not a valid public key", fill)
-        try publicCheck(evpKey, what: what, quick: quickCheck)
-        return evpKey
-    }
-
-    /// `EVP_PKEY_fromdata` of the parameters `fill` pushes, with the given selection
-    /// (public key, or key pair for the test authenticator's seeded keys); no check.
-    package static func fromData(
-        algorithm: String, selection: Int32, failure: String,
-        _ fill: (ParameterBuilder) throws(CryptoError) -> Void
-    ) throws(CryptoError) -> EVPKey {
         ERR_clear_error()
         let builder = try ParameterBuilder()
         try fill(builder)
@@ -298,10 +261,12 @@ package enum LibCryptoKeyBuilder {
         defer { EVP_PKEY_CTX_free(ctx) }
         guard EVP_PKEY_fromdata_init(ctx) == 1 else { throw libcryptoFailure("EVP_PKEY_fromdata_init(\(algorithm))") }
         var key: OpaquePointer?
-        guard EVP_PKEY_fromdata(ctx, &key, selection, params) == 1, let key else {
-            throw libcryptoFailure(failure, code: .malformedKey)
+        guard EVP_PKEY_fromdata(ctx, &key, cwebauthn_selection_public_key(), params) == 1, let key else {
+            throw libcryptoFailure("\(what) is not a valid public key", code: .malformedKey)
         }
-        return EVPKey(takingOwnershipOf: key)
+        let evpKey = EVPKey(takingOwnershipOf: key)
+        try publicCheck(evpKey, what: what, quick: quickCheck)
+        return evpKey
     }
 
     /// `EVP_PKEY_public_check`: for EC, the point is on the curve and not infinity (and,
@@ -340,7 +305,7 @@ package enum LibCryptoKeyBuilder {
 /// copies the values; keys are never copied, so they must be static strings
 /// (`StaticString` literals), and values are copied here into memory that lives as
 /// long as this object.
-package final class ParameterBuilder {
+final class ParameterBuilder {
     private let builder: OpaquePointer
     private var buffers: [UnsafeMutableRawBufferPointer] = []
     private var bigNumbers: [OpaquePointer] = []
@@ -369,14 +334,14 @@ package final class ParameterBuilder {
         return buffer
     }
 
-    package func pushOctets(_ key: StaticString, _ bytes: ArraySlice<UInt8>) throws(CryptoError) {
+    func pushOctets(_ key: StaticString, _ bytes: ArraySlice<UInt8>) throws(CryptoError) {
         let buffer = keep(bytes)
         guard OSSL_PARAM_BLD_push_octet_string(builder, Self.cKey(key), buffer.baseAddress, bytes.count) == 1 else {
             throw libcryptoFailure("OSSL_PARAM_BLD_push_octet_string(\(key))")
         }
     }
 
-    package func pushUTF8(_ key: StaticString, _ value: String) throws(CryptoError) {
+    func pushUTF8(_ key: StaticString, _ value: String) throws(CryptoError) {
         let buffer = keep(value.utf8)
         let text = buffer.baseAddress.map { $0.assumingMemoryBound(to: CChar.self) }
         guard OSSL_PARAM_BLD_push_utf8_string(builder, Self.cKey(key), text, value.utf8.count) == 1 else {
@@ -384,7 +349,7 @@ package final class ParameterBuilder {
         }
     }
 
-    package func pushBigNumber(_ key: StaticString, _ bytes: ArraySlice<UInt8>) throws(CryptoError) {
+    func pushBigNumber(_ key: StaticString, _ bytes: ArraySlice<UInt8>) throws(CryptoError) {
         guard let count = Int32(exactly: bytes.count) else { throw CryptoError(.malformedKey, "\(key) is too long") }
         let bn = withBytePointer(bytes) { base, _ in BN_bin2bn(base, count, nil) }
         guard let bn else { throw libcryptoFailure("BN_bin2bn(\(key))") }
@@ -442,8 +407,8 @@ final class ECGroupTemplates: @unchecked Sendable {
 }
 
 extension EVPKey {
-    /// Starts a sign or verify operation with the scheme's digest and padding.
-    package func initialize(_ mdContext: OpaquePointer, scheme: AlgorithmProfile.Scheme, signing: Bool) throws(CryptoError) {
+    /// Starts a verify operation with the scheme's digest and padding.
+    func initializeVerification(_ mdContext: OpaquePointer, scheme: SignatureScheme) throws(CryptoError) {
         var md: OpaquePointer?
         var pss = false
         switch scheme {
@@ -452,12 +417,8 @@ extension EVPKey {
         case .eddsa, .mlDSA: md = nil
         }
         var keyContext: OpaquePointer?
-        let started =
-            signing
-            ? EVP_DigestSignInit(mdContext, &keyContext, md, nil, pointer)
-            : EVP_DigestVerifyInit(mdContext, &keyContext, md, nil, pointer)
-        guard started == 1 else {
-            throw libcryptoFailure(signing ? "EVP_DigestSignInit" : "EVP_DigestVerifyInit", code: .algorithmMismatch)
+        guard EVP_DigestVerifyInit(mdContext, &keyContext, md, nil, pointer) == 1 else {
+            throw libcryptoFailure("EVP_DigestVerifyInit", code: .algorithmMismatch)
         }
         if pss {
             guard let keyContext,
@@ -475,7 +436,7 @@ extension EVPKey {
     /// `false` when the signature does not verify.
     func verify(
         signature: ArraySlice<UInt8>, over first: ArraySlice<UInt8>, then digest: InlineArray<32, UInt8>?,
-        scheme: AlgorithmProfile.Scheme
+        scheme: SignatureScheme
     ) throws(CryptoError) -> Bool {
         guard let digest else {
             return try verifyParts(signature, first, UnsafeBufferPointer(start: nil, count: 0), scheme)
@@ -488,7 +449,7 @@ extension EVPKey {
     /// The worker behind ``verify(signature:over:then:scheme:)``, with the second part as raw memory.
     private func verifyParts(
         _ signature: ArraySlice<UInt8>, _ first: ArraySlice<UInt8>, _ second: UnsafeBufferPointer<UInt8>,
-        _ scheme: AlgorithmProfile.Scheme
+        _ scheme: SignatureScheme
     ) throws(CryptoError) -> Bool {
         clearLibcryptoErrors()
         if case .ecdsa = scheme { try ECDSASignature.requireStrictDER(signature) }
@@ -497,7 +458,7 @@ extension EVPKey {
         // left by a failure is freed.
         var reusable = false
         defer { if reusable { returnVerifyContext(mdContext) } else { EVP_MD_CTX_free(mdContext) } }
-        try initialize(mdContext, scheme: scheme, signing: false)
+        try initializeVerification(mdContext, scheme: scheme)
         // The context verifies once: no copy of the key context is kept for a later update.
         EVP_MD_CTX_set_flags(mdContext, EVP_MD_CTX_FLAG_FINALISE)
         let result: Int32
@@ -550,10 +511,24 @@ package enum ECDSASignature {
                 .malformedSignature,
                 "raw ECDSA signature is \(raw.count) bytes, expected \(2 * max(coordinateLength, 0))")
         }
-        return DEREncoder.sequence([
-            DEREncoder.unsignedInteger(Array(raw.prefix(coordinateLength))),
-            DEREncoder.unsignedInteger(Array(raw.suffix(coordinateLength))),
-        ])
+        // libcrypto writes the DER (`i2d_ECDSA_SIG`): minimal INTEGERs, as the verifier requires.
+        clearLibcryptoErrors()
+        guard let sig = ECDSA_SIG_new() else { throw libcryptoFailure("ECDSA_SIG_new") }
+        defer { ECDSA_SIG_free(sig) }
+        let width = Int32(clamping: coordinateLength)
+        let r = withBytePointer(raw.prefix(coordinateLength)) { base, _ in BN_bin2bn(base, width, nil) }
+        let s = withBytePointer(raw.suffix(coordinateLength)) { base, _ in BN_bin2bn(base, width, nil) }
+        // ECDSA_SIG_set0 owns r and s once it succeeds; until then they are freed here.
+        guard let r, let s, ECDSA_SIG_set0(sig, r, s) == 1 else {
+            BN_free(r)
+            BN_free(s)
+            throw libcryptoFailure("ECDSA_SIG_set0")
+        }
+        var out: UnsafeMutablePointer<UInt8>?
+        let length = i2d_ECDSA_SIG(sig, &out)
+        guard length > 0, let out else { throw libcryptoFailure("i2d_ECDSA_SIG") }
+        defer { CRYPTO_free(out, #fileID, #line) }
+        return Array(UnsafeBufferPointer(start: out, count: Int(length)))
     }
 }
 

@@ -27,7 +27,7 @@ private let emptyInputByte: [UInt8] = [0]
 
 /// Calls `body` with a pointer to the bytes and their count; the pointer is never nil,
 /// even for empty input (some libcrypto calls treat NULL specially).
-package func withBytePointer<R, E: Error>(
+func withBytePointer<R, E: Error>(
     _ bytes: ArraySlice<UInt8>, _ body: (UnsafePointer<UInt8>, Int) throws(E) -> R
 ) throws(E) -> R {
     let result: Result<R, E> = bytes.withUnsafeBufferPointer { buffer in
@@ -44,6 +44,6 @@ package func withBytePointer<R, E: Error>(
 }
 
 /// A `CryptoError` of code `libcrypto` carrying libcrypto's queued error text.
-package func libcryptoFailure(_ context: String, code: CryptoError.Code = .libcrypto) -> CryptoError {
+func libcryptoFailure(_ context: String, code: CryptoError.Code = .libcrypto) -> CryptoError {
     CryptoError(code, libcryptoErrorText(context))
 }

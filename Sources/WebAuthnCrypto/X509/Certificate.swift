@@ -277,32 +277,23 @@ extension Certificate: Equatable {
 /// attributes, so both TPM encodings (one RDN per attribute, or one multi-valued
 /// RDN) read the same through ``attributes`` and ``value(for:)``.
 package struct DistinguishedName: Hashable, Sendable, CustomStringConvertible {
-    /// One attribute: its type OID (dotted) and its value as text.
-    package struct Attribute: Hashable, Sendable {
+    /// One attribute as read from a Name: its type OID (dotted) and its value as text.
+    struct AttributeTypeAndValue: Hashable, Sendable {
         /// The attribute type, dotted (`2.5.4.3` for commonName).
-        package let oid: String
+        let oid: String
         /// The value. Character strings are decoded; any other ASN.1 type is
         /// given as `#` and the hex of its DER encoding (RFC 4514 style).
-        package let value: String
-
-        /// Creates an attribute.
-        /// - Parameters:
-        ///   - oid: the dotted type OID.
-        ///   - value: the text value.
-        package init(oid: String, value: String) {
-            self.oid = oid
-            self.value = value
-        }
+        let value: String
     }
 
     /// commonName (`2.5.4.3`).
-    package static let commonNameOID = "2.5.4.3"
+    static let commonNameOID = "2.5.4.3"
     /// countryName (`2.5.4.6`).
-    package static let countryOID = "2.5.4.6"
+    static let countryOID = "2.5.4.6"
     /// organizationName (`2.5.4.10`).
-    package static let organizationOID = "2.5.4.10"
+    static let organizationOID = "2.5.4.10"
     /// organizationalUnitName (`2.5.4.11`).
-    package static let organizationalUnitOID = "2.5.4.11"
+    static let organizationalUnitOID = "2.5.4.11"
     /// TCG tpmManufacturer (`2.23.133.2.1`).
     package static let tpmManufacturerOID = "2.23.133.2.1"
     /// TCG tpmModel (`2.23.133.2.2`).
@@ -311,21 +302,12 @@ package struct DistinguishedName: Hashable, Sendable, CustomStringConvertible {
     package static let tpmVersionOID = "2.23.133.2.3"
 
     /// The RDNs in order; each holds one or more attributes.
-    let relativeDistinguishedNames: [[Attribute]]
+    let relativeDistinguishedNames: [[AttributeTypeAndValue]]
     /// The Name's DER encoding as it appeared in the certificate (not part of equality).
     package let derBytes: [UInt8]
 
-    /// A name from its parts, for code that encodes names itself (test certificate building).
-    /// - Parameters:
-    ///   - relativeDistinguishedNames: the RDNs in order.
-    ///   - derBytes: their DER encoding, which the caller vouches for.
-    package init(relativeDistinguishedNames: [[Attribute]], derBytes: [UInt8]) {
-        self.relativeDistinguishedNames = relativeDistinguishedNames
-        self.derBytes = derBytes
-    }
-
     /// Every attribute, RDN by RDN, flattened.
-    var attributes: [Attribute] { relativeDistinguishedNames.flatMap { $0 } }
+    var attributes: [AttributeTypeAndValue] { relativeDistinguishedNames.flatMap { $0 } }
     /// Whether the name has no attributes (a TPM AIK certificate's subject).
     package var isEmpty: Bool { relativeDistinguishedNames.allSatisfy { $0.isEmpty } }
 
@@ -374,20 +356,20 @@ package struct DistinguishedName: Hashable, Sendable, CustomStringConvertible {
 
     /// Reads a Name from a parsed node.
     init(node: DERNode) throws(DERError) {
-        var rdns: [[Attribute]] = []
+        var rdns: [[AttributeTypeAndValue]] = []
         for rdnNode in try node.sequence() {
             let members = try rdnNode.set()
             guard !members.isEmpty else {
                 throw rdnNode.error(.unexpectedElementCount, "empty RelativeDistinguishedName")
             }
-            var rdn: [Attribute] = []
+            var rdn: [AttributeTypeAndValue] = []
             for member in members {
                 let parts = try member.sequence()
                 guard parts.count == 2 else {
                     throw member.error(.unexpectedElementCount, "AttributeTypeAndValue has \(parts.count) elements")
                 }
                 let oid = try parts[0].objectIdentifier()
-                rdn.append(Attribute(oid: oid, value: Self.text(of: parts[1])))
+                rdn.append(AttributeTypeAndValue(oid: oid, value: Self.text(of: parts[1])))
             }
             rdns.append(rdn)
         }

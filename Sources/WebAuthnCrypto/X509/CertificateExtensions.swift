@@ -22,11 +22,11 @@ package struct CertificateExtension: Hashable, Sendable {
     }
 
     /// basicConstraints (`2.5.29.19`).
-    package static let basicConstraintsOID = "2.5.29.19"
+    static let basicConstraintsOID = "2.5.29.19"
     /// keyUsage (`2.5.29.15`).
-    package static let keyUsageOID = "2.5.29.15"
+    static let keyUsageOID = "2.5.29.15"
     /// extKeyUsage (`2.5.29.37`).
-    package static let extendedKeyUsageOID = "2.5.29.37"
+    static let extendedKeyUsageOID = "2.5.29.37"
     /// subjectAltName (`2.5.29.17`).
     package static let subjectAlternativeNameOID = "2.5.29.17"
 }
@@ -68,32 +68,15 @@ package struct BasicConstraints: Hashable, Sendable {
     }
 }
 
-/// The keyUsage extension's bits (RFC 5280 §4.2.1.3); bit n of the BIT STRING is `1 << n`.
+/// The keyUsage extension's bits (RFC 5280 §4.2.1.3); bit n of the BIT STRING is `1 << n`
+/// (digitalSignature 0 … decipherOnly 8). The named bits are the certificate builder's
+/// vocabulary and live with it in WebAuthnTestSupport: the library only reads the set.
 package struct KeyUsage: OptionSet, Hashable, Sendable {
     /// The bits.
     package let rawValue: UInt16
     /// Creates a set from bits.
     /// - Parameter rawValue: bit n is named bit n.
     package init(rawValue: UInt16) { self.rawValue = rawValue }
-
-    /// digitalSignature (0).
-    package static let digitalSignature = KeyUsage(rawValue: 1 << 0)
-    /// nonRepudiation / contentCommitment (1).
-    static let nonRepudiation = KeyUsage(rawValue: 1 << 1)
-    /// keyEncipherment (2).
-    static let keyEncipherment = KeyUsage(rawValue: 1 << 2)
-    /// dataEncipherment (3).
-    static let dataEncipherment = KeyUsage(rawValue: 1 << 3)
-    /// keyAgreement (4).
-    static let keyAgreement = KeyUsage(rawValue: 1 << 4)
-    /// keyCertSign (5).
-    package static let keyCertSign = KeyUsage(rawValue: 1 << 5)
-    /// cRLSign (6).
-    package static let cRLSign = KeyUsage(rawValue: 1 << 6)
-    /// encipherOnly (7).
-    static let encipherOnly = KeyUsage(rawValue: 1 << 7)
-    /// decipherOnly (8).
-    static let decipherOnly = KeyUsage(rawValue: 1 << 8)
 
     /// Decodes the BIT STRING; bits past decipherOnly are ignored.
     init(derEncoded: [UInt8]) throws(DERError) {

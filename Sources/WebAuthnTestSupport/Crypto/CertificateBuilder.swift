@@ -71,6 +71,11 @@ package struct CertificateBuilder: Sendable {
         issuer = issuerCertificate.subject
     }
 
+    // The extension OIDs of RFC 5280 §4.2.1 this builder writes.
+    private static let basicConstraintsOID = "2.5.29.19"
+    private static let keyUsageOID = "2.5.29.15"
+    private static let extendedKeyUsageOID = "2.5.29.37"
+
     /// The extensions this builder will write.
     package func allExtensions() throws(CryptoError) -> [CertificateExtension] {
         var out: [CertificateExtension] = []
@@ -80,13 +85,13 @@ package struct CertificateBuilder: Sendable {
             if let length = spec.pathLength { parts.append(DEREncoder.integer(length)) }
             out.append(
                 CertificateExtension(
-                    oid: CertificateExtension.basicConstraintsOID, isCritical: spec.isCritical,
+                    oid: Self.basicConstraintsOID, isCritical: spec.isCritical,
                     value: DEREncoder.sequence(parts)))
         }
         if let keyUsage {
             out.append(
                 CertificateExtension(
-                    oid: CertificateExtension.keyUsageOID, isCritical: keyUsageIsCritical,
+                    oid: Self.keyUsageOID, isCritical: keyUsageIsCritical,
                     value: keyUsage.derEncoded))
         }
         if let extendedKeyUsage {
@@ -98,7 +103,7 @@ package struct CertificateBuilder: Sendable {
             }
             out.append(
                 CertificateExtension(
-                    oid: CertificateExtension.extendedKeyUsageOID, isCritical: false,
+                    oid: Self.extendedKeyUsageOID, isCritical: false,
                     value: DEREncoder.sequence(oids)))
         }
         if let subjectAlternativeNames {
@@ -118,18 +123,14 @@ package struct CertificateBuilder: Sendable {
     /// - Returns: the parsed certificate.
     /// - Throws: ``CryptoError`` when libcrypto refuses a part or the result does not parse.
     package func sign(with key: PrivateKey, digest: Digest = .sha256) throws(CryptoError) -> Certificate {
-        let usesDigest: Bool
-        switch key.evpKey.family {
-        case .ed25519, .ed448: usesDigest = false
-        default: usesDigest = true
-        }
+        let usesDigest = !(key.keyPair.isA("ED25519") || key.keyPair.isA("ED448"))
         let der = try X509Building.certificateDER(
             version: version, serialNumber: serialNumber,
             issuerNameDER: (issuer ?? subject).derBytes, subjectNameDER: subject.derBytes,
             notBefore: try Self.seconds(notBefore), notAfter: try Self.seconds(notAfter),
-            subjectKey: publicKey.evpKey, extensions: try allExtensions(),
-            signingKey: key.evpKey, digest: usesDigest ? digest : nil)
-        guard case .ec = key.evpKey.family else { return try Certificate(derEncoded: der) }
+            subjectKeyDER: publicKey.subjectPublicKeyInfoDER, extensions: try allExtensions(),
+            signingKey: key.keyPair, digest: usesDigest ? digest : nil)
+        guard key.keyPair.isA("EC") else { return try Certificate(derEncoded: der) }
         // libcrypto's ECDSA nonce is random; sign the TBSCertificate again with an RFC 6979
         // nonce so the same inputs always give the same certificate.
         guard let parts = try? DER.parseSequence(der), parts.count == 3 else {

@@ -121,7 +121,12 @@ package enum CertificateDifferential {
         while index + 1 < blob.endIndex {
             defer { index += 1 }
             guard blob[index] == 0x30, blob[index + 1] == 0x82 || blob[index + 1] == 0x81 else { continue }
-            guard let (node, _) = try? DER.parsePrefix(blob[index...]),
+            // The SEQUENCE's end, from its one- or two-byte long-form length.
+            let lengthBytes = Int(blob[index + 1] & 0x7F)
+            guard index + 2 + lengthBytes <= blob.endIndex else { continue }
+            let length = blob[(index + 2)..<(index + 2 + lengthBytes)].reduce(0) { $0 << 8 | Int($1) }
+            let end = index + 2 + lengthBytes + length
+            guard end <= blob.endIndex, let node = try? DER.parse(blob[index..<end]),
                 let parts = try? node.children(), parts.count == 3, parts[0].tag == .sequence
             else { continue }
             let der = Array(node.encodedBytes)

@@ -1,11 +1,29 @@
 import WebAuthnCoding
-// The DER writer's test-only part: the test authenticator and `CertificateBuilder` build
-// extension values (Android key description, Apple nonce, FIDO AAGUID, TPM SAN) and whole
-// certificates with it. The library itself writes only `ECDSA-Sig-Value`s, with the
-// sequence and unsigned integers that stay in WebAuthnCrypto.
+// The DER writer: the test authenticator and `CertificateBuilder` build extension values
+// (Android key description, Apple nonce, FIDO AAGUID, TPM SAN) and whole certificates with
+// it. The library writes no DER of its own beyond the length octets it keeps for the fuzz
+// targets.
 package import WebAuthnCrypto
 
 extension DEREncoder {
+    /// A TLV with the given tag and content, with a minimal definite length.
+    package static func tlv(_ tag: DERTag, _ content: [UInt8]) -> [UInt8] {
+        tag.encoded + length(content.count) + content
+    }
+
+    /// A SEQUENCE of already encoded elements.
+    package static func sequence(_ elements: [[UInt8]]) -> [UInt8] {
+        tlv(.sequence, elements.flatMap { $0 })
+    }
+
+    /// A non-negative INTEGER whose magnitude is `magnitude` (big-endian).
+    package static func unsignedInteger(_ magnitude: [UInt8], tag: DERTag = .integer) -> [UInt8] {
+        var octets = Array(magnitude.drop(while: { $0 == 0 }))
+        if octets.isEmpty { octets = [0] }
+        if let first = octets.first, first & 0x80 != 0 { octets.insert(0, at: 0) }
+        return tlv(tag, octets)
+    }
+
     /// A SET of already encoded elements, sorted as DER requires for SET OF.
     package static func set(_ elements: [[UInt8]]) -> [UInt8] {
         tlv(.set, elements.sorted { $0.lexicographicallyPrecedes($1) }.flatMap { $0 })
@@ -53,6 +71,9 @@ extension DEREncoder {
     /// An IA5String.
     package static func ia5String(_ text: String, tag: DERTag = .ia5String) -> [UInt8] { tlv(tag, Array(text.utf8)) }
 
+    /// A UTCTime from its text (`YYMMDDHHMMSSZ`).
+    package static func utcTime(_ text: String) -> [UInt8] { tlv(.utcTime, Array(text.utf8)) }
+
     /// An OBJECT IDENTIFIER from dotted decimal.
     /// - Throws: ``DERError/Code/invalidValue`` when `dotted` is not a valid OID.
     package static func objectIdentifier(_ dotted: String) throws(DERError) -> [UInt8] {
@@ -93,6 +114,25 @@ extension DEREncoder {
 }
 
 extension KeyUsage {
+    /// digitalSignature (0).
+    package static let digitalSignature = KeyUsage(rawValue: 1 << 0)
+    /// nonRepudiation / contentCommitment (1).
+    package static let nonRepudiation = KeyUsage(rawValue: 1 << 1)
+    /// keyEncipherment (2).
+    package static let keyEncipherment = KeyUsage(rawValue: 1 << 2)
+    /// dataEncipherment (3).
+    package static let dataEncipherment = KeyUsage(rawValue: 1 << 3)
+    /// keyAgreement (4).
+    package static let keyAgreement = KeyUsage(rawValue: 1 << 4)
+    /// keyCertSign (5).
+    package static let keyCertSign = KeyUsage(rawValue: 1 << 5)
+    /// cRLSign (6).
+    package static let cRLSign = KeyUsage(rawValue: 1 << 6)
+    /// encipherOnly (7).
+    package static let encipherOnly = KeyUsage(rawValue: 1 << 7)
+    /// decipherOnly (8).
+    package static let decipherOnly = KeyUsage(rawValue: 1 << 8)
+
     /// The DER BIT STRING for these bits (named-bit-list form: trailing zero bits dropped).
     package var derEncoded: [UInt8] {
         var highest = -1
@@ -121,4 +161,14 @@ extension GeneralName {
         case .other(_, let encoded): return encoded
         }
     }
+}
+
+extension DERTag {
+    // The universal tags (X.680 §8.4) of the string and OID types the writer emits; the
+    // library's reader has its own.
+    fileprivate static let objectIdentifier = DERTag(.universal, number: 6, constructed: false)
+    fileprivate static let utf8String = DERTag(.universal, number: 12, constructed: false)
+    fileprivate static let printableString = DERTag(.universal, number: 19, constructed: false)
+    fileprivate static let ia5String = DERTag(.universal, number: 22, constructed: false)
+    fileprivate static let utcTime = DERTag(.universal, number: 23, constructed: false)
 }

@@ -18,21 +18,23 @@ extension PrivateKey {
         case .p256, .p384, .p521, .secp256k1:
             let curve: COSECurve = kind.ecCurve ?? .p256
             // 64 extra bits beyond the order make the reduction's bias negligible.
-            let seedBytes = material.bytes("ec-scalar", count: curve.coordinateLength + 8)
-            return PrivateKey(evpKey: try LibCryptoDeterministic.ecKeyPair(group: curve.libcryptoName, seed: seedBytes))
+            return try PrivateKey(
+                keyPair: try LibCryptoDeterministic.ecKeyPair(group: curve.libcryptoName) { orderLength in
+                    material.bytes("ec-scalar", count: orderLength + 8)
+                })
         case .ed25519:
-            return PrivateKey(
-                evpKey: try LibCryptoDeterministic.rawPrivateKey(
+            return try PrivateKey(
+                keyPair: try LibCryptoDeterministic.rawPrivateKey(
                     algorithm: "ED25519", material.bytes("ed25519", count: 32)))
         case .ed448:
-            return PrivateKey(
-                evpKey: try LibCryptoDeterministic.rawPrivateKey(
+            return try PrivateKey(
+                keyPair: try LibCryptoDeterministic.rawPrivateKey(
                     algorithm: "ED448", material.bytes("ed448", count: 57)))
         case .rsa(let bits):
             guard bits >= 1024, bits % 16 == 0 else { throw CryptoError(.weakKey, "cannot derive RSA-\(bits)") }
             let primeBytes = bits / 16
-            return PrivateKey(
-                evpKey: try LibCryptoDeterministic.rsaKeyPair(
+            return try PrivateKey(
+                keyPair: try LibCryptoDeterministic.rsaKeyPair(
                     primeSeeds: (material.bytes("rsa-p", count: primeBytes), material.bytes("rsa-q", count: primeBytes)),
                     primeBits: bits / 2))
         case .mlDSA44, .mlDSA65, .mlDSA87:
@@ -43,10 +45,10 @@ extension PrivateKey {
     /// ECDSA with the nonce of RFC 6979 §3.2, DER-encoded.
     func deterministicECDSA(_ data: [UInt8], digest: Digest) throws(CryptoError) -> [UInt8] {
         let hash = digest.hash(data)
-        let (parameters, reducedHash) = try LibCryptoDeterministic.ecParameters(evpKey, hash: hash)
+        let (parameters, reducedHash) = try LibCryptoDeterministic.ecParameters(keyPair, hash: hash)
         let length = parameters.privateScalar.count
-        var v = [UInt8](repeating: 0x01, count: digest.outputSize)
-        var k = [UInt8](repeating: 0x00, count: digest.outputSize)
+        var v = [UInt8](repeating: 0x01, count: digest.byteCount)
+        var k = [UInt8](repeating: 0x00, count: digest.byteCount)
         k = HMAC.code(digest, key: k, v + [0x00] + parameters.privateScalar + reducedHash)
         v = HMAC.code(digest, key: k, v)
         k = HMAC.code(digest, key: k, v + [0x01] + parameters.privateScalar + reducedHash)
@@ -57,7 +59,7 @@ extension PrivateKey {
                 v = HMAC.code(digest, key: k, v)
                 candidate += v
             }
-            if let raw = try LibCryptoDeterministic.ecdsaSign(evpKey, hash: hash, nonceCandidate: Array(candidate.prefix(length))) {
+            if let raw = try LibCryptoDeterministic.ecdsaSign(keyPair, hash: hash, nonceCandidate: Array(candidate.prefix(length))) {
                 return try ECDSASignature.derEncoded(raw: raw[...], coordinateLength: length)
             }
             k = HMAC.code(digest, key: k, v + [0x00])
@@ -69,10 +71,10 @@ extension PrivateKey {
     /// RSASSA-PSS (RFC 8017 §9.1.1) with MGF1 and a salt as long as the digest, derived
     /// from the message instead of drawn at random.
     func deterministicPSS(_ data: [UInt8], digest: Digest) throws(CryptoError) -> [UInt8] {
-        let modulusBits = LibCryptoDeterministic.rsaModulusBits(evpKey)
+        let modulusBits = LibCryptoDeterministic.rsaModulusBits(keyPair)
         let emBits = modulusBits - 1
         let emLength = (emBits + 7) / 8
-        let hashLength = digest.outputSize
+        let hashLength = digest.byteCount
         guard emLength >= 2 * hashLength + 2 else { throw CryptoError(.weakKey, "RSA key too small for PSS") }
         let messageHash = digest.hash(data)
         let salt = digest.hash(Array("pss-salt".utf8) + messageHash)
@@ -84,7 +86,7 @@ extension PrivateKey {
         let encoded = db + h + [0xBC]
         let modulusLength = (modulusBits + 7) / 8
         let block = [UInt8](repeating: 0, count: modulusLength - encoded.count) + encoded
-        return try LibCryptoDeterministic.rsaPrivateOperation(evpKey, block: block)
+        return try LibCryptoDeterministic.rsaPrivateOperation(keyPair, block: block)
     }
 
     /// MGF1 (RFC 8017 §B.2.1).
@@ -102,7 +104,7 @@ extension PrivateKey {
 /// HMAC (RFC 2104) over one of the supported digests.
 enum HMAC {
     static func code(_ digest: Digest, key: [UInt8], _ message: [UInt8]) -> [UInt8] {
-        let blockSize = digest.outputSize > 32 ? 128 : 64
+        let blockSize = digest.byteCount > 32 ? 128 : 64
         var block = key.count > blockSize ? digest.hash(key) : key
         block += [UInt8](repeating: 0, count: blockSize - block.count)
         let inner = digest.hash(block.map { $0 ^ 0x36 } + message)

@@ -6,7 +6,7 @@ import WebAuthnRP
 /// A JSON value that keeps its members in the order they were written, so the
 /// generated fixture files read top-down (format, description, relying party,
 /// policy, ceremonies) and stay byte-stable apart from key material.
-indirect enum FixtureValue {
+indirect enum FixtureValue: Sendable {
     case string(String)
     case int(Int)
     case bool(Bool)

@@ -195,7 +195,9 @@ package struct TestMetadataService: Sendable {
         guard parts.count == 2 else { throw CryptoError(.malformedSignature, "not two integers") }
         var out: [UInt8] = []
         for part in parts {
-            let magnitude = Array(try part.unsignedIntegerBytes())
+            // libcrypto's own signature: each INTEGER is minimal and non-negative.
+            guard part.tag == .integer else { throw CryptoError(.malformedSignature, "not an INTEGER") }
+            let magnitude = Array(part.content.drop(while: { $0 == 0 }))
             guard magnitude.count <= coordinate else { throw CryptoError(.malformedSignature, "integer too long") }
             out += [UInt8](repeating: 0, count: coordinate - magnitude.count) + magnitude
         }
@@ -230,6 +232,6 @@ package struct TestMetadataService: Sendable {
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
         formatter.dateFormat = "yyMMddHHmmss'Z'"
-        return DEREncoder.tlv(.utcTime, Array(formatter.string(from: date).utf8))
+        return DEREncoder.utcTime(formatter.string(from: date))
     }
 }

@@ -40,7 +40,7 @@ package final class LibCryptoVerifyBaseline: @unchecked Sendable {
     /// - Throws: ``CryptoError`` when libcrypto fails.
     package init(_ algorithm: Algorithm) throws(CryptoError) {
         self.algorithm = algorithm
-        let privateKey: EVPKey
+        let privateKey: LibCryptoKeyPair
         switch algorithm {
         case .es256: privateKey = try LibCryptoKeyGen.generate(algorithm: "EC", .ecGroup("prime256v1"))
         case .eddsa: privateKey = try LibCryptoKeyGen.generate(algorithm: "ED25519", .none)
@@ -49,7 +49,7 @@ package final class LibCryptoVerifyBaseline: @unchecked Sendable {
         var message = [UInt8](repeating: 0, count: 69)
         for index in message.indices { message[index] = UInt8(truncatingIfNeeded: index &* 31 &+ 7) }
         self.message = message
-        let scheme: AlgorithmProfile.Scheme
+        let scheme: SignatureScheme
         switch algorithm {
         case .es256: scheme = .ecdsa(.sha256)
         case .eddsa: scheme = .eddsa

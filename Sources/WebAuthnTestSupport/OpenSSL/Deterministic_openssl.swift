@@ -17,13 +17,16 @@ enum LibCryptoDeterministic {
 
     // MARK: Seeded keys
 
-    /// An EC key pair whose scalar is `seed` reduced into [1, n-1].
-    static func ecKeyPair(group groupName: String, seed: [UInt8]) throws(CryptoError) -> EVPKey {
+    /// An EC key pair whose scalar is the seed reduced into [1, n-1]; `seed` is asked for the
+    /// seed with the byte length of the group order n.
+    static func ecKeyPair(
+        group groupName: String, seed: (_ orderLength: Int) -> [UInt8]
+    ) throws(CryptoError) -> LibCryptoKeyPair {
         let scope = try BigNumberScope()
         let group = try scope.group(groupName)
         defer { EC_GROUP_free(group) }
         guard let order = EC_GROUP_get0_order(group) else { throw libcryptoFailure("EC_GROUP_get0_order") }
-        let d = try scope.number(seed)
+        let d = try scope.number(seed((Int(BN_num_bits(order)) + 7) / 8))
         let orderMinusOne = try scope.copy(order)
         guard BN_sub_word(orderMinusOne, 1) == 1, BN_nnmod(d, d, orderMinusOne, scope.context) == 1,
             BN_add_word(d, 1) == 1
@@ -33,16 +36,19 @@ enum LibCryptoDeterministic {
         guard EC_POINT_mul(group, point, d, nil, nil, scope.context) == 1 else { throw libcryptoFailure("EC_POINT_mul") }
         let publicPoint = try pointOctets(group, point, scope)
         let scalar = try scope.bytes(d, count: (Int(BN_num_bits(order)) + 7) / 8)
-        return try keyPair(algorithm: "EC") { (builder) throws(CryptoError) in
-            try builder.pushUTF8("group", groupName)
-            try builder.pushBigNumber("priv", scalar[...])
-            try builder.pushOctets("pub", publicPoint[...])
-        }
+        guard let curve = OBJ_nid2obj(OBJ_sn2nid(groupName)), let curveOID = encodedBytes({ i2d_ASN1_OBJECT(curve, $0) })
+        else { throw libcryptoFailure("the OID of \(groupName)") }
+        // RFC 5915 ECPrivateKey: version 1, the scalar, the named curve, the public point.
+        return try LibCryptoKeyPair.privateKey(
+            der: DEREncoder.sequence([
+                DEREncoder.integer(1), DEREncoder.octetString(scalar), DEREncoder.explicit(0, curveOID),
+                DEREncoder.explicit(1, DEREncoder.bitString(publicPoint)),
+            ]))
     }
 
     /// An RSA key pair with e = 65537 whose primes are the first primes at or above
     /// the two seeds (top two bits set, so n has exactly `2 × primeBits` bits).
-    static func rsaKeyPair(primeSeeds: ([UInt8], [UInt8]), primeBits: Int) throws(CryptoError) -> EVPKey {
+    static func rsaKeyPair(primeSeeds: ([UInt8], [UInt8]), primeBits: Int) throws(CryptoError) -> LibCryptoKeyPair {
         let scope = try BigNumberScope()
         let p = try prime(from: primeSeeds.0, bits: primeBits, scope)
         let q = try prime(from: primeSeeds.1, bits: primeBits, scope)
@@ -59,30 +65,23 @@ enum LibCryptoDeterministic {
             BN_mod_inverse(qInverse, q, p, scope.context) != nil
         else { throw libcryptoFailure("deriving the RSA private exponents") }
         let parts = try [n, e, d, p, q, dp, dq, qInverse].map { (bn) throws(CryptoError) in try scope.bytes(bn) }
-        return try keyPair(algorithm: "RSA") { (builder) throws(CryptoError) in
-            try builder.pushBigNumber("n", parts[0][...])
-            try builder.pushBigNumber("e", parts[1][...])
-            try builder.pushBigNumber("d", parts[2][...])
-            try builder.pushBigNumber("rsa-factor1", parts[3][...])
-            try builder.pushBigNumber("rsa-factor2", parts[4][...])
-            try builder.pushBigNumber("rsa-exponent1", parts[5][...])
-            try builder.pushBigNumber("rsa-exponent2", parts[6][...])
-            try builder.pushBigNumber("rsa-coefficient1", parts[7][...])
-        }
+        // PKCS #1 RSAPrivateKey: version 0, then n, e, d, p, q, d mod (p-1), d mod (q-1), q⁻¹ mod p.
+        return try LibCryptoKeyPair.privateKey(
+            der: DEREncoder.sequence([DEREncoder.integer(0)] + parts.map { DEREncoder.unsignedInteger($0) }))
     }
 
     /// An Ed25519 or Ed448 key from its raw private bytes.
-    static func rawPrivateKey(algorithm name: String, _ bytes: [UInt8]) throws(CryptoError) -> EVPKey {
+    static func rawPrivateKey(algorithm name: String, _ bytes: [UInt8]) throws(CryptoError) -> LibCryptoKeyPair {
         ERR_clear_error()
         let key = bytes.withUnsafeBufferPointer { EVP_PKEY_new_raw_private_key_ex(nil, name, nil, $0.baseAddress, $0.count) }
         guard let key else { throw libcryptoFailure("EVP_PKEY_new_raw_private_key_ex(\(name))") }
-        return EVPKey(takingOwnershipOf: key)
+        return LibCryptoKeyPair(takingOwnershipOf: key)
     }
 
     // MARK: ECDSA with a caller-chosen nonce
 
     /// The order size and private scalar of an EC key, plus `bits2octets(hash)`.
-    static func ecParameters(_ key: EVPKey, hash: [UInt8]) throws(CryptoError) -> (ECParameters, reducedHash: [UInt8]) {
+    static func ecParameters(_ key: LibCryptoKeyPair, hash: [UInt8]) throws(CryptoError) -> (ECParameters, reducedHash: [UInt8]) {
         let scope = try BigNumberScope()
         let group = try scope.group(of: key)
         defer { EC_GROUP_free(group) }
@@ -105,7 +104,7 @@ enum LibCryptoDeterministic {
     /// An ECDSA signature (r, s), each padded to the order's length, with the nonce
     /// `bits2int(nonceCandidate)`; nil when that nonce is out of range or gives r or s = 0
     /// (RFC 6979 then asks for the next candidate).
-    static func ecdsaSign(_ key: EVPKey, hash: [UInt8], nonceCandidate: [UInt8]) throws(CryptoError) -> [UInt8]? {
+    static func ecdsaSign(_ key: LibCryptoKeyPair, hash: [UInt8], nonceCandidate: [UInt8]) throws(CryptoError) -> [UInt8]? {
         let scope = try BigNumberScope()
         let group = try scope.group(of: key)
         defer { EC_GROUP_free(group) }
@@ -140,11 +139,11 @@ enum LibCryptoDeterministic {
     // MARK: Raw RSA
 
     /// The modulus size of an RSA key, in bits.
-    static func rsaModulusBits(_ key: EVPKey) -> Int { Int(EVP_PKEY_get_bits(key.pointer)) }
+    static func rsaModulusBits(_ key: LibCryptoKeyPair) -> Int { key.bits }
 
     /// The RSA private operation on one block of exactly the modulus length (no padding):
     /// the caller has already applied EMSA-PSS.
-    static func rsaPrivateOperation(_ key: EVPKey, block: [UInt8]) throws(CryptoError) -> [UInt8] {
+    static func rsaPrivateOperation(_ key: LibCryptoKeyPair, block: [UInt8]) throws(CryptoError) -> [UInt8] {
         ERR_clear_error()
         guard let ctx = EVP_PKEY_CTX_new_from_pkey(nil, key.pointer, nil) else {
             throw libcryptoFailure("EVP_PKEY_CTX_new_from_pkey")
@@ -202,16 +201,6 @@ enum LibCryptoDeterministic {
         let written = EC_POINT_point2oct(group, point, POINT_CONVERSION_UNCOMPRESSED, &out, length, scope.context)
         guard written == length else { throw libcryptoFailure("EC_POINT_point2oct") }
         return out
-    }
-
-    /// `EVP_PKEY_fromdata` with the key-pair selection.
-    private static func keyPair(
-        algorithm: String,
-        _ fill: (ParameterBuilder) throws(CryptoError) -> Void
-    ) throws(CryptoError) -> EVPKey {
-        try LibCryptoKeyBuilder.fromData(
-            algorithm: algorithm, selection: cwebauthn_selection_keypair(),
-            failure: "EVP_PKEY_fromdata(\(algorithm) key pair)", fill)
     }
 }
 
@@ -271,7 +260,7 @@ private final class BigNumberScope {
         return group
     }
 
-    func group(of key: EVPKey) throws(CryptoError) -> OpaquePointer {
+    func group(of key: LibCryptoKeyPair) throws(CryptoError) -> OpaquePointer {
         var buffer = [CChar](repeating: 0, count: 64)
         var length = 0
         guard EVP_PKEY_get_utf8_string_param(key.pointer, "group", &buffer, buffer.count, &length) == 1 else {

@@ -11,7 +11,7 @@ enum LibCryptoKeyGen {
     }
 
     /// Generates a key pair of the named libcrypto algorithm ("EC", "RSA", "ED25519", ...).
-    static func generate(algorithm name: String, _ parameters: Parameters) throws(CryptoError) -> EVPKey {
+    static func generate(algorithm name: String, _ parameters: Parameters) throws(CryptoError) -> LibCryptoKeyPair {
         ERR_clear_error()
         guard let ctx = EVP_PKEY_CTX_new_from_name(nil, name, nil) else {
             throw libcryptoFailure("libcrypto does not provide \(name) keys", code: .unsupportedByLibCrypto)
@@ -32,6 +32,6 @@ enum LibCryptoKeyGen {
         }
         var key: OpaquePointer?
         guard EVP_PKEY_generate(ctx, &key) == 1, let key else { throw libcryptoFailure("EVP_PKEY_generate(\(name))") }
-        return EVPKey(takingOwnershipOf: key)
+        return LibCryptoKeyPair(takingOwnershipOf: key)
     }
 }

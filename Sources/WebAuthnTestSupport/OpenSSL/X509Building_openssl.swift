@@ -5,10 +5,11 @@ import WebAuthnCrypto
 
 enum X509Building {
     /// One certificate, assembled and signed by libcrypto; returns its DER.
+    /// - Parameter subjectKeyDER: the subject public key as a DER SubjectPublicKeyInfo.
     static func certificateDER(
         version: Int, serialNumber: [UInt8], issuerNameDER: [UInt8], subjectNameDER: [UInt8],
-        notBefore: Int64, notAfter: Int64, subjectKey: EVPKey, extensions: [CertificateExtension],
-        signingKey: EVPKey, digest: Digest?
+        notBefore: Int64, notAfter: Int64, subjectKeyDER: [UInt8], extensions: [CertificateExtension],
+        signingKey: LibCryptoKeyPair, digest: Digest?
     ) throws(CryptoError) -> [UInt8] {
         ERR_clear_error()
         guard let x509 = X509_new() else { throw libcryptoFailure("X509_new") }
@@ -38,7 +39,13 @@ enum X509Building {
         guard X509_set1_notBefore(x509, start) == 1, X509_set1_notAfter(x509, end) == 1 else {
             throw libcryptoFailure("X509_set1_not*")
         }
-        guard X509_set_pubkey(x509, subjectKey.pointer) == 1 else { throw libcryptoFailure("X509_set_pubkey") }
+        let subjectKey: OpaquePointer? = subjectKeyDER.withUnsafeBufferPointer { buffer in
+            var cursor: UnsafePointer<UInt8>? = buffer.baseAddress
+            return d2i_PUBKEY(nil, &cursor, buffer.count)
+        }
+        guard let subjectKey else { throw libcryptoFailure("d2i_PUBKEY") }
+        defer { EVP_PKEY_free(subjectKey) }
+        guard X509_set_pubkey(x509, subjectKey) == 1 else { throw libcryptoFailure("X509_set_pubkey") }
 
         for item in extensions {
             guard let object = OBJ_txt2obj(item.oid, 1) else { throw libcryptoFailure("OBJ_txt2obj(\(item.oid))") }
@@ -54,7 +61,10 @@ enum X509Building {
             guard X509_add_ext(x509, ext, -1) == 1 else { throw libcryptoFailure("X509_add_ext") }
         }
 
-        guard X509_sign(x509, signingKey.pointer, digest?.evpMD) > 0 else { throw libcryptoFailure("X509_sign") }
+        // EVP_get_digestbyname gives a static object: nothing to free.
+        let md = digest.flatMap { EVP_get_digestbyname($0.libcryptoName) }
+        guard digest == nil || md != nil else { throw libcryptoFailure("EVP_get_digestbyname") }
+        guard X509_sign(x509, signingKey.pointer, md) > 0 else { throw libcryptoFailure("X509_sign") }
         guard let der = encodedBytes({ i2d_X509(x509, $0) }) else { throw libcryptoFailure("i2d_X509") }
         return der
     }

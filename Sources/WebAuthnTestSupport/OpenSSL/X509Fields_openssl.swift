@@ -39,17 +39,7 @@ package struct LibCryptoCertificateFields: Sendable, Equatable {
     /// - Throws: ``CryptoError`` when libcrypto refuses it or a getter fails.
     package init(derEncoded: [UInt8]) throws(CryptoError) {
         ERR_clear_error()
-        let parsed: OpaquePointer? = derEncoded.withUnsafeBufferPointer { buffer in
-            guard let base = buffer.baseAddress else { return nil }
-            var cursor: UnsafePointer<UInt8>? = base
-            let x509 = d2i_X509(nil, &cursor, buffer.count)
-            guard cursor.map({ $0 - base }) == buffer.count else {
-                X509_free(x509)
-                return nil
-            }
-            return x509
-        }
-        guard let x509 = parsed else {
+        guard let x509 = decodedWhole(derEncoded, { d2i_X509(nil, $0, $1) }, free: { X509_free($0) }) else {
             ERR_clear_error()
             throw CryptoError(.malformedCertificate, "d2i_X509 rejected the certificate, or bytes follow it")
         }
@@ -134,6 +124,24 @@ package struct LibCryptoCertificateFields: Sendable, Equatable {
             return nil
         }
         return String(decoding: buffer.prefix(Int(length)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+/// Runs a `d2i_*` call over all of `der`: the object, or nil when it does not decode or bytes
+/// follow it (then the object is freed with `free`).
+func decodedWhole(
+    _ der: [UInt8], _ decode: (UnsafeMutablePointer<UnsafePointer<UInt8>?>, Int) -> OpaquePointer?,
+    free: (OpaquePointer?) -> Void
+) -> OpaquePointer? {
+    der.withUnsafeBufferPointer { buffer in
+        guard let base = buffer.baseAddress else { return nil }
+        var cursor: UnsafePointer<UInt8>? = base
+        let object = decode(&cursor, buffer.count)
+        guard cursor.map({ $0 - base }) == buffer.count else {
+            free(object)
+            return nil
+        }
+        return object
     }
 }
 
