@@ -4,7 +4,13 @@
 package struct PublicKey: Sendable {
     let evpKey: EVPKey
 
-    package init(evpKey: EVPKey) { self.evpKey = evpKey }
+    init(evpKey: EVPKey) { self.evpKey = evpKey }
+
+    /// A P-256 key from its uncompressed point `04 ‖ x ‖ y` (how App Attest keys are stored).
+    /// - Throws: ``CryptoError`` when the bytes are not a point on the curve.
+    package init(p256Point point: [UInt8]) throws(CryptoError) {
+        self.init(evpKey: try LibCryptoKeyBuilder.ecPublicKey(group: COSECurve.p256.libcryptoName, uncompressedPoint: point))
+    }
 }
 
 /// What kind of key libcrypto holds, as far as WebAuthn cares.

@@ -8,7 +8,7 @@ import Synchronization
 /// `EVP_PKEY_CTX`, and OpenSSL 3 documents concurrent use of a const `EVP_PKEY`
 /// by several threads as safe. That lets one key, built once, serve every later
 /// verification from any task.
-package final class EVPKey: @unchecked Sendable {
+final class EVPKey: @unchecked Sendable {
     let pointer: OpaquePointer
     /// Verification contexts this key has used, kept for the next verification. A context
     /// that verified once keeps its key context, so initializing it again skips building a
@@ -164,7 +164,7 @@ extension EVPKey {
 
 /// Builds public keys with `EVP_PKEY_fromdata` / `OSSL_PARAM_BLD` (no deprecated
 /// per-type key APIs) and checks them with `EVP_PKEY_public_check`.
-package enum LibCryptoKeyBuilder {
+enum LibCryptoKeyBuilder {
     /// An EC public key from the group name and the uncompressed point `04 || x || y`.
     ///
     /// The COSE curves (P-256, P-384, P-521, secp256k1) all have cofactor 1, so every point
@@ -181,7 +181,7 @@ package enum LibCryptoKeyBuilder {
     /// registration). `ECTemplatePointTests` holds libcrypto to this for every curve.
     /// Anything refused there is redone through `EVP_PKEY_fromdata` and the quick check,
     /// so a refused key is refused with exactly the error it always had.
-    package static func ecPublicKey(group: String, uncompressedPoint: [UInt8]) throws(CryptoError) -> EVPKey {
+    static func ecPublicKey(group: String, uncompressedPoint: [UInt8]) throws(CryptoError) -> EVPKey {
         if let key = ECGroupTemplates.shared.publicKey(group: group, point: uncompressedPoint) {
             return key
         }

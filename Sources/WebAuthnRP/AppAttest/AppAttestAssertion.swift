@@ -92,10 +92,7 @@ extension AppAttestVerifier {
             throw WebAuthnError(.malformed, "the stored public key is not an uncompressed P-256 point (\(point.count) bytes)")
         }
         do {
-            let built = PublicKey(
-                evpKey: try LibCryptoKeyBuilder.ecPublicKey(
-                    group: COSECurve.p256.libcryptoName,
-                    uncompressedPoint: point))
+            let built = try PublicKey(p256Point: point)
             cache?.keys.insert(built, forPoint: point)
             return built
         } catch {
