@@ -175,7 +175,7 @@ enum AppAttestFixtureCorpus {
         looseExtension.certificate = { builder in
             builder.extraExtensions = [
                 CertificateExtension(
-                    oid: AppleAttestation.nonceExtensionOID, isCritical: false,
+                    oid: AttestationOID.appleNonce, isCritical: false,
                     value: DEREncoder.sequence([DEREncoder.octetString([UInt8](repeating: 7, count: 32))]))
             ]
         }
