@@ -98,7 +98,7 @@ enum CeremonyTargets {
     }
 
     static func describe(_ trace: CeremonyTrace) -> String {
-        trace.steps.map { "\($0.step) \($0.title) \($0.outcome) \($0.detail ?? "")" }.joined(separator: "\n")
+        trace.rows.map { "\($0.step) \($0.title) \($0.outcome) \($0.note ?? "")" }.joined(separator: "\n")
     }
 
     // MARK: Authentication
