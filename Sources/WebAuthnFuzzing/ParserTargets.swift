@@ -178,7 +178,7 @@ enum ParserTargets {
             rebuilt += attested.credentialId
             rebuilt += attested.credentialPublicKey.encodedBytes
             check.require(
-                attested.credentialId.count <= AuthenticatorData.maximumCredentialIdLength,
+                attested.credentialId.count <= 1023,  // the §7.1 bound, written out rather than read from the parser
                 "a credential id is at most 1023 bytes", "\(attested.credentialId.count) bytes")
             let key = try? CBOR.decode(attested.credentialPublicKey.encodedBytes)
             check.require(
