@@ -221,20 +221,11 @@ enum ParserTargets {
             on its own to the same authenticator data (whose parts add up, as in authenticator-data)
             """
     ) { bytes, check in
-        let (first, parsed) = Verdict.of({ () throws(WebAuthnError) in try AttestationObject(bytes: bytes) }, describe: describe)
-        let (second, _) = Verdict.of({ () throws(WebAuthnError) in try AttestationObject(bytes: bytes) }, describe: describe)
-        check.requireSame(first, second, "parsing twice gives the same verdict")
-        guard let object = parsed else { return }
-        check.require(object.rawBytes.elementsEqual(bytes), "rawBytes are the input", "\(object.rawBytes.count) bytes")
-        let map = try? CBOR.decode(bytes)
-        check.require(map?[textKey: "fmt"]?.text == object.format, "fmt is the map's fmt member", object.format)
-        check.require(
-            map?[textKey: "attStmt"] == object.statement, "attStmt is the map's attStmt member",
-            object.statement.encodedBytes.hex)
-        let authBytes = map?[textKey: "authData"]?.bytes
-        check.require(
-            authBytes?.elementsEqual(object.authenticatorData.rawBytes) == true,
-            "authData is the map's authData member", object.authenticatorData.rawBytes.hex)
+        let first = AttestationObjectReading.read(bytes)
+        let second = AttestationObjectReading.read(bytes)
+        check.requireSame(describe(first.reading), describe(second.reading), "parsing twice gives the same verdict")
+        guard case .success(let object) = first.reading else { return }
+        for broken in first.broken { check.require(false, broken.property, broken.detail) }
         let alone = Verdict.of(
             { () throws(WebAuthnError) in try AuthenticatorData(bytes: Array(object.authenticatorData.rawBytes)) },
             describe: describe
@@ -243,8 +234,15 @@ enum ParserTargets {
         checkParts(object.authenticatorData, input: object.authenticatorData.rawBytes, &check)
     }
 
-    static func describe(_ object: AttestationObject) -> String {
-        "fmt \(object.format) attStmt \(object.statement.encodedBytes.hex) authData { \(describe(object.authenticatorData)) }"
+    /// `accept: fmt … attStmt … authData { … }` or `reject: <error>`, as ``Verdict`` writes them.
+    static func describe(
+        _ reading: Result<(format: String, statement: [UInt8], authenticatorData: AuthenticatorData), WebAuthnError>
+    ) -> String {
+        switch reading {
+        case .success(let object):
+            return "accept: fmt \(object.format) attStmt \(object.statement.hex) authData { \(describe(object.authenticatorData)) }"
+        case .failure(let error): return "reject: \(error)"
+        }
     }
 
     // MARK: COSE key
