@@ -75,13 +75,10 @@ package enum TPMStructureEncoder {
         symmetric: TPMSymmetricDefinition? = nil, scheme: TPMScheme? = nil,
         keyBits: UInt16 = 2048, exponent: UInt32 = 0, modulus: [UInt8]
     ) -> [UInt8] {
-        var parameters = encode(symmetric)
-        parameters += encode(scheme)
-        parameters += bigEndian(keyBits)
-        parameters += bigEndian(exponent)
-        return publicArea(
-            type: algRSA, nameAlg: nameAlg, objectAttributes: objectAttributes,
-            authPolicy: authPolicy, parameters: parameters, unique: sized(modulus))
+        keyPublicArea(
+            type: algRSA, nameAlg: nameAlg, objectAttributes: objectAttributes, authPolicy: authPolicy,
+            symmetric: symmetric, scheme: scheme, details: bigEndian(keyBits) + bigEndian(exponent),
+            unique: sized(modulus))
     }
 
     /// An ECC TPMT_PUBLIC.
@@ -103,13 +100,21 @@ package enum TPMStructureEncoder {
         curveID: UInt16 = 0x0003, kdf: TPMScheme? = nil,
         x: [UInt8], y: [UInt8]
     ) -> [UInt8] {
-        var parameters = encode(symmetric)
-        parameters += encode(scheme)
-        parameters += bigEndian(curveID)
-        parameters += encode(kdf)
-        return publicArea(
-            type: algECC, nameAlg: nameAlg, objectAttributes: objectAttributes,
-            authPolicy: authPolicy, parameters: parameters, unique: sized(x) + sized(y))
+        keyPublicArea(
+            type: algECC, nameAlg: nameAlg, objectAttributes: objectAttributes, authPolicy: authPolicy,
+            symmetric: symmetric, scheme: scheme, details: bigEndian(curveID) + encode(kdf),
+            unique: sized(x) + sized(y))
+    }
+
+    /// An RSA or ECC TPMT_PUBLIC: the symmetric definition and scheme every asymmetric key's
+    /// parameters start with, then the type's own `details`.
+    private static func keyPublicArea(
+        type: UInt16, nameAlg: UInt16, objectAttributes: UInt32, authPolicy: [UInt8],
+        symmetric: TPMSymmetricDefinition?, scheme: TPMScheme?, details: [UInt8], unique: [UInt8]
+    ) -> [UInt8] {
+        publicArea(
+            type: type, nameAlg: nameAlg, objectAttributes: objectAttributes, authPolicy: authPolicy,
+            parameters: encode(symmetric) + encode(scheme) + details, unique: unique)
     }
 
     /// A TPMS_ATTEST with an already-encoded `attested` body.
