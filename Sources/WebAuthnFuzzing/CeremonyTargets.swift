@@ -35,7 +35,7 @@ enum CeremonyTargets {
 
     /// The challenge the client data names, or the fixed fallback.
     static func challenge(in clientDataJSON: [UInt8]) -> [UInt8] {
-        (try? CollectedClientData(jsonBytes: clientDataJSON).decodedChallenge()) ?? fallbackChallenge
+        CollectedClientDataReading.challenge(in: clientDataJSON) ?? fallbackChallenge
     }
 
     // MARK: Registration
