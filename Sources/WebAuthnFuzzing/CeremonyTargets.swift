@@ -35,7 +35,7 @@ enum CeremonyTargets {
 
     /// The challenge the client data names, or the fixed fallback.
     static func challenge(in clientDataJSON: [UInt8]) -> [UInt8] {
-        (try? CollectedClientData(jsonBytes: clientDataJSON).decodedChallenge()) ?? fallbackChallenge
+        CollectedClientDataReading.challenge(in: clientDataJSON) ?? fallbackChallenge
     }
 
     // MARK: Registration
@@ -98,7 +98,7 @@ enum CeremonyTargets {
     }
 
     static func describe(_ trace: CeremonyTrace) -> String {
-        trace.steps.map { "\($0.step) \($0.title) \($0.outcome) \($0.detail ?? "")" }.joined(separator: "\n")
+        trace.rows.map { "\($0.step) \($0.title) \($0.outcome) \($0.note ?? "")" }.joined(separator: "\n")
     }
 
     // MARK: Authentication

@@ -32,13 +32,13 @@ package struct FixtureError: Error, Sendable, CustomStringConvertible {
             reason = "\(error)"
             return
         }
-        let failure = WebAuthnJSONCoding.failure(decodingError)
-        if failure.codingPath.isEmpty {
+        let failure = WebAuthnJSONCoding.located(decodingError)
+        if let located = failure.member {
+            member = located
+            reason = failure.reason
+        } else {
             member = "(file)"
             reason = failure.isCorruptData ? "is not JSON (\(failure.reason))" : failure.reason
-        } else {
-            member = WebAuthnJSONCoding.path("", failure.codingPath)
-            reason = failure.reason
         }
     }
 

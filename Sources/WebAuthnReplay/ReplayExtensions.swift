@@ -47,21 +47,24 @@ enum ReplayExtensions {
     }
 }
 
-extension RegistrationExtensionResults {
-    /// The outputs under the names `expect.extensions` uses.
-    var replayJSON: [String: JSONValue] {
+extension VerifiedRegistration {
+    /// The extension outputs under the names `expect.extensions` uses. What the outputs say about
+    /// the credential is read where a server reads it, on the new record; what answers an input
+    /// (PRF results, `appidExclude`) from the results.
+    var extensionsReplayJSON: [String: JSONValue] {
+        let properties = record.extensions
         var out: [String: JSONValue] = [:]
-        if let residentKey { out["credProps"] = .object(["rk": .bool(residentKey)]) }
+        if let residentKey = properties.discoverable { out["credProps"] = .object(["rk": .bool(residentKey)]) }
         var prf: [String: JSONValue] = [:]
-        if let prfEnabled { prf["enabled"] = .bool(prfEnabled) }
-        if let prfResults { prf["results"] = prfResults.replayJSON }
+        if let prfEnabled = extensions.prfEnabled { prf["enabled"] = .bool(prfEnabled) }
+        if let prfResults = extensions.prfResults { prf["results"] = prfResults.replayJSON }
         if !prf.isEmpty { out["prf"] = .object(prf) }
-        if let supported = largeBlob?.supported { out["largeBlob"] = .object(["supported": .bool(supported)]) }
-        if let credentialProtection { out["credProtect"] = .number(Double(credentialProtection.rawValue)) }
-        if let minPinLength { out["minPinLength"] = .number(Double(minPinLength)) }
-        if let hmacSecret { out["hmacSecret"] = .bool(hmacSecret) }
-        if let credBlob { out["credBlob"] = .bool(credBlob) }
-        if let appidExclude { out["appidExclude"] = .bool(appidExclude) }
+        if let supported = properties.largeBlobSupported { out["largeBlob"] = .object(["supported": .bool(supported)]) }
+        if let level = properties.credentialProtection { out["credProtect"] = .number(Double(level.rawValue)) }
+        if let minPinLength = properties.minPinLength { out["minPinLength"] = .number(Double(minPinLength)) }
+        if let hmacSecret = properties.hmacSecret { out["hmacSecret"] = .bool(hmacSecret) }
+        if let credBlob = properties.credBlobStored { out["credBlob"] = .bool(credBlob) }
+        if let appidExclude = extensions.appidExclude { out["appidExclude"] = .bool(appidExclude) }
         return out
     }
 }

@@ -31,12 +31,11 @@ package enum ReplayFormatter {
 
     /// The trace as lines: `passed  §7.1 step 14  rpIdHash is SHA-256 of the RP ID`.
     static func traceLines(_ trace: CeremonyTrace) -> [String] {
-        trace.steps.map { step in
-            let detail = step.detail.map { " [\($0)]" } ?? ""
-            switch step.outcome {
-            case .passed: return "passed   \(step.step): \(step.title)\(detail)"
-            case .skipped(let why): return "skipped  \(step.step): \(step.title) (\(why))"
-            case .failed(let error): return "FAILED   \(step.step): \(step.title): \(error.message)"
+        trace.rows.map { row in
+            switch row.outcome {
+            case "skipped": return "skipped  \(row.step): \(row.title) (\(row.note ?? ""))"
+            case "failed": return "FAILED   \(row.step): \(row.title): \(row.note ?? "")"
+            default: return "passed   \(row.step): \(row.title)" + (row.note.map { " [\($0)]" } ?? "")
             }
         }
     }
@@ -63,13 +62,7 @@ package enum ReplayFormatter {
                 category: r.error?.category.rawValue, step: r.error?.step, message: r.error?.message,
                 mismatches: r.mismatches,
                 trace: explain
-                    ? r.trace.steps.map { s in
-                        switch s.outcome {
-                        case .passed: return TraceStep(step: s.step, title: s.title, outcome: "passed", reason: s.detail)
-                        case .skipped(let why): return TraceStep(step: s.step, title: s.title, outcome: "skipped", reason: why)
-                        case .failed(let e): return TraceStep(step: s.step, title: s.title, outcome: "failed", reason: e.message)
-                        }
-                    } : nil)
+                    ? r.trace.rows.map { TraceStep(step: $0.step, title: $0.title, outcome: $0.outcome, reason: $0.note) } : nil)
         }
         let document = Document(
             results: rows,

@@ -436,7 +436,7 @@ enum ExpectationMatcher {
                 out.append(mismatch)
             }
             compare("metadataStale", expect.metadataStale, verified.attestation.metadataStale)
-            ReplayExtensions.compare(expect.extensions, verified.extensions.replayJSON, into: &out)
+            ReplayExtensions.compare(expect.extensions, verified.extensionsReplayJSON, into: &out)
         case (.accept, .authenticated(let verified, _)):
             compare("credentialId", expect.credentialId, Base64URL.encode(verified.updatedRecord.id))
             compare("signCount", expect.signCount, verified.authenticatorData.signCount)

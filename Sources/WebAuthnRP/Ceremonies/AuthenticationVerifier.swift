@@ -47,14 +47,21 @@ package struct AuthenticationVerifier: Sendable {
     ///   - issued: the challenge issued for this ceremony (already consumed).
     ///   - record: the credential record found for `response.rawId`, or nil when there is none.
     ///   - now: the current time (challenge expiry).
-    ///   - clientData: the response's client data when the caller parsed it already (to find
-    ///     the challenge); nil to parse it here.
     ///   - trace: receives every step.
     /// - Returns: the verified authentication with the updated record.
     /// - Throws: ``WebAuthnError``.
     package func verify(
         _ response: AuthenticationResponse, issued: IssuedChallenge, record: consuming CredentialRecord?,
-        now: Date, clientData parsed: CollectedClientData? = nil,
+        now: Date, trace: inout CeremonyTrace
+    ) throws(WebAuthnError) -> VerifiedAuthentication {
+        try verify(response, issued: issued, record: record, now: now, clientData: nil, trace: &trace)
+    }
+
+    /// ``verify(_:issued:record:now:trace:)`` with the response's client data when the caller
+    /// parsed it already (the service, to find the challenge); nil to parse it here.
+    func verify(
+        _ response: AuthenticationResponse, issued: IssuedChallenge, record: consuming CredentialRecord?,
+        now: Date, clientData parsed: CollectedClientData?,
         trace: inout CeremonyTrace
     ) throws(WebAuthnError) -> VerifiedAuthentication {
         try CeremonyChecks.verifyPending(issued, steps: .authentication, now: now, trace: &trace)

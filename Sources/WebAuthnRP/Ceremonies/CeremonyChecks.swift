@@ -237,7 +237,7 @@ package enum CeremonyChecks {
 /// Every verifier records its steps here; `webauthn-replay --explain` prints it.
 package struct CeremonyTrace: Sendable {
     /// How a step ended.
-    package enum Outcome: Sendable {
+    enum Outcome: Sendable {
         /// The step's condition held.
         case passed
         /// The step did not apply, with the reason.
@@ -247,19 +247,32 @@ package struct CeremonyTrace: Sendable {
     }
 
     /// One step.
-    package struct Step: Sendable {
+    struct Step: Sendable {
         /// The specification step, for example `§7.1 step 14`.
-        package let step: String
+        let step: String
         /// What the step checks.
-        package let title: String
+        let title: String
         /// How it ended.
-        package let outcome: Outcome
+        let outcome: Outcome
         /// Extra facts worth showing (a value compared, a choice made).
-        package let detail: String?
+        let detail: String?
     }
 
     /// The steps, in the order they ran.
-    package private(set) var steps: [Step] = []
+    private(set) var steps: [Step] = []
+
+    /// The steps as a report shows them, in the order they ran: the specification step, what it
+    /// checks, `passed`, `skipped` or `failed`, and a note (a passed step's detail, why a step
+    /// was skipped, or a failed step's error message).
+    package var rows: [(step: String, title: String, outcome: String, note: String?)] {
+        steps.map { step in
+            switch step.outcome {
+            case .passed: return (step.step, step.title, "passed", step.detail)
+            case .skipped(let reason): return (step.step, step.title, "skipped", reason)
+            case .failed(let error): return (step.step, step.title, "failed", error.message)
+            }
+        }
+    }
     /// Whether steps are kept. A verdict-only finish (no report asked for) runs every
     /// check the same way but keeps no steps, so it builds no step list and no details.
     let isRecording: Bool

@@ -50,14 +50,21 @@ package struct RegistrationVerifier: Sendable {
     ///   - issued: the challenge issued for this ceremony (already consumed).
     ///   - now: the current time: challenge expiry and certificate validity.
     ///   - keepAttestation: keep the raw attestation object and client data in the record.
-    ///   - clientData: the response's client data when the caller parsed it already (to find
-    ///     the challenge); nil to parse it here.
     ///   - trace: receives every step.
     /// - Returns: the verified registration.
     /// - Throws: ``WebAuthnError``.
     package func verify(
         _ response: RegistrationResponse, issued: IssuedChallenge, now: Date,
-        keepAttestation: Bool = false, clientData parsed: CollectedClientData? = nil,
+        keepAttestation: Bool = false, trace: inout CeremonyTrace
+    ) throws(WebAuthnError) -> VerifiedRegistration {
+        try verify(response, issued: issued, now: now, keepAttestation: keepAttestation, clientData: nil, trace: &trace)
+    }
+
+    /// ``verify(_:issued:now:keepAttestation:trace:)`` with the response's client data when the
+    /// caller parsed it already (the service, to find the challenge); nil to parse it here.
+    func verify(
+        _ response: RegistrationResponse, issued: IssuedChallenge, now: Date,
+        keepAttestation: Bool, clientData parsed: CollectedClientData?,
         trace: inout CeremonyTrace
     ) throws(WebAuthnError) -> VerifiedRegistration {
         try CeremonyChecks.verifyPending(issued, steps: .registration, now: now, trace: &trace)

@@ -4,7 +4,7 @@ package import WebAuthnCoding
 /// extension checked for its type (L3 §10 and CTAP 2.2 §12 as the JSON serialization writes
 /// them: bytes as base64url text). Whether an output fits what was asked is checked later, by
 /// ``ExtensionChecks``. Unknown extensions are listed by name and not interpreted.
-package struct ClientExtensionOutputs: Sendable, Equatable {
+struct ClientExtensionOutputs: Sendable, Equatable {
     struct PRF: Sendable, Equatable {
         var enabled: Bool?
         var first: [UInt8]?
@@ -27,7 +27,7 @@ package struct ClientExtensionOutputs: Sendable, Equatable {
     var credBlob: Bool?
     var getCredBlob: [UInt8]?
     /// The names of every output present, known or not.
-    package var names: [String] = []
+    var names: [String] = []
 
     /// The most members a response's `clientExtensionResults` may carry.
     static let maximumMembers = 64
@@ -36,7 +36,7 @@ package struct ClientExtensionOutputs: Sendable, Equatable {
     /// - Parameter json: the decoded member.
     /// - Throws: ``WebAuthnError``: `extension` for a known output of the wrong type, `malformed`
     ///   for more than 64 members.
-    package init(json: [String: JSONValue]) throws(WebAuthnError) {
+    init(json: [String: JSONValue]) throws(WebAuthnError) {
         guard json.count <= Self.maximumMembers else {
             throw WebAuthnError(.malformed, "clientExtensionResults has \(json.count) members; at most \(Self.maximumMembers) are read")
         }
@@ -106,14 +106,14 @@ package struct ClientExtensionOutputs: Sendable, Equatable {
 /// The authenticator extension outputs of authenticator data (the CBOR map after the ED flag),
 /// read strictly: a text key per output, each known output of its CTAP 2.2 type, at most 32
 /// entries. Unknown identifiers are listed and not interpreted.
-package struct AuthenticatorExtensionOutputs: Sendable, Equatable {
+struct AuthenticatorExtensionOutputs: Sendable, Equatable {
     /// `credProtect`: 1, 2 or 3.
-    package var credProtect: Int?
+    var credProtect: Int?
     /// `hmac-secret` at registration: whether the secret was created.
     var hmacSecret: Bool?
     /// `hmac-secret` at authentication: the encrypted outputs (32 or 64 bytes, plus a 16-byte
     /// IV with PIN protocol 2).
-    package var hmacSecretOutput: [UInt8]?
+    var hmacSecretOutput: [UInt8]?
     /// `hmac-secret-mc` at registration: encrypted outputs, as `hmacSecretOutput`.
     var hmacSecretMC: [UInt8]?
     /// `minPinLength`: the authenticator's minimum PIN length.
@@ -123,7 +123,7 @@ package struct AuthenticatorExtensionOutputs: Sendable, Equatable {
     /// `credBlob` at authentication: the stored blob.
     var credBlob: [UInt8]?
     /// Every identifier present, known or not.
-    package var identifiers: [String] = []
+    var identifiers: [String] = []
 
     /// The most entries an extensions map may carry.
     static let maximumEntries = 32
@@ -139,7 +139,7 @@ package struct AuthenticatorExtensionOutputs: Sendable, Equatable {
     ///   - ceremony: registration outputs and authentication outputs differ in type.
     /// - Throws: ``WebAuthnError``: `malformed` for more than 32 entries or nested values deeper
     ///   than 4; `extension` for a key that is not text or a known output of the wrong type.
-    package init(map: CBORItem, ceremony: CeremonyKind) throws(WebAuthnError) {
+    init(map: CBORItem, ceremony: CeremonyKind) throws(WebAuthnError) {
         guard let entries = map.mapEntries else {
             throw WebAuthnError(.malformed, "authenticator data: extensions is not a CBOR map")
         }
@@ -216,5 +216,56 @@ extension CBORItem {
     fileprivate var unsignedInt: Int? {
         if case .unsigned(let n) = value, n <= UInt64(Int32.max) { return Int(n) }
         return nil
+    }
+}
+
+/// The two extension-output readers as the `extension-outputs` fuzz target drives them, each
+/// reading held here, where its members are, to what the reader promises about what it accepts.
+/// Each reading returns the accepted outputs described, or the reader's error; and for an
+/// accepted reading, each promise it broke, as (property, detail).
+package enum ExtensionOutputsReading {
+    /// Reads `map` as authenticator extension outputs of `ceremony`. Promises: every identifier
+    /// listed once, in map order; credProtect 1 to 3; an hmac-secret output of 32, 48, 64 or 80 bytes.
+    /// - Parameters:
+    ///   - map: the decoded extensions map.
+    ///   - ceremony: which ceremony's output types apply.
+    /// - Returns: the reading and the promises it broke.
+    package static func authenticator(
+        _ map: CBORItem, ceremony: CeremonyKind
+    ) -> (reading: Result<String, WebAuthnError>, broken: [(property: String, detail: String)]) {
+        let parsed: AuthenticatorExtensionOutputs
+        do throws(WebAuthnError) {
+            parsed = try AuthenticatorExtensionOutputs(map: map, ceremony: ceremony)
+        } catch {
+            return (.failure(error), [])
+        }
+        var broken: [(property: String, detail: String)] = []
+        let keys = map.mapEntries?.compactMap { $0.key.text } ?? []
+        if parsed.identifiers != keys {
+            broken.append(("an accepted map lists each identifier in order", "\(parsed.identifiers) vs \(keys)"))
+        }
+        if let level = parsed.credProtect, !(1...3).contains(level) {
+            broken.append(("credProtect is 1 to 3", "\(parsed)"))
+        }
+        if let output = parsed.hmacSecretOutput, ![32, 48, 64, 80].contains(output.count) {
+            broken.append(("hmac-secret output has a defined length", "\(parsed)"))
+        }
+        return (.success("\(parsed)"), broken)
+    }
+
+    /// Reads `json` as `clientExtensionResults`. Promise: every member's name is listed.
+    /// - Parameter json: the decoded member.
+    /// - Returns: the reading and the promises it broke.
+    package static func client(
+        _ json: [String: JSONValue]
+    ) -> (reading: Result<String, WebAuthnError>, broken: [(property: String, detail: String)]) {
+        let parsed: ClientExtensionOutputs
+        do throws(WebAuthnError) {
+            parsed = try ClientExtensionOutputs(json: json)
+        } catch {
+            return (.failure(error), [])
+        }
+        let broken = parsed.names == json.keys.sorted() ? [] : [("every output name is listed", "\(parsed.names)")]
+        return (.success("\(parsed)"), broken)
     }
 }

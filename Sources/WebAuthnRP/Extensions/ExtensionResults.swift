@@ -8,21 +8,21 @@
 /// ``ExtensionPolicy/init(rejectUnsolicitedOutputs:)`` with `true`.
 public struct RegistrationExtensionResults: Sendable, Hashable {
     /// `credProps.rk`: whether the credential is discoverable (nil: the client did not say).
-    package internal(set) var residentKey: Bool?
+    var residentKey: Bool?
     /// `prf.enabled`: whether the credential supports PRF.
     package internal(set) var prfEnabled: Bool?
     /// `prf.results`, when an evaluation was asked for and the authenticator performed it.
     public internal(set) var prfResults: PRFResults?
     /// `largeBlob` (at registration only `supported`).
-    package internal(set) var largeBlob: LargeBlobResult?
+    var largeBlob: LargeBlobResult?
     /// `credProtect`: the level the authenticator applied.
-    package internal(set) var credentialProtection: CredentialProtectionLevel?
+    var credentialProtection: CredentialProtectionLevel?
     /// `minPinLength`.
-    package internal(set) var minPinLength: Int?
+    var minPinLength: Int?
     /// `hmac-secret` (or `hmacCreateSecret`): whether the credential has an hmac-secret.
-    package internal(set) var hmacSecret: Bool?
+    var hmacSecret: Bool?
     /// `credBlob`: whether the blob was stored.
-    package internal(set) var credBlob: Bool?
+    var credBlob: Bool?
     /// `appidExclude`: whether the client ran the check against the AppID.
     public internal(set) var appidExclude: Bool?
 

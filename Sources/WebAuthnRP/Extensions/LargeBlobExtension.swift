@@ -100,7 +100,7 @@ public enum LargeBlobOperation: Sendable, Hashable {
 /// record's ``CredentialExtensionProperties/largeBlobSupported``.)
 public struct LargeBlobResult: Sendable, Hashable {
     /// Registration: whether the credential can store a large blob.
-    package let supported: Bool?
+    let supported: Bool?
     /// Authentication with `read`: the blob, when one is stored.
     public let blob: [UInt8]?
     /// Authentication with `write`: whether the blob was written.

@@ -1,3 +1,4 @@
+import Foundation
 import WebAuthnCoding
 
 /// Parsed `clientDataJSON` (WebAuthn Level 3 §5.8.1).
@@ -6,24 +7,24 @@ import WebAuthnCoding
 /// byte order mark is skipped), one JSON object, no duplicate members, `type`,
 /// `challenge` and `origin` present as strings, `crossOrigin` a boolean and
 /// `topOrigin` a string when present. Other members are parsed and ignored.
-package struct CollectedClientData: Sendable {
+struct CollectedClientData: Sendable {
     /// `webauthn.create` or `webauthn.get` (compared by the ceremony, not here).
-    package let type: String
+    let type: String
     /// The challenge as the client sent it: base64url text.
-    package var challenge: String { String(decoding: challengeUTF8, as: UTF8.self) }
+    var challenge: String { String(decoding: challengeUTF8, as: UTF8.self) }
     /// The origin of the calling document.
-    package var origin: String { String(decoding: originUTF8, as: UTF8.self) }
+    var origin: String { String(decoding: originUTF8, as: UTF8.self) }
     /// ``challenge``'s UTF-8. Read from text without escapes, a slice of ``rawBytes``: the
     /// ceremony compares and decodes these bytes, and no string is made unless one is read.
     let challengeUTF8: ArraySlice<UInt8>
     /// ``origin``'s UTF-8, kept as ``challengeUTF8`` is.
     let originUTF8: ArraySlice<UInt8>
     /// Whether the ceremony ran in a cross-origin frame, when the client said.
-    package let crossOrigin: Bool?
+    let crossOrigin: Bool?
     /// The top-level origin of a cross-origin ceremony, when the client said.
-    package let topOrigin: String?
+    let topOrigin: String?
     /// Exactly the bytes received (BOM included); the client data hash is over these.
-    package let rawBytes: ArraySlice<UInt8>
+    let rawBytes: ArraySlice<UInt8>
 
     /// The largest `clientDataJSON` accepted, in bytes.
     static let maximumLength = 64 * 1024
@@ -47,7 +48,7 @@ package struct CollectedClientData: Sendable {
     /// - Returns: the challenge bytes.
     /// - Throws: ``WebAuthnError`` with category `malformed` when the challenge is not
     ///   strict unpadded base64url.
-    package func decodedChallenge() throws(WebAuthnError) -> [UInt8] {
+    func decodedChallenge() throws(WebAuthnError) -> [UInt8] {
         do {
             return try Base64URL.decode(utf8: challengeUTF8)
         } catch {
@@ -66,7 +67,7 @@ extension CollectedClientData {
     ///   UTF-8 or JSON, input over ``maximumLength`` or nesting over ``maximumDepth``,
     ///   a top level that is not an object, a duplicate member, or a missing or
     ///   mistyped `type`, `challenge`, `origin`, `crossOrigin` or `topOrigin`.
-    package init(jsonBytes: ArraySlice<UInt8>) throws(WebAuthnError) {
+    init(jsonBytes: ArraySlice<UInt8>) throws(WebAuthnError) {
         // One pass of the reader over the document: the five members are read as values,
         // every other member is checked and skipped, names that repeat are refused. The
         // refusals, and their order, are those of the tree path below (the reader is the
@@ -182,7 +183,7 @@ extension CollectedClientData {
     /// Parses `clientDataJSON` held in an array.
     /// - Parameter jsonBytes: the received bytes.
     /// - Throws: as ``init(jsonBytes:)-(ArraySlice<UInt8>)``.
-    package init(jsonBytes: [UInt8]) throws(WebAuthnError) {
+    init(jsonBytes: [UInt8]) throws(WebAuthnError) {
         try self.init(jsonBytes: jsonBytes[...])
     }
 
@@ -213,5 +214,70 @@ extension CollectedClientData {
         case .array: return "an array"
         case .object: return "an object"
         }
+    }
+}
+
+/// `clientDataJSON` as the fuzz targets read it: the `client-data` target's parse, held where the
+/// parsed members are to the parser's promises, and the challenge the ceremony targets issue.
+package enum CollectedClientDataReading {
+    /// Parses `bytes` as client data. Promises of an accepted parse: it keeps the input as
+    /// `rawBytes`, and its members, serialized again by Foundation's `JSONEncoder`, parse to the
+    /// same members.
+    /// - Parameter bytes: the input.
+    /// - Returns: the parse described (each member as UTF-8 hex, so two strings that print alike
+    ///   but differ in bytes differ here) or the parser's error; and each promise an accepted
+    ///   parse broke, as (property, detail).
+    package static func read(
+        _ bytes: ArraySlice<UInt8>
+    ) -> (
+        reading: Result<String, WebAuthnError>, broken: [(property: String, detail: String)]
+    ) {
+        let data: CollectedClientData
+        do throws(WebAuthnError) {
+            data = try CollectedClientData(jsonBytes: bytes)
+        } catch {
+            return (.failure(error), [])
+        }
+        let described = describe(data)
+        var broken: [(property: String, detail: String)] = []
+        if !data.rawBytes.elementsEqual(bytes) {
+            broken.append(("rawBytes are the input", "\(data.rawBytes.count) bytes"))
+        }
+        struct Members: Encodable {
+            var type: String, challenge: String, origin: String, crossOrigin: Bool?, topOrigin: String?
+        }
+        let members = Members(
+            type: data.type, challenge: data.challenge, origin: data.origin,
+            crossOrigin: data.crossOrigin, topOrigin: data.topOrigin)
+        guard let json = try? JSONEncoder().encode(members) else {
+            broken.append(("the members serialize as JSON", described))
+            return (.success(described), broken)
+        }
+        let again: String
+        do throws(WebAuthnError) {
+            again = describe(try CollectedClientData(jsonBytes: Array(json)))
+        } catch {
+            again = "reject: \(error)"
+        }
+        if again != described {
+            broken.append(("the members serialized again parse to the same members", "first: \(described)\nagain: \(again)"))
+        }
+        return (.success(described), broken)
+    }
+
+    /// The challenge `clientDataJSON` names, decoded; nil when the client data does not parse
+    /// or its challenge is not base64url.
+    /// - Parameter clientDataJSON: the client data.
+    /// - Returns: the challenge bytes, or nil.
+    package static func challenge(in clientDataJSON: [UInt8]) -> [UInt8]? {
+        try? CollectedClientData(jsonBytes: clientDataJSON).decodedChallenge()
+    }
+
+    private static func describe(_ data: CollectedClientData) -> String {
+        func hex(_ text: String) -> String {
+            text.utf8.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        }
+        return "type \(hex(data.type)) challenge \(hex(data.challenge)) origin \(hex(data.origin))"
+            + " crossOrigin \(data.crossOrigin.map { "\($0)" } ?? "-") topOrigin \(data.topOrigin.map(hex) ?? "-")"
     }
 }

@@ -23,23 +23,6 @@ package enum WebAuthnJSONCoding {
         }
     }
 
-    /// The one reader's refusal of a JSON text, or nil when it reads (for the replay tool, which
-    /// holds recorded responses to what a server's body goes through).
-    package static func strictRefusal(_ bytes: ArraySlice<UInt8>) -> String? {
-        do throws(JSONReader.ParseError) {
-            _ = try JSONReader.parse(bytes)
-            return nil
-        } catch {
-            return error.description
-        }
-    }
-
-    /// A JSON string (quotes included) decoded by the one reader, or nil when it does not read.
-    package static func strictString(_ bytes: ArraySlice<UInt8>) -> String? {
-        var reader = JSONReader(bytes)
-        return try? reader.readString().string
-    }
-
     static func encode<T: Encodable>(_ value: T, root: String) throws(WebAuthnError) -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -50,19 +33,18 @@ package enum WebAuthnJSONCoding {
         }
     }
 
-    /// Where a `DecodingError` points and what is wrong there. Shared with the replay tool,
-    /// whose fixture errors name the member the same way.
-    package struct DecodingFailure {
+    /// Where a `DecodingError` points and what is wrong there.
+    struct DecodingFailure {
         /// The member, from the document root; empty for the document itself.
-        package let codingPath: [any CodingKey]
+        let codingPath: [any CodingKey]
         /// "is missing", "is not of the expected type (…)", "is null where … is required", or
         /// for corrupt data the decoder's own description.
-        package let reason: String
+        let reason: String
         /// The data was corrupt (not JSON, or a value such as base64url that did not decode).
-        package let isCorruptData: Bool
+        let isCorruptData: Bool
     }
 
-    package static func failure(_ error: DecodingError) -> DecodingFailure {
+    static func failure(_ error: DecodingError) -> DecodingFailure {
         switch error {
         case .dataCorrupted(let context):
             let underlying = context.codingPath.isEmpty ? context.underlyingError.map { " (\($0))" } ?? "" : ""
@@ -84,6 +66,18 @@ package enum WebAuthnJSONCoding {
         }
     }
 
+    /// The member a `DecodingError` points at (`member[2].field`; nil for the document itself)
+    /// and what is wrong there: for the replay tool, whose fixture errors name the member the
+    /// way a response's errors do.
+    /// - Parameter error: the decoder's error.
+    /// - Returns: the member, the reason, and whether the data was corrupt (not JSON, or a value
+    ///   that did not decode) rather than missing or mistyped.
+    package static func located(_ error: DecodingError) -> (member: String?, reason: String, isCorruptData: Bool) {
+        let failure = failure(error)
+        let member = failure.codingPath.isEmpty ? nil : path("", failure.codingPath)
+        return (member, failure.reason, failure.isCorruptData)
+    }
+
     static func describe(_ error: DecodingError, root: String) -> String {
         let failure = failure(error)
         if failure.codingPath.isEmpty { return "\(root): \(failure.reason)" }
@@ -92,7 +86,7 @@ package enum WebAuthnJSONCoding {
     }
 
     /// `root.member[2].field`; with an empty root, `member[2].field`.
-    package static func path(_ root: String, _ codingPath: [any CodingKey]) -> String {
+    static func path(_ root: String, _ codingPath: [any CodingKey]) -> String {
         var out = root
         for key in codingPath {
             if let index = key.intValue { out += "[\(index)]" } else { out += out.isEmpty ? key.stringValue : ".\(key.stringValue)" }

@@ -137,7 +137,7 @@ public struct MetadataBLOB: Sendable {
     /// lowercase hex SHA-1 of the subjectPublicKey BIT STRING's value (RFC 5280 §4.2.1.2 method 1).
     /// - Parameter certificate: the certificate.
     /// - Returns: 40 hex digits, or nil when the key cannot be read.
-    package static func keyIdentifier(of certificate: Certificate) -> String? {
+    static func keyIdentifier(of certificate: Certificate) -> String? {
         guard let spki = try? DER.parseSequence(certificate.subjectPublicKeyInfoDER), spki.count == 2,
             let bitString = spki.last, bitString.tag == .bitString, let first = bitString.content.first,
             first == 0

@@ -1,4 +1,4 @@
-package import WebAuthnCoding
+import WebAuthnCoding
 
 /// A parsed attestation object (WebAuthn Level 3 §6.5.4): the CBOR map
 /// `{ "fmt": text, "attStmt": map (an array for `compound`), "authData": bytes }`.
@@ -6,16 +6,16 @@ package import WebAuthnCoding
 /// Exactly those three text keys are accepted, each once, and nothing may follow
 /// the map. Canonical CBOR form is not required, since real authenticators do not
 /// always produce it.
-package struct AttestationObject: Sendable {
+struct AttestationObject: Sendable {
     /// The attestation statement format identifier, for example `packed` or `none`.
-    package let format: String
+    let format: String
     /// The attestation statement (`attStmt`): a CBOR map whose shape depends on ``format``,
     /// or for `compound` an array of `{fmt, attStmt}` maps.
-    package let statement: CBORItem
+    let statement: CBORItem
     /// The authenticator data, parsed over the byte string inside the object.
-    package let authenticatorData: AuthenticatorData
+    let authenticatorData: AuthenticatorData
     /// Exactly the bytes received.
-    package let rawBytes: ArraySlice<UInt8>
+    let rawBytes: ArraySlice<UInt8>
 
     /// Parses an attestation object in place.
     /// - Parameters:
@@ -24,7 +24,7 @@ package struct AttestationObject: Sendable {
     /// - Throws: ``WebAuthnError`` with category `malformed`: bytes that are not one CBOR
     ///   map, a missing, extra, duplicate or mistyped member, trailing bytes, or
     ///   authenticator data that does not parse.
-    package init(
+    init(
         bytes: ArraySlice<UInt8>,
         unannouncedExtensions: AuthenticatorData.UnannouncedExtensions = .refused
     ) throws(WebAuthnError) {
@@ -114,5 +114,46 @@ struct TextKeyedMap {
         var out = ""
         for s in shortened { out += s.value < 0x20 || s.value == 0x7f ? "\\u{\(String(s.value, radix: 16))}" : String(s) }
         return key.unicodeScalars.count > 40 ? out + "…" : out
+    }
+}
+
+/// The `attestation-object` fuzz target's entry: parses the input and holds an accepted object,
+/// where its members are, to the parser's promises: its raw bytes are the input, and its fmt,
+/// attStmt and authData are the members a plain CBOR decode of the input finds.
+package enum AttestationObjectReading {
+    /// Parses `bytes` as an attestation object.
+    /// - Parameter bytes: the input.
+    /// - Returns: the object's format, encoded statement and authenticator data, or the parser's
+    ///   error; and each promise an accepted object broke, as (property, detail).
+    package static func read(
+        _ bytes: ArraySlice<UInt8>
+    ) -> (
+        reading: Result<(format: String, statement: [UInt8], authenticatorData: AuthenticatorData), WebAuthnError>,
+        broken: [(property: String, detail: String)]
+    ) {
+        let object: AttestationObject
+        do throws(WebAuthnError) {
+            object = try AttestationObject(bytes: bytes)
+        } catch {
+            return (.failure(error), [])
+        }
+        func hex(_ bytes: some Collection<UInt8>) -> String {
+            bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+        }
+        var broken: [(property: String, detail: String)] = []
+        if !object.rawBytes.elementsEqual(bytes) {
+            broken.append(("rawBytes are the input", "\(object.rawBytes.count) bytes"))
+        }
+        let map = try? CBOR.decode(bytes)
+        if map?[textKey: "fmt"]?.text != object.format {
+            broken.append(("fmt is the map's fmt member", object.format))
+        }
+        if map?[textKey: "attStmt"] != object.statement {
+            broken.append(("attStmt is the map's attStmt member", hex(object.statement.encodedBytes)))
+        }
+        if map?[textKey: "authData"]?.bytes?.elementsEqual(object.authenticatorData.rawBytes) != true {
+            broken.append(("authData is the map's authData member", hex(object.authenticatorData.rawBytes)))
+        }
+        return (.success((object.format, Array(object.statement.encodedBytes), object.authenticatorData)), broken)
     }
 }

@@ -34,7 +34,7 @@ package struct AuthenticatorData: Sendable {
     package let extensions: CBORItem?
 
     /// The largest credential ID length a relying party accepts (§7.1 step on `credentialId`).
-    package static let maximumCredentialIdLength = 1023
+    static let maximumCredentialIdLength = 1023
     /// The length of authenticator data without attested credential data or extensions.
     static let minimumLength = 37
 

@@ -6,11 +6,33 @@ package import WebAuthnRP
 /// Builds TPM structures from their fields so tests can make valid and deliberately broken
 /// `tpm` attestation statements. Sizes are written as given, truncated to 16 bits.
 package enum TPMStructureEncoder {
+    // TCG TPM 2.0 Library Part 2 values, written out here rather than taken from the verifier's
+    // own tables, so that a wrong constant there fails the tests instead of agreeing with them.
+    // (A default argument of a package function names its literal: TPM_ALG_SHA256 0x000B,
+    // TPM_ECC_NIST_P256 0x0003, TPM_GENERATED_VALUE 0xFF544347, TPM_ST_ATTEST_CERTIFY 0x8017.)
+    /// TPM_ALG_SHA256.
+    static let algSHA256: UInt16 = 0x000B
+    /// TPM_ALG_RSA.
+    static let algRSA: UInt16 = 0x0001
+    /// TPM_ALG_ECC.
+    static let algECC: UInt16 = 0x0023
+    /// TPM_ALG_NULL.
+    static let algNull: UInt16 = 0x0010
+    /// TPM_ECC_NIST_P256, P384 and P521.
+    static let curveP256: UInt16 = 0x0003
+    static let curveP384: UInt16 = 0x0004
+    static let curveP521: UInt16 = 0x0005
+
+    /// An integer's bytes, most significant first, as every TPM structure writes them.
+    static func bigEndian<T: FixedWidthInteger>(_ value: T) -> [UInt8] {
+        withUnsafeBytes(of: value.bigEndian, Array.init)
+    }
+
     /// A TPM2B: the byte count as a big-endian UInt16, then the bytes.
     /// - Parameter bytes: the contents.
     /// - Returns: the encoded TPM2B.
     package static func sized(_ bytes: [UInt8]) -> [UInt8] {
-        TPMWriter.bigEndian(UInt16(truncatingIfNeeded: bytes.count)) + bytes
+        bigEndian(UInt16(truncatingIfNeeded: bytes.count)) + bytes
     }
 
     /// A TPMT_PUBLIC from raw parts, for types and layouts the parser must refuse.
@@ -23,13 +45,13 @@ package enum TPMStructureEncoder {
     ///   - unique: the already-encoded unique field.
     /// - Returns: the encoded structure.
     package static func publicArea(
-        type: UInt16, nameAlg: UInt16 = TPMHashAlgorithm.sha256.tpmAlgID,
+        type: UInt16, nameAlg: UInt16 = 0x000B,
         objectAttributes: UInt32 = defaultObjectAttributes, authPolicy: [UInt8] = [],
         parameters: [UInt8], unique: [UInt8]
     ) -> [UInt8] {
-        var out = TPMWriter.bigEndian(type)
-        out += TPMWriter.bigEndian(nameAlg)
-        out += TPMWriter.bigEndian(objectAttributes)
+        var out = bigEndian(type)
+        out += bigEndian(nameAlg)
+        out += bigEndian(objectAttributes)
         out += sized(authPolicy)
         out += parameters
         out += unique
@@ -48,18 +70,15 @@ package enum TPMStructureEncoder {
     ///   - modulus: the modulus bytes.
     /// - Returns: the encoded structure.
     package static func rsaPublicArea(
-        nameAlg: UInt16 = TPMHashAlgorithm.sha256.tpmAlgID,
+        nameAlg: UInt16 = 0x000B,
         objectAttributes: UInt32 = defaultObjectAttributes, authPolicy: [UInt8] = [],
         symmetric: TPMSymmetricDefinition? = nil, scheme: TPMScheme? = nil,
         keyBits: UInt16 = 2048, exponent: UInt32 = 0, modulus: [UInt8]
     ) -> [UInt8] {
-        var parameters = encode(symmetric)
-        parameters += encode(scheme)
-        parameters += TPMWriter.bigEndian(keyBits)
-        parameters += TPMWriter.bigEndian(exponent)
-        return publicArea(
-            type: TPMKeyType.rsa.rawValue, nameAlg: nameAlg, objectAttributes: objectAttributes,
-            authPolicy: authPolicy, parameters: parameters, unique: sized(modulus))
+        keyPublicArea(
+            type: algRSA, nameAlg: nameAlg, objectAttributes: objectAttributes, authPolicy: authPolicy,
+            symmetric: symmetric, scheme: scheme, details: bigEndian(keyBits) + bigEndian(exponent),
+            unique: sized(modulus))
     }
 
     /// An ECC TPMT_PUBLIC.
@@ -75,19 +94,27 @@ package enum TPMStructureEncoder {
     ///   - y: the y coordinate.
     /// - Returns: the encoded structure.
     package static func eccPublicArea(
-        nameAlg: UInt16 = TPMHashAlgorithm.sha256.tpmAlgID,
+        nameAlg: UInt16 = 0x000B,
         objectAttributes: UInt32 = defaultObjectAttributes, authPolicy: [UInt8] = [],
         symmetric: TPMSymmetricDefinition? = nil, scheme: TPMScheme? = nil,
-        curveID: UInt16 = TPMECCCurve.p256.rawValue, kdf: TPMScheme? = nil,
+        curveID: UInt16 = 0x0003, kdf: TPMScheme? = nil,
         x: [UInt8], y: [UInt8]
     ) -> [UInt8] {
-        var parameters = encode(symmetric)
-        parameters += encode(scheme)
-        parameters += TPMWriter.bigEndian(curveID)
-        parameters += encode(kdf)
-        return publicArea(
-            type: TPMKeyType.ecc.rawValue, nameAlg: nameAlg, objectAttributes: objectAttributes,
-            authPolicy: authPolicy, parameters: parameters, unique: sized(x) + sized(y))
+        keyPublicArea(
+            type: algECC, nameAlg: nameAlg, objectAttributes: objectAttributes, authPolicy: authPolicy,
+            symmetric: symmetric, scheme: scheme, details: bigEndian(curveID) + encode(kdf),
+            unique: sized(x) + sized(y))
+    }
+
+    /// An RSA or ECC TPMT_PUBLIC: the symmetric definition and scheme every asymmetric key's
+    /// parameters start with, then the type's own `details`.
+    private static func keyPublicArea(
+        type: UInt16, nameAlg: UInt16, objectAttributes: UInt32, authPolicy: [UInt8],
+        symmetric: TPMSymmetricDefinition?, scheme: TPMScheme?, details: [UInt8], unique: [UInt8]
+    ) -> [UInt8] {
+        publicArea(
+            type: type, nameAlg: nameAlg, objectAttributes: objectAttributes, authPolicy: authPolicy,
+            parameters: encode(symmetric) + encode(scheme) + details, unique: unique)
     }
 
     /// A TPMS_ATTEST with an already-encoded `attested` body.
@@ -104,20 +131,20 @@ package enum TPMStructureEncoder {
     ///   - attested: the encoded body.
     /// - Returns: the encoded structure.
     package static func attest(
-        magic: UInt32 = TPMAttest.generatedValue, type: UInt16 = TPMAttest.attestCertifyType,
+        magic: UInt32 = 0xFF54_4347, type: UInt16 = 0x8017,
         qualifiedSigner: [UInt8] = [], extraData: [UInt8], clock: UInt64 = 0,
         resetCount: UInt32 = 0, restartCount: UInt32 = 0, safe: UInt8 = 1,
         firmwareVersion: UInt64 = 0, attested: [UInt8]
     ) -> [UInt8] {
-        var out = TPMWriter.bigEndian(magic)
-        out += TPMWriter.bigEndian(type)
+        var out = bigEndian(magic)
+        out += bigEndian(type)
         out += sized(qualifiedSigner)
         out += sized(extraData)
-        out += TPMWriter.bigEndian(clock)
-        out += TPMWriter.bigEndian(resetCount)
-        out += TPMWriter.bigEndian(restartCount)
+        out += bigEndian(clock)
+        out += bigEndian(resetCount)
+        out += bigEndian(restartCount)
         out.append(safe)
-        out += TPMWriter.bigEndian(firmwareVersion)
+        out += bigEndian(firmwareVersion)
         out += attested
         return out
     }
@@ -137,8 +164,8 @@ package enum TPMStructureEncoder {
     ///   - qualifiedName: the certified object's Qualified Name.
     /// - Returns: the encoded structure.
     package static func certifyAttest(
-        magic: UInt32 = TPMAttest.generatedValue,
-        type: UInt16 = TPMAttest.attestCertifyType, qualifiedSigner: [UInt8] = [],
+        magic: UInt32 = 0xFF54_4347,
+        type: UInt16 = 0x8017, qualifiedSigner: [UInt8] = [],
         extraData: [UInt8], clock: UInt64 = 0, resetCount: UInt32 = 0,
         restartCount: UInt32 = 0, safe: UInt8 = 1, firmwareVersion: UInt64 = 0,
         name: [UInt8], qualifiedName: [UInt8] = []
@@ -154,16 +181,16 @@ package enum TPMStructureEncoder {
     package static let defaultObjectAttributes: UInt32 = 0x0004_0472
 
     private static func encode(_ symmetric: TPMSymmetricDefinition?) -> [UInt8] {
-        guard let symmetric else { return TPMWriter.bigEndian(TPMAlgorithmID.null) }
-        return TPMWriter.bigEndian(symmetric.algorithm) + TPMWriter.bigEndian(symmetric.keyBits)
-            + TPMWriter.bigEndian(symmetric.mode)
+        guard let symmetric else { return bigEndian(algNull) }
+        return bigEndian(symmetric.algorithm) + bigEndian(symmetric.keyBits)
+            + bigEndian(symmetric.mode)
     }
 
     private static func encode(_ scheme: TPMScheme?) -> [UInt8] {
-        guard let scheme else { return TPMWriter.bigEndian(TPMAlgorithmID.null) }
-        var out = TPMWriter.bigEndian(scheme.scheme)
-        if let hash = scheme.hashAlgorithm { out += TPMWriter.bigEndian(hash) }
-        if let count = scheme.count { out += TPMWriter.bigEndian(count) }
+        guard let scheme else { return bigEndian(algNull) }
+        var out = bigEndian(scheme.scheme)
+        if let hash = scheme.hashAlgorithm { out += bigEndian(hash) }
+        if let count = scheme.count { out += bigEndian(count) }
         return out
     }
 }

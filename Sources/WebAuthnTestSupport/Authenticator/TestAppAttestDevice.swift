@@ -172,7 +172,7 @@ package struct TestAppAttestDevice: Sendable {
         builder.keyUsage = [.digitalSignature]
         builder.extraExtensions = [
             CertificateExtension(
-                oid: AppleAttestation.nonceExtensionOID, isCritical: false,
+                oid: AttestationOID.appleNonce, isCritical: false,
                 value: DEREncoder.sequence([DEREncoder.explicit(1, DEREncoder.octetString(nonce))]))
         ]
         options.certificate(&builder)

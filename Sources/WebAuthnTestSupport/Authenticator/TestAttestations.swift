@@ -3,6 +3,19 @@ import WebAuthnCoding
 import WebAuthnCrypto
 package import WebAuthnRP
 
+/// The object identifiers the attestation formats define, written out from their specifications
+/// rather than taken from the verifier, so that a wrong identifier there fails the tests.
+enum AttestationOID {
+    /// id-fido-gen-ce-aaguid (FIDO Metadata Statement, packed §8.2.1).
+    static let aaguidExtension = "1.3.6.1.4.1.45724.1.1.4"
+    /// tcg-kp-AIKCertificate (tpm §8.3.1), the AIK certificate's extended key usage.
+    static let aikCertificate = "2.23.133.8.3"
+    /// The Android Keystore key description extension (android-key §8.4).
+    static let androidKeyDescription = "1.3.6.1.4.1.11129.2.1.17"
+    /// Apple's anonymous attestation nonce extension (apple §8.8, App Attest).
+    static let appleNonce = "1.2.840.113635.100.8.2"
+}
+
 // The attestation statements whose certificate certifies the credential key itself (tpm,
 // android-key, apple), built the way the formats' authenticators build them (W3C L3 §8.3,
 // §8.4, §8.8). Every key is derived from the authenticator's seed when it has one.
@@ -25,7 +38,7 @@ extension TestAuthenticator {
         let pubArea = fields.encoded
         var extraData = Digest.sha256.hash(authData + clientDataHash)
         options.nonce(&extraData)
-        let name = withUnsafeBytes(of: TPMHashAlgorithm.sha256.tpmAlgID.bigEndian, Array.init) + Digest.sha256.hash(pubArea)
+        let name = TPMStructureEncoder.bigEndian(TPMStructureEncoder.algSHA256) + Digest.sha256.hash(pubArea)
         let certInfo = TPMStructureEncoder.certifyAttest(
             extraData: extraData, clock: 1_234, resetCount: 2, restartCount: 3,
             firmwareVersion: 0x0001_0002, name: name)
@@ -47,12 +60,12 @@ extension TestAuthenticator {
         builder.serialNumber = [0x0A, 0x1C]
         builder.basicConstraints = .init(isCA: false)
         builder.keyUsage = [.digitalSignature]
-        builder.extendedKeyUsage = [TPMAttestation.aikCertificateKeyPurposeOID]
+        builder.extendedKeyUsage = [AttestationOID.aikCertificate]
         builder.subjectAlternativeNames = [.directoryName(directory)]
         builder.subjectAlternativeNamesAreCritical = true
         builder.extraExtensions = [
             CertificateExtension(
-                oid: PackedAttestation.aaguidExtensionOID, isCritical: false,
+                oid: AttestationOID.aaguidExtension, isCritical: false,
                 value: [0x04, 0x10] + aaguid)
         ]
         options.certificate(&builder)
@@ -96,7 +109,7 @@ extension TestAuthenticator {
         builder.serialNumber = [0x01]
         builder.extraExtensions = [
             CertificateExtension(
-                oid: AndroidKeyDescription.extensionOID, isCritical: false,
+                oid: AttestationOID.androidKeyDescription, isCritical: false,
                 value: keyDescription)
         ]
         options.certificate(&builder)
@@ -126,7 +139,7 @@ extension TestAuthenticator {
         builder.serialNumber = [0x42]
         builder.extraExtensions = [
             CertificateExtension(
-                oid: AppleAttestation.nonceExtensionOID, isCritical: false,
+                oid: AttestationOID.appleNonce, isCritical: false,
                 value: DEREncoder.sequence([DEREncoder.explicit(1, DEREncoder.octetString(nonce))]))
         ]
         options.certificate(&builder)
@@ -187,8 +200,9 @@ extension TestAuthenticator {
                 keyBits = UInt16(clamping: n.count * 8)
                 modulus = n
             } else if let (x, y) = key.ecCoordinates {
-                let curve: TPMECCCurve = x.count == 32 ? .p256 : x.count == 48 ? .p384 : .p521
-                curveID = curve.rawValue
+                curveID =
+                    x.count == 32
+                    ? TPMStructureEncoder.curveP256 : x.count == 48 ? TPMStructureEncoder.curveP384 : TPMStructureEncoder.curveP521
                 self.x = x
                 self.y = y
             } else {

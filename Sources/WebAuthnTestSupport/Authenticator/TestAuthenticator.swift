@@ -486,7 +486,7 @@ package struct TestAuthenticator {
         if let aaguid {
             builder.extraExtensions = [
                 CertificateExtension(
-                    oid: PackedAttestation.aaguidExtensionOID, isCritical: false,
+                    oid: AttestationOID.aaguidExtension, isCritical: false,
                     value: [0x04, 0x10] + aaguid)
             ]
         }

@@ -131,7 +131,7 @@ enum AppAttestFixtureCorpus {
                 "key-id-of-another-key", keyId: other.keyId, challenge: file.challenge("key-id-of-another-key"),
                 object: try phone.attest(challenge: file.challenge("key-id-of-another-key")), expect: .reject(.attestation))
             let looseNonce = CertificateExtension(
-                oid: AppleAttestation.nonceExtensionOID, isCritical: false,
+                oid: AttestationOID.appleNonce, isCritical: false,
                 value: DEREncoder.sequence([DEREncoder.octetString([UInt8](repeating: 7, count: 32))]))
             let edits: [(String, (inout AppAttestationOptions) -> Void)] = [
                 ("credcert-certifies-another-key", { $0.certifiedKey = other.privateKey }),

@@ -78,22 +78,22 @@ extension Corpus {
             $0.details.tpmPublicArea = { $0.symmetric = TPMSymmetricDefinition(algorithm: 0x0006, keyBits: 128, mode: 0x0043) }
         }
         try register("tpm-rsa-scheme-oaep", rsa, .tpm(ca: ca), .reject(.attestation)) {
-            $0.details.tpmPublicArea = { $0.scheme = TPMScheme(scheme: 0x0017, hashAlgorithm: TPMHashAlgorithm.sha256.tpmAlgID) }
+            $0.details.tpmPublicArea = { $0.scheme = TPMScheme(scheme: 0x0017, hashAlgorithm: TPMStructureEncoder.algSHA256) }
         }
         try register("tpm-rsa-scheme-pss-for-rs256-credential", rsa, .tpm(ca: ca), .reject(.attestation)) {
-            $0.details.tpmPublicArea = { $0.scheme = TPMScheme(scheme: 0x0016, hashAlgorithm: TPMHashAlgorithm.sha256.tpmAlgID) }
+            $0.details.tpmPublicArea = { $0.scheme = TPMScheme(scheme: 0x0016, hashAlgorithm: TPMStructureEncoder.algSHA256) }
         }
         try register(
             "control-tpm-rsa-scheme-rsassa-sha256", try file.authenticator("tpm rsa rsassa", key: .rs256),
             .tpm(ca: ca), tpmAccepted
         ) {
-            $0.details.tpmPublicArea = { $0.scheme = TPMScheme(scheme: 0x0014, hashAlgorithm: TPMHashAlgorithm.sha256.tpmAlgID) }
+            $0.details.tpmPublicArea = { $0.scheme = TPMScheme(scheme: 0x0014, hashAlgorithm: TPMStructureEncoder.algSHA256) }
         }
         try register("tpm-ecc-curve-p384-over-p256-point", tpm, .tpm(ca: ca), .reject(.attestation)) {
-            $0.details.tpmPublicArea = { $0.curveID = TPMECCCurve.p384.rawValue }
+            $0.details.tpmPublicArea = { $0.curveID = TPMStructureEncoder.curveP384 }
         }
         try register("tpm-ecc-kdf-not-null", tpm, .tpm(ca: ca), .reject(.attestation)) {
-            $0.details.tpmPublicArea = { $0.kdf = TPMScheme(scheme: 0x0020, hashAlgorithm: TPMHashAlgorithm.sha256.tpmAlgID) }
+            $0.details.tpmPublicArea = { $0.kdf = TPMScheme(scheme: 0x0020, hashAlgorithm: TPMStructureEncoder.algSHA256) }
         }
         // A P-256 key whose x begins with a zero byte: the same value in 31 bytes is not a P-256 coordinate.
         let shortX = try Self.authenticator(in: file, "tpm short x") { $0.privateKey.publicKey.ecCoordinates?.x.first == 0 }

@@ -28,10 +28,14 @@ extension Corpus {
         u2f.aaguid = [UInt8](repeating: 0, count: 16)
         let probe = try u2f.register(challenge: [1, 2, 3], .init(attestation: .fidoU2F(ca: vendor)))
         guard let leafDER = (try? CBOR.decode(probe.attestationObject))?[textKey: "attStmt"]?[textKey: "x5c"]?.array?.first?.bytes,
-            let leaf = try? Certificate(derEncoded: leafDER), let keyIdentifier = MetadataBLOB.keyIdentifier(of: leaf)
+            let leaf = try? Certificate(derEncoded: leafDER), let point = leaf.publicKey.ecCoordinates
         else {
             throw CryptoError(.malformedCertificate, "the u2f probe has no leaf")
         }
+        // MDS3's key identifier (RFC 5280 §4.2.1.2 method 1): SHA-1 of the subjectPublicKey bits,
+        // for the u2f leaf's P-256 key the uncompressed point; computed here, not by the verifier
+        // that looks it up.
+        let keyIdentifier = Digest.sha1.hash([0x04] + point.x + point.y).map { String(format: "%02x", $0) }.joined()
         let entries: [[String: Any]] = [
             entry("listed", "Metadata Test Key"),
             entry("revoked", "Revoked Test Key") {

@@ -19,9 +19,9 @@ import WebAuthnCrypto
 /// The layout of these eight fields is the same in every schema version so far
 /// (1 through 4, 100, 200, 300, 400); elements after the eighth are ignored so a
 /// future version that appends fields still parses.
-package struct AndroidKeyDescription: Sendable, Equatable {
+struct AndroidKeyDescription: Sendable, Equatable {
     /// OID of the extension.
-    package static let extensionOID = "1.3.6.1.4.1.11129.2.1.17"
+    static let extensionOID = "1.3.6.1.4.1.11129.2.1.17"
 
     var attestationVersion: Int
     var attestationSecurityLevel: Int

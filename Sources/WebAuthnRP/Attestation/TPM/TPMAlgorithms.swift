@@ -5,7 +5,7 @@
 ///
 /// The raw value is the TPM_ALG_ID. The verifier hashes with WebAuthnCrypto's digests; this type
 /// only says which digest and how long it is.
-package enum TPMHashAlgorithm: UInt16, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+enum TPMHashAlgorithm: UInt16, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// TPM_ALG_SHA1.
     case sha1 = 0x0004
     /// TPM_ALG_SHA256.
@@ -16,7 +16,7 @@ package enum TPMHashAlgorithm: UInt16, Sendable, Hashable, CaseIterable, CustomS
     case sha512 = 0x000D
 
     /// The TPM_ALG_ID as it appears on the wire.
-    package var tpmAlgID: UInt16 { rawValue }
+    var tpmAlgID: UInt16 { rawValue }
 
     /// The digest length in bytes.
     var digestSize: Int {
@@ -29,7 +29,7 @@ package enum TPMHashAlgorithm: UInt16, Sendable, Hashable, CaseIterable, CustomS
     }
 
     /// `SHA-1`, `SHA-256`, `SHA-384` or `SHA-512`.
-    package var description: String {
+    var description: String {
         switch self {
         case .sha1: return "SHA-1"
         case .sha256: return "SHA-256"
@@ -40,7 +40,7 @@ package enum TPMHashAlgorithm: UInt16, Sendable, Hashable, CaseIterable, CustomS
 }
 
 /// The public-key types a `pubArea` may hold. The raw value is the TPM_ALG_ID.
-package enum TPMKeyType: UInt16, Sendable, Hashable, CaseIterable {
+enum TPMKeyType: UInt16, Sendable, Hashable, CaseIterable {
     /// TPM_ALG_RSA.
     case rsa = 0x0001
     /// TPM_ALG_ECC.
@@ -48,7 +48,7 @@ package enum TPMKeyType: UInt16, Sendable, Hashable, CaseIterable {
 }
 
 /// The elliptic curves a `pubArea` may name. The raw value is the TPM_ECC_CURVE.
-package enum TPMECCCurve: UInt16, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+enum TPMECCCurve: UInt16, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     /// TPM_ECC_NIST_P256.
     case p256 = 0x0003
     /// TPM_ECC_NIST_P384.
@@ -66,7 +66,7 @@ package enum TPMECCCurve: UInt16, Sendable, Hashable, CaseIterable, CustomString
     }
 
     /// `P-256`, `P-384` or `P-521`.
-    package var description: String {
+    var description: String {
         switch self {
         case .p256: return "P-256"
         case .p384: return "P-384"
@@ -76,8 +76,8 @@ package enum TPMECCCurve: UInt16, Sendable, Hashable, CaseIterable, CustomString
 }
 
 /// TPM_ALG_ID values that select union members inside the structures below.
-package enum TPMAlgorithmID {
-    package static let null: UInt16 = 0x0010
+enum TPMAlgorithmID {
+    static let null: UInt16 = 0x0010
     // Symmetric block ciphers (TPMI_ALG_SYM_OBJECT).
     static let aes: UInt16 = 0x0006
     static let sm4: UInt16 = 0x0013

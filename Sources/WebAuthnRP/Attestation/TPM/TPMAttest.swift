@@ -59,11 +59,11 @@ struct TPMCertifyInfo: Sendable, Hashable {
 ///
 /// Parsing does not judge `magic`, `type` or `extraData`; the verifier checks them against
 /// §8.3. A TPM_ST_ATTEST_CERTIFY body is parsed; any other type's body is kept unparsed.
-package struct TPMAttest: Sendable, Hashable {
+struct TPMAttest: Sendable, Hashable {
     /// TPM_GENERATED_VALUE, the `magic` of every structure a TPM signs itself.
-    package static let generatedValue: UInt32 = 0xFF54_4347
+    static let generatedValue: UInt32 = 0xFF54_4347
     /// TPM_ST_ATTEST_CERTIFY, the `type` WebAuthn requires.
-    package static let attestCertifyType: UInt16 = 0x8017
+    static let attestCertifyType: UInt16 = 0x8017
 
     /// The `attested` union member.
     enum Attested: Sendable, Hashable {

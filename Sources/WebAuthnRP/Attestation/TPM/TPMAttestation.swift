@@ -5,11 +5,11 @@ import WebAuthnCrypto
 /// credential key (`pubArea`) with its attestation identity key (AIK) in a TPMS_ATTEST
 /// (`certInfo`) whose `extraData` binds the ceremony; the AIK certificate comes from an
 /// attestation CA, so the attestation type is always AttCA.
-package struct TPMAttestation: AttestationFormat {
+struct TPMAttestation: AttestationFormat {
     let identifier = "tpm"
 
     /// tcg-kp-AIKCertificate (2.23.133.8.3), the Extended Key Usage an AIK certificate must carry.
-    package static let aikCertificateKeyPurposeOID = "2.23.133.8.3"
+    static let aikCertificateKeyPurposeOID = "2.23.133.8.3"
 
     func verify(_ context: AttestationContext) throws(WebAuthnError) -> AttestationOutcome {
         let statement = context.statement

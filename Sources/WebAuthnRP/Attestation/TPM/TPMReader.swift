@@ -135,8 +135,8 @@ struct TPMReader {
 }
 
 /// Big-endian integer bytes.
-package enum TPMWriter {
-    package static func bigEndian<T: FixedWidthInteger>(_ value: T) -> [UInt8] {
+enum TPMWriter {
+    static func bigEndian<T: FixedWidthInteger>(_ value: T) -> [UInt8] {
         let size = MemoryLayout<T>.size
         return (0..<size).map { index in
             UInt8(truncatingIfNeeded: value >> ((size - 1 - index) * 8))
