@@ -4,11 +4,11 @@ import WebAuthnCrypto
 /// `apple` (W3C L3 §8.8): Apple Anonymous Attestation. An Apple anonymization CA issues a
 /// certificate (`credCert`) for the credential public key and binds it to this ceremony with a
 /// nonce extension; there is no separate attestation signature.
-package struct AppleAttestation: AttestationFormat {
+struct AppleAttestation: AttestationFormat {
     let identifier = "apple"
 
     /// OID of the Apple anonymous attestation nonce extension in `credCert`.
-    package static let nonceExtensionOID = "1.2.840.113635.100.8.2"
+    static let nonceExtensionOID = "1.2.840.113635.100.8.2"
 
     func verify(_ context: AttestationContext) throws(WebAuthnError) -> AttestationOutcome {
         // "Verify that attStmt is valid CBOR conforming to the syntax defined above and perform CBOR

@@ -3,11 +3,11 @@ import WebAuthnCrypto
 
 /// `packed` (W3C L3 §8.2): a WebAuthn-optimized format, either with an attestation
 /// certificate chain (`x5c`) or self attestation.
-package struct PackedAttestation: AttestationFormat {
+struct PackedAttestation: AttestationFormat {
     let identifier = "packed"
 
     /// OID of the FIDO AAGUID certificate extension.
-    package static let aaguidExtensionOID = "1.3.6.1.4.1.45724.1.1.4"
+    static let aaguidExtensionOID = "1.3.6.1.4.1.45724.1.1.4"
 
     func verify(_ context: AttestationContext) throws(WebAuthnError) -> AttestationOutcome {
         let statement = context.statement
