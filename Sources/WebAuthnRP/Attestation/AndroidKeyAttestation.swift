@@ -7,55 +7,47 @@ struct AndroidKeyAttestation: AttestationFormat {
     let identifier = "android-key"
 
     func verify(_ context: AttestationContext) throws(WebAuthnError) -> AttestationOutcome {
-        let statement = context.statement
-        // "Verify that attStmt is valid CBOR conforming to the syntax defined above and perform CBOR
-        // decoding on it to extract the contained fields."
-        guard statement.mapEntries != nil else { throw AttestationContext.failure(identifier, "attStmt is not a map") }
-        let alg = try context.algorithm(statement[textKey: "alg"], format: identifier)
-        let sig = try context.signature(statement[textKey: "sig"], format: identifier)
-        let chain = try context.certificates(statement[textKey: "x5c"], format: identifier)
-        guard let credCert = chain.first else { throw AttestationContext.failure(identifier, "x5c is empty") }
+        try context.requireMapStatement()
+        let alg = try context.algorithm()
+        let sig = try context.signature()
+        let (credCert, chain) = try context.certificates()
 
         // "Verify that sig is a valid signature over the concatenation of authenticatorData and
         // clientDataHash using the public key in the first certificate in x5c with the algorithm
         // specified in alg."
         try context.requireSignature(
             sig, over: context.signedData, key: credCert.publicKey, algorithm: alg,
-            format: identifier, signer: "attestation certificate")
+            signer: "attestation certificate")
 
         // "Verify that the public key in the first certificate in x5c matches the credentialPublicKey
         // in the attestedCredentialData in authenticatorData."
         guard credCert.publicKey.isEqual(to: context.credentialKey.publicKey) else {
-            throw AttestationContext.failure(
-                identifier,
-                "the first certificate's public key (\(credCert.publicKey.keyKind)) is not the credential public key")
+            throw context.failure("the first certificate's public key (\(credCert.publicKey.keyKind)) is not the credential public key")
         }
 
         guard let ext = credCert.extension(oid: AndroidKeyDescription.extensionOID) else {
-            throw AttestationContext.failure(
-                identifier,
-                "the certificate lacks the key description extension \(AndroidKeyDescription.extensionOID)")
+            throw context.failure("the certificate lacks the key description extension \(AndroidKeyDescription.extensionOID)")
         }
         let description: AndroidKeyDescription
         do {
             description = try AndroidKeyDescription(derEncoded: ext.value)
         } catch {
-            throw AttestationContext.failure(identifier, "the key description extension does not parse: \(error)")
+            throw context.failure("the key description extension does not parse: \(error)")
         }
 
         // "Verify that the attestationChallenge field in the attestation certificate extension data is
         // identical to clientDataHash."
         guard description.attestationChallenge == context.clientDataHash else {
-            throw AttestationContext.failure(identifier, "attestationChallenge is not clientDataHash")
+            throw context.failure("attestationChallenge is not clientDataHash")
         }
 
         // "The AuthorizationList.allApplications field is not present on either authorization list
         // (softwareEnforced nor teeEnforced), since PublicKeyCredential MUST be scoped to the RP ID."
         guard !description.softwareEnforced.allApplications else {
-            throw AttestationContext.failure(identifier, "softwareEnforced has allApplications: the key is not scoped to the RP ID")
+            throw context.failure("softwareEnforced has allApplications: the key is not scoped to the RP ID")
         }
         guard !description.teeEnforced.allApplications else {
-            throw AttestationContext.failure(identifier, "teeEnforced has allApplications: the key is not scoped to the RP ID")
+            throw context.failure("teeEnforced has allApplications: the key is not scoped to the RP ID")
         }
 
         // "For the following, use only the teeEnforced authorization list if the RP wants to accept
@@ -79,14 +71,12 @@ struct AndroidKeyAttestation: AttestationFormat {
         for (name, list) in lists {
             guard let origin = list.origin else { continue }
             guard origin == AndroidAuthorizationList.originGenerated else {
-                throw AttestationContext.failure(
-                    identifier,
-                    "\(name) origin is \(origin), not KM_ORIGIN_GENERATED (0): the key was not generated in the keystore")
+                throw context.failure("\(name) origin is \(origin), not KM_ORIGIN_GENERATED (0): the key was not generated in the keystore")
             }
             originFound = true
         }
         guard originFound else {
-            throw AttestationContext.failure(identifier, "no origin in \(listNames): the key is not known to be generated in the keystore")
+            throw context.failure("no origin in \(listNames): the key is not known to be generated in the keystore")
         }
 
         // "The value in the AuthorizationList.purpose field is equal to KM_PURPOSE_SIGN."
@@ -101,7 +91,7 @@ struct AndroidKeyAttestation: AttestationFormat {
             purposeFound = true
         }
         guard purposeFound else {
-            throw AttestationContext.failure(identifier, "no purpose in \(listNames): the key is not known to be a signing key")
+            throw context.failure("no purpose in \(listNames): the key is not known to be a signing key")
         }
         // With teeEnforcedOnly the software list is not consulted for what the key is, but it may
         // not contradict the TEE: a softwareEnforced purpose other than SIGN is refused too.

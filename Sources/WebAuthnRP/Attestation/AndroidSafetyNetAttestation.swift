@@ -12,19 +12,10 @@ struct AndroidSafetyNetAttestation: AttestationFormat {
     static let attestationHostname = "attest.android.com"
 
     func verify(_ context: AttestationContext) throws(WebAuthnError) -> AttestationOutcome {
-        let statement = context.statement
-        // "Verify that attStmt is valid CBOR conforming to the syntax defined above and perform CBOR
-        // decoding on it to extract the contained fields."
-        guard statement.mapEntries != nil else { throw AttestationContext.failure(identifier, "attStmt is not a map") }
-        let ver = try AttestationContext.member(
-            statement[textKey: "ver"], "ver", is: "a text string",
-            format: identifier
-        ) { $0.text }
-        guard !ver.isEmpty else { throw AttestationContext.failure(identifier, "ver is an empty text string") }
-        let response = try AttestationContext.member(
-            statement[textKey: "response"], "response", is: "a byte string",
-            format: identifier
-        ) { $0.bytes }
+        try context.requireMapStatement()
+        let ver = try context.member("ver", is: "a text string") { $0.text }
+        guard !ver.isEmpty else { throw context.failure("ver is an empty text string") }
+        let response = try context.member("response", is: "a byte string") { $0.bytes }
 
         // "Verify that response is a valid SafetyNet response of version ver by following the steps
         // indicated by the SafetyNet online documentation." The response is a JWS whose header names
@@ -33,37 +24,36 @@ struct AndroidSafetyNetAttestation: AttestationFormat {
         do {
             jws = try CompactJWS(response)
         } catch {
-            throw AttestationContext.failure(identifier, "response (ver \(ver)) is not a compact JWS: \(error)")
+            throw context.failure("response (ver \(ver)) is not a compact JWS: \(error)")
         }
         if jws.header["crit"] != nil {
             // RFC 7515 §4.1.11: a recipient that does not understand a critical extension must reject.
-            throw AttestationContext.failure(identifier, "JWS header has crit extensions this verifier does not understand")
+            throw context.failure("JWS header has crit extensions this verifier does not understand")
         }
         let algName = try jsonMember(jws.header["alg"], "JWS header alg", is: "a string") { $0.stringValue }
         guard let algorithm = CompactJWS.Algorithm.named(algName) else {
-            throw AttestationContext.failure(identifier, "JWS alg \(algName) is not supported")
+            throw context.failure("JWS alg \(algName) is not supported")
         }
-        let chain = try headerCertificates(jws.header["x5c"])
-        guard let leaf = chain.first else { throw AttestationContext.failure(identifier, "JWS header x5c is empty") }
+        let (leaf, chain) = try headerCertificates(jws.header["x5c"])
 
         let signature: [UInt8]
         do {
             signature = try jws.signatureForVerification(algorithm)
         } catch {
-            throw AttestationContext.failure(identifier, "JWS signature: \(error)")
+            throw context.failure("JWS signature: \(error)")
         }
         try context.requireSignature(
             signature[...], over: jws.signingInput, key: leaf.publicKey,
-            algorithm: algorithm.cose, format: identifier, signer: "JWS (\(algName))")
+            algorithm: algorithm.cose, signer: "JWS (\(algName))")
 
         let payloadValue: JSONValue
         do {
             payloadValue = try JSONReader.parse(jws.payload[...])
         } catch {
-            throw AttestationContext.failure(identifier, "JWS payload is not JSON: \(error)")
+            throw context.failure("JWS payload is not JSON: \(error)")
         }
         guard let payload = payloadValue.objectValue else {
-            throw AttestationContext.failure(identifier, "JWS payload is not a JSON object")
+            throw context.failure("JWS payload is not a JSON object")
         }
 
         // "Verify that the nonce attribute in the payload of response is identical to the Base64
@@ -71,9 +61,7 @@ struct AndroidSafetyNetAttestation: AttestationFormat {
         let nonce = try jsonMember(payload["nonce"], "payload nonce", is: "a string") { $0.stringValue }
         let expectedNonce = StandardBase64.encode(Digest.sha256.hash(context.signedData))
         guard nonce == expectedNonce else {
-            throw AttestationContext.failure(
-                identifier,
-                "payload nonce is not base64(SHA-256(authenticatorData || clientDataHash))")
+            throw context.failure("payload nonce is not base64(SHA-256(authenticatorData || clientDataHash))")
         }
 
         // "Verify that the SafetyNet response actually came from the SafetyNet service by following
@@ -84,7 +72,7 @@ struct AndroidSafetyNetAttestation: AttestationFormat {
 
         // "Verify that the ctsProfileMatch attribute in the payload of response is true."
         guard payload["ctsProfileMatch"] == .bool(true) else {
-            throw AttestationContext.failure(identifier, "payload ctsProfileMatch is not true: the device failed the compatibility check")
+            throw context.failure("payload ctsProfileMatch is not true: the device failed the compatibility check")
         }
 
         // The SafetyNet documentation: check timestampMs, the time the response was generated, so an old
@@ -97,10 +85,10 @@ struct AndroidSafetyNetAttestation: AttestationFormat {
         return AttestationOutcome(type: .basic, trustPath: chain)
     }
 
-    /// The header's `x5c`: a non-empty array of standard base64 DER certificates, leaf first.
-    private func headerCertificates(_ value: JSONValue?) throws(WebAuthnError) -> [Certificate] {
+    /// The header's `x5c`, a non-empty array of standard base64 DER certificates: its leaf and the
+    /// whole chain, leaf first.
+    private func headerCertificates(_ value: JSONValue?) throws(WebAuthnError) -> (leaf: Certificate, chain: [Certificate]) {
         let entries = try jsonMember(value, "JWS header x5c", is: "an array") { $0.arrayValue }
-        guard !entries.isEmpty else { throw AttestationContext.failure(identifier, "JWS header x5c is an empty array") }
         try AttestationContext.checkChainLength(entries.count, "JWS header x5c", format: identifier)
         var chain: [Certificate] = []
         for (index, entry) in entries.enumerated() {
@@ -119,7 +107,8 @@ struct AndroidSafetyNetAttestation: AttestationFormat {
                 throw AttestationContext.failure(identifier, "JWS header x5c[\(index)] does not parse: \(error)")
             }
         }
-        return chain
+        guard let leaf = chain.first else { throw AttestationContext.failure(identifier, "JWS header x5c is an empty array") }
+        return (leaf, chain)
     }
 
     /// The leaf must be issued to attest.android.com: by a dNSName when the certificate has

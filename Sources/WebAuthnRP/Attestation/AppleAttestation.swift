@@ -11,12 +11,9 @@ struct AppleAttestation: AttestationFormat {
     static let nonceExtensionOID = "1.2.840.113635.100.8.2"
 
     func verify(_ context: AttestationContext) throws(WebAuthnError) -> AttestationOutcome {
-        // "Verify that attStmt is valid CBOR conforming to the syntax defined above and perform CBOR
-        // decoding on it to extract the contained fields." appleStmtFormat = { x5c: [ credCert, * caCert ] }
-        let statement = context.statement
-        guard statement.mapEntries != nil else { throw AttestationContext.failure(identifier, "attStmt is not a map") }
-        let x5c = try context.certificates(statement[textKey: "x5c"], format: identifier)
-        guard let credCert = x5c.first else { throw AttestationContext.failure(identifier, "x5c is empty") }
+        // appleStmtFormat = { x5c: [ credCert, * caCert ] }
+        try context.requireMapStatement()
+        let (credCert, x5c) = try context.certificates()
 
         // "Concatenate authenticatorData and clientDataHash to form nonceToHash."
         // "Perform SHA-256 hash of nonceToHash to produce nonce."
@@ -24,18 +21,16 @@ struct AppleAttestation: AttestationFormat {
 
         // "Verify that nonce equals the value of the extension with OID 1.2.840.113635.100.8.2 in credCert."
         guard let ext = credCert.extension(oid: Self.nonceExtensionOID) else {
-            throw AttestationContext.failure(identifier, "credCert has no nonce extension \(Self.nonceExtensionOID)")
+            throw context.failure("credCert has no nonce extension \(Self.nonceExtensionOID)")
         }
         let certifiedNonce = try Self.nonce(fromExtensionValue: ext.value, format: identifier)
         guard certifiedNonce.elementsEqual(nonce) else {
-            throw AttestationContext.failure(
-                identifier,
-                "the nonce in credCert does not equal SHA-256(authenticatorData || clientDataHash)")
+            throw context.failure("the nonce in credCert does not equal SHA-256(authenticatorData || clientDataHash)")
         }
 
         // "Verify that the credential public key equals the Subject Public Key of credCert."
         guard context.credentialKey.publicKey.isEqual(to: credCert.publicKey) else {
-            throw AttestationContext.failure(identifier, "the credential public key differs from credCert's subject public key")
+            throw context.failure("the credential public key differs from credCert's subject public key")
         }
 
         // "If successful, return implementation-specific values representing attestation type

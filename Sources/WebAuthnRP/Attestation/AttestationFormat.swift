@@ -5,8 +5,10 @@ public import WebAuthnCrypto
 /// Everything an attestation statement format's verification procedure is given
 /// (W3C L3 §6.5: attStmt, authenticatorData and clientDataHash), plus policy.
 struct AttestationContext: Sendable {
-    /// The `attStmt` map.
-    let statement: CBORItem
+    /// The identifier of the format whose procedure reads this context: every message starts with it.
+    var format: String
+    /// The `attStmt` item (a map for every format but `compound`).
+    var statement: CBORItem
     /// The parsed authenticator data (its `rawBytes` are what was signed).
     let authenticatorData: AuthenticatorData
     /// SHA-256 of the clientDataJSON bytes.
@@ -93,8 +95,8 @@ extension AttestationContext {
         WebAuthnError(.attestation, step: "§7.1 step 23", "\(format): \(message)")
     }
 
-    /// A required attStmt member read as one CBOR type. An absent member and a member of another
-    /// type are different faults and get different messages ("… is missing", "… is not …").
+    /// A required member read as one CBOR type. An absent member and a member of another type are
+    /// different faults and get different messages ("… is missing", "… is not …").
     /// - Parameters:
     ///   - item: the member, nil when absent.
     ///   - name: its name in messages (`ver`, `attStmt[1].fmt`).
@@ -110,12 +112,7 @@ extension AttestationContext {
         return value
     }
 
-    /// Parses the `x5c` array of DER certificates (leaf first).
-    func certificates(_ item: CBORItem?, format: String) throws(WebAuthnError) -> [Certificate] {
-        try Self.certificates(item, format: format, cache: certificateCache)
-    }
-
-    /// Parses the `x5c` array of DER certificates (leaf first), through `cache` when given.
+    /// Parses an `x5c` array of DER certificates (leaf first), through `cache` when given.
     static func certificates(
         _ item: CBORItem?, format: String,
         cache certificateCache: CertificateCache?
@@ -139,30 +136,57 @@ extension AttestationContext {
         }
         return certificates
     }
+}
+
+// The statement as the running format reads it: every §8 procedure opens with "Verify that attStmt
+// is valid CBOR conforming to the syntax defined above and perform CBOR decoding on it to extract the
+// contained fields", and these readers are that step, member by member, with the format's name on
+// every message.
+extension AttestationContext {
+    /// An `attestation` error from the running format.
+    func failure(_ message: String) -> WebAuthnError { Self.failure(format, message) }
+
+    /// Requires the statement to be a map (every format's syntax but `compound`'s).
+    func requireMapStatement() throws(WebAuthnError) {
+        guard statement.mapEntries != nil else { throw failure("attStmt is not a map") }
+    }
+
+    /// A required statement member read as one CBOR type (see the static form).
+    func member<T>(_ name: String, is kind: String, _ read: (CBORItem) -> T?) throws(WebAuthnError) -> T {
+        try Self.member(statement[textKey: name], name, is: kind, format: format, read)
+    }
+
+    /// The `alg` member as a COSE algorithm.
+    func algorithm() throws(WebAuthnError) -> COSEAlgorithm {
+        COSEAlgorithm(rawValue: try member("alg", is: "an integer") { $0.int })
+    }
+
+    /// The `sig` member's bytes.
+    func signature() throws(WebAuthnError) -> ArraySlice<UInt8> {
+        try member("sig", is: "a byte string") { $0.bytes }
+    }
+
+    /// The `x5c` member through the certificate cache: its first certificate (the one that attests)
+    /// and the whole chain, leaf first.
+    func certificates() throws(WebAuthnError) -> (leaf: Certificate, chain: [Certificate]) {
+        let chain = try Self.certificates(statement[textKey: "x5c"], format: format, cache: certificateCache)
+        guard let leaf = chain.first else { throw failure("x5c is an empty array") }
+        return (leaf, chain)
+    }
 
     /// Verifies `signature` over `data` with `key` and `algorithm`; false and errors become `attestation`.
     func requireSignature(
         _ signature: ArraySlice<UInt8>, over data: [UInt8], key: PublicKey,
-        algorithm: COSEAlgorithm, format: String, signer: String,
+        algorithm: COSEAlgorithm, signer: String,
         options: COSEKeyOptions = .default
     ) throws(WebAuthnError) {
         let valid: Bool
         do {
             valid = try key.verify(signature: signature, over: data[...], algorithm: algorithm, options: options)
         } catch {
-            throw Self.failure(format, "\(signer) signature could not be checked: \(error)")
+            throw failure("\(signer) signature could not be checked: \(error)")
         }
-        guard valid else { throw Self.failure(format, "\(signer) signature does not verify") }
-    }
-
-    /// The `alg` member as a COSE algorithm.
-    func algorithm(_ item: CBORItem?, format: String) throws(WebAuthnError) -> COSEAlgorithm {
-        COSEAlgorithm(rawValue: try Self.member(item, "alg", is: "an integer", format: format) { $0.int })
-    }
-
-    /// The `sig` member's bytes.
-    func signature(_ item: CBORItem?, format: String) throws(WebAuthnError) -> ArraySlice<UInt8> {
-        try Self.member(item, "sig", is: "a byte string", format: format) { $0.bytes }
+        guard valid else { throw failure("\(signer) signature does not verify") }
     }
 }
 

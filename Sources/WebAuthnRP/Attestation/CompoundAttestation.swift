@@ -37,33 +37,31 @@ struct CompoundAttestation: AttestationFormat {
         // compound attestation statements." Breaking the syntax fails the whole statement under
         // every policy: the policy only chooses how many well-formed sub-statements must verify.
         guard let items = context.statement.array else {
-            throw AttestationContext.failure(identifier, "attStmt is not an array of attestation statements")
+            throw context.failure("attStmt is not an array of attestation statements")
         }
         guard items.count >= 2 else {
-            throw AttestationContext.failure(identifier, "attStmt holds \(items.count) statement(s); at least 2 are required")
+            throw context.failure("attStmt holds \(items.count) statement(s); at least 2 are required")
         }
         guard items.count <= Self.maximumStatements else {
-            throw AttestationContext.failure(identifier, "attStmt holds \(items.count) statements, more than \(Self.maximumStatements)")
+            throw context.failure("attStmt holds \(items.count) statements, more than \(Self.maximumStatements)")
         }
         var statements: [(fmt: String, attStmt: CBORItem)] = []
         for (index, item) in items.enumerated() {
             guard let entries = item.mapEntries else {
-                throw AttestationContext.failure(identifier, "attStmt[\(index)] is not a map")
+                throw context.failure("attStmt[\(index)] is not a map")
             }
             let fmt = try AttestationContext.member(
                 item[textKey: "fmt"], "attStmt[\(index)].fmt", is: "a text string",
                 format: identifier
             ) { $0.text }
             guard let attStmt = item[textKey: "attStmt"] else {
-                throw AttestationContext.failure(identifier, "attStmt[\(index)].attStmt is missing")
+                throw context.failure("attStmt[\(index)].attStmt is missing")
             }
             guard entries.count == 2 else {
-                throw AttestationContext.failure(
-                    identifier,
-                    "attStmt[\(index)] has \(entries.count) members; only fmt and attStmt are allowed")
+                throw context.failure("attStmt[\(index)] has \(entries.count) members; only fmt and attStmt are allowed")
             }
             guard fmt != identifier else {
-                throw AttestationContext.failure(identifier, "attStmt[\(index)] is itself a compound statement, which is not allowed")
+                throw context.failure("attStmt[\(index)] is itself a compound statement, which is not allowed")
             }
             statements.append((fmt, attStmt))
         }
@@ -87,16 +85,13 @@ struct CompoundAttestation: AttestationFormat {
         switch context.policy.formats.compoundRequirement {
         case .all:
             guard failures.isEmpty else {
-                throw AttestationContext.failure(
-                    identifier,
+                throw context.failure(
                     "every sub-statement must verify, but \(failures.count) of \(statements.count) did not: "
                         + failures.joined(separator: "; "))
             }
         case .any:
             guard !verified.isEmpty else {
-                throw AttestationContext.failure(
-                    identifier,
-                    "no sub-statement verified: " + failures.joined(separator: "; "))
+                throw context.failure("no sub-statement verified: " + failures.joined(separator: "; "))
             }
         }
         return AttestationOutcome(type: Self.reportedType(of: verified), trustPath: [], components: verified)
@@ -113,12 +108,9 @@ struct CompoundAttestation: AttestationFormat {
         guard let format = context.formats.format(fmt) else {
             throw AttestationContext.failure(fmt, "unsupported attestation format")
         }
-        let subContext = AttestationContext(
-            statement: attStmt, authenticatorData: context.authenticatorData,
-            clientDataHash: context.clientDataHash, credentialKey: context.credentialKey,
-            attestedCredential: context.attestedCredential, policy: context.policy,
-            verificationTime: context.verificationTime, formats: context.formats,
-            certificateCache: context.certificateCache)
+        var subContext = context
+        subContext.format = fmt
+        subContext.statement = attStmt
         return try format.verify(subContext)
     }
 

@@ -6,13 +6,12 @@ struct FIDOU2FAttestation: AttestationFormat {
     let identifier = "fido-u2f"
 
     func verify(_ context: AttestationContext) throws(WebAuthnError) -> AttestationOutcome {
-        let statement = context.statement
-        guard statement.mapEntries != nil else { throw AttestationContext.failure(identifier, "attStmt is not a map") }
-        let sig = try context.signature(statement[textKey: "sig"], format: identifier)
+        try context.requireMapStatement()
+        let sig = try context.signature()
         // "Check that x5c has exactly one element and let attCert be that element."
-        let chain = try context.certificates(statement[textKey: "x5c"], format: identifier)
-        guard chain.count == 1, let attCert = chain.first else {
-            throw AttestationContext.failure(identifier, "x5c must have exactly one certificate, has \(chain.count)")
+        let (attCert, chain) = try context.certificates()
+        guard chain.count == 1 else {
+            throw context.failure("x5c must have exactly one certificate, has \(chain.count)")
         }
         // "Let certificate public key be the public key conveyed by attCert. If certificate public key
         // is not an Elliptic Curve (EC) public key over the P-256 curve, terminate this algorithm and
@@ -20,7 +19,7 @@ struct FIDOU2FAttestation: AttestationFormat {
         guard let certPoint = attCert.publicKey.ecCoordinates, certPoint.x.count == 32, certPoint.y.count == 32,
             attCert.publicKey.curve == .p256
         else {
-            throw AttestationContext.failure(identifier, "attestation certificate key is \(attCert.publicKey.keyKind), not EC P-256")
+            throw context.failure("attestation certificate key is \(attCert.publicKey.keyKind), not EC P-256")
         }
         // "Extract the claimed rpIdHash from authenticatorData, and the claimed credentialId and
         // credentialPublicKey from authenticatorData.attestedCredentialData."
@@ -29,7 +28,7 @@ struct FIDOU2FAttestation: AttestationFormat {
         guard context.credentialKey.keyType == .ec2, context.credentialKey.curve == .p256,
             let point = context.credentialKey.ec2Coordinates, point.x.count == 32, point.y.count == 32
         else {
-            throw AttestationContext.failure(identifier, "the credential key is not an EC2 P-256 key")
+            throw context.failure("the credential key is not an EC2 P-256 key")
         }
         // "Let verificationData be the concatenation of (0x00 || rpIdHash || clientDataHash ||
         // credentialId || publicKeyU2F)."
@@ -42,7 +41,7 @@ struct FIDOU2FAttestation: AttestationFormat {
         // [SEC1] with SHA-256 as the hash function used in step two."
         try context.requireSignature(
             sig, over: verificationData, key: attCert.publicKey, algorithm: .es256,
-            format: identifier, signer: "attestation certificate")
+            signer: "attestation certificate")
         // "Optionally, inspect x5c ... to determine whether attStmt conveys a Basic or AttCA attestation."
         return AttestationOutcome(type: .basic, trustPath: chain)
     }

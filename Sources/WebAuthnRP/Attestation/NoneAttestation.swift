@@ -7,7 +7,7 @@ struct NoneAttestation: AttestationFormat {
     func verify(_ context: AttestationContext) throws(WebAuthnError) -> AttestationOutcome {
         // "attStmt ... is an empty CBOR map."
         guard let entries = context.statement.mapEntries, entries.isEmpty else {
-            throw AttestationContext.failure(identifier, "attStmt must be an empty map")
+            throw context.failure("attStmt must be an empty map")
         }
         return AttestationOutcome(type: .none, trustPath: [])
     }

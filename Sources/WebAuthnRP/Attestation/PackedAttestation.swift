@@ -10,19 +10,17 @@ struct PackedAttestation: AttestationFormat {
     static let aaguidExtensionOID = "1.3.6.1.4.1.45724.1.1.4"
 
     func verify(_ context: AttestationContext) throws(WebAuthnError) -> AttestationOutcome {
-        let statement = context.statement
-        guard statement.mapEntries != nil else { throw AttestationContext.failure(identifier, "attStmt is not a map") }
-        let alg = try context.algorithm(statement[textKey: "alg"], format: identifier)
-        let sig = try context.signature(statement[textKey: "sig"], format: identifier)
+        try context.requireMapStatement()
+        let alg = try context.algorithm()
+        let sig = try context.signature()
 
-        if statement[textKey: "x5c"] != nil {
-            let chain = try context.certificates(statement[textKey: "x5c"], format: identifier)
-            guard let attestnCert = chain.first else { throw AttestationContext.failure(identifier, "x5c is empty") }
+        if context.statement[textKey: "x5c"] != nil {
+            let (attestnCert, chain) = try context.certificates()
             // "Verify that sig is a valid signature over the concatenation of authenticatorData and
             // clientDataHash using the attestation public key in attestnCert with the algorithm specified in alg."
             try context.requireSignature(
                 sig, over: context.signedData, key: attestnCert.publicKey, algorithm: alg,
-                format: identifier, signer: "attestation certificate")
+                signer: "attestation certificate")
             // "Verify that attestnCert meets the requirements in § 8.2.1."
             try Self.checkCertificateRequirements(
                 attestnCert, aaguid: context.attestedCredential.aaguid,
@@ -35,9 +33,7 @@ struct PackedAttestation: AttestationFormat {
         // "If x5c is not present, self attestation is in use."
         // "Validate that alg matches the algorithm of the credentialPublicKey in authenticatorData."
         guard alg == context.credentialKey.algorithm else {
-            throw AttestationContext.failure(
-                identifier,
-                "self attestation alg \(alg) differs from the credential key's \(context.credentialKey.algorithm)")
+            throw context.failure("self attestation alg \(alg) differs from the credential key's \(context.credentialKey.algorithm)")
         }
         // "Verify that sig is a valid signature over the concatenation of authenticatorData and
         // clientDataHash using the credential public key with alg."
@@ -45,9 +41,9 @@ struct PackedAttestation: AttestationFormat {
         do {
             valid = try context.credentialKey.verify(signature: sig, over: context.signedData[...])
         } catch {
-            throw AttestationContext.failure(identifier, "self attestation signature could not be checked: \(error)")
+            throw context.failure("self attestation signature could not be checked: \(error)")
         }
-        guard valid else { throw AttestationContext.failure(identifier, "self attestation signature does not verify") }
+        guard valid else { throw context.failure("self attestation signature does not verify") }
         return AttestationOutcome(type: .self, trustPath: [])
     }
 

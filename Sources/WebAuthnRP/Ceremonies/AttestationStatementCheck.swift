@@ -39,7 +39,7 @@ package enum AttestationStatementCheck {
             throw WebAuthnError(.attestation, "unsupported attestation format \"\(format)\"")
         }
         let context = AttestationContext(
-            statement: statement, authenticatorData: authenticatorData,
+            format: format, statement: statement, authenticatorData: authenticatorData,
             clientDataHash: clientDataHash, credentialKey: key,
             attestedCredential: attested, policy: policy,
             verificationTime: time, formats: formats)

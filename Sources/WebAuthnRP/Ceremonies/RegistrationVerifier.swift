@@ -166,7 +166,7 @@ package struct RegistrationVerifier: Sendable {
         }
         // Step 23: run the format's verification procedure over attStmt, authData and hash.
         let context = AttestationContext(
-            statement: attestationObject.statement, authenticatorData: authData,
+            format: format.identifier, statement: attestationObject.statement, authenticatorData: authData,
             clientDataHash: clientDataHash, credentialKey: credentialKey,
             attestedCredential: attested, policy: policy.attestation,
             verificationTime: now, formats: formats, certificateCache: cache?.certificates)

@@ -74,7 +74,7 @@ private struct AndroidKeyFixture {
             (.text("sig"), .bytes(sig)),
             (.text("x5c"), .array([.bytes(leaf.derBytes), .bytes(ca.cert.derBytes)])),
         ])
-        return try AttestationTestSupport.context(statement: statement, authData: authData, policy: policy)
+        return try AttestationTestSupport.context(format: "android-key", statement: statement, authData: authData, policy: policy)
     }
 
     func verify() throws -> AttestationOutcome {
@@ -271,12 +271,8 @@ struct AndroidKeyAttestationTests {
         let fixture = try AndroidKeyFixture()
         let context = try fixture.context()
         let entries = (context.statement.mapEntries ?? []).filter { $0.key.text != member }
-        let trimmed = AttestationContext(
-            statement: .map(entries.map { ($0.key, $0.value) }),
-            authenticatorData: context.authenticatorData,
-            clientDataHash: context.clientDataHash, credentialKey: context.credentialKey,
-            attestedCredential: context.attestedCredential, policy: context.policy,
-            verificationTime: context.verificationTime, formats: context.formats)
+        var trimmed = context
+        trimmed.statement = .map(entries.map { ($0.key, $0.value) })
         #expect(throws: WebAuthnError(.attestation, "")) { try AndroidKeyAttestation().verify(trimmed) }
     }
 

@@ -78,6 +78,7 @@ private struct SafetyNetFixture {
         var entries: [(CBORItem, CBORItem)] = [(.text("response"), .bytes(Array(jws.utf8)))]
         if let ver { entries.append((.text("ver"), ver)) }
         return try AttestationTestSupport.context(
+            format: "android-safetynet",
             statement: .map(entries), authData: authData,
             clientDataHash: clientDataHash, policy: policy)
     }
@@ -329,11 +330,8 @@ struct AndroidSafetyNetAttestationTests {
     func responseNotBytes() throws {
         let context = try SafetyNetFixture().context()
         let statement = CBORItem.map([(.text("ver"), .text("1")), (.text("response"), .text("a.b.c"))])
-        let replaced = AttestationContext(
-            statement: statement, authenticatorData: context.authenticatorData,
-            clientDataHash: context.clientDataHash, credentialKey: context.credentialKey,
-            attestedCredential: context.attestedCredential, policy: context.policy,
-            verificationTime: context.verificationTime, formats: context.formats)
+        var replaced = context
+        replaced.statement = statement
         #expect(Self.rejection(replaced)?.category == .attestation)
     }
 

@@ -70,8 +70,10 @@ struct AppleStatementFactory {
     /// A valid `{ x5c: [credCert, caCert] }`.
     func validStatement() throws -> CBORItem { Self.statement([try credCert(), ca.cert]) }
 
-    func context(_ statement: CBORItem, policy: AttestationPolicy = AttestationPolicy()) throws -> AttestationContext {
-        try AttestationTestSupport.context(statement: statement, authData: authData, policy: policy)
+    func context(
+        _ statement: CBORItem, format: String = "apple", policy: AttestationPolicy = AttestationPolicy()
+    ) throws -> AttestationContext {
+        try AttestationTestSupport.context(format: format, statement: statement, authData: authData, policy: policy)
     }
 }
 
@@ -127,6 +129,7 @@ struct AppleAttestationTests {
     func replayedWithOtherClientData() throws {
         let factory = try AppleStatementFactory()
         let context = try AttestationTestSupport.context(
+            format: "apple",
             statement: try factory.validStatement(), authData: factory.authData,
             clientDataHash: Digest.sha256.hash(Array("replayed".utf8)))
         expectAttestationFailure("does not equal") { _ = try AppleAttestation().verify(context) }

@@ -35,7 +35,7 @@ struct CompoundStatementFactory {
         trustAnchors: [Certificate] = [], allowedFormats: Set<String>? = nil
     ) throws -> AttestationContext {
         try apple.context(
-            .array(entries),
+            .array(entries), format: "compound",
             policy: AttestationPolicy(
                 requirement: AttestationRequirement(source: FixedTrustAnchors(trustAnchors)),
                 formats: AttestationFormatOptions(compoundRequirement: requirement),

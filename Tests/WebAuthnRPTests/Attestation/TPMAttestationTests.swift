@@ -155,6 +155,7 @@ private struct TPMStatement {
 
     func verify(policy: AttestationPolicy = AttestationPolicy()) throws -> AttestationOutcome {
         let context = try AttestationTestSupport.context(
+            format: "tpm",
             statement: try statement(), authData: try authData(),
             policy: policy)
         return try TPMAttestation().verify(context)
@@ -355,7 +356,7 @@ struct TPMAttestationSyntaxTests {
     @Test("attStmt that is not a map is refused")
     func notAMap() throws {
         let statement = TPMStatement(.ecc, alg: .es256)
-        let context = try AttestationTestSupport.context(statement: .array([]), authData: try statement.authData())
+        let context = try AttestationTestSupport.context(format: "tpm", statement: .array([]), authData: try statement.authData())
         do {
             _ = try TPMAttestation().verify(context)
             Issue.record("a non-map attStmt verified")

@@ -26,13 +26,13 @@ enum AttestationTestSupport {
 
     /// An attestation context as the registration verifier would build it.
     static func context(
-        statement: CBORItem, authData: [UInt8], clientDataHash: [UInt8] = clientDataHash,
+        format: String, statement: CBORItem, authData: [UInt8], clientDataHash: [UInt8] = clientDataHash,
         policy: AttestationPolicy = AttestationPolicy(), time: Date = now
     ) throws -> AttestationContext {
         let parsed = try AuthenticatorData(bytes: authData[...])
         guard let attested = parsed.attestedCredentialData else { throw WebAuthnError(.malformed, "no attested data") }
         return AttestationContext(
-            statement: statement, authenticatorData: parsed, clientDataHash: clientDataHash,
+            format: format, statement: statement, authenticatorData: parsed, clientDataHash: clientDataHash,
             credentialKey: try COSEKey(item: attested.credentialPublicKey),
             attestedCredential: attested, policy: policy, verificationTime: time,
             formats: .standard)

@@ -12,34 +12,21 @@ struct TPMAttestation: AttestationFormat {
     static let aikCertificateKeyPurposeOID = "2.23.133.8.3"
 
     func verify(_ context: AttestationContext) throws(WebAuthnError) -> AttestationOutcome {
-        let statement = context.statement
-        // "Verify that attStmt is valid CBOR conforming to the syntax defined above and perform CBOR
-        // decoding on it to extract the contained fields."
-        guard statement.mapEntries != nil else { throw AttestationContext.failure(identifier, "attStmt is not a map") }
+        try context.requireMapStatement()
         // ver: "2.0" — "The version of the TPM specification to which the signature conforms."
-        let ver = try AttestationContext.member(
-            statement[textKey: "ver"], "ver", is: "a text string",
-            format: identifier
-        ) { $0.text }
-        guard ver == "2.0" else { throw AttestationContext.failure(identifier, "ver is \"\(ver)\", not \"2.0\"") }
+        let ver = try context.member("ver", is: "a text string") { $0.text }
+        guard ver == "2.0" else { throw context.failure("ver is \"\(ver)\", not \"2.0\"") }
         // ECDAA was removed from Level 3; the syntax has no ecdaaKeyId, and no ECDAA verification exists.
-        guard statement[textKey: "ecdaaKeyId"] == nil else {
-            throw AttestationContext.failure(identifier, "ecdaaKeyId is present: ECDAA attestation is not supported")
+        guard context.statement[textKey: "ecdaaKeyId"] == nil else {
+            throw context.failure("ecdaaKeyId is present: ECDAA attestation is not supported")
         }
-        let alg = try context.algorithm(statement[textKey: "alg"], format: identifier)
-        let sig = try context.signature(statement[textKey: "sig"], format: identifier)
-        let certInfoBytes = try AttestationContext.member(
-            statement[textKey: "certInfo"], "certInfo", is: "a byte string",
-            format: identifier
-        ) { $0.bytes }
-        let pubAreaBytes = try AttestationContext.member(
-            statement[textKey: "pubArea"], "pubArea", is: "a byte string",
-            format: identifier
-        ) { $0.bytes }
+        let alg = try context.algorithm()
+        let sig = try context.signature()
+        let certInfoBytes = try context.member("certInfo", is: "a byte string") { $0.bytes }
+        let pubAreaBytes = try context.member("pubArea", is: "a byte string") { $0.bytes }
         // "Verify that x5c is present." (x5c: [ aikCert: bytes, * (caCert: bytes) ])
-        guard statement[textKey: "x5c"] != nil else { throw AttestationContext.failure(identifier, "x5c is missing") }
-        let chain = try context.certificates(statement[textKey: "x5c"], format: identifier)
-        guard let aikCert = chain.first else { throw AttestationContext.failure(identifier, "x5c is empty") }
+        guard context.statement[textKey: "x5c"] != nil else { throw context.failure("x5c is missing") }
+        let (aikCert, chain) = try context.certificates()
         let pubArea = try TPMPublicArea(parsing: pubAreaBytes)
         let certInfo = try TPMAttest(parsing: certInfoBytes)
 
@@ -55,33 +42,25 @@ struct TPMAttestation: AttestationFormat {
         // "Validate that certInfo is valid:"
         // "Verify that magic is set to TPM_GENERATED_VALUE."
         guard certInfo.magic == TPMAttest.generatedValue else {
-            throw AttestationContext.failure(
-                identifier,
-                "certInfo.magic is \(Self.hex(certInfo.magic)), not TPM_GENERATED_VALUE (0xFF544347)")
+            throw context.failure("certInfo.magic is \(Self.hex(certInfo.magic)), not TPM_GENERATED_VALUE (0xFF544347)")
         }
         // "Verify that type is set to TPM_ST_ATTEST_CERTIFY."
         guard certInfo.type == TPMAttest.attestCertifyType, let certify = certInfo.certifyInfo else {
-            throw AttestationContext.failure(
-                identifier,
-                "certInfo.type is \(Self.hex(certInfo.type)), not TPM_ST_ATTEST_CERTIFY (0x8017)")
+            throw context.failure("certInfo.type is \(Self.hex(certInfo.type)), not TPM_ST_ATTEST_CERTIFY (0x8017)")
         }
         // "Verify that extraData is set to the hash of attToBeSigned using the hash algorithm employed in "alg"."
         guard let algHash = Self.hashAlgorithm(for: alg) else {
-            throw AttestationContext.failure(identifier, "alg \(alg) has no hash algorithm a TPM attestation can use")
+            throw context.failure("alg \(alg) has no hash algorithm a TPM attestation can use")
         }
         guard certInfo.extraData.elementsEqual(algHash.hash(attToBeSigned)) else {
-            throw AttestationContext.failure(
-                identifier,
-                "certInfo.extraData is not the \(algHash) hash of authenticatorData || clientDataHash")
+            throw context.failure("certInfo.extraData is not the \(algHash) hash of authenticatorData || clientDataHash")
         }
         // "Verify that attested contains a TPMS_CERTIFY_INFO structure as specified in [TPMv2-Part2]
         // section 10.12.3, whose name field contains a valid Name for pubArea, as computed using the
         // algorithm in the nameAlg field of pubArea using the procedure specified in [TPMv2-Part1] section 16."
         let nameDigest = Self.digest(for: pubArea.nameAlgorithm).hash(pubArea.rawBytes)
         guard certify.name.bytes.elementsEqual(pubArea.name(withDigest: nameDigest)) else {
-            throw AttestationContext.failure(
-                identifier,
-                "certInfo.attested.name is not the \(pubArea.nameAlgorithm) Name of pubArea (nameAlg || digest)")
+            throw context.failure("certInfo.attested.name is not the \(pubArea.nameAlgorithm) Name of pubArea (nameAlg || digest)")
         }
         // "Note that the remaining fields in the "Standard Attestation Structure" [TPMv2-Part1] section
         // 31.2, i.e., qualifiedSigner, clockInfo and firmwareVersion are ignored."
@@ -93,16 +72,14 @@ struct TPMAttestation: AttestationFormat {
         options.allowRS1 = true
         try context.requireSignature(
             sig, over: Array(certInfo.rawBytes), key: aikCert.publicKey, algorithm: alg,
-            format: identifier, signer: "aikCert", options: options)
+            signer: "aikCert", options: options)
 
         // "Verify that aikCert meets the requirements in § 8.3.1."
         let device = try Self.checkCertificateRequirements(aikCert, format: identifier)
         // Not a spec step: like every peer library, refuse a TPM whose vendor the TCG registry
         // does not know (on by default; AttestationFormatOptions.requireKnownTPMManufacturer relaxes it).
         if context.policy.formats.requireKnownTPMManufacturer, device.manufacturerName == nil {
-            throw AttestationContext.failure(
-                identifier,
-                "aikCert names TPM manufacturer \(device.manufacturer), which is not in the TCG TPM vendor registry")
+            throw context.failure("aikCert names TPM manufacturer \(device.manufacturer), which is not in the TCG TPM vendor registry")
         }
 
         // "If aikCert contains an extension with OID 1.3.6.1.4.1.45724.1.1.4 (id-fido-gen-ce-aaguid)
