@@ -1,4 +1,6 @@
 import Foundation
+import NIOCore
+import NIOPosix
 import Synchronization
 
 /// A call that passed its deadline.
@@ -14,6 +16,11 @@ struct DeadlineExceeded: Error, CustomStringConvertible {
 /// closed never completes: README, "Faults") cannot hold the request. On the deadline the work
 /// is cancelled and left to finish or not; the caller is answered either way. The caller's
 /// own cancellation also answers at once.
+///
+/// The timer is a task scheduled on an event loop of NIO's singleton group (the one the caller
+/// runs on, when it runs on one), not a sleeping Swift task: `Task.sleep` arms a libdispatch
+/// timer, whose manager thread wakes for every call and cost about a tenth of the server's CPU
+/// per PostgreSQL login (Docs/Performance.md).
 func withDeadline<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
     let race = DeadlineRace<T>()
     return try await withTaskCancellationHandler {
@@ -23,9 +30,7 @@ func withDeadline<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable ()
                 work: Task {
                     do { race.finish(.success(try await body())) } catch { race.finish(.failure(error)) }
                 },
-                timer: Task {
-                    // A cancelled sleep means the work finished first.
-                    guard (try? await Task.sleep(for: limit)) != nil else { return }
+                timer: MultiThreadedEventLoopGroup.singleton.any().scheduleTask(in: TimeAmount(limit)) {
                     race.finish(.failure(DeadlineExceeded(limit: limit)))
                 })
         }
@@ -35,22 +40,23 @@ func withDeadline<T: Sendable>(_ limit: Duration, _ body: @escaping @Sendable ()
 }
 
 /// The first of the work, the timer and the caller's cancellation resumes the continuation;
-/// the others find it gone. Both tasks are cancelled once it is decided.
+/// the others find it gone. The work and the timer are both cancelled once it is decided.
 private final class DeadlineRace<T: Sendable>: Sendable {
     private struct State {
         var continuation: CheckedContinuation<T, any Error>?
-        var tasks: [Task<Void, Never>] = []
+        var work: Task<Void, Never>?
+        var timer: Scheduled<Void>?
         /// An outcome that arrived before `start` (the caller was already cancelled).
         var early: Result<T, any Error>?
         var decided = false
     }
     private let state = Mutex(State())
 
-    func start(_ continuation: CheckedContinuation<T, any Error>, work: Task<Void, Never>, timer: Task<Void, Never>) {
+    func start(_ continuation: CheckedContinuation<T, any Error>, work: Task<Void, Never>, timer: Scheduled<Void>) {
         let early: Result<T, any Error>? = state.withLock { state in
             if state.decided { return state.early ?? .failure(CancellationError()) }
             state.continuation = continuation
-            state.tasks = [work, timer]
+            (state.work, state.timer) = (work, timer)
             return nil
         }
         if let early {
@@ -61,17 +67,19 @@ private final class DeadlineRace<T: Sendable>: Sendable {
     }
 
     func finish(_ result: Result<T, any Error>) {
-        let (continuation, tasks): (CheckedContinuation<T, any Error>?, [Task<Void, Never>]) = state.withLock { state in
-            guard !state.decided else { return (nil, []) }
+        let decided: (CheckedContinuation<T, any Error>, Task<Void, Never>?, Scheduled<Void>?)? = state.withLock { state in
+            guard !state.decided else { return nil }
             state.decided = true
             guard let continuation = state.continuation else {
                 state.early = result
-                return (nil, [])
+                return nil
             }
-            defer { state.continuation = nil; state.tasks = [] }
-            return (continuation, state.tasks)
+            defer { (state.continuation, state.work, state.timer) = (nil, nil, nil) }
+            return (continuation, state.work, state.timer)
         }
-        for task in tasks { task.cancel() }
-        continuation?.resume(with: result)
+        guard let (continuation, work, timer) = decided else { return }
+        work?.cancel()
+        timer?.cancel()
+        continuation.resume(with: result)
     }
 }
