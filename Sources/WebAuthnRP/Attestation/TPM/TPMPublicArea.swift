@@ -39,6 +39,22 @@ struct TPMPublicArea: Sendable, Hashable {
         case rsa(RSAParameters)
         /// An elliptic-curve key (TPM_ALG_ECC).
         case ecc(ECCParameters)
+
+        /// The symmetric definition, which both kinds carry first.
+        var symmetric: TPMSymmetricDefinition? {
+            switch self {
+            case .rsa(let rsa): rsa.symmetric
+            case .ecc(let ecc): ecc.symmetric
+            }
+        }
+
+        /// The signing scheme, which both kinds carry after the symmetric definition.
+        var scheme: TPMScheme? {
+            switch self {
+            case .rsa(let rsa): rsa.scheme
+            case .ecc(let ecc): ecc.scheme
+            }
+        }
     }
 
     /// The Name algorithm (`nameAlg`): the hash of this structure, prefixed by this

@@ -33,15 +33,15 @@ extension TPMAttestation {
         let restrictedDecryption =
             pubArea.objectAttributes & (objectRestricted | objectDecrypt)
             == objectRestricted | objectDecrypt
+        if let symmetric = pubArea.parameters.symmetric, !restrictedDecryption {
+            throw AttestationContext.failure(
+                format,
+                "pubArea.parameters.symmetric is \(hex(symmetric.algorithm)), not TPM_ALG_NULL, for a key that is not a restricted decryption key"
+            )
+        }
+        try checkScheme(pubArea.parameters.scheme, algorithm: algorithm, format: format)
         switch pubArea.parameters {
         case .rsa(let rsa):
-            if let symmetric = rsa.symmetric, !restrictedDecryption {
-                throw AttestationContext.failure(
-                    format,
-                    "pubArea.parameters.symmetric is \(hex(symmetric.algorithm)), not TPM_ALG_NULL, for a key that is not a restricted decryption key"
-                )
-            }
-            try checkScheme(rsa.scheme, algorithm: algorithm, format: format)
             // keyBits is the modulus size: the unique field holds exactly keyBits / 8 bytes, the
             // top bit set (a TPM writes the modulus at its full size).
             guard rsa.modulus.count * 8 == Int(rsa.keyBits), bitLength(rsa.modulus) == Int(rsa.keyBits) else {
@@ -59,13 +59,6 @@ extension TPMAttestation {
                     "pubArea.parameters.exponent is \(rsa.exponent), not a prime greater than 2")
             }
         case .ecc(let ecc):
-            if let symmetric = ecc.symmetric, !restrictedDecryption {
-                throw AttestationContext.failure(
-                    format,
-                    "pubArea.parameters.symmetric is \(hex(symmetric.algorithm)), not TPM_ALG_NULL, for a key that is not a restricted decryption key"
-                )
-            }
-            try checkScheme(ecc.scheme, algorithm: algorithm, format: format)
             // kdf: the NIST curves define their own KDF, so this field must be TPM_ALG_NULL
             // ("If the kdf parameter associated with curveID is not TPM_ALG_NULL then this is
             // required to be NULL").
