@@ -188,6 +188,11 @@ def database_outage():
         check(all(status == 503 for status, _ in answers) and max(t for _, t in answers) < 3.0,
               f"outage: every request that needs the database gets 503 within its 1 s deadline (slowest"
               f" {max(t for _, t in answers):.1f} s)")
+        # Not only the ceremonies: the session cookie's lookup (another store, another statement) too.
+        started = time.time()
+        status = request("GET", node.base + "/api/me", cookies={"pk_session": "A" * 43}, timeout=15)[0]
+        check(status == 503 and time.time() - started < 3.0,
+              f"outage: a session lookup gets 503 within its deadline ({status} after {time.time() - started:.1f} s)")
         check(request("GET", node.base + "/healthz", timeout=5)[0] == 200, "outage: the node keeps serving what needs no database")
         check(node.process.poll() is None, "outage: the node is still running")
         # SIGTERM with requests in flight (each waiting on a database that is down).
