@@ -164,9 +164,9 @@ struct CertificateTests {
     @Test(arguments: [false, true])
     func tpmSubjectAltNameDirectoryName(multiValued: Bool) throws {
         let attributes: [DistinguishedName.Attribute] = [
-            .init(oid: DistinguishedName.tpmManufacturerOID, value: "id:FFFFF1D0"),
-            .init(oid: DistinguishedName.tpmModelOID, value: "FIDO Alliance TPM"),
-            .init(oid: DistinguishedName.tpmVersionOID, value: "id:00000001"),
+            .init(DistinguishedName.tpmManufacturerOID, "id:FFFFF1D0"),
+            .init(DistinguishedName.tpmModelOID, "FIDO Alliance TPM"),
+            .init(DistinguishedName.tpmVersionOID, "id:00000001"),
         ]
         let directory =
             multiValued

@@ -384,9 +384,9 @@ import WebAuthnCoding
         guard let entries = valid.mapEntries else { return }  // compound: an array, checked above
         for (index, entry) in entries.enumerated() {
             for wrong in wrongValues where wrong.value != entry.value.value && !Self.sameKind(wrong, entry.value) {
-                var replaced = entries
-                replaced[index] = CBORMapEntry(key: entry.key, value: wrong)
-                let outcome = Self.verify(format, CBORItem(.map(replaced)))
+                var replaced = entries.map { ($0.key, $0.value) }
+                replaced[index].1 = wrong
+                let outcome = Self.verify(format, .map(replaced))
                 #expect(
                     outcome == .rejected("webauthn.attestation") || outcome == .rejected("webauthn.malformed"),
                     "\(format).\(entry.key.text ?? "?") = \(wrong.value): \(outcome)")
@@ -428,9 +428,9 @@ import WebAuthnCoding
         let entries = try #require(valid.mapEntries)
         for head: [UInt8] in [[0x30, 0x84, 0x7F, 0xFF, 0xFF, 0xFF], [0x30, 0x88, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]] {
             let replaced = entries.map { entry in
-                entry.key.text == "x5c" ? CBORMapEntry(key: entry.key, value: .array([.bytes(head)])) : entry
+                (entry.key, entry.key.text == "x5c" ? .array([.bytes(head)]) : entry.value)
             }
-            let outcome = Self.verify(format, CBORItem(.map(replaced)))
+            let outcome = Self.verify(format, .map(replaced))
             // packed/android-key/tpm/apple read x5c before any signature check: the certificate is malformed.
             #expect(outcome == .rejected("webauthn.malformed") || outcome == .rejected("webauthn.attestation"), "\(format): \(outcome)")
             #expect(outcome != .accepted)
@@ -456,9 +456,9 @@ import WebAuthnCoding
             return entries.indices.flatMap { index in
                 let entry = entries[index]
                 return truncatedByteStrings(entry.value, path: path + "." + (entry.key.text ?? "?")).map { variant in
-                    var copy = entries
-                    copy[index] = CBORMapEntry(key: entry.key, value: variant.item)
-                    return (variant.path, CBORItem(.map(copy)))
+                    var copy = entries.map { ($0.key, $0.value) }
+                    copy[index].1 = variant.item
+                    return (variant.path, CBORItem.map(copy))
                 }
             }
         default:

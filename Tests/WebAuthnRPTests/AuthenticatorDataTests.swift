@@ -43,16 +43,16 @@ struct AuthenticatorDataBuilder {
     /// A COSE EC2 P-256 key map (the coordinates need not be on the curve here).
     static let ec2Key: [UInt8] = CBOREncoder.encode(
         .map([
-            CBORMapEntry(key: .int(1), value: .int(2)),
-            CBORMapEntry(key: .int(3), value: .int(-7)),
-            CBORMapEntry(key: .int(-1), value: .int(1)),
-            CBORMapEntry(key: .int(-2), value: .bytes([UInt8](repeating: 0x11, count: 32))),
-            CBORMapEntry(key: .int(-3), value: .bytes([UInt8](repeating: 0x22, count: 32))),
+            (.int(1), .int(2)),
+            (.int(3), .int(-7)),
+            (.int(-1), .int(1)),
+            (.int(-2), .bytes([UInt8](repeating: 0x11, count: 32))),
+            (.int(-3), .bytes([UInt8](repeating: 0x22, count: 32))),
         ]))
 
     static let credProtectExtension: [UInt8] = CBOREncoder.encode(
         .map([
-            CBORMapEntry(key: .text("credProtect"), value: .int(2))
+            (.text("credProtect"), .int(2))
         ]))
 
     func bytes() -> [UInt8] {

@@ -687,15 +687,6 @@ package struct CBORMapEntry: Sendable, Equatable {
     package let key: CBORItem
     /// The value.
     package let value: CBORItem
-
-    /// Creates an entry.
-    /// - Parameters:
-    ///   - key: the key item.
-    ///   - value: the value item.
-    package init(key: CBORItem, value: CBORItem) {
-        self.key = key
-        self.value = value
-    }
 }
 
 // Typed accessors for the shapes WebAuthn structures use. They return nil on a

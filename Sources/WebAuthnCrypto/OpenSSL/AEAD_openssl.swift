@@ -15,39 +15,20 @@ enum LibCryptoAEAD {
         guard let textLength = Int32(exactly: plaintext.count), let aadLength = Int32(exactly: aad.count) else {
             throw CryptoError(.libcrypto, "AES-256-GCM: input too long")
         }
-        guard let ctx = EVP_CIPHER_CTX_new() else { throw libcryptoFailure("EVP_CIPHER_CTX_new") }
-        defer { EVP_CIPHER_CTX_free(ctx) }
-        guard EVP_EncryptInit_ex(ctx, EVP_aes_256_gcm(), nil, key, nonce) == 1 else {
-            throw libcryptoFailure("EVP_EncryptInit_ex")
-        }
-        var written: Int32 = 0
-        if aadLength > 0 {
-            guard EVP_EncryptUpdate(ctx, nil, &written, aad, aadLength) == 1 else { throw libcryptoFailure("EVP_EncryptUpdate (aad)") }
-        }
-        // GCM is a stream mode: the ciphertext is as long as the plaintext; one spare block for safety.
-        var out = [UInt8](repeating: 0, count: plaintext.count + 16)
-        var total = 0
-        if textLength > 0 {
-            let ok = out.withUnsafeMutableBufferPointer { buffer -> Int32 in
-                guard let base = buffer.baseAddress else { return 0 }
-                return EVP_EncryptUpdate(ctx, base, &written, plaintext, textLength)
+        return try run(
+            .encrypt, key: key, nonce: nonce, aad: aad, aadLength: aadLength, input: plaintext, inputLength: textLength
+        ) { (ctx, out: inout [UInt8], total) throws(CryptoError) in
+            guard let written = finish(ctx, .encrypt, &out, at: total), written >= 0,
+                total + Int(written) <= plaintext.count + 16
+            else {
+                throw libcryptoFailure("EVP_EncryptFinal_ex")
             }
-            guard ok == 1, written >= 0, Int(written) <= plaintext.count else { throw libcryptoFailure("EVP_EncryptUpdate") }
-            total = Int(written)
+            var tag = [UInt8](repeating: 0, count: tagSize)
+            guard EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, Int32(tagSize), &tag) == 1 else {
+                throw libcryptoFailure("EVP_CTRL_AEAD_GET_TAG")
+            }
+            return Array(out[0..<(total + Int(written))]) + tag
         }
-        let finalOK = out.withUnsafeMutableBufferPointer { buffer -> Int32 in
-            guard let base = buffer.baseAddress else { return 0 }
-            return EVP_EncryptFinal_ex(ctx, base + total, &written)
-        }
-        guard finalOK == 1, written >= 0, total + Int(written) <= plaintext.count + 16 else {
-            throw libcryptoFailure("EVP_EncryptFinal_ex")
-        }
-        total += Int(written)
-        var tag = [UInt8](repeating: 0, count: tagSize)
-        guard EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, Int32(tagSize), &tag) == 1 else {
-            throw libcryptoFailure("EVP_CTRL_AEAD_GET_TAG")
-        }
-        return Array(out[0..<total]) + tag
     }
 
     /// Checks the tag over `aad` and the ciphertext, then decrypts; nil when they do not authenticate.
@@ -60,39 +41,80 @@ enum LibCryptoAEAD {
         let ciphertext = Array(sealed[0..<textCount])
         var tag = Array(sealed[textCount...])
         guard let textLength = Int32(exactly: textCount), let aadLength = Int32(exactly: aad.count) else { return nil }
+        return try run(
+            .decrypt, key: key, nonce: nonce, aad: aad, aadLength: aadLength, input: ciphertext, inputLength: textLength
+        ) { (ctx, out: inout [UInt8], total) throws(CryptoError) -> [UInt8]? in
+            guard EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, Int32(tagSize), &tag) == 1 else {
+                throw libcryptoFailure("EVP_CTRL_AEAD_SET_TAG")
+            }
+            guard let written = finish(ctx, .decrypt, &out, at: total) else {
+                // A tag mismatch: not libcrypto's failure but forged or damaged input.
+                ERR_clear_error()
+                return nil
+            }
+            guard written >= 0, total + Int(written) <= textCount else { return nil }
+            return Array(out[0..<(total + Int(written))])
+        }
+    }
+
+    /// libcrypto's calls for one direction, and the name its failures are reported under.
+    private struct Direction: Sendable {
+        let name: String
+        let initialize: @Sendable (OpaquePointer?, OpaquePointer?, OpaquePointer?, UnsafePointer<UInt8>?, UnsafePointer<UInt8>?) -> Int32
+        let update:
+            @Sendable (OpaquePointer?, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<Int32>?, UnsafePointer<UInt8>?, Int32) -> Int32
+        let final: @Sendable (OpaquePointer?, UnsafeMutablePointer<UInt8>?, UnsafeMutablePointer<Int32>?) -> Int32
+
+        static let encrypt = Direction(
+            name: "Encrypt", initialize: EVP_EncryptInit_ex, update: EVP_EncryptUpdate, final: EVP_EncryptFinal_ex)
+        static let decrypt = Direction(
+            name: "Decrypt", initialize: EVP_DecryptInit_ex, update: EVP_DecryptUpdate, final: EVP_DecryptFinal_ex)
+    }
+
+    /// Keys a new context for `direction`, authenticates `aad`, runs `input` through it into an
+    /// output buffer, then hands the context, the buffer and the bytes written so far to
+    /// `complete` (the tag and the final block are each direction's own). The context is freed
+    /// on every path.
+    private static func run<Result>(
+        _ direction: Direction, key: [UInt8], nonce: [UInt8], aad: [UInt8], aadLength: Int32,
+        input: [UInt8], inputLength: Int32,
+        _ complete: (OpaquePointer, inout [UInt8], Int) throws(CryptoError) -> Result
+    ) throws(CryptoError) -> Result {
         guard let ctx = EVP_CIPHER_CTX_new() else { throw libcryptoFailure("EVP_CIPHER_CTX_new") }
         defer { EVP_CIPHER_CTX_free(ctx) }
-        guard EVP_DecryptInit_ex(ctx, EVP_aes_256_gcm(), nil, key, nonce) == 1 else {
-            throw libcryptoFailure("EVP_DecryptInit_ex")
+        guard direction.initialize(ctx, EVP_aes_256_gcm(), nil, key, nonce) == 1 else {
+            throw libcryptoFailure("EVP_\(direction.name)Init_ex")
         }
         var written: Int32 = 0
         if aadLength > 0 {
-            guard EVP_DecryptUpdate(ctx, nil, &written, aad, aadLength) == 1 else { throw libcryptoFailure("EVP_DecryptUpdate (aad)") }
+            guard direction.update(ctx, nil, &written, aad, aadLength) == 1 else {
+                throw libcryptoFailure("EVP_\(direction.name)Update (aad)")
+            }
         }
-        var out = [UInt8](repeating: 0, count: textCount + 16)
+        // GCM is a stream mode: the output is as long as the input; one spare block for safety.
+        var out = [UInt8](repeating: 0, count: input.count + 16)
         var total = 0
-        if textLength > 0 {
+        if inputLength > 0 {
             let ok = out.withUnsafeMutableBufferPointer { buffer -> Int32 in
                 guard let base = buffer.baseAddress else { return 0 }
-                return EVP_DecryptUpdate(ctx, base, &written, ciphertext, textLength)
+                return direction.update(ctx, base, &written, input, inputLength)
             }
-            guard ok == 1, written >= 0, Int(written) <= textCount else { throw libcryptoFailure("EVP_DecryptUpdate") }
+            guard ok == 1, written >= 0, Int(written) <= input.count else {
+                throw libcryptoFailure("EVP_\(direction.name)Update")
+            }
             total = Int(written)
         }
-        guard EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, Int32(tagSize), &tag) == 1 else {
-            throw libcryptoFailure("EVP_CTRL_AEAD_SET_TAG")
-        }
-        let finalOK = out.withUnsafeMutableBufferPointer { buffer -> Int32 in
+        return try complete(ctx, &out, total)
+    }
+
+    /// The direction's final call, writing after the first `total` bytes of `out`: how many
+    /// bytes it wrote, or nil when it failed (for decryption, a tag that does not authenticate).
+    private static func finish(_ ctx: OpaquePointer, _ direction: Direction, _ out: inout [UInt8], at total: Int) -> Int32? {
+        var written: Int32 = 0
+        let ok = out.withUnsafeMutableBufferPointer { buffer -> Int32 in
             guard let base = buffer.baseAddress else { return 0 }
-            return EVP_DecryptFinal_ex(ctx, base + total, &written)
+            return direction.final(ctx, base + total, &written)
         }
-        guard finalOK == 1 else {
-            // A tag mismatch: not libcrypto's failure but forged or damaged input.
-            ERR_clear_error()
-            return nil
-        }
-        guard written >= 0, total + Int(written) <= textCount else { return nil }
-        total += Int(written)
-        return Array(out[0..<total])
+        return ok == 1 ? written : nil
     }
 }

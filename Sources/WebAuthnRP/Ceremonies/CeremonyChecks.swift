@@ -336,20 +336,19 @@ package struct CeremonyReport<Verified: Sendable>: Sendable {
 enum ExtensionChecks {
     // MARK: Registration
 
-    /// §7.1 step 21: the registration's client and authenticator extension outputs.
+    /// §7.1 step 21: the registration's client and authenticator extension outputs, with the
+    /// step's trace.
     static func verifyRegistration(
         clientOutputs json: [String: JSONValue], authData: AuthenticatorData,
-        issued: IssuedChallenge,
-        policy: ExtensionPolicy
+        issued: IssuedChallenge, policy: ExtensionPolicy,
+        trace: inout CeremonyTrace
     ) throws(WebAuthnError) -> RegistrationExtensionResults {
-        if json.isEmpty, authData.extensions == nil, issued.extensions == nil { return RegistrationExtensionResults() }
-        let exchange = try readOutputs(
-            json, authData, ceremony: .registration, asked: RequestedExtensions(issued.extensions), policy: policy)
-        var results = RegistrationExtensionResults()
-        for definition in ExtensionList.all {
+        try verify(
+            "§7.1 step 21", .registration, clientOutputs: json, authData: authData, issued: issued,
+            asked: RequestedExtensions(issued.extensions), policy: policy, trace: &trace
+        ) { (definition, exchange, results: inout RegistrationExtensionResults) throws(WebAuthnError) in
             try definition.checkRegistration(exchange, results: &results)
         }
-        return results
     }
 
     // MARK: Authentication
@@ -371,27 +370,54 @@ enum ExtensionChecks {
         return true
     }
 
-    /// §7.2 step 20: the assertion's client and authenticator extension outputs.
+    /// §7.2 step 20: the assertion's client and authenticator extension outputs, with the step's
+    /// trace.
     /// - Parameters:
     ///   - asked: what the options asked, read once for the ceremony (step 15 read it first).
     ///   - context: the credential used and step 15's appid answer.
     static func verifyAuthentication(
         clientOutputs json: [String: JSONValue], authData: AuthenticatorData,
         issued: IssuedChallenge, asked: RequestedExtensions,
-        context: AuthenticationExtensionContext,
-        policy: ExtensionPolicy
+        context: AuthenticationExtensionContext, policy: ExtensionPolicy,
+        trace: inout CeremonyTrace
     ) throws(WebAuthnError) -> AuthenticationExtensionResults {
-        // The common login asks for nothing and gets nothing: no work beyond three checks.
-        if json.isEmpty, authData.extensions == nil, issued.extensions == nil { return AuthenticationExtensionResults() }
-        let exchange = try readOutputs(json, authData, ceremony: .authentication, asked: asked, policy: policy)
-        var results = AuthenticationExtensionResults()
-        for definition in ExtensionList.all {
+        try verify(
+            "§7.2 step 20", .authentication, clientOutputs: json, authData: authData, issued: issued,
+            asked: asked, policy: policy, trace: &trace
+        ) { (definition, exchange, results: inout AuthenticationExtensionResults) throws(WebAuthnError) in
             try definition.checkAuthentication(exchange, context: context, results: &results)
         }
-        return results
     }
 
     // MARK: Shared
+
+    /// Either ceremony's extension step: the outputs are read once, then each extension of
+    /// ``ExtensionList`` checks its own (`check`); traced as one checked step for the outputs,
+    /// then one line per verified result (what `webauthn-replay --explain` shows).
+    private static func verify<Results: ExtensionStepResults>(
+        _ step: String, _ ceremony: CeremonyKind, clientOutputs json: [String: JSONValue], authData: AuthenticatorData,
+        issued: IssuedChallenge, asked: RequestedExtensions, policy: ExtensionPolicy, trace: inout CeremonyTrace,
+        _ check: (any WebAuthnExtension, ExtensionExchange, inout Results) throws(WebAuthnError) -> Void
+    ) throws(WebAuthnError) -> Results {
+        // The common ceremony asks for nothing and gets nothing: no work beyond three checks.
+        if json.isEmpty, authData.extensions == nil, issued.extensions == nil {
+            trace.note(step, "extension outputs: none asked for, none present")
+            return Results()
+        }
+        let results = try trace.check(
+            step, "extension outputs fit their definitions and what was asked",
+            detail: describe(issued: issued, clientOutputs: json, authData: authData)
+        ) { () throws(WebAuthnError) in
+            let exchange = try readOutputs(json, authData, ceremony: ceremony, asked: asked, policy: policy)
+            var results = Results()
+            for definition in ExtensionList.all {
+                try check(definition, exchange, &results)
+            }
+            return results
+        }
+        for (name, value) in results.traceItems { trace.note(step, "extension \(name)", detail: value) }
+        return results
+    }
 
     /// Both outputs, each read once, with what was asked; outputs nothing asked for are refused
     /// first when the policy says so.
@@ -439,64 +465,20 @@ extension ExtensionChecks {
     }
 }
 
-extension ExtensionChecks {
-    /// §7.1 step 21 with its trace: one checked step for the outputs, then one line per
-    /// verified result (what `webauthn-replay --explain` shows).
-    static func verifyRegistration(
-        clientOutputs json: [String: JSONValue], authData: AuthenticatorData,
-        issued: IssuedChallenge, policy: ExtensionPolicy,
-        trace: inout CeremonyTrace
-    ) throws(WebAuthnError) -> RegistrationExtensionResults {
-        try traced(
-            "§7.1 step 21", issued: issued, clientOutputs: json, authData: authData, nothing: RegistrationExtensionResults(),
-            items: \.traceItems, trace: &trace
-        ) { () throws(WebAuthnError) in
-            try verifyRegistration(clientOutputs: json, authData: authData, issued: issued, policy: policy)
-        }
-    }
-
-    /// §7.2 step 20 with its trace (see the registration form).
-    static func verifyAuthentication(
-        clientOutputs json: [String: JSONValue], authData: AuthenticatorData,
-        issued: IssuedChallenge, asked: RequestedExtensions, context: AuthenticationExtensionContext,
-        policy: ExtensionPolicy,
-        trace: inout CeremonyTrace
-    ) throws(WebAuthnError) -> AuthenticationExtensionResults {
-        try traced(
-            "§7.2 step 20", issued: issued, clientOutputs: json, authData: authData, nothing: AuthenticationExtensionResults(),
-            items: \.traceItems, trace: &trace
-        ) { () throws(WebAuthnError) in
-            try verifyAuthentication(
-                clientOutputs: json, authData: authData, issued: issued, asked: asked,
-                context: context, policy: policy)
-        }
-    }
-
-    /// Either ceremony's extension step with its trace: one checked step for the outputs, then
-    /// one line per verified result; `nothing` when none were asked for and none came.
-    private static func traced<Results>(
-        _ step: String, issued: IssuedChallenge, clientOutputs json: [String: JSONValue], authData: AuthenticatorData,
-        nothing: @autoclosure () -> Results, items: (Results) -> [(String, String)], trace: inout CeremonyTrace,
-        _ verify: () throws(WebAuthnError) -> Results
-    ) throws(WebAuthnError) -> Results {
-        if json.isEmpty, authData.extensions == nil, issued.extensions == nil {
-            trace.note(step, "extension outputs: none asked for, none present")
-            return nothing()
-        }
-        let results = try trace.check(
-            step, "extension outputs fit their definitions and what was asked",
-            detail: describe(issued: issued, clientOutputs: json, authData: authData), verify)
-        for (name, value) in items(results) { trace.note(step, "extension \(name)", detail: value) }
-        return results
-    }
+/// A ceremony's verified extension results, as the extension step builds and traces them.
+protocol ExtensionStepResults {
+    /// No outputs.
+    init()
+    /// Each reported output as (name, value) for the trace, in the order of ``ExtensionList``.
+    var traceItems: [(String, String)] { get }
 }
 
-extension RegistrationExtensionResults {
+extension RegistrationExtensionResults: ExtensionStepResults {
     /// Each reported output as (name, value) for the trace, in the order of ``ExtensionList``.
     var traceItems: [(String, String)] { ExtensionList.all.flatMap { $0.traceItems(self) } }
 }
 
-extension AuthenticationExtensionResults {
+extension AuthenticationExtensionResults: ExtensionStepResults {
     /// Each reported output as (name, value) for the trace, in the order of ``ExtensionList``.
     var traceItems: [(String, String)] { ExtensionList.all.flatMap { $0.traceItems(self) } }
 }

@@ -158,34 +158,19 @@ struct AuthenticatorExtensionOutputs: Sendable, Equatable {
             let value = entry.value
             switch (identifier, ceremony) {
             case ("credProtect", _):
-                guard let level = value.unsignedInt, (1...3).contains(level) else {
-                    throw WebAuthnError(.extension, "authenticator output credProtect is not 1, 2 or 3")
-                }
-                credProtect = level
+                credProtect = try Self.output(value.unsignedInt, identifier, is: "1, 2 or 3", where: { (1...3).contains($0) })
             case ("hmac-secret", .registration):
-                guard let created = value.bool else {
-                    throw WebAuthnError(.extension, "authenticator output hmac-secret is not a boolean at registration")
-                }
-                hmacSecret = created
+                hmacSecret = try Self.output(value.bool, identifier, is: "a boolean at registration")
             case ("hmac-secret", .authentication):
                 hmacSecretOutput = try Self.encryptedOutput(value, identifier)
             case ("hmac-secret-mc", .registration):
                 hmacSecretMC = try Self.encryptedOutput(value, identifier)
             case ("minPinLength", _):
-                guard let length = value.unsignedInt, length <= 255 else {
-                    throw WebAuthnError(.extension, "authenticator output minPinLength is not an unsigned integer up to 255")
-                }
-                minPinLength = length
+                minPinLength = try Self.output(value.unsignedInt, identifier, is: "an unsigned integer up to 255", where: { $0 <= 255 })
             case ("credBlob", .registration):
-                guard let stored = value.bool else {
-                    throw WebAuthnError(.extension, "authenticator output credBlob is not a boolean at registration")
-                }
-                credBlobStored = stored
+                credBlobStored = try Self.output(value.bool, identifier, is: "a boolean at registration")
             case ("credBlob", .authentication):
-                guard let blob = value.bytes else {
-                    throw WebAuthnError(.extension, "authenticator output credBlob is not a byte string at authentication")
-                }
-                credBlob = Array(blob)
+                credBlob = Array(try Self.output(value.bytes, identifier, is: "a byte string at authentication"))
             default:
                 break
             }
@@ -193,10 +178,21 @@ struct AuthenticatorExtensionOutputs: Sendable, Equatable {
     }
 
     private static func encryptedOutput(_ value: CBORItem, _ identifier: String) throws(WebAuthnError) -> [UInt8] {
-        guard let bytes = value.bytes, hmacSecretOutputLengths.contains(bytes.count) else {
-            throw WebAuthnError(.extension, "authenticator output \(identifier) is not a byte string of 32, 48, 64 or 80 bytes")
+        Array(
+            try output(
+                value.bytes, identifier, is: "a byte string of 32, 48, 64 or 80 bytes",
+                where: { hmacSecretOutputLengths.contains($0.count) }))
+    }
+
+    /// The output `identifier` read as its type (nil: not of that type), or `extension` saying
+    /// what it should have been when it is not, or does not fit.
+    private static func output<Value>(
+        _ value: Value?, _ identifier: String, is expected: String, where fits: (Value) -> Bool = { _ in true }
+    ) throws(WebAuthnError) -> Value {
+        guard let value, fits(value) else {
+            throw WebAuthnError(.extension, "authenticator output \(identifier) is not \(expected)")
         }
-        return Array(bytes)
+        return value
     }
 
     /// Whether `item` nests no deeper than `limit` (a scalar is depth 1).

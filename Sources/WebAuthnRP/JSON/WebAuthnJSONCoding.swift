@@ -23,6 +23,16 @@ package enum WebAuthnJSONCoding {
         }
     }
 
+    /// Reads a response body: what browsers send is plain JSON, read by `plain` in one pass;
+    /// anything else is read by the same reader into a tree and typed from it (``decode(_:from:root:)``).
+    static func decodeResponse<T: Decodable>(
+        _ jsonData: Data, root: String, plain: (ArraySlice<UInt8>) -> T?
+    ) throws(WebAuthnError) -> T {
+        let bytes = [UInt8](jsonData)[...]
+        if let plain = plain(bytes) { return plain }
+        return try decode(T.self, from: bytes, root: root)
+    }
+
     static func encode<T: Encodable>(_ value: T, root: String) throws(WebAuthnError) -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -101,14 +111,7 @@ extension RegistrationResponseJSON {
     /// - Throws: ``WebAuthnError`` with category `malformed` naming the member that is
     ///   missing, mistyped or not base64url.
     package init(jsonData: Data) throws(WebAuthnError) {
-        // What browsers send is plain JSON, read in one pass; anything else is read by the same
-        // reader into a tree and typed from it (`WebAuthnJSONCoding.decode`).
-        let bytes = [UInt8](jsonData)[...]
-        if let plain = PlainResponseDecoding.registration(bytes) {
-            self = plain
-            return
-        }
-        self = try WebAuthnJSONCoding.decode(Self.self, from: bytes, root: "RegistrationResponseJSON")
+        self = try WebAuthnJSONCoding.decodeResponse(jsonData, root: "RegistrationResponseJSON", plain: PlainResponseDecoding.registration)
     }
 
     /// Encodes the response as JSON (sorted keys, nil members left out).
@@ -125,14 +128,8 @@ extension AuthenticationResponseJSON {
     /// - Throws: ``WebAuthnError`` with category `malformed` naming the member that is
     ///   missing, mistyped or not base64url.
     package init(jsonData: Data) throws(WebAuthnError) {
-        // What browsers send is plain JSON, read in one pass; anything else is read by the same
-        // reader into a tree and typed from it (`WebAuthnJSONCoding.decode`).
-        let bytes = [UInt8](jsonData)[...]
-        if let plain = PlainResponseDecoding.authentication(bytes) {
-            self = plain
-            return
-        }
-        self = try WebAuthnJSONCoding.decode(Self.self, from: bytes, root: "AuthenticationResponseJSON")
+        self = try WebAuthnJSONCoding.decodeResponse(
+            jsonData, root: "AuthenticationResponseJSON", plain: PlainResponseDecoding.authentication)
     }
 
     /// Encodes the response as JSON (sorted keys, nil members left out).

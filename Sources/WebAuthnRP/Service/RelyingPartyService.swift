@@ -149,14 +149,12 @@ public struct RelyingPartyService: Sendable {
         case .success(let value): (issued, clientData) = value
         case .failure(let error): return .failure(error)
         }
-        let verified: VerifiedRegistration
-        do {
-            verified = try registrationVerifier.verify(
+        let verdict = Result { () throws(WebAuthnError) in
+            try registrationVerifier.verify(
                 response, issued: issued, now: now, keepAttestation: keepAttestation,
                 clientData: clientData, trace: &trace)
-        } catch {
-            return .failure(error)
         }
+        guard case .success(let verified) = verdict else { return verdict }
         // Steps 27-28: "Verify that the credentialId is not yet registered for any user", then store the
         // record. create-if-absent makes the check and the store one atomic operation.
         guard try await credentials.create(verified.record) else {
@@ -245,14 +243,12 @@ public struct RelyingPartyService: Sendable {
         // The counter the stored record had when this login was verified: the update swaps only
         // while it is still there.
         let expectedSignCount = record?.signCount ?? 0
-        let verified: VerifiedAuthentication
-        do {
-            verified = try authenticationVerifier.verify(
+        let verdict = Result { () throws(WebAuthnError) in
+            try authenticationVerifier.verify(
                 response, issued: issued, record: record, now: now,
                 clientData: clientData, trace: &trace)
-        } catch {
-            return .failure(error)
         }
+        guard case .success(let verified) = verdict else { return verdict }
         let change = CredentialUpdate(expectedSignCount: expectedSignCount, record: verified.updatedRecord)
         guard try await credentials.update(change) else {
             return .failure(

@@ -10,15 +10,6 @@ extension DistinguishedName {
         package let oid: String
         /// The text value.
         package let value: String
-
-        /// Creates an attribute.
-        /// - Parameters:
-        ///   - oid: the dotted type OID.
-        ///   - value: the text value.
-        package init(oid: String, value: String) {
-            self.oid = oid
-            self.value = value
-        }
     }
 
     /// Builds a name (and its DER) from RDNs. countryName is written as a

@@ -105,9 +105,9 @@ private struct TPMStatement {
     func aikCertificate() throws -> (aik: Certificate, ca: Certificate) {
         let ca = try TPMTestKeys.ca.get()
         var attributes: [DistinguishedName.Attribute] = []
-        if let manufacturer { attributes.append(.init(oid: DistinguishedName.tpmManufacturerOID, value: manufacturer)) }
-        if let model { attributes.append(.init(oid: DistinguishedName.tpmModelOID, value: model)) }
-        if let firmwareVersion { attributes.append(.init(oid: DistinguishedName.tpmVersionOID, value: firmwareVersion)) }
+        if let manufacturer { attributes.append(.init(DistinguishedName.tpmManufacturerOID, manufacturer)) }
+        if let model { attributes.append(.init(DistinguishedName.tpmModelOID, model)) }
+        if let firmwareVersion { attributes.append(.init(DistinguishedName.tpmVersionOID, firmwareVersion)) }
         let directory = oneRDNPerAttribute ? try DistinguishedName(attributes) : try DistinguishedName(rdns: [attributes])
         var builder = CertificateBuilder(
             subject: try DistinguishedName([]), publicKey: try aikKey.publicKey,
