@@ -251,17 +251,14 @@ struct JSONTypesTests {
         }
     }
 
-    /// A stored issued challenge decodes its extension inputs in member-name order as well.
+    /// A stored issued challenge decodes its extension inputs in member-name order as well
+    /// (version 1 rows, where they are an object; version 2 reads JSON text in document order).
     @Test("a stored challenge with several malformed extension inputs always gets the same error")
     func storedChallengeExtensionsErrorIsDeterministic() throws {
-        let issued = IssuedChallenge(
-            challenge: Array(repeating: 7, count: 32), kind: .authentication, rpId: "example.org",
-            extensions: ["zeta": .number(1), "mu": .number(2), "alpha": .number(3), "omega": .number(4)],
-            expiresAt: Date(timeIntervalSince1970: 1_800_000_000))
-        var text = String(decoding: try JSONEncoder().encode(issued), as: UTF8.self)
-        for (name, value) in [("zeta", 1), ("mu", 2), ("alpha", 3), ("omega", 4)] {
-            text = text.replacingOccurrences(of: #""\#(name)":\#(value)"#, with: #""\#(name)":"\udc00""#)
-        }
+        let bad = #""\udc00""#
+        let text =
+            #"{"v":1,"challenge":"AAAAAAAAAAAAAAAAAAAAAA","kind":"authentication","rpId":"example.org","#
+            + #""expiresAt":1800000000,"extensions":{"zeta":\#(bad),"mu":\#(bad),"alpha":\#(bad),"omega":\#(bad)}}"#
         #expect(text.components(separatedBy: #"\udc00"#).count == 5)
         for _ in 0..<50 {
             do {
@@ -334,6 +331,53 @@ struct JSONTypesTests {
         let encodedText = String(decoding: encoded, as: UTF8.self)
         #expect(!encodedText.contains("timeout") && !encodedText.contains("hints") && !encodedText.contains("extensions"))
         #expect(try PublicKeyCredentialRequestOptionsJSON(jsonData: encoded) == options)
+    }
+
+    /// What `JSONEncoder` writes for the options' `Encodable` form, the document `jsonData()` must match.
+    func encoderText(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    @Test("jsonData() writes the options as JSONEncoder writes their Encodable form, byte for byte")
+    func optionsWriterMatchesEncoder() throws {
+        let extensions: [String: JSONValue] = [
+            "credProps": .bool(true), "zeta": .null, "Alpha": .number(-3), "ratio": .number(0.25),
+            "prf": .object(["eval": .object(["first": .string("AAEC"), "second": .string("q\"u/o\\te\n\t\u{1}é")])]),
+            "list": .array([.number(1), .string(""), .array([]), .object([:]), .bool(false)]),
+        ]
+        let user = PublicKeyCredentialUserEntityJSON(id: Base64URLBytes([1, 2, 3, 4]), name: "al\"ice", displayName: "Älice </>")
+        let descriptors = [
+            PublicKeyCredentialDescriptorJSON(
+                id: Base64URLBytes([9, 9]), transports: [.usb, AuthenticatorTransport(rawValue: "x\u{7F}")]),
+            PublicKeyCredentialDescriptorJSON(id: Base64URLBytes([7])),
+        ]
+        let creations = [
+            try PublicKeyCredentialCreationOptionsJSON.make(rp: PublicKeyCredentialRpEntity(id: nil, name: "Example"), user: user),
+            try PublicKeyCredentialCreationOptionsJSON.make(
+                rp: PublicKeyCredentialRpEntity(id: "example.org", name: "Example"), user: user, timeout: nil,
+                excludeCredentials: descriptors,
+                authenticatorSelection: AuthenticatorSelectionCriteria(
+                    authenticatorAttachment: .platform, residentKey: .required, requireResidentKey: true, userVerification: .required),
+                hints: [.securityKey, .hybrid], attestation: nil, attestationFormats: ["packed", "tpm"], extensions: extensions),
+        ]
+        for options in creations {
+            #expect(String(decoding: try options.jsonData(), as: UTF8.self) == (try encoderText(options)))
+        }
+        let requests = [
+            try PublicKeyCredentialRequestOptionsJSON.make(),
+            try PublicKeyCredentialRequestOptionsJSON.make(
+                timeout: 1, rpId: "example.org", allowCredentials: descriptors, userVerification: .discouraged,
+                hints: [.clientDevice], extensions: extensions),
+            try PublicKeyCredentialRequestOptionsJSON.make(timeout: nil, allowCredentials: [], userVerification: nil, extensions: [:]),
+        ]
+        for options in requests {
+            #expect(String(decoding: try options.jsonData(), as: UTF8.self) == (try encoderText(options)))
+        }
+        // A number JSON cannot carry is refused, as JSONEncoder refuses it.
+        let notFinite = try PublicKeyCredentialRequestOptionsJSON.make(extensions: ["x": .number(.infinity)])
+        expectMalformed(mentioning: "cannot be encoded") { () throws(WebAuthnError) in _ = try notFinite.jsonData() }
     }
 
     @Test("builders draw a fresh 32-byte challenge, or check the one given")

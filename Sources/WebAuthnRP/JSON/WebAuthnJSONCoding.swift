@@ -148,11 +148,13 @@ extension PublicKeyCredentialCreationOptionsJSON {
         self = try WebAuthnJSONCoding.decode(Self.self, from: [UInt8](jsonData)[...], root: "PublicKeyCredentialCreationOptionsJSON")
     }
 
-    /// Encodes the options as JSON for the client (sorted keys, nil members left out).
+    /// Encodes the options as JSON for the client: the document `JSONEncoder` makes of them with
+    /// sorted keys (nil members left out), written directly.
     /// - Returns: UTF-8 JSON.
-    /// - Throws: ``WebAuthnError`` with category `malformed` when an extension value cannot be encoded.
+    /// - Throws: ``WebAuthnError`` with category `malformed` when an extension value cannot be
+    ///   encoded (a number that is not finite).
     public func jsonData() throws(WebAuthnError) -> Data {
-        try WebAuthnJSONCoding.encode(self, root: "PublicKeyCredentialCreationOptionsJSON")
+        try writeJSON()
     }
 }
 
@@ -164,11 +166,13 @@ extension PublicKeyCredentialRequestOptionsJSON {
         self = try WebAuthnJSONCoding.decode(Self.self, from: [UInt8](jsonData)[...], root: "PublicKeyCredentialRequestOptionsJSON")
     }
 
-    /// Encodes the options as JSON for the client (sorted keys, nil members left out).
+    /// Encodes the options as JSON for the client: the document `JSONEncoder` makes of them with
+    /// sorted keys (nil members left out), written directly.
     /// - Returns: UTF-8 JSON.
-    /// - Throws: ``WebAuthnError`` with category `malformed` when an extension value cannot be encoded.
+    /// - Throws: ``WebAuthnError`` with category `malformed` when an extension value cannot be
+    ///   encoded (a number that is not finite).
     public func jsonData() throws(WebAuthnError) -> Data {
-        try WebAuthnJSONCoding.encode(self, root: "PublicKeyCredentialRequestOptionsJSON")
+        try writeJSON()
     }
 }
 
