@@ -89,8 +89,11 @@ public struct IssuedChallenge: Sendable, Hashable {
 /// default, and a row from a newer version than this library knows is refused rather than
 /// read partly. Store it whole and hand it back unchanged; its members are not for editing.
 extension IssuedChallenge: Codable {
-    /// The version this library writes.
-    static let storageVersion = 1
+    /// The version this library writes. Version 2 keeps the extension inputs as JSON text read by
+    /// the library's reader: decoding an object of arbitrary values through `JSONDecoder` tries
+    /// each JSON kind in turn, and its refusals made a stored login with PRF inputs several times
+    /// dearer to read than one without. Version 1 rows (an object there) are still read.
+    static let storageVersion = 2
 
     private enum CodingKeys: String, CodingKey {
         case version = "v", challenge, kind, rpId, userHandle, allowCredentials, userVerification
@@ -126,7 +129,7 @@ extension IssuedChallenge: Codable {
             offeredAlgorithms: (try c.decodeIfPresent([Int].self, forKey: .offeredAlgorithms) ?? []).map(COSEAlgorithm.init(rawValue:)),
             conditionalCreate: try c.decodeIfPresent(Bool.self, forKey: .conditionalCreate) ?? false,
             attestation: try c.decodeIfPresent(AttestationConveyancePreference.self, forKey: .attestation),
-            extensions: try c.decodeJSONObjectIfPresent(forKey: .extensions),
+            extensions: version == 1 ? try c.decodeJSONObjectIfPresent(forKey: .extensions) : try Self.extensions(c),
             issuedAt: try c.decodeIfPresent(Double.self, forKey: .issuedAt).map(Date.init(timeIntervalSince1970:)),
             expiresAt: Date(timeIntervalSince1970: try c.decode(Double.self, forKey: .expiresAt)))
     }
@@ -146,9 +149,24 @@ extension IssuedChallenge: Codable {
         if !offeredAlgorithms.isEmpty { try c.encode(offeredAlgorithms.map(\.rawValue), forKey: .offeredAlgorithms) }
         if conditionalCreate { try c.encode(true, forKey: .conditionalCreate) }
         try c.encodeIfPresent(attestation, forKey: .attestation)
-        try c.encodeIfPresent(extensions, forKey: .extensions)
+        try c.encodeIfPresent(try extensions.map { (inputs) throws(WebAuthnError) in try JSONTextWriter.text(inputs) }, forKey: .extensions)
         try c.encodeIfPresent(issuedAt?.timeIntervalSince1970, forKey: .issuedAt)
         try c.encode(expiresAt.timeIntervalSince1970, forKey: .expiresAt)
+    }
+}
+
+extension IssuedChallenge {
+    /// Version 2's extension inputs: JSON text of an object, read by the library's reader.
+    private static func extensions(_ c: KeyedDecodingContainer<CodingKeys>) throws -> [String: JSONValue]? {
+        guard let text = try c.decodeIfPresent(String.self, forKey: .extensions) else { return nil }
+        let value: JSONValue
+        do { value = try JSONReader.parse(Array(text.utf8)[...]) } catch {
+            throw DecodingError.dataCorruptedError(forKey: .extensions, in: c, debugDescription: "not JSON: \(error)")
+        }
+        guard case .object(let members) = value else {
+            throw DecodingError.dataCorruptedError(forKey: .extensions, in: c, debugDescription: "not a JSON object")
+        }
+        return members
     }
 }
 

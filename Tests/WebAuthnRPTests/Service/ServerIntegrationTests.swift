@@ -396,6 +396,32 @@ struct IssuedChallengeStorageTests {
         #expect(try decoder.decode(IssuedChallenge.self, from: try other.encode(issued)) == issued)
     }
 
+    @Test("extension inputs are stored as JSON text (version 2) and read back whole; version 1's object form is still read")
+    func storedExtensionInputs() throws {
+        let inputs: [String: JSONValue] = [
+            "prf": .object(["eval": .object(["first": .string("AAEC")])]), "credProps": .bool(true),
+            "odd": .array([.null, .number(1.5), .string("q\"/\\")]),
+        ]
+        let issued = IssuedChallenge(
+            challenge: Array(repeating: 7, count: 32), kind: .authentication, rpId: "example.org", extensions: inputs,
+            expiresAt: Date(timeIntervalSince1970: 10))
+        let text = String(decoding: try JSONEncoder().encode(issued), as: UTF8.self)
+        #expect(text.contains(#""v":2"#) && text.contains(#""extensions":"{\"credProps\":true,"#))
+        #expect(try JSONDecoder().decode(IssuedChallenge.self, from: Data(text.utf8)).extensions == inputs)
+
+        let versionOne = #"{"v":1,"challenge":"AAAAAAAAAAAAAAAAAAAAAA","kind":"authentication","rpId":"example.org","expiresAt":10,"#
+        let fromOne = try JSONDecoder().decode(
+            IssuedChallenge.self, from: Data((versionOne + #""extensions":{"prf":{"eval":{"first":"AAEC"}}}}"#).utf8))
+        #expect(fromOne.extensions == ["prf": .object(["eval": .object(["first": .string("AAEC")])])])
+
+        let versionTwo = versionOne.replacingOccurrences(of: #""v":1"#, with: #""v":2"#)
+        for bad in [#""{\"a\":""#, #""[1]""#, #"{"prf":true}"#, #""{\"a\":1,\"a\":2}""#] {
+            #expect(throws: DecodingError.self) {
+                try JSONDecoder().decode(IssuedChallenge.self, from: Data((versionTwo + #""extensions":"# + bad + "}").utf8))
+            }
+        }
+    }
+
     @Test("an older row without later members decodes with their defaults; a newer version or bad bytes are refused")
     func versions() throws {
         let old = Data(#"{"v":1,"challenge":"AAAAAAAAAAAAAAAAAAAAAA","kind":"authentication","rpId":"example.org","expiresAt":10}"#.utf8)
@@ -405,7 +431,7 @@ struct IssuedChallengeStorageTests {
         #expect(throws: DecodingError.self) {
             try JSONDecoder().decode(
                 IssuedChallenge.self,
-                from: Data(String(decoding: old, as: UTF8.self).replacingOccurrences(of: "\"v\":1", with: "\"v\":2").utf8))
+                from: Data(String(decoding: old, as: UTF8.self).replacingOccurrences(of: "\"v\":1", with: "\"v\":3").utf8))
         }
         #expect(throws: DecodingError.self) {
             try JSONDecoder().decode(
