@@ -429,12 +429,38 @@ extension PublicKeyCredentialDescriptorJSON {
 /// How a `finish…` finds the challenge its response answers: what the server kept from
 /// `begin…` (``CeremonyStart/challenge``), or that the client data names it.
 ///
-/// `Codable`, so that it can ride in the server's session or signed cookie as it is.
+/// `Codable`, so that it can ride in the server's session or signed cookie as it is: one short
+/// string (`{"source":"s.<base64url challenge>"}`, `"c"` or `"t.<sealed token>"`), cheap to
+/// encode and decode there on every ceremony.
 public struct CeremonyChallenge: Sendable, Hashable, Codable {
     enum Source: Sendable, Hashable, Codable {
         case session([UInt8])
         case clientData
         case sealed(String)
+
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            if text == "c" {
+                self = .clientData
+            } else if text.hasPrefix("t.") {
+                self = .sealed(String(text.dropFirst(2)))
+            } else if text.hasPrefix("s."), let bytes = try? Base64URL.decode(String(text.dropFirst(2))) {
+                self = .session(bytes)
+            } else {
+                throw DecodingError.dataCorruptedError(
+                    in: container, debugDescription: "not a ceremony challenge (c, s.<base64url> or t.<token>)")
+            }
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var container = encoder.singleValueContainer()
+            switch self {
+            case .session(let bytes): try container.encode("s." + Base64URL.encode(bytes))
+            case .clientData: try container.encode("c")
+            case .sealed(let token): try container.encode("t." + token)
+            }
+        }
     }
     let source: Source
 
