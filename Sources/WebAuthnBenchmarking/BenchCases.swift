@@ -16,6 +16,7 @@ public enum BenchCases {
         "registration.none.es256", "registration.packed.es256",
         "cbor.attestation-object", "cbor.attestation-object.packed", "x509.certificate",
         "metadata.blob.verify-index", "metadata.lookup.aaguid",
+        "ceremony.begin.sealed", "ceremony.open.sealed",
     ]
 
     /// The cases to run, grouped: a case with its yardstick (`limit.*` with `assertion.*`,
@@ -56,6 +57,8 @@ public enum BenchCases {
         case "x509.certificate": return try CertificateParseCase()
         case "metadata.blob.verify-index": return try MetadataBLOBCase()
         case "metadata.lookup.aaguid": return try MetadataLookupCase()
+        case "ceremony.begin.sealed": return try SealedBeginCase()
+        case "ceremony.open.sealed": return try SealedOpenCase()
         default: throw BenchFailure("unknown case \(name)")
         }
     }
