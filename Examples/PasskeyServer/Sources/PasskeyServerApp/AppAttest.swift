@@ -109,7 +109,7 @@ struct AppAttestChallenges: Sendable {
 
     /// A new challenge, as the string the app receives (and hashes, as UTF-8, into its client data).
     func issue(now: Date) async throws -> (challenge: String, expiresAt: Date) {
-        let bytes = (0..<32).map { _ in UInt8.random(in: 0...255) }  // SystemRandomNumberGenerator: the OS CSPRNG
+        let bytes = SecureRandom.bytes(32)
         let issued = IssuedChallenge(
             challenge: bytes, kind: .authentication, rpId: marker, issuedAt: now,
             expiresAt: now.addingTimeInterval(Self.lifetime))

@@ -101,7 +101,7 @@ struct Config: Sendable {
             guard let bytes = hexBytes(key), bytes.count == 32 else { throw ConfigError("SESSION_KEY must be 64 hex digits") }
             config.sessionKey = bytes
         } else {
-            config.sessionKey = (0..<32).map { _ in UInt8.random(in: 0...255) }  // SystemRandomNumberGenerator: the OS CSPRNG
+            config.sessionKey = SecureRandom.bytes(32)
         }
         if let mode = env["CHALLENGE_MODE"] {
             guard ["store", "sealed"].contains(mode) else { throw ConfigError("CHALLENGE_MODE is store or sealed, not \(mode)") }

@@ -168,8 +168,7 @@ final class TokenService: Sendable {
 
     /// `count` bytes from the OS CSPRNG, base64url.
     static func randomToken(_ count: Int) -> String {
-        var generator = SystemRandomNumberGenerator()
-        return Base64URLBytes((0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }).base64URL
+        Base64URLBytes(SecureRandom.bytes(count)).base64URL
     }
 }
 
