@@ -20,10 +20,10 @@ struct CookieSigner: Sendable {
     /// The payload, or nil for a value that is malformed, too long or not signed by this key.
     func verify<Payload: Decodable>(_ value: String, as type: Payload.Type, purpose: String) -> Payload? {
         guard value.utf8.count <= 8_192 else { return nil }
-        let parts = value.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 2,
-            let body = try? Base64URLBytes(base64URL: String(parts[0]), member: "cookie").bytes,
-            let mac = try? Base64URLBytes(base64URL: String(parts[1]), member: "cookie").bytes
+        let utf8 = value.utf8
+        guard let dot = utf8.firstIndex(of: UInt8(ascii: ".")),
+            let body = try? Base64URLBytes(base64URL: String(value[..<dot]), member: "cookie").bytes,
+            let mac = try? Base64URLBytes(base64URL: String(value[utf8.index(after: dot)...]), member: "cookie").bytes
         else { return nil }
         guard HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: Data(purpose.utf8) + [0] + body, using: key) else {
             return nil

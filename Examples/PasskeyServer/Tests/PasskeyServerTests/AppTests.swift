@@ -76,6 +76,25 @@ import Testing
         }
     }
 
+    /// Signing in again from a signed-in browser ends the session it came with (registration
+    /// and login alike), so sessions do not pile up.
+    @Test func signingInAgainEndsTheSessionItCameWith() async throws {
+        try await Self.app().test(.router) { client in
+            var user = Client(client)
+            var passkey = try await user.register("carol")
+            let first = try #require(user.cookies["pk_session"])
+            try await user.login(&passkey, username: "carol")
+            let second = try #require(user.cookies["pk_session"])
+            #expect(first != second)
+            var stale = Client(client)
+            stale.cookies["pk_session"] = first
+            #expect(try await stale.send("/api/me", method: .get).status == .unauthorized)
+            #expect(try await user.send("/api/me", method: .get).status == .ok)
+            let all = try await user.send("/api/logout-all", method: .post, json: "{}")
+            #expect(try Self.object(all)["sessionsEnded"] as? Int == 1)
+        }
+    }
+
     @Test func passkeyListNamesTheProvider() async throws {
         try await Self.app().test(.router) { client in
             var user = Client(client)

@@ -123,7 +123,8 @@ struct WebCeremonyController: Sendable {
         var cookieList = [cookies.expired("pk_reg")]
         if newAccount != nil {
             // A new account is signed in with its first passkey.
-            cookieList.append(try await startSession(userHandle: userHandle, credentialId: record.record.id, replacing: request))
+            cookieList.append(
+                try await startSession(userHandle: userHandle, credentialId: record.record.id, replacing: context.identity))
         }
         return WithCookies(
             body: Registered(
@@ -244,7 +245,7 @@ struct WebCeremonyController: Sendable {
                 cookies.expired("pk_login"),
                 try await startSession(
                     userHandle: login.userHandle, credentialId: login.credentialId,
-                    replacing: request, prepared: (token, pending)),
+                    replacing: context.identity, prepared: (token, pending)),
             ])
     }
 
@@ -309,14 +310,15 @@ struct WebCeremonyController: Sendable {
     // MARK: Sessions
 
     /// Signs the user in: a new session row and its cookie. The session the request came with
-    /// (if any) ends, so signing in again does not pile up sessions.
+    /// (if any: the subject the authentication middleware found by its cookie) ends, so signing
+    /// in again does not pile up sessions.
     /// `prepared`: a login's token and pending session, whose row its counter update may
     /// already have written.
     func startSession(
-        userHandle: [UInt8], credentialId: [UInt8], replacing request: Request,
+        userHandle: [UInt8], credentialId: [UInt8], replacing subject: Subject?,
         prepared: (token: [UInt8], login: RegistrationWriter.Login)? = nil
     ) async throws -> Cookie {
-        if let old = SessionCookie.token(request) { try await repositories.sessions.delete(id: SessionCookie.id(old)) }
+        if case .session(let old)? = subject?.credential { try await repositories.sessions.delete(id: old) }
         let token = prepared?.token ?? Self.newSessionToken()
         if prepared?.login.started.withLock({ $0 }) != true {
             let now = Date()
@@ -330,10 +332,7 @@ struct WebCeremonyController: Sendable {
     }
 
     /// A session token: 32 bytes from the OS CSPRNG.
-    static func newSessionToken() -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-    }
+    static func newSessionToken() -> [UInt8] { SecureRandom.bytes(32) }
 }
 
 /// Changing the account's passkeys needs a passkey assertion of the last few minutes: a copied
