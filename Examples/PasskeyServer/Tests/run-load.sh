@@ -131,7 +131,10 @@ if [ "${LOAD_MEMORY:-1}" = 1 ]; then
   echo "== server with in-memory stores"
   memory_port="$(free_port)"
   serve "$memory_port"
-  LOAD_FLOWS="${LOAD_FLOWS:-web,options,native,refresh}" load memory "$memory_port"
+  # No "options alone" here: at this server's rate (over 16,000 a second) unanswered options fill
+  # the in-memory store's 100,000 outstanding challenges within seconds, and it then answers 503
+  # until they expire, as it should; every login that follows would fail with it.
+  LOAD_FLOWS="${LOAD_FLOWS:-web,native,refresh}" load memory "$memory_port"
 fi
 # The comparison in one line: the web login's server CPU, this example against the peer.
 cpu_of() { sed -n 's/^CPU per web: server \([0-9]*\) µs.*/\1/p' "$work/load.$1.txt" 2>/dev/null | head -1; }
