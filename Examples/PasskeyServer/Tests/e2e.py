@@ -507,32 +507,42 @@ def two_nodes_same_response(driver):
                {"pk_login": cookie})[0] == 400, "the replayed response is refused afterwards")
 
 
-def overtaken_login(driver):
+def overtaken_login(driver, path="/api/login/verify"):
     """The lost-update race made deterministic: node B (E2E_UPDATE_DELAY_MS) verifies the
     assertion with counter n and waits before storing it; meanwhile node A verifies and stores
     the assertion with counter n+1. B's conditional UPDATE then matches no row: B's login is
-    refused (401) and the stored counter stays n+1, never going back to n."""
+    refused (401), the stored counter stays n+1, never going back to n, and B starts nothing:
+    the counter update carries the sign-in (a session, or with `path` the token login's token
+    family) in the same statement, so only A's sign-in is written."""
     first = browser_assertion(driver, NODE_A, "bob")
     second = browser_assertion(driver, NODE_A, "bob")
     signed = [int.from_bytes(b64url_decode(json.loads(body)["response"]["authenticatorData"])[33:37], "big")
               for body, _ in (first, second)]
     credential_hex = b64url_decode(json.loads(second[0])["rawId"]).hex()
+    sign_ins = ("SELECT (SELECT count(*) FROM passkey_sessions) || '/' || (SELECT count(*) FROM passkey_token_families)"
+                f" || '/' || (SELECT count(*) FROM passkey_refresh_tokens)")
+    before = [int(n) for n in sql(sign_ins).split("/")]
     answers = {}
 
     def slow():
-        answers["B"] = http("POST", NODE_B + "/api/login/verify", first[0], {"Content-Type": "application/json"},
+        answers["B"] = http("POST", NODE_B + path, first[0], {"Content-Type": "application/json"},
                             {"pk_login": first[1]})
     thread = threading.Thread(target=slow)
     thread.start()
     time.sleep(0.5)   # B has verified and is waiting to store counter n
-    answers["A"] = http("POST", NODE_A + "/api/login/verify", second[0], {"Content-Type": "application/json"},
+    answers["A"] = http("POST", NODE_A + path, second[0], {"Content-Type": "application/json"},
                         {"pk_login": second[1]})
     thread.join()
     stored = int(sql(f"SELECT sign_count FROM passkey_credentials WHERE id = decode('{credential_hex}', 'hex')"))
-    check(answers["A"][0] == 200, f"overtaking login (counter {signed[1]}) on node A accepted ({answers['A'][0]})")
-    check(answers["B"][0] == 401, f"overtaken login (counter {signed[0]}) on node B refused by the conditional UPDATE"
+    after = [int(n) for n in sql(sign_ins).split("/")]
+    check(answers["A"][0] == 200, f"{path}: overtaking login (counter {signed[1]}) on node A accepted ({answers['A'][0]})")
+    check(answers["B"][0] == 401, f"{path}: overtaken login (counter {signed[0]}) on node B refused by the conditional UPDATE"
                                   f" ({answers['B']})")
-    check(stored == signed[1], f"the stored counter stayed {signed[1]} ({stored})")
+    check(stored == signed[1], f"{path}: the stored counter stayed {signed[1]} ({stored})")
+    tokens = path != "/api/login/verify"
+    expected = [before[0], before[1] + 1, before[2] + 1] if tokens else [before[0] + 1, before[1], before[2]]
+    check(after == expected, f"{path}: only the accepted login's {'token family' if tokens else 'session'} was written"
+                             f" (sessions/families/refresh tokens {before} -> {after})")
 
 
 def concurrent_logins(driver):
@@ -675,6 +685,7 @@ def main():
             failed_ceremonies_replayed(driver)
             prf_output_not_recorded(driver)
         overtaken_login(driver)
+        overtaken_login(driver, "/api/token/login/verify")
         concurrent_logins(driver)
         if os.environ.get("NODE_C"):
             sealed_node(driver)

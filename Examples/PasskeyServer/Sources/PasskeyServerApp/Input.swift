@@ -33,8 +33,8 @@ struct Username: Sendable, Equatable {
 /// keeps the account under its passkey cap. The registration in progress (its new account and
 /// the answers for a full account or a taken name) rides in a task-local set around its finish,
 /// so the shared service, with its verification cache, serves every request. Lookups pass
-/// through; a web login's counter update, told about the login the same way (``login``), also
-/// starts its session when the store can do both in one statement.
+/// through; a login's counter update, told about the login the same way (``login``), also
+/// starts its session or token family when the store can do both in one statement.
 struct RegistrationWriter: CredentialStore {
     /// What one registration's store step needs to know.
     struct Registration: Sendable {
@@ -44,14 +44,15 @@ struct RegistrationWriter: CredentialStore {
     /// The registration whose finish is running in this task.
     @TaskLocal static var current: Registration?
 
-    /// A web login whose session its counter update may start in the same statement
-    /// (``PasskeyCredentialStore/update(_:startingSession:)``), and whether it did.
+    /// A login whose sign-in (a session or a token family) its counter update may start in the
+    /// same statement (``PasskeyCredentialStore/update(_:starting:)``), and whether it did.
     final class Login: Sendable {
-        let session: PendingSession
+        let signIn: PendingSignIn
         let started = Mutex(false)
-        init(session: PendingSession) { self.session = session }
+        init(_ signIn: PendingSignIn) { self.signIn = signIn }
+        var wasStarted: Bool { started.withLock { $0 } }
     }
-    /// The web login whose finish is running in this task.
+    /// The login whose finish is running in this task.
     @TaskLocal static var login: Login?
 
     let base: any PasskeyCredentialStore
@@ -72,7 +73,7 @@ struct RegistrationWriter: CredentialStore {
     func credentials(userHandle: [UInt8]) async throws -> [CredentialRecord] { try await base.credentials(userHandle: userHandle) }
     func update(_ change: CredentialUpdate) async throws -> Bool {
         guard let login = Self.login else { return try await base.update(change) }
-        let (updated, started) = try await base.update(change, startingSession: login.session)
+        let (updated, started) = try await base.update(change, starting: login.signIn)
         if started { login.started.withLock { $0 = true } }
         return updated
     }

@@ -95,14 +95,41 @@ final class TokenService: Sendable {
         return error
     }
 
+    /// A token family drawn for a ceremony about to be verified: its id, first refresh token and
+    /// expiry, so a login's counter update can store it in the same statement.
+    struct PreparedFamily: Sendable {
+        let refreshToken: String
+        let pending: PendingTokenFamily
+    }
+
+    /// Draws a family for a sign-in at `now`.
+    func prepareFamily(now: Date) -> PreparedFamily {
+        let refresh = Self.randomToken(32)
+        return PreparedFamily(
+            refreshToken: refresh,
+            pending: PendingTokenFamily(
+                id: Self.randomToken(16), authTime: now, refreshTokenHash: Self.hash(refresh),
+                refreshTokenExpiresAt: now.addingTimeInterval(refreshLifetime)))
+    }
+
     /// Begins a family for a passkey ceremony just verified, and answers its first tokens.
     func start(userHandle: [UInt8], credentialId: [UInt8], now: Date) async throws -> TokenResponse {
-        let family = TokenFamily(id: Self.randomToken(16), userHandle: userHandle, credentialId: credentialId, authTime: now)
-        let refresh = Self.randomToken(32)
-        try await refreshTokens.create(
-            family: family, tokenHash: Self.hash(refresh), expiresAt: now.addingTimeInterval(refreshLifetime),
-            now: now)
-        return try await answer(family: family, refreshToken: refresh, now: now)
+        try await start(prepareFamily(now: now), userHandle: userHandle, credentialId: credentialId, stored: false, now: now)
+    }
+
+    /// Begins `prepared` for the verified ceremony of `userHandle` and `credentialId` (unless
+    /// `stored`: the login's counter update already wrote it) and answers its first tokens.
+    func start(
+        _ prepared: PreparedFamily, userHandle: [UInt8], credentialId: [UInt8], stored: Bool, now: Date
+    ) async throws -> TokenResponse {
+        let family = TokenFamily(
+            id: prepared.pending.id, userHandle: userHandle, credentialId: credentialId, authTime: prepared.pending.authTime)
+        if !stored {
+            try await refreshTokens.create(
+                family: family, tokenHash: prepared.pending.refreshTokenHash,
+                expiresAt: prepared.pending.refreshTokenExpiresAt, now: now)
+        }
+        return try await answer(family: family, refreshToken: prepared.refreshToken, now: now)
     }
 
     /// `grant_type=refresh_token`: spends the token and answers a new pair; a token presented a

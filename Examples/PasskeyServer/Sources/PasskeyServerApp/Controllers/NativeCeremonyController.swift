@@ -87,10 +87,10 @@ struct NativeCeremonyController: Sendable {
             data throws(WebAuthnError) in
             try AuthenticationResponse(jsonData: data)
         }
-        let login = try await ceremonies.finishAuthentication(
-            credential, challenge: challenge, named: ceremony, now: now,
-            logger: context.logger)
-        return try await tokens.start(userHandle: login.userHandle, credentialId: login.credentialId, now: now)
+        return try await ceremonies.tokenLogin(now: now) {
+            try await ceremonies.finishAuthentication(
+                credential, challenge: challenge, named: ceremony, now: now, logger: context.logger)
+        }
     }
 
     /// `{"options": …, "state": "…"}`: the library's options bytes as they are, and the state

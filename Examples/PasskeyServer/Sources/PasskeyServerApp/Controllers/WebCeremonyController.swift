@@ -235,9 +235,9 @@ struct WebCeremonyController: Sendable {
         // row in the same statement (PostgreSQL; other stores leave it to startSession).
         let token = Self.newSessionToken()
         let now = Date()
-        let pending = RegistrationWriter.Login(
-            session: PendingSession(
-                id: SessionCookie.id(token), signedInAt: now, expiresAt: now.addingTimeInterval(Limits.sessionLifetime)))
+        let session = PendingSession(
+            id: SessionCookie.id(token), signedInAt: now, expiresAt: now.addingTimeInterval(Limits.sessionLifetime))
+        let pending = RegistrationWriter.Login(.session(session))
         let login = try await RegistrationWriter.$login.withValue(pending) { try await verifyLogin(request, context: context) }
         return WithCookies(
             body: LoggedIn(username: login.username, prf: login.prf),
@@ -245,17 +245,27 @@ struct WebCeremonyController: Sendable {
                 cookies.expired("pk_login"),
                 try await startSession(
                     userHandle: login.userHandle, credentialId: login.credentialId,
-                    replacing: context.identity, prepared: (token, pending)),
+                    replacing: context.identity, prepared: (token, session, pending.wasStarted)),
             ])
     }
 
     /// The same login for a client that keeps tokens instead of a session (an app's web view,
     /// a hybrid app): the RFC 6749 §5.1 token response, and no session cookie.
     @Sendable func tokenLoginVerify(_ request: Request, context: AppRequestContext) async throws -> WithCookies<TokenResponse> {
-        let login = try await verifyLogin(request, context: context)
-        return WithCookies(
-            body: try await tokens.start(userHandle: login.userHandle, credentialId: login.credentialId, now: Date()),
+        WithCookies(
+            body: try await tokenLogin(now: Date()) { try await verifyLogin(request, context: context) },
             cookies: [cookies.expired("pk_login")])
+    }
+
+    /// Verifies a login with `verify` and answers its first tokens. The token family is drawn
+    /// first, so the login's counter update can store it in the same statement (PostgreSQL;
+    /// other stores leave it to ``TokenService/start(_:userHandle:credentialId:stored:now:)``).
+    func tokenLogin(now: Date, _ verify: () async throws -> Login) async throws -> TokenResponse {
+        let family = tokens.prepareFamily(now: now)
+        let pending = RegistrationWriter.Login(.tokenFamily(family.pending))
+        let login = try await RegistrationWriter.$login.withValue(pending) { try await verify() }
+        return try await tokens.start(
+            family, userHandle: login.userHandle, credentialId: login.credentialId, stored: pending.wasStarted, now: now)
     }
 
     /// Verifies the assertion against the `pk_login` ceremony cookie.
@@ -312,21 +322,21 @@ struct WebCeremonyController: Sendable {
     /// Signs the user in: a new session row and its cookie. The session the request came with
     /// (if any: the subject the authentication middleware found by its cookie) ends, so signing
     /// in again does not pile up sessions.
-    /// `prepared`: a login's token and pending session, whose row its counter update may
-    /// already have written.
+    /// `prepared`: a login's token and pending session, and whether its counter update already
+    /// wrote the session's row.
     func startSession(
         userHandle: [UInt8], credentialId: [UInt8], replacing subject: Subject?,
-        prepared: (token: [UInt8], login: RegistrationWriter.Login)? = nil
+        prepared: (token: [UInt8], session: PendingSession, stored: Bool)? = nil
     ) async throws -> Cookie {
         if case .session(let old)? = subject?.credential { try await repositories.sessions.delete(id: old) }
         let token = prepared?.token ?? Self.newSessionToken()
-        if prepared?.login.started.withLock({ $0 }) != true {
+        if prepared?.stored != true {
             let now = Date()
             try await repositories.sessions.create(
                 Session(
                     id: SessionCookie.id(token), userHandle: userHandle, credentialId: credentialId,
-                    signedInAt: prepared?.login.session.signedInAt ?? now,
-                    expiresAt: prepared?.login.session.expiresAt ?? now.addingTimeInterval(Limits.sessionLifetime)))
+                    signedInAt: prepared?.session.signedInAt ?? now,
+                    expiresAt: prepared?.session.expiresAt ?? now.addingTimeInterval(Limits.sessionLifetime)))
         }
         return cookies.make(SessionCookie.name, Base64URLBytes(token).base64URL, maxAge: Int(Limits.sessionLifetime))
     }

@@ -211,8 +211,9 @@ func everyNth(_ counter: borrowing Mutex<Int>) -> Bool {
 /// backup state is written with the counter in the same statement.
 final class PostgresCredentialStore: PasskeyCredentialStore {
     let database: Database
-    /// Sessions started by logins since the last sweep of expired ones (every 256 per node).
-    private let sessionSweeps = Mutex(0)
+    /// Sessions and token families started by logins since the last sweep of expired ones
+    /// (every 256 per node).
+    private let signInSweeps = Mutex(0)
 
     init(database: Database) { self.database = database }
 
@@ -317,26 +318,43 @@ final class PostgresCredentialStore: PasskeyCredentialStore {
         return updated == 1
     }
 
-    /// The same compare and swap, and the login's session row from the updated row, in one
-    /// statement: no row matched, no session.
-    func update(_ change: CredentialUpdate, startingSession session: PendingSession) async throws -> (updated: Bool, sessionStarted: Bool) {
+    /// The same compare and swap, and the login's session row or token family (with its first
+    /// refresh token) from the updated row, in one statement: no row matched, nothing started.
+    func update(_ change: CredentialUpdate, starting signIn: PendingSignIn) async throws -> (updated: Bool, started: Bool) {
         let record = change.record
+        let counter = (
+            id: Data(record.id), signCount: Int64(record.signCount), backupState: record.backupState,
+            uvInitialized: record.uvInitialized, prfEnabled: record.extensions.prfEnabled,
+            expectedSignCount: Int64(change.expectedSignCount)
+        )
         let updated = try await database.run { client, logger in
-            try await client.execute(
-                Statements.UpdateCredentialStartingSession(
-                    id: Data(record.id), signCount: Int64(record.signCount),
-                    backupState: record.backupState,
-                    uvInitialized: record.uvInitialized,
-                    prfEnabled: record.extensions.prfEnabled,
-                    expectedSignCount: Int64(change.expectedSignCount),
-                    sessionId: Data(session.id), signedInAt: session.signedInAt, expiresAt: session.expiresAt),
-                logger: logger
-            ).all().count
+            switch signIn {
+            case .session(let session):
+                try await client.execute(
+                    Statements.UpdateCredentialStartingSession(
+                        id: counter.id, signCount: counter.signCount, backupState: counter.backupState,
+                        uvInitialized: counter.uvInitialized, prfEnabled: counter.prfEnabled,
+                        expectedSignCount: counter.expectedSignCount,
+                        sessionId: Data(session.id), signedInAt: session.signedInAt, expiresAt: session.expiresAt),
+                    logger: logger
+                ).all().count
+            case .tokenFamily(let family):
+                try await client.execute(
+                    Statements.UpdateCredentialStartingTokenFamily(
+                        id: counter.id, signCount: counter.signCount, backupState: counter.backupState,
+                        uvInitialized: counter.uvInitialized, prfEnabled: counter.prfEnabled,
+                        expectedSignCount: counter.expectedSignCount,
+                        familyId: family.id, authTime: family.authTime, tokenHash: Data(family.refreshTokenHash),
+                        tokenExpiresAt: family.refreshTokenExpiresAt),
+                    logger: logger
+                ).all().count
+            }
         }
-        if everyNth(sessionSweeps) {
-            // The session store sweeps at its own creations; these are made here.
-            _ = try? await database.run { client, logger in
-                try await client.query("DELETE FROM passkey_sessions WHERE expires_at < now()", logger: logger).collect().count
+        if everyNth(signInSweeps) {
+            // The session and token stores sweep at their own creations; these are made here.
+            switch signIn {
+            case .session: await PostgresSessionStore.sweep(database)
+            case .tokenFamily(let family): await PostgresRefreshTokenStore.sweep(database, now: family.authTime)
             }
         }
         return (updated == 1, updated == 1)
@@ -470,10 +488,13 @@ final class PostgresSessionStore: SessionStore {
                 """, logger: logger
             ).collect().count
         }
-        if everyNth(creations) {
-            _ = try? await database.run { client, logger in
-                try await client.query("DELETE FROM passkey_sessions WHERE expires_at < now()", logger: logger).collect().count
-            }
+        if everyNth(creations) { await Self.sweep(database) }
+    }
+
+    /// Deletes expired sessions (best effort: a failure leaves them for the next sweep).
+    static func sweep(_ database: Database) async {
+        _ = try? await database.run { client, logger in
+            try await client.query("DELETE FROM passkey_sessions WHERE expires_at < now()", logger: logger).collect().count
         }
     }
 
@@ -587,7 +608,7 @@ enum Statements {
     }
 
     /// The conditional update of a login and, if it matched, the login's session (the web
-    /// page's login: ``PasskeyCredentialStore/update(_:startingSession:)``).
+    /// page's login: ``PasskeyCredentialStore/update(_:starting:)``).
     struct UpdateCredentialStartingSession: PostgresPreparedStatement {
         static let name = "passkey_update_credential_starting_session"
         static let sql = """
@@ -607,6 +628,36 @@ enum Statements {
             try bindings.append(id); bindings.append(signCount); bindings.append(backupState)
             bindings.append(uvInitialized); bindings.append(prfEnabled); bindings.append(expectedSignCount)
             try bindings.append(sessionId); bindings.append(signedInAt); bindings.append(expiresAt)
+            return bindings
+        }
+        func decodeRow(_ row: PostgresRow) throws -> Int32 { try row.decode(Int32.self) }
+    }
+
+    /// The conditional update of a login and, if it matched, the login's token family and its
+    /// first refresh token (an app's login: ``PasskeyCredentialStore/update(_:starting:)``).
+    struct UpdateCredentialStartingTokenFamily: PostgresPreparedStatement {
+        static let name = "passkey_update_credential_starting_token_family"
+        static let sql = """
+            WITH updated AS (
+                UPDATE passkey_credentials
+                SET sign_count = $2, backup_state = $3, uv_initialized = $4, last_used_at = now(), prf_enabled = $5
+                WHERE passkey_credentials.sign_count = $6 AND passkey_credentials.id = $1
+                RETURNING id, user_handle),
+            family AS (
+                INSERT INTO passkey_token_families (id, user_handle, credential_id, auth_time)
+                SELECT $7, updated.user_handle, updated.id, $8 FROM updated
+                RETURNING id)
+            INSERT INTO passkey_refresh_tokens (hash, family, expires_at)
+            SELECT $9, family.id, $10 FROM family
+            RETURNING 1
+            """
+        var id: Data, signCount: Int64, backupState: Bool, uvInitialized: Bool, prfEnabled: Bool?, expectedSignCount: Int64
+        var familyId: String, authTime: Date, tokenHash: Data, tokenExpiresAt: Date
+        func makeBindings() throws -> PostgresBindings {
+            var bindings = PostgresBindings(capacity: 10)
+            try bindings.append(id); bindings.append(signCount); bindings.append(backupState)
+            bindings.append(uvInitialized); bindings.append(prfEnabled); bindings.append(expectedSignCount)
+            bindings.append(familyId); bindings.append(authTime); try bindings.append(tokenHash); bindings.append(tokenExpiresAt)
             return bindings
         }
         func decodeRow(_ row: PostgresRow) throws -> Int32 { try row.decode(Int32.self) }

@@ -30,18 +30,21 @@ final class PostgresRefreshTokenStore: RefreshTokenStore {
                 """, logger: logger
             ).collect().count
         }
-        if everyNth(creations) {
-            // An expired token refreshes nothing; a family without a live token has no live
-            // access token either (each refresh token outlives the access tokens issued with it).
-            _ = try? await database.run { client, logger in
-                try await client.query("DELETE FROM passkey_refresh_tokens WHERE expires_at < \(now)", logger: logger).collect().count
-                try await client.query(
-                    """
-                    DELETE FROM passkey_token_families f
-                    WHERE NOT EXISTS (SELECT 1 FROM passkey_refresh_tokens t WHERE t.family = f.id)
-                    """, logger: logger
-                ).collect().count
-            }
+        if everyNth(creations) { await Self.sweep(database, now: now) }
+    }
+
+    /// Deletes expired refresh tokens and the families left without one (best effort). An
+    /// expired token refreshes nothing; a family without a live token has no live access token
+    /// either (each refresh token outlives the access tokens issued with it).
+    static func sweep(_ database: Database, now: Date) async {
+        _ = try? await database.run { client, logger in
+            try await client.query("DELETE FROM passkey_refresh_tokens WHERE expires_at < \(now)", logger: logger).collect().count
+            try await client.query(
+                """
+                DELETE FROM passkey_token_families f
+                WHERE NOT EXISTS (SELECT 1 FROM passkey_refresh_tokens t WHERE t.family = f.id)
+                """, logger: logger
+            ).collect().count
         }
     }
 

@@ -19,26 +19,42 @@ protocol PasskeyCredentialStore: CredentialStore {
     /// - Returns: whether a row was deleted.
     func delete(id: [UInt8], userHandle: [UInt8]) async throws -> Bool
     /// A login's conditional update (``CredentialStore/update(_:)``) that, when it matches, also
-    /// starts `session` in the same step, for the user and credential of the updated row: a web
-    /// login then writes its counter and its session in one statement.
-    /// - Returns: whether the update matched, and whether the session was started (false: the
+    /// starts `signIn` in the same step, for the user and credential of the updated row: a login
+    /// then writes its counter and its session (the web page) or its token family (an app) in
+    /// one statement.
+    /// - Returns: whether the update matched, and whether the sign-in was started (false: the
     ///   caller starts it).
-    func update(_ change: CredentialUpdate, startingSession session: PendingSession) async throws -> (updated: Bool, sessionStarted: Bool)
+    func update(_ change: CredentialUpdate, starting signIn: PendingSignIn) async throws -> (updated: Bool, started: Bool)
 }
 
 extension PasskeyCredentialStore {
-    /// Stores that cannot write both in one step update only; the caller starts the session.
-    func update(_ change: CredentialUpdate, startingSession session: PendingSession) async throws -> (updated: Bool, sessionStarted: Bool) {
+    /// Stores that cannot write both in one step update only; the caller starts the sign-in.
+    func update(_ change: CredentialUpdate, starting signIn: PendingSignIn) async throws -> (updated: Bool, started: Bool) {
         (try await update(change), false)
     }
 }
 
-/// A session a login will start once its assertion verifies: its id (the token's SHA-256) and
-/// times; the user and the credential are the verified login's.
+/// What a login starts once its assertion verifies, for the user and the credential of the
+/// verified record: the web page's session, or an app's token family with its first refresh token.
+enum PendingSignIn: Sendable {
+    case session(PendingSession)
+    case tokenFamily(PendingTokenFamily)
+}
+
+/// A session a login will start: its id (the token's SHA-256) and times.
 struct PendingSession: Sendable {
     var id: [UInt8]
     var signedInAt: Date
     var expiresAt: Date
+}
+
+/// A token family a login will begin: its id, when the login happened (`auth_time`), and its
+/// first refresh token (the SHA-256 of the value the app receives) with that token's expiry.
+struct PendingTokenFamily: Sendable {
+    var id: String
+    var authTime: Date
+    var refreshTokenHash: [UInt8]
+    var refreshTokenExpiresAt: Date
 }
 
 /// What a registration's store step came to.
@@ -290,8 +306,8 @@ final class DelayedUpdateStore: PasskeyCredentialStore {
         return try await base.update(change)
     }
 
-    func update(_ change: CredentialUpdate, startingSession session: PendingSession) async throws -> (updated: Bool, sessionStarted: Bool) {
+    func update(_ change: CredentialUpdate, starting signIn: PendingSignIn) async throws -> (updated: Bool, started: Bool) {
         try await Task.sleep(for: delay)
-        return try await base.update(change, startingSession: session)
+        return try await base.update(change, starting: signIn)
     }
 }
