@@ -303,17 +303,9 @@ final class PostgresCredentialStore: PasskeyCredentialStore {
     /// still the counter the login was verified against; none is a lost race (or a deleted
     /// credential), which the library refuses as `signCount`.
     func update(_ change: CredentialUpdate) async throws -> Bool {
-        let record = change.record
+        let counter = Statements.CounterUpdate(change)
         let updated = try await database.run { client, logger in
-            try await client.execute(
-                Statements.UpdateCredential(
-                    id: Data(record.id), signCount: Int64(record.signCount),
-                    backupState: record.backupState,
-                    uvInitialized: record.uvInitialized,
-                    prfEnabled: record.extensions.prfEnabled,
-                    expectedSignCount: Int64(change.expectedSignCount)),
-                logger: logger
-            ).all().count
+            try await client.execute(Statements.UpdateCredential(counter: counter), logger: logger).all().count
         }
         return updated == 1
     }
@@ -321,32 +313,16 @@ final class PostgresCredentialStore: PasskeyCredentialStore {
     /// The same compare and swap, and the login's session row or token family (with its first
     /// refresh token) from the updated row, in one statement: no row matched, nothing started.
     func update(_ change: CredentialUpdate, starting signIn: PendingSignIn) async throws -> (updated: Bool, started: Bool) {
-        let record = change.record
-        let counter = (
-            id: Data(record.id), signCount: Int64(record.signCount), backupState: record.backupState,
-            uvInitialized: record.uvInitialized, prfEnabled: record.extensions.prfEnabled,
-            expectedSignCount: Int64(change.expectedSignCount)
-        )
+        let counter = Statements.CounterUpdate(change)
         let updated = try await database.run { client, logger in
             switch signIn {
             case .session(let session):
                 try await client.execute(
-                    Statements.UpdateCredentialStartingSession(
-                        id: counter.id, signCount: counter.signCount, backupState: counter.backupState,
-                        uvInitialized: counter.uvInitialized, prfEnabled: counter.prfEnabled,
-                        expectedSignCount: counter.expectedSignCount,
-                        sessionId: Data(session.id), signedInAt: session.signedInAt, expiresAt: session.expiresAt),
-                    logger: logger
+                    Statements.UpdateCredentialStartingSession(counter: counter, session: session), logger: logger
                 ).all().count
             case .tokenFamily(let family):
                 try await client.execute(
-                    Statements.UpdateCredentialStartingTokenFamily(
-                        id: counter.id, signCount: counter.signCount, backupState: counter.backupState,
-                        uvInitialized: counter.uvInitialized, prfEnabled: counter.prfEnabled,
-                        expectedSignCount: counter.expectedSignCount,
-                        familyId: family.id, authTime: family.authTime, tokenHash: Data(family.refreshTokenHash),
-                        tokenExpiresAt: family.refreshTokenExpiresAt),
-                    logger: logger
+                    Statements.UpdateCredentialStartingTokenFamily(counter: counter, family: family), logger: logger
                 ).all().count
             }
         }
@@ -588,6 +564,27 @@ enum Statements {
         func decodeRow(_ row: PostgresRow) throws -> CredentialRow { try row.decode(CredentialRow.self) }
     }
 
+    /// What a login's conditional update writes and the counter it expects: `$1` to `$6` of
+    /// every statement below that updates a credential.
+    struct CounterUpdate: Sendable {
+        var id: Data, signCount: Int64, backupState: Bool, uvInitialized: Bool, prfEnabled: Bool?, expectedSignCount: Int64
+
+        init(_ change: CredentialUpdate) {
+            let record = change.record
+            id = Data(record.id)
+            signCount = Int64(record.signCount)
+            backupState = record.backupState
+            uvInitialized = record.uvInitialized
+            prfEnabled = record.extensions.prfEnabled
+            expectedSignCount = Int64(change.expectedSignCount)
+        }
+
+        func append(to bindings: inout PostgresBindings) throws {
+            try bindings.append(id); bindings.append(signCount); bindings.append(backupState)
+            bindings.append(uvInitialized); bindings.append(prfEnabled); bindings.append(expectedSignCount)
+        }
+    }
+
     /// The conditional update of a login (see ``PostgresCredentialStore``).
     struct UpdateCredential: PostgresPreparedStatement {
         static let name = "passkey_update_credential"
@@ -597,67 +594,68 @@ enum Statements {
             WHERE id = $1 AND sign_count = $6
             RETURNING 1
             """
-        var id: Data, signCount: Int64, backupState: Bool, uvInitialized: Bool, prfEnabled: Bool?, expectedSignCount: Int64
+        var counter: CounterUpdate
         func makeBindings() throws -> PostgresBindings {
             var bindings = PostgresBindings(capacity: 6)
-            try bindings.append(id); bindings.append(signCount); bindings.append(backupState)
-            bindings.append(uvInitialized); bindings.append(prfEnabled); bindings.append(expectedSignCount)
+            try counter.append(to: &bindings)
             return bindings
         }
         func decodeRow(_ row: PostgresRow) throws -> Int32 { try row.decode(Int32.self) }
     }
 
+    /// The conditional update of a login as the head of a statement that starts its sign-in
+    /// from the updated row (``PasskeyCredentialStore/update(_:starting:)``): `updated` holds
+    /// the row's id and user, or nothing when the counter did not match.
+    static let updatedCredential = """
+        WITH updated AS (
+            UPDATE passkey_credentials
+            SET sign_count = $2, backup_state = $3, uv_initialized = $4, last_used_at = now(), prf_enabled = $5
+            WHERE passkey_credentials.id = $1 AND passkey_credentials.sign_count = $6
+            RETURNING id, user_handle)
+        """
+
     /// The conditional update of a login and, if it matched, the login's session (the web
-    /// page's login: ``PasskeyCredentialStore/update(_:starting:)``).
+    /// page's login).
     struct UpdateCredentialStartingSession: PostgresPreparedStatement {
         static let name = "passkey_update_credential_starting_session"
-        static let sql = """
-            WITH updated AS (
-                UPDATE passkey_credentials
-                SET sign_count = $2, backup_state = $3, uv_initialized = $4, last_used_at = now(), prf_enabled = $5
-                WHERE passkey_credentials.id = $1 AND passkey_credentials.sign_count = $6
-                RETURNING id, user_handle)
-            INSERT INTO passkey_sessions (id, user_handle, credential_id, signed_in_at, expires_at)
-            SELECT $7, updated.user_handle, updated.id, $8, $9 FROM updated
-            RETURNING 1
-            """
-        var id: Data, signCount: Int64, backupState: Bool, uvInitialized: Bool, prfEnabled: Bool?, expectedSignCount: Int64
-        var sessionId: Data, signedInAt: Date, expiresAt: Date
+        static let sql =
+            updatedCredential + """
+
+                INSERT INTO passkey_sessions (id, user_handle, credential_id, signed_in_at, expires_at)
+                SELECT $7, updated.user_handle, updated.id, $8, $9 FROM updated
+                RETURNING 1
+                """
+        var counter: CounterUpdate, session: PendingSession
         func makeBindings() throws -> PostgresBindings {
             var bindings = PostgresBindings(capacity: 9)
-            try bindings.append(id); bindings.append(signCount); bindings.append(backupState)
-            bindings.append(uvInitialized); bindings.append(prfEnabled); bindings.append(expectedSignCount)
-            try bindings.append(sessionId); bindings.append(signedInAt); bindings.append(expiresAt)
+            try counter.append(to: &bindings)
+            try bindings.append(Data(session.id)); bindings.append(session.signedInAt); bindings.append(session.expiresAt)
             return bindings
         }
         func decodeRow(_ row: PostgresRow) throws -> Int32 { try row.decode(Int32.self) }
     }
 
     /// The conditional update of a login and, if it matched, the login's token family and its
-    /// first refresh token (an app's login: ``PasskeyCredentialStore/update(_:starting:)``).
+    /// first refresh token (an app's login).
     struct UpdateCredentialStartingTokenFamily: PostgresPreparedStatement {
         static let name = "passkey_update_credential_starting_token_family"
-        static let sql = """
-            WITH updated AS (
-                UPDATE passkey_credentials
-                SET sign_count = $2, backup_state = $3, uv_initialized = $4, last_used_at = now(), prf_enabled = $5
-                WHERE passkey_credentials.sign_count = $6 AND passkey_credentials.id = $1
-                RETURNING id, user_handle),
-            family AS (
-                INSERT INTO passkey_token_families (id, user_handle, credential_id, auth_time)
-                SELECT $7, updated.user_handle, updated.id, $8 FROM updated
-                RETURNING id)
-            INSERT INTO passkey_refresh_tokens (hash, family, expires_at)
-            SELECT $9, family.id, $10 FROM family
-            RETURNING 1
-            """
-        var id: Data, signCount: Int64, backupState: Bool, uvInitialized: Bool, prfEnabled: Bool?, expectedSignCount: Int64
-        var familyId: String, authTime: Date, tokenHash: Data, tokenExpiresAt: Date
+        static let sql =
+            updatedCredential + """
+                ,
+                family AS (
+                    INSERT INTO passkey_token_families (id, user_handle, credential_id, auth_time)
+                    SELECT $7, updated.user_handle, updated.id, $8 FROM updated
+                    RETURNING id)
+                INSERT INTO passkey_refresh_tokens (hash, family, expires_at)
+                SELECT $9, family.id, $10 FROM family
+                RETURNING 1
+                """
+        var counter: CounterUpdate, family: PendingTokenFamily
         func makeBindings() throws -> PostgresBindings {
             var bindings = PostgresBindings(capacity: 10)
-            try bindings.append(id); bindings.append(signCount); bindings.append(backupState)
-            bindings.append(uvInitialized); bindings.append(prfEnabled); bindings.append(expectedSignCount)
-            bindings.append(familyId); bindings.append(authTime); try bindings.append(tokenHash); bindings.append(tokenExpiresAt)
+            try counter.append(to: &bindings)
+            bindings.append(family.id); bindings.append(family.authTime)
+            try bindings.append(Data(family.refreshTokenHash)); bindings.append(family.refreshTokenExpiresAt)
             return bindings
         }
         func decodeRow(_ row: PostgresRow) throws -> Int32 { try row.decode(Int32.self) }
