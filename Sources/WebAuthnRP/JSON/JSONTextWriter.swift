@@ -15,6 +15,9 @@ struct JSONTextWriter {
     /// Whether the next value or member in the current container needs a comma before it.
     private var needsComma = false
 
+    /// A control character's `\u00XX` digits (the byte is below 0x20, so both indexes are in range).
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
     init() { bytes.reserveCapacity(512) }
 
     /// `{ body }`.
@@ -59,8 +62,7 @@ struct JSONTextWriter {
             case 0x0D: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
             case 0x09: bytes += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
             case 0x00..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                bytes += Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
+                bytes += Array("\\u00".utf8) + [Self.hexDigits[Int(byte >> 4)], Self.hexDigits[Int(byte & 0x0F)]]
             default: bytes.append(byte)
             }
         }
