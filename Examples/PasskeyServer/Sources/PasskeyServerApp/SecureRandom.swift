@@ -1,15 +1,11 @@
-/// Bytes from the OS CSPRNG (`SystemRandomNumberGenerator`: `getrandom(2)` on Linux) for the
-/// server's secrets: session and refresh tokens, App Attest challenges, a development session
-/// key. Drawn eight bytes per call of the generator, not one, so a 32-byte token costs four
-/// system calls instead of thirty-two.
+import Crypto
+
+/// Bytes from the OS CSPRNG for the server's secrets: session and refresh tokens, App Attest
+/// challenges, a development session key. swift-crypto's `SymmetricKey(size:)` draws them from
+/// `SystemRandomNumberGenerator` eight bytes a call (a 32-byte token is four `getrandom` calls,
+/// not thirty-two as with `UInt8.random` per byte).
 enum SecureRandom {
     static func bytes(_ count: Int) -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(count + 7)
-        while bytes.count < count {
-            withUnsafeBytes(of: generator.next() as UInt64) { bytes += $0 }
-        }
-        return Array(bytes.prefix(count))
+        SymmetricKey(size: SymmetricKeySize(bitCount: count * 8)).withUnsafeBytes { Array($0) }
     }
 }
