@@ -15,7 +15,7 @@ import collections, glob, json, os, re, subprocess, sys
 
 # The underscored products (_WebAuthnFuzzing, _WebAuthnBenchmarking) are left out: no server
 # imports them, and their modules are not in BUDGET, so they are not counted.
-BUDGET = {"WebAuthnRP": 513, "WebAuthnCrypto": 53, "WebAuthnCoding": 0}
+BUDGET = {"WebAuthnRP": 464, "WebAuthnCrypto": 53, "WebAuthnCoding": 0}
 
 if len(sys.argv) > 1:
     graphs = sys.argv[1]

@@ -79,7 +79,7 @@ final class MetadataLookupCase: BenchCase {
 
     init() throws {
         let made = try MetadataBenchBLOB.make()
-        blob = try MetadataBLOB(jws: made.text, trustAnchor: made.root, at: BenchCases.now)
+        blob = try MetadataBLOB(jws: made.text.utf8, trustAnchor: made.root, at: BenchCases.now)
         aaguids = made.aaguids
     }
 

@@ -280,7 +280,7 @@ final class RegistrationCase: BenchCase {
             pool.append((issued, try TestAuthenticator.json(response).jsonData()))
         }
         self.pool = pool
-        policy = VerificationPolicy(attestation: AttestationPolicy(requirement: AttestationRequirement(source: FixedTrustAnchors(anchors))))
+        policy = VerificationPolicy(attestation: AttestationPolicy(source: FixedTrustAnchors(anchors)))
         service = RelyingPartyService(relyingParty: BenchCases.relyingParty, policy: policy)
     }
 

@@ -25,8 +25,7 @@ enum AttestationStatementTargets {
     /// Any sub-statement of a compound statement suffices, so a compound that holds one good
     /// statement reaches the trust assessment of its components.
     static let policy = AttestationPolicy(
-        requirement: AttestationRequirement(source: FixedTrustAnchors(trustAnchors)),
-        formats: AttestationFormatOptions(compoundRequirement: .any))
+        source: FixedTrustAnchors(trustAnchors), formats: AttestationFormatOptions(compoundRequirement: .any))
 
     struct Context {
         let authenticatorData: AuthenticatorData

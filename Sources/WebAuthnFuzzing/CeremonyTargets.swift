@@ -22,8 +22,7 @@ enum CeremonyTargets {
     static let fallbackChallenge = [UInt8](repeating: 0x42, count: 32)
     static let policy = VerificationPolicy(
         acceptedAlgorithms: VerificationPolicy.defaultAlgorithms + [.rs1, .mlDSA44, .mlDSA65, .mlDSA87],
-        attestation: AttestationPolicy(
-            requirement: AttestationRequirement(source: FixedTrustAnchors(AttestationStatementTargets.trustAnchors))))
+        attestation: AttestationPolicy(source: FixedTrustAnchors(AttestationStatementTargets.trustAnchors)))
     static let records: [CredentialRecord] = RecordedInputs.records.compactMap { record in
         guard let id = try? Base64URL.decode(record.id), let key = try? Base64URL.decode(record.publicKey),
             let user = try? Base64URL.decode(record.userHandle)

@@ -5,7 +5,7 @@ public import WebAuthnCrypto
 // keys, libcrypto handles) is `package`: the library's business, not the server's.
 
 /// A COSE algorithm identifier (RFC 9053, IANA "COSE Algorithms"), as offered in
-/// `pubKeyCredParams` and accepted by ``VerificationPolicy/acceptedAlgorithms``.
+/// `pubKeyCredParams` and accepted by a ``VerificationPolicy``'s `acceptedAlgorithms`.
 public typealias COSEAlgorithm = WebAuthnCrypto.COSEAlgorithm
 
 /// An X.509 certificate (an attestation trust anchor, or one read from an attestation

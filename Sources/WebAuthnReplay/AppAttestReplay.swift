@@ -189,7 +189,7 @@ enum AppAttestReplay {
                 }
                 trustAnchors = parsed
             } else {
-                trustAnchors = AppAttestRootCA.trustAnchors
+                trustAnchors = KnownAttestationRoots.appleAppAttestationRootCA.map { [$0] } ?? []
             }
             var keys: [AttestedAppKey] = []
             for (index, spec) in (fixture.appKeys ?? []).enumerated() {

@@ -61,7 +61,12 @@ struct Fixture: Decodable {
         var topOrigins: [String]?
         /// The `/.well-known/webauthn` document the RP ID's host serves (L3 §5.11): its origins are
         /// accepted too (checked in ``ReplaySetup``).
-        var relatedOrigins: RelatedOriginsDocument?
+        var relatedOrigins: RelatedOriginsSpec?
+    }
+
+    /// The `/.well-known/webauthn` document: `{"origins": [...]}`.
+    struct RelatedOriginsSpec: Decodable {
+        var origins: [String]
     }
 
     struct PolicySpec: Decodable {

@@ -21,7 +21,7 @@ extension Replayer {
         let rp = setup.relyingParty
         lines.append("rp \(rp.id) origins \(rp.origins) crossOrigin \(rp.allowCrossOrigin) top \(rp.topOrigins)")
         if fixture.policy?.verificationTime != nil { lines.append("now \(setup.now.timeIntervalSince1970)") }
-        let requirement = setup.policy.attestation.requirement
+        let requirement = setup.policy.attestation
         lines.append(
             "anchors \(setup.anchors.map(\.derBytes)) chain \(requirement.chain) unattested \(requirement.unattested)"
                 + " counter \(setup.policy.counter) challengeLifetime \(setup.policy.challengeLifetime)")

@@ -87,7 +87,7 @@ extension AuthenticationExtensionResults {
     }
 }
 
-extension PRFResults {
+extension PRFValues {
     var replayJSON: JSONValue {
         var members: [String: JSONValue] = ["first": .string(Base64URL.encode(first))]
         if let second { members["second"] = .string(Base64URL.encode(second)) }

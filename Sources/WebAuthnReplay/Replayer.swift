@@ -252,9 +252,8 @@ struct ReplaySetup {
         policy = VerificationPolicy(
             acceptedAlgorithms: VerificationPolicy.defaultAlgorithms + [.rs1, .mlDSA44, .mlDSA65, .mlDSA87],
             attestation: AttestationPolicy(
-                requirement: AttestationRequirement(
-                    source: source, chain: requireTrust ? .required : .reported,
-                    unattested: requireTrust ? .rejected : .accepted)),
+                source: source, chain: requireTrust ? .required : .reported,
+                unattested: requireTrust ? .rejected : .accepted),
             counter: (spec?.allowCounterRegression ?? false) ? .acceptAndFlag : .reject,
             challengeLifetime: lifetime)
         var records: [CredentialRecord] = []
@@ -276,7 +275,7 @@ struct ReplaySetup {
 
     /// The relying party of `relyingParty`: with `relatedOrigins`, the document's origins are
     /// accepted after `origins`, and the whole list must be one a browser honours (L3 §5.11.1,
-    /// ``RelyingParty/validateRelatedOrigins(labelLimit:publicSuffixes:)``), or the file is unusable.
+    /// ``RelyingParty/relatedOriginsDocument(labelLimit:publicSuffixes:)``), or the file is unusable.
     private static func relyingParty(_ rp: Fixture.RelyingPartySpec, file: String) throws(FixtureError) -> RelyingParty {
         var origins = rp.origins
         for origin in rp.relatedOrigins?.origins ?? [] where !origins.contains(origin) { origins.append(origin) }
@@ -285,7 +284,7 @@ struct ReplaySetup {
             allowCrossOrigin: rp.crossOrigin ?? false, topOrigins: rp.topOrigins ?? [])
         if rp.relatedOrigins != nil {
             do throws(WebAuthnError) {
-                try relyingParty.validateRelatedOrigins()
+                _ = try relyingParty.relatedOriginsDocument()
             } catch {
                 throw FixtureError(
                     file: file, member: "relyingParty.relatedOrigins",
@@ -341,7 +340,7 @@ struct ReplaySetup {
         }
         let blob: MetadataBLOB
         do throws(WebAuthnError) {
-            blob = try MetadataBLOB(jws: spec.blob, trustAnchor: anchor, crls: crls, at: now)
+            blob = try MetadataBLOB(jws: spec.blob.utf8, trustAnchor: anchor, crls: crls, at: now)
         } catch {
             return .failure(error)
         }

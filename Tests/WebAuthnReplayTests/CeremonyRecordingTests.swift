@@ -230,8 +230,7 @@ struct CeremonyRecordingTests {
     @Test("a registration with an algorithm the policy does not accept replays as reject(algorithm)")
     func algorithmNotAccepted() async throws {
         let auth = try TestAuthenticator(seed: "recording-algorithm")  // ES256
-        var policy = VerificationPolicy()
-        policy.acceptedAlgorithms = [.edDSA]
+        let policy = VerificationPolicy(acceptedAlgorithms: [.edDSA])
         let service = RelyingPartyService(relyingParty: Self.relyingParty, policy: policy)
         // Issued by hand offering ES256, which this policy does not accept: the replay, which
         // accepts every algorithm, must still refuse it.

@@ -115,7 +115,7 @@ struct ReplayMetadataTests: ReplaysOneDocument {
         let good = TestMetadataService.Entry(aaguid: "4d455441-0000-4000-8000-0000000000bb", description: "Good Key").json
         let jws = try mds.blob(payload: try TestMetadataService.payload(entries: [good, broken], number: 3, nextUpdate: "2099-01-01"))
         let now = Date(timeIntervalSince1970: 1_750_000_000)
-        let blob = try MetadataBLOB(jws: jws, trustAnchor: mds.root.certificate, at: now)
+        let blob = try MetadataBLOB(jws: jws.utf8, trustAnchor: mds.root.certificate, at: now)
         let text = MetadataListing.describe(blob, at: now)
         #expect(text.contains(", 1 entries (1 skipped), signed by"))
         #expect(text.contains("4d455441-0000-4000-8000-0000000000bb  FIDO_CERTIFIED_L1  l1  Good Key"))

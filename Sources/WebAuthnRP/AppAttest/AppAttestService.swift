@@ -65,7 +65,7 @@ public struct AppAttestService: Sendable {
     ///   - keys: the key store (default: bounded, in memory).
     public init(
         app: AppleApp, environment: AppAttestEnvironment,
-        trustAnchors: [Certificate] = AppAttestRootCA.trustAnchors,
+        trustAnchors: [Certificate] = KnownAttestationRoots.appleAppAttestationRootCA.map { [$0] } ?? [],
         keys: any AppAttestKeyStore = InMemoryAppAttestKeyStore()
     ) {
         self.verifier = AppAttestVerifier(

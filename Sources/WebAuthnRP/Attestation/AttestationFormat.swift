@@ -212,7 +212,7 @@ public struct AttestationResult: Sendable {
     public let components: [AttestationResult]
     /// The authenticator's name for people: the FIDO metadata statement's description when the
     /// trust source has one, else the passkey provider's name from
-    /// ``VerificationPolicy/passkeyProviders`` (see ``PasskeyProviders``), else nil.
+    /// the policy's `passkeyProviders` (see ``PasskeyProviders``), else nil.
     public let authenticatorName: String?
     /// The FIDO metadata entry the trust decision used, when the source is ``MetadataTrust``
     /// and the authenticator has an entry: its status reports, certification level, statement.
@@ -263,7 +263,7 @@ enum AttestationTrustEvaluator {
     ) throws(WebAuthnError) -> (Verdict, AuthenticatorTrust) {
         let path = outcome.components.isEmpty ? outcome.trustPath : outcome.components.flatMap(\.outcome.trustPath)
         let authenticator = AttestedAuthenticator(aaguid: aaguid, format: format, type: outcome.type, trustPath: path)
-        let trust = try policy.requirement.source.trust(for: authenticator, at: time)
+        let trust = try policy.source.trust(for: authenticator, at: time)
         let verdict = evaluate(outcome, anchors: trust.anchors, compoundRequirement: policy.formats.compoundRequirement, at: time)
         return (verdict, trust)
     }

@@ -3,8 +3,8 @@ public import WebAuthnCrypto
 
 /// A catalogue of the public attestation roots that vendors publish, embedded so a relying
 /// party does not have to fetch them. Nothing here is ever trusted implicitly: a root counts
-/// only when the caller names it in the ``AttestationRequirement``, for example
-/// `AttestationPolicy(requirement: .trusted(by: KnownAttestationRoots.googleHardwareAttestationRoots))`.
+/// only when the caller names it in the ``AttestationPolicy``, for example
+/// `AttestationPolicy.trusted(by: KnownAttestationRoots.googleHardwareAttestationRoots)`.
 ///
 /// The certificates are embedded as base64 DER and parsed once, on first use. An embedded
 /// constant that failed to parse would be left out (never a trap); the test suite checks that
@@ -27,8 +27,9 @@ public enum KnownAttestationRoots {
     /// web PKI roots; the SafetyNet verifier's hostname check is what narrows them to SafetyNet.
     public static var globalSignSafetyNetRoots: [Certificate] { certificates(in: .globalSign) }
 
-    /// Every root in the catalogue, in the order above.
-    public static var all: [Certificate] { parsed.map(\.certificate) }
+    /// Apple's App Attestation Root CA: the anchor of App Attest key attestations, which
+    /// ``AppAttestService`` trusts by default. Nil only if the embedded certificate could not be parsed.
+    public static var appleAppAttestationRootCA: Certificate? { AppAttestRootCA.parsed }
 
     /// Which public list a root belongs to.
     enum Group: Sendable, CaseIterable {
@@ -51,7 +52,7 @@ public enum KnownAttestationRoots {
 
     /// The roots parsed on first use (Swift initializes a static `let` lazily and once).
     /// An entry that does not decode or parse is left out.
-    private static let parsed: [(group: Group, certificate: Certificate)] = embedded.compactMap { entry in
+    static let parsed: [(group: Group, certificate: Certificate)] = embedded.compactMap { entry in
         guard let der = entry.derBytes, let certificate = try? Certificate(derEncoded: der) else { return nil }
         return (entry.group, certificate)
     }
@@ -319,7 +320,7 @@ public enum KnownAttestationRoots {
 extension KnownAttestationRoots {
     /// GlobalSign Root CA - R3: the root of the production FIDO Metadata Service BLOB's signing
     /// chain (`https://mds3.fidoalliance.org/`). Never trusted implicitly: pass it as the
-    /// `trustAnchor` of ``MetadataBLOB/init(jws:trustAnchor:crls:at:)-([UInt8],_,_,_)`` to opt in.
+    /// `trustAnchor` of ``MetadataBLOB/init(jws:trustAnchor:crls:at:)`` to opt in.
     ///
     /// SHA-256 fingerprint `cbb522d7b7f127ad6a0113865bdf1cd4102e7d0759af635a7cf4720dc963c53b`
     /// (as published in the Mozilla/Debian `ca-certificates` root store and Microsoft's Trusted

@@ -17,7 +17,7 @@ package enum AttestationStatementCheck {
     ///   - clientDataHash: SHA-256 of the client data.
     ///   - policy: anchors and format choices.
     ///   - time: the clock for certificates and timestamps.
-    /// - Returns: the attestation result, trust judged against the anchors of `policy.requirement`.
+    /// - Returns: the attestation result, trust judged against the anchors of `policy.source`.
     /// - Throws: ``WebAuthnError``: `malformed` for authenticator data without a usable credential
     ///   key or a certificate that does not parse, `attestation` for a statement that does not verify.
     package static func verify(

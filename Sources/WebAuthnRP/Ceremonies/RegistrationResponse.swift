@@ -57,8 +57,9 @@ public struct VerifiedRegistration: Sendable {
     public let record: CredentialRecord
     /// Format, type and trust of the attestation.
     public let attestation: AttestationResult
-    /// The parsed authenticator data (for a server: the UP and UV flags are ``userPresent``
-    /// and ``userVerified``; counter, backup state and credential data are in the record).
+    /// The parsed authenticator data (for a server: the UP flag is ``userPresent``; UV, counter,
+    /// backup state and credential data are in the record, UV as its
+    /// ``CredentialRecord/uvInitialized``).
     package let authenticatorData: AuthenticatorData
     /// The parsed client data.
     let clientData: CollectedClientData
@@ -66,10 +67,8 @@ public struct VerifiedRegistration: Sendable {
     let credentialKey: COSEKey
     /// The verified extension outputs.
     public let extensions: RegistrationExtensionResults
-    /// UP flag.
+    /// UP flag (clear only in a conditional create, L3 §7.1 step 14).
     public var userPresent: Bool { authenticatorData.flags.contains(.userPresent) }
-    /// UV flag.
-    public var userVerified: Bool { authenticatorData.flags.contains(.userVerified) }
 }
 
 // A registration response from what the browser posted, and its client data parsed once.

@@ -203,7 +203,7 @@ package struct RegistrationVerifier: Sendable {
             detail: "requested \(issued.attestation?.rawValue ?? "none"), received \(outcome.type.rawValue)"
         ) { () throws(WebAuthnError) in
             let requested = issued.attestation ?? AttestationConveyancePreference.none
-            try policy.attestation.requirement.check(
+            try policy.attestation.check(
                 type: outcome.type, trusted: verdict.trusted,
                 reason: verdict.reason, requested: requested)
         }

@@ -5,14 +5,14 @@
 /// record, ``VerifiedRegistration/record``'s ``CredentialRecord/extensions``, reported even
 /// when the relying party did not ask, because clients request some on their own (Chromium asks
 /// security keys for credProtect). Unsolicited outputs are never refused unless the policy is
-/// ``ExtensionPolicy/init(rejectUnsolicitedOutputs:)`` with `true`.
+/// made with `rejectUnsolicitedExtensionOutputs: true`.
 public struct RegistrationExtensionResults: Sendable, Hashable {
     /// `credProps.rk`: whether the credential is discoverable (nil: the client did not say).
     var residentKey: Bool?
     /// `prf.enabled`: whether the credential supports PRF.
     package internal(set) var prfEnabled: Bool?
     /// `prf.results`, when an evaluation was asked for and the authenticator performed it.
-    public internal(set) var prfResults: PRFResults?
+    public internal(set) var prfResults: PRFValues?
     /// `largeBlob` (at registration only `supported`).
     var largeBlob: LargeBlobResult?
     /// `credProtect`: the level the authenticator applied.
@@ -33,7 +33,7 @@ public struct RegistrationExtensionResults: Sendable, Hashable {
 /// The verified extension outputs of an authentication (see ``RegistrationExtensionResults``).
 public struct AuthenticationExtensionResults: Sendable, Hashable {
     /// `prf.results`, when an evaluation was asked for and performed.
-    public internal(set) var prfResults: PRFResults?
+    public internal(set) var prfResults: PRFValues?
     /// `largeBlob` (`blob` after `read`, `written` after `write`).
     public internal(set) var largeBlob: LargeBlobResult?
     /// `credBlob`: the blob stored at registration, when `getCredBlob` was asked.
@@ -89,17 +89,10 @@ public struct CredentialExtensionProperties: Sendable, Hashable, Codable {
     }
 }
 
-/// How extension outputs are judged.
-public struct ExtensionPolicy: Sendable, Hashable {
-    /// Reject (`extension`) any output of an extension the options did not ask for. Default
-    /// false: L3 §9 lets a relying party ignore unsolicited outputs, and clients add some on
-    /// their own (Chromium asks security keys for `credProtect` when it creates a discoverable
-    /// credential), so strict servers should expect those to be refused.
+/// How extension outputs are judged (``VerificationPolicy/init(acceptedAlgorithms:attestation:counter:challengeLifetime:rejectUnsolicitedExtensionOutputs:passkeyProviders:)``
+/// sets it).
+struct ExtensionPolicy: Sendable, Hashable {
+    /// Reject (`extension`) any output of an extension the options did not ask for (L3 §9 lets
+    /// a relying party ignore them, and clients add some on their own).
     let rejectUnsolicitedOutputs: Bool
-
-    /// Creates a policy, fixed once made (the verifiers read it, a server sets it here).
-    /// - Parameter rejectUnsolicitedOutputs: default false (ignore them).
-    public init(rejectUnsolicitedOutputs: Bool = false) {
-        self.rejectUnsolicitedOutputs = rejectUnsolicitedOutputs
-    }
 }

@@ -73,7 +73,7 @@ struct PRFExtension: WebAuthnExtension {
     }
 
     /// PRF outputs are secrets: the trace shows which arrived, never their bytes.
-    static func describe(_ results: PRFResults) -> String {
+    static func describe(_ results: PRFValues) -> String {
         results.second == nil ? "results: first" : "results: first, second"
     }
 
@@ -81,7 +81,7 @@ struct PRFExtension: WebAuthnExtension {
     static func results(
         _ prf: ClientExtensionOutputs.PRF,
         evaluation: RequestedExtensions.PRFEvaluation
-    ) throws(WebAuthnError) -> PRFResults? {
+    ) throws(WebAuthnError) -> PRFValues? {
         guard let first = prf.first else { return nil }
         guard first.count == outputLength else {
             throw WebAuthnError(.extension, "prf.results.first is \(first.count) bytes, expected \(outputLength)")
@@ -96,7 +96,7 @@ struct PRFExtension: WebAuthnExtension {
         } else if evaluation.second {
             throw WebAuthnError(.extension, "prf.results.second is missing although a second input was given")
         }
-        return PRFResults(first: first, second: prf.second)
+        return PRFValues(first: first, second: prf.second)
     }
 
     func traceItems(_ results: RegistrationExtensionResults) -> [(String, String)] {
@@ -111,8 +111,12 @@ struct PRFExtension: WebAuthnExtension {
     }
 }
 
-/// One or two PRF evaluation inputs (`AuthenticationExtensionsPRFValues`, L3 §10.1.4). The client
-/// hashes each with the context string "WebAuthn PRF" before the authenticator sees it.
+/// One or two PRF values (`AuthenticationExtensionsPRFValues`, L3 §10.1.4): evaluation inputs,
+/// which the client hashes with the context string "WebAuthn PRF" before the authenticator sees
+/// them, or the outputs (`results`), 32 bytes each: `first` is the output for `eval.first` (or
+/// the credential's `evalByCredential` entry), `second` is present exactly when a second input
+/// was given. Outputs are secrets derived from the credential: use them (for example as key
+/// material) and do not log or store them.
 public struct PRFValues: Sendable, Hashable {
     /// The first input (any length).
     public var first: [UInt8]
@@ -163,10 +167,3 @@ public struct PRFInputs: Sendable, Hashable {
         return .object(object)
     }
 }
-
-/// PRF outputs (`results`, L3 §10.1.4): the same dictionary as the inputs
-/// (`AuthenticationExtensionsPRFValues`), 32 bytes each. `first` is the output for `eval.first`
-/// (or the credential's `evalByCredential` entry), `second` is present exactly when a second
-/// input was given. They are secrets derived from the credential: use them (for example as key
-/// material) and do not log or store them.
-public typealias PRFResults = PRFValues

@@ -43,33 +43,20 @@ public struct MetadataBLOB: Sendable {
 
     /// Verifies and indexes a BLOB.
     /// - Parameters:
-    ///   - jws: the BLOB as downloaded: a compact JWS (`header.payload.signature`), ASCII.
+    ///   - jws: the BLOB as downloaded: a compact JWS (`header.payload.signature`), ASCII bytes
+    ///     (`Data`, `[UInt8]`, or a `String`'s `utf8`).
     ///   - trustAnchor: the root the signing chain must end in.
     ///   - crls: revocation lists for the chain (empty: no revocation check). A listed
     ///     certificate, or a list past its nextUpdate, refuses the BLOB.
     ///   - time: the moment at which the chain must be valid.
     /// - Throws: ``WebAuthnError`` with category `metadata`.
     public init(
-        jws: [UInt8], trustAnchor: Certificate, crls: [CertificateRevocationList] = [],
+        jws: some Sequence<UInt8>, trustAnchor: Certificate, crls: [CertificateRevocationList] = [],
         at time: Date
     ) throws(WebAuthnError) {
-        let verified = try MetadataJWSVerifier.verify(jws, trustAnchor: trustAnchor, crls: crls, at: time)
+        let verified = try MetadataJWSVerifier.verify(Array(jws), trustAnchor: trustAnchor, crls: crls, at: time)
         let payload = try MetadataPayloadParser.parse(verified.payload)
         self.init(payload: payload, signingChain: verified.chain)
-    }
-
-    /// Verifies and indexes a BLOB given as text.
-    /// - Parameters:
-    ///   - jws: the compact JWS text.
-    ///   - trustAnchor: the root the signing chain must end in.
-    ///   - crls: revocation lists for the chain.
-    ///   - time: the moment at which the chain must be valid.
-    /// - Throws: ``WebAuthnError`` with category `metadata`.
-    public init(
-        jws: String, trustAnchor: Certificate, crls: [CertificateRevocationList] = [],
-        at time: Date
-    ) throws(WebAuthnError) {
-        try self.init(jws: Array(jws.utf8), trustAnchor: trustAnchor, crls: crls, at: time)
     }
 
     init(payload: MetadataPayloadParser.Payload, signingChain: [Certificate]) {
@@ -109,7 +96,7 @@ public struct MetadataBLOB: Sendable {
     /// The entry listing an attestation certificate key identifier (fido-u2f authenticators,
     /// which have no AAGUID), if any.
     /// - Parameter identifier: hex SHA-1 of the certificate's subject public key (either case).
-    public func entry(attestationCertificateKeyIdentifier identifier: String) -> MetadataEntry? {
+    package func entry(attestationCertificateKeyIdentifier identifier: String) -> MetadataEntry? {
         guard let index = byKeyIdentifier[identifier.lowercased()], entries.indices.contains(index) else { return nil }
         return entries[index]
     }
@@ -323,7 +310,7 @@ extension MetadataBLOB {
     /// Reads and indexes a payload as if its signature had verified (no signing chain).
     ///
     /// Package access only: the `metadata-payload` fuzz target feeds hostile payload JSON
-    /// through this. Servers use ``init(jws:trustAnchor:crls:at:)-([UInt8],_,_,_)``, which verifies first.
+    /// through this. Servers use ``init(jws:trustAnchor:crls:at:)``, which verifies first.
     /// - Throws: ``WebAuthnError`` with category `metadata`.
     package static func indexUnverifiedPayload(_ bytes: [UInt8]) throws(WebAuthnError) -> MetadataBLOB {
         MetadataBLOB(payload: try MetadataPayloadParser.parse(bytes), signingChain: [])

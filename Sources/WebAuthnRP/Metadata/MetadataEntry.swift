@@ -4,16 +4,13 @@ public import Foundation
 ///
 /// Kept as text so that a status this library does not know yet still reaches the caller;
 /// the known values are constants.
-public struct AuthenticatorStatus: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+public struct AuthenticatorStatus: OpenStringValue {
     /// The status as written in the BLOB, for example `FIDO_CERTIFIED_L1`.
     public let rawValue: String
 
     /// Wraps a status text.
     /// - Parameter rawValue: the status as written in the BLOB.
     public init(rawValue: String) { self.rawValue = rawValue }
-
-    /// The status text.
-    public var description: String { rawValue }
 
     /// Not certified by the FIDO Alliance.
     static let notFIDOCertified = AuthenticatorStatus(rawValue: "NOT_FIDO_CERTIFIED")
@@ -65,23 +62,21 @@ public struct AuthenticatorStatus: RawRepresentable, Sendable, Hashable, CustomS
     }
 }
 
-/// A FIDO authenticator certification level, ordered from weakest to strongest.
-public enum CertificationLevel: Int, Sendable, Comparable, CaseIterable {
+/// A FIDO authenticator certification level, ordered from weakest to strongest (the order of
+/// the cases, which `Comparable` follows).
+public enum CertificationLevel: Sendable, Comparable, CaseIterable {
     /// Level 1.
-    case l1 = 10
+    case l1
     /// Level 1+.
-    case l1plus = 15
+    case l1plus
     /// Level 2.
-    case l2 = 20
+    case l2
     /// Level 2+.
-    case l2plus = 25
+    case l2plus
     /// Level 3.
-    case l3 = 30
+    case l3
     /// Level 3+.
-    case l3plus = 35
-
-    /// Orders by strength.
-    public static func < (lhs: CertificationLevel, rhs: CertificationLevel) -> Bool { lhs.rawValue < rhs.rawValue }
+    case l3plus
 }
 
 /// One status report of a metadata entry (MDS3 `StatusReport`): the status and when it took
@@ -105,15 +100,16 @@ struct UserVerificationMethod: Sendable, Hashable {
     let method: String
 }
 
-/// The parts of a metadata statement (MDS3 `MetadataStatement`) a server shows: its name and
-/// icon. What the library decides on is read here too, internally; every member as written is
-/// in the entry's ``MetadataEntry/json`` (`metadataStatement`).
-public struct MetadataStatement: Sendable {
+/// The parts of a metadata statement (MDS3 `MetadataStatement`) the library reads: what it
+/// decides on, and the name and icon an entry shows (``MetadataEntry/name``,
+/// ``MetadataEntry/icon``). Every member as written is in the entry's ``MetadataEntry/json``
+/// (`metadataStatement`).
+package struct MetadataStatement: Sendable {
     /// The authenticator's name for people (`description`); empty when the statement has none
     /// that is text.
-    public let description: String
+    let description: String
     /// The icon, a `data:` URL, if given.
-    public let icon: String?
+    let icon: String?
     /// The firmware version the statement describes (`authenticatorVersion`); 0 when it is
     /// absent or not an unsigned 32-bit integer (descriptive members never cost the entry).
     let authenticatorVersion: UInt32
@@ -138,7 +134,7 @@ public struct MetadataEntry: Sendable {
     /// certificates' subject public keys.
     package let attestationCertificateKeyIdentifiers: [String]
     /// The metadata statement, if the entry has one.
-    public let statement: MetadataStatement?
+    package let statement: MetadataStatement?
     /// The status reports, in the BLOB's order.
     let statusReports: [MetadataStatusReport]
     /// The entry as the signed BLOB wrote it (`MetadataBLOBPayloadEntry`): every member of the
@@ -159,8 +155,10 @@ public struct MetadataEntry: Sendable {
     /// ``certificationLevel(at:)`` without a time.
     let certificationLevel: CertificationLevel?
 
-    /// The name to show: the statement's description, if any and not empty.
+    /// The name to show: the metadata statement's `description`, if any and not empty.
     public var name: String? { statement.flatMap { $0.description.isEmpty ? nil : $0.description } }
+    /// The icon to show: the metadata statement's `icon`, a `data:` URL, if given.
+    public var icon: String? { statement?.icon }
 
     init(
         aaguid: AAGUID?, attestationCertificateKeyIdentifiers: [String], statement: MetadataStatement?,
@@ -217,6 +215,6 @@ public struct MetadataEntry: Sendable {
     private static func rank(_ report: MetadataStatusReport) -> Int {
         if AuthenticatorStatus.compromised.contains(report.status) { return 2_000 }
         guard let level = report.status.certificationLevel else { return 1_000 }
-        return level.rawValue
+        return CertificationLevel.allCases.firstIndex(of: level) ?? 0
     }
 }

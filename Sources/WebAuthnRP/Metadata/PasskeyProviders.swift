@@ -11,7 +11,7 @@ public import Foundation
 ///
 /// With FIDO metadata configured, the metadata statement's description wins (it is signed by
 /// the FIDO Alliance); the list names what metadata does not. Registration reports the name in
-/// ``AttestationResult/authenticatorName`` (through ``VerificationPolicy/passkeyProviders``);
+/// ``AttestationResult/authenticatorName`` (through the policy's `passkeyProviders`);
 /// for a stored credential use ``name(for:metadata:)``.
 public struct PasskeyProviders: Sendable {
     /// Names by AAGUID.

@@ -1,20 +1,20 @@
-/// The options of the attestation formats that have any, in one value
-/// (``AttestationPolicy/formats``). Each option is read only by its own format's procedure
+/// The options of the attestation formats that have any, in one value, fixed once made (an
+/// ``AttestationPolicy`` carries it). Each option is read only by its own format's procedure
 /// (W3C L3 §8), and by the trust step for `compound`; the defaults are the strict choices.
 public struct AttestationFormatOptions: Sendable, Equatable {
     /// `android-key` (§8.4): which authorization lists count for origin and purpose.
-    public var androidKeyAuthorizations: AndroidKeyAuthorizationPolicy
+    var androidKeyAuthorizations: AndroidKeyAuthorizationPolicy
     /// `android-safetynet` (§8.5): the largest accepted age (and clock skew) of the attestation
     /// `timestampMs` relative to the verification time, in seconds.
-    public var safetyNetMaximumAge: Double
+    var safetyNetMaximumAge: Double
     /// `compound` (§8.9): whether every sub-statement or at least one must verify.
-    public var compoundRequirement: CompoundRequirement
+    var compoundRequirement: CompoundRequirement
     /// `tpm` (§8.3): reject (category `attestation`) an AIK certificate whose TPMManufacturer is
     /// not in the TCG TPM vendor registry (see `TPMManufacturer`; the FIDO conformance and W3C
     /// test-vector identifiers count as known). On by default, as in the other relying-party
     /// libraries; `false` accepts any vendor. Either way a TPMManufacturer that is not `id:` and
     /// eight hex digits is rejected.
-    public var requireKnownTPMManufacturer: Bool
+    var requireKnownTPMManufacturer: Bool
 
     /// Which Android Key authorization lists are consulted for origin and purpose.
     public enum AndroidKeyAuthorizationPolicy: Sendable, Equatable {

@@ -24,7 +24,7 @@ public struct RelyingParty: Sendable {
     /// When client data carries a `topOrigin`, it must be one of these.
     public let topOrigins: [String]
     /// SHA-256 of ``id``, computed once.
-    public let rpIdHash: [UInt8]
+    package let rpIdHash: [UInt8]
     /// ``origins`` and ``topOrigins`` parsed once, for matching.
     private let allowedOrigins: [OriginMatcher.Allowed]
     private let allowedTopOrigins: [OriginMatcher.Allowed]
@@ -339,67 +339,53 @@ extension RelyingParty {
         WebAuthnError(.configuration, step: "app association", reason)
     }
 
-    private static func json(_ value: some Encodable) -> Data {
+    fileprivate static func json(_ value: some Encodable) -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return (try? encoder.encode(value)) ?? Data("{}".utf8)
     }
 }
 
-/// The `/.well-known/webauthn` document (L3 §5.11): `{"origins": [...]}`, served as
-/// `application/json` over HTTPS at the RP ID's host.
-public struct RelatedOriginsDocument: Sendable, Hashable, Codable {
-    /// The related web origins, in the order a browser reads them.
-    public let origins: [String]
-
-    /// The document as JSON text (UTF-8), `/` unescaped.
-    public var jsonData: Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(self)) ?? Data("{\"origins\":[]}".utf8)
-    }
-}
-
 extension RelyingParty {
     /// The web origins in ``origins`` that are not the RP ID's host or a subdomain of it: the
     /// ones a browser accepts only through the `/.well-known/webauthn` document.
-    public var relatedOrigins: [String] {
+    var relatedOrigins: [String] {
         origins.filter { origin in
             guard let host = Self.httpsHost(origin) else { return false }
             return !(host == id || host.hasSuffix("." + id))
         }
     }
 
-    /// The `/.well-known/webauthn` document for ``relatedOrigins``, after checking that a browser
-    /// would honour every one of them (see ``validateRelatedOrigins(labelLimit:publicSuffixes:)``).
+    /// The `/.well-known/webauthn` document (L3 §5.11), `{"origins": [...]}` listing the origins
+    /// outside the RP ID, to serve as `application/json` over HTTPS at the RP ID's host; checked
+    /// first, the way a browser reads it (L3 §5.11.1, in order): each must be an https origin
+    /// with a domain host (no path, query or fragment), its host must have a registrable domain,
+    /// and its registrable origin label must be among the first `labelLimit` distinct labels.
+    /// Registrable domains come from a built-in list of common public suffixes plus
+    /// `publicSuffixes` (the library does not ship the whole Public Suffix List); any other host
+    /// is taken to end in a one-label suffix. Call it at start-up, so a mistake is found when the
+    /// server starts rather than in a user's browser.
     /// - Parameters:
     ///   - labelLimit: the browser's limit on registrable origin labels (default 5: L3 requires
     ///     clients to support at least five, and Chromium stops at five).
-    ///   - publicSuffixes: public suffixes beyond the built-in list (for example `"co.example"`).
-    /// - Returns: the document; serve ``RelatedOriginsDocument/jsonData``.
-    /// - Throws: ``WebAuthnError`` `configuration` naming the first origin a browser would not honour.
+    ///   - publicSuffixes: public suffixes beyond the built-in list, lowercase, without leading
+    ///     dot (for example `"co.example"`).
+    /// - Returns: the document as JSON text (UTF-8, `/` unescaped), or nil when every origin is
+    ///   under the RP ID and there is nothing to serve.
+    /// - Throws: ``WebAuthnError`` `configuration` (step `related origins`) naming the first
+    ///   origin a browser would not honour, and why.
     public func relatedOriginsDocument(
         labelLimit: Int = 5,
         publicSuffixes: Set<String> = []
-    ) throws(WebAuthnError) -> RelatedOriginsDocument {
+    ) throws(WebAuthnError) -> Data? {
         try validateRelatedOrigins(labelLimit: labelLimit, publicSuffixes: publicSuffixes)
-        return RelatedOriginsDocument(origins: relatedOrigins)
+        let related = relatedOrigins
+        return related.isEmpty ? nil : Self.json(["origins": related])
     }
 
-    /// Runs the browser's related origins validation procedure (L3 §5.11.1) over
-    /// ``relatedOrigins`` in order, and fails where a browser would skip an origin: not an
-    /// https origin with a domain host (no path, query or fragment), a host without a
-    /// registrable domain, or a registrable origin label beyond the first `labelLimit` distinct
-    /// labels. Registrable domains come from a built-in list of common public suffixes plus
-    /// `publicSuffixes` (the library does not ship the whole Public Suffix List); any other host
-    /// is taken to end in a one-label suffix.
-    /// - Parameters:
-    ///   - labelLimit: the browser's limit (default 5, Chromium's).
-    ///   - publicSuffixes: extra public suffixes, lowercase, without leading dot.
-    /// - Throws: ``WebAuthnError`` `configuration` (step `related origins`) naming the origin and
-    ///   why a browser would not accept it, so the mistake is found when the server starts
-    ///   rather than in a user's browser.
-    public func validateRelatedOrigins(
+    /// The browser's related origins validation procedure (L3 §5.11.1) over ``relatedOrigins``
+    /// in order (``relatedOriginsDocument(labelLimit:publicSuffixes:)`` says what it checks).
+    func validateRelatedOrigins(
         labelLimit: Int = 5,
         publicSuffixes: Set<String> = []
     ) throws(WebAuthnError) {
@@ -495,11 +481,12 @@ extension RelyingParty {
     }
 
     /// The Android origin from the SHA-256 fingerprint that `keytool -list -v`, `apksigner` or
-    /// the Play Console shows (`AB:CD:…`, 32 bytes in hex, colons optional).
+    /// the Play Console shows (`AB:CD:…`, 32 bytes in hex, colons optional): what
+    /// ``AndroidApp/origin`` holds.
     /// - Parameter sha256Fingerprint: the fingerprint text.
     /// - Returns: the origin string.
     /// - Throws: ``WebAuthnError`` `malformed` when the text is not 32 bytes of hex.
-    public static func androidOrigin(sha256Fingerprint: String) throws(WebAuthnError) -> String {
+    static func androidOrigin(sha256Fingerprint: String) throws(WebAuthnError) -> String {
         var bytes: [UInt8] = []
         var high: UInt8?
         for scalar in sha256Fingerprint.unicodeScalars where scalar != ":" && scalar != " " {

@@ -9,54 +9,123 @@ public enum CounterPolicy: Sendable, Equatable {
     case acceptAndFlag
 }
 
-/// How a verified attestation is judged, and which roots make it trusted.
+/// What a registration's attestation must establish, where the roots that judge it come
+/// from, and which formats (with their options) count: one value, fixed once made, so that
+/// every combination it can express is one a relying party can mean.
+///
+/// Two questions are answered independently:
+/// - `chain`: must an attestation that carries a certificate chain (Basic, AttCA, AnonCA)
+///   end in a trust anchor (W3C L3 §7.1 step 29), or is trust only reported?
+/// - `unattested`: what happens to `none` and `self` attestations, which have no chain.
+///
+/// The anchors come from `source`: fixed roots (``FixedTrustAnchors``), the FIDO Metadata
+/// Service (``MetadataTrust``), or the caller's own ``AttestationTrustSource``.
 public struct AttestationPolicy: Sendable {
-    /// What the attestation must establish and where its trust anchors come from (fixed
-    /// roots, the FIDO Metadata Service, or the caller's own source). Default: nothing
-    /// required, no anchors.
-    public var requirement: AttestationRequirement
-    /// The options of the formats that have any (`android-key`, `android-safetynet`, `tpm`,
-    /// `compound`), each read only by its own format. Default: every option at its default.
-    public var formats: AttestationFormatOptions
-    /// Formats accepted at all (nil: every supported format).
-    public var allowedFormats: Set<String>?
+    /// Whether a certificate chain must end in a trust anchor.
+    public enum Chain: Sendable, Equatable {
+        /// Trust is judged and reported (``AttestationResult/trusted``); an untrusted chain is accepted.
+        case reported
+        /// A chain that does not end in one of the source's anchors is rejected (category `trust`).
+        case required
+    }
 
-    /// Creates a policy.
+    /// What a `none` or `self` attestation (no certificate chain) means.
+    public enum Unattested: Sendable, Equatable {
+        /// Accepted, recorded as untrusted. Platforms may send `none` even when the options
+        /// asked for `direct` (privacy settings, synced passkeys).
+        case accepted
+        /// `none` answering options that asked for `direct` or `enterprise` attestation is
+        /// rejected (category `trust`); otherwise accepted. `self` is accepted.
+        case rejectedWhenRequested
+        /// `none` and `self` are rejected (category `trust`).
+        case rejected
+    }
+
+    /// Where the trust anchors for each authenticator come from.
+    var source: any AttestationTrustSource
+    /// Whether a chain must end in an anchor.
+    package var chain: Chain
+    /// What an attestation without a chain means.
+    package var unattested: Unattested
+    /// The options of the formats that have any (`android-key`, `android-safetynet`, `tpm`,
+    /// `compound`), each read only by its own format.
+    var formats: AttestationFormatOptions
+    /// Formats accepted at all (nil: every supported format).
+    var allowedFormats: Set<String>?
+
+    /// Creates a policy. The defaults require nothing: any attestation that verifies (or none)
+    /// is accepted, with no anchors, so every chain is reported as untrusted.
     /// - Parameters:
-    ///   - requirement: what the attestation must establish, and the anchors (default: nothing required).
+    ///   - source: where anchors come from (default: none at all).
+    ///   - chain: whether a chain must end in an anchor (default: reported only).
+    ///   - unattested: what `none` and `self` mean (default: accepted).
     ///   - formats: the per-format options (default: each at its default).
-    ///   - allowedFormats: formats accepted (default all supported).
+    ///   - allowedFormats: formats accepted (default: every supported format).
     public init(
-        requirement: AttestationRequirement = .none, formats: AttestationFormatOptions = AttestationFormatOptions(),
+        source: any AttestationTrustSource = FixedTrustAnchors([]), chain: Chain = .reported,
+        unattested: Unattested = .accepted, formats: AttestationFormatOptions = AttestationFormatOptions(),
         allowedFormats: Set<String>? = nil
     ) {
-        self.requirement = requirement
+        self.source = source
+        self.chain = chain
+        self.unattested = unattested
         self.formats = formats
         self.allowedFormats = allowedFormats
     }
 
+    /// Chains must end in one of `anchors`; `none` and `self` are rejected; every format at its defaults.
+    /// - Parameter anchors: the roots.
+    public static func trusted(by anchors: [Certificate]) -> AttestationPolicy {
+        AttestationPolicy(source: FixedTrustAnchors(anchors), chain: .required, unattested: .rejected)
+    }
+
+    /// The step 29 decision: throws `trust` when the outcome does not meet the requirement.
+    /// - Parameters:
+    ///   - type: the verified attestation type.
+    ///   - trusted: whether the path ended in an anchor.
+    ///   - reason: why it did not, for the message.
+    ///   - requested: the conveyance the options asked for.
+    func check(
+        type: AttestationType, trusted: Bool, reason: String?,
+        requested: AttestationConveyancePreference
+    ) throws(WebAuthnError) {
+        let unattestedType = type == .none || type == .self
+        switch unattested {
+        case .accepted:
+            break
+        case .rejectedWhenRequested:
+            if type == .none, requested == .direct || requested == .enterprise {
+                throw WebAuthnError(.trust, "the options asked for \(requested.rawValue) attestation and none arrived")
+            }
+        case .rejected:
+            if unattestedType {
+                throw WebAuthnError(.trust, "attestation (\(type.rawValue)) has no certificate chain and the policy requires one")
+            }
+        }
+        guard chain == .required, !trusted, !unattestedType else { return }
+        throw WebAuthnError(.trust, "attestation (\(type.rawValue)) is not trusted: \(reason ?? "no anchor")")
+    }
 }
 
-/// The relying party's standing policy for every ceremony. Per-ceremony choices
-/// (challenge, user verification, algorithms offered) travel with the issued
-/// challenge instead; the clock is always passed in.
+/// The relying party's standing policy for every ceremony, fixed once made (the service reads
+/// it; a server sets it through the initializer). Per-ceremony choices (challenge, user
+/// verification, algorithms offered) travel with the issued challenge instead; the clock is
+/// always passed in.
 public struct VerificationPolicy: Sendable {
-    /// Algorithms the RP accepts at all (a credential must use one of these and one
-    /// the options offered). Default: every algorithm this library verifies.
-    public var acceptedAlgorithms: [COSEAlgorithm]
+    /// Algorithms the RP accepts at all (a credential must use one of these and one the options offered).
+    package var acceptedAlgorithms: [COSEAlgorithm]
     /// Attestation judgement and trust anchors.
-    public var attestation: AttestationPolicy
+    package var attestation: AttestationPolicy
     /// What a non-increasing signature counter does.
-    public var counter: CounterPolicy
+    package var counter: CounterPolicy
     /// How long an issued challenge stays answerable, in seconds (default 300). A response
     /// verified exactly `challengeLifetime` after issue is accepted; one verified later is
     /// rejected (`challenge`). A negative or NaN lifetime makes every challenge expired.
-    public var challengeLifetime: TimeInterval
-    /// How extension outputs are judged (default: unsolicited outputs ignored).
-    public var extensions = ExtensionPolicy()
-    /// Names ``AttestationResult/authenticatorName`` when FIDO metadata has none (default:
-    /// the shipped snapshot; assign a newer list loaded with ``PasskeyProviders/init(jsonData:)``).
-    public var passkeyProviders = PasskeyProviders.snapshot
+    public internal(set) var challengeLifetime: TimeInterval
+    /// How extension outputs are judged.
+    var extensions: ExtensionPolicy
+    /// Names ``AttestationResult/authenticatorName`` when FIDO metadata has none.
+    var passkeyProviders: PasskeyProviders
 
     /// Algorithms offered by default, most preferred first.
     public static let defaultAlgorithms: [COSEAlgorithm] = [
@@ -66,19 +135,30 @@ public struct VerificationPolicy: Sendable {
 
     /// Creates a policy.
     /// - Parameters:
-    ///   - acceptedAlgorithms: algorithms accepted for credentials.
-    ///   - attestation: attestation policy.
+    ///   - acceptedAlgorithms: algorithms accepted for credentials (default: every algorithm
+    ///     this library verifies).
+    ///   - attestation: attestation policy (default: nothing required).
     ///   - counter: counter policy (default reject).
     ///   - challengeLifetime: seconds an issued challenge stays valid (default 300).
+    ///   - rejectUnsolicitedExtensionOutputs: reject (`extension`) any output of an extension
+    ///     the options did not ask for. Default false: L3 §9 lets a relying party ignore
+    ///     unsolicited outputs, and clients add some on their own (Chromium asks security keys
+    ///     for `credProtect` when it creates a discoverable credential), so strict servers
+    ///     should expect those to be refused.
+    ///   - passkeyProviders: names an authenticator when FIDO metadata has none (default: the
+    ///     shipped snapshot; pass a newer list loaded with ``PasskeyProviders/init(jsonData:)``).
     public init(
         acceptedAlgorithms: [COSEAlgorithm] = VerificationPolicy.defaultAlgorithms,
         attestation: AttestationPolicy = AttestationPolicy(), counter: CounterPolicy = .reject,
-        challengeLifetime: TimeInterval = 300
+        challengeLifetime: TimeInterval = 300, rejectUnsolicitedExtensionOutputs: Bool = false,
+        passkeyProviders: PasskeyProviders = .snapshot
     ) {
         self.acceptedAlgorithms = acceptedAlgorithms
         self.attestation = attestation
         self.counter = counter
         self.challengeLifetime = challengeLifetime
+        self.extensions = ExtensionPolicy(rejectUnsolicitedOutputs: rejectUnsolicitedExtensionOutputs)
+        self.passkeyProviders = passkeyProviders
     }
 }
 

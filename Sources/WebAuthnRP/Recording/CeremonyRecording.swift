@@ -99,11 +99,11 @@ public struct CeremonyRecording: Sendable {
     var unrecordedSettings: [String] {
         var notes: [String] = []
         if relyingParty.allowSubdomains { notes.append("relyingParty.allowSubdomains is true (not in the format)") }
-        if !(policy.attestation.requirement.source is FixedTrustAnchors) {
+        if !(policy.attestation.source is FixedTrustAnchors) {
             notes.append(
-                "attestation trust source \(type(of: policy.attestation.requirement.source)) is not recorded; only fixed anchors are")
+                "attestation trust source \(type(of: policy.attestation.source)) is not recorded; only fixed anchors are")
         }
-        let requirement = policy.attestation.requirement
+        let requirement = policy.attestation
         if (requirement.chain == .required) != (requirement.unattested == .rejected) {
             notes.append(
                 "attestation chain \(requirement.chain) with unattested \(requirement.unattested) is recorded as requireTrustedAttestation \(requirement.chain == .required)"
@@ -113,7 +113,7 @@ public struct CeremonyRecording: Sendable {
         if policy.attestation.formats != AttestationFormatOptions() {
             notes.append("non-default per-format attestation options (AttestationFormatOptions) are not recorded")
         }
-        if policy.extensions != ExtensionPolicy() { notes.append("a non-default ExtensionPolicy is not recorded") }
+        if policy.extensions.rejectUnsolicitedOutputs { notes.append("rejectUnsolicitedExtensionOutputs is not recorded") }
         if issued?.conditionalCreate == true { notes.append("conditional create (UP not required) is not recorded") }
         return notes
     }
@@ -162,9 +162,9 @@ public struct CeremonyRecording: Sendable {
             "verificationTime": .string(Self.time(receivedAt)),
             "challengeLifetime": .number(lifetime),
             "allowCounterRegression": .bool(policy.counter == .acceptAndFlag),
-            "requireTrustedAttestation": .bool(policy.attestation.requirement.chain == .required),
+            "requireTrustedAttestation": .bool(policy.attestation.chain == .required),
         ]
-        if let fixed = policy.attestation.requirement.source as? FixedTrustAnchors, !fixed.anchors.isEmpty {
+        if let fixed = policy.attestation.source as? FixedTrustAnchors, !fixed.anchors.isEmpty {
             policyJSON["trustAnchors"] = .array(fixed.anchors.map { .string(Base64URL.encode($0.derBytes)) })
         }
 

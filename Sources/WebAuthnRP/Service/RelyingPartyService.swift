@@ -16,7 +16,7 @@ public struct RelyingPartyService: Sendable {
     /// The policy.
     public let policy: VerificationPolicy
     /// How challenges travel from `begin…` to `finish…`.
-    public let challenges: ChallengeTransport
+    let challenges: ChallengeTransport
     /// Registered credentials.
     public let credentials: any CredentialStore
     /// Credential keys and attestation certificates kept between ceremonies, shared by the
@@ -342,7 +342,7 @@ struct CeremonyFacts {
 extension RelyingPartyService {
     /// Starts a registration: builds creation options from `request` with a fresh 32-byte
     /// challenge and makes the challenge, bound to this ceremony, outstanding (stored, or
-    /// sealed into the returned token, as ``challenges`` says).
+    /// sealed into the returned token, as the service's ``ChallengeTransport`` says).
     /// - Parameters:
     ///   - request: what to ask the client for (see ``RegistrationRequest`` for the defaults).
     ///   - now: the current time.

@@ -41,10 +41,11 @@ public struct SealedChallengeKey: Sendable {
         key = bytes
     }
 
-    /// A new random key (libcrypto's CSPRNG).
+    /// A new random key (libcrypto's CSPRNG), for tests: a server's key comes from its secret
+    /// store, since every node and every restart must open the same tokens.
     /// - Returns: the key.
     /// - Throws: ``CryptoError`` when the generator fails.
-    public static func generate() throws -> SealedChallengeKey {
+    static func generate() throws -> SealedChallengeKey {
         try SealedChallengeKey(try SecureRandom.bytes(count: AES256GCM.keySize))
     }
 

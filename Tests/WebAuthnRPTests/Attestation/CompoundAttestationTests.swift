@@ -37,8 +37,7 @@ struct CompoundStatementFactory {
         try apple.context(
             .array(entries), format: "compound",
             policy: AttestationPolicy(
-                requirement: AttestationRequirement(source: FixedTrustAnchors(trustAnchors)),
-                formats: AttestationFormatOptions(compoundRequirement: requirement),
+                source: FixedTrustAnchors(trustAnchors), formats: AttestationFormatOptions(compoundRequirement: requirement),
                 allowedFormats: allowedFormats))
     }
 
@@ -252,7 +251,7 @@ struct CompoundAttestationTests {
             // Trust required; self attestation alone would be accepted (unattested .accepted).
             let policy = VerificationPolicy(
                 attestation: AttestationPolicy(
-                    requirement: AttestationRequirement(source: FixedTrustAnchors([ca.certificate]), chain: .required),
+                    source: FixedTrustAnchors([ca.certificate]), chain: .required,
                     formats: AttestationFormatOptions(compoundRequirement: requirement)))
             return CeremonyFixture.register(response, issued: issued, policy: policy)
         }

@@ -74,7 +74,7 @@ struct KnownAttestationRootsTests {
             let der = try #require(entry.derBytes, "\(entry.name) is not base64")
             #expect(throws: Never.self, "\(entry.name)") { _ = try Certificate(derEncoded: der) }
         }
-        #expect(KnownAttestationRoots.all.count == KnownAttestationRoots.embedded.count)
+        #expect(KnownAttestationRoots.parsed.count == KnownAttestationRoots.embedded.count)
         #expect(KnownAttestationRoots.appleWebAuthnRootCA != nil)
         #expect(KnownAttestationRoots.googleHardwareAttestationRoots.count == 5)
         #expect(KnownAttestationRoots.globalSignSafetyNetRoots.count == 3)
@@ -113,8 +113,8 @@ struct KnownAttestationRootsTests {
     @Test("no known root is trusted by default")
     func notTrustedByDefault() throws {
         let authenticator = AttestedAuthenticator(aaguid: .zero, format: "packed", type: .basic, trustPath: [])
-        #expect(try AttestationPolicy().requirement.source.trust(for: authenticator, at: Date()).anchors.isEmpty)
-        #expect(try VerificationPolicy().attestation.requirement.source.trust(for: authenticator, at: Date()).anchors.isEmpty)
+        #expect(try AttestationPolicy().source.trust(for: authenticator, at: Date()).anchors.isEmpty)
+        #expect(try VerificationPolicy().attestation.source.trust(for: authenticator, at: Date()).anchors.isEmpty)
     }
 
     @Test("each embedded root reads the same from the DER walk as through libcrypto's getters")

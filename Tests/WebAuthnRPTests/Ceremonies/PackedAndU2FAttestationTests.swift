@@ -24,7 +24,7 @@ struct PackedAndU2FAttestationTests {
     }
 
     static func trusting(_ ca: TestAuthenticator.CA) -> VerificationPolicy {
-        VerificationPolicy(attestation: AttestationPolicy(requirement: .trusted(by: [ca.certificate])))
+        VerificationPolicy(attestation: AttestationPolicy.trusted(by: [ca.certificate]))
     }
 
     /// Replaces attStmt member `key` with `value` (or removes it when nil).

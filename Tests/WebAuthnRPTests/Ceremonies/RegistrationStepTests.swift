@@ -384,16 +384,17 @@ struct RegistrationStepTests {
     func step29Untrusted() throws {
         let ca = try TestAuthenticator.CA.make()
         let other = try TestAuthenticator.CA.make(name: "Other Root")
-        let requireTrust = VerificationPolicy(attestation: AttestationPolicy(requirement: .trusted(by: [other.certificate])))
+        let requireTrust = VerificationPolicy(attestation: AttestationPolicy.trusted(by: [other.certificate]))
         try register(try TestAuthenticator(), Options(attestation: .packed(ca: ca)), policy: requireTrust)
             .expectRejected(.trust, step: "§7.1 step 29")
         // Accepting unattested registrations covers none and self, never an untrusted chain.
-        var lenient = requireTrust
-        lenient.attestation.requirement.unattested = .accepted
+        let lenient = VerificationPolicy(
+            attestation: AttestationPolicy(
+                source: FixedTrustAnchors([other.certificate]), chain: .required, unattested: .accepted))
         try register(try TestAuthenticator(), Options(attestation: .packed(ca: ca)), policy: lenient)
             .expectRejected(.trust, step: "§7.1 step 29")
         // The same chain with its root as an anchor is trusted.
-        let trusting = VerificationPolicy(attestation: AttestationPolicy(requirement: .trusted(by: [ca.certificate])))
+        let trusting = VerificationPolicy(attestation: AttestationPolicy.trusted(by: [ca.certificate]))
         let verified = try #require(
             try register(
                 try TestAuthenticator(), Options(attestation: .packed(ca: ca)),
@@ -404,7 +405,7 @@ struct RegistrationStepTests {
         #expect(verified.record.attestationTrusted)
         // Without the requirement, the untrusted chain registers, recorded as untrusted.
         let open = VerificationPolicy(
-            attestation: AttestationPolicy(requirement: AttestationRequirement(source: FixedTrustAnchors([other.certificate]))))
+            attestation: AttestationPolicy(source: FixedTrustAnchors([other.certificate])))
         let untrusted = try #require(
             try register(
                 try TestAuthenticator(), Options(attestation: .packed(ca: ca)),
@@ -419,10 +420,11 @@ struct RegistrationStepTests {
         arguments: [TestAuthenticator.Attestation.none, .packedSelf])
     func step29Unattested(_ attestation: TestAuthenticator.Attestation) throws {
         let ca = try TestAuthenticator.CA.make()
-        var policy = VerificationPolicy(attestation: AttestationPolicy(requirement: .trusted(by: [ca.certificate])))
+        var policy = VerificationPolicy(attestation: AttestationPolicy.trusted(by: [ca.certificate]))
         try register(try TestAuthenticator(), Options(attestation: attestation), policy: policy)
             .expectRejected(.trust, step: "§7.1 step 29")
-        policy.attestation.requirement.unattested = .accepted
+        policy = VerificationPolicy(
+            attestation: AttestationPolicy(source: FixedTrustAnchors([ca.certificate]), chain: .required, unattested: .accepted))
         let verified = try #require(try register(try TestAuthenticator(), Options(attestation: attestation), policy: policy).accepted())
         #expect(!verified.attestation.trusted)
         #expect(!verified.record.attestationTrusted)
@@ -474,7 +476,7 @@ struct RegistrationStepTests {
         #expect(!record.attestationTrusted)
         #expect(record.attestationObject == nil)
         #expect(record.registrationClientDataJSON == nil)
-        #expect(verified.userPresent && verified.userVerified)
+        #expect(verified.userPresent && verified.record.uvInitialized)
         #expect(verified.credentialKey.algorithm == .es384)
         #expect(verified.clientData.origin == "https://example.org")
 

@@ -165,7 +165,7 @@ struct W3CVectorTests {
     static func policy(_ vector: Vector) throws -> VerificationPolicy {
         guard let anchor = vector.trustAnchor else { return VerificationPolicy() }
         let certificate = try Certificate(derEncoded: try bytes(anchor))
-        return VerificationPolicy(attestation: AttestationPolicy(requirement: .trusted(by: [certificate])))
+        return VerificationPolicy(attestation: AttestationPolicy.trusted(by: [certificate]))
     }
 
     static func registration(_ vector: Vector) throws -> RegistrationResponse {
@@ -224,7 +224,7 @@ struct W3CVectorTests {
         #expect(verified.attestation.trusted == vector.trusted)
         #expect(verified.authenticatorData.flags.rawValue == vector.registrationFlags)
         #expect(verified.userPresent)
-        #expect(verified.userVerified == vector.userVerified)
+        #expect(verified.record.uvInitialized == vector.userVerified)
         if let anchor = vector.trustAnchor {
             #expect(verified.attestation.trustAnchor?.derBytes == (try Self.bytes(anchor)))
             #expect(verified.attestation.trustPath.count == 1)

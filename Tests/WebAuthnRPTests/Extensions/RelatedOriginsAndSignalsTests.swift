@@ -17,12 +17,14 @@ struct RelatedOriginsAndSignalsTests {
             "https://example.com", "https://login.example.com", "https://example.co.uk",
             "https://example.de", "https://exampledelivery.com", "android:apk-key-hash:abc",
         ])
-        let document = try rp.relatedOriginsDocument()
-        #expect(document.origins == ["https://example.co.uk", "https://example.de", "https://exampledelivery.com"])
-        let text = String(decoding: document.jsonData, as: UTF8.self)
+        let document = try #require(try rp.relatedOriginsDocument())
+        let text = String(decoding: document, as: UTF8.self)
         #expect(text.contains("\"https://example.co.uk\""))
-        let decoded = try JSONDecoder().decode([String: [String]].self, from: document.jsonData)
-        #expect(decoded == ["origins": document.origins])
+        let decoded = try JSONDecoder().decode([String: [String]].self, from: document)
+        #expect(decoded == ["origins": ["https://example.co.uk", "https://example.de", "https://exampledelivery.com"]])
+        // Every origin under the RP ID (or not a web origin): nothing to serve.
+        #expect(
+            try Self.rp(["https://example.com", "https://login.example.com", "android:apk-key-hash:abc"]).relatedOriginsDocument() == nil)
     }
 
     @Test("labels are counted as browsers count them: the sixth distinct label fails, repeats are free")

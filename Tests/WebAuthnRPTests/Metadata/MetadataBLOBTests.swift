@@ -38,7 +38,7 @@ struct MetadataBLOBTests {
     func valid() throws {
         let mds = try Self.service()
         let text = try mds.blob(payload: try TestMetadataService.payload(entries: Self.entries()))
-        let blob = try MetadataBLOB(jws: text + "\n", trustAnchor: mds.root.certificate, at: Self.now)
+        let blob = try MetadataBLOB(jws: (text + "\n").utf8, trustAnchor: mds.root.certificate, at: Self.now)
         #expect(blob.number == 7)
         #expect(blob.entries.count == 3)
         #expect(blob.signingChain.count == 3)
@@ -56,7 +56,7 @@ struct MetadataBLOBTests {
         #expect(entry.statement?.attestationTypes == ["basic_full"])
         #expect(entry.statement?.keyProtection == ["hardware", "secure_element"])
         #expect(entry.statement?.userVerificationDetails.count == 2)
-        #expect(entry.statement?.icon?.hasPrefix("data:image/png") == true)
+        #expect(entry.icon?.hasPrefix("data:image/png") == true)
         #expect(blob.entry(attestationCertificateKeyIdentifier: "aabbccddeeff00112233445566778899aabbccdd")?.name == "Test U2F Key")
         let revokedAAGUID = try #require(AAGUID(uuidString: "11111111-2222-3333-4444-555555555555"))
         let revoked = try #require(blob.entry(aaguid: revokedAAGUID))
@@ -69,7 +69,7 @@ struct MetadataBLOBTests {
     func rsa(_ alg: String) throws {
         let mds = try Self.service(.rsa(bits: 2048))
         let text = try mds.blob(payload: try TestMetadataService.payload(entries: Self.entries()), alg: alg)
-        #expect(try MetadataBLOB(jws: text, trustAnchor: mds.root.certificate, at: Self.now).entries.count == 3)
+        #expect(try MetadataBLOB(jws: text.utf8, trustAnchor: mds.root.certificate, at: Self.now).entries.count == 3)
     }
 
     @Test("a signature by another key is refused (metadata)")
@@ -77,7 +77,8 @@ struct MetadataBLOBTests {
         let mds = try Self.service()
         let other = try PrivateKey.derive(.p256, seed: "not the signer")
         let text = try mds.blob(payload: try TestMetadataService.payload(entries: Self.entries()), signingKey: other)
-        let error = failure { () throws(WebAuthnError) in try MetadataBLOB(jws: text, trustAnchor: mds.root.certificate, at: Self.now) }
+        let error = failure { () throws(WebAuthnError) in try MetadataBLOB(jws: text.utf8, trustAnchor: mds.root.certificate, at: Self.now)
+        }
         #expect(error?.category == .metadata)
         #expect(error?.message.contains("signature does not verify") == true, "\(String(describing: error))")
     }
@@ -89,7 +90,9 @@ struct MetadataBLOBTests {
         let parts = text.split(separator: ".").map(String.init)
         let forged = try TestMetadataService.payload(entries: Self.entries(), number: 8)
         let tampered = parts[0] + "." + Base64URL.encode(forged) + "." + parts[2]
-        let error = failure { () throws(WebAuthnError) in try MetadataBLOB(jws: tampered, trustAnchor: mds.root.certificate, at: Self.now) }
+        let error = failure { () throws(WebAuthnError) in
+            try MetadataBLOB(jws: tampered.utf8, trustAnchor: mds.root.certificate, at: Self.now)
+        }
         #expect(error?.category == .metadata)
     }
 
@@ -98,7 +101,9 @@ struct MetadataBLOBTests {
         let mds = try Self.service()
         let other = try TestMetadataService.make(seed: "another root")
         let text = try mds.blob(payload: try TestMetadataService.payload(entries: Self.entries()))
-        let error = failure { () throws(WebAuthnError) in try MetadataBLOB(jws: text, trustAnchor: other.root.certificate, at: Self.now) }
+        let error = failure { () throws(WebAuthnError) in
+            try MetadataBLOB(jws: text.utf8, trustAnchor: other.root.certificate, at: Self.now)
+        }
         #expect(error?.category == .metadata)
         #expect(error?.message.contains("x5c signing chain") == true, "\(String(describing: error))")
     }
@@ -107,10 +112,11 @@ struct MetadataBLOBTests {
     func expiredSigner() throws {
         let mds = try Self.service(signerNotAfter: Date(timeIntervalSince1970: 1_740_787_200))  // 2025-03-01
         let text = try mds.blob(payload: try TestMetadataService.payload(entries: Self.entries()))
-        let error = failure { () throws(WebAuthnError) in try MetadataBLOB(jws: text, trustAnchor: mds.root.certificate, at: Self.now) }
+        let error = failure { () throws(WebAuthnError) in try MetadataBLOB(jws: text.utf8, trustAnchor: mds.root.certificate, at: Self.now)
+        }
         #expect(error?.category == .metadata)
         #expect(error?.message.contains("expired") == true, "\(String(describing: error))")
-        _ = try MetadataBLOB(jws: text, trustAnchor: mds.root.certificate, at: TestMetadataService.reference)
+        _ = try MetadataBLOB(jws: text.utf8, trustAnchor: mds.root.certificate, at: TestMetadataService.reference)
     }
 
     @Test("a signing certificate listed in the intermediate's CRL is refused; an empty CRL passes")
@@ -120,20 +126,20 @@ struct MetadataBLOBTests {
         let start = TestMetadataService.reference, end = Self.now.addingTimeInterval(86_400 * 30)
         let revoking = try TestMetadataService.crl(issuer: mds.intermediate, revokedSerials: [[0x03]], thisUpdate: start, nextUpdate: end)
         let error = failure { () throws(WebAuthnError) in
-            try MetadataBLOB(jws: text, trustAnchor: mds.root.certificate, crls: [revoking], at: Self.now)
+            try MetadataBLOB(jws: text.utf8, trustAnchor: mds.root.certificate, crls: [revoking], at: Self.now)
         }
         #expect(error?.category == .metadata)
         #expect(error?.message.contains("revoked") == true, "\(String(describing: error))")
         let clean = try TestMetadataService.crl(issuer: mds.intermediate, revokedSerials: [[0x09]], thisUpdate: start, nextUpdate: end)
         let rootCRL = try TestMetadataService.crl(issuer: mds.root, revokedSerials: [], thisUpdate: start, nextUpdate: end)
-        _ = try MetadataBLOB(jws: text, trustAnchor: mds.root.certificate, crls: [clean, rootCRL], at: Self.now)
+        _ = try MetadataBLOB(jws: text.utf8, trustAnchor: mds.root.certificate, crls: [clean, rootCRL], at: Self.now)
         // A certificate whose issuer has no list given (the intermediate: no root CRL) is not checked.
-        _ = try MetadataBLOB(jws: text, trustAnchor: mds.root.certificate, crls: [clean], at: Self.now)
+        _ = try MetadataBLOB(jws: text.utf8, trustAnchor: mds.root.certificate, crls: [clean], at: Self.now)
         // The intermediate revoked by the root's list.
         let rootRevoking = try TestMetadataService.crl(issuer: mds.root, revokedSerials: [[0x02]], thisUpdate: start, nextUpdate: end)
         #expect(
             failure { () throws(WebAuthnError) in
-                try MetadataBLOB(jws: text, trustAnchor: mds.root.certificate, crls: [clean, rootRevoking], at: Self.now)
+                try MetadataBLOB(jws: text.utf8, trustAnchor: mds.root.certificate, crls: [clean, rootRevoking], at: Self.now)
             }?.category == .metadata)
         // A list past its nextUpdate refuses the BLOB too.
         let expiredList = try TestMetadataService.crl(
@@ -141,7 +147,7 @@ struct MetadataBLOBTests {
             nextUpdate: start.addingTimeInterval(86_400))
         #expect(
             failure { () throws(WebAuthnError) in
-                try MetadataBLOB(jws: text, trustAnchor: mds.root.certificate, crls: [expiredList], at: Self.now)
+                try MetadataBLOB(jws: text.utf8, trustAnchor: mds.root.certificate, crls: [expiredList], at: Self.now)
             }?.category == .metadata)
     }
 
@@ -149,10 +155,10 @@ struct MetadataBLOBTests {
     func noX5C() throws {
         let mds = try Self.service()
         let text = try mds.blob(payload: try TestMetadataService.payload(entries: Self.entries()), x5c: [], signingKey: mds.root.key)
-        #expect(try MetadataBLOB(jws: text, trustAnchor: mds.root.certificate, at: Self.now).signingChain.count == 1)
+        #expect(try MetadataBLOB(jws: text.utf8, trustAnchor: mds.root.certificate, at: Self.now).signingChain.count == 1)
         let bySigner = try mds.blob(payload: try TestMetadataService.payload(entries: Self.entries()), x5c: [])
         #expect(
-            failure { () throws(WebAuthnError) in try MetadataBLOB(jws: bySigner, trustAnchor: mds.root.certificate, at: Self.now) }?
+            failure { () throws(WebAuthnError) in try MetadataBLOB(jws: bySigner.utf8, trustAnchor: mds.root.certificate, at: Self.now) }?
                 .category == .metadata)
     }
 
@@ -165,7 +171,8 @@ struct MetadataBLOBTests {
         ])
     func hostileJWS(_ text: String, _ expected: String) throws {
         let mds = try Self.service()
-        let error = failure { () throws(WebAuthnError) in try MetadataBLOB(jws: text, trustAnchor: mds.root.certificate, at: Self.now) }
+        let error = failure { () throws(WebAuthnError) in try MetadataBLOB(jws: text.utf8, trustAnchor: mds.root.certificate, at: Self.now)
+        }
         #expect(error?.category == .metadata)
         #expect(error?.message.contains(expected) == true, "\(String(describing: error))")
     }
@@ -190,7 +197,9 @@ struct MetadataBLOBTests {
         ]
         for (header, expected) in cases {
             let text = try jws(header: header)
-            let error = failure { () throws(WebAuthnError) in try MetadataBLOB(jws: text, trustAnchor: mds.root.certificate, at: Self.now) }
+            let error = failure { () throws(WebAuthnError) in
+                try MetadataBLOB(jws: text.utf8, trustAnchor: mds.root.certificate, at: Self.now)
+            }
             #expect(error?.category == .metadata)
             #expect(error?.message.contains(expected) == true, "\(expected): \(String(describing: error))")
         }
@@ -202,7 +211,9 @@ struct MetadataBLOBTests {
         func refused(_ object: [String: Any], _ expected: String) throws {
             let payload = Array(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]))
             let text = try mds.blob(payload: payload)
-            let error = failure { () throws(WebAuthnError) in try MetadataBLOB(jws: text, trustAnchor: mds.root.certificate, at: Self.now) }
+            let error = failure { () throws(WebAuthnError) in
+                try MetadataBLOB(jws: text.utf8, trustAnchor: mds.root.certificate, at: Self.now)
+            }
             #expect(error?.category == .metadata)
             #expect(error?.message.contains(expected) == true, "\(expected): \(String(describing: error))")
         }
@@ -224,7 +235,7 @@ struct MetadataBLOBTests {
         let good = TestMetadataService.Entry(aaguid: "99999999-8888-7777-6666-555555555555", description: "Good Key").json
         let object: [String: Any] = ["no": 1, "nextUpdate": "2025-07-01", "entries": [broken, good]]
         let text = try mds.blob(payload: Array(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])))
-        let blob = try MetadataBLOB(jws: text, trustAnchor: mds.root.certificate, at: Self.now)
+        let blob = try MetadataBLOB(jws: text.utf8, trustAnchor: mds.root.certificate, at: Self.now)
         #expect(blob.entries.map { $0.name } == ["Good Key"], sourceLocation: sourceLocation)
         let goodAAGUID = try #require(AAGUID(uuidString: "99999999-8888-7777-6666-555555555555"))
         #expect(blob.entry(aaguid: goodAAGUID)?.name == "Good Key", sourceLocation: sourceLocation)
@@ -288,7 +299,7 @@ struct MetadataBLOBTests {
         var u2fDuplicate = TestMetadataService.Entry(aaguid: nil, description: "Duplicate U2F")
         u2fDuplicate.keyIdentifiers = ["aabbccddeeff00112233445566778899aabbccdd"]
         let text = try mds.blob(payload: try TestMetadataService.payload(entries: [broken, duplicate, u2fBrokenJSON, u2fDuplicate.json]))
-        let blob = try MetadataBLOB(jws: text, trustAnchor: mds.root.certificate, at: Self.now)
+        let blob = try MetadataBLOB(jws: text.utf8, trustAnchor: mds.root.certificate, at: Self.now)
         #expect(blob.entries.count == 2 && blob.skippedEntries.map(\.index) == [0, 2])
         #expect(blob.skippedEntries.last?.attestationCertificateKeyIdentifiers == ["aabbccddeeff00112233445566778899aabbccdd"])
         let aaguid = try #require(AAGUID(uuidString: Self.aaguid))
@@ -319,7 +330,7 @@ struct MetadataBLOBTests {
             ]
         ]
         let text = try mds.blob(payload: try TestMetadataService.payload(entries: [entry]))
-        let blob = try MetadataBLOB(jws: text, trustAnchor: mds.root.certificate, at: Self.now)
+        let blob = try MetadataBLOB(jws: text.utf8, trustAnchor: mds.root.certificate, at: Self.now)
         #expect(blob.skippedEntries.isEmpty)
         let aaguid = try #require(AAGUID(uuidString: Self.aaguid))
         let parsed = try #require(blob.entry(aaguid: aaguid))
@@ -348,7 +359,7 @@ struct MetadataBLOBTests {
         statement["attestationRootCertificates"] = [padded, wrapped, unpadded]
         entry["metadataStatement"] = statement
         let text = try mds.blob(payload: try TestMetadataService.payload(entries: [entry]))
-        let blob = try MetadataBLOB(jws: text, trustAnchor: mds.root.certificate, at: Self.now)
+        let blob = try MetadataBLOB(jws: text.utf8, trustAnchor: mds.root.certificate, at: Self.now)
         #expect(blob.entries.first?.statement?.attestationRootCertificates == [der, der, der])
     }
 
@@ -372,7 +383,7 @@ struct MetadataBLOBTests {
         ]
         let mds = try Self.service()
         let text = try mds.blob(payload: try TestMetadataService.payload(entries: [entry.json]))
-        let blob = try MetadataBLOB(jws: text, trustAnchor: mds.root.certificate, at: Self.now)
+        let blob = try MetadataBLOB(jws: text.utf8, trustAnchor: mds.root.certificate, at: Self.now)
         let parsed = try #require(blob.entries.first)
         #expect(parsed.status == .updateAvailable)
         #expect(parsed.certificationLevel == .l2)

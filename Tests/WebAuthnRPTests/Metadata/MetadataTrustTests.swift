@@ -34,17 +34,15 @@ struct MetadataTrustTests {
 
         func blob(_ entries: [TestMetadataService.Entry], nextUpdate: String = "2025-07-01") throws -> MetadataBLOB {
             let text = try mds.blob(payload: try TestMetadataService.payload(entries: entries.map(\.json), nextUpdate: nextUpdate))
-            return try MetadataBLOB(jws: text, trustAnchor: mds.root.certificate, at: F.now)
+            return try MetadataBLOB(jws: text.utf8, trustAnchor: mds.root.certificate, at: F.now)
         }
 
         func policy(
             _ blob: MetadataBLOB, _ metadataPolicy: MetadataPolicy = MetadataPolicy(),
-            chain: AttestationRequirement.Chain = .required
+            chain: AttestationPolicy.Chain = .required
         ) -> VerificationPolicy {
             VerificationPolicy(
-                attestation: AttestationPolicy(
-                    requirement: AttestationRequirement(
-                        source: MetadataTrust(blob: blob, policy: metadataPolicy), chain: chain)))
+                attestation: AttestationPolicy(source: MetadataTrust(blob: blob, policy: metadataPolicy), chain: chain))
         }
     }
 
@@ -218,7 +216,7 @@ struct MetadataTrustTests {
         statement["userVerificationDetails"] = [[["userVerification": "presence_internal"]]]
         good["metadataStatement"] = statement
         let text = try world.mds.blob(payload: try TestMetadataService.payload(entries: [broken, good]))
-        let blob = try MetadataBLOB(jws: text, trustAnchor: world.mds.root.certificate, at: F.now)
+        let blob = try MetadataBLOB(jws: text.utf8, trustAnchor: world.mds.root.certificate, at: F.now)
         #expect(blob.skippedEntries.map(\.index) == [0])
         #expect(blob.skippedEntries.first?.reason.contains("payload.entries[0].statusReports[1].status is not a string") == true)
         let verified = try #require(try register(.packed(ca: world.ca), policy: world.policy(blob)).accepted())
@@ -492,8 +490,7 @@ struct MetadataTrustTests {
         func policy(_ revoked: Set<String>) -> VerificationPolicy {
             VerificationPolicy(
                 attestation: AttestationPolicy(
-                    requirement: AttestationRequirement(
-                        source: RevokedSerials(revoked: revoked, base: FixedTrustAnchors([world.ca.certificate])), chain: .required)))
+                    source: RevokedSerials(revoked: revoked, base: FixedTrustAnchors([world.ca.certificate])), chain: .required))
         }
         let accepted = try #require(try register(.androidKey(ca: world.ca), policy: policy(["deadbeef"])).accepted())
         #expect(accepted.attestation.trusted)
@@ -516,29 +513,25 @@ struct MetadataTrustTests {
         let world = try World()
         let aaguid = try #require(AAGUID(bytes: TestAuthenticator.defaultAAGUID))
         let allowing = VerificationPolicy(
-            attestation: AttestationPolicy(
-                requirement: AttestationRequirement(
-                    source: AllowList(allowed: [aaguid], anchors: [world.ca.certificate]), chain: .required)))
+            attestation: AttestationPolicy(source: AllowList(allowed: [aaguid], anchors: [world.ca.certificate]), chain: .required))
         #expect(try register(.packed(ca: world.ca), policy: allowing).accepted()?.attestation.authenticatorName == "Allowed")
         let refusing = VerificationPolicy(
-            attestation: AttestationPolicy(
-                requirement: AttestationRequirement(
-                    source: AllowList(allowed: [], anchors: [world.ca.certificate]), chain: .required)))
+            attestation: AttestationPolicy(source: AllowList(allowed: [], anchors: [world.ca.certificate]), chain: .required))
         try register(.packed(ca: world.ca), policy: refusing).expectRejected(.metadata, step: "§7.1 step 24")
     }
 
     @Test(
         "the requirement's combinations",
         arguments: [
-            (AttestationRequirement.Chain.reported, AttestationRequirement.Unattested.accepted, true),
+            (AttestationPolicy.Chain.reported, AttestationPolicy.Unattested.accepted, true),
             (.reported, .rejected, false),
             (.required, .accepted, true),
             (.required, .rejected, false),
             (.required, .rejectedWhenRequested, true),
         ])
-    func combinations(_ chain: AttestationRequirement.Chain, _ unattested: AttestationRequirement.Unattested, _ selfAccepted: Bool) throws {
+    func combinations(_ chain: AttestationPolicy.Chain, _ unattested: AttestationPolicy.Unattested, _ selfAccepted: Bool) throws {
         let policy = VerificationPolicy(
-            attestation: AttestationPolicy(requirement: AttestationRequirement(chain: chain, unattested: unattested)))
+            attestation: AttestationPolicy(chain: chain, unattested: unattested))
         let outcome = try register(.packedSelf, policy: policy)
         if selfAccepted { _ = try #require(outcome.accepted()) } else { outcome.expectRejected(.trust, step: "§7.1 step 29") }
     }

@@ -321,7 +321,7 @@ struct PasskeyProviderTests {
         let mds = try TestMetadataService.make(seed: "passkey provider names")
         let entry = TestMetadataService.Entry(aaguid: google, description: "Signed Name")
         let text = try mds.blob(payload: try TestMetadataService.payload(entries: [entry.json]))
-        let metadata = MetadataTrust(blob: try MetadataBLOB(jws: text, trustAnchor: mds.root.certificate, at: CeremonyFixture.now))
+        let metadata = MetadataTrust(blob: try MetadataBLOB(jws: text.utf8, trustAnchor: mds.root.certificate, at: CeremonyFixture.now))
         #expect(PasskeyProviders.snapshot.name(for: try record(google), metadata: metadata) == "Signed Name")
         #expect(PasskeyProviders.snapshot.name(for: try record(icloud), metadata: metadata) == "Apple Passwords")
     }
@@ -332,8 +332,8 @@ struct PasskeyProviderTests {
         var entry = TestMetadataService.Entry(aaguid: google, description: "Signed Name")
         entry.attestationTypes = ["basic_full", "none"]
         let text = try mds.blob(payload: try TestMetadataService.payload(entries: [entry.json], nextUpdate: "2099-01-01"))
-        let metadata = MetadataTrust(blob: try MetadataBLOB(jws: text, trustAnchor: mds.root.certificate, at: CeremonyFixture.now))
-        let policy = VerificationPolicy(attestation: AttestationPolicy(requirement: AttestationRequirement(source: metadata)))
+        let metadata = MetadataTrust(blob: try MetadataBLOB(jws: text.utf8, trustAnchor: mds.root.certificate, at: CeremonyFixture.now))
+        let policy = VerificationPolicy(attestation: AttestationPolicy(source: metadata))
         var authenticator = try TestAuthenticator()
         authenticator.aaguid = try #require(AAGUID(uuidString: google)).bytes
         let issued = CeremonyFixture.registrationChallenge()
@@ -382,8 +382,8 @@ struct PasskeyProviderTests {
         let response = try authenticator.register(challenge: issued.challenge)
         let named = try #require(CeremonyFixture.register(response, issued: issued).accepted())
         #expect(named.attestation.authenticatorName == "Google Password Manager")
-        var policy = VerificationPolicy()
-        policy.passkeyProviders = try PasskeyProviders(jsonData: Data(#"{"\#(icloud)": {"name": "Other"}}"#.utf8))
+        let policy = VerificationPolicy(
+            passkeyProviders: try PasskeyProviders(jsonData: Data(#"{"\#(icloud)": {"name": "Other"}}"#.utf8)))
         let unnamed = try #require(CeremonyFixture.register(response, issued: issued, policy: policy).accepted())
         #expect(unnamed.attestation.authenticatorName == nil)
     }

@@ -148,7 +148,7 @@ struct ServiceFlowTests {
     @Test("the requested conveyance is remembered: none answering direct is refused only when the policy says so")
     func conveyance() async throws {
         let strict = service(
-            VerificationPolicy(attestation: AttestationPolicy(requirement: AttestationRequirement(unattested: .rejectedWhenRequested))))
+            VerificationPolicy(attestation: AttestationPolicy(unattested: .rejectedWhenRequested)))
         let authenticator = try TestAuthenticator()
         let direct = try await strict.beginRegistration(RegistrationRequest(user: user, attestation: .direct), now: now).options
         let report = try await strict.finishRegistrationReport(try authenticator.register(challenge: direct.challenge.bytes), now: now)

@@ -69,8 +69,7 @@ struct StoreContractTests {
         var authenticator = try TestAuthenticator(key: .es256)
         authenticator.signCount = 3  // below the stored 40: a regression
         let store = DocumentedSQLStore([authenticator.record(signCount: 40)])
-        var policy = VerificationPolicy()
-        policy.counter = .acceptAndFlag
+        let policy = VerificationPolicy(counter: .acceptAndFlag)
         let service = RelyingPartyService(relyingParty: CeremonyFixture.relyingParty, policy: policy, credentials: store)
         let verified = try await login(service, &authenticator)
         #expect(verified.counterRegressed)

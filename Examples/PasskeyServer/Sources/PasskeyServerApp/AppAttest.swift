@@ -53,8 +53,10 @@ struct AppAttestSettings: Sendable {
     /// The trust anchors: the PEM file's certificates, or Apple's root.
     func trustAnchors() throws -> [Certificate] {
         guard let path = rootPEMPath else {
-            guard !AppAttestRootCA.trustAnchors.isEmpty else { throw ConfigError("Apple's App Attestation root did not load") }
-            return AppAttestRootCA.trustAnchors
+            guard let root = KnownAttestationRoots.appleAppAttestationRootCA else {
+                throw ConfigError("Apple's App Attestation root did not load")
+            }
+            return [root]
         }
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
             throw ConfigError("APP_ATTEST_ROOT_PEM \(path) cannot be read")

@@ -23,7 +23,7 @@ struct WellKnownController: Sendable {
             throw ConfigError("association files: \(error)")
         }
         do {
-            relatedOrigins = relyingParty.relatedOrigins.isEmpty ? nil : try relyingParty.relatedOriginsDocument().jsonData
+            relatedOrigins = try relyingParty.relatedOriginsDocument()
         } catch {
             throw ConfigError("ORIGINS: a related origin browsers would not honour: \(error)")
         }

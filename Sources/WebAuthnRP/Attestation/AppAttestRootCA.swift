@@ -1,5 +1,5 @@
 import Foundation
-public import WebAuthnCrypto
+import WebAuthnCrypto
 
 /// Apple's App Attestation Root CA, the anchor of every App Attest attestation's `x5c` chain.
 ///
@@ -7,17 +7,18 @@ public import WebAuthnCrypto
 /// (subject `CN=Apple App Attestation Root CA, O=Apple Inc., ST=California`, ECDSA P-384, valid
 /// 2020-03-18 to 2045-03-15, SHA-256 fingerprint
 /// `1cb9823ba28ba6ad2d33a006941de2ae4f513ef1d4e831b9f7e0fa7b6242c932`). ``AppAttestService``
-/// trusts it by default; a caller may pass other anchors (tests do).
-public enum AppAttestRootCA {
+/// trusts it by default (``KnownAttestationRoots/appleAppAttestationRootCA``); a caller may
+/// pass other anchors (tests do).
+enum AppAttestRootCA {
     /// The certificate's SHA-256 fingerprint (of its DER), lowercase hexadecimal.
     static let sha256Fingerprint = "1cb9823ba28ba6ad2d33a006941de2ae4f513ef1d4e831b9f7e0fa7b6242c932"
 
     /// The default trust anchors of App Attest verification: the root alone (empty only if the
     /// embedded bytes failed to parse; the test suite checks that they parse and match the
     /// fingerprint above).
-    public static var trustAnchors: [Certificate] { parsed.map { [$0] } ?? [] }
+    static var trustAnchors: [Certificate] { parsed.map { [$0] } ?? [] }
 
-    private static let parsed: Certificate? = {
+    static let parsed: Certificate? = {
         guard let der = Data(base64Encoded: base64, options: .ignoreUnknownCharacters) else { return nil }
         return try? Certificate(derEncoded: Array(der))
     }()

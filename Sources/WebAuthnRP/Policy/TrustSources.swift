@@ -1,6 +1,100 @@
 public import Foundation
 public import WebAuthnCrypto
 
+// Where a registration's trust anchors come from (W3C L3 §7.1 step 24): the protocol, what a
+// source is asked and answers, and the two sources the library ships.
+
+/// The authenticator a registration's attestation speaks for, as a trust source sees it
+/// after the attestation statement verified (W3C L3 §7.1 step 24).
+public struct AttestedAuthenticator: Sendable {
+    /// The AAGUID from the attested credential data (all zero for fido-u2f).
+    public let aaguid: AAGUID
+    /// The attestation statement format (`fmt`).
+    public let format: String
+    /// The verified attestation type.
+    public let type: AttestationType
+    /// The attestation trust path as presented, leaf first (empty for none and self; for
+    /// compound, the paths of its components, in order).
+    public let trustPath: [Certificate]
+
+    /// Creates the description.
+    /// - Parameters:
+    ///   - aaguid: the AAGUID.
+    ///   - format: the statement format.
+    ///   - type: the attestation type.
+    ///   - trustPath: the certificates presented, leaf first.
+    init(aaguid: AAGUID, format: String, type: AttestationType, trustPath: [Certificate]) {
+        self.aaguid = aaguid
+        self.format = format
+        self.type = type
+        self.trustPath = trustPath
+    }
+}
+
+/// What a trust source says about one authenticator: the anchors its chain may end in and,
+/// when the source knows it, its name and metadata. Made by a source, read by the library
+/// (the name and metadata reach the server in ``AttestationResult``).
+public struct AuthenticatorTrust: Sendable {
+    /// The trust anchors for this authenticator (may be empty: then no chain is trusted).
+    var anchors: [Certificate]
+    /// The authenticator's name for people (the metadata statement's description), if known.
+    var authenticatorName: String?
+    /// The metadata entry the decision was taken from, if any.
+    var metadata: MetadataEntry?
+    /// True when the metadata used was past its nextUpdate and the policy accepted it anyway.
+    var metadataStale: Bool
+
+    /// Creates a decision.
+    /// - Parameters:
+    ///   - anchors: trust anchors for this authenticator.
+    ///   - authenticatorName: its name, if known.
+    ///   - metadata: the metadata entry used, if any.
+    ///   - metadataStale: whether that metadata is past its nextUpdate.
+    public init(
+        anchors: [Certificate], authenticatorName: String? = nil, metadata: MetadataEntry? = nil,
+        metadataStale: Bool = false
+    ) {
+        self.anchors = anchors
+        self.authenticatorName = authenticatorName
+        self.metadata = metadata
+        self.metadataStale = metadataStale
+    }
+}
+
+/// Where the trust anchors for an attested authenticator come from (W3C L3 §7.1 step 24:
+/// "obtain a list of acceptable trust anchors … from a trusted source").
+///
+/// The library provides ``FixedTrustAnchors`` and ``MetadataTrust``; a server can implement
+/// its own (an enterprise list, an allow-list of AAGUIDs). Throwing refuses the registration:
+/// use category `metadata` for "this authenticator is not allowed".
+public protocol AttestationTrustSource: Sendable {
+    /// The anchors (and what is known) for one authenticator.
+    /// - Parameters:
+    ///   - authenticator: the verified attestation's authenticator.
+    ///   - time: the verification time.
+    /// - Returns: the anchors its chain may end in.
+    /// - Throws: ``WebAuthnError`` when the authenticator is refused outright.
+    func trust(for authenticator: AttestedAuthenticator, at time: Date) throws(WebAuthnError) -> AuthenticatorTrust
+}
+
+/// The same fixed list of anchors for every authenticator.
+public struct FixedTrustAnchors: AttestationTrustSource {
+    /// The anchors.
+    let anchors: [Certificate]
+
+    /// Creates the source.
+    /// - Parameter anchors: roots (or intermediates) a chain may end in. A self-signed
+    ///   certificate inside `x5c` is never an anchor by itself.
+    public init(_ anchors: [Certificate]) {
+        self.anchors = anchors
+    }
+
+    /// Returns the anchors it was created with, whatever the authenticator.
+    public func trust(for authenticator: AttestedAuthenticator, at time: Date) throws(WebAuthnError) -> AuthenticatorTrust {
+        AuthenticatorTrust(anchors: anchors)
+    }
+}
+
 /// What a relying party accepts from the FIDO metadata of an authenticator.
 public struct MetadataPolicy: Sendable {
     /// An authenticator whose latest status report has one of these statuses is refused
@@ -52,27 +146,27 @@ public struct MetadataPolicy: Sendable {
 /// Trust from the FIDO Metadata Service: each authenticator's chain is judged against the
 /// attestation roots of its own metadata entry, and its statuses can refuse it.
 ///
-/// Used as the source of an ``AttestationRequirement``:
+/// Used as the source of an ``AttestationPolicy``:
 /// ```swift
 /// let blob = try MetadataBLOB(jws: downloaded, trustAnchor: root, at: Date())
-/// let requirement = AttestationRequirement(source: MetadataTrust(blob: blob), chain: .required)
+/// let attestation = AttestationPolicy(source: MetadataTrust(blob: blob), chain: .required)
 /// ```
 /// For each registration (W3C L3 §7.1 step 24): the entry is found by AAGUID, or, for an
 /// authenticator without one (fido-u2f), by the key identifier of its attestation certificate
-/// (`x5c[0]`); statuses and certification are checked against ``policy``; the attestation
+/// (`x5c[0]`); statuses and certification are checked against its `policy`; the attestation
 /// type must be one the statement declares (`basic_full` for Basic, `basic_surrogate` for
 /// self, `attca` for AttCA, `anonca` for AnonCA; a `packed` or `fido-u2f` x5c statement, which
 /// the spec leaves as "Basic, AttCA or uncertainty", fits any of `basic_full`, `attca` and
 /// `anonca`; a `none` statement is not checked, since the client may strip any attestation);
 /// the statement's attestation root certificates become the
-/// anchors for that authenticator alone, together with ``additionalAnchors``.
+/// anchors for that authenticator alone, together with its `additionalAnchors`.
 public struct MetadataTrust: AttestationTrustSource {
     /// The verified BLOB.
-    public var blob: MetadataBLOB
+    var blob: MetadataBLOB
     /// What is accepted.
-    public var policy: MetadataPolicy
+    var policy: MetadataPolicy
     /// Anchors that count for every authenticator besides its entry's roots (default none).
-    public var additionalAnchors: [Certificate]
+    var additionalAnchors: [Certificate]
 
     /// Creates the source.
     /// - Parameters:
