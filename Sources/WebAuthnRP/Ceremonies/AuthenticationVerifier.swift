@@ -126,7 +126,8 @@ package struct AuthenticationVerifier: Sendable {
         // Step 20: the client and authenticator extension outputs are as expected.
         let extensions = try ExtensionChecks.verifyAuthentication(
             clientOutputs: response.clientExtensionResults, authData: authData, issued: issued, asked: askedExtensions,
-            context: .init(credentialId: response.rawId, usedAppID: usedAppID), policy: policy.extensions, trace: &trace)
+            context: .init(credentialId: response.rawId, usedAppID: usedAppID), rejectUnsolicited: policy.rejectUnsolicitedExtensionOutputs,
+            trace: &trace)
         // Step 21: "Let hash be the result of computing a hash over the cData using SHA-256."
         // (Held inline: the hash is used once, for the signature, and needs no array.)
         let clientDataHash = Digest.sha256Inline(response.members.clientDataJSON)

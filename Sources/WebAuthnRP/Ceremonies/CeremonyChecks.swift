@@ -340,12 +340,12 @@ enum ExtensionChecks {
     /// step's trace.
     static func verifyRegistration(
         clientOutputs json: [String: JSONValue], authData: AuthenticatorData,
-        issued: IssuedChallenge, policy: ExtensionPolicy,
+        issued: IssuedChallenge, rejectUnsolicited: Bool,
         trace: inout CeremonyTrace
     ) throws(WebAuthnError) -> RegistrationExtensionResults {
         try verify(
             "§7.1 step 21", .registration, clientOutputs: json, authData: authData, issued: issued,
-            asked: RequestedExtensions(issued.extensions), policy: policy, trace: &trace
+            asked: RequestedExtensions(issued.extensions), rejectUnsolicited: rejectUnsolicited, trace: &trace
         ) { (definition, exchange, results: inout RegistrationExtensionResults) throws(WebAuthnError) in
             try definition.checkRegistration(exchange, results: &results)
         }
@@ -378,12 +378,12 @@ enum ExtensionChecks {
     static func verifyAuthentication(
         clientOutputs json: [String: JSONValue], authData: AuthenticatorData,
         issued: IssuedChallenge, asked: RequestedExtensions,
-        context: AuthenticationExtensionContext, policy: ExtensionPolicy,
+        context: AuthenticationExtensionContext, rejectUnsolicited: Bool,
         trace: inout CeremonyTrace
     ) throws(WebAuthnError) -> AuthenticationExtensionResults {
         try verify(
             "§7.2 step 20", .authentication, clientOutputs: json, authData: authData, issued: issued,
-            asked: asked, policy: policy, trace: &trace
+            asked: asked, rejectUnsolicited: rejectUnsolicited, trace: &trace
         ) { (definition, exchange, results: inout AuthenticationExtensionResults) throws(WebAuthnError) in
             try definition.checkAuthentication(exchange, context: context, results: &results)
         }
@@ -396,7 +396,7 @@ enum ExtensionChecks {
     /// then one line per verified result (what `webauthn-replay --explain` shows).
     private static func verify<Results: ExtensionStepResults>(
         _ step: String, _ ceremony: CeremonyKind, clientOutputs json: [String: JSONValue], authData: AuthenticatorData,
-        issued: IssuedChallenge, asked: @autoclosure () -> RequestedExtensions, policy: ExtensionPolicy,
+        issued: IssuedChallenge, asked: @autoclosure () -> RequestedExtensions, rejectUnsolicited: Bool,
         trace: inout CeremonyTrace,
         _ check: (any WebAuthnExtension, ExtensionExchange, inout Results) throws(WebAuthnError) -> Void
     ) throws(WebAuthnError) -> Results {
@@ -410,7 +410,7 @@ enum ExtensionChecks {
             detail: describe(issued: issued, clientOutputs: json, authData: authData)
         ) { () throws(WebAuthnError) in
             // What was asked is read only now: registration's common case above never needs it.
-            let exchange = try readOutputs(json, authData, ceremony: ceremony, asked: asked(), policy: policy)
+            let exchange = try readOutputs(json, authData, ceremony: ceremony, asked: asked(), rejectUnsolicited: rejectUnsolicited)
             var results = Results()
             for definition in ExtensionList.all {
                 try check(definition, exchange, &results)
@@ -422,15 +422,15 @@ enum ExtensionChecks {
     }
 
     /// Both outputs, each read once, with what was asked; outputs nothing asked for are refused
-    /// first when the policy says so.
+    /// first when the policy says so (`rejectUnsolicitedExtensionOutputs`).
     private static func readOutputs(
         _ json: [String: JSONValue], _ authData: AuthenticatorData, ceremony: CeremonyKind, asked: RequestedExtensions,
-        policy: ExtensionPolicy
+        rejectUnsolicited: Bool
     ) throws(WebAuthnError) -> ExtensionExchange {
         let client = try ClientExtensionOutputs(json: json)
         let authenticator = try authenticatorOutputs(authData, ceremony: ceremony)
-        if policy.rejectUnsolicitedOutputs {
-            try rejectUnsolicited(client: client, authenticator: authenticator, asked: asked)
+        if rejectUnsolicited {
+            try Self.rejectUnsolicited(client: client, authenticator: authenticator, asked: asked)
         }
         return ExtensionExchange(asked: asked, client: client, authenticator: authenticator)
     }

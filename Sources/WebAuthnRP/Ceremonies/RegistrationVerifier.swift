@@ -149,7 +149,7 @@ package struct RegistrationVerifier: Sendable {
         // the authenticator extension outputs in the extensions in authData are as expected."
         let extensions = try ExtensionChecks.verifyRegistration(
             clientOutputs: response.clientExtensionResults, authData: authData,
-            issued: issued, policy: policy.extensions, trace: &trace)
+            issued: issued, rejectUnsolicited: policy.rejectUnsolicitedExtensionOutputs, trace: &trace)
         // Step 22: "Determine the attestation statement format by performing a USASCII case-sensitive
         // match on fmt against the set of supported WebAuthn Attestation Statement Format Identifier values."
         let format = try trace.check(

@@ -88,11 +88,3 @@ public struct CredentialExtensionProperties: Sendable, Hashable, Codable {
         return copy
     }
 }
-
-/// How extension outputs are judged (``VerificationPolicy/init(acceptedAlgorithms:attestation:counter:challengeLifetime:rejectUnsolicitedExtensionOutputs:passkeyProviders:)``
-/// sets it).
-struct ExtensionPolicy: Sendable, Hashable {
-    /// Reject (`extension`) any output of an extension the options did not ask for (L3 §9 lets
-    /// a relying party ignore them, and clients add some on their own).
-    let rejectUnsolicitedOutputs: Bool
-}

@@ -122,8 +122,8 @@ public struct VerificationPolicy: Sendable {
     /// verified exactly `challengeLifetime` after issue is accepted; one verified later is
     /// rejected (`challenge`). A negative or NaN lifetime makes every challenge expired.
     public internal(set) var challengeLifetime: TimeInterval
-    /// How extension outputs are judged.
-    var extensions: ExtensionPolicy
+    /// Whether an extension output nothing asked for is refused (`extension`).
+    var rejectUnsolicitedExtensionOutputs: Bool
     /// Names ``AttestationResult/authenticatorName`` when FIDO metadata has none.
     var passkeyProviders: PasskeyProviders
 
@@ -157,7 +157,7 @@ public struct VerificationPolicy: Sendable {
         self.attestation = attestation
         self.counter = counter
         self.challengeLifetime = challengeLifetime
-        self.extensions = ExtensionPolicy(rejectUnsolicitedOutputs: rejectUnsolicitedExtensionOutputs)
+        self.rejectUnsolicitedExtensionOutputs = rejectUnsolicitedExtensionOutputs
         self.passkeyProviders = passkeyProviders
     }
 }

@@ -113,7 +113,7 @@ public struct CeremonyRecording: Sendable {
         if policy.attestation.formats != AttestationFormatOptions() {
             notes.append("non-default per-format attestation options (AttestationFormatOptions) are not recorded")
         }
-        if policy.extensions.rejectUnsolicitedOutputs { notes.append("rejectUnsolicitedExtensionOutputs is not recorded") }
+        if policy.rejectUnsolicitedExtensionOutputs { notes.append("rejectUnsolicitedExtensionOutputs is not recorded") }
         if issued?.conditionalCreate == true { notes.append("conditional create (UP not required) is not recorded") }
         return notes
     }
