@@ -6,7 +6,7 @@ import WebAuthnCoding
 // writes for their `Encodable` form (members in name order, nil members left out, `/` not
 // escaped), without its boxing and key sorting on the hot path. The options' `Encodable` form
 // stays for a server that embeds them in a larger body; a test holds the two to the same
-// document.
+// document. The options' `jsonData()` (WebAuthnJSONCoding.swift) names their members in order.
 
 /// Appends JSON text to a byte buffer. The caller names members in order; the writer adds the
 /// commas and colons.
@@ -186,71 +186,5 @@ extension JSONTextWriter {
                 }
             }
         }
-    }
-}
-
-extension PublicKeyCredentialRequestOptionsJSON {
-    /// The options as JSON text, members in name order (``jsonData()``).
-    func writeJSON() throws(WebAuthnError) -> Data {
-        var writer = JSONTextWriter()
-        try writer.object { (writer) throws(WebAuthnError) in
-            try writer.member("allowCredentials", allowCredentials)
-            writer.member("challenge", challenge.base64URL)
-            try writer.member("extensions", extensions)
-            try writer.member("hints", hints)
-            writer.member("rpId", rpId)
-            writer.member("timeout", timeout)
-            writer.member("userVerification", userVerification)
-        }
-        return Data(writer.bytes)
-    }
-}
-
-extension PublicKeyCredentialCreationOptionsJSON {
-    /// The options as JSON text, members in name order (``jsonData()``).
-    func writeJSON() throws(WebAuthnError) -> Data {
-        var writer = JSONTextWriter()
-        try writer.object { (writer) throws(WebAuthnError) in
-            writer.member("attestation", attestation)
-            try writer.member("attestationFormats", attestationFormats) { (writer, formats) throws(WebAuthnError) in
-                try writer.array(formats) { (writer, format) throws(WebAuthnError) in writer.string(format) }
-            }
-            try writer.member("authenticatorSelection", authenticatorSelection) { (writer, selection) throws(WebAuthnError) in
-                try writer.object { (writer) throws(WebAuthnError) in
-                    writer.member("authenticatorAttachment", selection.authenticatorAttachment)
-                    writer.member("requireResidentKey", selection.requireResidentKey)
-                    writer.member("residentKey", selection.residentKey)
-                    writer.member("userVerification", selection.userVerification)
-                }
-            }
-            writer.member("challenge", challenge.base64URL)
-            try writer.member("excludeCredentials", excludeCredentials)
-            try writer.member("extensions", extensions)
-            try writer.member("hints", hints)
-            try writer.member("pubKeyCredParams", pubKeyCredParams) { (writer, parameters) throws(WebAuthnError) in
-                try writer.array(parameters) { (writer, parameter) throws(WebAuthnError) in
-                    try writer.object { (writer) throws(WebAuthnError) in
-                        writer.key("alg")
-                        writer.integer(parameter.alg)
-                        writer.member("type", parameter.type)
-                    }
-                }
-            }
-            try writer.member("rp", rp) { (writer, rp) throws(WebAuthnError) in
-                try writer.object { (writer) throws(WebAuthnError) in
-                    writer.member("id", rp.id)
-                    writer.member("name", rp.name)
-                }
-            }
-            writer.member("timeout", timeout)
-            try writer.member("user", user) { (writer, user) throws(WebAuthnError) in
-                try writer.object { (writer) throws(WebAuthnError) in
-                    writer.member("displayName", user.displayName)
-                    writer.member("id", user.id.base64URL)
-                    writer.member("name", user.name)
-                }
-            }
-        }
-        return Data(writer.bytes)
     }
 }

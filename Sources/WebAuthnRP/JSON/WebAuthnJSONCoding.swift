@@ -147,15 +147,6 @@ extension PublicKeyCredentialCreationOptionsJSON {
     init(jsonData: Data) throws(WebAuthnError) {
         self = try WebAuthnJSONCoding.decode(Self.self, from: [UInt8](jsonData)[...], root: "PublicKeyCredentialCreationOptionsJSON")
     }
-
-    /// Encodes the options as JSON for the client: the document `JSONEncoder` makes of them with
-    /// sorted keys (nil members left out), written directly.
-    /// - Returns: UTF-8 JSON.
-    /// - Throws: ``WebAuthnError`` with category `malformed` when an extension value cannot be
-    ///   encoded (a number that is not finite).
-    public func jsonData() throws(WebAuthnError) -> Data {
-        try writeJSON()
-    }
 }
 
 extension PublicKeyCredentialRequestOptionsJSON {
@@ -165,14 +156,79 @@ extension PublicKeyCredentialRequestOptionsJSON {
     init(jsonData: Data) throws(WebAuthnError) {
         self = try WebAuthnJSONCoding.decode(Self.self, from: [UInt8](jsonData)[...], root: "PublicKeyCredentialRequestOptionsJSON")
     }
+}
 
+extension PublicKeyCredentialRequestOptionsJSON {
     /// Encodes the options as JSON for the client: the document `JSONEncoder` makes of them with
     /// sorted keys (nil members left out), written directly.
     /// - Returns: UTF-8 JSON.
     /// - Throws: ``WebAuthnError`` with category `malformed` when an extension value cannot be
     ///   encoded (a number that is not finite).
     public func jsonData() throws(WebAuthnError) -> Data {
-        try writeJSON()
+        var writer = JSONTextWriter()
+        try writer.object { (writer) throws(WebAuthnError) in
+            try writer.member("allowCredentials", allowCredentials)
+            writer.member("challenge", challenge.base64URL)
+            try writer.member("extensions", extensions)
+            try writer.member("hints", hints)
+            writer.member("rpId", rpId)
+            writer.member("timeout", timeout)
+            writer.member("userVerification", userVerification)
+        }
+        return Data(writer.bytes)
+    }
+}
+
+extension PublicKeyCredentialCreationOptionsJSON {
+    /// Encodes the options as JSON for the client: the document `JSONEncoder` makes of them with
+    /// sorted keys (nil members left out), written directly.
+    /// - Returns: UTF-8 JSON.
+    /// - Throws: ``WebAuthnError`` with category `malformed` when an extension value cannot be
+    ///   encoded (a number that is not finite).
+    public func jsonData() throws(WebAuthnError) -> Data {
+        var writer = JSONTextWriter()
+        try writer.object { (writer) throws(WebAuthnError) in
+            writer.member("attestation", attestation)
+            try writer.member("attestationFormats", attestationFormats) { (writer, formats) throws(WebAuthnError) in
+                try writer.array(formats) { (writer, format) throws(WebAuthnError) in writer.string(format) }
+            }
+            try writer.member("authenticatorSelection", authenticatorSelection) { (writer, selection) throws(WebAuthnError) in
+                try writer.object { (writer) throws(WebAuthnError) in
+                    writer.member("authenticatorAttachment", selection.authenticatorAttachment)
+                    writer.member("requireResidentKey", selection.requireResidentKey)
+                    writer.member("residentKey", selection.residentKey)
+                    writer.member("userVerification", selection.userVerification)
+                }
+            }
+            writer.member("challenge", challenge.base64URL)
+            try writer.member("excludeCredentials", excludeCredentials)
+            try writer.member("extensions", extensions)
+            try writer.member("hints", hints)
+            try writer.member("pubKeyCredParams", pubKeyCredParams) { (writer, parameters) throws(WebAuthnError) in
+                try writer.array(parameters) { (writer, parameter) throws(WebAuthnError) in
+                    try writer.object { (writer) throws(WebAuthnError) in
+                        writer.key("alg")
+                        writer.integer(parameter.alg)
+                        writer.member("type", parameter.type)
+                    }
+                }
+            }
+            try writer.member("rp", rp) { (writer, rp) throws(WebAuthnError) in
+                try writer.object { (writer) throws(WebAuthnError) in
+                    writer.member("id", rp.id)
+                    writer.member("name", rp.name)
+                }
+            }
+            writer.member("timeout", timeout)
+            try writer.member("user", user) { (writer, user) throws(WebAuthnError) in
+                try writer.object { (writer) throws(WebAuthnError) in
+                    writer.member("displayName", user.displayName)
+                    writer.member("id", user.id.base64URL)
+                    writer.member("name", user.name)
+                }
+            }
+        }
+        return Data(writer.bytes)
     }
 }
 
