@@ -125,6 +125,18 @@ struct JSONTextWriter {
     }
 }
 
+extension JSONValue {
+    /// `text` as a JSON string literal, escaped as the writer escapes every string (and as a
+    /// browser's `JSON.stringify` does): the quote, the backslash, `\b \t \n \f \r`, and
+    /// `\u00XX` for the other control characters. For the test authenticator's client data and
+    /// the fixture writer.
+    package static func quoted(_ text: String) -> String {
+        var writer = JSONTextWriter()
+        writer.string(text)
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
+}
+
 extension JSONTextWriter {
     /// The JSON text of an object of any values (a stored challenge's extension inputs).
     static func text(_ members: [String: JSONValue]) throws(WebAuthnError) -> String {

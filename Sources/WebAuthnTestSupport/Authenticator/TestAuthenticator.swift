@@ -176,12 +176,12 @@ package struct TestAuthenticator {
         /// The JSON bytes, members in the order browsers write them.
         package var bytes: [UInt8] {
             var members = [
-                "\"type\":\(JSONStringLiteral.quoted(type))",
-                "\"challenge\":\(JSONStringLiteral.quoted(challengeText ?? Base64URL.encode(challenge)))",
-                "\"origin\":\(JSONStringLiteral.quoted(origin))",
+                "\"type\":\(JSONValue.quoted(type))",
+                "\"challenge\":\(JSONValue.quoted(challengeText ?? Base64URL.encode(challenge)))",
+                "\"origin\":\(JSONValue.quoted(origin))",
             ]
             if let crossOrigin { members.append("\"crossOrigin\":\(crossOrigin)") }
-            if let topOrigin { members.append("\"topOrigin\":\(JSONStringLiteral.quoted(topOrigin))") }
+            if let topOrigin { members.append("\"topOrigin\":\(JSONValue.quoted(topOrigin))") }
             members += extraMembers
             return Array(("{" + members.joined(separator: ",") + "}").utf8)
         }

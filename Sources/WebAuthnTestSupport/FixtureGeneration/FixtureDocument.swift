@@ -45,7 +45,7 @@ indirect enum FixtureValue: Sendable {
         case .object(let members):
             out += "{\n"
             for (i, (key, value)) in members.enumerated() {
-                out += inner + JSONStringLiteral.quoted(key) + ": "
+                out += inner + JSONValue.quoted(key) + ": "
                 value.write(into: &out, indent: inner)
                 out += i == members.count - 1 ? "\n" : ",\n"
             }
@@ -56,7 +56,7 @@ indirect enum FixtureValue: Sendable {
     /// The one-line form of a scalar or of a container holding only scalars; nil otherwise.
     private var inlineText: String? {
         switch self {
-        case .string(let s): return JSONStringLiteral.quoted(s)
+        case .string(let s): return JSONValue.quoted(s)
         case .int(let n): return String(n)
         case .bool(let b): return b ? "true" : "false"
         case .null: return "null"
@@ -66,7 +66,7 @@ indirect enum FixtureValue: Sendable {
             return "[" + parts.joined(separator: ", ") + "]"
         case .object(let members):
             let parts = members.compactMap { key, value in
-                value.isScalar ? value.inlineText.map { JSONStringLiteral.quoted(key) + ": " + $0 } : nil
+                value.isScalar ? value.inlineText.map { JSONValue.quoted(key) + ": " + $0 } : nil
             }
             guard parts.count == members.count else { return nil }
             return parts.isEmpty ? "{}" : "{ " + parts.joined(separator: ", ") + " }"
