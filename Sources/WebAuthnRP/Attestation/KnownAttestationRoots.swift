@@ -29,11 +29,12 @@ public enum KnownAttestationRoots {
 
     /// Apple's App Attestation Root CA: the anchor of App Attest key attestations, which
     /// ``AppAttestService`` trusts by default. Nil only if the embedded certificate could not be parsed.
-    public static var appleAppAttestationRootCA: Certificate? { AppAttestRootCA.parsed }
+    public static var appleAppAttestationRootCA: Certificate? { certificates(in: .appleAppAttest).first }
 
     /// Which public list a root belongs to.
     enum Group: Sendable, CaseIterable {
         case apple
+        case appleAppAttest
         case googleHardware
         case globalSign
     }
@@ -82,6 +83,25 @@ public enum KnownAttestationRoots {
                 MGQCMFrZ+9DsJ1PW9hfNdBywZDsWDbWFp28it1d/5w2RPkRX3Bbn/UbDTNLx7Jr3
                 jAGGiQIwHFj+dJZYUJR786osByBelJYsVZd2GbHQu209b5RCmGQ21gpSAk9QZW4B
                 1bWeT0vT
+                """),
+        // Apple App Attestation Root CA (O=Apple Inc., ST=California), P-384, valid 2020-03-18 to
+        // 2045-03-15, SHA-256 fingerprint 1cb9823b…62c932. Published by Apple at
+        // apple.com/certificateauthority; anchors App Attest key attestations (`AppAttestService`).
+        Embedded(
+            name: "Apple App Attestation Root CA", group: .appleAppAttest,
+            base64: """
+                MIICITCCAaegAwIBAgIQC/O+DvHN0uD7jG5yH2IXmDAKBggqhkjOPQQDAzBSMSYw
+                JAYDVQQDDB1BcHBsZSBBcHAgQXR0ZXN0YXRpb24gUm9vdCBDQTETMBEGA1UECgwK
+                QXBwbGUgSW5jLjETMBEGA1UECAwKQ2FsaWZvcm5pYTAeFw0yMDAzMTgxODMyNTNa
+                Fw00NTAzMTUwMDAwMDBaMFIxJjAkBgNVBAMMHUFwcGxlIEFwcCBBdHRlc3RhdGlv
+                biBSb290IENBMRMwEQYDVQQKDApBcHBsZSBJbmMuMRMwEQYDVQQIDApDYWxpZm9y
+                bmlhMHYwEAYHKoZIzj0CAQYFK4EEACIDYgAERTHhmLW07ATaFQIEVwTtT4dyctdh
+                NbJhFs/Ii2FdCgAHGbpphY3+d8qjuDngIN3WVhQUBHAoMeQ/cLiP1sOUtgjqK9au
+                Yen1mMEvRq9Sk3Jm5X8U62H+xTD3FE9TgS41o0IwQDAPBgNVHRMBAf8EBTADAQH/
+                MB0GA1UdDgQWBBSskRBTM72+aEH/pwyp5frq5eWKoTAOBgNVHQ8BAf8EBAMCAQYw
+                CgYIKoZIzj0EAwMDaAAwZQIwQgFGnByvsiVbpTKwSga0kP0e8EeDS4+sQmTvb7vn
+                53O5+FRXgeLhpJ06ysC5PrOyAjEAp5U4xDgEgllF7En3VcE3iexZZtKeYnpqtijV
+                oyFraWVIyd/dganmrduC1bmTBGwD
                 """),
         // Google hardware attestation root (subject serialNumber=f92009e853b6b045), serial e8fa196314d2fa18,
         // RSA 4096, valid 2016-05-26 to 2026-05-24.

@@ -27,6 +27,10 @@ struct KnownAttestationRootsTests {
             organizationalUnit: nil, subjectSerialNumber: nil, serial: "681d016c7a3ce30225a5019428475771",
             notBefore: "2020-03-18T18:21:32Z", notAfter: "2045-03-15T00:00:00Z"),
         Expected(
+            name: "Apple App Attestation Root CA", commonName: "Apple App Attestation Root CA", organization: "Apple Inc.",
+            organizationalUnit: nil, subjectSerialNumber: nil, serial: "0bf3be0ef1cdd2e0fb8c6e721f621798",
+            notBefore: "2020-03-18T18:32:53Z", notAfter: "2045-03-15T00:00:00Z"),
+        Expected(
             name: "Google hardware attestation root, serial e8fa196314d2fa18", commonName: nil, organization: nil,
             organizationalUnit: nil, subjectSerialNumber: "f92009e853b6b045", serial: "e8fa196314d2fa18",
             notBefore: "2016-05-26T16:28:52Z", notAfter: "2026-05-24T16:28:52Z"),
@@ -76,6 +80,7 @@ struct KnownAttestationRootsTests {
         }
         #expect(KnownAttestationRoots.parsed.count == KnownAttestationRoots.embedded.count)
         #expect(KnownAttestationRoots.appleWebAuthnRootCA != nil)
+        #expect(KnownAttestationRoots.appleAppAttestationRootCA != nil)
         #expect(KnownAttestationRoots.googleHardwareAttestationRoots.count == 5)
         #expect(KnownAttestationRoots.globalSignSafetyNetRoots.count == 3)
     }
