@@ -585,15 +585,24 @@ enum Statements {
         }
     }
 
+    /// The conditional update of a login, the head of every statement below: `updated` holds the
+    /// row's id and user, or nothing when the counter did not match (a lost race).
+    static let updatedCredential = """
+        WITH updated AS (
+            UPDATE passkey_credentials
+            SET sign_count = $2, backup_state = $3, uv_initialized = $4, last_used_at = now(), prf_enabled = $5
+            WHERE passkey_credentials.id = $1 AND passkey_credentials.sign_count = $6
+            RETURNING id, user_handle)
+        """
+
     /// The conditional update of a login (see ``PostgresCredentialStore``).
     struct UpdateCredential: PostgresPreparedStatement {
         static let name = "passkey_update_credential"
-        static let sql = """
-            UPDATE passkey_credentials
-            SET sign_count = $2, backup_state = $3, uv_initialized = $4, last_used_at = now(), prf_enabled = $5
-            WHERE id = $1 AND sign_count = $6
-            RETURNING 1
-            """
+        static let sql =
+            updatedCredential + """
+
+                SELECT 1 FROM updated
+                """
         var counter: CounterUpdate
         func makeBindings() throws -> PostgresBindings {
             var bindings = PostgresBindings(capacity: 6)
@@ -602,17 +611,6 @@ enum Statements {
         }
         func decodeRow(_ row: PostgresRow) throws -> Int32 { try row.decode(Int32.self) }
     }
-
-    /// The conditional update of a login as the head of a statement that starts its sign-in
-    /// from the updated row (``PasskeyCredentialStore/update(_:starting:)``): `updated` holds
-    /// the row's id and user, or nothing when the counter did not match.
-    static let updatedCredential = """
-        WITH updated AS (
-            UPDATE passkey_credentials
-            SET sign_count = $2, backup_state = $3, uv_initialized = $4, last_used_at = now(), prf_enabled = $5
-            WHERE passkey_credentials.id = $1 AND passkey_credentials.sign_count = $6
-            RETURNING id, user_handle)
-        """
 
     /// The conditional update of a login and, if it matched, the login's session (the web
     /// page's login).
