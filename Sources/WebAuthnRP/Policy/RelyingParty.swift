@@ -339,7 +339,7 @@ extension RelyingParty {
         WebAuthnError(.configuration, step: "app association", reason)
     }
 
-    fileprivate static func json(_ value: some Encodable) -> Data {
+    private static func json(_ value: some Encodable) -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return (try? encoder.encode(value)) ?? Data("{}".utf8)
