@@ -33,11 +33,9 @@ enum MetadataTargets {
         return "no \(blob.number) next \(blob.nextUpdate.timeIntervalSince1970) \(entries) skipped \(blob.skippedEntries)"
     }
 
-    /// Every entry is found again by its own AAGUID and key identifiers (the first entry for each
-    /// wins; one that a skipped entry also lists has none); a skipped entry's identifiers find nothing.
+    /// Every entry is found again by its own AAGUID and key identifiers, in either case; an
+    /// identifier that two entries list, or that a skipped entry lists, finds nothing.
     static func checkIndex(_ blob: MetadataBLOB, _ check: inout PropertyCheck) {
-        var seen = Set(blob.skippedEntries.compactMap(\.aaguid))
-        var seenIdentifiers = Set(blob.skippedEntries.flatMap(\.attestationCertificateKeyIdentifiers))
         for skipped in blob.skippedEntries {
             if let aaguid = skipped.aaguid {
                 check.require(blob.entry(aaguid: aaguid) == nil, "a skipped entry's AAGUID finds no entry", "\(skipped)")
@@ -48,16 +46,29 @@ enum MetadataTargets {
                     "a skipped entry's key identifier finds no entry", "\(skipped)")
             }
         }
+        var aaguidCounts: [AAGUID: Int] = [:]
+        var identifierCounts: [String: Int] = [:]
+        for entry in blob.entries {
+            if let aaguid = entry.aaguid { aaguidCounts[aaguid, default: 0] += 1 }
+            for identifier in Set(entry.attestationCertificateKeyIdentifiers) { identifierCounts[identifier, default: 0] += 1 }
+        }
+        let blockedAAGUIDs = Set(blob.skippedEntries.compactMap(\.aaguid))
+        let blockedIdentifiers = Set(blob.skippedEntries.flatMap(\.attestationCertificateKeyIdentifiers))
         for (index, entry) in blob.entries.enumerated() {
-            if let aaguid = entry.aaguid, seen.insert(aaguid).inserted {
+            if let aaguid = entry.aaguid, !blockedAAGUIDs.contains(aaguid) {
+                let unique = aaguidCounts[aaguid] == 1
                 check.require(
-                    blob.entry(aaguid: aaguid)?.json == entry.json,
-                    "an entry is found by its AAGUID", "entry \(index)")
+                    unique ? blob.entry(aaguid: aaguid)?.json == entry.json : blob.entry(aaguid: aaguid) == nil,
+                    unique ? "an entry is found by its AAGUID" : "an AAGUID two entries list finds none", "entry \(index)")
             }
-            for identifier in entry.attestationCertificateKeyIdentifiers where seenIdentifiers.insert(identifier).inserted {
+            for identifier in entry.attestationCertificateKeyIdentifiers where !blockedIdentifiers.contains(identifier) {
+                let unique = identifierCounts[identifier] == 1
+                let found = blob.entry(attestationCertificateKeyIdentifier: identifier.uppercased())
                 check.require(
-                    blob.entry(attestationCertificateKeyIdentifier: identifier.uppercased())?.json == entry.json,
-                    "an entry is found by its key identifier, in either case", "entry \(index)")
+                    unique ? found?.json == entry.json : found == nil,
+                    unique
+                        ? "an entry is found by its key identifier, in either case"
+                        : "a key identifier two entries list finds none", "entry \(index)")
             }
         }
     }

@@ -5,6 +5,8 @@ import WebAuthnCrypto
 /// KeyMint), whose attestation certificate describes the key in an extension.
 struct AndroidKeyAttestation: AttestationFormat {
     let identifier = "android-key"
+    /// Vouches for the AAGUID: sig, made with the attested key, covers authenticatorData.
+    let attestsAAGUID = true
 
     func verify(_ context: AttestationContext) throws(WebAuthnError) -> AttestationOutcome {
         try context.requireMapStatement()

@@ -7,6 +7,8 @@ import WebAuthnCrypto
 /// authenticator data and client data.
 struct AndroidSafetyNetAttestation: AttestationFormat {
     let identifier = "android-safetynet"
+    /// Vouches for the AAGUID: the JWS nonce is SHA-256 of authenticatorData || clientDataHash.
+    let attestsAAGUID = true
 
     /// The host name the SafetyNet attestation certificate is issued to.
     static let attestationHostname = "attest.android.com"

@@ -6,6 +6,8 @@ import WebAuthnCrypto
 /// nonce extension; there is no separate attestation signature.
 struct AppleAttestation: AttestationFormat {
     let identifier = "apple"
+    /// Vouches for the AAGUID: the nonce extension is SHA-256 of authenticatorData || clientDataHash.
+    let attestsAAGUID = true
 
     /// OID of the Apple anonymous attestation nonce extension in `credCert`.
     static let nonceExtensionOID = "1.2.840.113635.100.8.2"

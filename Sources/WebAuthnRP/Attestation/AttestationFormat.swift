@@ -51,6 +51,13 @@ struct AttestationOutcome: Sendable {
 protocol AttestationFormat: Sendable {
     /// The format identifier as it appears in `fmt` (case-sensitive).
     var identifier: String { get }
+    /// Whether a statement of this format that verified vouches for the AAGUID of the
+    /// authenticator data: its signature (or the nonce its certificate carries) covers
+    /// `authenticatorData`. Only then may the AAGUID choose the metadata entry whose roots judge
+    /// the statement's chain; otherwise the attestation certificate's key identifier does
+    /// (``MetadataTrust``). Packed and TPM additionally hold the certificate's
+    /// id-fido-gen-ce-aaguid extension, when present, to the same AAGUID.
+    var attestsAAGUID: Bool { get }
     /// Verifies the statement.
     /// - Throws: ``WebAuthnError`` with category `attestation` when it does not verify.
     func verify(_ context: AttestationContext) throws(WebAuthnError) -> AttestationOutcome
@@ -238,7 +245,9 @@ public struct AttestationResult: Sendable {
         self.metadataStale = authenticator?.metadataStale ?? false
         // The verdict holds one verdict per component, in the same order (each chain verified once).
         self.components = zip(outcome.components, verdict.components).map { component, componentVerdict in
-            AttestationResult(format: component.format, outcome: component.outcome, verdict: componentVerdict)
+            AttestationResult(
+                format: component.format, outcome: component.outcome, verdict: componentVerdict,
+                authenticator: componentVerdict.trust)
         }
     }
 }
@@ -251,47 +260,90 @@ enum AttestationTrustEvaluator {
         var reason: String?
         /// For compound attestation: one verdict per component, in order.
         var components: [Verdict] = []
+        /// What the trust source said about the statement judged (for a compound: its reported component).
+        var trust: AuthenticatorTrust? = nil
     }
 
     /// Steps 24-25 as a registration runs them: asks the policy's trust source for this
     /// authenticator's anchors (it may refuse the authenticator, category `metadata`), then
     /// judges the trust path against them.
-    /// - Throws: ``WebAuthnError`` from the trust source.
+    ///
+    /// Each statement is asked about and judged on its own: a compound's sub-statements each
+    /// with their own format, type and chain, so that a sub-statement's entry is chosen by what
+    /// that statement vouches for (a `fido-u2f` one by its certificate's key identifier, never by
+    /// the AAGUID it does not sign) and its chain is held to that entry's anchors alone. The
+    /// compound's trust (name, metadata) reported is that of its first chained component, as
+    /// its type is (``CompoundAttestation/reportedType(of:)``).
+    /// - Throws: ``WebAuthnError`` from the trust source, for any statement.
     static func assess(
         _ outcome: AttestationOutcome, format: String, aaguid: AAGUID, policy: AttestationPolicy,
         at time: Date
     ) throws(WebAuthnError) -> (Verdict, AuthenticatorTrust) {
-        let path = outcome.components.isEmpty ? outcome.trustPath : outcome.components.flatMap(\.outcome.trustPath)
-        let authenticator = AttestedAuthenticator(aaguid: aaguid, format: format, type: outcome.type, trustPath: path)
-        let trust = try policy.source.trust(for: authenticator, at: time)
-        let verdict = evaluate(outcome, anchors: trust.anchors, compoundRequirement: policy.formats.compoundRequirement, at: time)
-        return (verdict, trust)
+        let formats = AttestationFormatTable.standard
+        return try judge(outcome, format: format, compoundRequirement: policy.formats.compoundRequirement, at: time) {
+            (statementFormat, statement) throws(WebAuthnError) in
+            let authenticator = AttestedAuthenticator(
+                aaguid: aaguid, format: statementFormat, type: statement.type, trustPath: statement.trustPath,
+                aaguidAttested: formats.format(statementFormat)?.attestsAAGUID ?? false)
+            return try policy.source.trust(for: authenticator, at: time)
+        }
     }
 
-    /// Judges trust against `anchors`; a compound outcome is trusted per `compoundRequirement`.
-    ///
-    /// Under `.all` every component that claims a certificate chain must end in an anchor, and at
-    /// least one must claim one. Self and none components make no claim to judge: they neither
-    /// block nor give trust, as the compound's reported type is the first chained component's
-    /// (``CompoundAttestation/reportedType(of:)``). Under `.any` one trusted component suffices.
+    /// Judges trust against the same `anchors` for every statement (a fixed list); a compound
+    /// outcome is trusted per `compoundRequirement` (see ``judge(_:format:compoundRequirement:at:trust:)``).
     static func evaluate(
         _ outcome: AttestationOutcome, anchors: [Certificate],
         compoundRequirement: AttestationFormatOptions.CompoundRequirement, at time: Date
     ) -> Verdict {
-        if !outcome.components.isEmpty {
-            let verdicts = outcome.components.map {
-                evaluate($0.outcome, anchors: anchors, compoundRequirement: compoundRequirement, at: time)
-            }
-            let trustedOnes = verdicts.filter(\.trusted)
-            let chained = zip(outcome.components, verdicts).filter { component, _ in
-                component.outcome.type != .none && component.outcome.type != .self
-            }.map(\.1)
-            let ok = compoundRequirement == .all ? !chained.isEmpty && chained.allSatisfy(\.trusted) : !trustedOnes.isEmpty
-            let judged = compoundRequirement == .all && !chained.isEmpty ? chained : verdicts
-            return Verdict(
-                trusted: ok, anchor: trustedOnes.first?.anchor,
-                reason: ok ? nil : judged.compactMap(\.reason).joined(separator: "; "), components: verdicts)
+        judge(outcome, format: "", compoundRequirement: compoundRequirement, at: time) { _, _ in
+            AuthenticatorTrust(anchors: anchors)
+        }.0
+    }
+
+    /// Asks `trust` about each statement (the outcome itself, or each compound component) and
+    /// judges its path against the anchors it answers.
+    ///
+    /// A compound under `.all` needs every component that claims a certificate chain to end in an
+    /// anchor, and at least one must claim one. Self and none components make no claim to judge:
+    /// they neither block nor give trust, as the compound's reported type is the first chained
+    /// component's (``CompoundAttestation/reportedType(of:)``). Under `.any` one trusted component
+    /// suffices. Every component is asked, so a source's refusal of any of them refuses the whole.
+    /// - Returns: the verdict and the trust reported for the whole (a compound's first chained
+    ///   component's, else its first component's).
+    static func judge<Failure: Error>(
+        _ outcome: AttestationOutcome, format: String,
+        compoundRequirement: AttestationFormatOptions.CompoundRequirement, at time: Date,
+        trust: (String, AttestationOutcome) throws(Failure) -> AuthenticatorTrust
+    ) throws(Failure) -> (Verdict, AuthenticatorTrust) {
+        guard !outcome.components.isEmpty else {
+            let statementTrust = try trust(format, outcome)
+            var verdict = evaluate(outcome, trust: statementTrust, at: time)
+            verdict.trust = statementTrust
+            return (verdict, statementTrust)
         }
+        var verdicts: [Verdict] = []
+        for component in outcome.components {
+            verdicts.append(
+                try judge(component.outcome, format: component.format, compoundRequirement: compoundRequirement, at: time, trust: trust).0)
+        }
+        let trustedOnes = verdicts.filter(\.trusted)
+        let chainedFlags = outcome.components.map { $0.outcome.type != .none && $0.outcome.type != .self }
+        let chained = zip(chainedFlags, verdicts).filter(\.0).map(\.1)
+        let ok = compoundRequirement == .all ? !chained.isEmpty && chained.allSatisfy(\.trusted) : !trustedOnes.isEmpty
+        let judged = compoundRequirement == .all && !chained.isEmpty ? chained : verdicts
+        let reported = chained.first ?? verdicts.first
+        let reportedTrust = reported?.trust ?? AuthenticatorTrust(anchors: [])
+        let verdict = Verdict(
+            trusted: ok, anchor: trustedOnes.first?.anchor,
+            reason: ok ? nil : judged.compactMap(\.reason).joined(separator: "; "), components: verdicts,
+            trust: reportedTrust)
+        return (verdict, reportedTrust)
+    }
+
+    /// Judges one statement's path against the anchors and compromised keys of `trust`: the path
+    /// libcrypto builds, anchor included, must hold no key a compromise report names, wherever
+    /// the certificate came from (`x5c`, the entry's roots, the relying party's own anchors).
+    static func evaluate(_ outcome: AttestationOutcome, trust: AuthenticatorTrust, at time: Date) -> Verdict {
         switch outcome.type {
         case .none: return Verdict(trusted: false, anchor: nil, reason: "no attestation (fmt none)")
         case .self: return Verdict(trusted: false, anchor: nil, reason: "self attestation has no trust path")
@@ -300,16 +352,24 @@ enum AttestationTrustEvaluator {
         guard let leaf = outcome.trustPath.first else {
             return Verdict(trusted: false, anchor: nil, reason: "empty trust path")
         }
-        guard !anchors.isEmpty else {
+        guard !trust.anchors.isEmpty else {
             return Verdict(trusted: false, anchor: nil, reason: "the policy has no trust anchors for this authenticator")
         }
+        let chain: VerifiedCertificateChain
         do {
-            let chain = try CertificateChain.verify(
+            chain = try CertificateChain.verify(
                 leaf: leaf, intermediates: Array(outcome.trustPath.dropFirst()),
-                trustAnchors: anchors, at: time)
-            return Verdict(trusted: true, anchor: chain.anchor, reason: nil)
+                trustAnchors: trust.anchors, at: time)
         } catch {
             return Verdict(trusted: false, anchor: nil, reason: "\(error)")
         }
+        if let (certificate, reporter) = chain.certificates.lazy.compactMap({ certificate in
+            trust.compromisedKeys.reporter(of: certificate).map { (certificate, $0) }
+        }).first {
+            return Verdict(
+                trusted: false, anchor: nil,
+                reason: "the path runs through \(certificate.subject), whose key the metadata of \(reporter) reports compromised")
+        }
+        return Verdict(trusted: true, anchor: chain.anchor, reason: nil)
     }
 }

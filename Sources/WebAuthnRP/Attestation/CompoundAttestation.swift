@@ -24,6 +24,8 @@ import WebAuthnCoding
 /// with this rule a compound counts as unattested only when no component claims a chain at all.
 struct CompoundAttestation: AttestationFormat {
     let identifier = "compound"
+    /// Does not vouch for the AAGUID: its sub-statements vouch, each for itself, and are judged one by one.
+    let attestsAAGUID = false
 
     /// The most sub-statements a compound may hold. Not a spec rule (the syntax is `[2*
     /// nonCompoundAttStmt]`): §8 defines seven non-compound formats, and each sub-statement costs

@@ -4,6 +4,8 @@ import WebAuthnCrypto
 /// `fido-u2f` (W3C L3 §8.6): attestation from FIDO U2F authenticators.
 struct FIDOU2FAttestation: AttestationFormat {
     let identifier = "fido-u2f"
+    /// Does not vouch for the AAGUID: the U2F signature covers rpIdHash, clientDataHash, the credential id and key, not the AAGUID.
+    let attestsAAGUID = false
 
     func verify(_ context: AttestationContext) throws(WebAuthnError) -> AttestationOutcome {
         try context.requireMapStatement()

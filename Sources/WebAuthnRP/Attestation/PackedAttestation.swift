@@ -5,6 +5,8 @@ import WebAuthnCrypto
 /// certificate chain (`x5c`) or self attestation.
 struct PackedAttestation: AttestationFormat {
     let identifier = "packed"
+    /// Vouches for the AAGUID: sig covers authenticatorData.
+    let attestsAAGUID = true
 
     /// OID of the FIDO AAGUID certificate extension.
     static let aaguidExtensionOID = "1.3.6.1.4.1.45724.1.1.4"

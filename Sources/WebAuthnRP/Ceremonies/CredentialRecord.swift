@@ -176,10 +176,13 @@ extension MetadataTrust {
     /// signature work. Use at login, or when a new BLOB arrives, to find credentials whose
     /// authenticator has since been reported compromised.
     ///
-    /// The entry is found as at registration: by the record's AAGUID, or, when it is all zero,
-    /// by the key identifier of the attestation statement's `x5c[0]`. The second way needs
-    /// the attestation object in the record (registered with `keepAttestation`); it is how
-    /// fido-u2f authenticators, whose AAGUID is all zero, are listed.
+    /// The entry is found as at registration: by the record's AAGUID when the statement vouches
+    /// for it, otherwise (fido-u2f, also inside compound; an all-zero AAGUID) by the key
+    /// identifier of the attestation statement's `x5c[0]`. The second way needs the attestation
+    /// object in the record (registered with `keepAttestation`); it is how fido-u2f
+    /// authenticators are listed. A kept compound statement is re-checked sub-statement by
+    /// sub-statement, and the entry returned is that of its first chained one. A chain holding a
+    /// key any entry's compromise report names is refused, as at registration.
     /// - Parameters:
     ///   - record: the credential's record (its ``CredentialRecord/aaguid`` and, when kept,
     ///     its ``CredentialRecord/attestationObject``).
@@ -190,32 +193,55 @@ extension MetadataTrust {
         if blob.isStale(at: time), !policy.acceptStale {
             throw Self.failure("the metadata BLOB (no \(blob.number)) is past its nextUpdate day \(blob.nextUpdate)")
         }
-        let (authenticator, chain) = attested(record)
-        guard let entry = entry(for: authenticator) else {
-            if policy.requireEntry { throw Self.failure("the credential's authenticator has no metadata entry") }
-            return nil
+        let compromised = compromisedKeys(at: time)
+        let statements = attested(record)
+        var entries: [MetadataEntry?] = []
+        // Each statement as registration asked about it: a kept compound, component by component.
+        for (authenticator, chain) in statements {
+            try Self.refuse(chain ?? [], holding: compromised)
+            guard let entry = try entry(for: authenticator) else {
+                if policy.requireEntry { throw Self.failure("the credential's authenticator has no metadata entry") }
+                entries.append(nil)
+                continue
+            }
+            try check(entry, authenticator: nil, chain: chain, at: time)
+            entries.append(entry)
         }
-        try check(entry, authenticator: nil, chain: chain, at: time)
-        return entry
+        // The entry registration reported: the first chained statement's, else the first statement's.
+        let reported = statements.indices.first { statements[$0].0.type != .none && statements[$0].0.type != .self } ?? 0
+        return entries.indices.contains(reported) ? entries[reported] : nil
     }
 
-    /// The record's authenticator, for the lookup registration uses (``entry(for:)``: its AAGUID,
-    /// or, for an all-zero one, the kept attestation statement's `x5c[0]`), and its chain: the
-    /// kept `x5c`, none for none and self attestation, nil when not known (a chain attested
-    /// without its object kept), so that a key compromise naming a certificate still refuses it.
-    private func attested(_ record: CredentialRecord) -> (AttestedAuthenticator, [Certificate]?) {
+    /// The record's statements, for the lookup registration uses (``entry(for:)``: the AAGUID
+    /// when the statement vouches for it, else the kept statement's `x5c[0]`), each with its
+    /// chain: the kept `x5c`, none for none and self attestation, nil when not known (a chain
+    /// attested without its object kept), so that a key compromise naming a certificate still
+    /// refuses it. A kept `compound` object gives one per sub-statement.
+    private func attested(_ record: CredentialRecord) -> [(AttestedAuthenticator, [Certificate]?)] {
         // The stored object was verified at registration, but a record is storage and read as
         // untrusted: an object or chain that does not parse just adds no certificates.
         let object = record.attestationObject.flatMap { try? AttestationObject(bytes: $0[...]) }
+        let aaguid = AAGUID(uuidString: record.aaguid) ?? AAGUID.zero
+        let formats = AttestationFormatTable.standard
+        if let object, object.format == "compound", let items = object.statement.array {
+            return items.prefix(CompoundAttestation.maximumStatements).compactMap { item in
+                guard let fmt = item[textKey: "fmt"]?.text, let statement = item[textKey: "attStmt"] else { return nil }
+                let chain = try? AttestationContext.certificates(statement[textKey: "x5c"], format: fmt, cache: nil)
+                let type: AttestationType = chain != nil ? .basic : fmt == "none" ? .none : .self
+                let authenticator = AttestedAuthenticator(
+                    aaguid: aaguid, format: fmt, type: type, trustPath: chain ?? [],
+                    aaguidAttested: formats.format(fmt)?.attestsAAGUID ?? false)
+                return (authenticator, chain ?? [])
+            }
+        }
         let kept = object.flatMap {
             try? AttestationContext.certificates($0.statement[textKey: "x5c"], format: $0.format, cache: nil)
         }
         let unchained = record.attestationType == .none || record.attestationType == .self
         let authenticator = AttestedAuthenticator(
-            aaguid: AAGUID(uuidString: record.aaguid) ?? AAGUID.zero,
-            format: record.attestationFormat, type: record.attestationType,
-            trustPath: kept ?? [])
-        return (authenticator, unchained ? [] : kept.flatMap { $0.isEmpty ? nil : $0 })
+            aaguid: aaguid, format: record.attestationFormat, type: record.attestationType,
+            trustPath: kept ?? [], aaguidAttested: formats.format(record.attestationFormat)?.attestsAAGUID ?? false)
+        return [(authenticator, unchained ? [] : kept.flatMap { $0.isEmpty ? nil : $0 })]
     }
 }
 

@@ -35,6 +35,13 @@ public struct MetadataBLOB: Sendable {
 
     private let byAAGUID: [AAGUID: Int]
     private let byKeyIdentifier: [String: Int]
+    /// AAGUIDs that more than one entry lists, with the positions of those entries.
+    private let duplicateAAGUIDs: [AAGUID: [Int]]
+    /// Key identifiers that more than one entry lists, with the positions of those entries.
+    private let duplicateKeyIdentifiers: [String: [Int]]
+    /// The entries with an `ATTESTATION_KEY_COMPROMISE` report, whose leaked keys every chain is
+    /// checked against (``MetadataTrust``), in the BLOB's order.
+    let entriesReportingKeyCompromise: [MetadataEntry]
 
     /// The largest BLOB accepted, in bytes (the production BLOB is a few megabytes).
     static let maximumBytes = 32 << 20
@@ -68,12 +75,25 @@ public struct MetadataBLOB: Sendable {
         self.signingChain = signingChain
         var byAAGUID: [AAGUID: Int] = [:]
         var byKeyIdentifier: [String: Int] = [:]
+        var duplicateAAGUIDs: [AAGUID: [Int]] = [:]
+        var duplicateKeyIdentifiers: [String: [Int]] = [:]
         byAAGUID.reserveCapacity(payload.entries.count)
-        // The first entry for an identifier wins; a signed BLOB listing one twice is the publisher's error.
+        // An identifier two entries list is ambiguous: neither entry is used for it (the other
+        // could be the one whose report refuses it), and a registration it names is refused.
         for (index, entry) in payload.entries.enumerated() {
-            if let aaguid = entry.aaguid, byAAGUID[aaguid] == nil { byAAGUID[aaguid] = index }
-            for identifier in entry.attestationCertificateKeyIdentifiers where byKeyIdentifier[identifier] == nil {
-                byKeyIdentifier[identifier] = index
+            if let aaguid = entry.aaguid {
+                if let first = byAAGUID[aaguid] {
+                    duplicateAAGUIDs[aaguid, default: [first]].append(index)
+                } else {
+                    byAAGUID[aaguid] = index
+                }
+            }
+            for identifier in Set(entry.attestationCertificateKeyIdentifiers).sorted() {
+                if let first = byKeyIdentifier[identifier] {
+                    duplicateKeyIdentifiers[identifier, default: [first]].append(index)
+                } else {
+                    byKeyIdentifier[identifier] = index
+                }
             }
         }
         // A skipped entry may be the one that refuses its authenticator (a compromise report it
@@ -84,29 +104,68 @@ public struct MetadataBLOB: Sendable {
         }
         self.byAAGUID = byAAGUID
         self.byKeyIdentifier = byKeyIdentifier
+        self.duplicateAAGUIDs = duplicateAAGUIDs
+        self.duplicateKeyIdentifiers = duplicateKeyIdentifiers
+        entriesReportingKeyCompromise = payload.entries.filter { entry in
+            entry.statusReports.contains { $0.status == .attestationKeyCompromise }
+        }
     }
 
-    /// The entry for an AAGUID, if the BLOB has one.
+    /// The entry for an AAGUID, if the BLOB has exactly one (nil also when two entries list it).
     /// - Parameter aaguid: the authenticator's AAGUID.
     public func entry(aaguid: AAGUID) -> MetadataEntry? {
+        (try? uniqueEntry(aaguid: aaguid)) ?? nil
+    }
+
+    /// The entry listing an attestation certificate key identifier (fido-u2f authenticators,
+    /// which have no AAGUID), if exactly one does.
+    /// - Parameter identifier: hex SHA-1 of the certificate's subject public key (either case).
+    package func entry(attestationCertificateKeyIdentifier identifier: String) -> MetadataEntry? {
+        (try? uniqueEntry(attestationCertificateKeyIdentifier: identifier)) ?? nil
+    }
+
+    /// The entry for a certificate: looked up by its key identifier (RFC 5280 §4.2.1.2 method 1,
+    /// as MDS3 computes `attestationCertificateKeyIdentifiers`); nil also when two entries list it.
+    /// - Parameter certificate: an attestation certificate.
+    public func entry(attestationCertificate certificate: Certificate) -> MetadataEntry? {
+        (try? uniqueEntry(attestationCertificate: certificate)) ?? nil
+    }
+
+    /// The entry for an AAGUID, for a trust decision.
+    /// - Returns: the entry, or nil when no entry lists the AAGUID.
+    /// - Throws: ``WebAuthnError`` `metadata` naming the entries when more than one lists it.
+    func uniqueEntry(aaguid: AAGUID) throws(WebAuthnError) -> MetadataEntry? {
+        if let duplicates = duplicateAAGUIDs[aaguid] { throw Self.ambiguous("AAGUID \(aaguid.uuidString)", duplicates) }
         guard let index = byAAGUID[aaguid], entries.indices.contains(index) else { return nil }
         return entries[index]
     }
 
-    /// The entry listing an attestation certificate key identifier (fido-u2f authenticators,
-    /// which have no AAGUID), if any.
-    /// - Parameter identifier: hex SHA-1 of the certificate's subject public key (either case).
-    package func entry(attestationCertificateKeyIdentifier identifier: String) -> MetadataEntry? {
-        guard let index = byKeyIdentifier[identifier.lowercased()], entries.indices.contains(index) else { return nil }
+    /// The entry listing a key identifier, for a trust decision.
+    /// - Returns: the entry, or nil when no entry lists it.
+    /// - Throws: ``WebAuthnError`` `metadata` naming the entries when more than one lists it.
+    func uniqueEntry(attestationCertificateKeyIdentifier identifier: String) throws(WebAuthnError) -> MetadataEntry? {
+        let identifier = identifier.lowercased()
+        if let duplicates = duplicateKeyIdentifiers[identifier] {
+            throw Self.ambiguous("attestation certificate key identifier \(identifier)", duplicates)
+        }
+        guard let index = byKeyIdentifier[identifier], entries.indices.contains(index) else { return nil }
         return entries[index]
     }
 
-    /// The entry for a certificate: looked up by its key identifier (RFC 5280 §4.2.1.2 method 1,
-    /// as MDS3 computes `attestationCertificateKeyIdentifiers`).
-    /// - Parameter certificate: an attestation certificate.
-    public func entry(attestationCertificate certificate: Certificate) -> MetadataEntry? {
+    /// The entry for an attestation certificate's key identifier, for a trust decision.
+    /// - Throws: ``WebAuthnError`` `metadata` naming the entries when more than one lists it.
+    func uniqueEntry(attestationCertificate certificate: Certificate) throws(WebAuthnError) -> MetadataEntry? {
         guard let identifier = Self.keyIdentifier(of: certificate) else { return nil }
-        return entry(attestationCertificateKeyIdentifier: identifier)
+        return try uniqueEntry(attestationCertificateKeyIdentifier: identifier)
+    }
+
+    /// The refusal of an identifier several entries list: which entry decides its status, roots
+    /// and name cannot be told, so none does (a later `REVOKED` must not lose to an earlier entry).
+    private static func ambiguous(_ identifier: String, _ positions: [Int]) -> WebAuthnError {
+        WebAuthnError(
+            .metadata, step: "§7.1 step 24",
+            "the metadata BLOB lists \(identifier) in more than one entry (entries "
+                + positions.map { "[\($0)]" }.joined(separator: ", ") + "); it names no entry and is refused")
     }
 
     /// Whether the ``nextUpdate`` day (UTC) is over: a newer BLOB should exist.

@@ -13,9 +13,14 @@ public struct AttestedAuthenticator: Sendable {
     public let format: String
     /// The verified attestation type.
     public let type: AttestationType
-    /// The attestation trust path as presented, leaf first (empty for none and self; for
-    /// compound, the paths of its components, in order).
+    /// The attestation trust path as presented, leaf first (empty for none and self). A
+    /// `compound` statement is never asked about as a whole: each of its sub-statements is, with
+    /// its own format, type and path.
     public let trustPath: [Certificate]
+    /// Whether the statement vouches for ``aaguid``: its signature covers the authenticator data
+    /// (packed, tpm, android-key, android-safetynet, apple). A `fido-u2f` statement signs no
+    /// AAGUID, and `none` signs nothing: whoever wrote the authenticator data chose the AAGUID.
+    let aaguidAttested: Bool
 
     /// Creates the description.
     /// - Parameters:
@@ -23,11 +28,13 @@ public struct AttestedAuthenticator: Sendable {
     ///   - format: the statement format.
     ///   - type: the attestation type.
     ///   - trustPath: the certificates presented, leaf first.
-    init(aaguid: AAGUID, format: String, type: AttestationType, trustPath: [Certificate]) {
+    ///   - aaguidAttested: whether the statement's signature covers the AAGUID.
+    init(aaguid: AAGUID, format: String, type: AttestationType, trustPath: [Certificate], aaguidAttested: Bool) {
         self.aaguid = aaguid
         self.format = format
         self.type = type
         self.trustPath = trustPath
+        self.aaguidAttested = aaguidAttested
     }
 }
 
@@ -43,6 +50,9 @@ public struct AuthenticatorTrust: Sendable {
     var metadata: MetadataEntry?
     /// True when the metadata used was past its nextUpdate and the policy accepted it anyway.
     var metadataStale: Bool
+    /// Keys that anchor nothing: a path built through a certificate holding one is not trusted,
+    /// whichever anchor it ends in (``MetadataTrust``: the keys compromise reports name).
+    var compromisedKeys = CompromisedKeys()
 
     /// Creates a decision.
     /// - Parameters:
@@ -58,6 +68,32 @@ public struct AuthenticatorTrust: Sendable {
         self.authenticatorName = authenticatorName
         self.metadata = metadata
         self.metadataStale = metadataStale
+    }
+
+    /// A decision that also names the keys no path may run through.
+    init(
+        anchors: [Certificate], authenticatorName: String? = nil, metadata: MetadataEntry? = nil,
+        metadataStale: Bool, compromisedKeys: CompromisedKeys
+    ) {
+        self.init(anchors: anchors, authenticatorName: authenticatorName, metadata: metadata, metadataStale: metadataStale)
+        self.compromisedKeys = compromisedKeys
+    }
+}
+
+/// Attestation keys that metadata reports compromised, with who reported each: by subject
+/// public key (a report's `certificate`) and by key identifier (an entry whose compromise report
+/// names no certificate leaks every key it lists in `attestationCertificateKeyIdentifiers`).
+struct CompromisedKeys: Sendable {
+    /// SPKI DER of each named certificate, to the entry that reported it.
+    var bySubjectPublicKey: [[UInt8]: String] = [:]
+    /// Lowercase hex key identifiers, to the entry that reported them.
+    var byKeyIdentifier: [String: String] = [:]
+
+    /// The entry that reports the key of `certificate` compromised, or nil when none does.
+    func reporter(of certificate: Certificate) -> String? {
+        if let reporter = bySubjectPublicKey[certificate.subjectPublicKeyInfoDER] { return reporter }
+        guard !byKeyIdentifier.isEmpty, let identifier = MetadataBLOB.keyIdentifier(of: certificate) else { return nil }
+        return byKeyIdentifier[identifier]
     }
 }
 
@@ -183,21 +219,28 @@ public struct MetadataTrust: AttestationTrustSource {
         WebAuthnError(.metadata, step: "§7.1 step 24", message)
     }
 
-    /// The entry for an authenticator: by its AAGUID; for one without an AAGUID (an all-zero
-    /// AAGUID, or the fido-u2f format, whose signature does not cover the AAGUID) by the key
-    /// identifier of its attestation certificate (`x5c[0]`) alone.
+    /// The entry for a statement: chosen only by an identifier the statement vouches for.
+    ///
+    /// By the AAGUID when it is not all zero and the statement vouches for it
+    /// (``AttestedAuthenticator/aaguidAttested``: its signature covers the authenticator data),
+    /// or when the statement has no chain to judge (none, self: the entry then decides status
+    /// and name only). Otherwise (a `fido-u2f` statement, also inside `compound`; an all-zero
+    /// AAGUID) by the key identifier of its attestation certificate (`x5c[0]`) alone, never by
+    /// the AAGUID, which nothing signed.
     ///
     /// A certificate further along the path never chooses the entry: anyone can append a
     /// public certificate that the BLOB lists, and the entry supplies status, declared types,
     /// trust anchors and the name reported.
     /// - Parameter authenticator: the attested authenticator.
     /// - Returns: its entry, or nil when the BLOB has none for it.
-    func entry(for authenticator: AttestedAuthenticator) -> MetadataEntry? {
-        guard authenticator.aaguid.isZero || authenticator.format == "fido-u2f" else {
-            return blob.entry(aaguid: authenticator.aaguid)
+    /// - Throws: ``WebAuthnError`` `metadata` when the BLOB lists the identifier in more than one entry.
+    func entry(for authenticator: AttestedAuthenticator) throws(WebAuthnError) -> MetadataEntry? {
+        let unchained = authenticator.type == .none || authenticator.type == .self
+        if !authenticator.aaguid.isZero, authenticator.aaguidAttested || unchained {
+            return try blob.uniqueEntry(aaguid: authenticator.aaguid)
         }
         guard let attestationCertificate = authenticator.trustPath.first else { return nil }
-        return blob.entry(attestationCertificate: attestationCertificate)
+        return try blob.uniqueEntry(attestationCertificate: attestationCertificate)
     }
 
     /// Finds the authenticator's entry, applies the policy, and returns its roots as anchors.
@@ -209,25 +252,30 @@ public struct MetadataTrust: AttestationTrustSource {
                 "the metadata BLOB (no \(blob.number)) was due for replacement by the end of its nextUpdate day "
                     + "\(blob.nextUpdate) and the policy does not accept stale metadata")
         }
-        guard let entry = entry(for: authenticator) else {
+        // A leaked key is refused whichever entry reports it and whichever model the chain claims.
+        let compromised = compromisedKeys(at: time)
+        try Self.refuse(authenticator.trustPath, holding: compromised)
+        guard let entry = try entry(for: authenticator) else {
             if policy.requireEntry {
                 throw Self.failure(
                     "authenticator \(authenticator.aaguid.uuidString) (\(authenticator.format)) has no metadata entry "
                         + "and the policy requires one")
             }
-            return AuthenticatorTrust(anchors: additionalAnchors, metadataStale: stale)
+            return AuthenticatorTrust(anchors: additionalAnchors, metadataStale: stale, compromisedKeys: compromised)
         }
         try check(entry, authenticator: authenticator, chain: authenticator.trustPath, at: time)
-        let leaked = compromisedKeys(entry, at: time)
         var anchors = additionalAnchors
         for der in entry.statement?.attestationRootCertificates ?? [] {
-            // A root that does not parse cannot anchor anything; the others still count. A root
-            // whose key a compromise report names anchors nothing either: x5c rarely holds the root.
-            if let certificate = try? Certificate(derEncoded: der), !leaked.contains(certificate.subjectPublicKeyInfoDER) {
+            // A root that does not parse cannot anchor anything; the others still count. One whose
+            // key a compromise report names is judged with every other anchor: no path through it
+            // is trusted (``AttestationTrustEvaluator``).
+            if let certificate = try? Certificate(derEncoded: der) {
                 anchors.append(certificate)
             }
         }
-        return AuthenticatorTrust(anchors: anchors, authenticatorName: entry.name, metadata: entry, metadataStale: stale)
+        return AuthenticatorTrust(
+            anchors: anchors, authenticatorName: entry.name, metadata: entry, metadataStale: stale,
+            compromisedKeys: compromised)
     }
 
     /// Checks an entry against the policy at `time`: status, certification, declared attestation type.
@@ -236,7 +284,8 @@ public struct MetadataTrust: AttestationTrustSource {
     /// refused status can share its date with a certification. A refused status dated after
     /// `time` counts too (a revocation announced ahead is taken at once), while a certification
     /// dated after `time` does not count yet. An `ATTESTATION_KEY_COMPROMISE` counts whatever
-    /// came after it (unless the policy opts out), for the chains it names.
+    /// came after it (unless the policy opts out); one naming a certificate refuses the chains
+    /// holding its key, through ``compromisedKeys(at:)``, whichever entry they claim.
     /// - Parameters:
     ///   - chain: the attestation's certificates, leaf first (empty for none and self
     ///     attestation), or nil when not known (a re-check without the attestation object):
@@ -245,18 +294,17 @@ public struct MetadataTrust: AttestationTrustSource {
         _ entry: MetadataEntry, authenticator: AttestedAuthenticator?, chain: [Certificate]?,
         at time: Date
     ) throws(WebAuthnError) {
-        let name = entry.name.map { "\"\($0)\"" } ?? entry.aaguid?.uuidString ?? "authenticator"
+        let name = Self.name(of: entry)
         for report in refusingReports(entry, at: time) {
-            if report.status == .attestationKeyCompromise, let named = report.certificate,
-                let chain, !Self.holdsKey(of: named, chain)
-            {
+            // A known chain is judged by key against every compromise report of the BLOB (``refuse(_:holding:)``).
+            if report.status == .attestationKeyCompromise, report.certificate != nil, chain != nil {
                 continue
             }
             let detail =
                 report.status != .attestationKeyCompromise
                 ? "in effect or announced"
                 : report.certificate != nil
-                    ? "reported for the key of a certificate of this chain, whatever came after"
+                    ? "reported for the key of a certificate the chain may hold, whatever came after"
                     : "reported for every chain of the model, whatever came after"
             throw Self.failure("\(name): the metadata status \(report.status.rawValue) is \(detail)")
         }
@@ -277,6 +325,12 @@ public struct MetadataTrust: AttestationTrustSource {
         }
     }
 
+    /// An entry's name in messages: its description, else its AAGUID, else its first key identifier.
+    static func name(of entry: MetadataEntry) -> String {
+        entry.name.map { "\"\($0)\"" } ?? entry.aaguid?.uuidString
+            ?? entry.attestationCertificateKeyIdentifiers.first.map { "keyid \($0)" } ?? "authenticator"
+    }
+
     /// The reports of `entry` that refuse under the policy at `time`: a refused status in effect
     /// or announced, and, sticky, every `ATTESTATION_KEY_COMPROMISE` whatever its date.
     func refusingReports(_ entry: MetadataEntry, at time: Date) -> [MetadataStatusReport] {
@@ -289,21 +343,37 @@ public struct MetadataTrust: AttestationTrustSource {
         }
     }
 
-    /// The subject public keys (SPKI DER) of the certificates that refusing compromise reports name.
-    func compromisedKeys(_ entry: MetadataEntry, at time: Date) -> Set<[UInt8]> {
-        Set(
-            refusingReports(entry, at: time).compactMap { report in
-                guard report.status == .attestationKeyCompromise, let der = report.certificate else { return nil }
-                return (try? Certificate(derEncoded: der))?.subjectPublicKeyInfoDER
-            })
+    /// The attestation keys that refusing `ATTESTATION_KEY_COMPROMISE` reports of **any** entry
+    /// of the BLOB name at `time`: a report's `certificate` names its key; a report naming none
+    /// leaks every key its entry lists by key identifier (and refuses every chain of its own
+    /// entry through ``check(_:authenticator:chain:at:)``). A leaked key is refused wherever it
+    /// appears, not only in chains that claim the reporting entry's model.
+    func compromisedKeys(at time: Date) -> CompromisedKeys {
+        var keys = CompromisedKeys()
+        for entry in blob.entriesReportingKeyCompromise {
+            let reporter = Self.name(of: entry)
+            for report in refusingReports(entry, at: time) where report.status == .attestationKeyCompromise {
+                if let der = report.certificate {
+                    // The parser kept only certificates that parse; one that does not names no key it could match.
+                    if let certificate = try? Certificate(derEncoded: der) {
+                        keys.bySubjectPublicKey[certificate.subjectPublicKeyInfoDER] = reporter
+                    }
+                } else {
+                    for identifier in entry.attestationCertificateKeyIdentifiers { keys.byKeyIdentifier[identifier] = reporter }
+                }
+            }
+        }
+        return keys
     }
 
-    /// Whether a certificate of `chain` has the key of the certificate `named` (DER): the leaked
-    /// key is what is refused, whichever certificate carries it. One that does not parse (the
-    /// parser refuses those) counts as held.
-    static func holdsKey(of named: [UInt8], _ chain: [Certificate]) -> Bool {
-        guard let certificate = try? Certificate(derEncoded: named) else { return true }
-        return chain.contains { $0.subjectPublicKeyInfoDER == certificate.subjectPublicKeyInfoDER }
+    /// Refuses (`metadata`) a chain that holds a certificate with a compromised key.
+    static func refuse(_ chain: [Certificate], holding keys: CompromisedKeys) throws(WebAuthnError) {
+        for certificate in chain {
+            guard let reporter = keys.reporter(of: certificate) else { continue }
+            throw failure(
+                "the chain holds \(certificate.subject), whose key the metadata of \(reporter) reports compromised "
+                    + "(ATTESTATION_KEY_COMPROMISE), whatever came after")
+        }
     }
 
     /// The MDS `attestationTypes` values a verified attestation may be declared as.

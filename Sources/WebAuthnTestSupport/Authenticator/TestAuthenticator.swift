@@ -52,6 +52,24 @@ package struct TestAuthenticator {
             let made = try TestCertificates.makeCA(name: name, seed: seed)
             return CA(key: made.key, certificate: made.cert)
         }
+
+        /// An intermediate CA issued by this one (CA, path length 0), valid as long as `make`'s.
+        /// - Parameters:
+        ///   - name: its common name.
+        ///   - seed: derives its key.
+        package func intermediate(name: String, seed: String) throws -> CA {
+            let key = try PrivateKey.derive(.p256, seed: "\(seed) intermediate CA")
+            let now = TestCertificates.now
+            var builder = CertificateBuilder(
+                subject: try DistinguishedName([.commonName(name), .organization("Test"), .country("AA")]),
+                publicKey: key.publicKey, notBefore: now.addingTimeInterval(-86_400 * 365),
+                notAfter: now.addingTimeInterval(86_400 * 365 * 10))
+            builder.issued(by: certificate)
+            builder.serialNumber = [0x20, 0x01]
+            builder.basicConstraints = .init(isCA: true, pathLength: 0)
+            builder.keyUsage = [.keyCertSign, .cRLSign]
+            return CA(key: key, certificate: try builder.sign(with: self.key))
+        }
     }
 
     /// The attestation statement to produce at registration.

@@ -117,7 +117,7 @@ struct KnownAttestationRootsTests {
 
     @Test("no known root is trusted by default")
     func notTrustedByDefault() throws {
-        let authenticator = AttestedAuthenticator(aaguid: .zero, format: "packed", type: .basic, trustPath: [])
+        let authenticator = AttestedAuthenticator(aaguid: .zero, format: "packed", type: .basic, trustPath: [], aaguidAttested: true)
         #expect(try AttestationPolicy().source.trust(for: authenticator, at: Date()).anchors.isEmpty)
         #expect(try VerificationPolicy().attestation.source.trust(for: authenticator, at: Date()).anchors.isEmpty)
     }

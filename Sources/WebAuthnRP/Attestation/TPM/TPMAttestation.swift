@@ -7,6 +7,8 @@ import WebAuthnCrypto
 /// attestation CA, so the attestation type is always AttCA.
 struct TPMAttestation: AttestationFormat {
     let identifier = "tpm"
+    /// Vouches for the AAGUID: certInfo.extraData is the hash of authenticatorData || clientDataHash.
+    let attestsAAGUID = true
 
     /// tcg-kp-AIKCertificate (2.23.133.8.3), the Extended Key Usage an AIK certificate must carry.
     static let aikCertificateKeyPurposeOID = "2.23.133.8.3"
