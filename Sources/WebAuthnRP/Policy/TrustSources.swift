@@ -7,7 +7,11 @@ public import WebAuthnCrypto
 /// The authenticator a registration's attestation speaks for, as a trust source sees it
 /// after the attestation statement verified (W3C L3 §7.1 step 24).
 public struct AttestedAuthenticator: Sendable {
-    /// The AAGUID from the attested credential data (all zero for fido-u2f).
+    /// The AAGUID from the attested credential data (all zero for fido-u2f). Only statements
+    /// whose signature covers the authenticator data vouch for it (packed, tpm, android-key,
+    /// android-safetynet, apple): a `fido-u2f` statement signs none, so a source should not let
+    /// the AAGUID choose anything for a fido-u2f chain (``MetadataTrust`` uses the attestation
+    /// certificate's key identifier instead).
     public let aaguid: AAGUID
     /// The attestation statement format (`fmt`).
     public let format: String
@@ -187,15 +191,19 @@ public struct MetadataPolicy: Sendable {
 /// let blob = try MetadataBLOB(jws: downloaded, trustAnchor: root, at: Date())
 /// let attestation = AttestationPolicy(source: MetadataTrust(blob: blob), chain: .required)
 /// ```
-/// For each registration (W3C L3 §7.1 step 24): the entry is found by AAGUID, or, for an
-/// authenticator without one (fido-u2f), by the key identifier of its attestation certificate
-/// (`x5c[0]`); statuses and certification are checked against its `policy`; the attestation
+/// For each statement of a registration (W3C L3 §7.1 step 24; a compound's sub-statements one
+/// by one): the entry is found by AAGUID when the statement's signature covers it, otherwise
+/// (fido-u2f; an all-zero AAGUID) by the key identifier of its attestation certificate
+/// (`x5c[0]`); an identifier two entries list refuses the registration; a chain holding a key
+/// that any entry reports compromised is refused; statuses and certification are checked
+/// against its `policy`; the attestation
 /// type must be one the statement declares (`basic_full` for Basic, `basic_surrogate` for
 /// self, `attca` for AttCA, `anonca` for AnonCA; a `packed` or `fido-u2f` x5c statement, which
 /// the spec leaves as "Basic, AttCA or uncertainty", fits any of `basic_full`, `attca` and
 /// `anonca`; a `none` statement is not checked, since the client may strip any attestation);
 /// the statement's attestation root certificates become the
-/// anchors for that authenticator alone, together with its `additionalAnchors`.
+/// anchors for that authenticator alone, together with its `additionalAnchors`, and no path
+/// through a compromised key is trusted, whichever anchor it ends in.
 public struct MetadataTrust: AttestationTrustSource {
     /// The verified BLOB.
     var blob: MetadataBLOB
