@@ -165,6 +165,7 @@ extension Corpus {
         try register(&clean, "register-listed", "listed", trusted, entry: "Metadata Test Key")
         files.append(clean)
         files += try metadataPolicyFiles(mds: mds, vendor: vendor)
+        files += try metadataIdentityFiles(mds: mds, vendor: vendor)
         return files
     }
 
