@@ -273,7 +273,8 @@ enum AttestationTrustEvaluator {
     /// that statement vouches for (a `fido-u2f` one by its certificate's key identifier, never by
     /// the AAGUID it does not sign) and its chain is held to that entry's anchors alone. The
     /// compound's trust (name, metadata) reported is that of its first chained component, as
-    /// its type is (``CompoundAttestation/reportedType(of:)``).
+    /// its type is (``CompoundAttestation/reportedType(of:)``). A none or self component beside a
+    /// chained one is not asked about: it vouches for nothing the chained one does not.
     /// - Throws: ``WebAuthnError`` from the trust source, for any statement.
     static func assess(
         _ outcome: AttestationOutcome, format: String, aaguid: AAGUID, policy: AttestationPolicy,
@@ -307,7 +308,8 @@ enum AttestationTrustEvaluator {
     /// anchor, and at least one must claim one. Self and none components make no claim to judge:
     /// they neither block nor give trust, as the compound's reported type is the first chained
     /// component's (``CompoundAttestation/reportedType(of:)``). Under `.any` one trusted component
-    /// suffices. Every component is asked, so a source's refusal of any of them refuses the whole.
+    /// suffices. Every chained component is asked (each none and self one only when none is
+    /// chained), so a source's refusal of any of them refuses the whole.
     /// - Returns: the verdict and the trust reported for the whole (a compound's first chained
     ///   component's, else its first component's).
     static func judge<Failure: Error>(
@@ -321,13 +323,20 @@ enum AttestationTrustEvaluator {
             verdict.trust = statementTrust
             return (verdict, statementTrust)
         }
+        let chainedFlags = outcome.components.map { $0.outcome.type != .none && $0.outcome.type != .self }
+        // Beside a chained component, a none or self one claims nothing to look up (a none
+        // statement vouches for no AAGUID): only when no component is chained is each asked about.
+        let askAll = !chainedFlags.contains(true)
         var verdicts: [Verdict] = []
-        for component in outcome.components {
+        for (component, chainedComponent) in zip(outcome.components, chainedFlags) {
+            guard chainedComponent || askAll else {
+                verdicts.append(evaluate(component.outcome, trust: AuthenticatorTrust(anchors: []), at: time))
+                continue
+            }
             verdicts.append(
                 try judge(component.outcome, format: component.format, compoundRequirement: compoundRequirement, at: time, trust: trust).0)
         }
         let trustedOnes = verdicts.filter(\.trusted)
-        let chainedFlags = outcome.components.map { $0.outcome.type != .none && $0.outcome.type != .self }
         let chained = zip(chainedFlags, verdicts).filter(\.0).map(\.1)
         let ok = compoundRequirement == .all ? !chained.isEmpty && chained.allSatisfy(\.trusted) : !trustedOnes.isEmpty
         let judged = compoundRequirement == .all && !chained.isEmpty ? chained : verdicts

@@ -224,15 +224,19 @@ extension MetadataTrust {
         let aaguid = AAGUID(uuidString: record.aaguid) ?? AAGUID.zero
         let formats = AttestationFormatTable.standard
         if let object, object.format == "compound", let items = object.statement.array {
-            return items.prefix(CompoundAttestation.maximumStatements).compactMap { item in
-                guard let fmt = item[textKey: "fmt"]?.text, let statement = item[textKey: "attStmt"] else { return nil }
-                let chain = try? AttestationContext.certificates(statement[textKey: "x5c"], format: fmt, cache: nil)
-                let type: AttestationType = chain != nil ? .basic : fmt == "none" ? .none : .self
-                let authenticator = AttestedAuthenticator(
-                    aaguid: aaguid, format: fmt, type: type, trustPath: chain ?? [],
-                    aaguidAttested: formats.format(fmt)?.attestsAAGUID ?? false)
-                return (authenticator, chain ?? [])
-            }
+            let statements: [(AttestedAuthenticator, [Certificate]?)] = items.prefix(CompoundAttestation.maximumStatements)
+                .compactMap { item in
+                    guard let fmt = item[textKey: "fmt"]?.text, let statement = item[textKey: "attStmt"] else { return nil }
+                    let chain = try? AttestationContext.certificates(statement[textKey: "x5c"], format: fmt, cache: nil)
+                    let type: AttestationType = chain != nil ? .basic : fmt == "none" ? .none : .self
+                    let authenticator = AttestedAuthenticator(
+                        aaguid: aaguid, format: fmt, type: type, trustPath: chain ?? [],
+                        aaguidAttested: formats.format(fmt)?.attestsAAGUID ?? false)
+                    return (authenticator, chain ?? [])
+                }
+            // As at registration: beside a chained sub-statement, a none or self one is not looked up.
+            let chained = statements.filter { $0.0.type != .none && $0.0.type != .self }
+            return chained.isEmpty ? statements : chained
         }
         let kept = object.flatMap {
             try? AttestationContext.certificates($0.statement[textKey: "x5c"], format: $0.format, cache: nil)

@@ -39,9 +39,10 @@ public struct MetadataBLOB: Sendable {
     private let duplicateAAGUIDs: [AAGUID: [Int]]
     /// Key identifiers that more than one entry lists, with the positions of those entries.
     private let duplicateKeyIdentifiers: [String: [Int]]
-    /// The entries with an `ATTESTATION_KEY_COMPROMISE` report, whose leaked keys every chain is
-    /// checked against (``MetadataTrust``), in the BLOB's order.
-    let entriesReportingKeyCompromise: [MetadataEntry]
+    /// The entries with a report that can name keys (an `ATTESTATION_KEY_COMPROMISE`, or any
+    /// report with a `certificate`), whose named keys every chain is checked against
+    /// (``MetadataTrust``), in the BLOB's order.
+    let entriesNamingKeys: [MetadataEntry]
 
     /// The largest BLOB accepted, in bytes (the production BLOB is a few megabytes).
     static let maximumBytes = 32 << 20
@@ -106,8 +107,8 @@ public struct MetadataBLOB: Sendable {
         self.byKeyIdentifier = byKeyIdentifier
         self.duplicateAAGUIDs = duplicateAAGUIDs
         self.duplicateKeyIdentifiers = duplicateKeyIdentifiers
-        entriesReportingKeyCompromise = payload.entries.filter { entry in
-            entry.statusReports.contains { $0.status == .attestationKeyCompromise }
+        entriesNamingKeys = payload.entries.filter { entry in
+            entry.statusReports.contains { $0.status == .attestationKeyCompromise || $0.certificate != nil }
         }
     }
 

@@ -351,22 +351,24 @@ public struct MetadataTrust: AttestationTrustSource {
         }
     }
 
-    /// The attestation keys that refusing `ATTESTATION_KEY_COMPROMISE` reports of **any** entry
-    /// of the BLOB name at `time`: a report's `certificate` names its key; a report naming none
-    /// leaks every key its entry lists by key identifier (and refuses every chain of its own
-    /// entry through ``check(_:authenticator:chain:at:)``). A leaked key is refused wherever it
-    /// appears, not only in chains that claim the reporting entry's model.
+    /// The keys that refusing reports of **any** entry of the BLOB name at `time`: a refusing
+    /// report's `certificate` names its key, whatever the status (an
+    /// `ATTESTATION_KEY_COMPROMISE`, or another refused status naming the affected batch); an
+    /// `ATTESTATION_KEY_COMPROMISE` naming none leaks every key its entry lists by key identifier
+    /// (and refuses every chain of its own entry through ``check(_:authenticator:chain:at:)``). A
+    /// named key is refused wherever it appears, not only in chains that claim the reporting
+    /// entry's model.
     func compromisedKeys(at time: Date) -> CompromisedKeys {
         var keys = CompromisedKeys()
-        for entry in blob.entriesReportingKeyCompromise {
-            let reporter = Self.name(of: entry)
-            for report in refusingReports(entry, at: time) where report.status == .attestationKeyCompromise {
+        for entry in blob.entriesNamingKeys {
+            for report in refusingReports(entry, at: time) {
+                let reporter = "\(Self.name(of: entry)) (\(report.status.rawValue))"
                 if let der = report.certificate {
                     // The parser kept only certificates that parse; one that does not names no key it could match.
                     if let certificate = try? Certificate(derEncoded: der) {
                         keys.bySubjectPublicKey[certificate.subjectPublicKeyInfoDER] = reporter
                     }
-                } else {
+                } else if report.status == .attestationKeyCompromise {
                     for identifier in entry.attestationCertificateKeyIdentifiers { keys.byKeyIdentifier[identifier] = reporter }
                 }
             }
@@ -379,8 +381,7 @@ public struct MetadataTrust: AttestationTrustSource {
         for certificate in chain {
             guard let reporter = keys.reporter(of: certificate) else { continue }
             throw failure(
-                "the chain holds \(certificate.subject), whose key the metadata of \(reporter) reports compromised "
-                    + "(ATTESTATION_KEY_COMPROMISE), whatever came after")
+                "the chain holds \(certificate.subject), whose key the metadata of \(reporter) reports compromised")
         }
     }
 

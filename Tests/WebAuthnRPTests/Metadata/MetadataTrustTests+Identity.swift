@@ -56,8 +56,15 @@ extension MetadataTrustTests {
         let verified = try #require(try register(attack, policy: world.policy(listed)).accepted())
         #expect(verified.attestation.trusted && verified.attestation.format == "compound")
         #expect(verified.attestation.authenticatorName == "Vendor U2F Key")
-        #expect(verified.attestation.components.map(\.authenticatorName) == ["Vendor U2F Key", "Vendor Key"])
+        // The none statement beside it vouches for nothing: it is not looked up (no name), nor
+        // does an unlisted or all-zero AAGUID make requireEntry refuse the listed U2F model.
+        #expect(verified.attestation.components.map(\.authenticatorName) == ["Vendor U2F Key", nil])
         #expect(verified.attestation.components.map(\.trusted) == [true, false])
+        let requireEntry = world.policy(try world.blob([try u2fEntry(world)]), MetadataPolicy(requireEntry: true))
+        for aaguid in [[UInt8](repeating: 0, count: 16), try #require(AAGUID(uuidString: Self.otherAAGUID)).bytes] {
+            let listedU2F = try #require(try register(attack, policy: requireEntry, aaguid: aaguid).accepted())
+            #expect(listedU2F.attestation.trusted && listedU2F.attestation.authenticatorName == "Vendor U2F Key")
+        }
         // Beside a packed statement (which signs the AAGUID): each is judged by its own entry.
         let both = TestAuthenticator.Attestation.compound([.packed(ca: world.ca), .fidoU2F(ca: world.ca)])
         let judged = try #require(try register(both, policy: world.policy(listed)).accepted())
@@ -73,6 +80,9 @@ extension MetadataTrustTests {
         let attack = TestAuthenticator.Attestation.compound([.fidoU2F(ca: world.ca), .none])
         let kept = try #require(try register(attack, policy: world.policy(listed), keepAttestation: true).accepted())
         #expect(try MetadataTrust(blob: listed).recheck(kept.record, at: F.now)?.name == "Vendor U2F Key")
+        // The none sub-statement is not looked up: the claimed AAGUID's absence does not refuse it.
+        let u2fOnly = MetadataTrust(blob: try world.blob([try u2fEntry(world)]), policy: MetadataPolicy(requireEntry: true))
+        #expect(try u2fOnly.recheck(kept.record, at: F.now)?.name == "Vendor U2F Key")
         var revokedU2F = try u2fEntry(world)
         revokedU2F.statuses.append(.init("REVOKED", effectiveDate: "2025-05-01"))
         let later = try world.blob([world.entry(), revokedU2F])
@@ -228,6 +238,17 @@ extension MetadataTrustTests {
         let byIdentifierRefused = try register(attack, policy: world.policy(byIdentifier, chain: .reported))
         byIdentifierRefused.expectRejected(.metadata, step: "§7.1 step 24")
         #expect(message(byIdentifierRefused).contains("Leaky U2F Key"))
+        // Another refused status naming a certificate names its key too.
+        let remote = try world.blob([
+            world.entry(),
+            world.entry {
+                $0.aaguid = Self.otherAAGUID; $0.description = "Leaky Key"
+                $0.statuses = [.init("USER_KEY_REMOTE_COMPROMISE", effectiveDate: "2024-01-01", certificate: leakedLeaf)]
+            },
+        ])
+        let remoteRefused = try register(attack, policy: world.policy(remote, chain: .reported))
+        remoteRefused.expectRejected(.metadata, step: "§7.1 step 24")
+        #expect(message(remoteRefused).contains("USER_KEY_REMOTE_COMPROMISE"))
         // The policy's opt-out and refused statuses govern these reports as they do the entry's own.
         let unrefused = MetadataPolicy(refusedStatuses: AuthenticatorStatus.compromised.subtracting([.attestationKeyCompromise]))
         #expect(try register(attack, policy: world.policy(reportLeaf, unrefused)).accepted()?.attestation.trusted == true)
