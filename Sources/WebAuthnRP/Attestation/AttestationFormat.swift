@@ -290,17 +290,6 @@ enum AttestationTrustEvaluator {
         }
     }
 
-    /// Judges trust against the same `anchors` for every statement (a fixed list); a compound
-    /// outcome is trusted per `compoundRequirement` (see ``judge(_:format:compoundRequirement:at:trust:)``).
-    static func evaluate(
-        _ outcome: AttestationOutcome, anchors: [Certificate],
-        compoundRequirement: AttestationFormatOptions.CompoundRequirement, at time: Date
-    ) -> Verdict {
-        judge(outcome, format: "", compoundRequirement: compoundRequirement, at: time) { _, _ in
-            AuthenticatorTrust(anchors: anchors)
-        }.0
-    }
-
     /// Asks `trust` about each statement (the outcome itself, or each compound component) and
     /// judges its path against the anchors it answers.
     ///

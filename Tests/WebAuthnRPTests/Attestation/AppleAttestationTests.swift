@@ -106,12 +106,14 @@ struct AppleAttestationTests {
         let factory = try AppleStatementFactory()
         let format = try #require(AttestationFormatTable.standard.format("apple"))
         let outcome = try format.verify(try factory.context(try factory.validStatement()))
-        let trusted = AttestationTrustEvaluator.evaluate(
-            outcome, anchors: [factory.ca.cert], compoundRequirement: .all, at: AttestationTestSupport.now)
-        #expect(trusted.trusted)
+        func verdict(_ anchors: [Certificate]) -> AttestationTrustEvaluator.Verdict {
+            AttestationTrustEvaluator.judge(outcome, format: "apple", compoundRequirement: .all, at: AttestationTestSupport.now) { _, _ in
+                AuthenticatorTrust(anchors: anchors)
+            }.0
+        }
+        #expect(verdict([factory.ca.cert]).trusted)
         let other = try AttestationTestSupport.makeCA(name: "Some other root")
-        let untrusted = AttestationTrustEvaluator.evaluate(
-            outcome, anchors: [other.cert], compoundRequirement: .all, at: AttestationTestSupport.now)
+        let untrusted = verdict([other.cert])
         #expect(!untrusted.trusted)
     }
 

@@ -206,9 +206,11 @@ struct CompoundAttestationTests {
         func verdict(_ entries: [CBORItem], _ requirement: Requirement, anchors: [Certificate]) throws -> AttestationTrustEvaluator.Verdict
         {
             let outcome = try CompoundAttestation().verify(try factory.context(entries, requirement: requirement, trustAnchors: anchors))
-            return AttestationTrustEvaluator.evaluate(
-                outcome, anchors: anchors, compoundRequirement: requirement,
-                at: AttestationTestSupport.now)
+            return AttestationTrustEvaluator.judge(
+                outcome, format: "compound", compoundRequirement: requirement, at: AttestationTestSupport.now
+            ) { _, _ in
+                AuthenticatorTrust(anchors: anchors)
+            }.0
         }
         // The chained component is trusted and the self one claims no chain: trusted, as each alone
         // would be under a policy that accepts self attestation.
@@ -223,9 +225,11 @@ struct CompoundAttestationTests {
         // No component claims a chain: nothing is trusted.
         #expect(try !verdict([CompoundStatementFactory.noneEntry, try factory.packedSelfEntry()], .all, anchors: anchors).trusted)
         let anyOutcome = try CompoundAttestation().verify(try factory.context(entries, requirement: .any, trustAnchors: anchors))
-        let anyVerdict = AttestationTrustEvaluator.evaluate(
-            anyOutcome, anchors: anchors, compoundRequirement: .any,
-            at: AttestationTestSupport.now)
+        let anyVerdict = AttestationTrustEvaluator.judge(
+            anyOutcome, format: "compound", compoundRequirement: .any, at: AttestationTestSupport.now
+        ) { _, _ in
+            AuthenticatorTrust(anchors: anchors)
+        }.0
         #expect(anyVerdict.trusted)
         #expect(anyVerdict.anchor?.derBytes == factory.apple.ca.cert.derBytes)
         // One verdict per component, so the public result reports each sub-statement's trust.
