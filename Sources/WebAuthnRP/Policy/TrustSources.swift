@@ -216,7 +216,8 @@ public struct MetadataTrust: AttestationTrustSource {
     /// - Parameters:
     ///   - blob: a verified BLOB.
     ///   - policy: what is accepted (default: the safe defaults).
-    ///   - additionalAnchors: anchors for every authenticator, besides the entry's roots.
+    ///   - additionalAnchors: anchors for every authenticator, besides the entry's roots. One
+    ///     whose key a compromise report of the BLOB names anchors nothing, as an entry root would not.
     public init(blob: MetadataBLOB, policy: MetadataPolicy = MetadataPolicy(), additionalAnchors: [Certificate] = []) {
         self.blob = blob
         self.policy = policy
