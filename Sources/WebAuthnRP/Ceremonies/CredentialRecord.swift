@@ -181,7 +181,8 @@ extension MetadataTrust {
     /// identifier of the attestation statement's `x5c[0]`. The second way needs the attestation
     /// object in the record (registered with `keepAttestation`); it is how fido-u2f
     /// authenticators are listed. A kept compound statement is re-checked sub-statement by
-    /// sub-statement, and the entry returned is that of its first chained one. A chain holding a
+    /// sub-statement, and the entry returned is that of its first chained one; a compound whose
+    /// object was not kept is looked up by its AAGUID, the only identifier left. A chain holding a
     /// key any entry's compromise report names is refused, as at registration.
     /// - Parameters:
     ///   - record: the credential's record (its ``CredentialRecord/aaguid`` and, when kept,
@@ -228,11 +229,12 @@ extension MetadataTrust {
                 .compactMap { item in
                     guard let fmt = item[textKey: "fmt"]?.text, let statement = item[textKey: "attStmt"] else { return nil }
                     let chain = try? AttestationContext.certificates(statement[textKey: "x5c"], format: fmt, cache: nil)
-                    let type: AttestationType = chain != nil ? .basic : fmt == "none" ? .none : .self
+                    // Without x5c: none, packed self attestation, or a chain kept elsewhere (SafetyNet's JWS): unknown.
+                    let type: AttestationType = chain == nil && fmt == "none" ? .none : chain == nil && fmt == "packed" ? .self : .basic
                     let authenticator = AttestedAuthenticator(
                         aaguid: aaguid, format: fmt, type: type, trustPath: chain ?? [],
                         aaguidAttested: formats.format(fmt)?.attestsAAGUID ?? false)
-                    return (authenticator, chain ?? [])
+                    return (authenticator, chain ?? (type == .basic ? nil : []))
                 }
             // As at registration: beside a chained sub-statement, a none or self one is not looked up.
             let chained = statements.filter { $0.0.type != .none && $0.0.type != .self }
@@ -242,9 +244,12 @@ extension MetadataTrust {
             try? AttestationContext.certificates($0.statement[textKey: "x5c"], format: $0.format, cache: nil)
         }
         let unchained = record.attestationType == .none || record.attestationType == .self
+        // A compound whose object was not kept: its sub-statements are unknown, so the AAGUID, the
+        // only identifier left, is looked up (its statuses still refuse), its chain unknown.
+        let compound = record.attestationFormat == "compound"
         let authenticator = AttestedAuthenticator(
             aaguid: aaguid, format: record.attestationFormat, type: record.attestationType,
-            trustPath: kept ?? [], aaguidAttested: formats.format(record.attestationFormat)?.attestsAAGUID ?? false)
+            trustPath: kept ?? [], aaguidAttested: compound || (formats.format(record.attestationFormat)?.attestsAAGUID ?? false))
         return [(authenticator, unchained ? [] : kept.flatMap { $0.isEmpty ? nil : $0 })]
     }
 }

@@ -87,6 +87,13 @@ extension MetadataTrustTests {
         revokedU2F.statuses.append(.init("REVOKED", effectiveDate: "2025-05-01"))
         let later = try world.blob([world.entry(), revokedU2F])
         #expect(throws: WebAuthnError(.metadata, "")) { try MetadataTrust(blob: later).recheck(kept.record, at: F.now) }
+        // Without the object the sub-statements are unknown: the AAGUID, the only identifier left,
+        // is looked up, so its model's statuses still refuse.
+        var bare = kept.record
+        bare.attestationObject = nil
+        #expect(try MetadataTrust(blob: listed).recheck(bare, at: F.now)?.name == "Vendor Key")
+        let claimedRevoked = try world.blob([world.entry { $0.statuses.append(.init("REVOKED", effectiveDate: "2025-05-01")) }])
+        #expect(throws: WebAuthnError(.metadata, "")) { try MetadataTrust(blob: claimedRevoked).recheck(bare, at: F.now) }
     }
 
     @Test(
