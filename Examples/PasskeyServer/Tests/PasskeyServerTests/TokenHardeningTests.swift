@@ -66,7 +66,8 @@ import WebAuthnRP
         let base = MemorySigningKeyStore()
         let down = Mutex(false)
         func keys(
-            rotateAfter: TimeInterval, now: Date, usable: @escaping @Sendable (StoredSigningKey) -> Bool, make: @Sendable () -> StoredSigningKey
+            rotateAfter: TimeInterval, now: Date, usable: @escaping @Sendable (StoredSigningKey) -> Bool,
+            make: @Sendable () -> StoredSigningKey
         ) async throws -> [StoredSigningKey] {
             if down.withLock({ $0 }) { throw WebAuthnError(.serverFault, step: "signing keys", "down") }
             return try await base.keys(rotateAfter: rotateAfter, now: now, usable: usable, make: make)
