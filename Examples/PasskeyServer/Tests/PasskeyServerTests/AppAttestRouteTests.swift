@@ -48,9 +48,18 @@ import WebAuthnRP
         }
     }
 
+    /// In process through the router, and live over HTTP (the server parses the request target itself).
+    static let setups: [TestingSetup] = [.router, .live]
+
     @Test func everySpellingOfTheRefreshNeedsAnAssertion() async throws {
         let authority = try SoftwareAppAttestDevice.Authority()
-        try await AppTests.app(try AppAttestTests.config(.required, authority: authority)).test(.router) { client in
+        for setup in Self.setups {
+            try await refreshSpellings(authority: authority, setup: setup)
+        }
+    }
+
+    func refreshSpellings(authority: SoftwareAppAttestDevice.Authority, setup: TestingSetup) async throws {
+        try await AppTests.app(try AppAttestTests.config(.required, authority: authority)).test(setup) { client in
             var device = SoftwareAppAttestDevice(authority: authority, appId: AppAttestTests.app.appID)
             #expect(try await AppAttestTests.attest(client, device).status == .created)
             let (pair, _) = try await TokenTests.tokens(client, "vera")
@@ -85,7 +94,13 @@ import WebAuthnRP
 
     @Test func everySpellingOfAnAppsNewPasskeyNeedsAnAssertion() async throws {
         let authority = try SoftwareAppAttestDevice.Authority()
-        try await AppTests.app(try AppAttestTests.config(.required, authority: authority)).test(.router) { client in
+        for setup in Self.setups {
+            try await newPasskeySpellings(authority: authority, setup: setup)
+        }
+    }
+
+    func newPasskeySpellings(authority: SoftwareAppAttestDevice.Authority, setup: TestingSetup) async throws {
+        try await AppTests.app(try AppAttestTests.config(.required, authority: authority)).test(setup) { client in
             var device = SoftwareAppAttestDevice(authority: authority, appId: AppAttestTests.app.appID)
             #expect(try await AppAttestTests.attest(client, device).status == .created)
             let (pair, passkey) = try await TokenTests.tokens(client, "wren")
