@@ -277,8 +277,8 @@ struct ReplaySetup {
     /// accepted after `origins`, and the whole list must be one a browser honours (L3 §5.11.1,
     /// ``RelyingParty/relatedOriginsDocument(labelLimit:publicSuffixes:)``), or the file is unusable.
     private static func relyingParty(_ rp: Fixture.RelyingPartySpec, file: String) throws(FixtureError) -> RelyingParty {
-        var origins = rp.origins
-        for origin in rp.relatedOrigins?.origins ?? [] where !origins.contains(origin) { origins.append(origin) }
+        // Compared and deduplicated by the relying party itself, as serialized origins.
+        let origins = rp.origins + (rp.relatedOrigins?.origins ?? [])
         let relyingParty = RelyingParty(
             id: rp.id, name: rp.name ?? "", origins: origins,
             allowCrossOrigin: rp.crossOrigin ?? false, topOrigins: rp.topOrigins ?? [])

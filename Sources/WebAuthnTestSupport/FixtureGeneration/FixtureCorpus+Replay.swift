@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthnCoding
 import WebAuthnCrypto
 import WebAuthnRP
 
@@ -9,7 +10,7 @@ import WebAuthnRP
 extension Corpus {
     func replayMemberFiles() throws -> [FixtureFile] {
         [try registrationLifetime(), try authenticationLifetime()] + (try challengesAnsweredByTheOtherCeremony())
-            + [try usernameFirst(), try fractionalVerificationTime(), try relatedOrigins()]
+            + [try usernameFirst(), try fractionalVerificationTime(), try relatedOrigins(), try originCase()]
     }
 
     /// `policy.verificationTime` with a fraction of a second: the clock is read to the

@@ -27,6 +27,18 @@ struct RelatedOriginsAndSignalsTests {
             try Self.rp(["https://example.com", "https://login.example.com", "android:apk-key-hash:abc"]).relatedOriginsDocument() == nil)
     }
 
+    @Test("the document lists serialized origins once, compared with the RP ID whatever the case written")
+    func documentCase() throws {
+        let rp = RelyingParty(
+            id: "Example.com",
+            origins: ["https://EXAMPLE.com", "https://Login.Example.COM", "https://Shop.Example.co.uk:443", "https://shop.example.co.uk"])
+        let document = try #require(try rp.relatedOriginsDocument())
+        let decoded = try JSONDecoder().decode([String: [String]].self, from: document)
+        #expect(decoded == ["origins": ["https://shop.example.co.uk"]])
+        #expect(rp.isAllowedOrigin("https://shop.example.co.uk"))
+        #expect(rp.isAllowedOrigin("https://login.example.com"))
+    }
+
     @Test("labels are counted as browsers count them: the sixth distinct label fails, repeats are free")
     func labelLimit() throws {
         // The L3 example: ten origins over five labels (example, exampledelivery, myexamplerewards, examplecars, + example.net's example).
