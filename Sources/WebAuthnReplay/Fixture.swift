@@ -293,8 +293,12 @@ struct Expectation: Decodable {
     var userVerified: Bool?
     var backupEligible: Bool?
     var backupState: Bool?
-    /// With `policy.metadata`: the entry's description (`null`: none, no entry or no description).
+    /// With `policy.metadata`: the entry's description (`null`: none, no entry or no description),
+    /// as ``AttestationResult/metadataName`` reports it; never the community list's name.
     var authenticatorName: Expected<String>?
+    /// Not in the specification (unknown members are ignored): the passkey provider's name the
+    /// AAGUID claims in the community list, ``AttestationResult/claimedProviderName`` (`null`: none).
+    var claimedProviderName: Expected<String>?
     /// With `policy.metadata`: the entry's latest status (`null`: none).
     var metadataStatus: Expected<String>?
     /// With `policy.metadata`: whether the BLOB was past its nextUpdate day (accepted with `acceptStale`).
@@ -306,6 +310,7 @@ struct Expectation: Decodable {
     private enum CodingKeys: String, CodingKey {
         case outcome, error, attestationFormat, attestationType, trusted, credentialId, aaguid, algorithm, signCount
         case userPresent, userVerified, backupEligible, backupState, authenticatorName, metadataStatus, metadataStale, extensions
+        case claimedProviderName
     }
 
     init(from decoder: any Decoder) throws {
@@ -324,6 +329,7 @@ struct Expectation: Decodable {
         backupEligible = try c.decodeIfPresent(Bool.self, forKey: .backupEligible)
         backupState = try c.decodeIfPresent(Bool.self, forKey: .backupState)
         authenticatorName = try Expected.decode(c, .authenticatorName)
+        claimedProviderName = try Expected.decode(c, .claimedProviderName)
         metadataStatus = try Expected.decode(c, .metadataStatus)
         metadataStale = try c.decodeIfPresent(Bool.self, forKey: .metadataStale)
         if c.contains(.extensions), try c.decodeNil(forKey: .extensions) {

@@ -21,6 +21,12 @@ package struct CeremonyResult: Sendable {
     package let error: WebAuthnError?
     /// The step trace of the verification.
     package let trace: CeremonyTrace
+    /// An accepted registration's name from a verified metadata entry
+    /// (``AttestationResult/metadataName``).
+    package var metadataName: String? = nil
+    /// An accepted registration's passkey provider name from the community AAGUID list: a
+    /// claim (``AttestationResult/claimedProviderName``), printed as one.
+    package var claimedProviderName: String? = nil
 }
 
 /// The outcome of a whole replay run.
@@ -193,10 +199,15 @@ package enum Replayer {
                 accepted: Verdict.authenticated)
         }
         let mismatches = ExpectationMatcher.mismatches(ceremony.expect, verdict)
-        return CeremonyResult(
+        var result = CeremonyResult(
             file: file, name: ceremony.name, expected: ceremony.expect.summary,
             actual: verdict.summary, passed: mismatches.isEmpty, mismatches: mismatches,
             error: verdict.error, trace: verdict.trace)
+        if case .registered(let verified, _) = verdict {
+            result.metadataName = verified.attestation.metadataName
+            result.claimedProviderName = verified.attestation.claimedProviderName
+        }
+        return result
     }
 }
 
@@ -422,9 +433,16 @@ enum ExpectationMatcher {
             compare("algorithm", expect.algorithm, verified.record.algorithm)
             compare("signCount", expect.signCount, verified.authenticatorData.signCount)
             compareFlags(expect, verified.authenticatorData.flags, into: &out)
+            // The metadata entry's name only: the community list's name is a claim, compared apart.
             if let mismatch = expect.authenticatorName?.mismatch(
-                "authenticatorName", verified.attestation.authenticatorName,
+                "authenticatorName", verified.attestation.metadataName,
                 absentText: "no metadata entry")
+            {
+                out.append(mismatch)
+            }
+            if let mismatch = expect.claimedProviderName?.mismatch(
+                "claimedProviderName", verified.attestation.claimedProviderName,
+                absentText: "no provider claimed")
             {
                 out.append(mismatch)
             }
@@ -443,7 +461,7 @@ enum ExpectationMatcher {
             ReplayExtensions.compare(expect.extensions, verified.extensions.replayJSON, into: &out)
             if expect.attestationFormat != nil || expect.attestationType != nil || expect.trusted != nil
                 || expect.aaguid != nil || expect.authenticatorName != nil || expect.metadataStatus != nil
-                || expect.metadataStale != nil
+                || expect.metadataStale != nil || expect.claimedProviderName != nil
             {
                 out.append("attestation details were expected from an authentication")
             }

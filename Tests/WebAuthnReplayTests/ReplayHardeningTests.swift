@@ -13,7 +13,7 @@ struct ReplayHardeningTests: ReplaysOneDocument {
 
     @Test(
         "the committed fixtures pass",
-        arguments: ["registration/origin-case.json"])
+        arguments: ["registration/origin-case.json", "metadata/claimed-provider-name.json"])
     func committedPass(_ path: String) async throws {
         let report = await Replayer.replay(paths: [Members.fixtures.appendingPathComponent(path).path])
         #expect(
@@ -40,5 +40,41 @@ struct ReplayHardeningTests: ReplaysOneDocument {
         let (without, _) = try await replay(json)
         #expect(Members.result(without, "register-from-listed-origin")?.error?.category == .origin)
         #expect(Members.result(without, "register-from-rp-id-origin")?.passed == true)
+    }
+
+    // MARK: 7d
+
+    @Test("authenticatorName is the metadata entry's name only; the AAGUID list's name is claimedProviderName")
+    func claimedProviderName() async throws {
+        let path = "metadata/claimed-provider-name.json"
+        let (report, _) = try await replay(try Members.committed(path))
+        #expect(report.exitCode == 0, "\(report.results.filter { !$0.passed }.map { "\($0.name): \($0.mismatches)" })")
+        let claiming = try #require(Members.result(report, "register-none-claiming-a-provider"))
+        #expect(claiming.metadataName == nil && claiming.claimedProviderName == "Google Password Manager")
+        let listed = try #require(Members.result(report, "register-packed-listed"))
+        #expect(listed.metadataName == "Level 1 Test Key" && listed.claimedProviderName == nil)
+        // A none attestation's AAGUID is a claim: the entry it names gives no metadata name.
+        #expect(try #require(Members.result(report, "register-none-listed-aaguid")).metadataName == nil)
+
+        // Expecting the list's name as authenticatorName is a mismatch.
+        let merged = try Members.edited(path) {
+            try Members.editExpect(&$0, "register-none-claiming-a-provider") { $0["authenticatorName"] = "Google Password Manager" }
+        }
+        let (mismatch, _) = try await replay(merged)
+        #expect(
+            Members.result(mismatch, "register-none-claiming-a-provider")?.mismatches
+                == ["authenticatorName: expected Google Password Manager, got no metadata entry"])
+
+        // Output: both fields in --json, each labelled in --explain.
+        let json = try JSONSerialization.jsonObject(with: Data(ReplayFormatter.json(report, explain: false).utf8)) as? [String: Any]
+        let rows = try #require(json?["results"] as? [[String: Any]])
+        let row = try #require(rows.first { $0["name"] as? String == "register-none-claiming-a-provider" })
+        #expect(row["claimedProviderName"] as? String == "Google Password Manager")
+        #expect(row["metadataName"] == nil)
+        #expect(rows.first { $0["name"] as? String == "register-packed-listed" }?["metadataName"] as? String == "Level 1 Test Key")
+        let text = ReplayFormatter.text(report, explain: true)
+        #expect(text.contains("claimed provider (AAGUID list, unverified): Google Password Manager"))
+        #expect(text.contains("metadata name: Level 1 Test Key"))
+        #expect(!text.contains("metadata name: Google Password Manager"))
     }
 }
