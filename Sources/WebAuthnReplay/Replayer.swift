@@ -125,11 +125,23 @@ package enum Replayer {
         var fixture = try decodeDocument(
             Fixture.self, data, file: file, format: \.format,
             names: { $0.ceremonies.map(\.name) })
-        // A response the strict reader refuses (a member given twice, invalid UTF-8) is
-        // `malformed`, as the same body sent to a server is.
-        for (index, reason) in ResponseExtents.refusals(in: [UInt8](data)) where fixture.ceremonies.indices.contains(index) {
-            if case .undecodable = fixture.ceremonies[index].response { continue }
-            fixture.ceremonies[index].response = .undecodable("response: \(reason)")
+        // Each `response` is read from its bytes in the document, by the decoder a server's body
+        // goes through: browser JSON and a native app's body alike, byte for byte, so a member
+        // given twice or invalid UTF-8 is `malformed` as it is for a server.
+        let extents = ResponseExtents.find(in: [UInt8](data))
+        guard extents.count == fixture.ceremonies.count else {
+            throw FixtureError(
+                file: file, member: "ceremonies",
+                reason: "\(extents.count) responses found in the document's bytes for \(fixture.ceremonies.count) ceremonies "
+                    + "(a member given twice?)")
+        }
+        for (index, extent) in extents.enumerated() {
+            switch extent {
+            case .refused(let reason):
+                fixture.ceremonies[index].response = .undecodable(WebAuthnError(.malformed, reason))
+            case .bytes(let body):
+                fixture.ceremonies[index].response = Ceremony.Response(body: Data(body), kind: fixture.ceremonies[index].kind)
+            }
         }
         return (fixture, try ReplaySetup(fixture: fixture, file: file))
     }
@@ -184,18 +196,20 @@ package enum Replayer {
         }
         let verdict: Verdict
         switch ceremony.response {
-        case .undecodable(let reason):
+        case .undecodable(let error):
             _ = try await service.challengeStore?.consume(challenge)  // every verdict consumes the challenge
-            verdict = .rejected(WebAuthnError(.malformed, "response: \(reason)"), CeremonyTrace())
-        case .registration(let json):
+            verdict = .rejected(error, CeremonyTrace())
+        case .unread:
+            // load(_:file:) reads every response; a ceremony built otherwise has none to verify.
+            _ = try await service.challengeStore?.consume(challenge)
+            verdict = .rejected(WebAuthnError(.malformed, "response: not read from the document"), CeremonyTrace())
+        case .registration(let response):
             verdict = Verdict(
-                try await service.finishRegistrationReport(
-                    RegistrationResponse(json: json), challenge: .session(challenge), now: receivedAt),
+                try await service.finishRegistrationReport(response, challenge: .session(challenge), now: receivedAt),
                 accepted: Verdict.registered)
-        case .authentication(let json):
+        case .authentication(let response):
             verdict = Verdict(
-                try await service.finishAuthenticationReport(
-                    AuthenticationResponse(json: json), challenge: .session(challenge), now: receivedAt),
+                try await service.finishAuthenticationReport(response, challenge: .session(challenge), now: receivedAt),
                 accepted: Verdict.authenticated)
         }
         let mismatches = ExpectationMatcher.mismatches(ceremony.expect, verdict)

@@ -3,9 +3,10 @@ import WebAuthnRP
 
 // A fixture document is decoded by JSONDecoder, which keeps one of two same-named members
 // silently and reads invalid UTF-8 in places. A server's response body goes through the one
-// strict reader (`RegistrationResponse(jsonData:)`), which refuses both as `malformed`; so
-// that a recorded response reaches the server's verdict, each ceremony's `response` value is
-// found in the document's bytes and held to that reader too.
+// decoder (`RegistrationResponse(jsonData:)`, `AuthenticationResponse(jsonData:)`: the strict
+// reader, browser JSON or a native app's body); so that a recorded response reaches the
+// server's verdict, each ceremony's `response` value is found in the document's bytes and
+// handed to that decoder as they are (Replayer.load).
 
 /// Where each ceremony's `response` value lies in a fixture document that JSONDecoder has
 /// already read (so its grammar is known to be sound; this only walks it).
@@ -21,20 +22,6 @@ enum ResponseExtents {
     static func find(in document: [UInt8]) -> [Extent] {
         var walker = Walker(bytes: document)
         return walker.ceremonies() ?? []
-    }
-
-    /// For each ceremony whose response the strict reader refuses, the reason.
-    static func refusals(in document: [UInt8]) -> [Int: String] {
-        var out: [Int: String] = [:]
-        for (index, extent) in find(in: document).enumerated() {
-            switch extent {
-            case .refused(let reason): out[index] = reason
-            case .bytes(let bytes):
-                // The public strict reader, the one a server's body goes through.
-                do throws(WebAuthnError) { _ = try JSONValue(jsonData: Data(bytes)) } catch { out[index] = error.message }
-            }
-        }
-        return out
     }
 
     /// A forgiving walk over valid JSON: strings, nesting and member names, nothing checked.

@@ -13,7 +13,7 @@ struct ReplayHardeningTests: ReplaysOneDocument {
 
     @Test(
         "the committed fixtures pass",
-        arguments: ["registration/origin-case.json", "metadata/claimed-provider-name.json"])
+        arguments: ["registration/origin-case.json", "metadata/claimed-provider-name.json", "native-app/bodies.json"])
     func committedPass(_ path: String) async throws {
         let report = await Replayer.replay(paths: [Members.fixtures.appendingPathComponent(path).path])
         #expect(
@@ -76,5 +76,55 @@ struct ReplayHardeningTests: ReplaysOneDocument {
         #expect(text.contains("claimed provider (AAGUID list, unverified): Google Password Manager"))
         #expect(text.contains("metadata name: Level 1 Test Key"))
         #expect(!text.contains("metadata name: Google Password Manager"))
+    }
+
+    // MARK: 8
+
+    @Test("a native app's body as response replays through the server's decoder, to the server's verdict")
+    func nativeBodies() async throws {
+        let path = "native-app/bodies.json"
+        let (report, _) = try await replay(try Members.committed(path))
+        #expect(report.exitCode == 0, "\(report.results.filter { !$0.passed }.map { "\($0.name): \($0.mismatches)" })")
+        #expect(Members.result(report, "register-native-body")?.actual == "accept")
+        #expect(Members.result(report, "login-native-body")?.actual == "accept")
+        #expect(Members.result(report, "login-native-body-counter-went-back")?.actual == "reject(signCount)")
+        #expect(Members.result(report, "native-assertion-for-registration")?.actual == "reject(challenge)")
+        // The decoder's own error: the native body's member is named, as a server's error names it.
+        let unknown = try #require(Members.result(report, "register-native-body-unknown-member")?.error)
+        #expect(unknown.category == .malformed && unknown.message.contains("NativeRegistrationBody"), "\(unknown)")
+
+        // Each response is the bytes a server would read: the replay's verdict is the decoder's.
+        let fixture = try #require(FileManager.default.contents(atPath: Members.fixtures.appendingPathComponent(path).path))
+        let (loaded, _) = try Replayer.load(fixture, file: path)
+        for (ceremony, extent) in zip(loaded.ceremonies, ResponseExtents.find(in: [UInt8](fixture))) {
+            guard case .bytes(let body) = extent else { Issue.record("\(ceremony.name): no response bytes"); continue }
+            switch (ceremony.response, ceremony.kind) {
+            case (.registration(let decoded), _):
+                #expect(decoded.rawId == (try RegistrationResponse(jsonData: Data(body))).rawId, "\(ceremony.name)")
+            case (.authentication(let decoded), _):
+                #expect(decoded.rawId == (try AuthenticationResponse(jsonData: Data(body))).rawId, "\(ceremony.name)")
+            case (.undecodable(let error), .registration):
+                #expect(throws: error) { try RegistrationResponse(jsonData: Data(body)) }
+            case (.undecodable, .authentication), (.unread, _):
+                Issue.record("\(ceremony.name): \(ceremony.response)")
+            }
+        }
+    }
+
+    @Test("a response given twice in one ceremony is malformed, whichever of the two a JSON decoder would keep")
+    func responseTwice() async throws {
+        var object = try Members.committed("native-app/bodies.json")
+        var ceremony = try #require((object["ceremonies"] as? [[String: Any]])?.first)
+        let response = try #require(ceremony["response"])
+        ceremony["response"] = nil
+        object["ceremonies"] = [ceremony]
+        let real = String(decoding: try JSONSerialization.data(withJSONObject: response, options: [.sortedKeys]), as: UTF8.self)
+        for pair in [(real, #"{"credentialID":"AQID"}"#), (#"{"credentialID":"AQID"}"#, real)] {
+            var text = String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
+            let name = try #require(text.range(of: #""name":"register-native-body""#))
+            text.replaceSubrange(name, with: #""response":\#(pair.0),"response":\#(pair.1),"name":"register-native-body""#)
+            let (report, _) = try await replay(text: text)
+            #expect(report.results.first?.error?.category == .malformed, "\(report.results.first.map { "\($0.actual)" } ?? "")")
+        }
     }
 }
