@@ -39,7 +39,9 @@ enum ResponseExtents {
         mutating func ceremonies() -> [Extent]? {
             var found: [Extent]?
             let read = object { walker, name in
-                guard name == "ceremonies", found == nil else { return walker.skipValue() }
+                guard name == "ceremonies" else { return walker.skipValue() }
+                // Given twice: which one JSONDecoder kept is not known, so neither is read.
+                guard found == nil else { return false }
                 found = walker.array { walker in walker.response() }
                 return found != nil
             }

@@ -111,6 +111,20 @@ struct ReplayHardeningTests: ReplaysOneDocument {
         }
     }
 
+    @Test("ceremonies given twice: the file is unusable (exit 2), as its responses cannot be told apart")
+    func ceremoniesTwice() async throws {
+        let object = try Members.committed("native-app/bodies.json")
+        let ceremonies = try #require(object["ceremonies"] as? [[String: Any]])
+        var text = String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
+        // As many ceremonies, in another order: the counts alone cannot tell.
+        let other = String(decoding: try JSONSerialization.data(withJSONObject: Array(ceremonies.reversed())), as: UTF8.self)
+        let range = try #require(text.range(of: #""ceremonies":"#))
+        text.replaceSubrange(range, with: #""ceremonies":\#(other),"ceremonies":"#)
+        let (report, _) = try await replay(text: text)
+        #expect(report.exitCode == 2)
+        #expect(report.fixtureErrors.first?.member == "ceremonies", "\(report.fixtureErrors)")
+    }
+
     @Test("a response given twice in one ceremony is malformed, whichever of the two a JSON decoder would keep")
     func responseTwice() async throws {
         var object = try Members.committed("native-app/bodies.json")
