@@ -180,14 +180,16 @@ enum OriginMatcher {
     /// A configured origin with its parse, made once when the relying party is built: scheme
     /// and host lowercased (ASCII letters only: a Unicode case mapping could turn a non-ASCII
     /// letter into an ASCII one), a default port dropped, and ``text`` the serialization of
-    /// that (`scheme://host[:port]`). A non-URL origin keeps its text as written.
+    /// that (`scheme://host[:port]`). A non-URL origin (`android:apk-key-hash:…`,
+    /// `ios:bundle-id:…`) keeps its text as written but for its scheme, which is
+    /// case-insensitive (RFC 3986 §3.1): its payload (base64url, a bundle ID) is case-sensitive.
     struct Allowed: Sendable {
         let text: String
         let parts: Parts?
 
         init(_ written: String) {
             guard let parsed = OriginMatcher.parse(written) else {
-                self.text = written
+                self.text = OriginMatcher.schemeLowercased(written)
                 self.parts = nil
                 return
             }
@@ -202,6 +204,17 @@ enum OriginMatcher {
 
     /// Whether two configured origins are the same origin (both serialized as ``Allowed``).
     static func sameOrigin(_ a: String, _ b: String) -> Bool { Allowed(a).text == Allowed(b).text }
+
+    /// `text` with the scheme before its first `:` lowercased when it is one (an ASCII letter,
+    /// then letters, digits, `+`, `-` or `.`), the rest as written.
+    static func schemeLowercased(_ text: String) -> String {
+        guard let colon = text.utf8.firstIndex(of: UInt8(ascii: ":")) else { return text }
+        let scheme = text.utf8[..<colon]
+        func isLetter(_ byte: UInt8) -> Bool { (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) }
+        func isSchemeByte(_ byte: UInt8) -> Bool { isLetter(byte) || (0x30...0x39).contains(byte) || "+-.".utf8.contains(byte) }
+        guard let first = scheme.first, isLetter(first), scheme.allSatisfy(isSchemeByte) else { return text }
+        return asciiLowercased(Substring(text.utf8[..<colon])) + String(Substring(text.utf8[colon...]))
+    }
 
     /// `text` with ASCII `A`-`Z` mapped to `a`-`z` and every other byte kept.
     static func asciiLowercased(_ text: some StringProtocol) -> String {

@@ -144,6 +144,12 @@ struct OriginMatchingTests {
         #expect(!rp.isAllowedOrigin("android:apk-key-hash:" + payload.lowercased()))
         #expect(rp.isAllowedOrigin("ios:bundle-id:Org.Example.App"))
         #expect(!rp.isAllowedOrigin("ios:bundle-id:org.example.app"))
+        // The scheme of an app origin is case-insensitive as written; its payload is not.
+        let written = RelyingParty(id: "example.org", origins: ["Android:apk-key-hash:" + payload, "IOS:bundle-id:Org.Example.App"])
+        #expect(written.isAllowedOrigin(app.origin))
+        #expect(written.isAllowedOrigin("ios:bundle-id:Org.Example.App"))
+        #expect(!written.isAllowedOrigin("android:apk-key-hash:" + payload.lowercased()))
+        #expect(!written.isAllowedOrigin("Android:apk-key-hash:" + payload))
         // The Apple apps' origin https://<rp id> is the configured https://Example.ORG.
         #expect(throws: Never.self) { try rp.appleAppSiteAssociation() }
         let links = String(decoding: try rp.assetLinks(), as: UTF8.self)
