@@ -11,7 +11,9 @@ import WebAuthnCrypto
 /// `webauthn-replay` replays to the same verdict (`webauthn-replay --explain file.json` then
 /// shows the step that failed). Nothing secret goes in: the record holds only a public key, the
 /// relying party's keys (session, sealing) are never seen here, and the user's name and display
-/// name are not kept. The response is what the client sent minus its secret extension outputs,
+/// name are not kept. The response is what the client sent (the body a response was decoded
+/// from, as received: browser JSON or a native app's body, every member it had; the members as
+/// `…ResponseJSON` for a response built otherwise) minus its secret extension outputs,
 /// which every recording (however it is made) replaces when it is created:
 /// `clientExtensionResults.prf.results.first` and `.second`, `largeBlob.blob`, `getCredBlob`,
 /// and `hmacGetSecret.output1` and `.output2`. Each becomes zero bytes of the same length (the
