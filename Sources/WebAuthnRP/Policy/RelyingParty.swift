@@ -470,7 +470,9 @@ extension RelyingParty {
     static func httpsHost(_ origin: String) -> String? {
         guard let parts = OriginMatcher.Allowed(origin).parts, parts.scheme == "https" else { return nil }
         let host = String(parts.host)
-        let labels = host.split(separator: ".", omittingEmptySubsequences: false)
+        // A fully qualified host's trailing dot ends no label: `shop.example.` is a domain (another
+        // origin than `shop.example`, which the serialization keeps apart).
+        let labels = (host.hasSuffix(".") ? host.dropLast() : host[...]).split(separator: ".", omittingEmptySubsequences: false)
         guard labels.count >= 1, labels.allSatisfy({ !$0.isEmpty && $0.count <= 63 }),
             host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == ".") })
         else { return nil }

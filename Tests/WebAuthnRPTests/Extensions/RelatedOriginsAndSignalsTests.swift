@@ -37,6 +37,15 @@ struct RelatedOriginsAndSignalsTests {
         #expect(decoded == ["origins": ["https://shop.example.co.uk"]])
         #expect(rp.isAllowedOrigin("https://shop.example.co.uk"))
         #expect(rp.isAllowedOrigin("https://login.example.com"))
+        // A trailing dot: a domain a browser honours, and another origin than the one without it.
+        let dotted = RelyingParty(id: "example.com", origins: ["https://example.com", "https://Shop.Example.co.uk."])
+        let listed = try JSONDecoder().decode([String: [String]].self, from: try #require(try dotted.relatedOriginsDocument()))
+        #expect(listed == ["origins": ["https://shop.example.co.uk."]])
+        #expect(dotted.isAllowedOrigin("https://shop.example.co.uk."))
+        #expect(!dotted.isAllowedOrigin("https://shop.example.co.uk"))
+        #expect(throws: WebAuthnError(.configuration, "")) {
+            try Self.rp(["https://example.com", "https://shop..example"]).validateRelatedOrigins()
+        }
     }
 
     @Test("labels are counted as browsers count them: the sixth distinct label fails, repeats are free")
