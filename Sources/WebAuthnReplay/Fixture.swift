@@ -306,6 +306,9 @@ struct Expectation: Decodable {
     /// Not in the specification (unknown members are ignored): the passkey provider's name the
     /// AAGUID claims in the community list, ``AttestationResult/claimedProviderName`` (`null`: none).
     var claimedProviderName: Expected<String>?
+    /// Not in the specification: `authenticatorName` under the name the library and the replay's
+    /// output use, ``AttestationResult/metadataName`` (`null`: none); compared the same way.
+    var metadataName: Expected<String>?
     /// With `policy.metadata`: the entry's latest status (`null`: none).
     var metadataStatus: Expected<String>?
     /// With `policy.metadata`: whether the BLOB was past its nextUpdate day (accepted with `acceptStale`).
@@ -317,7 +320,7 @@ struct Expectation: Decodable {
     private enum CodingKeys: String, CodingKey {
         case outcome, error, attestationFormat, attestationType, trusted, credentialId, aaguid, algorithm, signCount
         case userPresent, userVerified, backupEligible, backupState, authenticatorName, metadataStatus, metadataStale, extensions
-        case claimedProviderName
+        case claimedProviderName, metadataName
     }
 
     init(from decoder: any Decoder) throws {
@@ -337,6 +340,7 @@ struct Expectation: Decodable {
         backupState = try c.decodeIfPresent(Bool.self, forKey: .backupState)
         authenticatorName = try Expected.decode(c, .authenticatorName)
         claimedProviderName = try Expected.decode(c, .claimedProviderName)
+        metadataName = try Expected.decode(c, .metadataName)
         metadataStatus = try Expected.decode(c, .metadataStatus)
         metadataStale = try c.decodeIfPresent(Bool.self, forKey: .metadataStale)
         if c.contains(.extensions), try c.decodeNil(forKey: .extensions) {

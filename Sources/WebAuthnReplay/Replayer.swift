@@ -448,11 +448,11 @@ enum ExpectationMatcher {
             compare("signCount", expect.signCount, verified.authenticatorData.signCount)
             compareFlags(expect, verified.authenticatorData.flags, into: &out)
             // The metadata entry's name only: the community list's name is a claim, compared apart.
-            if let mismatch = expect.authenticatorName?.mismatch(
-                "authenticatorName", verified.attestation.metadataName,
-                absentText: "no metadata entry")
-            {
-                out.append(mismatch)
+            let metadataNames = [("authenticatorName", expect.authenticatorName), ("metadataName", expect.metadataName)]
+            for case (let member, let expected?) in metadataNames {
+                if let mismatch = expected.mismatch(member, verified.attestation.metadataName, absentText: "no metadata entry") {
+                    out.append(mismatch)
+                }
             }
             if let mismatch = expect.claimedProviderName?.mismatch(
                 "claimedProviderName", verified.attestation.claimedProviderName,
@@ -475,7 +475,7 @@ enum ExpectationMatcher {
             ReplayExtensions.compare(expect.extensions, verified.extensions.replayJSON, into: &out)
             if expect.attestationFormat != nil || expect.attestationType != nil || expect.trusted != nil
                 || expect.aaguid != nil || expect.authenticatorName != nil || expect.metadataStatus != nil
-                || expect.metadataStale != nil || expect.claimedProviderName != nil
+                || expect.metadataStale != nil || expect.claimedProviderName != nil || expect.metadataName != nil
             {
                 out.append("attestation details were expected from an authentication")
             }

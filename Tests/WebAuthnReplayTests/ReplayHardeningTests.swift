@@ -64,6 +64,16 @@ struct ReplayHardeningTests: ReplaysOneDocument {
         #expect(
             Members.result(mismatch, "register-none-claiming-a-provider")?.mismatches
                 == ["authenticatorName: expected Google Password Manager, got no metadata entry"])
+        // `metadataName`, the library's name for it, is compared the same way.
+        let named = try Members.edited(path) {
+            try Members.editExpect(&$0, "register-packed-listed") { $0["metadataName"] = "Level 1 Test Key" }
+            try Members.editExpect(&$0, "register-none-claiming-a-provider") { $0["metadataName"] = "Google Password Manager" }
+        }
+        let (checked, _) = try await replay(named)
+        #expect(Members.result(checked, "register-packed-listed")?.passed == true)
+        #expect(
+            Members.result(checked, "register-none-claiming-a-provider")?.mismatches
+                == ["metadataName: expected Google Password Manager, got no metadata entry"])
 
         // Output: both fields in --json, each labelled in --explain.
         let json = try JSONSerialization.jsonObject(with: Data(ReplayFormatter.json(report, explain: false).utf8)) as? [String: Any]
