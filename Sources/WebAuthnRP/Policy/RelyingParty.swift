@@ -11,14 +11,15 @@ import WebAuthnCrypto
 /// so a case-changed origin in client data is not the same origin. A host is compared as
 /// written in ASCII (an internationalized host as its `xn--` A-label, as browsers serialize it;
 /// a trailing dot is part of the host). Non-URL origins (`android:apk-key-hash:…`,
-/// `ios:bundle-id:…`) are compared as exact text: their payload is case-sensitive. Subdomains
-/// match only when ``allowSubdomains`` is set, and then only on a dot boundary.
+/// `ios:bundle-id:…`) are compared as exact text but for their scheme: their payload is
+/// case-sensitive. Subdomains match only when ``allowSubdomains`` is set, and then only on a
+/// dot boundary.
 public struct RelyingParty: Sendable {
     /// The RP ID: `rpIdHash` must be SHA-256 of its UTF-8 bytes.
     public let id: String
     /// A human-readable name, used when building creation options.
     public let name: String
-    /// The origins `clientData.origin` may carry.
+    /// The origins `clientData.origin` may carry, as written (compared as serialized origins).
     public let origins: [String]
     /// Accept origins on subdomains of the configured hosts (`https://login.example.org`
     /// for `https://example.org`). Off by default.
