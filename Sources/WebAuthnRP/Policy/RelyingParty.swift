@@ -442,7 +442,7 @@ extension RelyingParty {
         publicSuffixes: Set<String> = []
     ) throws(WebAuthnError) {
         var labelsSeen: [String] = []
-        for origin in origins where Self.httpsHost(origin) == nil && origin.hasPrefix("https:") {
+        for origin in origins where Self.httpsHost(origin) == nil && OriginMatcher.schemeLowercased(origin).hasPrefix("https:") {
             throw Self.relatedOriginProblem(origin, "is not an https origin (scheme://host[:port], nothing after)")
         }
         for origin in relatedOrigins {

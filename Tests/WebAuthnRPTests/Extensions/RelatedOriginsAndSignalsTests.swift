@@ -74,7 +74,10 @@ struct RelatedOriginsAndSignalsTests {
 
     @Test("origins a browser would skip fail at start-up")
     func misconfigured() throws {
-        for bad in ["https://example.org/login", "https://192.168.1.1", "https://co.uk", "https://exa mple.org", "https://:443"] {
+        for bad in [
+            "https://example.org/login", "https://192.168.1.1", "https://co.uk", "https://exa mple.org", "https://:443",
+            "HTTPS://Example.org/login",
+        ] {
             #expect(throws: WebAuthnError(.configuration, ""), "\(bad)") {
                 try Self.rp(["https://example.com", bad]).validateRelatedOrigins()
             }
