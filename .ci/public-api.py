@@ -15,7 +15,9 @@ import collections, glob, json, os, re, subprocess, sys
 
 # The underscored products (_WebAuthnFuzzing, _WebAuthnBenchmarking) are left out: no server
 # imports them, and their modules are not in BUDGET, so they are not counted.
-BUDGET = {"WebAuthnRP": 464, "WebAuthnCrypto": 53, "WebAuthnCoding": 0}
+# 464 -> 465 (issue 41, 7d): AttestationResult's one merged authenticatorName became metadataName
+# and claimedProviderName, so a community list's claim is never read as a metadata statement.
+BUDGET = {"WebAuthnRP": 465, "WebAuthnCrypto": 53, "WebAuthnCoding": 0}
 
 if len(sys.argv) > 1:
     graphs = sys.argv[1]

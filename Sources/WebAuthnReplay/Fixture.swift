@@ -131,12 +131,33 @@ struct Ceremony: Decodable {
         }
     }
 
-    /// The response, or why it does not decode: a response that is not valid
-    /// `…ResponseJSON` is a `malformed` verdict, not a broken fixture.
+    /// The response, decoded from its bytes in the document by the decoder a server's body goes
+    /// through (``RegistrationResponse/init(jsonData:)``, ``AuthenticationResponse/init(jsonData:)``:
+    /// browser JSON or a native app's body), or why it does not decode: that is the `malformed`
+    /// verdict the server gives, not a broken fixture.
     enum Response {
-        case registration(RegistrationResponseJSON)
-        case authentication(AuthenticationResponseJSON)
-        case undecodable(String)
+        case registration(RegistrationResponse)
+        case authentication(AuthenticationResponse)
+        case undecodable(WebAuthnError)
+        /// Not read yet: ``Replayer/load(_:file:)`` reads it from the document's bytes.
+        case unread
+
+        /// Decodes `body` as the response of a `kind` ceremony, or, when it is not one, of the
+        /// other kind (an assertion answering a registration challenge is a `challenge` verdict,
+        /// reached by handing it to the other ceremony's finish); else the first kind's error.
+        init(body: Data, kind: CeremonyKind) {
+            do throws(WebAuthnError) {
+                switch kind {
+                case .registration: self = .registration(try RegistrationResponse(jsonData: body))
+                case .authentication: self = .authentication(try AuthenticationResponse(jsonData: body))
+                }
+            } catch {
+                switch kind {
+                case .registration: self = (try? AuthenticationResponse(jsonData: body)).map(Response.authentication) ?? .undecodable(error)
+                case .authentication: self = (try? RegistrationResponse(jsonData: body)).map(Response.registration) ?? .undecodable(error)
+                }
+            }
+        }
     }
 
     var name: String
@@ -172,28 +193,14 @@ struct Ceremony: Decodable {
         guard container.contains(.response) else {
             throw DecodingError.keyNotFound(CodingKeys.response, .init(codingPath: container.codingPath, debugDescription: "missing"))
         }
-        // `kind` is what the RP issued; the response is what came back, which may be the other
-        // ceremony's (an assertion answering a registration challenge, or the reverse): that is a
-        // `challenge` verdict, reached by handing it to the other ceremony's finish.
+        // The response is not decoded here: JSONDecoder is not the decoder a server's body goes
+        // through. Replayer.load hands its bytes in the document to that one (Response(body:kind:)).
+        response = .unread
         switch kind {
         case .registration:
             options = .registration(try container.decode(PublicKeyCredentialCreationOptionsJSON.self, forKey: .options))
-            do {
-                response = .registration(try container.decode(RegistrationResponseJSON.self, forKey: .response))
-            } catch {
-                response =
-                    (try? container.decode(AuthenticationResponseJSON.self, forKey: .response)).map(Response.authentication)
-                    ?? .undecodable(FixtureError(file: "", decoding: error).memberAndReason)
-            }
         case .authentication:
             options = .authentication(try container.decode(PublicKeyCredentialRequestOptionsJSON.self, forKey: .options))
-            do {
-                response = .authentication(try container.decode(AuthenticationResponseJSON.self, forKey: .response))
-            } catch {
-                response =
-                    (try? container.decode(RegistrationResponseJSON.self, forKey: .response)).map(Response.registration)
-                    ?? .undecodable(FixtureError(file: "", decoding: error).memberAndReason)
-            }
         }
     }
 
@@ -293,8 +300,15 @@ struct Expectation: Decodable {
     var userVerified: Bool?
     var backupEligible: Bool?
     var backupState: Bool?
-    /// With `policy.metadata`: the entry's description (`null`: none, no entry or no description).
+    /// With `policy.metadata`: the entry's description (`null`: none, no entry or no description),
+    /// as ``AttestationResult/metadataName`` reports it; never the community list's name.
     var authenticatorName: Expected<String>?
+    /// Not in the specification (unknown members are ignored): the passkey provider's name the
+    /// AAGUID claims in the community list, ``AttestationResult/claimedProviderName`` (`null`: none).
+    var claimedProviderName: Expected<String>?
+    /// Not in the specification: `authenticatorName` under the name the library and the replay's
+    /// output use, ``AttestationResult/metadataName`` (`null`: none); compared the same way.
+    var metadataName: Expected<String>?
     /// With `policy.metadata`: the entry's latest status (`null`: none).
     var metadataStatus: Expected<String>?
     /// With `policy.metadata`: whether the BLOB was past its nextUpdate day (accepted with `acceptStale`).
@@ -306,6 +320,7 @@ struct Expectation: Decodable {
     private enum CodingKeys: String, CodingKey {
         case outcome, error, attestationFormat, attestationType, trusted, credentialId, aaguid, algorithm, signCount
         case userPresent, userVerified, backupEligible, backupState, authenticatorName, metadataStatus, metadataStale, extensions
+        case claimedProviderName, metadataName
     }
 
     init(from decoder: any Decoder) throws {
@@ -324,6 +339,8 @@ struct Expectation: Decodable {
         backupEligible = try c.decodeIfPresent(Bool.self, forKey: .backupEligible)
         backupState = try c.decodeIfPresent(Bool.self, forKey: .backupState)
         authenticatorName = try Expected.decode(c, .authenticatorName)
+        claimedProviderName = try Expected.decode(c, .claimedProviderName)
+        metadataName = try Expected.decode(c, .metadataName)
         metadataStatus = try Expected.decode(c, .metadataStatus)
         metadataStale = try c.decodeIfPresent(Bool.self, forKey: .metadataStale)
         if c.contains(.extensions), try c.decodeNil(forKey: .extensions) {

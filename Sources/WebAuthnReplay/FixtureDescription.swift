@@ -48,10 +48,10 @@ extension Replayer {
             let response: String
             switch ceremony.response {
             // Sorted-key JSON: a dictionary's description would depend on its iteration order.
-            case .registration(let json): response = "registration " + Self.sortedJSON { () throws(WebAuthnError) in try json.jsonData() }
-            case .authentication(let json):
-                response = "authentication " + Self.sortedJSON { () throws(WebAuthnError) in try json.jsonData() }
-            case .undecodable(let reason): response = "undecodable \(reason)"
+            case .registration(let decoded): response = "registration " + Self.sortedJSON(decoded.decodedJSON)
+            case .authentication(let decoded): response = "authentication " + Self.sortedJSON(decoded.decodedJSON)
+            case .undecodable(let error): response = "undecodable \(error)"
+            case .unread: response = "unread"
             }
             lines.append(
                 "ceremony \(ceremony.name) \(ceremony.kind) issue \(ceremony.issue) \(times) \(Self.describe(issued)) "
@@ -69,11 +69,11 @@ extension Replayer {
         return String(decoding: data, as: UTF8.self)
     }
 
-    private static func sortedJSON(_ encode: () throws(WebAuthnError) -> Data) -> String {
-        do {
-            return String(decoding: try encode(), as: UTF8.self)
-        } catch {
-            return "unencodable \(error)"
-        }
+    /// The response's members as sorted-key JSON.
+    private static func sortedJSON(_ value: JSONValue) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(value) else { return "unencodable" }
+        return String(decoding: data, as: UTF8.self)
     }
 }

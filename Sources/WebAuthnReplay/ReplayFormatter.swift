@@ -20,13 +20,25 @@ package enum ReplayFormatter {
                     lines.append("     mismatch: \(mismatch)")
                 }
             }
-            if explain { lines += traceLines(result.trace).map { "     " + $0 } }
+            if explain {
+                lines += nameLines(result).map { "     " + $0 }
+                lines += traceLines(result.trace).map { "     " + $0 }
+            }
         }
         for error in report.fixtureErrors {
             lines.append("ERROR \(error.file): \(error.member): \(error.reason)")
         }
         lines.append("\(report.passed) passed, \(report.failed) failed")
         return lines.joined(separator: "\n")
+    }
+
+    /// A registration's two names, each labelled with where it comes from: a verified metadata
+    /// entry's, and the community AAGUID list's, which is only the authenticator's claim.
+    static func nameLines(_ result: CeremonyResult) -> [String] {
+        var lines: [String] = []
+        if let name = result.metadataName { lines.append("metadata name: \(name)") }
+        if let name = result.claimedProviderName { lines.append("claimed provider (AAGUID list, unverified): \(name)") }
+        return lines
     }
 
     /// The trace as lines: `passed  §7.1 step 14  rpIdHash is SHA-256 of the RP ID`.
@@ -51,6 +63,8 @@ package enum ReplayFormatter {
             var file: String; var name: String; var expected: String; var actual: String; var passed: Bool
             var category: String?; var step: String?; var message: String?; var mismatches: [String]
             var trace: [TraceStep]?
+            // Two names, never one field: a verified metadata entry's, and the AAGUID list's claim.
+            var metadataName: String?; var claimedProviderName: String?
         }
         struct FileError: Encodable { var file: String; var member: String; var reason: String }
         struct Document: Encodable {
@@ -62,7 +76,8 @@ package enum ReplayFormatter {
                 category: r.error?.category.rawValue, step: r.error?.step, message: r.error?.message,
                 mismatches: r.mismatches,
                 trace: explain
-                    ? r.trace.rows.map { TraceStep(step: $0.step, title: $0.title, outcome: $0.outcome, reason: $0.note) } : nil)
+                    ? r.trace.rows.map { TraceStep(step: $0.step, title: $0.title, outcome: $0.outcome, reason: $0.note) } : nil,
+                metadataName: r.metadataName, claimedProviderName: r.claimedProviderName)
         }
         let document = Document(
             results: rows,

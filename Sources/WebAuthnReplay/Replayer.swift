@@ -21,6 +21,12 @@ package struct CeremonyResult: Sendable {
     package let error: WebAuthnError?
     /// The step trace of the verification.
     package let trace: CeremonyTrace
+    /// An accepted registration's name from a verified metadata entry
+    /// (``AttestationResult/metadataName``).
+    package var metadataName: String? = nil
+    /// An accepted registration's passkey provider name from the community AAGUID list: a
+    /// claim (``AttestationResult/claimedProviderName``), printed as one.
+    package var claimedProviderName: String? = nil
 }
 
 /// The outcome of a whole replay run.
@@ -119,11 +125,23 @@ package enum Replayer {
         var fixture = try decodeDocument(
             Fixture.self, data, file: file, format: \.format,
             names: { $0.ceremonies.map(\.name) })
-        // A response the strict reader refuses (a member given twice, invalid UTF-8) is
-        // `malformed`, as the same body sent to a server is.
-        for (index, reason) in ResponseExtents.refusals(in: [UInt8](data)) where fixture.ceremonies.indices.contains(index) {
-            if case .undecodable = fixture.ceremonies[index].response { continue }
-            fixture.ceremonies[index].response = .undecodable("response: \(reason)")
+        // Each `response` is read from its bytes in the document, by the decoder a server's body
+        // goes through: browser JSON and a native app's body alike, byte for byte, so a member
+        // given twice or invalid UTF-8 is `malformed` as it is for a server.
+        let extents = ResponseExtents.find(in: [UInt8](data))
+        guard extents.count == fixture.ceremonies.count else {
+            throw FixtureError(
+                file: file, member: "ceremonies",
+                reason: "\(extents.count) responses found in the document's bytes for \(fixture.ceremonies.count) ceremonies "
+                    + "(a member given twice?)")
+        }
+        for (index, extent) in extents.enumerated() {
+            switch extent {
+            case .refused(let reason):
+                fixture.ceremonies[index].response = .undecodable(WebAuthnError(.malformed, reason))
+            case .bytes(let body):
+                fixture.ceremonies[index].response = Ceremony.Response(body: Data(body), kind: fixture.ceremonies[index].kind)
+            }
         }
         return (fixture, try ReplaySetup(fixture: fixture, file: file))
     }
@@ -178,25 +196,32 @@ package enum Replayer {
         }
         let verdict: Verdict
         switch ceremony.response {
-        case .undecodable(let reason):
+        case .undecodable(let error):
             _ = try await service.challengeStore?.consume(challenge)  // every verdict consumes the challenge
-            verdict = .rejected(WebAuthnError(.malformed, "response: \(reason)"), CeremonyTrace())
-        case .registration(let json):
+            verdict = .rejected(error, CeremonyTrace())
+        case .unread:
+            // load(_:file:) reads every response; a ceremony built otherwise has none to verify.
+            _ = try await service.challengeStore?.consume(challenge)
+            verdict = .rejected(WebAuthnError(.malformed, "response: not read from the document"), CeremonyTrace())
+        case .registration(let response):
             verdict = Verdict(
-                try await service.finishRegistrationReport(
-                    RegistrationResponse(json: json), challenge: .session(challenge), now: receivedAt),
+                try await service.finishRegistrationReport(response, challenge: .session(challenge), now: receivedAt),
                 accepted: Verdict.registered)
-        case .authentication(let json):
+        case .authentication(let response):
             verdict = Verdict(
-                try await service.finishAuthenticationReport(
-                    AuthenticationResponse(json: json), challenge: .session(challenge), now: receivedAt),
+                try await service.finishAuthenticationReport(response, challenge: .session(challenge), now: receivedAt),
                 accepted: Verdict.authenticated)
         }
         let mismatches = ExpectationMatcher.mismatches(ceremony.expect, verdict)
-        return CeremonyResult(
+        var result = CeremonyResult(
             file: file, name: ceremony.name, expected: ceremony.expect.summary,
             actual: verdict.summary, passed: mismatches.isEmpty, mismatches: mismatches,
             error: verdict.error, trace: verdict.trace)
+        if case .registered(let verified, _) = verdict {
+            result.metadataName = verified.attestation.metadataName
+            result.claimedProviderName = verified.attestation.claimedProviderName
+        }
+        return result
     }
 }
 
@@ -277,8 +302,8 @@ struct ReplaySetup {
     /// accepted after `origins`, and the whole list must be one a browser honours (L3 §5.11.1,
     /// ``RelyingParty/relatedOriginsDocument(labelLimit:publicSuffixes:)``), or the file is unusable.
     private static func relyingParty(_ rp: Fixture.RelyingPartySpec, file: String) throws(FixtureError) -> RelyingParty {
-        var origins = rp.origins
-        for origin in rp.relatedOrigins?.origins ?? [] where !origins.contains(origin) { origins.append(origin) }
+        // Compared and deduplicated by the relying party itself, as serialized origins.
+        let origins = rp.origins + (rp.relatedOrigins?.origins ?? [])
         let relyingParty = RelyingParty(
             id: rp.id, name: rp.name ?? "", origins: origins,
             allowCrossOrigin: rp.crossOrigin ?? false, topOrigins: rp.topOrigins ?? [])
@@ -422,9 +447,16 @@ enum ExpectationMatcher {
             compare("algorithm", expect.algorithm, verified.record.algorithm)
             compare("signCount", expect.signCount, verified.authenticatorData.signCount)
             compareFlags(expect, verified.authenticatorData.flags, into: &out)
-            if let mismatch = expect.authenticatorName?.mismatch(
-                "authenticatorName", verified.attestation.authenticatorName,
-                absentText: "no metadata entry")
+            // The metadata entry's name only: the community list's name is a claim, compared apart.
+            let metadataNames = [("authenticatorName", expect.authenticatorName), ("metadataName", expect.metadataName)]
+            for case (let member, let expected?) in metadataNames {
+                if let mismatch = expected.mismatch(member, verified.attestation.metadataName, absentText: "no metadata entry") {
+                    out.append(mismatch)
+                }
+            }
+            if let mismatch = expect.claimedProviderName?.mismatch(
+                "claimedProviderName", verified.attestation.claimedProviderName,
+                absentText: "no provider claimed")
             {
                 out.append(mismatch)
             }
@@ -443,7 +475,7 @@ enum ExpectationMatcher {
             ReplayExtensions.compare(expect.extensions, verified.extensions.replayJSON, into: &out)
             if expect.attestationFormat != nil || expect.attestationType != nil || expect.trusted != nil
                 || expect.aaguid != nil || expect.authenticatorName != nil || expect.metadataStatus != nil
-                || expect.metadataStale != nil
+                || expect.metadataStale != nil || expect.claimedProviderName != nil || expect.metadataName != nil
             {
                 out.append("attestation details were expected from an authentication")
             }

@@ -3,9 +3,10 @@ import WebAuthnRP
 
 // A fixture document is decoded by JSONDecoder, which keeps one of two same-named members
 // silently and reads invalid UTF-8 in places. A server's response body goes through the one
-// strict reader (`RegistrationResponse(jsonData:)`), which refuses both as `malformed`; so
-// that a recorded response reaches the server's verdict, each ceremony's `response` value is
-// found in the document's bytes and held to that reader too.
+// decoder (`RegistrationResponse(jsonData:)`, `AuthenticationResponse(jsonData:)`: the strict
+// reader, browser JSON or a native app's body); so that a recorded response reaches the
+// server's verdict, each ceremony's `response` value is found in the document's bytes and
+// handed to that decoder as they are (Replayer.load).
 
 /// Where each ceremony's `response` value lies in a fixture document that JSONDecoder has
 /// already read (so its grammar is known to be sound; this only walks it).
@@ -23,20 +24,6 @@ enum ResponseExtents {
         return walker.ceremonies() ?? []
     }
 
-    /// For each ceremony whose response the strict reader refuses, the reason.
-    static func refusals(in document: [UInt8]) -> [Int: String] {
-        var out: [Int: String] = [:]
-        for (index, extent) in find(in: document).enumerated() {
-            switch extent {
-            case .refused(let reason): out[index] = reason
-            case .bytes(let bytes):
-                // The public strict reader, the one a server's body goes through.
-                do throws(WebAuthnError) { _ = try JSONValue(jsonData: Data(bytes)) } catch { out[index] = error.message }
-            }
-        }
-        return out
-    }
-
     /// A forgiving walk over valid JSON: strings, nesting and member names, nothing checked.
     private struct Walker {
         let bytes: [UInt8]
@@ -52,7 +39,9 @@ enum ResponseExtents {
         mutating func ceremonies() -> [Extent]? {
             var found: [Extent]?
             let read = object { walker, name in
-                guard name == "ceremonies", found == nil else { return walker.skipValue() }
+                guard name == "ceremonies" else { return walker.skipValue() }
+                // Given twice: which one JSONDecoder kept is not known, so neither is read.
+                guard found == nil else { return false }
                 found = walker.array { walker in walker.response() }
                 return found != nil
             }

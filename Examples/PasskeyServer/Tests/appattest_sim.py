@@ -19,6 +19,7 @@ Environment (from run-e2e.sh): PASSKEY_BINARY, DATABASE_URL, PSQL_URL, E2E_WORK,
 import base64
 import datetime
 import hashlib
+from http.client import HTTPConnection
 import json
 import os
 import sys
@@ -116,6 +117,39 @@ class Device:
         auth_data = sha256(APP_ID.encode()) + b"\x40" + count.to_bytes(4, "big")
         signature = self.key.sign(sha256(auth_data + sha256(client_data)), ec.ECDSA(hashes.SHA256()))
         return cbor({"signature": signature, "authenticatorData": auth_data})
+
+
+# The routes an assertion guards (README "App Attest", step 2), and whether only a bearer token's
+# request is asked. The path variants of each are generated from this list.
+GUARDED = [("/oauth/token", False), ("/api/register/verify", True), ("/native/register/finish", True)]
+
+
+def spellings(path):
+    """Spellings of `path` a client can send: trailing and doubled slashes at every place, a query,
+    dot segments, an encoded slash, percent-encoding and another case."""
+    segments = path.strip("/").split("/")
+    out = [path + "/", path + "//", "/" + path, path + "?x=1", path + "/?x=1", path + "/.", path + ";x", path.upper()]
+    for cut in range(1, len(segments)):
+        head, tail = "/".join(segments[:cut]), "/".join(segments[cut:])
+        out += [f"/{head}//{tail}", f"/{head}/./{tail}", f"/{head}/x/../{tail}", f"/{head}%2F{tail}"]
+    out.append("/" + "/".join(segments[:-1] + ["%%%02X" % ord(segments[-1][0]) + segments[-1][1:]]))
+    return out
+
+
+def raw_post(base, target, body, headers):
+    """POST with the request target sent exactly as given (no client normalises it): (status, headers)."""
+    port = int(base.rsplit(":", 1)[1])
+    connection = HTTPConnection("127.0.0.1", port, timeout=20)
+    try:
+        connection.putrequest("POST", target, skip_host=True, skip_accept_encoding=True)
+        for name, value in {"Host": f"localhost:{port}", "Content-Length": str(len(body)), **headers}.items():
+            connection.putheader(name, value)
+        connection.endheaders(body)
+        response = connection.getresponse()
+        response.read()
+        return response.status, response.headers
+    finally:
+        connection.close()
 
 
 def client_data(method, path, body, binding):
@@ -298,6 +332,94 @@ def checks():
     status, _, _ = add_passkey(signed=True)
     check(status == 200 and passkeys() == "2" and counter_of(device) == "4",
           f"with an assertion bound to the token's jti: 200, a second credential row, counter 4 ({status})")
+
+    third = token_login(b.base, passkey, "attested")
+    guarded_spellings(a, device, passkey, third)
+    passkey_challenge_kept(a)
+
+
+def guarded_spellings(a, device, passkey, second):
+    """Every spelling of every guarded route, without an assertion: refused by the guard (401
+    missing) where it reaches the route, not found where it reaches none; nothing rotated, no
+    passkey added. An assertion signs the route's canonical path: it holds on any spelling of that
+    route and on no other route."""
+    access = second["access_token"]
+    bearer = {"Authorization": f"Bearer {access}"}
+    jti = json.loads(base64.urlsafe_b64decode(access.split(".")[1] + "=="))["jti"]
+
+    def passkeys():
+        return sql(f"SELECT count(*) FROM passkey_credentials WHERE user_handle = decode('{passkey.user_handle.hex()}', 'hex')")
+
+    def ceremony(route):
+        """A fresh ceremony for one more passkey, ready to finish at `route`: (body, headers)."""
+        added = SoftPasskey()
+        if route.startswith("/native/"):
+            status, started, _ = post_json(a.base + "/native/register/options", {}, headers=bearer)
+            check(status == 200, f"native creation options with the bearer token ({status})")
+            body = json.dumps({"state": started["state"], "credential": added.create_response(started["options"], a.base)})
+            return body.encode(), {"Content-Type": "application/json", **bearer}
+        status, options, jar = post_json(a.base + "/api/register/options", {}, headers=bearer)
+        check(status == 200, f"creation options with the bearer token ({status})")
+        return (json.dumps(added.create_response(options, a.base)).encode(),
+                {"Content-Type": "application/json", "Cookie": f"pk_reg={jar['pk_reg']}", **bearer})
+
+    token = second["refresh_token"]
+    before = passkeys()
+    for route, bearer_only in GUARDED:
+        outcomes = {}
+        for target in spellings(route):
+            if bearer_only:
+                body, headers = ceremony(route)
+            else:
+                body = urllib.parse.urlencode({"grant_type": "refresh_token", "refresh_token": token}).encode()
+                headers = {"Content-Type": "application/x-www-form-urlencoded"}
+            status, answer_headers = raw_post(a.base, target, body, headers)
+            outcomes[target] = status if status != 401 else answer_headers.get("App-Attest-Error")
+        reached = [t for t, o in outcomes.items() if o == "missing"]
+        check(all(o in ("missing", 404) for o in outcomes.values()) and len(reached) >= 5 and route + "/" in reached,
+              f"{route}: every spelling refused without an assertion ({len(reached)} reach it: 401 missing; the rest 404)"
+              f" {outcomes if not all(o in ('missing', 404) for o in outcomes.values()) else ''}")
+    check(token_used(token) == "f" and passkeys() == before,
+          "no spelling rotated the refresh token or added a passkey")
+
+    # The canonical path is what the assertion signs.
+    body = urllib.parse.urlencode({"grant_type": "refresh_token", "refresh_token": token}).encode()
+    issued = challenge(a.base)
+    signed = device.assert_(client_data("POST", "/oauth//token/", body, "challenge=" + issued))
+    status, headers = raw_post(a.base, "/oauth//token/", body, {
+        "Content-Type": "application/x-www-form-urlencoded", "App-Attest-Key-Id": b64(device.key_id),
+        "App-Attest-Assertion": b64(signed), "App-Attest-Challenge": issued})
+    check(status == 401 and headers.get("App-Attest-Error") == "signature" and token_used(token) == "f",
+          f"an assertion over the spelling /oauth//token/ is refused there: the route's path is signed ({status})")
+    body, headers = ceremony("/native/register/finish")
+    signed = device.assert_(client_data("POST", "/api/register/verify", body, "jti=" + jti))
+    status, answer = raw_post(a.base, "/native/register/finish/", body, {
+        **headers, "App-Attest-Key-Id": b64(device.key_id), "App-Attest-Assertion": b64(signed)})
+    check(status == 401 and answer.get("App-Attest-Error") == "signature" and passkeys() == before,
+          f"an assertion for /api/register/verify does not add a passkey through /native/register/finish/ ({status})")
+    issued = challenge(a.base)
+    body = urllib.parse.urlencode({"grant_type": "refresh_token", "refresh_token": token}).encode()
+    signed = device.assert_(client_data("POST", "/oauth/token", body, "challenge=" + issued))
+    status, _ = raw_post(a.base, "//oauth/token/", body, {
+        "Content-Type": "application/x-www-form-urlencoded", "App-Attest-Key-Id": b64(device.key_id),
+        "App-Attest-Assertion": b64(signed), "App-Attest-Challenge": issued})
+    check(status == 200 and token_used(token) == "t", f"an assertion over /oauth/token holds on //oauth/token/ ({status})")
+
+
+def passkey_challenge_kept(a):
+    """A passkey login's challenge presented as App-Attest-Challenge (stored challenges): refused
+    as an App Attest challenge without being used up, so the login it belongs to still finishes."""
+    passkey = SoftPasskey()
+    check(passkey.register(a.base, "kindcheck")[0] == 200, "a registration for the challenge-kind check")
+    status, options, jar = post_json(a.base + "/api/login/options", {"username": "kindcheck"})
+    rows = sql("SELECT count(*) FROM passkey_challenges")
+    status, headers = raw_post(a.base, "/oauth/token", b"grant_type=refresh_token", {
+        "Content-Type": "application/x-www-form-urlencoded", "App-Attest-Key-Id": b64(bytes(32)),
+        "App-Attest-Assertion": "AAAA", "App-Attest-Challenge": options["challenge"]})
+    check(status == 401 and headers.get("App-Attest-Error") == "challenge" and sql("SELECT count(*) FROM passkey_challenges") == rows,
+          f"a passkey challenge as App-Attest-Challenge: 401 challenge, its row kept ({status})")
+    status, _, _ = post_json(a.base + "/api/login/verify", passkey.get_response(options, a.base), {"pk_login": jar["pk_login"]})
+    check(status == 200, f"and the passkey login it belongs to finishes ({status})")
 
 
 def main():

@@ -478,7 +478,74 @@ def usernames():
     check(sorted(answers) == [200, 409] and orphans == 0, f"names: a race for one name: one account, no orphan credential ({answers})")
     for body in (b'{"username": "a", "username": "b"}', b'{"username": "a", "\\u0075sername": "b"}'):
         check(post_json(base + "/api/login/options", body)[0] == 400, f"options bodies refuse duplicate member names ({body.decode()})")
+
+    # Look-alikes (UTS #39): NFKC folds fullwidth letters into Casey's name; a name mixing
+    # scripts (a Cyrillic а among Latin letters) or holding an invisible character is refused;
+    # a name in one other script is a name of its own.
+    users = sql("SELECT count(*) FROM passkey_users")
+    check(post_json(base + "/api/register/options", {"username": "\uff43\uff41\uff53\uff45\uff59"})[0] == 409,
+          "names: fullwidth ｃａｓｅｙ is casey (NFKC)")
+    for name in ("c\u0430sey", "\u0430lice", "casey\ufe0f"):
+        status, answer, _ = SoftPasskey().register(base, name)
+        check(status == 400, f"names: {name.encode('unicode_escape').decode()} (mixed scripts or invisible) is refused ({status})")
+    check(sql("SELECT count(*) FROM passkey_users") == users, "names: no row for the refused names")
+    check(SoftPasskey().register(base, "\u043a\u0435\u0439\u0441\u0438")[0] == 200, "names: кейси, all Cyrillic, registers")
+    check(SoftPasskey().register(base, "\uff26\uff55\uff4c\uff4c")[0] == 200
+          and sql("SELECT username || '/' || username_key FROM passkey_users WHERE username_key = 'full'") == "Full/full",
+          "names: fullwidth Ｆｕｌｌ is stored as Full (NFKC), key full")
+    status, options, _ = post_json(base + "/api/login/options", {"username": "\uff23\uff21\uff33\uff25\uff39"})
+    check(status == 200 and len(options.get("allowCredentials", [])) == 1, "names: a login as ＣＡＳＥＹ finds Casey's passkey")
     node.stop()
+
+
+def answers():
+    """Every answer says nosniff; a body that stops short of its Content-Length is 400, not 413."""
+    node = Node("answers")
+    statuses = set()
+    for method, path, body in (("GET", "/healthz", None), ("GET", "/", None), ("GET", "/nothing", None), ("GET", "/api/me", None),
+                               ("POST", "/api/login/options", b"["), ("POST", "/oauth/token", b"grant_type=x")):
+        sock = connect(node.port)
+        head = f"{method} {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
+        if body is not None:
+            kind = "application/json" if path.startswith("/api") else "application/x-www-form-urlencoded"
+            head += f"Content-Type: {kind}\r\nContent-Length: {len(body)}\r\n"
+        sock.sendall(head.encode() + b"\r\n" + (body or b""))
+        answer = read_answer(sock)
+        statuses.add(answer.split(b" ", 2)[1].decode() if answer.count(b" ") >= 2 else "")
+        check(b"\r\nx-content-type-options: nosniff\r\n" in answer.split(b"\r\n\r\n", 1)[0].lower() + b"\r\n",
+              f"{method} {path}: X-Content-Type-Options: nosniff ({answer[:12]!r})")
+    check(statuses == {"200", "404", "401", "400"}, f"answers of every kind were checked ({statuses})")
+    for path, kind in (("/api/login/options", "application/json"), ("/oauth/token", "application/x-www-form-urlencoded")):
+        sock = connect(node.port)
+        sock.sendall(f"POST {path} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nContent-Type: {kind}\r\n"
+                     "Content-Length: 400\r\n\r\n"
+                     .encode() + b'{"user')
+        sock.shutdown(socket.SHUT_WR)   # the client stops: the body ends 394 bytes short
+        answer = read_answer(sock)
+        check(answer.startswith(b"HTTP/1.1 400"), f"{path}: a body shorter than its Content-Length is 400, not 413 ({answer[:12]!r})")
+    sock = connect(node.port)
+    sock.sendall(b"POST /api/login/options HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n"
+                 b"Content-Type: application/json\r\nContent-Length: 5000\r\n\r\n" + b" " * 5000)
+    check(read_answer(sock).startswith(b"HTTP/1.1 413"), "a body that is too large is still 413")
+    node.stop()
+
+
+def read_answer(sock, limit=10):
+    """Everything the server sends until it closes (or `limit` seconds)."""
+    sock.settimeout(limit)
+    data = b""
+    try:
+        while True:
+            part = sock.recv(65536)
+            if not part:
+                break
+            data += part
+            if b"\r\n\r\n" in data and b"content-length: 0" in data.lower():
+                break
+    except OSError:
+        pass
+    sock.close()
+    return data
 
 
 def recordings_recounted():
@@ -518,7 +585,7 @@ def run_suite(name, checks):
 
 def hardening_checks():
     steps = [(replay_across_nodes, "store"), (replay_across_nodes, "sealed"), (usernames,), (passkey_cap,),
-             (sessions_revocable,), (recordings_recounted,), (slow_clients,), (database_outage,), (fast_restarts,)]
+             (sessions_revocable,), (recordings_recounted,), (answers,), (slow_clients,), (database_outage,), (fast_restarts,)]
     # HARDENING_ONLY=name,name runs those steps only (Tests/mutate.py names the ones a mutant should fail).
     only = [name for name in os.environ.get("HARDENING_ONLY", "").split(",") if name]
     for step in steps:

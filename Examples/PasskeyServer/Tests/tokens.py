@@ -16,7 +16,9 @@ Environment (from run-e2e.sh): PASSKEY_BINARY, DATABASE_URL, PSQL_URL, E2E_WORK,
 import base64
 import hashlib
 import json
+import os
 import sys
+import threading
 import time
 import urllib.parse
 
@@ -136,6 +138,13 @@ def checks():
         check(False, "PyJWT refuses the other audience")
     except jwt.InvalidAudienceError:
         check(True, "PyJWT refuses the other audience")
+    # A refresh token is bound to the audience its family was issued for.
+    status, answer, _ = form(c.base, "/oauth/token", {"grant_type": "refresh_token", "refresh_token": fifth["refresh_token"]})
+    check(status == 400 and answer.get("error") == "invalid_grant" and not revoked(family_of(fifth["refresh_token"]))
+          and sql(f"SELECT used_at IS NULL FROM passkey_refresh_tokens WHERE family = '{family_of(fifth['refresh_token'])}'") == "t",
+          f"node A's refresh token at node C (another audience): invalid_grant, not spent, the family alive ({status} {answer})")
+    status, answer, _ = form(a.base, "/oauth/token", {"grant_type": "refresh_token", "refresh_token": foreign["refresh_token"]})
+    check(status == 400 and answer.get("error") == "invalid_grant", f"and node C's at node A: invalid_grant ({status})")
     time.sleep(ACCESS_SECONDS + 1)
     status, _, headers = request("GET", a.base + "/api/me", headers=bearer(fifth["access_token"]))
     check(status == 401, "an expired access token: 401")
@@ -199,6 +208,155 @@ def checks():
     check(status == 200, "the database back: the refresh token the outage did not spend still refreshes")
     check(request("GET", b.base + "/api/me", headers=bearer(recovered["access_token"]))[0] == 200,
           "and its new access token reads the account")
+
+    commits_under_restarts(a, passkey)
+    session_key_rotation(a, b, passkey)
+
+
+class App:
+    """An app signed in with tokens that keeps refreshing at `node` and calling the account with
+    each new access token. A refresh without an answer (connection error, 503) is retried with
+    the same token, as an app does; every answer is recorded with the token it was for."""
+
+    def __init__(self, node, passkey, username):
+        self.node = node
+        self.tokens = token_login(node.base, passkey, username)
+        self.answers = []   # (status, error, presented token, new refresh token or None)
+        self.bearer = []    # statuses of the account call after each 200
+
+    def step(self):
+        try:
+            status, answer, _ = form(self.node.base, "/oauth/token",
+                                     {"grant_type": "refresh_token", "refresh_token": self.tokens["refresh_token"]})
+        except OSError:
+            status, answer = None, {}
+        error = answer.get("error") if isinstance(answer, dict) else None
+        fresh = answer.get("refresh_token") if status == 200 else None
+        self.answers.append((status, error, self.tokens["refresh_token"], fresh))
+        if status == 200:
+            self.tokens = answer
+            try:
+                self.bearer.append(request("GET", self.node.base + "/api/me", headers=bearer(answer["access_token"]))[0])
+            except OSError:
+                self.bearer.append(None)
+
+
+def run_apps(apps, while_running):
+    stop = threading.Event()
+
+    def loop(app):
+        while not stop.is_set():
+            app.step()
+            time.sleep(0.05)
+    threads = [threading.Thread(target=loop, args=(app,)) for app in apps]
+    for thread in threads: thread.start()
+    try:
+        while_running()
+    finally:
+        stop.set()
+        for thread in threads: thread.join(60)
+
+
+def stored(token):
+    digest = hashlib.sha256(token.encode()).hexdigest()
+    return sql(f"SELECT count(*) FROM passkey_refresh_tokens WHERE hash = decode('{digest}', 'hex')") == "1"
+
+
+def spent(token):
+    digest = hashlib.sha256(token.encode()).hexdigest()
+    return sql(f"SELECT used_at IS NOT NULL FROM passkey_refresh_tokens WHERE hash = decode('{digest}', 'hex')") == "t"
+
+
+def check_answers(apps, what):
+    """No refresh spent its token without answering its successor: every 200's new token is
+    stored, every token presented without a 200 was still unspent when presented again (an app
+    never got invalid_grant), and the last token of each app refreshes."""
+    answers = [a for app in apps for a in app.answers]
+    ok = [a for a in answers if a[0] == 200]
+    check(all(a[0] in (200, 503, None) for a in answers),
+          f"{what}: every refresh answered 200 or 503 (or not at all), never invalid_grant"
+          f" ({sorted(set((a[0], a[1]) for a in answers), key=str)})")
+    check(ok and all(stored(a[3]) for a in ok), f"{what}: each of the {len(ok)} 200s' new refresh token is stored")
+    unanswered = [a for a in answers if a[0] != 200]
+    check(all(spent(a[2]) == any(b[2] == a[2] and b[0] == 200 for b in ok) for a in unanswered),
+          f"{what}: each of the {len(unanswered)} refreshes without a 200 left its token unspent (or a later 200 spent it)")
+
+
+def commits_under_restarts(a, passkey):
+    """Refreshes and new accounts while PostgreSQL restarts three times: a 200 is only sent once
+    its commit is acknowledged (the new refresh token, the new account are there), and a
+    503 changed nothing (the token is unspent, the name is free)."""
+    apps = [App(a, passkey, "tokenuser") for _ in range(3)]
+    signups = []   # (name, status)
+
+    def sign_up(index):
+        name = f"restart-{index}"
+        try:
+            status, started, _ = post_json(a.base + "/native/register/options", {"username": name})
+            if status != 200:
+                signups.append((name, None))
+                return
+            created = SoftPasskey().create_response(started["options"], "https://localhost")
+            status, _, _ = post_json(a.base + "/native/register/finish", {"state": started["state"], "credential": created})
+        except OSError:
+            status = None
+        signups.append((name, status))
+
+    def restarts():
+        index = 0
+        for _ in range(3):
+            started = time.time()
+            thread = threading.Thread(target=pg, args=("restart",))
+            thread.start()
+            while thread.is_alive() or time.time() - started < 1.0:
+                sign_up(index)
+                index += 1
+            thread.join()
+        time.sleep(3)
+    run_apps(apps, restarts)
+    check_answers(apps, "PostgreSQL restarts")
+    accounts = {name: sql(f"SELECT count(*) FROM passkey_users WHERE username = '{name}'") for name, _ in signups}
+    check(all(accounts[name] == ("1" if status == 200 else "0") for name, status in signups),
+          f"PostgreSQL restarts: each of {len(signups)} sign-ups has its account exactly when it answered 200"
+          f" ({sorted(set(s for _, s in signups), key=str)})")
+
+
+def session_key_rotation(a, b, passkey):
+    """A new SESSION_KEY, node by node, while apps refresh at both (the README's rotation): the
+    signing keys sealed under the old key no longer open, and each node makes one under its new
+    key by itself (no SQL by hand). Access tokens of the old key fail closed; refresh tokens go on."""
+    apps = [App(node, passkey, "tokenuser") for node in (a, b, a, b)]
+    before = token_login(a.base, passkey, "tokenuser")
+    old_kids = {key["kid"] for key in request("GET", a.base + "/.well-known/jwks.json")[1]["keys"]}
+    key = os.urandom(32).hex()
+
+    def rotate():
+        for node in (a, b):
+            time.sleep(1.5)
+            node.env["SESSION_KEY"] = key
+            # No rotation by age from here on: a node must not wait for the old keys to age out.
+            node.env["SIGNING_KEY_ROTATION_SECONDS"] = "3600"
+            node.stop()
+            node.start()
+            status, jwks, _ = request("GET", node.base + "/.well-known/jwks.json")
+            kids = {k["kid"] for k in jwks.get("keys", [])} if status == 200 else set()
+            check(status == 200 and kids and not kids & old_kids,
+                  f"{node.name} restarted with a new SESSION_KEY: its JWKS at once has a key of it ({status} {len(kids)})")
+        time.sleep(3)
+    run_apps(apps, rotate)
+    # A 503 (a database call past its 1 s deadline on a busy machine) is allowed: it spends nothing.
+    check_answers(apps, "SESSION_KEY rotation")
+    for node in (a, b):
+        status, jwks, _ = request("GET", node.base + "/.well-known/jwks.json")
+        kids = {k["kid"] for k in jwks.get("keys", [])} if status == 200 else set()
+        check(status == 200 and kids and not kids & old_kids, f"{node.name}: JWKS answers, with keys of the new SESSION_KEY only ({status})")
+        check(request("GET", node.base + "/api/me", headers=bearer(before["access_token"]))[0] == 401,
+              f"{node.name}: an access token of the old key fails closed (401)")
+    for app in apps:
+        check(app.bearer and app.bearer[-1] == 200, f"{app.node.name}: the app's newest access token reads the account")
+    status, after, _ = form(b.base, "/oauth/token", {"grant_type": "refresh_token", "refresh_token": before["refresh_token"]})
+    check(status == 200 and request("GET", a.base + "/api/me", headers=bearer(after["access_token"]))[0] == 200,
+          "a refresh token from before the rotation refreshes, and its new access token works on the other node")
 
 
 def main():

@@ -217,10 +217,17 @@ public struct AttestationResult: Sendable {
     public let details: [String: String]
     /// For `compound`: the result of each sub-statement that verified, with its own trust.
     public let components: [AttestationResult]
-    /// The authenticator's name for people: the FIDO metadata statement's description when the
-    /// trust source has one, else the passkey provider's name from
-    /// the policy's `passkeyProviders` (see ``PasskeyProviders``), else nil.
-    public let authenticatorName: String?
+    /// The authenticator's name from a verified FIDO metadata entry (the statement's
+    /// description, as the trust source reports it), or nil. The entry is the one the trust
+    /// source chose by an identifier the attestation statement vouches for; a `none` attestation
+    /// vouches for nothing (its AAGUID is the client's claim), so it has no metadata name.
+    /// Never the community list's name: that is ``claimedProviderName``.
+    public let metadataName: String?
+    /// The passkey provider's name for the AAGUID in the policy's `passkeyProviders` (the
+    /// community AAGUID list, ``PasskeyProviders``), or nil: always a claim, never a statement.
+    /// An AAGUID without a verified attestation is whatever the authenticator or client says;
+    /// show it as "claims to be", never decide trust by it.
+    public let claimedProviderName: String?
     /// The FIDO metadata entry the trust decision used, when the source is ``MetadataTrust``
     /// and the authenticator has an entry: its status reports, certification level, statement.
     public let metadata: MetadataEntry?
@@ -239,8 +246,10 @@ public struct AttestationResult: Sendable {
         self.trustPath = outcome.trustPath
         self.untrustedReason = verdict.trusted ? nil : verdict.reason
         self.details = outcome.details
-        // Metadata, signed by the FIDO Alliance, names the authenticator before the community list.
-        self.authenticatorName = authenticator?.authenticatorName ?? providerName
+        // Two names, never merged: metadata's, signed by the FIDO Alliance, and only for an entry
+        // an attestation statement led to; the community list's, a claim by AAGUID.
+        self.metadataName = outcome.type == .none ? nil : authenticator?.authenticatorName
+        self.claimedProviderName = providerName
         self.metadata = authenticator?.metadata
         self.metadataStale = authenticator?.metadataStale ?? false
         // The verdict holds one verdict per component, in the same order (each chain verified once).

@@ -16,14 +16,14 @@ public struct AuthenticationResponse: Sendable {
     }
     /// The UTF-8 of ``id``. Decoded from a body, a slice of the body's bytes: no string is
     /// made unless ``id`` is read (the verifier compares these bytes with `rawId`).
-    private(set) var idText: ArraySlice<UInt8>
+    private(set) var idText: ArraySlice<UInt8> { didSet { receivedBody = nil } }
     /// `rawId`: the credential id bytes.
-    public package(set) var rawId: [UInt8]
+    public package(set) var rawId: [UInt8] { didSet { receivedBody = nil } }
     /// `type`: must be `public-key`.
-    package var type: String
+    package var type: String { didSet { receivedBody = nil } }
     /// `clientDataJSON`, `authenticatorData`, `signature` and `userHandle`, held in one buffer
     /// (one allocation for the four; the verifier reads them as slices of it).
-    private(set) var members: AssertionMembers
+    private(set) var members: AssertionMembers { didSet { receivedBody = nil } }
     /// `response.clientDataJSON`, exactly as received.
     package var clientDataJSON: [UInt8] {
         get { Array(members.clientDataJSON) }
@@ -61,7 +61,11 @@ public struct AuthenticationResponse: Sendable {
         }
     }
     /// `clientExtensionResults`, as the client sent it.
-    package var clientExtensionResults: [String: JSONValue]
+    package var clientExtensionResults: [String: JSONValue] { didSet { receivedBody = nil } }
+    /// The body ``init(jsonData:)`` read (browser JSON or a native app's body), kept as received
+    /// for a ``CeremonyRecording``; nil when the response was built from its members, or once a
+    /// member is changed (the recording then writes the members).
+    private(set) var receivedBody: Data?
 
     /// Creates a response from decoded members.
     /// - Parameters:
@@ -242,6 +246,7 @@ extension AuthenticationResponse: Decodable {
                     AuthenticationResponseJSON.self, from: bytes,
                     root: "AuthenticationResponseJSON"))
         }
+        receivedBody = jsonData
     }
 
     /// Decodes the response from a larger document (a request body that carries the

@@ -259,13 +259,17 @@ extension MetadataTrust {
 
 extension PasskeyProviders {
     /// The name to show for a stored credential: the FIDO metadata statement's description
-    /// when `metadata` has an entry for the record's AAGUID, else this list's name.
+    /// when `metadata` has an entry for the record's AAGUID and the registration's attestation
+    /// vouched for it (not `none`, whose AAGUID is a claim), else this list's name (a claim).
+    /// Registration reports the two apart (``AttestationResult/metadataName``,
+    /// ``AttestationResult/claimedProviderName``).
     /// - Parameters:
     ///   - record: the credential.
     ///   - metadata: the configured FIDO metadata, if any.
     /// - Returns: the name, or nil when neither knows the authenticator.
     public func name(for record: CredentialRecord, metadata: MetadataTrust? = nil) -> String? {
         guard let aaguid = AAGUID(uuidString: record.aaguid), !aaguid.isZero else { return nil }
-        return metadata?.blob.entry(aaguid: aaguid)?.name ?? names[aaguid]
+        let vouched = record.attestationType != .none
+        return (vouched ? metadata?.blob.entry(aaguid: aaguid)?.name : nil) ?? names[aaguid]
     }
 }

@@ -9,19 +9,23 @@ import WebAuthnCrypto
 /// `clientDataJSON` and `attestationObject` and leave `id` out, so that it is derived.
 public struct RegistrationResponse: Sendable {
     /// `id`: the credential id, base64url, as the client sent it.
-    public package(set) var id: String
+    public package(set) var id: String { didSet { receivedBody = nil } }
     /// `rawId`: the credential id bytes.
-    public package(set) var rawId: [UInt8]
+    public package(set) var rawId: [UInt8] { didSet { receivedBody = nil } }
     /// `type`: must be `public-key`.
-    package var type: String
+    package var type: String { didSet { receivedBody = nil } }
     /// `response.clientDataJSON`, exactly as received.
-    package var clientDataJSON: [UInt8]
+    package var clientDataJSON: [UInt8] { didSet { receivedBody = nil } }
     /// `response.attestationObject`, exactly as received.
-    package var attestationObject: [UInt8]
+    package var attestationObject: [UInt8] { didSet { receivedBody = nil } }
     /// `response.transports`.
-    package var transports: [String]
+    package var transports: [String] { didSet { receivedBody = nil } }
     /// `clientExtensionResults`, as the client sent it.
-    package var clientExtensionResults: [String: JSONValue]
+    package var clientExtensionResults: [String: JSONValue] { didSet { receivedBody = nil } }
+    /// The body ``init(jsonData:)`` read (browser JSON or a native app's body), kept as received
+    /// for a ``CeremonyRecording``; nil when the response was built from its members, or once a
+    /// member is changed (the recording then writes the members).
+    private(set) var receivedBody: Data?
 
     /// Creates a response from decoded members.
     /// - Parameters:
@@ -111,6 +115,7 @@ extension RegistrationResponse: Decodable {
                     RegistrationResponseJSON.self, from: bytes,
                     root: "RegistrationResponseJSON"))
         }
+        receivedBody = jsonData
     }
 
     /// Decodes the response from a larger document (a request body that carries the

@@ -9,10 +9,10 @@ public import Foundation
 /// a newer file of the same shape. The AAGUID of a passkey registered without attestation is
 /// the provider's claim, not proof: a name to show, never a reason to trust.
 ///
-/// With FIDO metadata configured, the metadata statement's description wins (it is signed by
-/// the FIDO Alliance); the list names what metadata does not. Registration reports the name in
-/// ``AttestationResult/authenticatorName`` (through the policy's `passkeyProviders`);
-/// for a stored credential use ``name(for:metadata:)``.
+/// Registration reports the list's name apart from any metadata name, as
+/// ``AttestationResult/claimedProviderName`` (through the policy's `passkeyProviders`), next to
+/// ``AttestationResult/metadataName`` (a verified FIDO metadata entry's description, signed by
+/// the FIDO Alliance); for a stored credential use ``name(for:metadata:)``.
 public struct PasskeyProviders: Sendable {
     /// Names by AAGUID.
     let names: [AAGUID: String]

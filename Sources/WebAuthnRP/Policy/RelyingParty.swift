@@ -4,16 +4,22 @@ import WebAuthnCrypto
 
 /// Who the relying party is and where its ceremonies may come from.
 ///
-/// Origins are compared exactly: scheme, host and port must all match one of the
-/// configured origins, byte for byte (browsers serialize origins in lowercase, so a
-/// case-changed origin is not the same origin). Subdomains match only when
-/// ``allowSubdomains`` is set, and then only on a dot boundary.
+/// Origins are compared as serialized origins (RFC 6454 §6.2): each configured origin is
+/// parsed once into scheme, host and port, with scheme and host lowercased (ASCII only) and a
+/// default port dropped, so `https://Shop.example:443` allows `https://shop.example`. The
+/// client's origin must then match that serialization: browsers serialize origins in lowercase,
+/// so a case-changed origin in client data is not the same origin. A host is compared as
+/// written in ASCII (an internationalized host as its `xn--` A-label, as browsers serialize it;
+/// a trailing dot is part of the host). Non-URL origins (`android:apk-key-hash:…`,
+/// `ios:bundle-id:…`) are compared as exact text but for their scheme: their payload is
+/// case-sensitive. Subdomains match only when ``allowSubdomains`` is set, and then only on a
+/// dot boundary.
 public struct RelyingParty: Sendable {
     /// The RP ID: `rpIdHash` must be SHA-256 of its UTF-8 bytes.
     public let id: String
     /// A human-readable name, used when building creation options.
     public let name: String
-    /// The origins `clientData.origin` may carry.
+    /// The origins `clientData.origin` may carry, as written (compared as serialized origins).
     public let origins: [String]
     /// Accept origins on subdomains of the configured hosts (`https://login.example.org`
     /// for `https://example.org`). Off by default.
@@ -91,7 +97,7 @@ public struct RelyingParty: Sendable {
         allowSubdomains: Bool = false, allowCrossOrigin: Bool = false,
         topOrigins: [String] = []
     ) throws(WebAuthnError) {
-        let added = androidApps.map(\.origin).filter { !origins.contains($0) }
+        let added = androidApps.map(\.origin).filter { app in !origins.contains { OriginMatcher.sameOrigin($0, app) } }
         self.init(
             id: id, name: name, origins: origins + added, allowSubdomains: allowSubdomains,
             allowCrossOrigin: allowCrossOrigin, topOrigins: topOrigins, appleApps: appleApps, androidApps: androidApps)
@@ -160,27 +166,67 @@ enum OriginMatcher {
     }
 
     private static func effectivePort(_ parts: Parts) -> Int? {
-        if let port = parts.port { return port }
-        switch parts.scheme {
+        parts.port ?? defaultPort(parts.scheme)
+    }
+
+    /// The port a scheme's origins have when none is written.
+    static func defaultPort(_ scheme: Substring) -> Int? {
+        switch scheme {
         case "https", "wss": return 443
         case "http", "ws": return 80
         default: return nil
         }
     }
 
-    /// A configured origin with its parse, made once when the relying party is built.
+    /// A configured origin with its parse, made once when the relying party is built: scheme
+    /// and host lowercased (ASCII letters only: a Unicode case mapping could turn a non-ASCII
+    /// letter into an ASCII one), a default port dropped, and ``text`` the serialization of
+    /// that (`scheme://host[:port]`). A non-URL origin (`android:apk-key-hash:…`,
+    /// `ios:bundle-id:…`) keeps its text as written but for its scheme, which is
+    /// case-insensitive (RFC 3986 §3.1): its payload (base64url, a bundle ID) is case-sensitive.
     struct Allowed: Sendable {
         let text: String
         let parts: Parts?
 
-        init(_ text: String) {
-            self.text = text
-            self.parts = OriginMatcher.parse(text)
+        init(_ written: String) {
+            guard let parsed = OriginMatcher.parse(written) else {
+                self.text = OriginMatcher.schemeLowercased(written)
+                self.parts = nil
+                return
+            }
+            var parts = Parts(
+                scheme: Substring(OriginMatcher.asciiLowercased(parsed.scheme)),
+                host: Substring(OriginMatcher.asciiLowercased(parsed.host)), port: parsed.port)
+            if parts.port != nil, parts.port == OriginMatcher.defaultPort(parts.scheme) { parts.port = nil }
+            self.parts = parts
+            self.text = "\(parts.scheme)://\(parts.host)" + (parts.port.map { ":\($0)" } ?? "")
         }
     }
 
-    /// Whether `candidate` is one of `allowed`: byte-identical, or the same scheme, effective
-    /// port and host (or, with `allowSubdomains`, a host below it on a dot boundary).
+    /// Whether two configured origins are the same origin (both serialized as ``Allowed``).
+    static func sameOrigin(_ a: String, _ b: String) -> Bool { Allowed(a).text == Allowed(b).text }
+
+    /// `text` with the scheme before its first `:` lowercased when it is one (an ASCII letter,
+    /// then letters, digits, `+`, `-` or `.`), the rest as written.
+    static func schemeLowercased(_ text: String) -> String {
+        guard let colon = text.utf8.firstIndex(of: UInt8(ascii: ":")) else { return text }
+        let scheme = text.utf8[..<colon]
+        func isLetter(_ byte: UInt8) -> Bool { (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) }
+        func isSchemeByte(_ byte: UInt8) -> Bool { isLetter(byte) || (0x30...0x39).contains(byte) || "+-.".utf8.contains(byte) }
+        guard let first = scheme.first, isLetter(first), scheme.allSatisfy(isSchemeByte) else { return text }
+        return asciiLowercased(Substring(text.utf8[..<colon])) + String(Substring(text.utf8[colon...]))
+    }
+
+    /// `text` with ASCII `A`-`Z` mapped to `a`-`z` and every other byte kept.
+    static func asciiLowercased(_ text: some StringProtocol) -> String {
+        String(
+            decoding: text.utf8.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 },
+            as: UTF8.self)
+    }
+
+    /// Whether `candidate` is one of `allowed`: byte-identical to an allowed origin's
+    /// serialization, or the same scheme, effective port and host (or, with `allowSubdomains`, a
+    /// host below it on a dot boundary), compared as bytes with the lowercase serialization.
     static func matches(candidate: String, anyOf allowed: [Allowed], allowSubdomains: Bool) -> Bool {
         matches(candidateUTF8: Array(candidate.utf8)[...], anyOf: allowed, allowSubdomains: allowSubdomains)
     }
@@ -284,7 +330,8 @@ extension RelyingParty {
     /// Why Apple apps cannot belong to `relyingParty`, or nil: their origin `https://<rp id>` is
     /// not allowed (checked when there are apps, or `always`), or an app ID is malformed.
     static func appleAppProblem(_ apps: [AppleApp], relyingParty: RelyingParty, always: Bool = false) -> WebAuthnError? {
-        let origin = "https://\(relyingParty.id)"
+        // As AuthenticationServices serializes it: the RP ID's host in lowercase.
+        let origin = OriginMatcher.Allowed("https://\(relyingParty.id)").text
         if always || !apps.isEmpty, !relyingParty.isAllowedOrigin(origin) {
             let apps = apps.isEmpty ? "Apple apps" : apps.map(\.appID).joined(separator: ", ")
             return associationProblem(
@@ -318,11 +365,12 @@ extension RelyingParty {
         struct Statement: Encodable { var relation: [String]; var target: Target }
         let relation = ["delegate_permission/common.get_login_creds"]
         var statements: [Statement] = []
-        if origins.contains("https://\(id)") {
-            statements.append(Statement(relation: relation, target: Target(namespace: "web", site: "https://\(id)")))
+        let site = OriginMatcher.Allowed("https://\(id)").text
+        if isAllowedOrigin(site) {
+            statements.append(Statement(relation: relation, target: Target(namespace: "web", site: site)))
         }
         for app in apps {
-            guard origins.contains(app.origin) else {
+            guard isAllowedOrigin(app.origin) else {
                 throw Self.associationProblem("\(app.packageName): its origin \(app.origin) is not among the allowed origins")
             }
             statements.append(
@@ -349,11 +397,15 @@ extension RelyingParty {
 extension RelyingParty {
     /// The web origins in ``origins`` that are not the RP ID's host or a subdomain of it: the
     /// ones a browser accepts only through the `/.well-known/webauthn` document.
+    /// Each is written as its serialization (lowercase, no default port), once.
     var relatedOrigins: [String] {
-        origins.filter { origin in
-            guard let host = Self.httpsHost(origin) else { return false }
-            return !(host == id || host.hasSuffix("." + id))
+        let rpID = OriginMatcher.asciiLowercased(id)
+        var out: [String] = []
+        for origin in allowedOrigins {
+            guard let host = Self.httpsHost(origin.text), !(host == rpID || host.hasSuffix("." + rpID)) else { continue }
+            if !out.contains(origin.text) { out.append(origin.text) }
         }
+        return out
     }
 
     /// The `/.well-known/webauthn` document (L3 §5.11), `{"origins": [...]}` listing the origins
@@ -390,7 +442,7 @@ extension RelyingParty {
         publicSuffixes: Set<String> = []
     ) throws(WebAuthnError) {
         var labelsSeen: [String] = []
-        for origin in origins where Self.httpsHost(origin) == nil && origin.hasPrefix("https:") {
+        for origin in origins where Self.httpsHost(origin) == nil && OriginMatcher.schemeLowercased(origin).hasPrefix("https:") {
             throw Self.relatedOriginProblem(origin, "is not an https origin (scheme://host[:port], nothing after)")
         }
         for origin in relatedOrigins {
@@ -414,19 +466,14 @@ extension RelyingParty {
         WebAuthnError(.configuration, step: "related origins", "\(origin): \(reason)")
     }
 
-    /// The lowercase host of an `https://host[:port]` origin with nothing after it, or nil.
+    /// The lowercase host of an `https://host[:port]` origin with nothing after it, or nil
+    /// (parsed and lowercased as the origin matcher does, ``OriginMatcher/Allowed``).
     static func httpsHost(_ origin: String) -> String? {
-        let prefix = "https://"
-        guard origin.hasPrefix(prefix) else { return nil }
-        var authority = Substring(origin.dropFirst(prefix.count))
-        guard !authority.isEmpty, !authority.contains(where: { "/?#@\\ ".contains($0) }) else { return nil }
-        if let colon = authority.lastIndex(of: ":") {
-            let port = authority[authority.index(after: colon)...]
-            guard !port.isEmpty, port.count <= 5, port.allSatisfy(\.isASCII), port.allSatisfy(\.isNumber) else { return nil }
-            authority = authority[..<colon]
-        }
-        let host = authority.lowercased()
-        let labels = host.split(separator: ".", omittingEmptySubsequences: false)
+        guard let parts = OriginMatcher.Allowed(origin).parts, parts.scheme == "https" else { return nil }
+        let host = String(parts.host)
+        // A fully qualified host's trailing dot ends no label: `shop.example.` is a domain (another
+        // origin than `shop.example`, which the serialization keeps apart).
+        let labels = (host.hasSuffix(".") ? host.dropLast() : host[...]).split(separator: ".", omittingEmptySubsequences: false)
         guard labels.count >= 1, labels.allSatisfy({ !$0.isEmpty && $0.count <= 63 }),
             host.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == ".") })
         else { return nil }

@@ -124,7 +124,7 @@ public struct VerificationPolicy: Sendable {
     public internal(set) var challengeLifetime: TimeInterval
     /// Whether an extension output nothing asked for is refused (`extension`).
     var rejectUnsolicitedExtensionOutputs: Bool
-    /// Names ``AttestationResult/authenticatorName`` when FIDO metadata has none.
+    /// Names ``AttestationResult/claimedProviderName`` (a claim, apart from the metadata name).
     var passkeyProviders: PasskeyProviders
 
     /// Algorithms offered by default, most preferred first.

@@ -11,7 +11,9 @@ import WebAuthnCrypto
 /// `webauthn-replay` replays to the same verdict (`webauthn-replay --explain file.json` then
 /// shows the step that failed). Nothing secret goes in: the record holds only a public key, the
 /// relying party's keys (session, sealing) are never seen here, and the user's name and display
-/// name are not kept. The response is what the client sent minus its secret extension outputs,
+/// name are not kept. The response is what the client sent (the body a response was decoded
+/// from, as received: browser JSON or a native app's body, every member it had; the members as
+/// `…ResponseJSON` for a response built otherwise) minus its secret extension outputs,
 /// which every recording (however it is made) replaces when it is created:
 /// `clientExtensionResults.prf.results.first` and `.second`, `largeBlob.blob`, `getCredBlob`,
 /// and `hmacGetSecret.output1` and `.output2`. Each becomes zero bytes of the same length (the
@@ -43,9 +45,10 @@ public struct CeremonyRecording: Sendable {
     /// The challenge the response was checked against: the session's, or the one the client
     /// data named; nil when neither is known.
     let challenge: [UInt8]?
-    /// The response as the verifier read it: the parsed `…ResponseJSON` written back as JSON,
-    /// or, when it did not parse, the body as text (replayed as `malformed`); in both, the
-    /// secret extension outputs are zeroed (see ``CeremonyRecording``).
+    /// The response as the client sent it: the body the response was decoded from (browser JSON
+    /// or a native app's body, not re-encoded), the response's members as `…ResponseJSON` when it
+    /// was built from them, or, when the body did not parse, the body as text (replayed as
+    /// `malformed`); in all, the secret extension outputs are zeroed (see ``CeremonyRecording``).
     let response: JSONValue
     /// The credential record the ceremony found, as it stood before the ceremony: the record
     /// an authentication looked up, or the one a refused registration collided with.
@@ -275,6 +278,14 @@ public struct CeremonyRecording: Sendable {
         return .object(value)
     }
 
+    /// A response body as received, as the JSON value the document embeds (its members and
+    /// values unchanged; the replay hands their bytes to the same `init(jsonData:)`), or nil
+    /// when there is none or it does not read (then the decoded members are written).
+    static func asReceived(_ body: Data?) -> JSONValue? {
+        guard let body else { return nil }
+        return try? JSONValue(jsonData: body)
+    }
+
     /// RFC 3339 in UTC with milliseconds, the form the replay reads.
     static func time(_ date: Date) -> String {
         let formatter = ISO8601DateFormatter()
@@ -285,8 +296,13 @@ public struct CeremonyRecording: Sendable {
 }
 
 extension RegistrationResponse {
+    /// The response as a recording keeps it: the body as received when ``init(jsonData:)`` read
+    /// one (a native app's body stays a native body, browser JSON keeps every member it had),
+    /// else ``decodedJSON``. The replay reads it through the same ``init(jsonData:)``.
+    var recordedJSON: JSONValue { CeremonyRecording.asReceived(receivedBody) ?? decodedJSON }
+
     /// The response as the `RegistrationResponseJSON` members the verifier reads.
-    var recordedJSON: JSONValue {
+    package var decodedJSON: JSONValue {
         var inner: [String: JSONValue] = [
             "clientDataJSON": .string(Base64URL.encode(clientDataJSON)),
             "attestationObject": .string(Base64URL.encode(attestationObject)),
@@ -300,8 +316,12 @@ extension RegistrationResponse {
 }
 
 extension AuthenticationResponse {
+    /// The response as a recording keeps it: the body as received when ``init(jsonData:)`` read
+    /// one, else ``decodedJSON`` (as for a registration).
+    var recordedJSON: JSONValue { CeremonyRecording.asReceived(receivedBody) ?? decodedJSON }
+
     /// The response as the `AuthenticationResponseJSON` members the verifier reads.
-    var recordedJSON: JSONValue {
+    package var decodedJSON: JSONValue {
         var inner: [String: JSONValue] = [
             "clientDataJSON": .string(Base64URL.encode(members.clientDataJSON)),
             "authenticatorData": .string(Base64URL.encode(members.authenticatorData)),

@@ -87,6 +87,38 @@ extension Corpus {
             files.append(file)
         }
 
+        // The two names of a registration, never merged: `authenticatorName` is a verified entry's
+        // description only, and the community AAGUID list's name is a claim
+        // (`claimedProviderName`, a member the specification does not define, ignored elsewhere).
+        try add(
+            "metadata/claimed-provider-name.json",
+            "FIDO metadata and the community AAGUID list: a packed registration of a listed authenticator "
+                + "is named by its entry (authenticatorName); a none registration whose AAGUID the BLOB lists "
+                + "has no metadata name (its AAGUID is a claim); a none registration claiming Google Password "
+                + "Manager's AAGUID has that name as claimedProviderName only, never as authenticatorName",
+            policy: []
+        ) { file in
+            try register(
+                &file, "register-packed-listed", "level-1", trusted,
+                expect: named("Level 1 Test Key", "FIDO_CERTIFIED_L1") + [("claimedProviderName", .null)])
+            try file.register("register-none-listed-aaguid", try authenticator(file, "level-1", tag: " none"), .accept)
+            file.editLastCeremony {
+                $0.edit("expect") {
+                    $0.set("authenticatorName", .null)
+                    $0.set("claimedProviderName", .null)
+                }
+            }
+            var claiming = try file.authenticator("metadata policy claimed provider")
+            claiming.aaguid = AAGUID(uuidString: "ea9b8d66-4d01-1d21-3ce4-b6b48cb575d4")?.bytes ?? []
+            try file.register("register-none-claiming-a-provider", claiming, .accept)
+            file.editLastCeremony {
+                $0.edit("expect") {
+                    $0.set("authenticatorName", .null)
+                    $0.set("claimedProviderName", .string("Google Password Manager"))
+                }
+            }
+        }
+
         try add(
             "metadata/policy-refused-statuses.json",
             "FIDO metadata with policy.metadata.refusedStatuses [\"UPDATE_AVAILABLE\"]: the list replaces "

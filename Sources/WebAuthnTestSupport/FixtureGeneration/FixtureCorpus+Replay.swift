@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthnCoding
 import WebAuthnCrypto
 import WebAuthnRP
 
@@ -9,7 +10,79 @@ import WebAuthnRP
 extension Corpus {
     func replayMemberFiles() throws -> [FixtureFile] {
         [try registrationLifetime(), try authenticationLifetime()] + (try challengesAnsweredByTheOtherCeremony())
-            + [try usernameFirst(), try fractionalVerificationTime(), try relatedOrigins()]
+            + [try usernameFirst(), try fractionalVerificationTime(), try relatedOrigins(), try originCase(), try nativeBodies()]
+    }
+
+    /// `response` as a native app posts it (WebAuthnRP.docc/NativeApps.md): the replay reads it
+    /// through the decoder a server's body goes through, so an app's ceremony, failed or not,
+    /// replays from the body as received.
+    func nativeBodies() throws -> FixtureFile {
+        var file = FixtureFile(
+            "native-app/bodies.json",
+            "Registration and login whose response is an iOS app's body (credentialID, rawClientDataJSON, "
+                + "rawAttestationObject / rawAuthenticatorData, signature, userID; standard base64, as JSONEncoder "
+                + "writes Data): accepted; a login whose counter went back is signCount; base64url instead of "
+                + "standard base64, an unknown member, or a member missing is malformed; an app's assertion "
+                + "answering a registration challenge is challenge")
+        var app = try file.authenticator("app")
+        try file.register("register-native-body", app, form: .native, .accept)
+        try file.authenticate("login-native-body", &app, allow: [app.credentialId], form: .native, .accept)
+        var counter = TestAuthenticator.AuthenticationOptions()
+        counter.signCount = 0
+        try file.authenticate("login-native-body-counter-went-back", &app, options: counter, form: .native, .reject(.signCount))
+        try file.register(
+            "register-native-body-base64url-id", try file.authenticator("base64url"), form: .native,
+            editJSON: { $0.set("credentialID", .string(Base64URL.encode(Digest.sha256.hash(Array("base64url".utf8))))) },
+            .reject(.malformed))
+        try file.register(
+            "register-native-body-unknown-member", try file.authenticator("unknown member"), form: .native,
+            editJSON: { $0.set("clientExtensionResults", .object([])) }, .reject(.malformed))
+        try file.register(
+            "register-native-body-no-attestation-object", try file.authenticator("no attestation object"), form: .native,
+            editJSON: { $0.set("rawAttestationObject", nil) }, .reject(.malformed))
+        // A registration challenge answered by the app's assertion.
+        let options = FixtureJSONForms.creationOptions(
+            challenge: file.challenge("assertion-for-registration"), rpId: "example.org", user: app.userHandle,
+            userName: "app@example.org", algorithms: FixtureFile.offered, userVerification: .preferred, attestation: "none")
+        let assertion = try app.authenticate(challenge: file.challenge("assertion-for-registration"))
+        file.add(
+            "native-assertion-for-registration", kind: .registration, options: options,
+            response: FixtureJSONForms.nativeAuthenticationBody(assertion), expect: FixtureFile.reject(.challenge))
+        return file
+    }
+
+    /// Origins written by people, in `relyingParty.origins` and the `/.well-known/webauthn`
+    /// document, in another case or with the default port: compared as serialized origins
+    /// (RFC 6454, host lowercased), so a browser's lowercase origin is accepted; a client origin
+    /// in another case is not a serialization and is `origin`, as is an Android origin whose
+    /// case-sensitive base64url payload differs only in case.
+    func originCase() throws -> FixtureFile {
+        let android = "android:apk-key-hash:" + Base64URL.encode(Digest.sha256.hash(Array("origin case app".utf8)))
+        var file = FixtureFile(
+            "registration/origin-case.json",
+            "Registration with relyingParty.origins [\"https://Example.ORG:443\", an android:apk-key-hash origin] and "
+                + "relatedOrigins listing https://Shop.Example.co.uk and HTTPS://EXAMPLE.COM: the browsers' lowercase "
+                + "origins are accepted; a client origin in another case, or the Android origin with its payload's case "
+                + "changed, is origin")
+        file.relyingParty.set("origins", .array([.string("https://Example.ORG:443"), .string(android)]))
+        file.relyingParty.set(
+            "relatedOrigins", .object([("origins", .array([.string("https://Shop.Example.co.uk"), .string("HTTPS://EXAMPLE.COM")]))]))
+        let lowered = String(android.prefix("android:apk-key-hash:".count)) + android.dropFirst("android:apk-key-hash:".count).lowercased()
+        let cases: [(name: String, origin: String, verdict: FixtureFile.Verdict)] = [
+            ("register-from-rp-id-origin", "https://example.org", .accept),
+            ("register-from-listed-origin", "https://shop.example.co.uk", .accept),
+            ("register-from-second-listed-origin", "https://example.com", .accept),
+            ("register-from-android-app", android, .accept),
+            ("register-from-origin-in-upper-case", "https://Shop.Example.co.uk", .reject(.origin)),
+            ("register-from-scheme-in-upper-case", "HTTPS://example.com", .reject(.origin)),
+            ("register-from-android-payload-case-changed", lowered, .reject(.origin)),
+        ]
+        for item in cases {
+            var authenticator = try file.authenticator(item.name)
+            authenticator.origin = item.origin
+            try file.register(item.name, authenticator, item.verdict)
+        }
+        return file
     }
 
     /// `policy.verificationTime` with a fraction of a second: the clock is read to the

@@ -119,6 +119,33 @@ enum FixtureJSONForms {
         ])
     }
 
+    /// `Data` as `JSONEncoder` writes it: standard base64 with padding.
+    static func standardBase64(_ bytes: [UInt8]) -> FixtureValue { .string(Data(bytes).base64EncodedString()) }
+
+    /// The body an iOS app posts after a registration: the
+    /// `ASAuthorizationPlatformPublicKeyCredentialRegistration` members under their Apple names.
+    static func nativeRegistrationBody(_ r: RegistrationResponse) -> FixtureValue {
+        .object([
+            ("credentialID", standardBase64(r.rawId)),
+            ("rawClientDataJSON", standardBase64(r.clientDataJSON)),
+            ("rawAttestationObject", standardBase64(r.attestationObject)),
+            ("attachment", .string("platform")),
+        ])
+    }
+
+    /// The body an iOS app posts after an assertion (`ASAuthorizationPlatformPublicKeyCredentialAssertion`).
+    static func nativeAuthenticationBody(_ r: AuthenticationResponse) -> FixtureValue {
+        var members: [(String, FixtureValue)] = [
+            ("credentialID", standardBase64(r.rawId)),
+            ("rawClientDataJSON", standardBase64(r.clientDataJSON)),
+            ("rawAuthenticatorData", standardBase64(r.authenticatorData)),
+            ("signature", standardBase64(r.signature)),
+        ]
+        if let handle = r.userHandle { members.append(("userID", standardBase64(handle))) }
+        members.append(("attachment", .string("platform")))
+        return .object(members)
+    }
+
     static func authenticationResponse(_ r: AuthenticationResponse) -> FixtureValue {
         var inner: [(String, FixtureValue)] = [
             ("clientDataJSON", .bytes(r.clientDataJSON)),

@@ -16,6 +16,13 @@ struct FixtureFile {
         case reject(WebAuthnError.Category)
     }
 
+    /// How a ceremony's `response` is written: as `PublicKeyCredential.toJSON()` returns it, or
+    /// as a native app posts it (the AuthenticationServices members, standard base64, that
+    /// `RegistrationResponse(jsonData:)` and `AuthenticationResponse(jsonData:)` read).
+    enum ResponseForm {
+        case browser, native
+    }
+
     /// Every fixture replays at this instant; the test CA and leaves are valid then.
     static let verificationTime = "2025-06-01T00:00:00Z"
 
@@ -68,7 +75,7 @@ struct FixtureFile {
         _ name: String, _ authenticator: TestAuthenticator, algorithms: [COSEAlgorithm] = offered,
         userVerification: UserVerificationRequirement = .preferred, attestation: String = "direct",
         options: TestAuthenticator.RegistrationOptions = .init(), user: [UInt8]? = nil,
-        parameters: [FixtureValue]? = nil, editJSON: (inout FixtureValue) -> Void = { _ in },
+        parameters: [FixtureValue]? = nil, form: ResponseForm = .browser, editJSON: (inout FixtureValue) -> Void = { _ in },
         _ verdict: Verdict
     ) throws -> (options: FixtureValue, response: FixtureValue) {
         let challenge = self.challenge(name)
@@ -77,7 +84,9 @@ struct FixtureFile {
             challenge: challenge, rpId: "example.org", user: userHandle,
             userName: "\(name)@example.org", algorithms: algorithms, userVerification: userVerification,
             attestation: attestation, parameters: parameters)
-        var response = FixtureJSONForms.registrationResponse(try authenticator.register(challenge: challenge, options))
+        let made = try authenticator.register(challenge: challenge, options)
+        var response =
+            form == .native ? FixtureJSONForms.nativeRegistrationBody(made) : FixtureJSONForms.registrationResponse(made)
         editJSON(&response)
         let expect: FixtureValue
         switch verdict {
@@ -98,7 +107,7 @@ struct FixtureFile {
     mutating func authenticate(
         _ name: String, _ authenticator: inout TestAuthenticator, allow: [[UInt8]] = [],
         userVerification: UserVerificationRequirement = .preferred,
-        options: TestAuthenticator.AuthenticationOptions = .init(),
+        options: TestAuthenticator.AuthenticationOptions = .init(), form: ResponseForm = .browser,
         editJSON: (inout FixtureValue) -> Void = { _ in },
         _ verdict: Verdict
     ) throws -> (options: FixtureValue, response: FixtureValue) {
@@ -107,7 +116,9 @@ struct FixtureFile {
             challenge: challenge, rpId: "example.org",
             allowCredentials: allow, userVerification: userVerification)
         let assertion = try authenticator.authenticate(challenge: challenge, options)
-        var response = FixtureJSONForms.authenticationResponse(assertion)
+        var response =
+            form == .native
+            ? FixtureJSONForms.nativeAuthenticationBody(assertion) : FixtureJSONForms.authenticationResponse(assertion)
         editJSON(&response)
         let expect: FixtureValue
         switch verdict {

@@ -100,6 +100,66 @@ struct OriginMatchingTests {
     }
 
     @Test(
+        "configured origins are serialized once: scheme and host lowercased, default port dropped",
+        arguments: [
+            ("https://Shop.Example", "https://shop.example", true),
+            ("HTTPS://SHOP.EXAMPLE:443", "https://shop.example", true),
+            ("https://Shop.Example:8443", "https://shop.example:8443", true),
+            ("http://LocalHost:80", "http://localhost", true),
+            ("https://[::ABCD]", "https://[::abcd]", true),
+            // the client's origin is a serialization: another case is not the same origin
+            ("https://Shop.Example", "https://Shop.Example", false),
+            ("https://shop.example", "HTTPS://shop.example", false),
+            // a trailing dot is part of the host (RFC 6454 keeps it)
+            ("https://Shop.Example.", "https://shop.example", false),
+            ("https://Shop.Example", "https://shop.example.", false),
+            // ASCII letters only are lowercased: the Kelvin sign (U+212A) is no "k"
+            ("https://Kiosk.example", "https://\u{212A}iosk.example", false),
+            ("https://\u{212A}iosk.example", "https://kiosk.example", false),
+        ])
+    func configuredCase(_ configured: String, _ origin: String, _ expected: Bool) {
+        let rp = RelyingParty(id: "shop.example", origins: [configured], allowCrossOrigin: true, topOrigins: [configured])
+        #expect(rp.isAllowedOrigin(origin) == expected, "\(configured) / \(origin)")
+        #expect(rp.isAllowedOrigin(utf8: Array(origin.utf8)[...]) == expected, "\(configured) / \(origin)")
+        #expect(rp.isAllowedTopOrigin(origin) == expected, "\(configured) / \(origin)")
+    }
+
+    @Test("a configured host in another case still allows subdomains on a dot boundary")
+    func configuredCaseSubdomains() {
+        let rp = RelyingParty(id: "example.org", origins: ["https://Example.ORG"], allowSubdomains: true)
+        #expect(rp.isAllowedOrigin("https://login.example.org"))
+        #expect(!rp.isAllowedOrigin("https://evil-example.org"))
+    }
+
+    @Test("app origins keep their case-sensitive payload; app and RP ID origins are found whatever the case written")
+    func appOriginsAndRPID() throws {
+        let fingerprint = (0..<32).map { String(format: "%02X", $0) }.joined(separator: ":")
+        let app = try AndroidApp(packageName: "org.example.app", sha256Fingerprint: fingerprint)
+        let payload = app.origin.dropFirst("android:apk-key-hash:".count)
+        #expect(payload != payload.lowercased())
+        let rp = try RelyingParty(
+            id: "Example.org", origins: ["https://Example.ORG", "ios:bundle-id:Org.Example.App"],
+            appleApps: [AppleApp(teamId: "ABCDE12345", bundleId: "org.example.app")], androidApps: [app])
+        #expect(rp.isAllowedOrigin(app.origin))
+        #expect(!rp.isAllowedOrigin("android:apk-key-hash:" + payload.lowercased()))
+        #expect(rp.isAllowedOrigin("ios:bundle-id:Org.Example.App"))
+        #expect(!rp.isAllowedOrigin("ios:bundle-id:org.example.app"))
+        // The scheme of an app origin is case-insensitive as written; its payload is not.
+        let written = RelyingParty(id: "example.org", origins: ["Android:apk-key-hash:" + payload, "IOS:bundle-id:Org.Example.App"])
+        #expect(written.isAllowedOrigin(app.origin))
+        #expect(written.isAllowedOrigin("ios:bundle-id:Org.Example.App"))
+        #expect(!written.isAllowedOrigin("android:apk-key-hash:" + payload.lowercased()))
+        #expect(!written.isAllowedOrigin("Android:apk-key-hash:" + payload))
+        // The Apple apps' origin https://<rp id> is the configured https://Example.ORG.
+        #expect(throws: Never.self) { try rp.appleAppSiteAssociation() }
+        let links = String(decoding: try rp.assetLinks(), as: UTF8.self)
+        #expect(links.contains(#""site" : "https://example.org""#), "\(links)")
+        // A declared app whose origin is already configured is not added a second time.
+        let twice = try RelyingParty(id: "example.org", origins: ["https://example.org", app.origin], appleApps: [], androidApps: [app])
+        #expect(twice.origins.count == 2)
+    }
+
+    @Test(
         "user info, a path, a query, a fragment or a blank is no origin, even below an allowed host",
         arguments: [
             "https://user@login.example.org",

@@ -27,6 +27,27 @@ struct RelatedOriginsAndSignalsTests {
             try Self.rp(["https://example.com", "https://login.example.com", "android:apk-key-hash:abc"]).relatedOriginsDocument() == nil)
     }
 
+    @Test("the document lists serialized origins once, compared with the RP ID whatever the case written")
+    func documentCase() throws {
+        let rp = RelyingParty(
+            id: "Example.com",
+            origins: ["https://EXAMPLE.com", "https://Login.Example.COM", "https://Shop.Example.co.uk:443", "https://shop.example.co.uk"])
+        let document = try #require(try rp.relatedOriginsDocument())
+        let decoded = try JSONDecoder().decode([String: [String]].self, from: document)
+        #expect(decoded == ["origins": ["https://shop.example.co.uk"]])
+        #expect(rp.isAllowedOrigin("https://shop.example.co.uk"))
+        #expect(rp.isAllowedOrigin("https://login.example.com"))
+        // A trailing dot: a domain a browser honours, and another origin than the one without it.
+        let dotted = RelyingParty(id: "example.com", origins: ["https://example.com", "https://Shop.Example.co.uk."])
+        let listed = try JSONDecoder().decode([String: [String]].self, from: try #require(try dotted.relatedOriginsDocument()))
+        #expect(listed == ["origins": ["https://shop.example.co.uk."]])
+        #expect(dotted.isAllowedOrigin("https://shop.example.co.uk."))
+        #expect(!dotted.isAllowedOrigin("https://shop.example.co.uk"))
+        #expect(throws: WebAuthnError(.configuration, "")) {
+            try Self.rp(["https://example.com", "https://shop..example"]).validateRelatedOrigins()
+        }
+    }
+
     @Test("labels are counted as browsers count them: the sixth distinct label fails, repeats are free")
     func labelLimit() throws {
         // The L3 example: ten origins over five labels (example, exampledelivery, myexamplerewards, examplecars, + example.net's example).
@@ -53,7 +74,10 @@ struct RelatedOriginsAndSignalsTests {
 
     @Test("origins a browser would skip fail at start-up")
     func misconfigured() throws {
-        for bad in ["https://example.org/login", "https://192.168.1.1", "https://co.uk", "https://exa mple.org", "https://:443"] {
+        for bad in [
+            "https://example.org/login", "https://192.168.1.1", "https://co.uk", "https://exa mple.org", "https://:443",
+            "HTTPS://Example.org/login",
+        ] {
             #expect(throws: WebAuthnError(.configuration, ""), "\(bad)") {
                 try Self.rp(["https://example.com", bad]).validateRelatedOrigins()
             }

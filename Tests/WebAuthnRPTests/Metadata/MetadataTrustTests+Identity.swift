@@ -50,26 +50,26 @@ extension MetadataTrustTests {
         try register(attack, policy: world.policy(unlisted)).expectRejected(.trust, step: "§7.1 step 29")
         let reported = try #require(try register(attack, policy: world.policy(unlisted, chain: .reported)).accepted())
         #expect(!reported.attestation.trusted)
-        #expect(reported.attestation.authenticatorName == nil && reported.attestation.metadata == nil)
+        #expect(reported.attestation.metadataName == nil && reported.attestation.metadata == nil)
         // The genuine listed U2F model: trusted through its own entry, and named by it.
         let listed = try world.blob([world.entry(), try u2fEntry(world)])
         let verified = try #require(try register(attack, policy: world.policy(listed)).accepted())
         #expect(verified.attestation.trusted && verified.attestation.format == "compound")
-        #expect(verified.attestation.authenticatorName == "Vendor U2F Key")
+        #expect(verified.attestation.metadataName == "Vendor U2F Key")
         // The none statement beside it vouches for nothing: it is not looked up (no name), nor
         // does an unlisted or all-zero AAGUID make requireEntry refuse the listed U2F model.
-        #expect(verified.attestation.components.map(\.authenticatorName) == ["Vendor U2F Key", nil])
+        #expect(verified.attestation.components.map(\.metadataName) == ["Vendor U2F Key", nil])
         #expect(verified.attestation.components.map(\.trusted) == [true, false])
         let requireEntry = world.policy(try world.blob([try u2fEntry(world)]), MetadataPolicy(requireEntry: true))
         for aaguid in [[UInt8](repeating: 0, count: 16), try #require(AAGUID(uuidString: Self.otherAAGUID)).bytes] {
             let listedU2F = try #require(try register(attack, policy: requireEntry, aaguid: aaguid).accepted())
-            #expect(listedU2F.attestation.trusted && listedU2F.attestation.authenticatorName == "Vendor U2F Key")
+            #expect(listedU2F.attestation.trusted && listedU2F.attestation.metadataName == "Vendor U2F Key")
         }
         // Beside a packed statement (which signs the AAGUID): each is judged by its own entry.
         let both = TestAuthenticator.Attestation.compound([.packed(ca: world.ca), .fidoU2F(ca: world.ca)])
         let judged = try #require(try register(both, policy: world.policy(listed)).accepted())
-        #expect(judged.attestation.components.map(\.authenticatorName) == ["Vendor Key", "Vendor U2F Key"])
-        #expect(judged.attestation.authenticatorName == "Vendor Key" && judged.attestation.trusted)
+        #expect(judged.attestation.components.map(\.metadataName) == ["Vendor Key", "Vendor U2F Key"])
+        #expect(judged.attestation.metadataName == "Vendor Key" && judged.attestation.trusted)
         try register(both, policy: world.policy(revoked)).expectRejected(.metadata, step: "§7.1 step 24")
     }
 
@@ -167,7 +167,7 @@ extension MetadataTrustTests {
         // The other model is unaffected.
         let other = try #require(AAGUID(uuidString: Self.otherAAGUID)).bytes
         let verified = try #require(try register(.packed(ca: world.ca), policy: world.policy(blob), aaguid: other).accepted())
-        #expect(verified.attestation.trusted && verified.attestation.authenticatorName == "Other Key")
+        #expect(verified.attestation.trusted && verified.attestation.metadataName == "Other Key")
         // A stored credential of the model is refused by the re-check too.
         let stored = try #require(try register(.packed(ca: world.ca), policy: world.policy(try world.blob([world.entry()]))).accepted())
         #expect(throws: WebAuthnError(.metadata, "")) { try MetadataTrust(blob: blob).recheck(stored.record, at: F.now) }
@@ -227,7 +227,7 @@ extension MetadataTrustTests {
         // The same chain with the report gone is trusted as "Vendor Key".
         let clean = try world.blob([world.entry()])
         let stored = try #require(try register(attack, policy: world.policy(clean), keepAttestation: true).accepted())
-        #expect(stored.attestation.trusted && stored.attestation.authenticatorName == "Vendor Key")
+        #expect(stored.attestation.trusted && stored.attestation.metadataName == "Vendor Key")
         // The re-check of the stored credential finds the other entry's report.
         #expect(throws: WebAuthnError(.metadata, "")) { try MetadataTrust(blob: reportLeaf).recheck(stored.record, at: F.now) }
         // A report naming no certificate leaks every key its entry lists by key identifier.

@@ -66,7 +66,7 @@ struct MetadataTrustTests {
         let verified = try #require(try register(.packed(ca: world.ca), policy: policy).accepted())
         #expect(verified.attestation.trusted)
         #expect(verified.attestation.trustAnchor == world.ca.certificate)
-        #expect(verified.attestation.authenticatorName == "Vendor Key")
+        #expect(verified.attestation.metadataName == "Vendor Key")
         #expect(verified.attestation.metadata?.status == .fidoCertifiedL1)
         #expect(!verified.attestation.metadataStale)
         #expect(verified.record.aaguid == Self.aaguid)
@@ -85,7 +85,7 @@ struct MetadataTrustTests {
         try register(.packed(ca: world.ca), policy: world.policy(blob)).expectRejected(.trust, step: "§7.1 step 29")
         let reported = try #require(try register(.packed(ca: world.ca), policy: world.policy(blob, chain: .reported)).accepted())
         #expect(!reported.attestation.trusted)
-        #expect(reported.attestation.authenticatorName == "Vendor Key")
+        #expect(reported.attestation.metadataName == "Vendor Key")
     }
 
     @Test(
@@ -144,7 +144,7 @@ struct MetadataTrustTests {
         _ = try #require(try register(.packed(ca: world.ca), policy: world.policy(blob, unrefused)).accepted())
         let optOut = world.policy(blob, MetadataPolicy(trustLeakedAttestationKeysAfterLaterReport: true))
         let verified = try #require(try register(.packed(ca: world.ca), policy: optOut).accepted())
-        #expect(verified.attestation.trusted && verified.attestation.authenticatorName == "Vendor Key")
+        #expect(verified.attestation.trusted && verified.attestation.metadataName == "Vendor Key")
         // The re-check of a stored credential holds it too.
         #expect(throws: WebAuthnError(.metadata, "")) { try MetadataTrust(blob: blob).recheck(verified.record, at: F.now) }
         #expect(
@@ -184,7 +184,7 @@ struct MetadataTrustTests {
                 .packedChain(leafKey: otherKey, chain: [other], alg: .es256), policy: world.policy(blob),
                 keepAttestation: true
             ).accepted())
-        #expect(accepted.attestation.trusted && accepted.attestation.authenticatorName == "Vendor Key")
+        #expect(accepted.attestation.trusted && accepted.attestation.metadataName == "Vendor Key")
         // The re-check tells them apart through the kept attestation object; without it, it cannot.
         #expect(try MetadataTrust(blob: blob).recheck(accepted.record, at: F.now)?.name == "Vendor Key")
         var bare = accepted.record
@@ -220,7 +220,7 @@ struct MetadataTrustTests {
         #expect(blob.skippedEntries.map(\.index) == [0])
         #expect(blob.skippedEntries.first?.reason.contains("payload.entries[0].statusReports[1].status is not a string") == true)
         let verified = try #require(try register(.packed(ca: world.ca), policy: world.policy(blob)).accepted())
-        #expect(verified.attestation.trusted && verified.attestation.authenticatorName == "Vendor Key")
+        #expect(verified.attestation.trusted && verified.attestation.metadataName == "Vendor Key")
         #expect(verified.attestation.metadata?.statement?.userVerificationDetails.first?.first?.method == "presence_internal")
         // The skipped entry's authenticator has none: requireEntry refuses it, it is not named, not trusted by its roots.
         let aaguid = try #require(AAGUID(uuidString: brokenAAGUID)).bytes
@@ -228,7 +228,7 @@ struct MetadataTrustTests {
             .expectRejected(.metadata, step: "§7.1 step 24")
         let reported = try #require(
             try register(.packed(ca: world.ca), policy: world.policy(blob, chain: .reported), aaguid: aaguid).accepted())
-        #expect(reported.attestation.authenticatorName == nil && !reported.attestation.trusted)
+        #expect(reported.attestation.metadataName == nil && !reported.attestation.trusted)
     }
 
     @Test("reports sharing the latest date: the highest certification counts, and a refusal among them refuses")
@@ -316,7 +316,7 @@ struct MetadataTrustTests {
         let blob = try world.blob([world.entry { $0.aaguid = "99999999-9999-9999-9999-999999999999" }])
         let open = try #require(try register(.packed(ca: world.ca), policy: world.policy(blob, chain: .reported)).accepted())
         #expect(!open.attestation.trusted)
-        #expect(open.attestation.authenticatorName == nil)
+        #expect(open.attestation.metadataName == nil)
         try register(.packed(ca: world.ca), policy: world.policy(blob)).expectRejected(.trust, step: "§7.1 step 29")
         try register(.packed(ca: world.ca), policy: world.policy(blob, MetadataPolicy(requireEntry: true)))
             .expectRejected(.metadata, step: "§7.1 step 24")
@@ -344,7 +344,7 @@ struct MetadataTrustTests {
             ]
             for (attestation, name) in cases {
                 let verified = try #require(try register(attestation, policy: world.policy(blob)).accepted(), "\(declared)")
-                #expect(verified.attestation.trusted && verified.attestation.authenticatorName == name)
+                #expect(verified.attestation.trusted && verified.attestation.metadataName == name)
             }
         }
         let otherRoots = try world.blob([
@@ -358,7 +358,7 @@ struct MetadataTrustTests {
         // Self attestation declared as basic_surrogate is accepted (untrusted: no chain).
         let both = try world.blob([world.entry()])
         let selfAttested = try #require(try register(.packedSelf, policy: world.policy(both, chain: .reported)).accepted())
-        #expect(selfAttested.attestation.authenticatorName == "Vendor Key")
+        #expect(selfAttested.attestation.metadataName == "Vendor Key")
         // none is never held to the declared types (the client may strip attestation).
         _ = try #require(try register(.none, policy: world.policy(attcaOnly, chain: .reported)).accepted())
     }
@@ -398,7 +398,7 @@ struct MetadataTrustTests {
         let blob = try world.blob([try u2fEntry(world, uppercase: true)])
         let verified = try #require(try register(.fidoU2F(ca: world.ca), policy: world.policy(blob)).accepted())
         #expect(verified.attestation.trusted)
-        #expect(verified.attestation.authenticatorName == "Vendor U2F Key")
+        #expect(verified.attestation.metadataName == "Vendor U2F Key")
         // fido-u2f signs no AAGUID: one written in its authenticator data does not choose an entry.
         let byAAGUID = try world.blob([world.entry()])
         try register(.fidoU2F(ca: world.ca), policy: world.policy(byAAGUID, MetadataPolicy(requireEntry: true)))
@@ -421,7 +421,7 @@ struct MetadataTrustTests {
             .expectRejected(.metadata, step: "§7.1 step 24")
         // ... it is not reported under the model's name ...
         let reported = try #require(try register(attack, policy: world.policy(blob, chain: .reported), aaguid: aaguid).accepted())
-        #expect(reported.attestation.authenticatorName == nil)
+        #expect(reported.attestation.metadataName == nil)
         #expect(reported.attestation.metadata == nil)
         #expect(!reported.attestation.trusted)
         // ... and the entry's roots do not anchor its chain.
@@ -514,7 +514,7 @@ struct MetadataTrustTests {
         let aaguid = try #require(AAGUID(bytes: TestAuthenticator.defaultAAGUID))
         let allowing = VerificationPolicy(
             attestation: AttestationPolicy(source: AllowList(allowed: [aaguid], anchors: [world.ca.certificate]), chain: .required))
-        #expect(try register(.packed(ca: world.ca), policy: allowing).accepted()?.attestation.authenticatorName == "Allowed")
+        #expect(try register(.packed(ca: world.ca), policy: allowing).accepted()?.attestation.metadataName == "Allowed")
         let refusing = VerificationPolicy(
             attestation: AttestationPolicy(source: AllowList(allowed: [], anchors: [world.ca.certificate]), chain: .required))
         try register(.packed(ca: world.ca), policy: refusing).expectRejected(.metadata, step: "§7.1 step 24")

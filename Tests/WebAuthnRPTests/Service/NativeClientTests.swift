@@ -302,8 +302,8 @@ struct PasskeyProviderTests {
     let icloud = "fbfc3007-154e-4ecc-8c0b-6e020557d7bd"
     let google = "ea9b8d66-4d01-1d21-3ce4-b6b48cb575d4"
 
-    func record(_ aaguid: String) throws -> CredentialRecord {
-        CredentialRecord(id: [1, 2, 3], publicKey: [], signCount: 0, userHandle: nil, aaguid: aaguid)
+    func record(_ aaguid: String, attestationType: AttestationType = .none) throws -> CredentialRecord {
+        CredentialRecord(id: [1, 2, 3], publicKey: [], signCount: 0, userHandle: nil, aaguid: aaguid, attestationType: attestationType)
     }
 
     @Test("the snapshot names the common providers; an unknown or zero AAGUID has no name")
@@ -316,30 +316,41 @@ struct PasskeyProviderTests {
         #expect(providers.names.count == PasskeyProviders.snapshotEntries.count)
     }
 
-    @Test("with FIDO metadata configured, the statement's description wins; the list names the rest")
+    @Test("with FIDO metadata configured, the statement's description names an attested record; the list names the rest")
     func metadataWins() throws {
         let mds = try TestMetadataService.make(seed: "passkey provider names")
         let entry = TestMetadataService.Entry(aaguid: google, description: "Signed Name")
         let text = try mds.blob(payload: try TestMetadataService.payload(entries: [entry.json]))
         let metadata = MetadataTrust(blob: try MetadataBLOB(jws: text.utf8, trustAnchor: mds.root.certificate, at: CeremonyFixture.now))
-        #expect(PasskeyProviders.snapshot.name(for: try record(google), metadata: metadata) == "Signed Name")
+        #expect(PasskeyProviders.snapshot.name(for: try record(google, attestationType: .self), metadata: metadata) == "Signed Name")
         #expect(PasskeyProviders.snapshot.name(for: try record(icloud), metadata: metadata) == "Apple Passwords")
+        // Registered with `none`: the AAGUID is a claim and chooses no metadata name.
+        #expect(PasskeyProviders.snapshot.name(for: try record(google), metadata: metadata) == "Google Password Manager")
     }
 
-    @Test("registration with FIDO metadata configured reports the statement's description, not the list's name")
+    @Test("registration reports the metadata name and the list's claimed name apart; a none attestation has no metadata name")
     func registrationMetadataWins() throws {
         let mds = try TestMetadataService.make(seed: "passkey provider names at registration")
         var entry = TestMetadataService.Entry(aaguid: google, description: "Signed Name")
-        entry.attestationTypes = ["basic_full", "none"]
+        entry.attestationTypes = ["basic_full", "basic_surrogate", "none"]
         let text = try mds.blob(payload: try TestMetadataService.payload(entries: [entry.json], nextUpdate: "2099-01-01"))
         let metadata = MetadataTrust(blob: try MetadataBLOB(jws: text.utf8, trustAnchor: mds.root.certificate, at: CeremonyFixture.now))
         let policy = VerificationPolicy(attestation: AttestationPolicy(source: metadata))
         var authenticator = try TestAuthenticator()
         authenticator.aaguid = try #require(AAGUID(uuidString: google)).bytes
+        // Self attestation: the statement signs the authenticator data and its AAGUID.
         let issued = CeremonyFixture.registrationChallenge()
-        let response = try authenticator.register(challenge: issued.challenge)
-        let verified = try #require(CeremonyFixture.register(response, issued: issued, policy: policy).accepted())
-        #expect(verified.attestation.authenticatorName == "Signed Name")
+        var options = TestAuthenticator.RegistrationOptions()
+        options.attestation = .packedSelf
+        let attested = try authenticator.register(challenge: issued.challenge, options)
+        let verified = try #require(CeremonyFixture.register(attested, issued: issued, policy: policy).accepted())
+        #expect(verified.attestation.metadataName == "Signed Name")
+        #expect(verified.attestation.claimedProviderName == "Google Password Manager")
+        // `none`: the AAGUID is the client's claim; the entry it names gives no metadata name.
+        let unattested = try authenticator.register(challenge: issued.challenge)
+        let claimed = try #require(CeremonyFixture.register(unattested, issued: issued, policy: policy).accepted())
+        #expect(claimed.attestation.metadataName == nil)
+        #expect(claimed.attestation.claimedProviderName == "Google Password Manager")
     }
 
     @Test("a newer file replaces the snapshot; its icons are ignored")
@@ -381,10 +392,11 @@ struct PasskeyProviderTests {
         let issued = CeremonyFixture.registrationChallenge()
         let response = try authenticator.register(challenge: issued.challenge)
         let named = try #require(CeremonyFixture.register(response, issued: issued).accepted())
-        #expect(named.attestation.authenticatorName == "Google Password Manager")
+        #expect(named.attestation.claimedProviderName == "Google Password Manager")
+        #expect(named.attestation.metadataName == nil)
         let policy = VerificationPolicy(
             passkeyProviders: try PasskeyProviders(jsonData: Data(#"{"\#(icloud)": {"name": "Other"}}"#.utf8)))
         let unnamed = try #require(CeremonyFixture.register(response, issued: issued, policy: policy).accepted())
-        #expect(unnamed.attestation.authenticatorName == nil)
+        #expect(unnamed.attestation.claimedProviderName == nil)
     }
 }

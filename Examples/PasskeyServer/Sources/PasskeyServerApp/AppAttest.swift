@@ -92,7 +92,9 @@ struct AppAttestSettings: Sendable {
 /// The App Attest challenges: single use, five minutes, and verifiable by any node, the way the
 /// server's ceremonies carry theirs (`CHALLENGE_MODE`): a row in the challenge store, or sealed
 /// with the fleet's key and marked used in the replay store. Their `rpId` is a name no passkey
-/// ceremony uses, so a challenge of one kind never answers the other.
+/// ceremony uses, so a challenge of one kind never answers the other; a stored one also starts
+/// with ``tag``, which is checked before the store is asked, so a passkey ceremony's challenge
+/// presented as an App Attest one is refused without being used up.
 struct AppAttestChallenges: Sendable {
     let marker: String
     let challenges: any ChallengeStore
@@ -101,6 +103,9 @@ struct AppAttestChallenges: Sendable {
     static let lifetime: TimeInterval = 300
     /// Longer than any token either mode issues (a sealed token is about 500 characters).
     static let maximumLength = 2_048
+    /// The first bytes of a stored App Attest challenge (then 32 random bytes): its kind, known
+    /// before the store is touched (passkey challenges are 32 random bytes).
+    static let tag = Array("appattst".utf8)
 
     init(app: AppleApp, challenges: any ChallengeStore, sealing: SealedChallengeKey?, replay: any SealedChallengeReplayStore) {
         marker = "app-attest:" + app.appID
@@ -111,7 +116,7 @@ struct AppAttestChallenges: Sendable {
 
     /// A new challenge, as the string the app receives (and hashes, as UTF-8, into its client data).
     func issue(now: Date) async throws -> (challenge: String, expiresAt: Date) {
-        let bytes = SecureRandom.bytes(32)
+        let bytes = Self.tag + SecureRandom.bytes(32)
         let issued = IssuedChallenge(
             challenge: bytes, kind: .authentication, rpId: marker, issuedAt: now,
             expiresAt: now.addingTimeInterval(Self.lifetime))
@@ -130,6 +135,7 @@ struct AppAttestChallenges: Sendable {
             issued = opened
         } else {
             guard let bytes = try? Base64URLBytes(base64URL: text, member: "challenge").bytes,
+                bytes.count == Self.tag.count + 32, bytes.starts(with: Self.tag),
                 let stored = try await challenges.consume(bytes)
             else { return false }
             issued = stored

@@ -150,21 +150,19 @@ func buildApplication(_ config: Config, logger: Logger, testing: TestingOptions 
     let oauth = router.group("oauth")
     let api = router.group("api").add(middleware: authentication)
     let native = router.group("native").add(middleware: authentication)
-    if let appAttest {
-        AppAttestController(appAttest: appAttest).addRoutes(to: router.group("appattest"))
-        oauth.add(middleware: AppAttestMiddleware(appAttest: appAttest, paths: ["/oauth/token"]))
-        api.add(middleware: AppAttestMiddleware(appAttest: appAttest, paths: ["/api/register/verify"], bearerOnly: true))
-        native.add(middleware: AppAttestMiddleware(appAttest: appAttest, paths: ["/native/register/finish"], bearerOnly: true))
-    }
-    TokenController(tokens: tokens).addRoutes(to: oauth)
+    // The assertion guards are the guarded routes' own middleware (the router's match decides).
+    if let appAttest { AppAttestController(appAttest: appAttest).addRoutes(to: router.group("appattest")) }
+    let refreshGuard = appAttest.map { AppAttestMiddleware(appAttest: $0) }
+    let appPasskeyGuard = appAttest.map { AppAttestMiddleware(appAttest: $0, bearerOnly: true) }
+    TokenController(tokens: tokens).addRoutes(to: oauth, appAttest: refreshGuard)
 
     let signer = CookieSigner(key: config.sessionKey)
     let web = WebCeremonyController(
         config: config, policy: policy, service: service, repositories: repositories,
         signer: signer, cookies: cookies, recorder: recorder, tokens: tokens)
-    web.addRoutes(to: api)
+    web.addRoutes(to: api, appAttest: appPasskeyGuard)
     AccountController(config: config, repositories: repositories, cookies: cookies).addRoutes(to: api)
-    NativeCeremonyController(ceremonies: web, signer: signer, tokens: tokens).addRoutes(to: native)
+    NativeCeremonyController(ceremonies: web, signer: signer, tokens: tokens).addRoutes(to: native, appAttest: appPasskeyGuard)
 
     // Connections: an idle one is closed, a request must arrive whole in time, and at most
     // MAX_CONNECTIONS are open (more wait in the kernel's backlog instead of exhausting descriptors).

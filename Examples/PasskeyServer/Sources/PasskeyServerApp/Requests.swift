@@ -14,14 +14,18 @@ extension Request {
         return try await collectBody(limit: limit)
     }
 
-    /// At most `limit` bytes of the body, whatever its type; more is 413.
+    /// At most `limit` bytes of the body, whatever its type; more is 413. A body that does not
+    /// arrive whole (shorter than its Content-Length, the client stopped sending) is 400: it is
+    /// not too large, and a client told 413 would not send it again.
     func collectBody(limit: Int) async throws -> Data {
         if let length = headers[.contentLength].flatMap({ Int($0) }), length > limit {
             throw AppError(.contentTooLarge, "The request is too large.")
         }
         let buffer: ByteBuffer
-        do { buffer = try await body.collect(upTo: limit) } catch {
+        do { buffer = try await body.collect(upTo: limit) } catch is NIOTooManyBytesError {
             throw AppError(.contentTooLarge, "The request is too large.")
+        } catch {
+            throw AppError(.badRequest, "The request body ended before it was complete.")
         }
         return Data(buffer.readableBytesView)
     }

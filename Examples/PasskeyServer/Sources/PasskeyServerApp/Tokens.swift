@@ -102,62 +102,70 @@ final class TokenService: Sendable {
         let pending: PendingTokenFamily
     }
 
-    /// Draws a family for a sign-in at `now`.
+    /// Draws a family for a sign-in at `now`, for this server's audience.
     func prepareFamily(now: Date) -> PreparedFamily {
         let refresh = Self.randomToken(32)
         return PreparedFamily(
             refreshToken: refresh,
             pending: PendingTokenFamily(
-                id: Self.randomToken(16), authTime: now, refreshTokenHash: Self.hash(refresh),
+                id: Self.randomToken(16), authTime: now, audience: audience, refreshTokenHash: Self.hash(refresh),
                 refreshTokenExpiresAt: now.addingTimeInterval(refreshLifetime)))
     }
 
-    /// Begins a family for a passkey ceremony just verified, and answers its first tokens.
-    func start(userHandle: [UInt8], credentialId: [UInt8], now: Date) async throws -> TokenResponse {
-        try await start(prepareFamily(now: now), userHandle: userHandle, credentialId: credentialId, stored: false, now: now)
-    }
+    /// The signing key, loaded (from the store, when this node's copy is old) before anything
+    /// is spent or stored: a store failure is a 503 that changed nothing. Signing with it reads
+    /// nothing more.
+    func signer(now: Date) async throws -> AccessTokenSigner { try await keys.signer(now: now) }
 
-    /// Begins `prepared` for the verified ceremony of `userHandle` and `credentialId` (unless
-    /// `stored`: the login's counter update already wrote it) and answers its first tokens.
+    /// The first tokens of `prepared` for the verified ceremony of `userHandle` and
+    /// `credentialId`, signed with `signer`; the family is stored unless `stored` (the login's
+    /// counter update or the registration's transaction already wrote it).
     func start(
-        _ prepared: PreparedFamily, userHandle: [UInt8], credentialId: [UInt8], stored: Bool, now: Date
+        _ prepared: PreparedFamily, userHandle: [UInt8], credentialId: [UInt8], stored: Bool, signer: AccessTokenSigner, now: Date
     ) async throws -> TokenResponse {
         let family = TokenFamily(
-            id: prepared.pending.id, userHandle: userHandle, credentialId: credentialId, authTime: prepared.pending.authTime)
+            id: prepared.pending.id, userHandle: userHandle, credentialId: credentialId, authTime: prepared.pending.authTime,
+            audience: audience)
+        let answer = try await answer(family: family, refreshToken: prepared.refreshToken, signer: signer, now: now)
         if !stored {
             try await refreshTokens.create(
                 family: family, tokenHash: prepared.pending.refreshTokenHash,
                 expiresAt: prepared.pending.refreshTokenExpiresAt, now: now)
         }
-        return try await answer(family: family, refreshToken: prepared.refreshToken, now: now)
+        return answer
     }
 
     /// `grant_type=refresh_token`: spends the token and answers a new pair; a token presented a
-    /// second time revokes its whole family.
+    /// second time revokes its whole family, and a token of a family issued for another audience
+    /// refreshes nothing here. The signing key is loaded first and the access token is signed
+    /// inside the rotation, before it commits: a refresh that answers 503 spent nothing, and one
+    /// that spent its token answers its successor (after the commit is acknowledged).
     func refresh(_ token: String, now: Date) async throws -> TokenResponse {
         guard token.utf8.count == 43 else { throw OAuthError.invalidGrant("The refresh token is not valid.") }
         let next = Self.randomToken(32)
+        let signer = try await keys.signer(now: now)
         switch try await refreshTokens.rotate(
             tokenHash: Self.hash(token), newHash: Self.hash(next),
-            newExpiresAt: now.addingTimeInterval(refreshLifetime), now: now)
+            newExpiresAt: now.addingTimeInterval(refreshLifetime), audience: audience, now: now,
+            issue: { family in try await self.answer(family: family, refreshToken: next, signer: signer, now: now).access_token })
         {
         case .invalid:
             throw OAuthError.invalidGrant("The refresh token is not valid.")
         case .reused:
             throw OAuthError.invalidGrant("The refresh token was already used: its sign-in is revoked.")
-        case .rotated(let family):
-            return try await answer(family: family, refreshToken: next, now: now)
+        case .rotated(_, let access):
+            return TokenResponse(access_token: access, expires_in: Int(accessLifetime), refresh_token: next)
         }
     }
 
-    private func answer(family: TokenFamily, refreshToken: String, now: Date) async throws -> TokenResponse {
+    private func answer(family: TokenFamily, refreshToken: String, signer: AccessTokenSigner, now: Date) async throws -> TokenResponse {
         let claims = AccessClaims(
             iss: IssuerClaim(value: issuer), aud: AudienceClaim(value: [audience]),
             sub: SubjectClaim(value: Base64URLBytes(family.userHandle).base64URL),
             iat: IssuedAtClaim(value: now), exp: ExpirationClaim(value: now.addingTimeInterval(accessLifetime)),
             jti: IDClaim(value: Self.randomToken(16)), sid: family.id,
             auth_time: Int(family.authTime.timeIntervalSince1970))
-        let access = try await keys.sign(claims, now: now)
+        let access = try await signer.sign(claims)
         return TokenResponse(access_token: access, expires_in: Int(accessLifetime), refresh_token: refreshToken)
     }
 
@@ -217,12 +225,10 @@ actor KeyCache {
         self.rotateAfter = rotateAfter
     }
 
-    func sign(_ claims: AccessClaims, now: Date) async throws -> String {
+    func signer(now: Date) async throws -> AccessTokenSigner {
         try await load(now: now, force: false)
         guard let newest = published.first else { throw WebAuthnError(.serverFault, step: "signing keys", "no signing key") }
-        var header = JWTHeader()
-        header.typ = "at+jwt"
-        return try await collection.sign(claims, kid: JWKIdentifier(string: newest.kid), header: header)
+        return AccessTokenSigner(collection: collection, kid: newest.kid)
     }
 
     /// The claims of a token whose signature and `exp` verify, else nil. A store failure is
@@ -256,7 +262,13 @@ actor KeyCache {
         let refreshEvery = min(60, rotateAfter / 2)
         if !force, let loadedAt, now.timeIntervalSince(loadedAt) < refreshEvery { return }
         let wrapping = wrapping
-        let stored = try await store.keys(rotateAfter: rotateAfter, now: now) {
+        // Only keys that open under this node's SESSION_KEY count: after SESSION_KEY changes, the
+        // keys sealed under the old one are ignored (the store rotates to a new key at once, as if
+        // there were none), so tokens and the JWKS keep working with no hand-made SQL, and the
+        // access tokens the old keys signed no longer verify (as after any sign-out of everyone).
+        let stored = try await store.keys(
+            rotateAfter: rotateAfter, now: now, usable: { Self.open($0, wrapping: wrapping) != nil }
+        ) {
             let key = ES256PrivateKey()
             let kid = Self.thumbprint(key)
             let sealed =
@@ -266,16 +278,7 @@ actor KeyCache {
                 ).combined) ?? Data()
             return StoredSigningKey(kid: kid, privateKey: Array(sealed), createdAt: now)
         }
-        var keys: [(kid: String, key: ES256PrivateKey)] = []
-        for entry in stored {
-            guard let box = try? ChaChaPoly.SealedBox(combined: entry.privateKey),
-                let pem = try? ChaChaPoly.open(box, using: wrapping, authenticating: Data(entry.kid.utf8)),
-                let key = try? ES256PrivateKey(pem: String(decoding: pem, as: UTF8.self))
-            else {
-                throw WebAuthnError(.serverFault, step: "signing keys", "signing key \(entry.kid) does not open with this SESSION_KEY")
-            }
-            keys.append((entry.kid, key))
-        }
+        let keys = stored.compactMap { entry in Self.open(entry, wrapping: wrapping).map { (kid: entry.kid, key: $0) } }
         if keys.map(\.kid) != published.map(\.kid) {
             let fresh = JWTKeyCollection()
             for (kid, key) in keys { await fresh.add(ecdsa: key, kid: JWKIdentifier(string: kid)) }
@@ -285,10 +288,31 @@ actor KeyCache {
         loadedAt = now
     }
 
+    /// The private key of `entry`, if it opens under `wrapping` (nil: sealed under another SESSION_KEY, or damaged).
+    static func open(_ entry: StoredSigningKey, wrapping: SymmetricKey) -> ES256PrivateKey? {
+        guard let box = try? ChaChaPoly.SealedBox(combined: entry.privateKey),
+            let pem = try? ChaChaPoly.open(box, using: wrapping, authenticating: Data(entry.kid.utf8))
+        else { return nil }
+        return try? ES256PrivateKey(pem: String(decoding: pem, as: UTF8.self))
+    }
+
     /// The RFC 7638 thumbprint of the public key, as its `kid`.
     static func thumbprint(_ key: ES256PrivateKey) -> String {
         guard let parameters = key.publicKey.parameters else { return TokenService.randomToken(16) }
         let canonical = "{\"crv\":\"P-256\",\"kty\":\"EC\",\"x\":\"\(parameters.x)\",\"y\":\"\(parameters.y)\"}"
         return Base64URLBytes(Array(SHA256.hash(data: Data(canonical.utf8)))).base64URL
+    }
+}
+
+/// The signing keys as one node had them when a request began: signs an access token with the
+/// newest, in memory (no store call can fail after this is made).
+struct AccessTokenSigner: Sendable {
+    let collection: JWTKeyCollection
+    let kid: String
+
+    func sign(_ claims: AccessClaims) async throws -> String {
+        var header = JWTHeader()
+        header.typ = "at+jwt"
+        return try await collection.sign(claims, kid: JWKIdentifier(string: kid), header: header)
     }
 }

@@ -20,9 +20,10 @@ struct NativeCeremonyController: Sendable {
     let signer: CookieSigner
     let tokens: TokenService
 
-    func addRoutes(to group: RouterGroup<AppRequestContext>) {
+    /// `appAttest`: the App Attest guard of an app adding a passkey (nil when App Attest is off).
+    func addRoutes(to group: RouterGroup<AppRequestContext>, appAttest: AppAttestMiddleware? = nil) {
         group.post("register/options", use: registerOptions)
-        group.post("register/finish", use: registerFinish)
+        group.post("register/finish", guardedBy: appAttest, use: registerFinish)
         group.post("login/options", use: loginOptions)
         group.post("login/finish", use: loginFinish)
     }
@@ -54,12 +55,18 @@ struct NativeCeremonyController: Sendable {
             data throws(WebAuthnError) in
             try RegistrationResponse(jsonData: data)
         }
-        let verified = try await ceremonies.finishRegistration(
-            credential, challenge: challenge, newAccount: newAccount, now: now,
-            username: username, logger: context.logger)
-        if newAccount != nil {
-            return try await tokens.start(userHandle: userHandle, credentialId: verified.record.id, now: now)
-                .response(from: request, context: context)
+        // A new account's first tokens: the signing key is loaded and the family drawn first, so
+        // the registration's transaction stores the family and nothing is left to fail after it commits.
+        let signer = newAccount == nil ? nil : try await tokens.signer(now: now)
+        let family = tokens.prepareFamily(now: now)
+        let (verified, started) = try await ceremonies.finishRegistration(
+            credential, challenge: challenge, newAccount: newAccount, signIn: signer == nil ? nil : .tokenFamily(family.pending),
+            now: now, username: username, logger: context.logger)
+        if let signer {
+            return try await tokens.start(
+                family, userHandle: userHandle, credentialId: verified.record.id, stored: started, signer: signer, now: now
+            )
+            .response(from: request, context: context)
         }
         return try WebCeremonyController.Registered(
             username: username, credentialId: Base64URLBytes(verified.record.id).base64URL,

@@ -8,8 +8,9 @@ import Hummingbird
 struct TokenController: Sendable {
     let tokens: TokenService
 
-    func addRoutes(to group: RouterGroup<AppRequestContext>) {
-        group.post("token", use: token)
+    /// `appAttest`: the token refresh's App Attest guard (nil when App Attest is off).
+    func addRoutes(to group: RouterGroup<AppRequestContext>, appAttest: AppAttestMiddleware? = nil) {
+        group.post("token", guardedBy: appAttest, use: token)
         group.post("revoke", use: revoke)
     }
 
@@ -46,8 +47,8 @@ struct TokenController: Sendable {
             throw OAuthError.invalidRequest("Send application/x-www-form-urlencoded.")
         }
         let body: Data
-        do { body = try await request.collectBody(limit: Limits.optionsBody) } catch {
-            throw OAuthError.invalidRequest("The request is too large.")
+        do { body = try await request.collectBody(limit: Limits.optionsBody) } catch let error as AppError {
+            throw OAuthError.invalidRequest(error.message)
         }
         guard let text = String(data: body, encoding: .utf8) else { throw OAuthError.invalidRequest("The body is not UTF-8.") }
         var form: [String: String] = [:]

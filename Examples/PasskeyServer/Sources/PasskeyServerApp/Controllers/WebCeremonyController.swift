@@ -17,9 +17,10 @@ struct WebCeremonyController: Sendable {
     let recorder: FailedCeremonyRecorder?
     let tokens: TokenService
 
-    func addRoutes(to group: RouterGroup<AppRequestContext>) {
+    /// `appAttest`: the App Attest guard of an app adding a passkey (nil when App Attest is off).
+    func addRoutes(to group: RouterGroup<AppRequestContext>, appAttest: AppAttestMiddleware? = nil) {
         group.post("register/options", use: registerOptions)
-        group.post("register/verify", use: registerVerify)
+        group.post("register/verify", guardedBy: appAttest, use: registerVerify)
         group.post("login/options", use: loginOptions)
         group.post("login/verify", use: loginVerify)
         group.post("token/login/verify", use: tokenLoginVerify)
@@ -117,14 +118,20 @@ struct WebCeremonyController: Sendable {
         let credential = try await parse(body, kind: .registration, challenge: state, now: now) { data throws(WebAuthnError) in
             try RegistrationResponse(jsonData: data)
         }
-        let record = try await finishRegistration(
-            credential, challenge: state, newAccount: newAccount, now: now,
+        // A new account is signed in with its first passkey: the session is drawn first, so the
+        // registration's transaction can write its row (nothing is left to fail once it commits).
+        let token = Self.newSessionToken()
+        let session = PendingSession(
+            id: SessionCookie.id(token), signedInAt: now, expiresAt: now.addingTimeInterval(Limits.sessionLifetime))
+        let (record, started) = try await finishRegistration(
+            credential, challenge: state, newAccount: newAccount, signIn: newAccount == nil ? nil : .session(session), now: now,
             username: username, logger: context.logger)
         var cookieList = [cookies.expired("pk_reg")]
         if newAccount != nil {
-            // A new account is signed in with its first passkey.
             cookieList.append(
-                try await startSession(userHandle: userHandle, credentialId: record.record.id, replacing: context.identity))
+                try await startSession(
+                    userHandle: userHandle, credentialId: record.record.id, replacing: context.identity,
+                    prepared: (token, session, started)))
         }
         return WithCookies(
             body: Registered(
@@ -153,13 +160,14 @@ struct WebCeremonyController: Sendable {
     }
 
     /// The library's finish, whose store step creates the account (when new) with the
-    /// credential, in one transaction, under the per-account cap: the shared service writes
-    /// through a RegistrationWriter, told about this registration by a task-local.
+    /// credential, and `signIn` (when the store can), in one transaction, under the per-account
+    /// cap: the shared service writes through a RegistrationWriter, told about this registration
+    /// by a task-local. - Returns: the registration, and whether `signIn` was started with it.
     func finishRegistration(
-        _ credential: RegistrationResponse, challenge: CeremonyChallenge, newAccount: Username?, now: Date,
-        username: String, logger: Logger
-    ) async throws -> VerifiedRegistration {
-        let registration = RegistrationWriter.Registration(newAccount: newAccount, cap: config.maxPasskeysPerAccount)
+        _ credential: RegistrationResponse, challenge: CeremonyChallenge, newAccount: Username?, signIn: PendingSignIn?,
+        now: Date, username: String, logger: Logger
+    ) async throws -> (VerifiedRegistration, started: Bool) {
+        let registration = RegistrationWriter.Registration(newAccount: newAccount, cap: config.maxPasskeysPerAccount, signIn: signIn)
         let verified = try await RegistrationWriter.$current.withValue(registration) {
             try await service.finishRegistration(
                 credential, challenge: challenge, now: now,
@@ -171,7 +179,7 @@ struct WebCeremonyController: Sendable {
                 "node": "\(config.nodeName)", "user": "\(username)",
                 "credential": "\(Base64URLBytes(verified.record.id).base64URL)",
             ])
-        return verified
+        return (verified, registration.wasStarted)
     }
 
     // MARK: Login
@@ -261,11 +269,14 @@ struct WebCeremonyController: Sendable {
     /// first, so the login's counter update can store it in the same statement (PostgreSQL;
     /// other stores leave it to ``TokenService/start(_:userHandle:credentialId:stored:now:)``).
     func tokenLogin(now: Date, _ verify: () async throws -> Login) async throws -> TokenResponse {
+        // The signing key is loaded before the login spends its challenge and writes its counter.
+        let signer = try await tokens.signer(now: now)
         let family = tokens.prepareFamily(now: now)
         let pending = RegistrationWriter.Login(.tokenFamily(family.pending))
         let login = try await RegistrationWriter.$login.withValue(pending) { try await verify() }
         return try await tokens.start(
-            family, userHandle: login.userHandle, credentialId: login.credentialId, stored: pending.wasStarted, now: now)
+            family, userHandle: login.userHandle, credentialId: login.credentialId, stored: pending.wasStarted, signer: signer,
+            now: now)
     }
 
     /// Verifies the assertion against the `pk_login` ceremony cookie.

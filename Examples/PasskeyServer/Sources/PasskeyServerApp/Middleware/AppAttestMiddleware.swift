@@ -18,11 +18,15 @@ import WebAuthnRP
 /// any node. A refusal is 401 (403 for a key of the other environment or another app) with
 /// `{"error": …}` and an `App-Attest-Error` header naming the reason, and the route never runs.
 /// On the passkey routes only an app's bearer-token requests are asked (``bearerOnly``).
+///
+/// It is the guarded route's own middleware (``RouterGroup/post(_:guardedBy:use:)``), never a
+/// router-wide one comparing paths: the router's match decides, so every spelling of the path
+/// that reaches the handler (`/oauth/token/`, `//oauth/token`, a query) is asked too, and the
+/// path the client data binds is the route's canonical path as the router names it
+/// (`context.endpointPath`), not the spelling received.
 struct AppAttestMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
     let appAttest: AppAttest
-    /// The full paths (POST) it guards.
-    let paths: Set<String>
     /// Only requests signed in with a bearer access token (an app's): a browser's cookie
     /// session, or nobody signed in (a new account's first passkey), is not asked.
     var bearerOnly = false
@@ -33,7 +37,11 @@ struct AppAttestMiddleware: RouterMiddleware {
     static let errorHeader = HTTPField.Name("App-Attest-Error")!
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard request.method == .post, paths.contains(request.uri.path) else { return try await next(request, context) }
+        // The route as the router matched it: one canonical path whatever the spelling, so an
+        // assertion signed for one route verifies on no other.
+        guard let route = context.endpointPath else {
+            throw AppError(.internalServerError, "Something went wrong.")
+        }
         if bearerOnly {
             guard case .accessToken = context.identity?.credential else { return try await next(request, context) }
         }
@@ -66,14 +74,10 @@ struct AppAttestMiddleware: RouterMiddleware {
         }
         // The body is read here for its hash and handed on, whole, to the route.
         var request = request
-        let buffer: ByteBuffer
-        do { buffer = try await request.body.collect(upTo: Limits.responseBody) } catch {
-            throw AppError(.contentTooLarge, "The request is too large.")
-        }
-        request.body = RequestBody(buffer: buffer)
+        let body = try await request.collectBody(limit: Limits.responseBody)
+        request.body = RequestBody(buffer: ByteBuffer(bytes: body))
         let clientData = AppAttestRequest.clientData(
-            method: request.method.rawValue, path: request.uri.path,
-            body: buffer.readableBytesView, binding: binding)
+            method: request.method.rawValue, path: route, body: body, binding: binding)
         do {
             _ = try await appAttest.service.verifyAssertion(keyId: keyId, assertion: assertion, clientData: clientData)
         } catch let error as WebAuthnError {
@@ -102,5 +106,23 @@ struct AppAttestMiddleware: RouterMiddleware {
         case .rpIdHash: return refusal(.forbidden, "app", "The App Attest assertion is for another app.")
         default: return refusal(.unauthorized, "malformed", "The App Attest assertion could not be read.")
         }
+    }
+}
+
+extension RouterGroup<AppRequestContext> {
+    /// `POST path`, behind `appAttest` when there is one. The middleware is the route's own (a
+    /// group of one route), so the router's match decides when it runs: for every request the
+    /// router hands to this handler, and for no other.
+    @discardableResult
+    func post(
+        _ path: RouterPath, guardedBy appAttest: AppAttestMiddleware?,
+        use handler: @Sendable @escaping (Request, AppRequestContext) async throws -> some ResponseGenerator
+    ) -> Self {
+        if let appAttest {
+            group().add(middleware: appAttest).post(path, use: handler)
+        } else {
+            post(path, use: handler)
+        }
+        return self
     }
 }

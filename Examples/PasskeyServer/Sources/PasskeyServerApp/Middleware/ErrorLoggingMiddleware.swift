@@ -1,3 +1,4 @@
+import HTTPTypes
 import Hummingbird
 import Logging
 import WebAuthnRP
@@ -26,7 +27,8 @@ struct ErrorLoggingMiddleware<Context: RequestContext>: RouterMiddleware {
 }
 
 /// Every answer is `Cache-Control: no-store` unless it says otherwise (passkey options, tokens,
-/// account data), and the page may load only its own script.
+/// account data), says `X-Content-Type-Options: nosniff` (a browser takes each body for its
+/// declared type only), and the page may load only its own script.
 struct ResponseHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response: Response
@@ -36,9 +38,12 @@ struct ResponseHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
             response = try error.response(from: request, context: context)
         }
         if response.headers[.cacheControl] == nil { response.headers[.cacheControl] = "no-store" }
+        response.headers[Self.contentTypeOptions] = "nosniff"
         if response.headers[.contentSecurityPolicy] == nil {
             response.headers[.contentSecurityPolicy] = "default-src 'self'; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'"
         }
         return response
     }
+
+    static var contentTypeOptions: HTTPField.Name { HTTPField.Name("X-Content-Type-Options")! }
 }

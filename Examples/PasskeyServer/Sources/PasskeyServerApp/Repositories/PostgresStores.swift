@@ -18,11 +18,11 @@ enum PostgresSchema {
             username    text  NOT NULL UNIQUE CHECK (char_length(username) BETWEEN 1 AND 64),
             created_at  timestamptz NOT NULL DEFAULT now())
         """,
-        // The name as compared (Username: NFC, case-folded), unique. Rows made before it get
+        // The name as compared (Username: NFKC, case-folded), unique. Rows made before it get
         // PostgreSQL's lower(normalize(…)), which agrees with the server's folding on every name
         // without special foldings (ß, final sigma, …).
         "ALTER TABLE passkey_users ADD COLUMN IF NOT EXISTS username_key text",
-        "UPDATE passkey_users SET username_key = lower(normalize(username, NFC)) WHERE username_key IS NULL",
+        "UPDATE passkey_users SET username_key = lower(normalize(username, NFKC)) WHERE username_key IS NULL",
         "CREATE UNIQUE INDEX IF NOT EXISTS passkey_users_username_key ON passkey_users (username_key)",
         // One row per outstanding challenge, keyed by its bytes; `issued` is the library's
         // Codable IssuedChallenge, stored whole. Consumed by DELETE … RETURNING.
@@ -107,6 +107,9 @@ enum PostgresSchema {
             used_at    timestamptz)
         """,
         "CREATE INDEX IF NOT EXISTS passkey_refresh_tokens_family ON passkey_refresh_tokens (family)",
+        // The audience a family's tokens were issued for (TOKEN_AUDIENCE): a refresh for another
+        // is refused. Families made before the column are bound at their next refresh.
+        "ALTER TABLE passkey_token_families ADD COLUMN IF NOT EXISTS audience text",
         // The access tokens' ES256 keys, newest two published; sealed under SESSION_KEY.
         """
         CREATE TABLE IF NOT EXISTS passkey_signing_keys (
@@ -221,10 +224,23 @@ final class PostgresCredentialStore: PasskeyCredentialStore {
         try await create(record, newAccount: nil, cap: Int.max) == .created
     }
 
+    func create(_ record: CredentialRecord, newAccount: Username?, cap: Int) async throws -> CreateOutcome {
+        try await create(record, newAccount: newAccount, cap: cap, signIn: nil)
+    }
+
+    func create(
+        _ record: CredentialRecord, newAccount: Username?, cap: Int, starting signIn: PendingSignIn
+    ) async throws -> (outcome: CreateOutcome, started: Bool) {
+        let outcome = try await create(record, newAccount: newAccount, cap: cap, signIn: signIn)
+        return (outcome, outcome == .created)
+    }
+
     /// One transaction: the new account's row (its unique name key decides a race for the
     /// name), or a lock on the existing account's row (so two concurrent additions count one
-    /// after the other), the count against `cap`, and the credential.
-    func create(_ record: CredentialRecord, newAccount: Username?, cap: Int) async throws -> CreateOutcome {
+    /// after the other), the count against `cap`, the credential, and the sign-in it starts
+    /// (if any). The answer waits for COMMIT's acknowledgement, which PostgreSQL sends once the
+    /// commit is done.
+    private func create(_ record: CredentialRecord, newAccount: Username?, cap: Int, signIn: PendingSignIn?) async throws -> CreateOutcome {
         guard let userHandle = record.userHandle else {
             throw WebAuthnError(.serverFault, step: "database", "a record without a user handle")
         }
@@ -267,6 +283,27 @@ final class PostgresCredentialStore: PasskeyCredentialStore {
                         """, logger: logger
                     ).collect().count
                     guard inserted == 1 else { throw Database.Rollback(outcome: .duplicateCredential) }
+                    switch signIn {
+                    case .session(let session)?:
+                        try await connection.query(
+                            """
+                            INSERT INTO passkey_sessions (id, user_handle, credential_id, signed_in_at, expires_at)
+                            VALUES (\(Data(session.id)), \(Data(userHandle)), \(Data(record.id)), \(session.signedInAt),
+                                    \(session.expiresAt))
+                            """, logger: logger)
+                    case .tokenFamily(let family)?:
+                        try await connection.query(
+                            """
+                            WITH f AS (
+                                INSERT INTO passkey_token_families (id, user_handle, credential_id, auth_time, audience)
+                                VALUES (\(family.id), \(Data(userHandle)), \(Data(record.id)), \(family.authTime), \(family.audience))
+                                RETURNING id)
+                            INSERT INTO passkey_refresh_tokens (hash, family, expires_at)
+                            SELECT \(Data(family.refreshTokenHash)), f.id, \(family.refreshTokenExpiresAt) FROM f
+                            """, logger: logger)
+                    case nil:
+                        break
+                    }
                     return CreateOutcome.created
                 }
             }
@@ -641,8 +678,8 @@ enum Statements {
             updatedCredential + """
                 ,
                 family AS (
-                    INSERT INTO passkey_token_families (id, user_handle, credential_id, auth_time)
-                    SELECT $7, updated.user_handle, updated.id, $8 FROM updated
+                    INSERT INTO passkey_token_families (id, user_handle, credential_id, auth_time, audience)
+                    SELECT $7, updated.user_handle, updated.id, $8, $11 FROM updated
                     RETURNING id)
                 INSERT INTO passkey_refresh_tokens (hash, family, expires_at)
                 SELECT $9, family.id, $10 FROM family
@@ -650,10 +687,11 @@ enum Statements {
                 """
         var counter: CounterUpdate, family: PendingTokenFamily
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 10)
+            var bindings = PostgresBindings(capacity: 11)
             try counter.append(to: &bindings)
             bindings.append(family.id); bindings.append(family.authTime)
             try bindings.append(Data(family.refreshTokenHash)); bindings.append(family.refreshTokenExpiresAt)
+            bindings.append(family.audience)
             return bindings
         }
         func decodeRow(_ row: PostgresRow) throws -> Int32 { try row.decode(Int32.self) }

@@ -6,9 +6,10 @@ import WebAuthnRP
 
 /// Refresh tokens in PostgreSQL: `passkey_token_families` (one row per sign-in of an app; it
 /// goes with its passkey, ON DELETE CASCADE) and `passkey_refresh_tokens` (the SHA-256 of each
-/// token, `used_at` once rotated). A rotation is one statement holding the token's row lock,
-/// so of two nodes presenting one token at once, one rotates it and the other sees it spent
-/// (and revokes the family: a copy of the token is in someone else's hands).
+/// token, `used_at` once rotated). A rotation is one statement holding the token's row lock, in
+/// an explicit transaction that commits after the new access token is signed, so of two nodes
+/// presenting one token at once, one rotates it and the other sees it spent (and revokes the
+/// family: a copy of the token is in someone else's hands).
 final class PostgresRefreshTokenStore: RefreshTokenStore {
     let database: Database
     /// Sign-ins since the last sweep of expired rows (swept every 256 per node).
@@ -23,8 +24,9 @@ final class PostgresRefreshTokenStore: RefreshTokenStore {
             try await client.query(
                 """
                 WITH f AS (
-                    INSERT INTO passkey_token_families (id, user_handle, credential_id, auth_time)
-                    VALUES (\(family.id), \(Data(family.userHandle)), \(Data(family.credentialId)), \(family.authTime))
+                    INSERT INTO passkey_token_families (id, user_handle, credential_id, auth_time, audience)
+                    VALUES (\(family.id), \(Data(family.userHandle)), \(Data(family.credentialId)), \(family.authTime),
+                            \(family.audience))
                     RETURNING id)
                 INSERT INTO passkey_refresh_tokens (hash, family, expires_at) SELECT \(Data(tokenHash)), f.id, \(expiresAt) FROM f
                 """, logger: logger
@@ -48,55 +50,73 @@ final class PostgresRefreshTokenStore: RefreshTokenStore {
         }
     }
 
-    func rotate(tokenHash: [UInt8], newHash: [UInt8], newExpiresAt: Date, now: Date) async throws -> RefreshOutcome {
-        // One statement, one round trip: `t` locks the token's row (a second node presenting the
-        // same token waits here, then reads it spent); `spend` and `fresh` rotate a live, unspent,
-        // unexpired token; `reuse` ends the family of a spent one. The family comes back with it.
-        let rows = try await database.run { client, logger in
-            try await client.query(
-                """
-                WITH t AS (
-                    SELECT t.hash, t.family, t.used_at IS NOT NULL AS used, t.expires_at > \(now) AS current,
-                        f.revoked_at IS NULL AS alive, f.user_handle, f.credential_id, f.auth_time
-                    FROM passkey_refresh_tokens t JOIN passkey_token_families f ON f.id = t.family
-                    WHERE t.hash = \(Data(tokenHash)) FOR UPDATE OF t),
-                spend AS (
-                    UPDATE passkey_refresh_tokens r SET used_at = \(now) FROM t
-                    WHERE r.hash = t.hash AND t.alive AND NOT t.used AND t.current RETURNING r.family),
-                fresh AS (
-                    INSERT INTO passkey_refresh_tokens (hash, family, expires_at)
-                    SELECT \(Data(newHash)), family, \(newExpiresAt) FROM spend RETURNING family),
-                reuse AS (
-                    UPDATE passkey_token_families f SET revoked_at = \(now) FROM t
-                    WHERE f.id = t.family AND t.alive AND t.used RETURNING f.id)
-                SELECT t.family, t.used, t.current, t.alive, t.user_handle, t.credential_id, t.auth_time,
-                    (SELECT count(*) FROM fresh) + (SELECT count(*) FROM reuse)
-                FROM t
-                """, logger: logger
-            ).collect()
+    func rotate(
+        tokenHash: [UInt8], newHash: [UInt8], newExpiresAt: Date, audience: String, now: Date,
+        issue: @escaping @Sendable (TokenFamily) async throws -> String
+    ) async throws -> RefreshOutcome {
+        // One statement, in an explicit transaction: `t` locks the token's row (a second node
+        // presenting the same token waits here, then reads it spent); `spend` and `fresh` rotate a
+        // live, unspent, unexpired token of this audience (a family stored before audiences were
+        // is bound to this one by `bind`); `reuse` ends the family of a spent one. The family
+        // comes back with it, the access token is signed for it, and only then does the
+        // transaction commit: a failure until COMMIT's acknowledgement rolls the rotation back,
+        // and the answer waits for that acknowledgement (PostgreSQL sends it once the commit is
+        // done; an implicit transaction's statement completes before its commit).
+        try await database.run { client, logger in
+            try await client.withTransaction(logger: logger) { connection -> RefreshOutcome in
+                let rows = try await connection.query(
+                    """
+                    WITH t AS (
+                        SELECT t.hash, t.family, t.used_at IS NOT NULL AS used, t.expires_at > \(now) AS current,
+                            f.revoked_at IS NULL AS alive, coalesce(f.audience, \(audience)) = \(audience) AS ours,
+                            f.user_handle, f.credential_id, f.auth_time
+                        FROM passkey_refresh_tokens t JOIN passkey_token_families f ON f.id = t.family
+                        WHERE t.hash = \(Data(tokenHash)) FOR UPDATE OF t),
+                    spend AS (
+                        UPDATE passkey_refresh_tokens r SET used_at = \(now) FROM t
+                        WHERE r.hash = t.hash AND t.alive AND t.ours AND NOT t.used AND t.current RETURNING r.family),
+                    fresh AS (
+                        INSERT INTO passkey_refresh_tokens (hash, family, expires_at)
+                        SELECT \(Data(newHash)), family, \(newExpiresAt) FROM spend RETURNING family),
+                    bind AS (
+                        UPDATE passkey_token_families f SET audience = \(audience) FROM spend
+                        WHERE f.id = spend.family AND f.audience IS NULL RETURNING f.id),
+                    reuse AS (
+                        UPDATE passkey_token_families f SET revoked_at = \(now) FROM t
+                        WHERE f.id = t.family AND t.alive AND t.ours AND t.used RETURNING f.id)
+                    SELECT t.family, t.used, t.current, t.alive, t.ours, t.user_handle, t.credential_id, t.auth_time,
+                        (SELECT count(*) FROM fresh) + (SELECT count(*) FROM reuse) + (SELECT count(*) FROM bind)
+                    FROM t
+                    """, logger: logger
+                ).collect()
+                guard let row = rows.first else { return .invalid }
+                let (family, used, current, alive, ours, userHandle, credentialId, authTime, _) =
+                    try row.decode((String, Bool, Bool, Bool, Bool, Data, Data, Date, Int64).self)
+                guard alive, ours else { return .invalid }
+                // Reuse of a rotated token: the whole family has ended, whoever holds its newest token.
+                if used { return .reused }
+                guard current else { return .invalid }
+                let rotated = TokenFamily(
+                    id: family, userHandle: Array(userHandle), credentialId: Array(credentialId), authTime: authTime,
+                    audience: audience)
+                return .rotated(rotated, accessToken: try await issue(rotated))
+            }
         }
-        guard let row = rows.first else { return .invalid }
-        let (family, used, current, alive, userHandle, credentialId, authTime, _) =
-            try row.decode((String, Bool, Bool, Bool, Data, Data, Date, Int64).self)
-        guard alive else { return .invalid }
-        // Reuse of a rotated token: the whole family has ended, whoever holds its newest token.
-        if used { return .reused }
-        guard current else { return .invalid }
-        return .rotated(
-            TokenFamily(id: family, userHandle: Array(userHandle), credentialId: Array(credentialId), authTime: authTime))
     }
 
     func family(id: String, now: Date) async throws -> TokenFamily? {
         let rows = try await database.run { client, logger in
             try await client.query(
                 """
-                SELECT user_handle, credential_id, auth_time FROM passkey_token_families WHERE id = \(id) AND revoked_at IS NULL
+                SELECT user_handle, credential_id, auth_time, audience FROM passkey_token_families
+                WHERE id = \(id) AND revoked_at IS NULL
                 """, logger: logger
             ).collect()
         }
         guard let row = rows.first else { return nil }
-        let (userHandle, credentialId, authTime) = try row.decode((Data, Data, Date).self)
-        return TokenFamily(id: id, userHandle: Array(userHandle), credentialId: Array(credentialId), authTime: authTime)
+        let (userHandle, credentialId, authTime, audience) = try row.decode((Data, Data, Date, String?).self)
+        return TokenFamily(
+            id: id, userHandle: Array(userHandle), credentialId: Array(credentialId), authTime: authTime, audience: audience)
     }
 
     func revoke(tokenHash: [UInt8], now: Date) async throws -> Bool {
@@ -145,41 +165,45 @@ final class PostgresSigningKeyStore: SigningKeyStore {
 
     init(database: Database) { self.database = database }
 
-    func keys(rotateAfter: TimeInterval, now: Date, make: @Sendable () -> StoredSigningKey) async throws -> [StoredSigningKey] {
-        let fresh = make()  // made outside the transaction; used only if the newest key is too old
+    func keys(
+        rotateAfter: TimeInterval, now: Date, usable: @escaping @Sendable (StoredSigningKey) -> Bool, make: @Sendable () -> StoredSigningKey
+    ) async throws -> [StoredSigningKey] {
+        let fresh = make()  // made outside the transaction; used only if the newest usable key is too old
         return try await database.run { client, logger in
             try await client.withTransaction(logger: logger) { connection -> [StoredSigningKey] in
-                let newest = try await connection.query(
-                    """
-                    SELECT created_at FROM passkey_signing_keys ORDER BY created_at DESC LIMIT 1
-                    """, logger: logger
-                ).collect().first?.decode(Date.self)
-                if newest.map({ now.timeIntervalSince($0) >= rotateAfter }) ?? true {
+                // The newest usable keys: a key sealed under another SESSION_KEY is passed over.
+                func newest() async throws -> [StoredSigningKey] {
+                    let rows = try await connection.query(
+                        """
+                        SELECT kid, sealed_key, created_at FROM passkey_signing_keys ORDER BY created_at DESC LIMIT \(Self.scanned)
+                        """, logger: logger
+                    ).collect()
+                    let keys = try rows.map { row in
+                        let (kid, sealed, created) = try row.decode((String, Data, Date).self)
+                        return StoredSigningKey(kid: kid, privateKey: Array(sealed), createdAt: created)
+                    }
+                    return Array(keys.filter(usable).prefix(2))
+                }
+                var keys = try await newest()
+                if keys.first.map({ now.timeIntervalSince($0.createdAt) >= rotateAfter }) ?? true {
                     try await connection.query("SELECT pg_advisory_xact_lock(\(Self.lockKey))", logger: logger)
                     // Another node may have rotated while this one waited for the lock.
-                    let again = try await connection.query(
-                        """
-                        SELECT created_at FROM passkey_signing_keys ORDER BY created_at DESC LIMIT 1
-                        """, logger: logger
-                    ).collect().first?.decode(Date.self)
-                    if again.map({ now.timeIntervalSince($0) >= rotateAfter }) ?? true {
+                    keys = try await newest()
+                    if keys.first.map({ now.timeIntervalSince($0.createdAt) >= rotateAfter }) ?? true {
                         try await connection.query(
                             """
                             INSERT INTO passkey_signing_keys (kid, sealed_key, created_at)
                             VALUES (\(fresh.kid), \(Data(fresh.privateKey)), \(now))
                             """, logger: logger)
+                        keys = [fresh] + keys.prefix(1)
                     }
                 }
-                let rows = try await connection.query(
-                    """
-                    SELECT kid, sealed_key, created_at FROM passkey_signing_keys ORDER BY created_at DESC LIMIT 2
-                    """, logger: logger
-                ).collect()
-                return try rows.map { row in
-                    let (kid, sealed, created) = try row.decode((String, Data, Date).self)
-                    return StoredSigningKey(kid: kid, privateKey: Array(sealed), createdAt: created)
-                }
+                return keys
             }
         }
     }
+
+    /// How many of the newest rows are read to find two usable keys (rows of a SESSION_KEY no
+    /// longer in use are passed over; the newest usable ones come first once a node rotated).
+    static let scanned: Int64 = 16
 }

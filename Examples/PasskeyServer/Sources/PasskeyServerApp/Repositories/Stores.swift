@@ -25,9 +25,23 @@ protocol PasskeyCredentialStore: CredentialStore {
     /// - Returns: whether the update matched, and whether the sign-in was started (false: the
     ///   caller starts it).
     func update(_ change: CredentialUpdate, starting signIn: PendingSignIn) async throws -> (updated: Bool, started: Bool)
+    /// A registration's ``create(_:newAccount:cap:)`` that, when it creates, also starts `signIn`
+    /// (a new account's session or token family) in the same transaction, so nothing that can
+    /// fail is left once the registration has committed.
+    /// - Returns: the outcome, and whether the sign-in was started (false: the caller starts it).
+    func create(
+        _ record: CredentialRecord, newAccount: Username?, cap: Int, starting signIn: PendingSignIn
+    ) async throws -> (outcome: CreateOutcome, started: Bool)
 }
 
 extension PasskeyCredentialStore {
+    /// Stores that cannot write both in one step create only; the caller starts the sign-in.
+    func create(
+        _ record: CredentialRecord, newAccount: Username?, cap: Int, starting signIn: PendingSignIn
+    ) async throws -> (outcome: CreateOutcome, started: Bool) {
+        (try await create(record, newAccount: newAccount, cap: cap), false)
+    }
+
     /// Stores that cannot write both in one step update only; the caller starts the sign-in.
     func update(_ change: CredentialUpdate, starting signIn: PendingSignIn) async throws -> (updated: Bool, started: Bool) {
         (try await update(change), false)
@@ -53,6 +67,8 @@ struct PendingSession: Sendable {
 struct PendingTokenFamily: Sendable {
     var id: String
     var authTime: Date
+    /// The audience its tokens are issued for (``TokenFamily/audience``).
+    var audience: String
     var refreshTokenHash: [UInt8]
     var refreshTokenExpiresAt: Date
 }
@@ -292,6 +308,11 @@ final class DelayedUpdateStore: PasskeyCredentialStore {
     func create(_ record: CredentialRecord) async throws -> Bool { try await base.create(record) }
     func create(_ record: CredentialRecord, newAccount: Username?, cap: Int) async throws -> CreateOutcome {
         try await base.create(record, newAccount: newAccount, cap: cap)
+    }
+    func create(
+        _ record: CredentialRecord, newAccount: Username?, cap: Int, starting signIn: PendingSignIn
+    ) async throws -> (outcome: CreateOutcome, started: Bool) {
+        try await base.create(record, newAccount: newAccount, cap: cap, starting: signIn)
     }
     func count(userHandle: [UInt8]) async throws -> Int { try await base.count(userHandle: userHandle) }
     func page(userHandle: [UInt8], after: [UInt8]?, limit: Int) async throws -> [ListedPasskey] {

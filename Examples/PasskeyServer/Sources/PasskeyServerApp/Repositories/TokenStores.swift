@@ -12,13 +12,17 @@ struct TokenFamily: Sendable, Equatable {
     var credentialId: [UInt8]
     /// When that ceremony happened (`auth_time`): a refresh does not make a sign-in fresh.
     var authTime: Date
+    /// The audience (`TOKEN_AUDIENCE`) its tokens were issued for: only a server of that audience
+    /// refreshes them (nil: a family stored before audiences were; bound at its next refresh).
+    var audience: String?
 }
 
 /// What presenting a refresh token came to.
 enum RefreshOutcome: Sendable, Equatable {
-    /// Rotated: the presented token is spent and its family (alive) continues with the new one.
-    case rotated(TokenFamily)
-    /// Unknown, expired, or its family has ended.
+    /// Rotated: the presented token is spent and its family (alive) continues with the new one,
+    /// whose access token was signed before the rotation committed.
+    case rotated(TokenFamily, accessToken: String)
+    /// Unknown, expired, its family has ended, or issued for another audience (nothing changed).
     case invalid
     /// The token was already rotated: someone holds a copy. The whole family is now revoked.
     case reused
@@ -28,9 +32,15 @@ enum RefreshOutcome: Sendable, Equatable {
 protocol RefreshTokenStore: Sendable {
     /// Starts a family with its first refresh token.
     func create(family: TokenFamily, tokenHash: [UInt8], expiresAt: Date, now: Date) async throws
-    /// Spends `tokenHash` and stores `newHash` in its family, in one step, and answers the family;
-    /// a token presented a second time revokes its family (RFC 9700 §4.14.2, refresh token rotation).
-    func rotate(tokenHash: [UInt8], newHash: [UInt8], newExpiresAt: Date, now: Date) async throws -> RefreshOutcome
+    /// Spends `tokenHash` and stores `newHash` in its family, in one step that commits only after
+    /// `issue` signed the new access token for the family (a throw from `issue` spends nothing),
+    /// and answers once the commit is acknowledged; a token presented a second time revokes its
+    /// family (RFC 9700 §4.14.2, refresh token rotation); a family of another `audience` is
+    /// `invalid` and left as it was.
+    func rotate(
+        tokenHash: [UInt8], newHash: [UInt8], newExpiresAt: Date, audience: String, now: Date,
+        issue: @escaping @Sendable (TokenFamily) async throws -> String
+    ) async throws -> RefreshOutcome
     /// The family, if it is alive (not revoked; its passkey still exists).
     func family(id: String, now: Date) async throws -> TokenFamily?
     /// Revokes the family of a refresh token (RFC 7009). - Returns: whether one was revoked.
@@ -54,9 +64,12 @@ struct StoredSigningKey: Sendable, Equatable {
 /// The signing keys the nodes share. The newest signs; it and the one before it are published
 /// (two at once), so a token signed just before a rotation still verifies after it.
 protocol SigningKeyStore: Sendable {
-    /// The newest two keys, newest first, after adding `make()` when the newest is older than
-    /// `rotateAfter` (or there is none). Nodes that call this at once add one key between them.
-    func keys(rotateAfter: TimeInterval, now: Date, make: @Sendable () -> StoredSigningKey) async throws -> [StoredSigningKey]
+    /// The newest two `usable` keys (those that open under this node's SESSION_KEY), newest
+    /// first, after adding `make()` when the newest usable one is older than `rotateAfter` (or
+    /// there is none). Nodes that call this at once add one key between them.
+    func keys(
+        rotateAfter: TimeInterval, now: Date, usable: @escaping @Sendable (StoredSigningKey) -> Bool, make: @Sendable () -> StoredSigningKey
+    ) async throws -> [StoredSigningKey]
 }
 
 /// Refresh tokens in memory (one node; they end with the process).
@@ -89,20 +102,39 @@ final class MemoryRefreshTokenStore: RefreshTokenStore {
         }
     }
 
-    func rotate(tokenHash: [UInt8], newHash: [UInt8], newExpiresAt: Date, now: Date) async throws -> RefreshOutcome {
-        state.withLock { state in
-            guard let token = state.tokens[ByteString(tokenHash)], state.families[token.family] != nil,
-                !state.revoked.contains(token.family)
-            else { return .invalid }
+    func rotate(
+        tokenHash: [UInt8], newHash: [UInt8], newExpiresAt: Date, audience: String, now: Date,
+        issue: @escaping @Sendable (TokenFamily) async throws -> String
+    ) async throws -> RefreshOutcome {
+        /// What the token was found to be, before anything changes.
+        enum Found { case outcome(RefreshOutcome), live(TokenFamily) }
+        let found: Found = state.withLock { state in
+            guard let token = state.tokens[ByteString(tokenHash)], let family = state.families[token.family],
+                !state.revoked.contains(token.family), (family.audience ?? audience) == audience
+            else { return .outcome(.invalid) }
             if token.used {
                 state.revoked.insert(token.family)
+                return .outcome(.reused)
+            }
+            guard token.expiresAt > now else { return .outcome(.invalid) }
+            return .live(family)
+        }
+        guard case .live(var family) = found else {
+            if case .outcome(let outcome) = found { return outcome }
+            return .invalid
+        }
+        family.audience = audience
+        let access = try await issue(family)
+        // Spent only now; a concurrent refresh of the same token that got here first makes this a reuse.
+        return state.withLock { state in
+            guard state.tokens[ByteString(tokenHash)]?.used == false else {
+                state.revoked.insert(family.id)
                 return .reused
             }
-            guard token.expiresAt > now else { return .invalid }
             state.tokens[ByteString(tokenHash)]?.used = true
-            state.tokens[ByteString(newHash)] = Token(family: token.family, expiresAt: newExpiresAt, used: false)
-            guard let family = state.families[token.family] else { return .invalid }
-            return .rotated(family)
+            state.tokens[ByteString(newHash)] = Token(family: family.id, expiresAt: newExpiresAt, used: false)
+            state.families[family.id]?.audience = audience
+            return .rotated(family, accessToken: access)
         }
     }
 
@@ -140,8 +172,11 @@ final class MemoryRefreshTokenStore: RefreshTokenStore {
 final class MemorySigningKeyStore: SigningKeyStore {
     private let stored = Mutex([StoredSigningKey]())
 
-    func keys(rotateAfter: TimeInterval, now: Date, make: @Sendable () -> StoredSigningKey) async throws -> [StoredSigningKey] {
+    func keys(
+        rotateAfter: TimeInterval, now: Date, usable: @escaping @Sendable (StoredSigningKey) -> Bool, make: @Sendable () -> StoredSigningKey
+    ) async throws -> [StoredSigningKey] {
         stored.withLock { keys in
+            keys = keys.filter(usable)
             if keys.first.map({ now.timeIntervalSince($0.createdAt) >= rotateAfter }) ?? true {
                 keys.insert(make(), at: 0)
                 keys = Array(keys.prefix(2))
