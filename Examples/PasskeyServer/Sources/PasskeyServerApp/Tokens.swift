@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import JWTKit
+import Synchronization
 import WebAuthnRP
 
 /// The claims of an access token (RFC 9068's profile): who (`sub`, the user handle in base64url),
@@ -144,18 +145,37 @@ final class TokenService: Sendable {
         guard token.utf8.count == 43 else { throw OAuthError.invalidGrant("The refresh token is not valid.") }
         let next = Self.randomToken(32)
         let signer = try await keys.signer(now: now)
-        switch try await refreshTokens.rotate(
-            tokenHash: Self.hash(token), newHash: Self.hash(next),
-            newExpiresAt: now.addingTimeInterval(refreshLifetime), audience: audience, now: now,
-            issue: { family in try await self.answer(family: family, refreshToken: next, signer: signer, now: now).access_token })
-        {
-        case .invalid:
-            throw OAuthError.invalidGrant("The refresh token is not valid.")
-        case .reused:
-            throw OAuthError.invalidGrant("The refresh token was already used: its sign-in is revoked.")
-        case .rotated(_, let access):
-            return TokenResponse(access_token: access, expires_in: Int(accessLifetime), refresh_token: next)
+        let signed = SignedAccessToken()
+        let access: String
+        do {
+            switch try await refreshTokens.rotate(
+                tokenHash: Self.hash(token), newHash: Self.hash(next),
+                newExpiresAt: now.addingTimeInterval(refreshLifetime), audience: audience, now: now,
+                issue: { family in
+                    let access = try await self.answer(family: family, refreshToken: next, signer: signer, now: now).access_token
+                    signed.value.withLock { $0 = access }
+                    return access
+                })
+            {
+            case .invalid:
+                throw OAuthError.invalidGrant("The refresh token is not valid.")
+            case .reused:
+                throw OAuthError.invalidGrant("The refresh token was already used: its sign-in is revoked.")
+            case .rotated(_, let signedAccess):
+                access = signedAccess
+            }
+        } catch let error as OAuthError {
+            throw error
+        } catch {
+            // Failed after the access token was signed: at COMMIT, whose acknowledgement was lost
+            // (the connection dropped). Whether it committed is the new token's presence: if it
+            // is stored, the presented one is spent and this answer is its successor.
+            guard let signedAccess = signed.value.withLock({ $0 }),
+                (try? await refreshTokens.isStored(tokenHash: Self.hash(next))) == true
+            else { throw error }
+            access = signedAccess
         }
+        return TokenResponse(access_token: access, expires_in: Int(accessLifetime), refresh_token: next)
     }
 
     private func answer(family: TokenFamily, refreshToken: String, signer: AccessTokenSigner, now: Date) async throws -> TokenResponse {
@@ -302,6 +322,11 @@ actor KeyCache {
         let canonical = "{\"crv\":\"P-256\",\"kty\":\"EC\",\"x\":\"\(parameters.x)\",\"y\":\"\(parameters.y)\"}"
         return Base64URLBytes(Array(SHA256.hash(data: Data(canonical.utf8)))).base64URL
     }
+}
+
+/// The access token a rotation signed before its commit (set from inside the rotation).
+final class SignedAccessToken: Sendable {
+    let value = Mutex<String?>(nil)
 }
 
 /// The signing keys as one node had them when a request began: signs an access token with the

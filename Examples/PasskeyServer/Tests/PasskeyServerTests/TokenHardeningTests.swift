@@ -89,6 +89,58 @@ import WebAuthnRP
         #expect(refreshed.refresh_token != issued.refresh_token)
     }
 
+    /// A refresh-token store whose rotation fails at its end: after committing (`committed`, the
+    /// acknowledgement of COMMIT lost) or before (the access token signed, nothing stored).
+    final class FailingCommitStore: RefreshTokenStore {
+        let base = MemoryRefreshTokenStore()
+        let committed: Bool
+        let failing = Mutex(true)
+        init(committed: Bool) { self.committed = committed }
+
+        func rotate(
+            tokenHash: [UInt8], newHash: [UInt8], newExpiresAt: Date, audience: String, now: Date,
+            issue: @escaping @Sendable (TokenFamily) async throws -> String
+        ) async throws -> RefreshOutcome {
+            guard failing.withLock({ $0 }) else {
+                return try await base.rotate(
+                    tokenHash: tokenHash, newHash: newHash, newExpiresAt: newExpiresAt, audience: audience, now: now, issue: issue)
+            }
+            failing.withLock { $0 = false }
+            if committed {
+                _ = try await base.rotate(
+                    tokenHash: tokenHash, newHash: newHash, newExpiresAt: newExpiresAt, audience: audience, now: now, issue: issue)
+            } else {
+                _ = try await issue(TokenFamily(id: "f", userHandle: [1, 2, 3], credentialId: [4, 5, 6], authTime: now))
+            }
+            throw WebAuthnError(.serverFault, step: "database", "the connection closed during COMMIT")
+        }
+        func create(family: TokenFamily, tokenHash: [UInt8], expiresAt: Date, now: Date) async throws {
+            try await base.create(family: family, tokenHash: tokenHash, expiresAt: expiresAt, now: now)
+        }
+        func family(id: String, now: Date) async throws -> TokenFamily? { try await base.family(id: id, now: now) }
+        func isStored(tokenHash: [UInt8]) async throws -> Bool { try await base.isStored(tokenHash: tokenHash) }
+        func revoke(tokenHash: [UInt8], now: Date) async throws -> Bool { try await base.revoke(tokenHash: tokenHash, now: now) }
+        func revoke(familyID: String, now: Date) async throws -> Bool { try await base.revoke(familyID: familyID, now: now) }
+        func revokeAll(userHandle: [UInt8], now: Date) async throws -> Int { try await base.revokeAll(userHandle: userHandle, now: now) }
+        func credentialDeleted(_ id: [UInt8]) async throws { try await base.credentialDeleted(id) }
+    }
+
+    @Test func aRotationWhoseCommitWasNotAcknowledgedAnswersByWhatIsStored() async throws {
+        // Committed, acknowledgement lost: the answer is the successor (read back), which refreshes.
+        let committed = FailingCommitStore(committed: true)
+        var tokens = Self.service(refreshTokens: committed, keyStore: MemorySigningKeyStore())
+        var issued = try await Self.signIn(tokens)
+        let successor = try await tokens.refresh(issued.refresh_token, now: Date())
+        #expect(try await tokens.subject(accessToken: successor.access_token, now: Date()).userHandle == [1, 2, 3])
+        #expect(try await tokens.refresh(successor.refresh_token, now: Date()).refresh_token != successor.refresh_token)
+        // Not committed: 503, and the token is not spent.
+        let rolledBack = FailingCommitStore(committed: false)
+        tokens = Self.service(refreshTokens: rolledBack, keyStore: MemorySigningKeyStore())
+        issued = try await Self.signIn(tokens)
+        await #expect(throws: WebAuthnError.self) { _ = try await tokens.refresh(issued.refresh_token, now: Date()) }
+        #expect(try await tokens.refresh(issued.refresh_token, now: Date()).refresh_token != issued.refresh_token)
+    }
+
     @Test func aFamilyRefreshesOnlyForItsAudience() async throws {
         let refreshTokens = MemoryRefreshTokenStore(), keys = MemorySigningKeyStore()
         let ours = Self.service(refreshTokens: refreshTokens, keyStore: keys)

@@ -267,7 +267,7 @@ struct WebCeremonyController: Sendable {
 
     /// Verifies a login with `verify` and answers its first tokens. The token family is drawn
     /// first, so the login's counter update can store it in the same statement (PostgreSQL;
-    /// other stores leave it to ``TokenService/start(_:userHandle:credentialId:stored:now:)``).
+    /// other stores leave it to ``TokenService/start(_:userHandle:credentialId:stored:signer:now:)``).
     func tokenLogin(now: Date, _ verify: () async throws -> Login) async throws -> TokenResponse {
         // The signing key is loaded before the login spends its challenge and writes its counter.
         let signer = try await tokens.signer(now: now)

@@ -119,6 +119,14 @@ final class PostgresRefreshTokenStore: RefreshTokenStore {
             id: id, userHandle: Array(userHandle), credentialId: Array(credentialId), authTime: authTime, audience: audience)
     }
 
+    func isStored(tokenHash: [UInt8]) async throws -> Bool {
+        try await database.run { client, logger in
+            try await client.query(
+                "SELECT 1 FROM passkey_refresh_tokens WHERE hash = \(Data(tokenHash))", logger: logger
+            ).collect().count == 1
+        }
+    }
+
     func revoke(tokenHash: [UInt8], now: Date) async throws -> Bool {
         try await database.run { client, logger in
             try await client.query(

@@ -43,6 +43,9 @@ protocol RefreshTokenStore: Sendable {
     ) async throws -> RefreshOutcome
     /// The family, if it is alive (not revoked; its passkey still exists).
     func family(id: String, now: Date) async throws -> TokenFamily?
+    /// Whether `tokenHash` is stored (spent or not): a rotation whose commit was not acknowledged
+    /// committed exactly when its new token is there.
+    func isStored(tokenHash: [UInt8]) async throws -> Bool
     /// Revokes the family of a refresh token (RFC 7009). - Returns: whether one was revoked.
     @discardableResult func revoke(tokenHash: [UInt8], now: Date) async throws -> Bool
     /// Revokes a family by id. - Returns: whether one was revoked.
@@ -140,6 +143,10 @@ final class MemoryRefreshTokenStore: RefreshTokenStore {
 
     func family(id: String, now: Date) async throws -> TokenFamily? {
         state.withLock { state in state.revoked.contains(id) ? nil : state.families[id] }
+    }
+
+    func isStored(tokenHash: [UInt8]) async throws -> Bool {
+        state.withLock { $0.tokens[ByteString(tokenHash)] != nil }
     }
 
     func revoke(tokenHash: [UInt8], now: Date) async throws -> Bool {
