@@ -104,8 +104,12 @@ public struct RelyingParty: Sendable {
         if let problem = Self.appleAppProblem(appleApps, relyingParty: self) { throw problem }
     }
 
-    /// Whether `origin` (as the client reported it) is one of ``origins``.
-    func isAllowedOrigin(_ origin: String) -> Bool {
+    /// Whether `origin` (as a client reports it: `clientData.origin`, or a browser's `Origin`
+    /// header) is one of ``origins``, by the rule the ceremonies use: serialized origins, the
+    /// configured ones read with scheme and host in any case and default ports dropped, and
+    /// subdomains when ``allowSubdomains`` is set. A server's same-origin (CSRF) check calls this
+    /// so that it accepts exactly the origins the verifier does.
+    public func isAllowedOrigin(_ origin: String) -> Bool {
         OriginMatcher.matches(candidate: origin, anyOf: allowedOrigins, allowSubdomains: allowSubdomains)
     }
 

@@ -136,7 +136,7 @@ func buildApplication(_ config: Config, logger: Logger, testing: TestingOptions 
         FileMiddleware(
             Bundle.module.resourcePath.map { $0 + "/Public" } ?? "Public",
             searchForIndexHtml: true, logger: logger))
-    router.middlewares.add(SameOriginMiddleware(origins: config.origins))
+    router.middlewares.add(SameOriginMiddleware(relyingParty: relyingParty))
     router.get("/healthz") { _, _ in Health(node: config.nodeName) }
     wellKnown.addRoutes(to: router)
 

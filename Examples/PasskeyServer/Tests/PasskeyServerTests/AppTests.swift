@@ -42,6 +42,24 @@ import Testing
         }
     }
 
+    /// ORIGINS is written by people: the same-origin check reads it by the verifier's rule, so
+    /// `HTTP://LocalHost:8080` is the origin a browser reports as `http://localhost:8080`, and a
+    /// registration's POSTs carrying that `Origin` pass; another origin is still refused.
+    @Test func originsWrittenInAnotherCaseStillMatchTheBrowsersOrigin() async throws {
+        try await Self.app(Self.config { $0.origins = ["HTTP://LocalHost:8080"] }).test(.router) { client in
+            var user = Client(client)
+            let page: HTTPFields = [.origin: Self.origin]
+            let options = try await user.send(
+                "/api/register/options", method: .post, json: #"{"username":"carol"}"#, headers: page)
+            #expect(options.status == .ok)
+            let evil = try await user.send(
+                "/api/register/options", method: .post, json: #"{"username":"carol"}"#,
+                headers: [.origin: "http://localhost.evil.example:8080"])
+            #expect(evil.status == .forbidden)
+            _ = try await user.register("dave")
+        }
+    }
+
     @Test func registerLoginListDeleteLogout() async throws {
         try await Self.app().test(.router) { client in
             var user = Client(client)
