@@ -21,6 +21,14 @@ struct FIDOU2FAttestation: AttestationFormat {
         else {
             throw context.failure("attestation certificate key is \(attCert.publicKey.keyKind), not EC P-256")
         }
+        // Not in L3 §8.6, but CTAP 2.1 ("Interoperating with CTAP1/U2F authenticators") has the client build the attested
+        // credential data of a U2F device with an all-zero AAGUID, and the U2F signature below does
+        // not cover it: a non-zero AAGUID here is one no conforming client wrote, and it would
+        // choose a metadata entry the attestation does not vouch for.
+        guard context.attestedCredential.aaguid.isZero else {
+            throw context.failure(
+                "the AAGUID is \(context.attestedCredential.aaguid.uuidString); a fido-u2f attestation has the zero AAGUID")
+        }
         // "Extract the claimed rpIdHash from authenticatorData, and the claimed credentialId and
         // credentialPublicKey from authenticatorData.attestedCredentialData."
         // "Convert the COSE_KEY formatted credentialPublicKey to Raw ANSI X9.62 public key format":
