@@ -17,7 +17,8 @@ import collections, glob, json, os, re, subprocess, sys
 # imports them, and their modules are not in BUDGET, so they are not counted.
 # 464 -> 465 (issue 41, 7d): AttestationResult's one merged authenticatorName became metadataName
 # and claimedProviderName, so a community list's claim is never read as a metadata statement.
-BUDGET = {"WebAuthnRP": 465, "WebAuthnCrypto": 53, "WebAuthnCoding": 0}
+# 465 -> 466 (issue 42): VerificationPolicy.fidoConformance(trust:), the one public way to the conformance profile
+BUDGET = {"WebAuthnRP": 466, "WebAuthnCrypto": 53, "WebAuthnCoding": 0}
 
 if len(sys.argv) > 1:
     graphs = sys.argv[1]

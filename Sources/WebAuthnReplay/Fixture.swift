@@ -78,6 +78,13 @@ struct Fixture: Decodable {
         var challengeLifetime: Double?
         /// The FIDO metadata BLOB the registrations are judged with.
         var metadata: MetadataSpec?
+        /// What `none` and `self` mean: `accepted`, `rejectedWhenRequested` or `rejected`; nil:
+        /// `rejected` with `requireTrustedAttestation`, else `accepted`.
+        var unattested: String?
+        /// The FIDO conformance profile's departures from L3 (Fixtures/README.md), each nil: false.
+        var userPresenceOptionalInAssertions: Bool?
+        var tpmNameMayUseItsOwnAlgorithm: Bool?
+        var refuseAnchorInPath: Bool?
     }
 
     /// `policy.metadata`: an MDS3 BLOB, the root its chain must end in, CRLs, and the

@@ -273,14 +273,29 @@ struct ReplaySetup {
         } else {
             metadata = nil
         }
+        let unattested: AttestationPolicy.Unattested
+        switch spec?.unattested {
+        case nil: unattested = requireTrust ? .rejected : .accepted
+        case "accepted"?: unattested = .accepted
+        case "rejectedWhenRequested"?: unattested = .rejectedWhenRequested
+        case "rejected"?: unattested = .rejected
+        case let other?:
+            throw FixtureError(
+                file: file, member: "policy.unattested",
+                reason: "is \"\(other.prefix(64))\"; it must be accepted, rejectedWhenRequested or rejected")
+        }
+        var attestation = AttestationPolicy(
+            source: source, chain: requireTrust ? .required : .reported, unattested: unattested,
+            formats: AttestationFormatOptions(tpmNameMayUseItsOwnAlgorithm: spec?.tpmNameMayUseItsOwnAlgorithm ?? false))
+        attestation.refusesAnchorInPath = spec?.refuseAnchorInPath ?? false
         // The fixture's RP accepts whatever its options offer: legacy RS1 and ML-DSA included.
-        policy = VerificationPolicy(
+        var policy = VerificationPolicy(
             acceptedAlgorithms: VerificationPolicy.defaultAlgorithms + [.rs1, .mlDSA44, .mlDSA65, .mlDSA87],
-            attestation: AttestationPolicy(
-                source: source, chain: requireTrust ? .required : .reported,
-                unattested: requireTrust ? .rejected : .accepted),
+            attestation: attestation,
             counter: (spec?.allowCounterRegression ?? false) ? .acceptAndFlag : .reject,
             challengeLifetime: lifetime)
+        policy.userPresenceOptionalInAssertions = spec?.userPresenceOptionalInAssertions ?? false
+        self.policy = policy
         var records: [CredentialRecord] = []
         for (index, credential) in (fixture.credentials ?? []).enumerated() {
             func bytes(_ text: String, _ name: String) throws(FixtureError) -> [UInt8] {

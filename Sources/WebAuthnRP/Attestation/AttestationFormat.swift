@@ -273,7 +273,9 @@ enum AttestationTrustEvaluator {
         let path = outcome.components.isEmpty ? outcome.trustPath : outcome.components.flatMap(\.outcome.trustPath)
         let authenticator = AttestedAuthenticator(aaguid: aaguid, format: format, type: outcome.type, trustPath: path)
         let trust = try policy.source.trust(for: authenticator, at: time)
-        let verdict = evaluate(outcome, anchors: trust.anchors, compoundRequirement: policy.formats.compoundRequirement, at: time)
+        let verdict = evaluate(
+            outcome, anchors: trust.anchors, compoundRequirement: policy.formats.compoundRequirement,
+            refusingAnchorInPath: policy.refusesAnchorInPath, at: time)
         return (verdict, trust)
     }
 
@@ -283,13 +285,19 @@ enum AttestationTrustEvaluator {
     /// least one must claim one. Self and none components make no claim to judge: they neither
     /// block nor give trust, as the compound's reported type is the first chained component's
     /// (``CompoundAttestation/reportedType(of:)``). Under `.any` one trusted component suffices.
+    ///
+    /// With `refusingAnchorInPath` (the FIDO conformance profile only), a path that carries one
+    /// of `anchors` or a self-issued certificate is untrusted.
     static func evaluate(
         _ outcome: AttestationOutcome, anchors: [Certificate],
-        compoundRequirement: AttestationFormatOptions.CompoundRequirement, at time: Date
+        compoundRequirement: AttestationFormatOptions.CompoundRequirement, refusingAnchorInPath: Bool = false,
+        at time: Date
     ) -> Verdict {
         if !outcome.components.isEmpty {
             let verdicts = outcome.components.map {
-                evaluate($0.outcome, anchors: anchors, compoundRequirement: compoundRequirement, at: time)
+                evaluate(
+                    $0.outcome, anchors: anchors, compoundRequirement: compoundRequirement,
+                    refusingAnchorInPath: refusingAnchorInPath, at: time)
             }
             let trustedOnes = verdicts.filter(\.trusted)
             let chained = zip(outcome.components, verdicts).filter { component, _ in
@@ -311,6 +319,15 @@ enum AttestationTrustEvaluator {
         }
         guard !anchors.isEmpty else {
             return Verdict(trusted: false, anchor: nil, reason: "the policy has no trust anchors for this authenticator")
+        }
+        if refusingAnchorInPath,
+            let carried = outcome.trustPath.firstIndex(where: { certificate in
+                certificate.isSelfIssued || anchors.contains { $0.derBytes == certificate.derBytes }
+            })
+        {
+            return Verdict(
+                trusted: false, anchor: nil,
+                reason: "x5c[\(carried)] is a root or a trust anchor, and the policy (FIDO conformance) refuses a path that carries it")
         }
         do {
             let chain = try CertificateChain.verify(
