@@ -85,6 +85,7 @@ struct Fixture: Decodable {
         var userPresenceOptionalInAssertions: Bool?
         var tpmNameMayUseItsOwnAlgorithm: Bool?
         var refuseAnchorInPath: Bool?
+        var fidoU2FRequiresZeroAAGUID: Bool?
     }
 
     /// `policy.metadata`: an MDS3 BLOB, the root its chain must end in, CRLs, and the

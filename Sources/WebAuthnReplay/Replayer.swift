@@ -284,9 +284,10 @@ struct ReplaySetup {
                 file: file, member: "policy.unattested",
                 reason: "is \"\(other.prefix(64))\"; it must be accepted, rejectedWhenRequested or rejected")
         }
+        var formats = AttestationFormatOptions(tpmNameMayUseItsOwnAlgorithm: spec?.tpmNameMayUseItsOwnAlgorithm ?? false)
+        formats.fidoU2FRequiresZeroAAGUID = spec?.fidoU2FRequiresZeroAAGUID ?? false
         var attestation = AttestationPolicy(
-            source: source, chain: requireTrust ? .required : .reported, unattested: unattested,
-            formats: AttestationFormatOptions(tpmNameMayUseItsOwnAlgorithm: spec?.tpmNameMayUseItsOwnAlgorithm ?? false))
+            source: source, chain: requireTrust ? .required : .reported, unattested: unattested, formats: formats)
         attestation.refusesAnchorInPath = spec?.refuseAnchorInPath ?? false
         // The fixture's RP accepts whatever its options offer: legacy RS1 and ML-DSA included.
         var policy = VerificationPolicy(

@@ -93,6 +93,8 @@ struct ReplayPolicyMembersTests: ReplaysOneDocument {
         #expect(Self.result(up, "login-user-presence-clear")?.error?.category == .userPresence)
         let (tpm, _) = try await replay(try without("tpmNameMayUseItsOwnAlgorithm"))
         #expect(Self.result(tpm, "tpm-name-sha1-nameAlg-sha256")?.error?.category == .attestation)
+        let (u2f, _) = try await replay(try without("fidoU2FRequiresZeroAAGUID"))
+        #expect(Self.result(u2f, "fido-u2f-non-zero-aaguid")?.actual == "accept")
         let (root, _) = try await replay(try without("refuseAnchorInPath"))
         #expect(Self.result(root, "packed-x5c-carries-its-root")?.actual == "accept")
         let (unattested, _) = try await replay(try without("unattested"))
@@ -115,7 +117,8 @@ struct ReplayPolicyMembersTests: ReplaysOneDocument {
         #expect(preset.attestation.chain == .required && preset.attestation.unattested == .accepted)
         let policy = try #require(try Self.committed("registration/fido-conformance-profile.json")["policy"] as? [String: Any])
         #expect(policy["requireTrustedAttestation"] as? Bool == true && policy["unattested"] as? String == "accepted")
-        for member in ["userPresenceOptionalInAssertions", "tpmNameMayUseItsOwnAlgorithm", "refuseAnchorInPath"] {
+        #expect(preset.attestation.formats.fidoU2FRequiresZeroAAGUID)
+        for member in ["userPresenceOptionalInAssertions", "tpmNameMayUseItsOwnAlgorithm", "refuseAnchorInPath", "fidoU2FRequiresZeroAAGUID"] {
             #expect(policy[member] as? Bool == true, "\(member)")
         }
     }

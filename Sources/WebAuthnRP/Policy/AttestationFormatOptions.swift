@@ -19,6 +19,10 @@ public struct AttestationFormatOptions: Sendable, Equatable {
     /// Name's own (known) hash algorithm when it is not `pubArea.nameAlg`. Default false: L3
     /// requires `nameAlg`. Only the FIDO conformance profile sets it (the tool's Resp-9 P-3).
     package var tpmNameMayUseItsOwnAlgorithm: Bool
+    /// `fido-u2f` (§8.6): refuse (`attestation`) a non-zero AAGUID in the attested credential
+    /// data. Default false: §8.6 does not check it and L3's own fido-u2f test vector carries one.
+    /// Only the FIDO conformance profile sets it (the tool's Resp-8 F-1).
+    package var fidoU2FRequiresZeroAAGUID = false
 
     /// Which Android Key authorization lists are consulted for origin and purpose.
     public enum AndroidKeyAuthorizationPolicy: Sendable, Equatable {

@@ -184,14 +184,16 @@ extension VerificationPolicy {
     /// - a chain must end in an anchor of `trust` (``AttestationPolicy/Chain/required``) while
     ///   `self` and `none` are accepted (``AttestationPolicy/Unattested/accepted``), and an
     ///   `x5c` that carries its own root is refused;
+    /// - a `fido-u2f` attestation with a non-zero AAGUID is refused (L3 §8.6 does not check it);
     /// - RS1 (RSASSA-PKCS1-v1_5 with SHA-1) is accepted besides the default algorithms.
     /// - Parameter trust: where the anchors come from: the metadata statements the tool hands
     ///   out, or fixed roots.
     /// - Returns: the conformance policy.
     public static func fidoConformance(trust: any AttestationTrustSource) -> VerificationPolicy {
+        var formats = AttestationFormatOptions(tpmNameMayUseItsOwnAlgorithm: true)
+        formats.fidoU2FRequiresZeroAAGUID = true
         var attestation = AttestationPolicy(
-            source: trust, chain: .required, unattested: .accepted,
-            formats: AttestationFormatOptions(tpmNameMayUseItsOwnAlgorithm: true))
+            source: trust, chain: .required, unattested: .accepted, formats: formats)
         attestation.refusesAnchorInPath = true
         var policy = VerificationPolicy(
             acceptedAlgorithms: VerificationPolicy.defaultAlgorithms + [.rs1], attestation: attestation)

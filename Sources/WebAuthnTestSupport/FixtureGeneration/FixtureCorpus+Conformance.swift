@@ -13,12 +13,14 @@ extension Corpus {
             "registration/fido-conformance-profile.json",
             "The FIDO conformance profile (for conformance runs only): chains must end in the test CA while "
                 + "none and self are accepted, an x5c carrying its own root is refused, a TPM Name under "
-                + "its own hash algorithm is accepted, and a login with UP clear is accepted")
+                + "its own hash algorithm is accepted, fido-u2f with a non-zero AAGUID is refused, and a login "
+                + "with UP clear is accepted")
         file.trustAnchors = [ca.certificate]
         file.requireTrustedAttestation = true
         file.policyMembers = [
             ("unattested", .string("accepted")), ("userPresenceOptionalInAssertions", .bool(true)),
             ("tpmNameMayUseItsOwnAlgorithm", .bool(true)), ("refuseAnchorInPath", .bool(true)),
+            ("fidoU2FRequiresZeroAAGUID", .bool(true)),
         ]
         var main = try file.authenticator("main")
         var options = Auth.RegistrationOptions(attestation: .packed(ca: ca))
@@ -53,6 +55,14 @@ extension Corpus {
         try file.register(
             "tpm-name-sha1-nameAlg-sha256", try file.authenticator("tpm"), options: options,
             .attested(format: "tpm", type: .attCA, trusted: true))
+
+        // Resp-8 F-1: fido-u2f whose attested credential data carries a non-zero AAGUID (the U2F
+        // signature does not cover it, so the statement still verifies).
+        var u2f = try file.authenticator("u2f")
+        u2f.aaguid = Array(repeating: 0, count: 16)
+        var u2fOptions = Auth.RegistrationOptions(flags: [.userPresent], attestation: .fidoU2F(ca: ca))
+        u2fOptions.authData = { $0.replaceSubrange(37..<53, with: Auth.defaultAAGUID) }
+        try file.register("fido-u2f-non-zero-aaguid", u2f, options: u2fOptions, .reject(.attestation))
 
         // Resp-3 P-4: an assertion with UP clear (and UV clear), accepted.
         try file.authenticate(

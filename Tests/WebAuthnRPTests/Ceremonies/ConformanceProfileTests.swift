@@ -82,6 +82,6 @@ struct ConformanceProfileTests {
         #expect(!VerificationPolicy().acceptedAlgorithms.contains(.rs1))
         let policy = VerificationPolicy()
         #expect(!policy.userPresenceOptionalInAssertions && !policy.attestation.refusesAnchorInPath)
-        #expect(!policy.attestation.formats.tpmNameMayUseItsOwnAlgorithm)
+        #expect(!policy.attestation.formats.tpmNameMayUseItsOwnAlgorithm && !policy.attestation.formats.fidoU2FRequiresZeroAAGUID)
     }
 }
