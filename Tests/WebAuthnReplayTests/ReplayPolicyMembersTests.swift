@@ -118,7 +118,9 @@ struct ReplayPolicyMembersTests: ReplaysOneDocument {
         let policy = try #require(try Self.committed("registration/fido-conformance-profile.json")["policy"] as? [String: Any])
         #expect(policy["requireTrustedAttestation"] as? Bool == true && policy["unattested"] as? String == "accepted")
         #expect(preset.attestation.formats.fidoU2FRequiresZeroAAGUID)
-        for member in ["userPresenceOptionalInAssertions", "tpmNameMayUseItsOwnAlgorithm", "refuseAnchorInPath", "fidoU2FRequiresZeroAAGUID"] {
+        for member in [
+            "userPresenceOptionalInAssertions", "tpmNameMayUseItsOwnAlgorithm", "refuseAnchorInPath", "fidoU2FRequiresZeroAAGUID",
+        ] {
             #expect(policy[member] as? Bool == true, "\(member)")
         }
     }
