@@ -18,7 +18,8 @@ import collections, glob, json, os, re, subprocess, sys
 # 464 -> 465 (issue 41, 7d): AttestationResult's one merged authenticatorName became metadataName
 # and claimedProviderName, so a community list's claim is never read as a metadata statement.
 # 465 -> 466 (issue 42): VerificationPolicy.fidoConformance(trust:), the one public way to the conformance profile
-BUDGET = {"WebAuthnRP": 466, "WebAuthnCrypto": 53, "WebAuthnCoding": 0}
+# 466 -> 467 (issue 42): MetadataTrust(statements:policy:additionalAnchors:), unsigned statements into the same source
+BUDGET = {"WebAuthnRP": 467, "WebAuthnCrypto": 53, "WebAuthnCoding": 0}
 
 if len(sys.argv) > 1:
     graphs = sys.argv[1]
