@@ -273,6 +273,20 @@ struct ReplaySetup {
         } else {
             metadata = nil
         }
+        if let statements = spec?.metadataStatements {
+            guard spec?.metadata == nil else {
+                throw FixtureError(
+                    file: file, member: "policy.metadataStatements", reason: "is given with policy.metadata; give one of them")
+            }
+            do {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                source = try MetadataTrust(
+                    statements: try statements.map { try encoder.encode($0) }, additionalAnchors: anchors)
+            } catch {
+                throw FixtureError(file: file, member: "policy.metadataStatements", reason: "do not read: \(error)")
+            }
+        }
         let unattested: AttestationPolicy.Unattested
         switch spec?.unattested {
         case nil: unattested = requireTrust ? .rejected : .accepted

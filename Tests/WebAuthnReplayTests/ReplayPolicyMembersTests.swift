@@ -108,6 +108,33 @@ struct ReplayPolicyMembersTests: ReplaysOneDocument {
         #expect(unusable.fixtureErrors.first?.member == "policy.unattested")
     }
 
+    @Test("metadataStatements: the profile judged by an unsigned statement's roots gives the same verdicts as by trustAnchors")
+    func metadataStatements() async throws {
+        let path = "registration/fido-conformance-profile.json"
+        let root = try #require((try Self.committed(path)["policy"] as? [String: Any])?["trustAnchors"] as? [String])[0]
+        var standard = root.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        standard += String(repeating: "=", count: (4 - standard.count % 4) % 4)
+        let statement: [String: Any] = [
+            "aaguid": "01020304-0506-0708-090a-0b0c0d0e0f10", "description": "Fixture Test Key",
+            "attestationTypes": ["basic_full", "basic_surrogate", "attca"], "attestationRootCertificates": [standard],
+        ]
+        func judged(by statements: [Any]?) throws -> [String: Any] {
+            try Self.edited(path) { object in
+                var policy = object["policy"] as? [String: Any] ?? [:]
+                policy["trustAnchors"] = nil
+                policy["metadataStatements"] = statements
+                object["policy"] = policy
+            }
+        }
+        let (byStatement, _) = try await replay(try judged(by: [statement]))
+        #expect(byStatement.exitCode == 0, "\(byStatement.results.filter { !$0.passed }.map { "\($0.name): \($0.mismatches)" })")
+        let (noRoots, _) = try await replay(try judged(by: nil))
+        #expect(Self.result(noRoots, "packed-x5c-trusted")?.error?.category == .trust)
+        let (unusable, _) = try await replay(try judged(by: [["aaguid": "01020304-0506-0708-090a-0b0c0d0e0f10"]]))
+        #expect(unusable.exitCode == 2)
+        #expect(unusable.fixtureErrors.first?.member == "policy.metadataStatements")
+    }
+
     @Test("the replay members give the preset: VerificationPolicy.fidoConformance sets exactly what the file sets")
     func conformanceProfileIsThePreset() throws {
         let preset = VerificationPolicy.fidoConformance(trust: FixedTrustAnchors([]))
