@@ -61,7 +61,9 @@ EXPECTED = {
         ("YubiKey 5 Series with Lightning", "FIDO_CERTIFIED_L1"),
     "py_webauthn-reg-fido-u2f-verify-attestation-from-yubikey-firefox.json":
         ("Security Key by Yubico with NFC", "FIDO_CERTIFIED_L1"),
-    "py_webauthn-reg-fido-u2f-verify-attestation-with-unsupported-token-binding.json":
+    # The same YK4 attestation certificate as ...-unsupported-token-binding.json, whose string
+    # tokenBinding the library refuses (issue 42; .ci/run excludes that file too).
+    "py_webauthn-reg-fido-u2f-verify-attestation-with-unsupported-token-binding-status.json":
         ("YK4 Series Key by Yubico", "FIDO_CERTIFIED"),
     "py_webauthn-reg-tpm-verify-attestation-dell-xps-13.json":
         ("Windows Hello Hardware Authenticator", "FIDO_CERTIFIED_L1"),
