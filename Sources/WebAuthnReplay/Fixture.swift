@@ -78,6 +78,17 @@ struct Fixture: Decodable {
         var challengeLifetime: Double?
         /// The FIDO metadata BLOB the registrations are judged with.
         var metadata: MetadataSpec?
+        /// What `none` and `self` mean: `accepted`, `rejectedWhenRequested` or `rejected`; nil:
+        /// `rejected` with `requireTrustedAttestation`, else `accepted`.
+        var unattested: String?
+        /// The FIDO conformance profile's departures from L3 (Fixtures/README.md), each nil: false.
+        var userPresenceOptionalInAssertions: Bool?
+        var tpmNameMayUseItsOwnAlgorithm: Bool?
+        var refuseAnchorInPath: Bool?
+        var fidoU2FRequiresZeroAAGUID: Bool?
+        /// Unsigned MDS3 metadata statements (JSON objects) the registrations are judged with, as
+        /// the FIDO conformance tool hands them out; not with `metadata` (Fixtures/README.md).
+        var metadataStatements: [JSONValue]?
     }
 
     /// `policy.metadata`: an MDS3 BLOB, the root its chain must end in, CRLs, and the

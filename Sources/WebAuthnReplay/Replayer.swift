@@ -273,14 +273,44 @@ struct ReplaySetup {
         } else {
             metadata = nil
         }
+        if let statements = spec?.metadataStatements {
+            guard spec?.metadata == nil else {
+                throw FixtureError(
+                    file: file, member: "policy.metadataStatements", reason: "is given with policy.metadata; give one of them")
+            }
+            do {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                source = try MetadataTrust(
+                    statements: try statements.map { try encoder.encode($0) }, additionalAnchors: anchors)
+            } catch {
+                throw FixtureError(file: file, member: "policy.metadataStatements", reason: "do not read: \(error)")
+            }
+        }
+        let unattested: AttestationPolicy.Unattested
+        switch spec?.unattested {
+        case nil: unattested = requireTrust ? .rejected : .accepted
+        case "accepted"?: unattested = .accepted
+        case "rejectedWhenRequested"?: unattested = .rejectedWhenRequested
+        case "rejected"?: unattested = .rejected
+        case let other?:
+            throw FixtureError(
+                file: file, member: "policy.unattested",
+                reason: "is \"\(other.prefix(64))\"; it must be accepted, rejectedWhenRequested or rejected")
+        }
+        var formats = AttestationFormatOptions(tpmNameMayUseItsOwnAlgorithm: spec?.tpmNameMayUseItsOwnAlgorithm ?? false)
+        formats.fidoU2FRequiresZeroAAGUID = spec?.fidoU2FRequiresZeroAAGUID ?? false
+        var attestation = AttestationPolicy(
+            source: source, chain: requireTrust ? .required : .reported, unattested: unattested, formats: formats)
+        attestation.refusesAnchorInPath = spec?.refuseAnchorInPath ?? false
         // The fixture's RP accepts whatever its options offer: legacy RS1 and ML-DSA included.
-        policy = VerificationPolicy(
+        var policy = VerificationPolicy(
             acceptedAlgorithms: VerificationPolicy.defaultAlgorithms + [.rs1, .mlDSA44, .mlDSA65, .mlDSA87],
-            attestation: AttestationPolicy(
-                source: source, chain: requireTrust ? .required : .reported,
-                unattested: requireTrust ? .rejected : .accepted),
+            attestation: attestation,
             counter: (spec?.allowCounterRegression ?? false) ? .acceptAndFlag : .reject,
             challengeLifetime: lifetime)
+        policy.userPresenceOptionalInAssertions = spec?.userPresenceOptionalInAssertions ?? false
+        self.policy = policy
         var records: [CredentialRecord] = []
         for (index, credential) in (fixture.credentials ?? []).enumerated() {
             func bytes(_ text: String, _ name: String) throws(FixtureError) -> [UInt8] {

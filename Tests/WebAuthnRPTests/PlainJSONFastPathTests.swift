@@ -161,9 +161,10 @@ struct PlainJSONFastPathTests {
         #"{"id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU","x":1,"x":2},"clientExtensionResults":{},"type":"public-key"}"#,
         "{" + (0..<17).map { #""u\#($0)":0,"# }.joined()
             + #""id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU"},"clientExtensionResults":{},"type":"public-key"}"#,
+        // No clientExtensionResults: read as `{}` on both paths.
+        #"{"id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU"},"type":"public-key"}"#,
         // Rejected: missing, mistyped, bad base64url, trailing bytes, not an object.
         #"{"id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEV"},"clientExtensionResults":{},"type":"public-key"}"#,
-        #"{"id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU"},"type":"public-key"}"#,
         #"{"id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC"},"clientExtensionResults":{},"type":"public-key"}"#,
         #"{"id":"AAECAw","rawId":"AAECAw","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU"},"clientExtensionResults":{},"type":7}"#,
         #"{"id":"AAECAw","rawId":"AAECA=","response":{"clientDataJSON":"e30","authenticatorData":"AAEC","signature":"MEU"},"clientExtensionResults":{},"type":"public-key"}"#,

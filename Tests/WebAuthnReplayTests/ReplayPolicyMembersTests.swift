@@ -66,13 +66,90 @@ struct ReplayPolicyMembersTests: ReplaysOneDocument {
             "registration/origin-related-origins.json", "registration/verification-time-fraction.json",
             "extensions/absent.json", "metadata/policy-refused-statuses.json", "metadata/policy-minimum-certification-level.json",
             "metadata/policy-stale-refused.json", "metadata/policy-stale-accepted.json", "metadata/blob-rollback.json",
-            "metadata/blob-previous-number.json", "app-attest/challenges.json",
+            "metadata/blob-previous-number.json", "app-attest/challenges.json", "registration/fido-conformance-profile.json",
         ])
     func committedPass(_ path: String) async throws {
         let report = await Replayer.replay(paths: [Self.fixtures.appendingPathComponent(path).path])
         #expect(
             report.exitCode == 0, "\(report.fixtureErrors) \(report.results.filter { !$0.passed }.map { "\($0.name): \($0.mismatches)" })")
         #expect(!report.results.isEmpty)
+    }
+
+    // MARK: The FIDO conformance profile (issue 42)
+
+    @Test("each conformance profile member changes a verdict; an unattested value that names nothing is exit 2")
+    func conformanceProfileMembers() async throws {
+        let path = "registration/fido-conformance-profile.json"
+        func without(_ member: String, value: Any? = nil) throws -> [String: Any] {
+            try Self.edited(path) { object in
+                var policy = object["policy"] as? [String: Any] ?? [:]
+                policy[member] = value
+                object["policy"] = policy
+            }
+        }
+        let (committed, _) = try await replay(try Self.committed(path))
+        #expect(committed.exitCode == 0)
+        let (up, _) = try await replay(try without("userPresenceOptionalInAssertions"))
+        #expect(Self.result(up, "login-user-presence-clear")?.error?.category == .userPresence)
+        let (tpm, _) = try await replay(try without("tpmNameMayUseItsOwnAlgorithm"))
+        #expect(Self.result(tpm, "tpm-name-sha1-nameAlg-sha256")?.error?.category == .attestation)
+        let (u2f, _) = try await replay(try without("fidoU2FRequiresZeroAAGUID"))
+        #expect(Self.result(u2f, "fido-u2f-non-zero-aaguid")?.actual == "accept")
+        let (root, _) = try await replay(try without("refuseAnchorInPath"))
+        #expect(Self.result(root, "packed-x5c-carries-its-root")?.actual == "accept")
+        let (unattested, _) = try await replay(try without("unattested"))
+        #expect(Self.result(unattested, "none-accepted")?.error?.category == .trust)
+        #expect(Self.result(unattested, "packed-self-accepted")?.error?.category == .trust)
+        let (requested, _) = try await replay(try without("unattested", value: "rejectedWhenRequested"))
+        #expect(Self.result(requested, "none-accepted")?.error?.category == .trust)
+        #expect(Self.result(requested, "packed-self-accepted")?.actual == "accept")
+        let (unusable, _) = try await replay(try without("unattested", value: "none"))
+        #expect(unusable.exitCode == 2)
+        #expect(unusable.fixtureErrors.first?.member == "policy.unattested")
+    }
+
+    @Test("metadataStatements: the profile judged by an unsigned statement's roots gives the same verdicts as by trustAnchors")
+    func metadataStatements() async throws {
+        let path = "registration/fido-conformance-profile.json"
+        let root = try #require((try Self.committed(path)["policy"] as? [String: Any])?["trustAnchors"] as? [String])[0]
+        var standard = root.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        standard += String(repeating: "=", count: (4 - standard.count % 4) % 4)
+        let statement: [String: Any] = [
+            "aaguid": "01020304-0506-0708-090a-0b0c0d0e0f10", "description": "Fixture Test Key",
+            "attestationTypes": ["basic_full", "basic_surrogate", "attca"], "attestationRootCertificates": [standard],
+        ]
+        func judged(by statements: [Any]?) throws -> [String: Any] {
+            try Self.edited(path) { object in
+                var policy = object["policy"] as? [String: Any] ?? [:]
+                policy["trustAnchors"] = nil
+                policy["metadataStatements"] = statements
+                object["policy"] = policy
+            }
+        }
+        let (byStatement, _) = try await replay(try judged(by: [statement]))
+        #expect(byStatement.exitCode == 0, "\(byStatement.results.filter { !$0.passed }.map { "\($0.name): \($0.mismatches)" })")
+        let (noRoots, _) = try await replay(try judged(by: nil))
+        #expect(Self.result(noRoots, "packed-x5c-trusted")?.error?.category == .trust)
+        let (unusable, _) = try await replay(try judged(by: [["aaguid": "01020304-0506-0708-090a-0b0c0d0e0f10"]]))
+        #expect(unusable.exitCode == 2)
+        #expect(unusable.fixtureErrors.first?.member == "policy.metadataStatements")
+    }
+
+    @Test("the replay members give the preset: VerificationPolicy.fidoConformance sets exactly what the file sets")
+    func conformanceProfileIsThePreset() throws {
+        let preset = VerificationPolicy.fidoConformance(trust: FixedTrustAnchors([]))
+        #expect(preset.userPresenceOptionalInAssertions)
+        #expect(preset.attestation.formats.tpmNameMayUseItsOwnAlgorithm)
+        #expect(preset.attestation.refusesAnchorInPath)
+        #expect(preset.attestation.chain == .required && preset.attestation.unattested == .accepted)
+        let policy = try #require(try Self.committed("registration/fido-conformance-profile.json")["policy"] as? [String: Any])
+        #expect(policy["requireTrustedAttestation"] as? Bool == true && policy["unattested"] as? String == "accepted")
+        #expect(preset.attestation.formats.fidoU2FRequiresZeroAAGUID)
+        for member in [
+            "userPresenceOptionalInAssertions", "tpmNameMayUseItsOwnAlgorithm", "refuseAnchorInPath", "fidoU2FRequiresZeroAAGUID",
+        ] {
+            #expect(policy[member] as? Bool == true, "\(member)")
+        }
     }
 
     // MARK: Related origins

@@ -290,7 +290,10 @@ enum AttestationTrustEvaluator {
         at time: Date
     ) throws(WebAuthnError) -> (Verdict, AuthenticatorTrust) {
         let formats = AttestationFormatTable.standard
-        return try judge(outcome, format: format, compoundRequirement: policy.formats.compoundRequirement, at: time) {
+        return try judge(
+            outcome, format: format, compoundRequirement: policy.formats.compoundRequirement,
+            refusingAnchorInPath: policy.refusesAnchorInPath, at: time
+        ) {
             (statementFormat, statement) throws(WebAuthnError) in
             let authenticator = AttestedAuthenticator(
                 aaguid: aaguid, format: statementFormat, type: statement.type, trustPath: statement.trustPath,
@@ -312,12 +315,12 @@ enum AttestationTrustEvaluator {
     ///   component's, else its first component's).
     static func judge<Failure: Error>(
         _ outcome: AttestationOutcome, format: String,
-        compoundRequirement: AttestationFormatOptions.CompoundRequirement, at time: Date,
-        trust: (String, AttestationOutcome) throws(Failure) -> AuthenticatorTrust
+        compoundRequirement: AttestationFormatOptions.CompoundRequirement, refusingAnchorInPath: Bool = false,
+        at time: Date, trust: (String, AttestationOutcome) throws(Failure) -> AuthenticatorTrust
     ) throws(Failure) -> (Verdict, AuthenticatorTrust) {
         guard !outcome.components.isEmpty else {
             let statementTrust = try trust(format, outcome)
-            var verdict = evaluate(outcome, trust: statementTrust, at: time)
+            var verdict = evaluate(outcome, trust: statementTrust, refusingAnchorInPath: refusingAnchorInPath, at: time)
             verdict.trust = statementTrust
             return (verdict, statementTrust)
         }
@@ -332,7 +335,10 @@ enum AttestationTrustEvaluator {
                 continue
             }
             verdicts.append(
-                try judge(component.outcome, format: component.format, compoundRequirement: compoundRequirement, at: time, trust: trust).0)
+                try judge(
+                    component.outcome, format: component.format, compoundRequirement: compoundRequirement,
+                    refusingAnchorInPath: refusingAnchorInPath, at: time, trust: trust
+                ).0)
         }
         let trustedOnes = verdicts.filter(\.trusted)
         let chained = zip(chainedFlags, verdicts).filter(\.0).map(\.1)
@@ -350,7 +356,12 @@ enum AttestationTrustEvaluator {
     /// Judges one statement's path against the anchors and compromised keys of `trust`: the path
     /// libcrypto builds, anchor included, must hold no key a compromise report names, wherever
     /// the certificate came from (`x5c`, the entry's roots, the relying party's own anchors).
-    static func evaluate(_ outcome: AttestationOutcome, trust: AuthenticatorTrust, at time: Date) -> Verdict {
+    ///
+    /// With `refusingAnchorInPath` (the FIDO conformance profile only), a path that carries one
+    /// of the anchors or a self-issued certificate is untrusted.
+    static func evaluate(
+        _ outcome: AttestationOutcome, trust: AuthenticatorTrust, refusingAnchorInPath: Bool = false, at time: Date
+    ) -> Verdict {
         switch outcome.type {
         case .none: return Verdict(trusted: false, anchor: nil, reason: "no attestation (fmt none)")
         case .self: return Verdict(trusted: false, anchor: nil, reason: "self attestation has no trust path")
@@ -361,6 +372,15 @@ enum AttestationTrustEvaluator {
         }
         guard !trust.anchors.isEmpty else {
             return Verdict(trusted: false, anchor: nil, reason: "the policy has no trust anchors for this authenticator")
+        }
+        if refusingAnchorInPath,
+            let carried = outcome.trustPath.firstIndex(where: { certificate in
+                certificate.isSelfIssued || trust.anchors.contains { $0.derBytes == certificate.derBytes }
+            })
+        {
+            return Verdict(
+                trusted: false, anchor: nil,
+                reason: "x5c[\(carried)] is a root or a trust anchor, and the policy (FIDO conformance) refuses a path that carries it")
         }
         let chain: VerifiedCertificateChain
         do {

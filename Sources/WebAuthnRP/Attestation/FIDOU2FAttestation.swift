@@ -23,6 +23,16 @@ struct FIDOU2FAttestation: AttestationFormat {
         else {
             throw context.failure("attestation certificate key is \(attCert.publicKey.keyKind), not EC P-256")
         }
+        // The FIDO conformance profile only (Resp-8 F-1): CTAP 2.1 ("Interoperating with CTAP1/U2F
+        // authenticators") has the client write the zero AAGUID for a U2F device, and the U2F
+        // signature below does not cover it. L3 §8.6 does not check it, and L3's own fido-u2f test
+        // vector carries a non-zero AAGUID, so the default accepts it (and `MetadataTrust` never
+        // chooses a fido-u2f entry by AAGUID).
+        if context.policy.formats.fidoU2FRequiresZeroAAGUID, !context.attestedCredential.aaguid.isZero {
+            throw context.failure(
+                "the AAGUID is \(context.attestedCredential.aaguid.uuidString); the policy (FIDO conformance) requires "
+                    + "the zero AAGUID a CTAP2 client writes for a U2F device")
+        }
         // "Extract the claimed rpIdHash from authenticatorData, and the claimed credentialId and
         // credentialPublicKey from authenticatorData.attestedCredentialData."
         // "Convert the COSE_KEY formatted credentialPublicKey to Raw ANSI X9.62 public key format":

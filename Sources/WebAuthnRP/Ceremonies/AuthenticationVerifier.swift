@@ -113,8 +113,9 @@ package struct AuthenticationVerifier: Sendable {
                 asked: askedExtensions, issued: issued, relyingParty: relyingParty)
         }
         try CeremonyChecks.verifyFlags(
-            authData, steps: .authentication, userPresenceOptional: false, requirement: issued.userVerification,
-            trace: &trace)
+            authData, steps: .authentication, userPresenceOptional: policy.userPresenceOptionalInAssertions,
+            because: "the policy is the FIDO conformance profile (UP optional in assertions)",
+            requirement: issued.userVerification, trace: &trace)
         // Step 19: "If credentialRecord.backupEligible is set, verify that currentBe is set. If
         // credentialRecord.backupEligible is not set, verify that currentBe is not set."
         try trace.check("§7.2 step 19", "BE is unchanged since registration") { () throws(WebAuthnError) in

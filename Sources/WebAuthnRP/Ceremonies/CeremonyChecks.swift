@@ -121,10 +121,11 @@ package enum CeremonyChecks {
     /// when required, BS not set without BE.
     static func verifyFlags(
         _ authData: AuthenticatorData, steps: SharedSteps, userPresenceOptional: Bool,
+        because reason: String = "conditional mediation was requested",
         requirement: UserVerificationRequirement, trace: inout CeremonyTrace
     ) throws(WebAuthnError) {
         if userPresenceOptional {
-            trace.skip(steps.userPresent, "UP flag set", because: "conditional mediation was requested")
+            trace.skip(steps.userPresent, "UP flag set", because: reason)
         } else {
             try trace.check(steps.userPresent, "UP flag set") { () throws(WebAuthnError) in
                 try checkUserPresent(authData)

@@ -6,7 +6,9 @@ import WebAuthnCoding
 /// The bytes are parsed (`CollectedClientData.swift`) by a strict JSON reader: valid UTF-8 (an optional leading
 /// byte order mark is skipped), one JSON object, no duplicate members, `type`,
 /// `challenge` and `origin` present as strings, `crossOrigin` a boolean and
-/// `topOrigin` a string when present. Other members are parsed and ignored.
+/// `topOrigin` a string when present, `tokenBinding` of its Level 2 shape when present
+/// (L3 keeps the member reserved; see ``checkTokenBinding(_:)``). Other members are parsed
+/// and ignored.
 struct CollectedClientData: Sendable {
     /// `webauthn.create` or `webauthn.get` (compared by the ceremony, not here).
     let type: String
@@ -75,7 +77,7 @@ extension CollectedClientData {
         var body = jsonBytes
         if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }
         var type: JSONValue?, challenge: JSONValue?, origin: JSONValue?
-        var crossOrigin: JSONValue?, topOrigin: JSONValue?
+        var crossOrigin: JSONValue?, topOrigin: JSONValue?, tokenBinding: JSONValue?
         // challenge and origin given as strings: their bytes, kept (no string made).
         var challengeText: ArraySlice<UInt8>?, originText: ArraySlice<UInt8>?
         var object = true
@@ -115,6 +117,7 @@ extension CollectedClientData {
                     if bytes.is("origin") { return try takeText(&origin, &originText, &reader) }
                     if bytes.is("crossOrigin") { return try take(&crossOrigin, &reader) }
                     if bytes.is("topOrigin") { return try take(&topOrigin, &reader) }
+                    if bytes.is("tokenBinding") { return try take(&tokenBinding, &reader) }
                     try reader.skipValue(depth: 2)
                     return false
                 }
@@ -129,7 +132,8 @@ extension CollectedClientData {
         }
         try self.init(
             type: type, challenge: challenge, origin: origin, crossOrigin: crossOrigin,
-            topOrigin: topOrigin, rawBytes: jsonBytes, challengeText: challengeText, originText: originText)
+            topOrigin: topOrigin, tokenBinding: tokenBinding, rawBytes: jsonBytes, challengeText: challengeText,
+            originText: originText)
     }
 
     /// Parses through a value tree (``JSONReader/parse(_:limits:)``): the general reading,
@@ -149,7 +153,8 @@ extension CollectedClientData {
         }
         try self.init(
             type: members["type"], challenge: members["challenge"], origin: members["origin"],
-            crossOrigin: members["crossOrigin"], topOrigin: members["topOrigin"], rawBytes: jsonBytes)
+            crossOrigin: members["crossOrigin"], topOrigin: members["topOrigin"], tokenBinding: members["tokenBinding"],
+            rawBytes: jsonBytes)
     }
 
     /// The member checks, in order, on the values read.
@@ -157,7 +162,7 @@ extension CollectedClientData {
     /// kept them, their slots then marking them present as strings.)
     private init(
         type: JSONValue?, challenge: JSONValue?, origin: JSONValue?, crossOrigin: JSONValue?,
-        topOrigin: JSONValue?, rawBytes: ArraySlice<UInt8>,
+        topOrigin: JSONValue?, tokenBinding: JSONValue?, rawBytes: ArraySlice<UInt8>,
         challengeText: ArraySlice<UInt8>? = nil, originText: ArraySlice<UInt8>? = nil
     ) throws(WebAuthnError) {
         let type = try Self.requiredString(type, "type")
@@ -175,6 +180,7 @@ extension CollectedClientData {
         case .string(let s)?: topOriginValue = s
         case let other?: throw WebAuthnError(.malformed, "clientDataJSON: topOrigin is \(Self.kind(other)), not a string")
         }
+        try Self.checkTokenBinding(tokenBinding)
         self.init(
             type: type, challenge: challenge, origin: origin, crossOrigin: crossOriginValue,
             topOrigin: topOriginValue, rawBytes: rawBytes)
@@ -185,6 +191,42 @@ extension CollectedClientData {
     /// - Throws: as ``init(jsonBytes:)-(ArraySlice<UInt8>)``.
     init(jsonBytes: [UInt8]) throws(WebAuthnError) {
         try self.init(jsonBytes: jsonBytes[...])
+    }
+
+    /// The statuses `TokenBindingStatus` names (WebAuthn Level 2 §5.8.1; L3 keeps the member reserved).
+    static let tokenBindingStatuses: Set<String> = ["present", "supported", "not-supported"]
+
+    /// `tokenBinding`, when present, has its Level 2 shape: an object whose `status` is a string
+    /// in ``tokenBindingStatuses``, and, when `status` is `present`, an `id` that is a base64url
+    /// string. Its value is never used (no client sends Token Binding today): a member of
+    /// another shape is a client data document no conforming client wrote.
+    /// - Throws: ``WebAuthnError`` `malformed` naming the fault.
+    static func checkTokenBinding(_ value: JSONValue?) throws(WebAuthnError) {
+        guard let value else { return }
+        guard case .object(let members) = value else {
+            throw WebAuthnError(.malformed, "clientDataJSON: tokenBinding is \(kind(value)), not an object")
+        }
+        guard let status = members["status"] else {
+            throw WebAuthnError(.malformed, "clientDataJSON: tokenBinding.status is missing")
+        }
+        guard case .string(let text) = status else {
+            throw WebAuthnError(.malformed, "clientDataJSON: tokenBinding.status is \(kind(status)), not a string")
+        }
+        guard tokenBindingStatuses.contains(text) else {
+            throw WebAuthnError(
+                .malformed,
+                "clientDataJSON: tokenBinding.status \"\(text.prefix(64))\" is not present, supported or not-supported")
+        }
+        guard text == "present" else { return }
+        guard case .string(let id)? = members["id"] else {
+            throw WebAuthnError(
+                .malformed, "clientDataJSON: tokenBinding.id must be a base64url string when status is present")
+        }
+        do {
+            _ = try Base64URL.decode(id)
+        } catch {
+            throw WebAuthnError(.malformed, "clientDataJSON: tokenBinding.id: \(error)")
+        }
     }
 
     /// A required string member as UTF-8: the kept bytes, or the string value's.

@@ -169,8 +169,9 @@ enum PlainResponseDecoding {
             return true
         }
         try reader.finish()
-        guard let id, let rawId, let type, let extensions else { throw giveUp(reader) }
-        return Envelope(id: id, rawId: rawId, type: type, attachment: attachment.flatMap { $0 }, extensions: extensions)
+        guard let id, let rawId, let type else { throw giveUp(reader) }
+        // Absent `clientExtensionResults` is `{}`, as on the tree path.
+        return Envelope(id: id, rawId: rawId, type: type, attachment: attachment.flatMap { $0 }, extensions: extensions ?? [:])
     }
 
     /// Leaves the document to the tree path.

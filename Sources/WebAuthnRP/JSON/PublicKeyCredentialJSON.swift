@@ -39,14 +39,18 @@ package struct PublicKeyCredentialJSON<Response: Sendable & Hashable & Codable>:
     /// Decodes a response; `clientExtensionResults` member by member in name order, so that the
     /// same malformed input always gets the same error (see `decodeJSONObject(forKey:)`).
     /// - Parameter decoder: the decoder.
-    /// - Throws: `DecodingError` for a missing or mistyped member.
+    /// - Throws: `DecodingError` for a missing or mistyped member (`clientExtensionResults` may be
+    ///   absent: it is then empty).
     package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         id = try container.decode(String.self, forKey: .id)
         rawId = try container.decode(Base64URLBytes.self, forKey: .rawId)
         response = try container.decode(Response.self, forKey: .response)
         authenticatorAttachment = try container.decodeIfPresent(AuthenticatorAttachment.self, forKey: .authenticatorAttachment)
-        clientExtensionResults = try container.decodeJSONObject(forKey: .clientExtensionResults)
+        // Absent is read as `{}`: a client that ran no extension may leave the member out (the FIDO
+        // conformance tool's transport profile does); present, it must be an object.
+        clientExtensionResults =
+            container.contains(.clientExtensionResults) ? try container.decodeJSONObject(forKey: .clientExtensionResults) : [:]
         type = try container.decode(PublicKeyCredentialType.self, forKey: .type)
     }
 }

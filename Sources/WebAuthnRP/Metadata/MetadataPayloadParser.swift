@@ -114,7 +114,7 @@ enum MetadataPayloadParser {
             statusReports: reports, json: node.value)
     }
 
-    private static func statusReport(_ node: Node) throws(WebAuthnError) -> MetadataStatusReport {
+    static func statusReport(_ node: Node) throws(WebAuthnError) -> MetadataStatusReport {
         let members = try node.object()
         let status = AuthenticatorStatus(rawValue: try node.member(members, "status").string())
         var effectiveDate: Date?
@@ -140,7 +140,7 @@ enum MetadataPayloadParser {
             status: status, effectiveDate: effectiveDate, authenticatorVersion: version, certificate: certificate)
     }
 
-    private static func metadataStatement(_ node: Node) throws(WebAuthnError) -> MetadataStatement {
+    static func metadataStatement(_ node: Node) throws(WebAuthnError) -> MetadataStatement {
         let members = try node.object()
         // Descriptive: shown, never decided on; a malformed one is left empty.
         let description = node.lenientString(members, "description") ?? ""
@@ -177,7 +177,7 @@ enum MetadataPayloadParser {
             keyProtection: keyProtection, userVerificationDetails: userVerification)
     }
 
-    private static func isHexDigit(_ byte: UInt8) -> Bool {
+    static func isHexDigit(_ byte: UInt8) -> Bool {
         (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte)
     }
 

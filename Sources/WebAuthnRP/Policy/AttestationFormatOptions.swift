@@ -15,6 +15,14 @@ public struct AttestationFormatOptions: Sendable, Equatable {
     /// libraries; `false` accepts any vendor. Either way a TPMManufacturer that is not `id:` and
     /// eight hex digits is rejected.
     var requireKnownTPMManufacturer: Bool
+    /// `tpm` (§8.3): accept a `certInfo.attested.name` that is the Name of `pubArea` under the
+    /// Name's own (known) hash algorithm when it is not `pubArea.nameAlg`. Default false: L3
+    /// requires `nameAlg`. Only the FIDO conformance profile sets it (the tool's Resp-9 P-3).
+    package var tpmNameMayUseItsOwnAlgorithm: Bool
+    /// `fido-u2f` (§8.6): refuse (`attestation`) a non-zero AAGUID in the attested credential
+    /// data. Default false: §8.6 does not check it and L3's own fido-u2f test vector carries one.
+    /// Only the FIDO conformance profile sets it (the tool's Resp-8 F-1).
+    package var fidoU2FRequiresZeroAAGUID = false
 
     /// Which Android Key authorization lists are consulted for origin and purpose.
     public enum AndroidKeyAuthorizationPolicy: Sendable, Equatable {
@@ -44,6 +52,19 @@ public struct AttestationFormatOptions: Sendable, Equatable {
         safetyNetMaximumAge: Double = 60, compoundRequirement: CompoundRequirement = .all,
         requireKnownTPMManufacturer: Bool = true
     ) {
+        self.init(
+            androidKeyAuthorizations: androidKeyAuthorizations, safetyNetMaximumAge: safetyNetMaximumAge,
+            compoundRequirement: compoundRequirement, requireKnownTPMManufacturer: requireKnownTPMManufacturer,
+            tpmNameMayUseItsOwnAlgorithm: false)
+    }
+
+    /// The options with the conformance profile's TPM Name rule as given.
+    package init(
+        androidKeyAuthorizations: AndroidKeyAuthorizationPolicy = .teeOrSoftware,
+        safetyNetMaximumAge: Double = 60, compoundRequirement: CompoundRequirement = .all,
+        requireKnownTPMManufacturer: Bool = true, tpmNameMayUseItsOwnAlgorithm: Bool
+    ) {
+        self.tpmNameMayUseItsOwnAlgorithm = tpmNameMayUseItsOwnAlgorithm
         self.androidKeyAuthorizations = androidKeyAuthorizations
         self.safetyNetMaximumAge = safetyNetMaximumAge
         self.compoundRequirement = compoundRequirement

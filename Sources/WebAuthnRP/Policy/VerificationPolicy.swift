@@ -52,6 +52,12 @@ public struct AttestationPolicy: Sendable {
     var formats: AttestationFormatOptions
     /// Formats accepted at all (nil: every supported format).
     var allowedFormats: Set<String>?
+    /// Refuse (untrusted, so `trust` when a chain is required) an `x5c` that carries a
+    /// certificate of its own trust anchor or any self-issued (root) certificate. Default false:
+    /// RFC 5280 §6.1 takes the anchor as an input, not as part of the path, so a copy of it in
+    /// `x5c` is redundant, and Android Key chains always end in Google's root. Only the FIDO
+    /// conformance profile (``VerificationPolicy/fidoConformance(trust:)``) sets it.
+    package var refusesAnchorInPath = false
 
     /// Creates a policy. The defaults require nothing: any attestation that verifies (or none)
     /// is accepted, with no anchors, so every chain is reported as untrusted.
@@ -126,6 +132,10 @@ public struct VerificationPolicy: Sendable {
     var rejectUnsolicitedExtensionOutputs: Bool
     /// Names ``AttestationResult/claimedProviderName`` (a claim, apart from the metadata name).
     var passkeyProviders: PasskeyProviders
+    /// Accept an assertion whose UP flag is clear (skipping W3C L3 §7.2 step 16). Default false:
+    /// L3 refuses it. Only the FIDO conformance profile sets it, as the conformance tool's
+    /// Resp-3 P-4, P-6 and P-7 expect such assertions accepted.
+    package var userPresenceOptionalInAssertions = false
 
     /// Algorithms offered by default, most preferred first.
     public static let defaultAlgorithms: [COSEAlgorithm] = [
@@ -163,6 +173,34 @@ public struct VerificationPolicy: Sendable {
 }
 
 extension VerificationPolicy {
+    /// The FIDO Alliance server conformance tool's verdicts, **for conformance runs only**:
+    /// a production relying party keeps the default, which is W3C WebAuthn Level 3.
+    ///
+    /// Where the tool departs from L3, this policy departs with it, one member each
+    /// (the FIDO conformance article lists them):
+    /// - an assertion with the UP flag clear is accepted (L3 §7.2 step 16 refuses it);
+    /// - a `tpm` `certInfo.attested.name` may be the Name of `pubArea` under its own hash
+    ///   algorithm rather than `pubArea.nameAlg` (L3 §8.3 requires `nameAlg`);
+    /// - a chain must end in an anchor of `trust` (``AttestationPolicy/Chain/required``) while
+    ///   `self` and `none` are accepted (``AttestationPolicy/Unattested/accepted``), and an
+    ///   `x5c` that carries its own root is refused;
+    /// - a `fido-u2f` attestation with a non-zero AAGUID is refused (L3 §8.6 does not check it);
+    /// - RS1 (RSASSA-PKCS1-v1_5 with SHA-1) is accepted besides the default algorithms.
+    /// - Parameter trust: where the anchors come from: the metadata statements the tool hands
+    ///   out, or fixed roots.
+    /// - Returns: the conformance policy.
+    public static func fidoConformance(trust: any AttestationTrustSource) -> VerificationPolicy {
+        var formats = AttestationFormatOptions(tpmNameMayUseItsOwnAlgorithm: true)
+        formats.fidoU2FRequiresZeroAAGUID = true
+        var attestation = AttestationPolicy(
+            source: trust, chain: .required, unattested: .accepted, formats: formats)
+        attestation.refusesAnchorInPath = true
+        var policy = VerificationPolicy(
+            acceptedAlgorithms: VerificationPolicy.defaultAlgorithms + [.rs1], attestation: attestation)
+        policy.userPresenceOptionalInAssertions = true
+        return policy
+    }
+
     /// `challengeLifetime` as the options' `timeout` in milliseconds: clamped to
     /// 0...UInt32.max, 0 for a negative or NaN lifetime, never a trap.
     var challengeTimeoutMilliseconds: UInt32 {

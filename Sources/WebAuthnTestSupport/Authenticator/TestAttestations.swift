@@ -38,7 +38,15 @@ extension TestAuthenticator {
         let pubArea = fields.encoded
         var extraData = Digest.sha256.hash(authData + clientDataHash)
         options.nonce(&extraData)
-        let name = TPMStructureEncoder.bigEndian(TPMStructureEncoder.algSHA256) + Digest.sha256.hash(pubArea)
+        let nameAlgorithm = options.details.tpmNameHashAlgorithm
+        let nameDigest: Digest =
+            switch nameAlgorithm {
+            case 0x0004: .sha1
+            case 0x000C: .sha384
+            case 0x000D: .sha512
+            default: .sha256
+            }
+        let name = TPMStructureEncoder.bigEndian(nameAlgorithm) + nameDigest.hash(pubArea)
         let certInfo = TPMStructureEncoder.certifyAttest(
             extraData: extraData, clock: 1_234, resetCount: 2, restartCount: 3,
             firmwareVersion: 0x0001_0002, name: name)
@@ -160,6 +168,10 @@ extension TestAuthenticator {
         /// tpm: edits the pubArea fields (made from the credential key) before the pubArea is
         /// encoded, named and certified, so the TPM signature covers the edited structure.
         package var tpmPublicArea: (inout TPMPublicAreaFields) -> Void = { _ in }
+        /// tpm: the TPM_ALG_ID of the hash certInfo's Name of pubArea is made with: SHA-1 (0x0004),
+        /// SHA-256 (0x000B, the default, pubArea's nameAlg), SHA-384 (0x000C) or SHA-512 (0x000D).
+        /// Another than nameAlg is what the FIDO conformance tool's Resp-9 P-3 sends.
+        package var tpmNameHashAlgorithm: UInt16 = 0x000B
         /// android-key: teeEnforced purpose (default [KM_PURPOSE_SIGN]; nil: the field is absent).
         package var androidKeyTEEPurposes: [Int]? = [2]
         /// android-key: softwareEnforced purpose (default absent).

@@ -99,6 +99,15 @@ package struct TestAuthenticator {
         case compound([Attestation])
         /// A given `fmt` with a given attStmt (for unknown formats and broken statements).
         case custom(fmt: String, statement: CBORItem)
+
+        /// A `fido-u2f` statement this authenticator makes (not a custom one): its authenticator
+        /// data carries the zero AAGUID, as a CTAP2 client writes it for a U2F device.
+        var isFIDOU2F: Bool {
+            switch self {
+            case .fidoU2F, .fidoU2FChain: return true
+            default: return false
+            }
+        }
     }
 
     /// The test authenticator's statement of format `fmt`, one of the library's one list of
@@ -241,10 +250,11 @@ package struct TestAuthenticator {
         }
     }
 
-    /// Authenticator data for a registration: with attested credential data.
-    package func registrationAuthData(flags: AuthenticatorFlags) -> [UInt8] {
+    /// Authenticator data for a registration: with attested credential data, under this
+    /// authenticator's AAGUID or `aaguid` when given.
+    package func registrationAuthData(flags: AuthenticatorFlags, aaguid: [UInt8]? = nil) -> [UInt8] {
         var data = TestAuthData(
-            rpId: rpId, flags: flags, signCount: signCount, aaguid: aaguid,
+            rpId: rpId, flags: flags, signCount: signCount, aaguid: aaguid ?? self.aaguid,
             credentialId: credentialId, credentialKey: coseKey)
         data.flags.remove(.extensionData)
         return data.bytes
@@ -256,7 +266,8 @@ package struct TestAuthenticator {
         options.clientData(&clientData)
         var clientDataJSON = clientData.bytes
         options.clientDataBytes(&clientDataJSON)
-        var authData = registrationAuthData(flags: options.flags)
+        // A U2F device has no AAGUID: the CTAP2 client writes the zero AAGUID for it.
+        var authData = registrationAuthData(flags: options.flags, aaguid: options.attestation.isFIDOU2F ? AAGUID.zero.bytes : nil)
         options.extensions.append(to: &authData)
         options.authData(&authData)
         let clientDataHash = Digest.sha256.hash(clientDataJSON)

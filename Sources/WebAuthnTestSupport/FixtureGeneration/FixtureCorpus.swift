@@ -386,6 +386,7 @@ struct Corpus {
         files.append(try attestationRuleRejections())
         files += try metadataFiles()
         files += try trustFiles()
+        files.append(try fidoConformanceProfile())
 
         var exists = FixtureFile(
             "registration/credentialExists.json",

@@ -501,6 +501,25 @@ struct TPMAttestationCertInfoTests {
         statement.nameOverride = { _ in [0x81, 0x00, 0x00, 0x01] }
         expectRejection(statement, "certInfo.attested.name is not the SHA-256 Name")
     }
+
+    @Test("the FIDO conformance profile accepts a Name under its own algorithm; a wrong digest is still refused")
+    func nameAlgorithmConformanceProfile() throws {
+        let profile = VerificationPolicy.fidoConformance(trust: FixedTrustAnchors([])).attestation
+        var statement = TPMStatement(.ecc, alg: .es256)
+        statement.nameOverride = { pubArea in [0x00, 0x04] + Digest.sha1.hash(pubArea) }
+        #expect(try statement.verify(policy: profile).type == .attCA)
+        statement.nameOverride = { pubArea in [0x00, 0x0D] + Digest.sha512.hash(pubArea) }
+        #expect(try statement.verify(policy: profile).type == .attCA)
+        // The default (L3) still refuses it.
+        expectRejection(statement, "certInfo.attested.name is not the SHA-256 Name")
+        // The right digest under the wrong algorithm identifier, a digest of something else, a handle.
+        statement.nameOverride = { pubArea in [0x00, 0x0C] + Digest.sha256.hash(pubArea) }
+        expectRejection(statement, "certInfo.attested.name is not the SHA-256 Name", policy: profile)
+        statement.nameOverride = { pubArea in [0x00, 0x04] + Digest.sha1.hash(pubArea + [0x00]) }
+        expectRejection(statement, "certInfo.attested.name is not the SHA-256 Name", policy: profile)
+        statement.nameOverride = { _ in [0x81, 0x00, 0x00, 0x01] }
+        expectRejection(statement, "certInfo.attested.name is not the SHA-256 Name", policy: profile)
+    }
 }
 
 @Suite("tpm attestation: signature")

@@ -61,7 +61,12 @@ struct TPMAttestation: AttestationFormat {
         // section 10.12.3, whose name field contains a valid Name for pubArea, as computed using the
         // algorithm in the nameAlg field of pubArea using the procedure specified in [TPMv2-Part1] section 16."
         let nameDigest = Self.digest(for: pubArea.nameAlgorithm).hash(pubArea.rawBytes)
-        guard certify.name.bytes.elementsEqual(pubArea.name(withDigest: nameDigest)) else {
+        // The FIDO conformance profile only: the Name may be pubArea's under the Name's own known
+        // hash algorithm (the tool's Resp-9 P-3 expects it accepted; L3 requires nameAlg).
+        guard
+            certify.name.bytes.elementsEqual(pubArea.name(withDigest: nameDigest))
+                || (context.policy.formats.tpmNameMayUseItsOwnAlgorithm && Self.isNameUnderItsOwnAlgorithm(certify.name, of: pubArea))
+        else {
             throw context.failure("certInfo.attested.name is not the \(pubArea.nameAlgorithm) Name of pubArea (nameAlg || digest)")
         }
         // "Note that the remaining fields in the "Standard Attestation Structure" [TPMv2-Part1] section
@@ -95,6 +100,13 @@ struct TPMAttestation: AttestationFormat {
         var details = ["tpmManufacturer": device.manufacturer, "tpmModel": device.model, "tpmVersion": device.version]
         if let name = device.manufacturerName { details["tpmManufacturerName"] = name }
         return AttestationOutcome(type: .attCA, trustPath: chain, details: details)
+    }
+
+    /// Whether `name` is a digest Name of `pubArea` under the Name's own hash algorithm (one of
+    /// the four known, with its digest length), whatever `pubArea.nameAlg` says.
+    static func isNameUnderItsOwnAlgorithm(_ name: TPMName, of pubArea: TPMPublicArea) -> Bool {
+        guard let algorithm = name.hashAlgorithm, let digest = name.digest else { return false }
+        return digest.elementsEqual(Self.digest(for: algorithm).hash(pubArea.rawBytes))
     }
 
     // MARK: - Public key comparison
