@@ -86,6 +86,7 @@ struct Fixture: Decodable {
         var tpmNameMayUseItsOwnAlgorithm: Bool?
         var refuseAnchorInPath: Bool?
         var fidoU2FRequiresZeroAAGUID: Bool?
+        var checkTokenBindingShape: Bool?
         /// Unsigned MDS3 metadata statements (JSON objects) the registrations are judged with, as
         /// the FIDO conformance tool hands them out; not with `metadata` (Fixtures/README.md).
         var metadataStatements: [JSONValue]?

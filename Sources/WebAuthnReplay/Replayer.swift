@@ -310,6 +310,7 @@ struct ReplaySetup {
             counter: (spec?.allowCounterRegression ?? false) ? .acceptAndFlag : .reject,
             challengeLifetime: lifetime)
         policy.userPresenceOptionalInAssertions = spec?.userPresenceOptionalInAssertions ?? false
+        policy.checksTokenBindingShape = spec?.checkTokenBindingShape ?? false
         self.policy = policy
         var records: [CredentialRecord] = []
         for (index, credential) in (fixture.credentials ?? []).enumerated() {

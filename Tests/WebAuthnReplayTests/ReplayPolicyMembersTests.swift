@@ -95,6 +95,9 @@ struct ReplayPolicyMembersTests: ReplaysOneDocument {
         #expect(Self.result(tpm, "tpm-name-sha1-nameAlg-sha256")?.error?.category == .attestation)
         let (u2f, _) = try await replay(try without("fidoU2FRequiresZeroAAGUID"))
         #expect(Self.result(u2f, "fido-u2f-non-zero-aaguid")?.actual == "accept")
+        let (tokenBinding, _) = try await replay(try without("checkTokenBindingShape"))
+        #expect(Self.result(tokenBinding, "token-binding-not-an-object")?.actual == "accept")
+        #expect(Self.result(committed, "token-binding-not-an-object")?.error?.category == .malformed)
         let (root, _) = try await replay(try without("refuseAnchorInPath"))
         #expect(Self.result(root, "packed-x5c-carries-its-root")?.actual == "accept")
         let (unattested, _) = try await replay(try without("unattested"))
@@ -145,8 +148,10 @@ struct ReplayPolicyMembersTests: ReplaysOneDocument {
         let policy = try #require(try Self.committed("registration/fido-conformance-profile.json")["policy"] as? [String: Any])
         #expect(policy["requireTrustedAttestation"] as? Bool == true && policy["unattested"] as? String == "accepted")
         #expect(preset.attestation.formats.fidoU2FRequiresZeroAAGUID)
+        #expect(preset.checksTokenBindingShape)
         for member in [
             "userPresenceOptionalInAssertions", "tpmNameMayUseItsOwnAlgorithm", "refuseAnchorInPath", "fidoU2FRequiresZeroAAGUID",
+            "checkTokenBindingShape",
         ] {
             #expect(policy[member] as? Bool == true, "\(member)")
         }

@@ -98,7 +98,7 @@ package struct AuthenticationVerifier: Sendable {
         // Steps 7-14: client data.
         let clientData = try CeremonyChecks.verifyClientData(
             response.members.clientDataJSON, parsed: parsed, steps: .authentication, issued: issued,
-            relyingParty: relyingParty, trace: &trace)
+            relyingParty: relyingParty, checkingTokenBinding: policy.checksTokenBindingShape, trace: &trace)
         let authData = try trace.check("§7.2 step 7", "authenticatorData parses, nothing left over") { () throws(WebAuthnError) in
             try AuthenticatorData(bytes: response.members.authenticatorData)
         }

@@ -86,13 +86,19 @@ package enum CeremonyChecks {
     /// The client-data steps, the same in both ceremonies but for their numbers (§7.1 steps
     /// 5-11, §7.2 steps 7-14): parse `clientDataJSON` (unless the caller already did, to find
     /// the challenge), then check type, challenge, origin, crossOrigin and topOrigin.
+    /// `checkingTokenBinding` (the FIDO conformance profile only) refuses at the parse step a
+    /// `tokenBinding` member without its Level 2 shape, which L3 leaves unverified.
     static func verifyClientData(
         _ json: ArraySlice<UInt8>, parsed: CollectedClientData?, steps: SharedSteps,
-        issued: IssuedChallenge, relyingParty: RelyingParty, trace: inout CeremonyTrace
+        issued: IssuedChallenge, relyingParty: RelyingParty, checkingTokenBinding: Bool, trace: inout CeremonyTrace
     ) throws(WebAuthnError) -> CollectedClientData {
         let clientData = try trace.check(steps.parse, "clientDataJSON is UTF-8 JSON client data") { () throws(WebAuthnError) in
-            if let parsed { return parsed }
-            return try CollectedClientData(jsonBytes: json)
+            let clientData: CollectedClientData
+            if let parsed { clientData = parsed } else { clientData = try CollectedClientData(jsonBytes: json) }
+            if checkingTokenBinding, let fault = clientData.tokenBindingFault {
+                throw WebAuthnError(.malformed, "clientDataJSON: \(fault) (the FIDO conformance profile checks it)")
+            }
+            return clientData
         }
         try trace.check(steps.type, steps.typeTitle) { () throws(WebAuthnError) in
             try checkType(clientData, expected: steps.expectedType)

@@ -87,7 +87,7 @@ package struct RegistrationVerifier: Sendable {
         // Steps 5-11: client data.
         let clientData = try CeremonyChecks.verifyClientData(
             response.clientDataJSON[...], parsed: parsed, steps: .registration, issued: issued,
-            relyingParty: relyingParty, trace: &trace)
+            relyingParty: relyingParty, checkingTokenBinding: policy.checksTokenBindingShape, trace: &trace)
         // Step 12: "Let hash be the result of computing a hash over response.clientDataJSON using SHA-256."
         let clientDataHash = Digest.sha256.hash(response.clientDataJSON)
         trace.note("§7.1 step 12", "hash = SHA-256(clientDataJSON)")

@@ -6,9 +6,9 @@ import WebAuthnCoding
 /// The bytes are parsed (`CollectedClientData.swift`) by a strict JSON reader: valid UTF-8 (an optional leading
 /// byte order mark is skipped), one JSON object, no duplicate members, `type`,
 /// `challenge` and `origin` present as strings, `crossOrigin` a boolean and
-/// `topOrigin` a string when present, `tokenBinding` of its Level 2 shape when present
-/// (L3 keeps the member reserved; see ``checkTokenBinding(_:)``). Other members are parsed
-/// and ignored.
+/// `topOrigin` a string when present. Other members are parsed and ignored; `tokenBinding`,
+/// which L3 keeps reserved and never verifies, is read only to note whether it has its Level 2
+/// shape (``tokenBindingFault``), which the FIDO conformance profile alone holds it to.
 struct CollectedClientData: Sendable {
     /// `webauthn.create` or `webauthn.get` (compared by the ceremony, not here).
     let type: String
@@ -27,6 +27,11 @@ struct CollectedClientData: Sendable {
     let topOrigin: String?
     /// Exactly the bytes received (BOM included); the client data hash is over these.
     let rawBytes: ArraySlice<UInt8>
+    /// What is wrong with a `tokenBinding` member that lacks its Level 2 shape; nil when the
+    /// member is absent or well formed. L3 verifies nothing of it (old clients wrote other
+    /// shapes, `"unused"` among them), so only a policy that asks refuses it
+    /// (``VerificationPolicy/checksTokenBindingShape``).
+    let tokenBindingFault: String?
 
     /// The largest `clientDataJSON` accepted, in bytes.
     static let maximumLength = 64 * 1024
@@ -36,7 +41,7 @@ struct CollectedClientData: Sendable {
     /// The parsed members, with the bytes they came from (the JSON readers in `JSON/` build it).
     init(
         type: String, challenge: ArraySlice<UInt8>, origin: ArraySlice<UInt8>, crossOrigin: Bool?, topOrigin: String?,
-        rawBytes: ArraySlice<UInt8>
+        rawBytes: ArraySlice<UInt8>, tokenBindingFault: String? = nil
     ) {
         self.type = type
         self.challengeUTF8 = challenge
@@ -44,6 +49,7 @@ struct CollectedClientData: Sendable {
         self.crossOrigin = crossOrigin
         self.topOrigin = topOrigin
         self.rawBytes = rawBytes
+        self.tokenBindingFault = tokenBindingFault
     }
 
     /// Decodes ``challenge`` from base64url.
@@ -180,10 +186,9 @@ extension CollectedClientData {
         case .string(let s)?: topOriginValue = s
         case let other?: throw WebAuthnError(.malformed, "clientDataJSON: topOrigin is \(Self.kind(other)), not a string")
         }
-        try Self.checkTokenBinding(tokenBinding)
         self.init(
             type: type, challenge: challenge, origin: origin, crossOrigin: crossOriginValue,
-            topOrigin: topOriginValue, rawBytes: rawBytes)
+            topOrigin: topOriginValue, rawBytes: rawBytes, tokenBindingFault: Self.tokenBindingFault(tokenBinding))
     }
 
     /// Parses `clientDataJSON` held in an array.
@@ -196,37 +201,28 @@ extension CollectedClientData {
     /// The statuses `TokenBindingStatus` names (WebAuthn Level 2 §5.8.1; L3 keeps the member reserved).
     static let tokenBindingStatuses: Set<String> = ["present", "supported", "not-supported"]
 
-    /// `tokenBinding`, when present, has its Level 2 shape: an object whose `status` is a string
-    /// in ``tokenBindingStatuses``, and, when `status` is `present`, an `id` that is a base64url
-    /// string. Its value is never used (no client sends Token Binding today): a member of
-    /// another shape is a client data document no conforming client wrote.
-    /// - Throws: ``WebAuthnError`` `malformed` naming the fault.
-    static func checkTokenBinding(_ value: JSONValue?) throws(WebAuthnError) {
-        guard let value else { return }
-        guard case .object(let members) = value else {
-            throw WebAuthnError(.malformed, "clientDataJSON: tokenBinding is \(kind(value)), not an object")
-        }
-        guard let status = members["status"] else {
-            throw WebAuthnError(.malformed, "clientDataJSON: tokenBinding.status is missing")
-        }
-        guard case .string(let text) = status else {
-            throw WebAuthnError(.malformed, "clientDataJSON: tokenBinding.status is \(kind(status)), not a string")
-        }
+    /// Whether `tokenBinding`, when present, has its Level 2 shape: an object whose `status` is
+    /// a string in ``tokenBindingStatuses``, and, when `status` is `present`, an `id` that is a
+    /// base64url string. Its value is never used (no client sends Token Binding today).
+    /// - Returns: the fault, for a `malformed` refusal where a policy asks; nil when well formed.
+    static func tokenBindingFault(_ value: JSONValue?) -> String? {
+        guard let value else { return nil }
+        guard case .object(let members) = value else { return "tokenBinding is \(kind(value)), not an object" }
+        guard let status = members["status"] else { return "tokenBinding.status is missing" }
+        guard case .string(let text) = status else { return "tokenBinding.status is \(kind(status)), not a string" }
         guard tokenBindingStatuses.contains(text) else {
-            throw WebAuthnError(
-                .malformed,
-                "clientDataJSON: tokenBinding.status \"\(text.prefix(64))\" is not present, supported or not-supported")
+            return "tokenBinding.status \"\(text.prefix(64))\" is not present, supported or not-supported"
         }
-        guard text == "present" else { return }
+        guard text == "present" else { return nil }
         guard case .string(let id)? = members["id"] else {
-            throw WebAuthnError(
-                .malformed, "clientDataJSON: tokenBinding.id must be a base64url string when status is present")
+            return "tokenBinding.id must be a base64url string when status is present"
         }
         do {
             _ = try Base64URL.decode(id)
         } catch {
-            throw WebAuthnError(.malformed, "clientDataJSON: tokenBinding.id: \(error)")
+            return "tokenBinding.id: \(error)"
         }
+        return nil
     }
 
     /// A required string member as UTF-8: the kept bytes, or the string value's.

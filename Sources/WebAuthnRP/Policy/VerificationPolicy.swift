@@ -136,6 +136,12 @@ public struct VerificationPolicy: Sendable {
     /// L3 refuses it. Only the FIDO conformance profile sets it, as the conformance tool's
     /// Resp-3 P-4, P-6 and P-7 expect such assertions accepted.
     package var userPresenceOptionalInAssertions = false
+    /// Refuse (`malformed`) client data whose `tokenBinding` member lacks its Level 2 shape (an
+    /// object with `status` `present`, `supported` or `not-supported`, and an `id` when
+    /// present). Default false: L3 keeps the member reserved and verifies nothing of it, and
+    /// real clients have written other shapes (`"tokenBinding":"unused"`). Only the FIDO
+    /// conformance profile sets it, as the conformance tool expects those refused.
+    package var checksTokenBindingShape = false
 
     /// Algorithms offered by default, most preferred first.
     public static let defaultAlgorithms: [COSEAlgorithm] = [
@@ -185,6 +191,8 @@ extension VerificationPolicy {
     ///   `self` and `none` are accepted (``AttestationPolicy/Unattested/accepted``), and an
     ///   `x5c` that carries its own root is refused;
     /// - a `fido-u2f` attestation with a non-zero AAGUID is refused (L3 §8.6 does not check it);
+    /// - client data whose `tokenBinding` lacks its Level 2 shape is refused (L3 keeps the
+    ///   member reserved and verifies nothing of it);
     /// - RS1 (RSASSA-PKCS1-v1_5 with SHA-1) is accepted besides the default algorithms.
     /// - Parameter trust: where the anchors come from: the metadata statements the tool hands
     ///   out, or fixed roots.
@@ -198,6 +206,7 @@ extension VerificationPolicy {
         var policy = VerificationPolicy(
             acceptedAlgorithms: VerificationPolicy.defaultAlgorithms + [.rs1], attestation: attestation)
         policy.userPresenceOptionalInAssertions = true
+        policy.checksTokenBindingShape = true
         return policy
     }
 

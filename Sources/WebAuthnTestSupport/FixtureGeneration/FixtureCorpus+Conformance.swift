@@ -13,14 +13,14 @@ extension Corpus {
             "registration/fido-conformance-profile.json",
             "The FIDO conformance profile (for conformance runs only): chains must end in the test CA while "
                 + "none and self are accepted, an x5c carrying its own root is refused, a TPM Name under "
-                + "its own hash algorithm is accepted, fido-u2f with a non-zero AAGUID is refused, and a login "
-                + "with UP clear is accepted")
+                + "its own hash algorithm is accepted, fido-u2f with a non-zero AAGUID is refused, client data "
+                + "whose tokenBinding lacks its Level 2 shape is refused, and a login with UP clear is accepted")
         file.trustAnchors = [ca.certificate]
         file.requireTrustedAttestation = true
         file.policyMembers = [
             ("unattested", .string("accepted")), ("userPresenceOptionalInAssertions", .bool(true)),
             ("tpmNameMayUseItsOwnAlgorithm", .bool(true)), ("refuseAnchorInPath", .bool(true)),
-            ("fidoU2FRequiresZeroAAGUID", .bool(true)),
+            ("fidoU2FRequiresZeroAAGUID", .bool(true)), ("checkTokenBindingShape", .bool(true)),
         ]
         var main = try file.authenticator("main")
         var options = Auth.RegistrationOptions(attestation: .packed(ca: ca))
@@ -63,6 +63,16 @@ extension Corpus {
         var u2fOptions = Auth.RegistrationOptions(flags: [.userPresent], attestation: .fidoU2F(ca: ca))
         u2fOptions.authData = { $0.replaceSubrange(37..<53, with: Auth.defaultAAGUID) }
         try file.register("fido-u2f-non-zero-aaguid", u2f, options: u2fOptions, .reject(.attestation))
+
+        // The tool's client-data cases: a tokenBinding that is not its Level 2 object is refused
+        // (L3, and so the default policy, verifies nothing of it).
+        options = Auth.RegistrationOptions(attestation: .packed(ca: ca))
+        options.clientData = { $0.extraMembers = [#""tokenBinding":"unused""#] }
+        try file.register("token-binding-not-an-object", try file.authenticator("token binding"), options: options, .reject(.malformed))
+        options.clientData = { $0.extraMembers = [#""tokenBinding":{"status":"not-supported"}"#] }
+        try file.register(
+            "token-binding-not-supported", try file.authenticator("token binding ok"), options: options,
+            .attested(format: "packed", type: .basic, trusted: true))
 
         // Resp-3 P-4: an assertion with UP clear (and UV clear), accepted.
         try file.authenticate(
