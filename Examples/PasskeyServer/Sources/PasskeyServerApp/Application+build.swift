@@ -118,7 +118,9 @@ func buildApplication(_ config: Config, logger: Logger, testing: TestingOptions 
 
     let relyingParty = try config.relyingParty()
     let wellKnown = try WellKnownController(config: config, relyingParty: relyingParty)
-    let policy = VerificationPolicy(counter: .reject, challengeLifetime: 300)
+    // CONFORMANCE=1: the library's FIDO conformance profile over the tool's statements and anchors.
+    let policy = try config.conformance?.policy() ?? VerificationPolicy(counter: .reject, challengeLifetime: 300)
+    if config.conformance != nil { logger.warning("CONFORMANCE=1: the FIDO conformance profile (for conformance runs only)") }
     // How challenges travel is configuration: sealed with the fleet's key, or stored.
     let transport: ChallengeTransport =
         sealingKey.map { .sealed($0, replayStore: repositories.sealedReplay) }
@@ -163,6 +165,7 @@ func buildApplication(_ config: Config, logger: Logger, testing: TestingOptions 
     web.addRoutes(to: api, appAttest: appPasskeyGuard)
     AccountController(config: config, repositories: repositories, cookies: cookies).addRoutes(to: api)
     NativeCeremonyController(ceremonies: web, signer: signer, tokens: tokens).addRoutes(to: native, appAttest: appPasskeyGuard)
+    if config.conformance != nil { ConformanceController(web: web).addRoutes(to: router) }
 
     // Connections: an idle one is closed, a request must arrive whole in time, and at most
     // MAX_CONNECTIONS are open (more wait in the kernel's backlog instead of exhausting descriptors).

@@ -78,6 +78,9 @@ struct Config: Sendable {
     var androidApps: [AndroidApp] = []
     /// App Attest: off, optional or required, the app, the environment and the roots (AppAttestSettings).
     var appAttest = AppAttestSettings()
+    /// `CONFORMANCE=1`: the FIDO conformance tool's REST API with the library's conformance
+    /// profile, in memory. For conformance runs only; nil (the default) serves the example.
+    var conformance: ConformanceSettings?
 
     /// Whether cookies may omit `Secure` (plain http on loopback only).
     var isLocalhost: Bool {
@@ -165,6 +168,7 @@ struct Config: Sendable {
             }
         }
         config.appAttest = try AppAttestSettings.fromEnvironment(env, appleApps: config.appleApps)
+        config.conformance = try ConformanceSettings.fromEnvironment(env)
         return config
     }
 
