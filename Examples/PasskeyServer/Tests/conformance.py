@@ -1,0 +1,481 @@
+"""Our own re-implementation of the FIDO2 server conformance tool's server test groups, played
+against `CONFORMANCE=1 … PasskeyServer` over HTTP (the FIDO2 Server Conformance Test API).
+
+    python3 conformance.py setup DIR            # a test root, attestation certificates, PEM and statements
+    python3 conformance.py run BASE_URL DIR     # every case; exit 1 when one fails
+
+`setup` writes DIR/anchors/root.pem (the test root), DIR/metadata/*.json (metadata statements
+naming it: a packed authenticator by AAGUID, a fido-u2f one by key identifier) and DIR/keys.pem.
+The server is started with TRUST_ANCHORS_DIR=DIR/anchors METADATA_DIR=DIR/metadata.
+Case IDs follow the tool's style (group, then P-n for a positive case, F-n for a negative one);
+the numbering is ours, and each case checks what its line says. Needs `cryptography` (PyPI)."""
+import base64
+import datetime
+import hashlib
+import json
+import os
+import struct
+import sys
+
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
+from cryptography.x509.oid import NameOID
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from softauth import b64url, b64url_decode, cbor, post_json  # noqa: E402
+
+PACKED_AAGUID = bytes.fromhex("4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e")
+PACKED_AAGUID_TEXT = "4e4e4e4e-4e4e-4e4e-4e4e-4e4e4e4e4e4e"
+ZERO_AAGUID = bytes(16)
+RP_ID = "localhost"
+
+
+def _name(cn, ou="Authenticator Attestation"):
+    return x509.Name([
+        x509.NameAttribute(NameOID.COUNTRY_NAME, "US"),
+        x509.NameAttribute(NameOID.ORGANIZATION_NAME, "PasskeyServer conformance harness"),
+        x509.NameAttribute(NameOID.ORGANIZATIONAL_UNIT_NAME, ou),
+        x509.NameAttribute(NameOID.COMMON_NAME, cn),
+    ])
+
+
+def _cert(subject, key, issuer, issuer_key, ca, aaguid=None):
+    now = datetime.datetime.now(datetime.timezone.utc)
+    builder = (
+        x509.CertificateBuilder().subject_name(subject).issuer_name(issuer).public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(days=1)).not_valid_after(now + datetime.timedelta(days=3650))
+        .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
+        .add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
+    )
+    if ca:
+        builder = builder.add_extension(
+            x509.KeyUsage(False, False, False, False, False, True, True, False, False), critical=True)
+    if aaguid is not None:
+        # id-fido-gen-ce-aaguid: an OCTET STRING of the AAGUID (L3 §8.2.1).
+        builder = builder.add_extension(
+            x509.UnrecognizedExtension(x509.ObjectIdentifier("1.3.6.1.4.1.45724.1.1.4"), b"\x04\x10" + aaguid),
+            critical=False)
+    return builder.sign(issuer_key, hashes.SHA256())
+
+
+def _der(cert):
+    return cert.public_bytes(serialization.Encoding.DER)
+
+
+def setup(directory):
+    os.makedirs(directory + "/anchors", exist_ok=True)
+    os.makedirs(directory + "/metadata", exist_ok=True)
+    root_key = ec.generate_private_key(ec.SECP256R1())
+    root = _cert(_name("Harness Root", "Root"), root_key, _name("Harness Root", "Root"), root_key, ca=True)
+    packed_key = ec.generate_private_key(ec.SECP256R1())
+    packed = _cert(_name("Harness Packed"), packed_key, root.subject, root_key, ca=False, aaguid=PACKED_AAGUID)
+    u2f_key = ec.generate_private_key(ec.SECP256R1())
+    u2f = _cert(_name("Harness U2F"), u2f_key, root.subject, root_key, ca=False)
+    # A second root no statement names: chains under it must be refused.
+    rogue_key = ec.generate_private_key(ec.SECP256R1())
+    rogue = _cert(_name("Rogue Root", "Root"), rogue_key, _name("Rogue Root", "Root"), rogue_key, ca=True)
+    rogue_leaf_key = ec.generate_private_key(ec.SECP256R1())
+    rogue_leaf = _cert(_name("Rogue Packed"), rogue_leaf_key, rogue.subject, rogue_key, ca=False, aaguid=PACKED_AAGUID)
+    with open(directory + "/anchors/root.pem", "wb") as f:
+        f.write(root.public_bytes(serialization.Encoding.PEM))
+    root_b64 = base64.b64encode(_der(root)).decode()
+    common = {"schema": 3, "protocolFamily": "fido2", "authenticatorVersion": 1, "upv": [{"major": 1, "minor": 0}],
+              "attestationRootCertificates": [root_b64]}
+    with open(directory + "/metadata/packed.json", "w") as f:
+        json.dump({**common, "aaguid": PACKED_AAGUID_TEXT, "description": "Harness packed authenticator",
+                   "attestationTypes": ["basic_full", "basic_surrogate"]}, f)
+    u2f_ski = u2f.extensions.get_extension_for_class(x509.SubjectKeyIdentifier).value.digest.hex()
+    with open(directory + "/metadata/u2f.json", "w") as f:
+        json.dump({**common, "protocolFamily": "u2f", "attestationCertificateKeyIdentifiers": [u2f_ski],
+                   "description": "Harness fido-u2f authenticator", "attestationTypes": ["basic_full"]}, f)
+    keys = {}
+    for name, key in (("packed", packed_key), ("u2f", u2f_key), ("rogue_leaf", rogue_leaf_key)):
+        keys[name] = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                       serialization.NoEncryption()).decode()
+    for name, cert in (("packed", packed), ("u2f", u2f), ("rogue_leaf", rogue_leaf), ("root", root), ("rogue", rogue)):
+        keys[name + "_cert"] = base64.b64encode(_der(cert)).decode()
+    with open(directory + "/keys.json", "w") as f:
+        json.dump(keys, f)
+
+
+class Material:
+    def __init__(self, directory):
+        with open(directory + "/keys.json") as f:
+            data = json.load(f)
+        self.keys = {n: serialization.load_pem_private_key(data[n].encode(), None) for n in ("packed", "u2f", "rogue_leaf")}
+        self.certs = {n: base64.b64decode(data[n + "_cert"]) for n in ("packed", "u2f", "rogue_leaf", "root", "rogue")}
+
+
+def cose_ec2(key):
+    numbers = key.public_key().public_numbers()
+    return {1: 2, 3: -7, -1: 1, -2: numbers.x.to_bytes(32, "big"), -3: numbers.y.to_bytes(32, "big")}
+
+
+def cose_rsa(key, alg):
+    numbers = key.public_key().public_numbers()
+    return {1: 3, 3: alg, -1: numbers.n.to_bytes((numbers.n.bit_length() + 7) // 8, "big"), -2: numbers.e.to_bytes(3, "big")}
+
+
+def sign(key, data, alg=-7):
+    """An EC key signs ES256 whatever `alg` claims (a mislabeled statement); RSA by `alg`."""
+    if isinstance(key, ec.EllipticCurvePrivateKey):
+        return key.sign(data, ec.ECDSA(hashes.SHA256()))
+    return key.sign(data, padding.PKCS1v15(), hashes.SHA1() if alg == -65535 else hashes.SHA256())
+
+
+class Authenticator:
+    """One credential, made the way a conformance tool's virtual authenticator makes it."""
+
+    def __init__(self, alg=-7, aaguid=ZERO_AAGUID):
+        self.alg = alg
+        self.key = ec.generate_private_key(ec.SECP256R1()) if alg == -7 else rsa.generate_private_key(65537, 2048)
+        self.cred_id = os.urandom(32)
+        self.aaguid = aaguid
+        self.count = 0
+
+    def cose(self):
+        return cose_ec2(self.key) if self.alg == -7 else cose_rsa(self.key, self.alg)
+
+
+def client_data(kind, challenge, origin, **extra):
+    return json.dumps({"type": kind, "challenge": challenge, "origin": origin, **extra}).encode()
+
+
+def auth_data(rp_id, flags, count, attested=None):
+    data = hashlib.sha256(rp_id.encode()).digest() + bytes([flags]) + struct.pack(">I", count)
+    if attested is not None:
+        aaguid, cred_id, cose = attested
+        data += aaguid + struct.pack(">H", len(cred_id)) + cred_id + cbor(cose)
+    return data
+
+
+class Harness:
+    def __init__(self, base, material):
+        self.base = base.rstrip("/")
+        self.origin = os.environ.get("ORIGIN", self.base.replace("127.0.0.1", "localhost"))
+        self.m = material
+        self.results = []
+        self.users = {}
+
+    def post(self, path, body, cookies=None):
+        return post_json(self.base + path, body, cookies=cookies)
+
+    def case(self, case_id, title, passed, detail=""):
+        self.results.append((case_id, title, passed))
+        print(f"{'PASS' if passed else 'FAIL'} {case_id}: {title}" + ("" if passed else f" ({detail})"), flush=True)
+
+    @staticmethod
+    def ok(status, body):
+        return status == 200 and isinstance(body, dict) and body.get("status") == "ok" and body.get("errorMessage") == ""
+
+    @staticmethod
+    def failed(status, body, why=None):
+        """A failed ServerResponse; with `why`, its errorMessage names that verdict category."""
+        return (status == 400 and isinstance(body, dict) and body.get("status") == "failed"
+                and isinstance(body.get("errorMessage"), str) and body["errorMessage"] != ""
+                and (why is None or body["errorMessage"].startswith(why + ":")))
+
+    def new_user(self):
+        return "user-" + b64url(os.urandom(9))
+
+    # --- registration ---
+
+    def attestation_options(self, username, **extra):
+        body = {"username": username, "displayName": "Display " + username, **extra}
+        return self.post("/attestation/options", body)
+
+    def make_credential(self, auth, options, fmt="none", flags=0x45, rp_id=RP_ID, kind="webauthn.create",
+                        challenge=None, origin=None, cd_extra=None, statement=None, raw_id=None, cose=None,
+                        u2f_key="u2f", u2f_cert="u2f"):
+        """The ServerPublicKeyCredential the tool would post for `options`."""
+        cdj = client_data(kind, challenge or options["challenge"], origin or self.origin, **(cd_extra or {}))
+        ad = auth_data(rp_id, flags, auth.count, (auth.aaguid, auth.cred_id, cose or auth.cose()))
+        cdh = hashlib.sha256(cdj).digest()
+        if statement is not None:
+            att_stmt = statement(ad, cdh)
+        elif fmt == "none":
+            att_stmt = {}
+        elif fmt == "packed-self":
+            fmt, att_stmt = "packed", {"alg": auth.alg, "sig": sign(auth.key, ad + cdh, auth.alg)}
+        elif fmt == "packed":
+            att_stmt = {"alg": -7, "sig": sign(self.m.keys["packed"], ad + cdh), "x5c": [self.m.certs["packed"]]}
+        elif fmt == "fido-u2f":
+            att_stmt = self.u2f_statement(auth, cdh, u2f_key, u2f_cert)
+        else:
+            raise ValueError(fmt)
+        obj = cbor({"fmt": fmt, "attStmt": att_stmt, "authData": ad})
+        cid = b64url(auth.cred_id)
+        return {"id": cid, "rawId": raw_id or cid, "type": "public-key",
+                "response": {"clientDataJSON": b64url(cdj), "attestationObject": b64url(obj)},
+                "getClientExtensionResults": {}}
+
+    def u2f_statement(self, auth, cdh, key, cert):
+        numbers = auth.key.public_key().public_numbers()
+        point = b"\x04" + numbers.x.to_bytes(32, "big") + numbers.y.to_bytes(32, "big")
+        base = b"\x00" + hashlib.sha256(RP_ID.encode()).digest() + cdh + auth.cred_id + point
+        return {"sig": sign(self.m.keys[key], base), "x5c": [self.m.certs[cert]]}
+
+    def register(self, auth=None, fmt="none", username=None, **make):
+        """options then result; (status, body of the result, username, authenticator)."""
+        auth = auth or Authenticator()
+        username = username or self.new_user()
+        status, options, jar = self.attestation_options(username)
+        if not self.ok(status, options):
+            return status, options, username, auth
+        credential = self.make_credential(auth, options, fmt=fmt, **make)
+        status, body, _ = self.post("/attestation/result", credential, cookies=jar)
+        return status, body, username, auth
+
+    # --- authentication ---
+
+    def assertion_options(self, username, **extra):
+        return self.post("/assertion/options", {"username": username, **extra})
+
+    def get_assertion(self, auth, options, flags=0x05, rp_id=RP_ID, kind="webauthn.get", challenge=None,
+                      origin=None, cd_extra=None, user_handle=None, count=None, corrupt=False, cred_id=None):
+        auth.count = auth.count + 1 if count is None else count
+        cdj = client_data(kind, challenge or options["challenge"], origin or self.origin, **(cd_extra or {}))
+        ad = auth_data(rp_id, flags, auth.count)
+        sig = sign(auth.key, ad + hashlib.sha256(cdj).digest(), auth.alg)
+        if corrupt:
+            sig = sig[:-1] + bytes([sig[-1] ^ 1])
+        cid = b64url(cred_id or auth.cred_id)
+        response = {"authenticatorData": b64url(ad), "signature": b64url(sig), "clientDataJSON": b64url(cdj),
+                    "userHandle": user_handle if user_handle is not None else ""}
+        return {"id": cid, "rawId": cid, "type": "public-key", "response": response, "getClientExtensionResults": {}}
+
+    def login(self, username, auth, options_extra=None, **make):
+        status, options, jar = self.assertion_options(username, **(options_extra or {}))
+        if not self.ok(status, options):
+            return status, options
+        status, body, _ = self.post("/assertion/result", self.get_assertion(auth, options, **make), cookies=jar)
+        return status, body
+
+    # --- the groups ---
+
+    def creation_options(self):
+        group = "Server-ServerPublicKeyCredentialCreationOptions-Req-1"
+        selection = {"residentKey": "discouraged", "requireResidentKey": False,
+                     "authenticatorAttachment": "cross-platform", "userVerification": "preferred"}
+        username = self.new_user()
+        status, body, _ = self.attestation_options(username, authenticatorSelection=selection, attestation="direct")
+        good = self.ok(status, body)
+        self.case(f"{group} P-1", "options: status ok, empty errorMessage", good, f"{status} {body}")
+        if not good:
+            return
+        challenge = b64url_decode(body.get("challenge", ""))
+        user = body.get("user", {})
+        algs = [p.get("alg") for p in body.get("pubKeyCredParams", []) if p.get("type") == "public-key"]
+        self.case(f"{group} P-2", "challenge base64url, at least 16 bytes", len(challenge) >= 16)
+        self.case(f"{group} P-3", "user: name and displayName echoed, id base64url of 1 to 64 bytes",
+                  user.get("name") == username and user.get("displayName") == "Display " + username
+                  and 1 <= len(b64url_decode(user.get("id", ""))) <= 64, str(user))
+        self.case(f"{group} P-4", "rp.id is the RP ID, rp.name present",
+                  body.get("rp", {}).get("id") == RP_ID and bool(body.get("rp", {}).get("name")), str(body.get("rp")))
+        self.case(f"{group} P-5", "pubKeyCredParams hold ES256, RS256 and RS1 (-65535)",
+                  all(a in algs for a in (-7, -257, -65535)), str(algs))
+        self.case(f"{group} P-6", "authenticatorSelection deep-equal to the request's",
+                  body.get("authenticatorSelection") == selection, str(body.get("authenticatorSelection")))
+        self.case(f"{group} P-7", "attestation echoed", body.get("attestation") == "direct", str(body.get("attestation")))
+        self.case(f"{group} P-8", "timeout a positive number, excludeCredentials an array",
+                  isinstance(body.get("timeout"), (int, float)) and body["timeout"] > 0
+                  and isinstance(body.get("excludeCredentials"), list))
+        extensions = {"example.extension": True, "credProps": True}
+        status, body2, _ = self.attestation_options(self.new_user(), extensions=extensions)
+        self.case(f"{group} P-9", "extensions echoed, unknown ones included",
+                  self.ok(status, body2) and body2.get("extensions") == extensions, str(body2))
+        self.case(f"{group} P-10", "a fresh challenge on every call",
+                  self.ok(status, body2) and body2.get("challenge") != body.get("challenge"))
+        status, body3, _ = self.attestation_options(self.new_user())
+        self.case(f"{group} P-11", "no attestation asked: attestation none",
+                  self.ok(status, body3) and body3.get("attestation") == "none", str(body3))
+        # A registered user's credentials are in excludeCredentials.
+        status, result, name, auth = self.register()
+        status, body4, _ = self.attestation_options(name)
+        ids = [c.get("id") for c in (body4.get("excludeCredentials") or [])] if isinstance(body4, dict) else []
+        self.case(f"{group} P-12", "a registered user's credential in excludeCredentials",
+                  self.ok(status, body4) and b64url(auth.cred_id) in ids, str(body4))
+        status, body5, _ = self.post("/attestation/options", {"displayName": "no name"})
+        self.case(f"{group} F-1", "no username: failed", self.failed(status, body5), f"{status} {body5}")
+        status, body6, _ = self.post("/attestation/options", b"{not json")
+        self.case(f"{group} F-2", "a body that is not JSON: failed", self.failed(status, body6), f"{status} {body6}")
+        status, body7, _ = self.post("/attestation/options", {"username": 5})
+        self.case(f"{group} F-3", "username not a string: failed", self.failed(status, body7), f"{status} {body7}")
+        status, body8, _ = self.attestation_options(self.new_user(), authenticatorSelection="required")
+        self.case(f"{group} F-4", "authenticatorSelection not an object: failed", self.failed(status, body8),
+                  f"{status} {body8}")
+
+    def attestation_responses(self):
+        g = "Server-ServerAuthenticatorAttestationResponse"
+
+        def expect(case_id, title, want_ok, why=None, **kwargs):
+            status, body, _, _ = self.register(**kwargs)
+            self.case(case_id, title, self.ok(status, body) if want_ok else self.failed(status, body, why),
+                      f"{status} {body}")
+
+        expect(f"{g}-Resp-1 P-1", "none attestation, ES256: ok", True, fmt="none")
+        expect(f"{g}-Resp-1 P-2", "getClientExtensionResults instead of clientExtensionResults: ok", True)
+        expect(f"{g}-Resp-1 F-1", "rawId that differs from id: failed", False, why="malformed", raw_id=b64url(os.urandom(32)))
+        self._no_session(f"{g}-Resp-1 F-2")
+        self._replay(f"{g}-Resp-1 F-3")
+        expect(f"{g}-Resp-2 F-1", "clientData type webauthn.get: failed", False, why="type", kind="webauthn.get")
+        expect(f"{g}-Resp-2 F-2", "clientData challenge not the one issued: failed", False, why="challenge", challenge=b64url(os.urandom(32)))
+        expect(f"{g}-Resp-2 F-3", "clientData origin not the RP's: failed", False, why="origin", origin="https://evil.example")
+        expect(f"{g}-Resp-2 F-4", "clientData tokenBinding status unknown: failed", False, why="malformed",
+               cd_extra={"tokenBinding": {"status": "unknown"}})
+        expect(f"{g}-Resp-2 P-1", "clientData tokenBinding supported: ok", True,
+               cd_extra={"tokenBinding": {"status": "supported"}})
+        expect(f"{g}-Resp-3 F-1", "rpIdHash of another RP ID: failed", False, why="rpIdHash", rp_id="evil.example")
+        expect(f"{g}-Resp-3 F-2", "UP flag clear: failed", False, why="userPresence", flags=0x44)
+        expect(f"{g}-Resp-3 F-3", "AT flag clear with attested credential data: failed", False, why="malformed", flags=0x05)
+        expect(f"{g}-Resp-4 P-1", "packed self attestation, RS256: ok", True, auth=Authenticator(-257), fmt="packed-self")
+        expect(f"{g}-Resp-4 P-2", "packed self attestation, RS1 (-65535): ok", True,
+               auth=Authenticator(-65535), fmt="packed-self")
+        expect(f"{g}-Resp-4 F-1", "an algorithm not offered (credential key alg -999): failed", False, why="algorithm",
+               cose={1: 2, 3: -999, -1: 1, -2: bytes(32), -3: bytes(32)})
+        expect(f"{g}-Resp-5 P-1", "packed self attestation, ES256: ok", True, fmt="packed-self")
+        expect(f"{g}-Resp-5 P-2", "packed full attestation under the metadata root: ok", True,
+               auth=Authenticator(aaguid=PACKED_AAGUID), fmt="packed")
+        expect(f"{g}-Resp-5 F-1", "packed self attestation with a bad signature: failed", False, why="attestation",
+               fmt="packed", statement=lambda ad, cdh: {"alg": -7, "sig": b"\x30\x06\x02\x01\x01\x02\x01\x01"})
+        expect(f"{g}-Resp-5 F-2", "packed full attestation under a root no statement names: failed", False, why="trust",
+               auth=Authenticator(aaguid=PACKED_AAGUID), fmt="packed",
+               statement=lambda ad, cdh: {"alg": -7, "sig": sign(self.m.keys["rogue_leaf"], ad + cdh),
+                                          "x5c": [self.m.certs["rogue_leaf"]]})
+        expect(f"{g}-Resp-5 F-3", "packed full attestation whose x5c carries its root: failed", False, why="trust",
+               auth=Authenticator(aaguid=PACKED_AAGUID), fmt="packed",
+               statement=lambda ad, cdh: {"alg": -7, "sig": sign(self.m.keys["packed"], ad + cdh),
+                                          "x5c": [self.m.certs["packed"], self.m.certs["root"]]})
+        expect(f"{g}-Resp-5 F-4", "packed full attestation, AAGUID not the certificate's: failed", False, why="attestation",
+               auth=Authenticator(aaguid=bytes.fromhex("11" * 16)), fmt="packed")
+        expect(f"{g}-Resp-5 F-5", "packed statement alg not the credential's (-257 for an EC key): failed", False, why="attestation",
+               fmt="packed-self", auth=_MislabeledAlg())
+        expect(f"{g}-Resp-8 P-1", "fido-u2f under the metadata root: ok", True, fmt="fido-u2f")
+        expect(f"{g}-Resp-8 F-1", "fido-u2f with a non-zero AAGUID: failed", False, why="attestation",
+               auth=Authenticator(aaguid=PACKED_AAGUID), fmt="fido-u2f")
+        expect(f"{g}-Resp-8 F-2", "fido-u2f with an RSA credential key: failed", False, why="attestation",
+               auth=Authenticator(-257), fmt="fido-u2f",
+               statement=lambda ad, cdh: {"sig": b"\x00", "x5c": [self.m.certs["u2f"]]})
+        expect(f"{g}-Resp-8 F-3", "fido-u2f signed by a key not the certificate's: failed", False, why="attestation",
+               fmt="fido-u2f", u2f_key="packed")
+        expect(f"{g}-Resp-8 F-4", "fido-u2f under a root no statement names: failed", False, why="trust",
+               fmt="fido-u2f", u2f_key="rogue_leaf", u2f_cert="rogue_leaf")
+        self._unknown_format(f"{g}-Resp-A F-1")
+
+    def _no_session(self, case_id):
+        auth = Authenticator()
+        status, options, _ = self.attestation_options(self.new_user())
+        status, body, _ = self.post("/attestation/result", self.make_credential(auth, options))
+        self.case(case_id, "a result without its options (no ceremony cookie): failed", self.failed(status, body),
+                  f"{status} {body}")
+
+    def _replay(self, case_id):
+        auth = Authenticator()
+        status, options, jar = self.attestation_options(self.new_user())
+        credential = self.make_credential(auth, options)
+        first, _, _ = self.post("/attestation/result", credential, cookies=jar)
+        auth2 = Authenticator()
+        again = self.make_credential(auth2, options)
+        status, body, _ = self.post("/attestation/result", again, cookies=jar)
+        self.case(case_id, "a second result for one challenge: failed", first == 200 and self.failed(status, body),
+                  f"{first}, {status} {body}")
+
+    def _unknown_format(self, case_id):
+        auth = Authenticator()
+        status, options, jar = self.attestation_options(self.new_user())
+        cdj = client_data("webauthn.create", options["challenge"], self.origin)
+        ad = auth_data(RP_ID, 0x45, 0, (auth.aaguid, auth.cred_id, auth.cose()))
+        obj = cbor({"fmt": "example-format", "attStmt": {}, "authData": ad})
+        cid = b64url(auth.cred_id)
+        credential = {"id": cid, "rawId": cid, "type": "public-key",
+                      "response": {"clientDataJSON": b64url(cdj), "attestationObject": b64url(obj)}}
+        status, body, _ = self.post("/attestation/result", credential, cookies=jar)
+        self.case(case_id, "an unknown attestation format: failed", self.failed(status, body), f"{status} {body}")
+
+    def request_options(self):
+        group = "Server-ServerPublicKeyCredentialGetOptions-Req-1"
+        status, body, username, auth = self.register()
+        extensions = {"example.extension": True}
+        status, options, _ = self.assertion_options(username, userVerification="required", extensions=extensions)
+        good = self.ok(status, options)
+        self.case(f"{group} P-1", "options for a registered user: status ok", good, f"{status} {options}")
+        if not good:
+            return
+        allowed = options.get("allowCredentials") or []
+        self.case(f"{group} P-2", "challenge base64url, at least 16 bytes",
+                  len(b64url_decode(options.get("challenge", ""))) >= 16)
+        self.case(f"{group} P-3", "allowCredentials holds the user's credential",
+                  [c.get("id") for c in allowed] == [b64url(auth.cred_id)]
+                  and all(c.get("type") == "public-key" for c in allowed), str(allowed))
+        self.case(f"{group} P-4", "userVerification echoed", options.get("userVerification") == "required")
+        self.case(f"{group} P-5", "extensions echoed, unknown ones included", options.get("extensions") == extensions,
+                  str(options.get("extensions")))
+        self.case(f"{group} P-6", "rpId is the RP ID", options.get("rpId") == RP_ID)
+        _, again, _ = self.assertion_options(username)
+        self.case(f"{group} P-7", "a fresh challenge on every call", again.get("challenge") != options.get("challenge"))
+        status, body, _ = self.assertion_options(self.new_user())
+        self.case(f"{group} F-1", "an unknown user: failed", self.failed(status, body), f"{status} {body}")
+        status, body, _ = self.post("/assertion/options", {})
+        self.case(f"{group} F-2", "no username: failed", self.failed(status, body), f"{status} {body}")
+
+    def assertion_responses(self):
+        g = "Server-ServerAuthenticatorAssertionResponse"
+        _, _, username, auth = self.register()
+        _, _, username_rsa, auth_rsa = self.register(auth=Authenticator(-257), fmt="packed-self")
+
+        def expect(case_id, title, want_ok, why=None, name=None, a=None, **kwargs):
+            status, body = self.login(name or username, a or auth, **kwargs)
+            self.case(case_id, title, self.ok(status, body) if want_ok else self.failed(status, body, why),
+                      f"{status} {body}")
+
+        expect(f"{g}-Resp-1 P-1", "a valid ES256 assertion: ok", True)
+        expect(f"{g}-Resp-1 P-2", "a valid RS256 assertion: ok", True, name=username_rsa, a=auth_rsa)
+        expect(f"{g}-Resp-1 P-3", "userHandle the user's: ok", True, user_handle=None)
+        expect(f"{g}-Resp-1 F-1", "a credential id the user does not have: failed", False, why="unknownCredential", cred_id=os.urandom(32))
+        expect(f"{g}-Resp-2 F-1", "clientData type webauthn.create: failed", False, why="type", kind="webauthn.create")
+        expect(f"{g}-Resp-2 F-2", "clientData challenge not the one issued: failed", False, why="challenge", challenge=b64url(os.urandom(32)))
+        expect(f"{g}-Resp-2 F-3", "clientData origin not the RP's: failed", False, why="origin", origin="https://evil.example")
+        expect(f"{g}-Resp-3 P-1", "UP clear accepted (the profile's departure)", True, flags=0x04)
+        expect(f"{g}-Resp-3 F-1", "rpIdHash of another RP ID: failed", False, why="rpIdHash", rp_id="evil.example")
+        expect(f"{g}-Resp-3 F-2", "UV required, UV clear: failed", False, why="userVerification", options_extra={"userVerification": "required"},
+               flags=0x01)
+        expect(f"{g}-Resp-3 P-2", "UV required, UV set: ok", True, options_extra={"userVerification": "required"},
+               flags=0x05)
+        expect(f"{g}-Resp-3 F-3", "a counter that did not grow: failed", False, why="signCount", count=1)
+        expect(f"{g}-Resp-1 F-2", "a signature that does not verify: failed", False, why="signature", corrupt=True)
+        expect(f"{g}-Resp-1 F-3", "userHandle of another user: failed", False, why="userHandle", user_handle=b64url(os.urandom(16)))
+        status, options, _ = self.assertion_options(username)
+        status, body, _ = self.post("/assertion/result", self.get_assertion(auth, options))
+        self.case(f"{g}-Resp-1 F-4", "a result without its options (no ceremony cookie): failed",
+                  self.failed(status, body), f"{status} {body}")
+
+    def run(self):
+        self.creation_options()
+        self.attestation_responses()
+        self.request_options()
+        self.assertion_responses()
+        failed = [r for r in self.results if not r[2]]
+        print(f"{len(self.results)} cases, {len(self.results) - len(failed)} as expected, {len(failed)} not", flush=True)
+        return not failed
+
+
+class _MislabeledAlg(Authenticator):
+    """An EC key whose packed self statement claims RS256."""
+
+    def __init__(self):
+        super().__init__(-7)
+        self.alg = -257
+
+    def cose(self):
+        return cose_ec2(self.key)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "setup":
+        setup(sys.argv[2])
+    elif len(sys.argv) == 4 and sys.argv[1] == "run":
+        sys.exit(0 if Harness(sys.argv[2], Material(sys.argv[3])).run() else 1)
+    else:
+        sys.exit(__doc__)
