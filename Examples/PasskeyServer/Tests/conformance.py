@@ -320,6 +320,7 @@ class Harness:
         expect(f"{g}-Resp-1 F-1", "rawId that differs from id: failed", False, why="malformed", raw_id=b64url(os.urandom(32)))
         self._no_session(f"{g}-Resp-1 F-2")
         self._replay(f"{g}-Resp-1 F-3")
+        self._structure(g)
         expect(f"{g}-Resp-2 F-1", "clientData type webauthn.get: failed", False, why="type", kind="webauthn.get")
         expect(f"{g}-Resp-2 F-2", "clientData challenge not the one issued: failed", False, why="challenge", challenge=b64url(os.urandom(32)))
         expect(f"{g}-Resp-2 F-3", "clientData origin not the RP's: failed", False, why="origin", origin="https://evil.example")
@@ -363,6 +364,42 @@ class Harness:
         expect(f"{g}-Resp-8 F-4", "fido-u2f under a root no statement names: failed", False, why="trust",
                fmt="fido-u2f", u2f_key="rogue_leaf", u2f_cert="rogue_leaf")
         self._unknown_format(f"{g}-Resp-A F-1")
+
+    def _structure(self, g):
+        """The credential's own structure: members missing or of the wrong kind."""
+        def drop(key):
+            return lambda c: c.pop(key)
+
+        def drop_response(key):
+            return lambda c: c["response"].pop(key)
+
+        def put(path, value):
+            def change(c):
+                target = c
+                for part in path[:-1]:
+                    target = target[part]
+                target[path[-1]] = value
+            return change
+
+        cases = [
+            ("F-4", "no type", drop("type")),
+            ("F-5", "type not public-key", put(["type"], "private-key")),
+            ("F-6", "no id", drop("id")),
+            ("F-7", "no response", drop("response")),
+            ("F-8", "response without attestationObject", drop_response("attestationObject")),
+            ("F-9", "response without clientDataJSON", drop_response("clientDataJSON")),
+            ("F-10", "clientDataJSON not base64url", put(["response", "clientDataJSON"], "*not base64url*")),
+            ("F-11", "attestationObject not CBOR", put(["response", "attestationObject"], b64url(b"\xff\x00"))),
+            ("F-12", "id not base64url", put(["id"], "*")),
+        ]
+        for number, title, change in cases:
+            auth = Authenticator()
+            status, options, jar = self.attestation_options(self.new_user())
+            credential = self.make_credential(auth, options)
+            change(credential)
+            status, body, _ = self.post("/attestation/result", credential, cookies=jar)
+            self.case(f"{g}-Resp-1 {number}", title + ": failed", self.failed(status, body, "malformed"),
+                      f"{status} {body}")
 
     def _no_session(self, case_id):
         auth = Authenticator()
@@ -446,6 +483,18 @@ class Harness:
         expect(f"{g}-Resp-3 F-3", "a counter that did not grow: failed", False, why="signCount", count=1)
         expect(f"{g}-Resp-1 F-2", "a signature that does not verify: failed", False, why="signature", corrupt=True)
         expect(f"{g}-Resp-1 F-3", "userHandle of another user: failed", False, why="userHandle", user_handle=b64url(os.urandom(16)))
+        for number, title, change in (
+            ("F-5", "no type", lambda c: c.pop("type")),
+            ("F-6", "response without authenticatorData", lambda c: c["response"].pop("authenticatorData")),
+            ("F-7", "response without signature", lambda c: c["response"].pop("signature")),
+            ("F-8", "signature not base64url", lambda c: c["response"].update(signature="*")),
+        ):
+            status, options, jar = self.assertion_options(username)
+            assertion = self.get_assertion(auth, options)
+            change(assertion)
+            status, body, _ = self.post("/assertion/result", assertion, cookies=jar)
+            self.case(f"{g}-Resp-1 {number}", title + ": failed", self.failed(status, body, "malformed"),
+                      f"{status} {body}")
         status, options, _ = self.assertion_options(username)
         status, body, _ = self.post("/assertion/result", self.get_assertion(auth, options))
         self.case(f"{g}-Resp-1 F-4", "a result without its options (no ceremony cookie): failed",
