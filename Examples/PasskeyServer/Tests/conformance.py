@@ -5,7 +5,8 @@ against `CONFORMANCE=1 … PasskeyServer` over HTTP (the FIDO2 Server Conformanc
     python3 conformance.py run BASE_URL DIR     # every case; exit 1 when one fails
 
 `setup` writes DIR/anchors/root.pem (the test root), DIR/metadata/*.json (metadata statements
-naming it: a packed authenticator by AAGUID, a fido-u2f one by key identifier) and DIR/keys.pem.
+naming it: a packed authenticator by AAGUID, a fido-u2f one by key identifier, and packed ones
+whose statements report a status or declare other attestation types) and DIR/keys.json.
 The server is started with TRUST_ANCHORS_DIR=DIR/anchors METADATA_DIR=DIR/metadata.
 Case IDs follow the tool's style (group, then P-n for a positive case, F-n for a negative one);
 the numbering is ours, and each case checks what its line says. Needs `cryptography` (PyPI)."""
@@ -28,6 +29,23 @@ from softauth import b64url, b64url_decode, cbor, post_json  # noqa: E402
 PACKED_AAGUID = bytes.fromhex("4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e")
 PACKED_AAGUID_TEXT = "4e4e4e4e-4e4e-4e4e-4e4e-4e4e4e4e4e4e"
 ZERO_AAGUID = bytes(16)
+# Packed authenticators whose metadata statements carry a status or declare other attestation types.
+METADATA_AUTHENTICATORS = {
+    "certified": (bytes.fromhex("54" * 16), {"statusReports": [
+        {"status": "FIDO_CERTIFIED_L1", "effectiveDate": "2020-01-01"}]}),
+    "revoked": (bytes.fromhex("52" * 16), {"statusReports": [
+        {"status": "FIDO_CERTIFIED_L1", "effectiveDate": "2020-01-01"},
+        {"status": "REVOKED", "effectiveDate": "2021-01-01"}]}),
+    "uvbypass": (bytes.fromhex("55" * 16), {"statusReports": [
+        {"status": "USER_VERIFICATION_BYPASS", "effectiveDate": "2021-01-01"}]}),
+    "selfonly": (bytes.fromhex("53" * 16), {"attestationTypes": ["basic_surrogate"]}),
+}
+
+
+def _uuid(aaguid):
+    h = aaguid.hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
 RP_ID = "localhost"
 
 
@@ -90,7 +108,19 @@ def setup(directory):
     with open(directory + "/metadata/u2f.json", "w") as f:
         json.dump({**common, "protocolFamily": "u2f", "attestationCertificateKeyIdentifiers": [u2f_ski],
                    "description": "Harness fido-u2f authenticator", "attestationTypes": ["basic_full"]}, f)
+    # Metadata cases: one packed authenticator per statement, each with its own AAGUID.
+    extra = {}
+    for name, (aaguid, fields) in METADATA_AUTHENTICATORS.items():
+        key = ec.generate_private_key(ec.SECP256R1())
+        extra[name] = (key, _cert(_name("Harness " + name), key, root.subject, root_key, ca=False, aaguid=aaguid))
+        with open(f"{directory}/metadata/{name}.json", "w") as f:
+            json.dump({**common, "aaguid": _uuid(aaguid), "description": "Harness " + name,
+                       "attestationTypes": ["basic_full"], **fields}, f)
     keys = {}
+    for name, (key, cert) in extra.items():
+        keys[name] = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                       serialization.NoEncryption()).decode()
+        keys[name + "_cert"] = base64.b64encode(_der(cert)).decode()
     for name, key in (("packed", packed_key), ("u2f", u2f_key), ("rogue_leaf", rogue_leaf_key)):
         keys[name] = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
                                        serialization.NoEncryption()).decode()
@@ -104,8 +134,9 @@ class Material:
     def __init__(self, directory):
         with open(directory + "/keys.json") as f:
             data = json.load(f)
-        self.keys = {n: serialization.load_pem_private_key(data[n].encode(), None) for n in ("packed", "u2f", "rogue_leaf")}
-        self.certs = {n: base64.b64decode(data[n + "_cert"]) for n in ("packed", "u2f", "rogue_leaf", "root", "rogue")}
+        named = ("packed", "u2f", "rogue_leaf", *METADATA_AUTHENTICATORS)
+        self.keys = {n: serialization.load_pem_private_key(data[n].encode(), None) for n in named}
+        self.certs = {n: base64.b64decode(data[n + "_cert"]) for n in (*named, "root", "rogue")}
 
 
 def cose_ec2(key):
@@ -188,7 +219,7 @@ class Harness:
 
     def make_credential(self, auth, options, fmt="none", flags=0x45, rp_id=RP_ID, kind="webauthn.create",
                         challenge=None, origin=None, cd_extra=None, statement=None, raw_id=None, cose=None,
-                        u2f_key="u2f", u2f_cert="u2f"):
+                        u2f_key="u2f", u2f_cert="u2f", packed_key="packed"):
         """The ServerPublicKeyCredential the tool would post for `options`."""
         cdj = client_data(kind, challenge or options["challenge"], origin or self.origin, **(cd_extra or {}))
         ad = auth_data(rp_id, flags, auth.count, (auth.aaguid, auth.cred_id, cose or auth.cose()))
@@ -200,7 +231,7 @@ class Harness:
         elif fmt == "packed-self":
             fmt, att_stmt = "packed", {"alg": auth.alg, "sig": sign(auth.key, ad + cdh, auth.alg)}
         elif fmt == "packed":
-            att_stmt = {"alg": -7, "sig": sign(self.m.keys["packed"], ad + cdh), "x5c": [self.m.certs["packed"]]}
+            att_stmt = {"alg": -7, "sig": sign(self.m.keys[packed_key], ad + cdh), "x5c": [self.m.certs[packed_key]]}
         elif fmt == "fido-u2f":
             att_stmt = self.u2f_statement(auth, cdh, u2f_key, u2f_cert)
         else:
@@ -365,6 +396,32 @@ class Harness:
                fmt="fido-u2f", u2f_key="rogue_leaf", u2f_cert="rogue_leaf")
         self._unknown_format(f"{g}-Resp-A F-1")
 
+    def metadata(self):
+        """Registrations judged by what the metadata statements say of the authenticator."""
+        g = "Server-ServerAuthenticatorAttestationResponse-MDS-1"
+
+        def expect(case_id, title, want_ok, name, why=None):
+            status, body, _, _ = self.register(
+                auth=Authenticator(aaguid=METADATA_AUTHENTICATORS[name][0]), fmt="packed", packed_key=name)
+            self.case(case_id, title, self.ok(status, body) if want_ok else self.failed(status, body, why),
+                      f"{status} {body}")
+
+        expect(f"{g} P-1", "packed full, statement FIDO_CERTIFIED_L1: ok", True, "certified")
+        expect(f"{g} F-1", "packed full, statement REVOKED after its certification: failed", False, "revoked",
+               why="metadata")
+        expect(f"{g} F-2", "packed full, statement USER_VERIFICATION_BYPASS: failed", False, "uvbypass",
+               why="metadata")
+        expect(f"{g} F-3", "packed full (basic), statement declares basic_surrogate only: failed", False,
+               "selfonly", why="metadata")
+        status, body, _, _ = self.register(auth=Authenticator(aaguid=METADATA_AUTHENTICATORS["selfonly"][0]),
+                                           fmt="packed-self")
+        self.case(f"{g} P-2", "packed self (basic_surrogate), statement declares basic_surrogate: ok",
+                  self.ok(status, body), f"{status} {body}")
+        status, body, _, _ = self.register(auth=Authenticator(aaguid=METADATA_AUTHENTICATORS["revoked"][0]),
+                                           fmt="packed-self")
+        self.case(f"{g} F-4", "packed self, statement REVOKED (and no basic_surrogate): failed",
+                  self.failed(status, body, "metadata"), f"{status} {body}")
+
     def _structure(self, g):
         """The credential's own structure: members missing or of the wrong kind."""
         def drop(key):
@@ -503,6 +560,7 @@ class Harness:
     def run(self):
         self.creation_options()
         self.attestation_responses()
+        self.metadata()
         self.request_options()
         self.assertion_responses()
         failed = [r for r in self.results if not r[2]]
