@@ -509,6 +509,13 @@ class Harness:
         self.case(f"{group} P-6", "rpId is the RP ID", options.get("rpId") == RP_ID)
         _, again, _ = self.assertion_options(username)
         self.case(f"{group} P-7", "a fresh challenge on every call", again.get("challenge") != options.get("challenge"))
+        _, _, _, second = self.register(username=username)
+        _, both, _ = self.assertion_options(username)
+        ids = sorted(c.get("id") for c in both.get("allowCredentials") or [])
+        logins = [self.login(username, a) for a in (auth, second)]
+        self.case(f"{group} P-8", "a user registered twice: both credentials allowed, each asserts",
+                  ids == sorted([b64url(auth.cred_id), b64url(second.cred_id)])
+                  and all(self.ok(*result) for result in logins), f"{ids} {logins}")
         status, body, _ = self.assertion_options(self.new_user())
         self.case(f"{group} F-1", "an unknown user: failed", self.failed(status, body), f"{status} {body}")
         status, body, _ = self.post("/assertion/options", {})
