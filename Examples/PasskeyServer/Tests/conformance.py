@@ -2,7 +2,8 @@
 against `CONFORMANCE=1 … PasskeyServer` over HTTP (the FIDO2 Server Conformance Test API).
 
     python3 conformance.py setup DIR            # a test root, attestation certificates, PEM and statements
-    python3 conformance.py run BASE_URL DIR     # every case; exit 1 when one fails
+    python3 conformance.py run BASE_URL DIR [FILE]   # every case; exit 1 when one fails; FILE: the
+                                                     # run recorded as a webauthn-ceremonies/1 file
 
 `setup` writes DIR/anchors/root.pem (the test root), DIR/metadata/*.json (metadata statements
 naming it: a packed authenticator by AAGUID, a fido-u2f one by key identifier, and packed ones
@@ -29,6 +30,10 @@ from softauth import b64url, b64url_decode, cbor, post_json  # noqa: E402
 PACKED_AAGUID = bytes.fromhex("4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e4e")
 PACKED_AAGUID_TEXT = "4e4e4e4e-4e4e-4e4e-4e4e-4e4e4e4e4e4e"
 ZERO_AAGUID = bytes(16)
+# The library's verdict categories a failed result's errorMessage starts with.
+CATEGORIES = {"malformed", "type", "challenge", "origin", "rpIdHash", "userPresence", "userVerification",
+              "algorithm", "attestation", "trust", "metadata", "signature", "signCount", "unknownCredential",
+              "userHandle", "extension", "backupFlags", "topOrigin"}
 # Packed authenticators whose metadata statements carry a status or declare other attestation types.
 METADATA_AUTHENTICATORS = {
     "certified": (bytes.fromhex("54" * 16), {"statusReports": [
@@ -189,12 +194,47 @@ class Harness:
         self.m = material
         self.results = []
         self.users = {}
+        # Recording (webauthn-ceremonies/1): the last options of each kind, results not yet judged, ceremonies.
+        self.issued = {}
+        self.pending = []
+        self.ceremonies = []
+        self.user_handles = {}
 
-    def post(self, path, body, cookies=None):
-        return post_json(self.base + path, body, cookies=cookies)
+    def post(self, path, body, cookies=None, record=True):
+        status, answer, jar = post_json(self.base + path, body, cookies=cookies)
+        if path.endswith("/options") and isinstance(answer, dict) and answer.get("status") == "ok":
+            options = {k: v for k, v in answer.items() if k not in ("status", "errorMessage")}
+            self.issued[path.split("/")[1]] = (options, dict(cookies or {}, **jar))
+        elif path.endswith("/result") and record and isinstance(body, dict):
+            kind = path.split("/")[1]
+            options, jar_then = self.issued.get(kind, (None, None))
+            # Only a result answered within its ceremony (its cookie) is a ceremony a replay can repeat.
+            if options is not None and cookies and cookies == {k: v for k, v in jar_then.items() if k in cookies}:
+                self.pending.append((kind, options, body, status, answer))
+        return status, answer, jar
 
     def case(self, case_id, title, passed, detail=""):
         self.results.append((case_id, title, passed))
+        # The results this case posted, with the verdict the server gave (the case checked it).
+        for index, (kind, options, body, status, answer) in enumerate(self.pending if passed else []):
+            ceremony = {"name": f"{case_id} #{index + 1}",
+                        "kind": "registration" if kind == "attestation" else "authentication",
+                        "options": options, "response": body}
+            # A login is username-first: the user the options were for is the one whose credentials they allow.
+            allowed = [c.get("id") for c in options.get("allowCredentials") or [] if isinstance(c, dict)]
+            if kind == "assertion" and allowed and allowed[0] in self.user_handles:
+                ceremony["user"] = self.user_handles[allowed[0]]
+            if self.ok(status, answer):
+                ceremony["expect"] = {"outcome": "accept"}
+            else:
+                category = str(answer.get("errorMessage", "")).split(":", 1)[0] if isinstance(answer, dict) else ""
+                if category not in CATEGORIES:
+                    continue
+                ceremony["expect"] = {"outcome": "reject", "error": category}
+            if kind == "attestation" and self.ok(status, answer):
+                self.user_handles[body.get("id")] = options["user"]["id"]
+            self.ceremonies.append(ceremony)
+        self.pending = []
         print(f"{'PASS' if passed else 'FAIL'} {case_id}: {title}" + ("" if passed else f" ({detail})"), flush=True)
 
     @staticmethod
@@ -472,7 +512,7 @@ class Harness:
         first, _, _ = self.post("/attestation/result", credential, cookies=jar)
         auth2 = Authenticator()
         again = self.make_credential(auth2, options)
-        status, body, _ = self.post("/attestation/result", again, cookies=jar)
+        status, body, _ = self.post("/attestation/result", again, cookies=jar, record=False)
         self.case(case_id, "a second result for one challenge: failed", first == 200 and self.failed(status, body),
                   f"{first}, {status} {body}")
 
@@ -564,6 +604,30 @@ class Harness:
         self.case(f"{g}-Resp-1 F-4", "a result without its options (no ceremony cookie): failed",
                   self.failed(status, body), f"{status} {body}")
 
+    def recording(self, material_dir):
+        """The run as one webauthn-ceremonies/1 document, judged by the profile's policy members."""
+        statements = []
+        for name in sorted(os.listdir(material_dir + "/metadata")):
+            with open(f"{material_dir}/metadata/{name}") as f:
+                statements.append(json.load(f))
+        with open(material_dir + "/anchors/root.pem", "rb") as f:
+            root = x509.load_pem_x509_certificate(f.read())
+        return {
+            "format": "webauthn-ceremonies/1",
+            "description": "Our own FIDO2 server conformance groups against CONFORMANCE=1 PasskeyServer "
+                           "(Tests/conformance.py), each result as the server judged it",
+            "source": "Recorded by Examples/PasskeyServer/Tests/conformance.py",
+            "relyingParty": {"id": RP_ID, "name": "Passkey Server Example", "origins": [self.origin]},
+            "policy": {
+                "verificationTime": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+                "trustAnchors": [b64url(_der(root))], "metadataStatements": statements,
+                "requireTrustedAttestation": True, "allowCounterRegression": False, "unattested": "accepted",
+                "userPresenceOptionalInAssertions": True, "tpmNameMayUseItsOwnAlgorithm": True,
+                "refuseAnchorInPath": True, "fidoU2FRequiresZeroAAGUID": True, "checkTokenBindingShape": True,
+            },
+            "ceremonies": self.ceremonies,
+        }
+
     def run(self):
         self.creation_options()
         self.attestation_responses()
@@ -589,7 +653,13 @@ class _MislabeledAlg(Authenticator):
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "setup":
         setup(sys.argv[2])
-    elif len(sys.argv) == 4 and sys.argv[1] == "run":
-        sys.exit(0 if Harness(sys.argv[2], Material(sys.argv[3])).run() else 1)
+    elif len(sys.argv) in (4, 5) and sys.argv[1] == "run":
+        harness = Harness(sys.argv[2], Material(sys.argv[3]))
+        passed = harness.run()
+        if len(sys.argv) == 5:
+            with open(sys.argv[4], "w") as f:
+                json.dump(harness.recording(sys.argv[3]), f, indent=1)
+            print(f"recorded {len(harness.ceremonies)} ceremonies in {sys.argv[4]}", flush=True)
+        sys.exit(0 if passed else 1)
     else:
         sys.exit(__doc__)

@@ -3,7 +3,8 @@
 # profile, all on 127.0.0.1: a test root, attestation certificates and metadata statements made
 # here (conformance.py setup), the server started once in memory with
 #   CONFORMANCE=1 PORT=… RP_ID=localhost ORIGINS=http://localhost:… TRUST_ANCHORS_DIR=… METADATA_DIR=…
-# on a free loopback port, every case played over HTTP, and the server stopped by pid on exit.
+# on a free loopback port, every case played over HTTP, and the server stopped by pid on exit;
+# the run is recorded as a webauthn-ceremonies/1 file and replayed with webauthn-replay.
 # Needs python3 with cryptography (installed from PyPI when missing). Bounded in time.
 set -euo pipefail
 
@@ -45,5 +46,17 @@ done
 curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null || die "the server did not answer on port $port"
 log "server pid $server_pid on 127.0.0.1:$port; playing the cases"
 started=$SECONDS
-timeout 600 python3 "$here/conformance.py" run "http://127.0.0.1:$port" "$work/tool" || die "a conformance case did not get its verdict"
+timeout 600 python3 "$here/conformance.py" run "http://127.0.0.1:$port" "$work/tool" "$work/run.json" \
+  || die "a conformance case did not get its verdict"
 log "cases played in $((SECONDS - started)) s"
+
+# The run as a webauthn-ceremonies/1 file (every result posted within its ceremony, with the
+# server's verdict and the profile's policy members), replayed by the library's webauthn-replay:
+# the same verdicts without the server. CONFORMANCE_RECORD=<file> keeps a copy.
+repo="$(cd "$package/../.." && pwd)"
+timeout 1800 swift build --package-path "$repo" --product webauthn-replay >"$work/replay-build.log" 2>&1 \
+  || { tail -n 40 "$work/replay-build.log"; die "webauthn-replay does not build"; }
+"$(swift build --package-path "$repo" --show-bin-path)/webauthn-replay" "$work/run.json" >"$work/replay.log" 2>&1 \
+  || { grep -v '^PASS' "$work/replay.log" | tail -n 40; die "the recorded run does not replay with the server's verdicts"; }
+log "recording replayed: $(tail -n 1 "$work/replay.log")"
+if [ -n "${CONFORMANCE_RECORD:-}" ]; then cp "$work/run.json" "$CONFORMANCE_RECORD"; log "recording kept in $CONFORMANCE_RECORD"; fi
