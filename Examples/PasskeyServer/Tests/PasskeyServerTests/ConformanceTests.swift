@@ -51,6 +51,22 @@ import Testing
         return body
     }
 
+    /// The tool posts from its own origin: the conformance server answers it, while the default
+    /// server refuses the same request as cross-site.
+    @Test func theToolsOwnOriginIsAnswered() async throws {
+        let toolHeaders: HTTPFields = [.origin: "null", HTTPField.Name("Sec-Fetch-Site")!: "cross-site"]
+        let body = #"{"username":"tool","displayName":"Tool"}"#
+        try await Self.app().test(.router) { client in
+            var tool = Client(client)
+            _ = try Self.expectOK(try await tool.send("/attestation/options", method: .post, json: body, headers: toolHeaders))
+        }
+        try await AppTests.app().test(.router) { client in
+            var page = Client(client)
+            let refused = try await page.send("/api/register/options", method: .post, json: body, headers: toolHeaders)
+            #expect(refused.status == .forbidden)
+        }
+    }
+
     @Test func theDefaultServerHasNoConformanceRoutes() async throws {
         try await AppTests.app().test(.router) { client in
             var user = Client(client)
