@@ -9,8 +9,11 @@ against `CONFORMANCE=1 … PasskeyServer` over HTTP (the FIDO2 Server Conformanc
 naming it: a packed authenticator by AAGUID, a fido-u2f one by key identifier, and packed ones
 whose statements report a status or declare other attestation types) and DIR/keys.json.
 The server is started with TRUST_ANCHORS_DIR=DIR/anchors METADATA_DIR=DIR/metadata.
-Case IDs follow the tool's style (group, then P-n for a positive case, F-n for a negative one);
-the numbering is ours, and each case checks what its line says. Needs `cryptography` (PyPI)."""
+A case that reproduces one of the conformance tool's server checks carries that check's ID (group,
+then P-n for a positive case, F-n for a negative one; the IDs and what each checks are those of the
+tool's server test scripts, as listed in the FIDO Alliance's conformance-test-tools-resources
+repository, docs/FIDO2/Server); a case of ours the tool does not have has an ID starting `X-`.
+Each case checks what its line says. Needs `cryptography` (PyPI)."""
 import base64
 import datetime
 import hashlib
@@ -175,8 +178,11 @@ class Authenticator:
         return cose_ec2(self.key) if self.alg == -7 else cose_rsa(self.key, self.alg)
 
 
-def client_data(kind, challenge, origin, **extra):
-    return json.dumps({"type": kind, "challenge": challenge, "origin": origin, **extra}).encode()
+def client_data(kind, challenge, origin, edit=None, **extra):
+    data = {"type": kind, "challenge": challenge, "origin": origin, **extra}
+    if edit is not None:
+        edit(data)
+    return json.dumps(data).encode()
 
 
 def auth_data(rp_id, flags, count, attested=None):
@@ -259,10 +265,15 @@ class Harness:
 
     def make_credential(self, auth, options, fmt="none", flags=0x45, rp_id=RP_ID, kind="webauthn.create",
                         challenge=None, origin=None, cd_extra=None, statement=None, raw_id=None, cose=None,
-                        u2f_key="u2f", u2f_cert="u2f", packed_key="packed"):
-        """The ServerPublicKeyCredential the tool would post for `options`."""
-        cdj = client_data(kind, challenge or options["challenge"], origin or self.origin, **(cd_extra or {}))
+                        u2f_key="u2f", u2f_cert="u2f", packed_key="packed", cd_edit=None, ad_edit=None,
+                        obj_edit=None):
+        """The ServerPublicKeyCredential the tool would post for `options`; `cd_edit`, `ad_edit` and
+        `obj_edit` change the client data (a dict), the authenticator data (bytes, before signing) and
+        the attestation object (a dict) the way a negative case needs."""
+        cdj = client_data(kind, challenge or options["challenge"], origin or self.origin, cd_edit, **(cd_extra or {}))
         ad = auth_data(rp_id, flags, auth.count, (auth.aaguid, auth.cred_id, cose or auth.cose()))
+        if ad_edit is not None:
+            ad = ad_edit(ad)
         cdh = hashlib.sha256(cdj).digest()
         if statement is not None:
             att_stmt = statement(ad, cdh)
@@ -276,7 +287,10 @@ class Harness:
             att_stmt = self.u2f_statement(auth, cdh, u2f_key, u2f_cert)
         else:
             raise ValueError(fmt)
-        obj = cbor({"fmt": fmt, "attStmt": att_stmt, "authData": ad})
+        obj = {"fmt": fmt, "attStmt": att_stmt, "authData": ad}
+        if obj_edit is not None:
+            obj_edit(obj)
+        obj = cbor(obj)
         cid = b64url(auth.cred_id)
         return {"id": cid, "rawId": raw_id or cid, "type": "public-key",
                 "response": {"clientDataJSON": b64url(cdj), "attestationObject": b64url(obj)},
@@ -305,11 +319,14 @@ class Harness:
         return self.post("/assertion/options", {"username": username, **extra})
 
     def get_assertion(self, auth, options, flags=0x05, rp_id=RP_ID, kind="webauthn.get", challenge=None,
-                      origin=None, cd_extra=None, user_handle=None, count=None, corrupt=False, cred_id=None):
+                      origin=None, cd_extra=None, user_handle=None, count=None, corrupt=False, cred_id=None,
+                      cd_edit=None, ad_suffix=b"", signed_client_data=None):
+        """`ad_suffix`: bytes left over after the authenticator data; `signed_client_data`: the client
+        data the signature covers when it is not the one sent."""
         auth.count = auth.count + 1 if count is None else count
-        cdj = client_data(kind, challenge or options["challenge"], origin or self.origin, **(cd_extra or {}))
-        ad = auth_data(rp_id, flags, auth.count)
-        sig = sign(auth.key, ad + hashlib.sha256(cdj).digest(), auth.alg)
+        cdj = client_data(kind, challenge or options["challenge"], origin or self.origin, cd_edit, **(cd_extra or {}))
+        ad = auth_data(rp_id, flags, auth.count) + ad_suffix
+        sig = sign(auth.key, ad + hashlib.sha256(signed_client_data or cdj).digest(), auth.alg)
         if corrupt:
             sig = sig[:-1] + bytes([sig[-1] ^ 1])
         cid = b64url(cred_id or auth.cred_id)
@@ -325,120 +342,158 @@ class Harness:
         return status, body
 
     # --- the groups ---
+    # A case's ID is the conformance tool's own when the case reproduces one of that tool's checks:
+    # its group, then P-n (must succeed) or F-n (must fail); a tool P-1 made of lettered checks is
+    # split, the letter (or the member it compares) in parentheses. An ID starting `X-` is a case of
+    # ours the tool does not have.
 
     def creation_options(self):
         group = "Server-ServerPublicKeyCredentialCreationOptions-Req-1"
+        ours = "X-CreationOptions"
         selection = {"residentKey": "discouraged", "requireResidentKey": False,
                      "authenticatorAttachment": "cross-platform", "userVerification": "preferred"}
         username = self.new_user()
         status, body, _ = self.attestation_options(username, authenticatorSelection=selection, attestation="direct")
         good = self.ok(status, body)
-        self.case(f"{group} P-1", "options: status ok, empty errorMessage", good, f"{status} {body}")
+        self.case(f"{group} P-1 (a,b)", "options: status ok, errorMessage empty", good, f"{status} {body}")
         if not good:
             return
         challenge = b64url_decode(body.get("challenge", ""))
         user = body.get("user", {})
         algs = [p.get("alg") for p in body.get("pubKeyCredParams", []) if p.get("type") == "public-key"]
-        self.case(f"{group} P-2", "challenge base64url, at least 16 bytes", len(challenge) >= 16)
-        self.case(f"{group} P-3", "user: name and displayName echoed, id base64url of 1 to 64 bytes",
+        self.case(f"{group} P-1 (c)", "user: name and displayName as requested, id base64url of 1 to 64 bytes",
                   user.get("name") == username and user.get("displayName") == "Display " + username
                   and 1 <= len(b64url_decode(user.get("id", ""))) <= 64, str(user))
-        self.case(f"{group} P-4", "rp.id is the RP ID, rp.name present",
+        self.case(f"{group} P-1 (d)", "rp: name present, id the RP ID",
                   body.get("rp", {}).get("id") == RP_ID and bool(body.get("rp", {}).get("name")), str(body.get("rp")))
-        self.case(f"{group} P-5", "pubKeyCredParams hold ES256, RS256 and RS1 (-65535)",
+        self.case(f"{group} P-1 (e)", "challenge base64url, at least 16 bytes", len(challenge) >= 16)
+        self.case(f"{group} P-1 (f)", "pubKeyCredParams: public-key entries for ES256, RS256 and RS1 (-65535)",
                   all(a in algs for a in (-7, -257, -65535)), str(algs))
-        self.case(f"{group} P-6", "authenticatorSelection deep-equal to the request's",
-                  body.get("authenticatorSelection") == selection, str(body.get("authenticatorSelection")))
-        self.case(f"{group} P-7", "attestation echoed", body.get("attestation") == "direct", str(body.get("attestation")))
-        self.case(f"{group} P-8", "timeout a positive number, excludeCredentials an array",
+        self.case(f"{group} P-1 (g)", "timeout a positive number (ours too: excludeCredentials an array)",
                   isinstance(body.get("timeout"), (int, float)) and body["timeout"] > 0
                   and isinstance(body.get("excludeCredentials"), list))
+        self.case(f"{group} P-1 (authenticatorSelection)", "authenticatorSelection equal to the one requested",
+                  body.get("authenticatorSelection") == selection, str(body.get("authenticatorSelection")))
+        self.case(f"{group} P-1 (attestation)", "attestation as requested (direct)", body.get("attestation") == "direct",
+                  str(body.get("attestation")))
         extensions = {"example.extension": True, "credProps": True}
         status, body2, _ = self.attestation_options(self.new_user(), extensions=extensions)
-        self.case(f"{group} P-9", "extensions echoed, unknown ones included",
+        self.case(f"{group} P-1 (h)", "extensions as requested, example.extension (unknown) included",
                   self.ok(status, body2) and body2.get("extensions") == extensions, str(body2))
-        self.case(f"{group} P-10", "a fresh challenge on every call",
+        self.case(f"{group} P-3", "two options calls, two different challenges",
                   self.ok(status, body2) and body2.get("challenge") != body.get("challenge"))
-        status, body3, _ = self.attestation_options(self.new_user())
-        self.case(f"{group} P-11", "no attestation asked: attestation none",
+        status, body3, _ = self.attestation_options(self.new_user(), attestation="none")
+        self.case(f"{group} P-2", "attestation none requested: attestation none",
                   self.ok(status, body3) and body3.get("attestation") == "none", str(body3))
-        # A registered user's credentials are in excludeCredentials.
-        status, result, name, auth = self.register()
-        status, body4, _ = self.attestation_options(name)
-        ids = [c.get("id") for c in (body4.get("excludeCredentials") or [])] if isinstance(body4, dict) else []
-        self.case(f"{group} P-12", "a registered user's credential in excludeCredentials",
-                  self.ok(status, body4) and b64url(auth.cred_id) in ids, str(body4))
+        status, body3, _ = self.attestation_options(self.new_user())
+        self.case(f"{ours}-1", "no attestation requested: attestation none",
+                  self.ok(status, body3) and body3.get("attestation") == "none", str(body3))
         status, body5, _ = self.post("/attestation/options", {"displayName": "no name"})
-        self.case(f"{group} F-1", "no username: failed", self.failed(status, body5), f"{status} {body5}")
+        self.case(f"{ours}-2", "no username: failed", self.failed(status, body5), f"{status} {body5}")
         status, body6, _ = self.post("/attestation/options", b"{not json")
-        self.case(f"{group} F-2", "a body that is not JSON: failed", self.failed(status, body6), f"{status} {body6}")
+        self.case(f"{ours}-3", "a body that is not JSON: failed", self.failed(status, body6), f"{status} {body6}")
         status, body7, _ = self.post("/attestation/options", {"username": 5})
-        self.case(f"{group} F-3", "username not a string: failed", self.failed(status, body7), f"{status} {body7}")
+        self.case(f"{ours}-4", "username not a string: failed", self.failed(status, body7), f"{status} {body7}")
         status, body8, _ = self.attestation_options(self.new_user(), authenticatorSelection="required")
-        self.case(f"{group} F-4", "authenticatorSelection not an object: failed", self.failed(status, body8),
+        self.case(f"{ours}-5", "authenticatorSelection not an object: failed", self.failed(status, body8),
                   f"{status} {body8}")
 
     def attestation_responses(self):
         g = "Server-ServerAuthenticatorAttestationResponse"
+        ours = "X-AttestationResponse"
 
         def expect(case_id, title, want_ok, why=None, **kwargs):
             status, body, _, _ = self.register(**kwargs)
             self.case(case_id, title, self.ok(status, body) if want_ok else self.failed(status, body, why),
                       f"{status} {body}")
 
-        expect(f"{g}-Resp-1 P-1", "none attestation, ES256: ok", True, fmt="none")
-        expect(f"{g}-Resp-1 P-2", "getClientExtensionResults instead of clientExtensionResults: ok", True)
-        expect(f"{g}-Resp-1 F-1", "rawId that differs from id: failed", False, why="malformed", raw_id=b64url(os.urandom(32)))
-        self._no_session(f"{g}-Resp-1 F-2")
-        self._replay(f"{g}-Resp-1 F-3")
-        self._structure(g)
-        expect(f"{g}-Resp-2 F-1", "clientData type webauthn.get: failed", False, why="type", kind="webauthn.get")
-        expect(f"{g}-Resp-2 F-2", "clientData challenge not the one issued: failed", False, why="challenge", challenge=b64url(os.urandom(32)))
-        expect(f"{g}-Resp-2 F-3", "clientData origin not the RP's: failed", False, why="origin", origin="https://evil.example")
-        expect(f"{g}-Resp-2 F-4", "clientData tokenBinding status unknown: failed", False, why="malformed",
-               cd_extra={"tokenBinding": {"status": "unknown"}})
-        expect(f"{g}-Resp-2 P-1", "clientData tokenBinding supported: ok", True,
+        # A registered user's credential comes back in excludeCredentials.
+        status, result, name, auth = self.register(auth=Authenticator(aaguid=PACKED_AAGUID), fmt="packed")
+        status2, again, _ = self.attestation_options(name)
+        excluded = again.get("excludeCredentials") if isinstance(again, dict) else None
+        self.case(f"{g}-Resp-1 P-1", "packed registration, then options for the same user: excludeCredentials "
+                  "a non-empty array of public-key descriptors holding the credential",
+                  self.ok(status, result) and self.ok(status2, again) and isinstance(excluded, list) and bool(excluded)
+                  and all(isinstance(c, dict) and c.get("type") == "public-key" and isinstance(c.get("id"), str)
+                          for c in excluded)
+                  and b64url(auth.cred_id) in [c.get("id") for c in excluded], f"{result} {again}")
+        self._structure(g, ours)
+        expect(f"{ours}-1", "getClientExtensionResults instead of clientExtensionResults: ok", True)
+        expect(f"{ours}-2", "rawId that differs from id: failed", False, why="malformed", raw_id=b64url(os.urandom(32)))
+        self._no_session(f"{ours}-3")
+        self._replay(f"{ours}-4")
+        self._client_data(f"{g}-Resp-2", "webauthn.get",
+                          lambda edit: self.register(cd_edit=edit)[:2])
+        expect(f"{ours}-6", "clientData tokenBinding status supported: ok", True,
                cd_extra={"tokenBinding": {"status": "supported"}})
-        expect(f"{g}-Resp-3 F-1", "rpIdHash of another RP ID: failed", False, why="rpIdHash", rp_id="evil.example")
-        expect(f"{g}-Resp-3 F-2", "UP flag clear: failed", False, why="userPresence", flags=0x44)
-        expect(f"{g}-Resp-3 F-3", "AT flag clear with attested credential data: failed", False, why="malformed", flags=0x05)
-        expect(f"{g}-Resp-4 P-1", "packed self attestation, RS256: ok", True, auth=Authenticator(-257), fmt="packed-self")
-        expect(f"{g}-Resp-4 P-2", "packed self attestation, RS1 (-65535): ok", True,
+        expect(f"{ours}-7", "rpIdHash of another RP ID: failed", False, why="rpIdHash", rp_id="evil.example")
+        expect(f"{ours}-8", "UP flag clear: failed", False, why="userPresence", flags=0x44)
+        self._attestation_object(f"{g}-Resp-3")
+        expect(f"{g}-Resp-4 P-5", "packed self attestation, RS256: ok", True, auth=Authenticator(-257), fmt="packed-self")
+        expect(f"{g}-Resp-4 P-8", "packed self attestation, RS1 (-65535): ok", True,
                auth=Authenticator(-65535), fmt="packed-self")
-        expect(f"{g}-Resp-4 F-1", "an algorithm not offered (credential key alg -999): failed", False, why="algorithm",
+        expect(f"{g}-Resp-4 P-9", "packed self attestation, ES256: ok", True, fmt="packed-self")
+        expect(f"{ours}-9", "an algorithm not offered (credential key alg -999): failed", False, why="algorithm",
                cose={1: 2, 3: -999, -1: 1, -2: bytes(32), -3: bytes(32)})
-        expect(f"{g}-Resp-5 P-1", "packed self attestation, ES256: ok", True, fmt="packed-self")
-        expect(f"{g}-Resp-5 P-2", "packed full attestation under the metadata root: ok", True,
-               auth=Authenticator(aaguid=PACKED_AAGUID), fmt="packed")
-        expect(f"{g}-Resp-5 F-1", "packed self attestation with a bad signature: failed", False, why="attestation",
-               fmt="packed", statement=lambda ad, cdh: {"alg": -7, "sig": b"\x30\x06\x02\x01\x01\x02\x01\x01"})
-        expect(f"{g}-Resp-5 F-2", "packed full attestation under a root no statement names: failed", False, why="trust",
-               auth=Authenticator(aaguid=PACKED_AAGUID), fmt="packed",
+        full = {"auth": Authenticator(aaguid=PACKED_AAGUID), "fmt": "packed"}
+        expect(f"{g}-Resp-5 P-1", "packed full attestation under the metadata root: ok", True, **full)
+
+        def packed(sig=None, x5c=None, key="packed"):
+            """A packed full statement: signed by `key` unless `sig`, the packed certificate unless `x5c`."""
+            def statement(ad, cdh):
+                return {"alg": -7, "sig": sig if sig is not None else sign(self.m.keys[key], ad + cdh),
+                        "x5c": x5c if x5c is not None else [self.m.certs["packed"]]}
+            return statement
+
+        bad_sig = b"\x30\x06\x02\x01\x01\x02\x01\x01"
+        expect(f"{g}-Resp-5 F-2", "packed full attestation, a signature that does not verify: failed", False,
+               why="attestation", auth=Authenticator(aaguid=PACKED_AAGUID), fmt="packed", statement=packed(sig=bad_sig))
+        expect(f"{g}-Resp-5 F-3", "packed full attestation without x5c (signed by the batch key): failed", False,
+               why="attestation", auth=Authenticator(aaguid=PACKED_AAGUID), fmt="packed",
+               statement=lambda ad, cdh: {"alg": -7, "sig": sign(self.m.keys["packed"], ad + cdh)})
+        expect(f"{g}-Resp-5 F-4", "packed full attestation, x5c not an array: failed", False, why="attestation",
+               auth=Authenticator(aaguid=PACKED_AAGUID), fmt="packed", statement=packed(x5c=self.m.certs["packed"]))
+        expect(f"{g}-Resp-5 F-5", "packed full attestation, x5c an empty array: failed", False, why="attestation",
+               auth=Authenticator(aaguid=PACKED_AAGUID), fmt="packed", statement=packed(x5c=[]))
+        expect(f"{g}-Resp-5 F-9", "packed full attestation whose chain reaches no metadata root: failed", False,
+               why="trust", auth=Authenticator(aaguid=PACKED_AAGUID), fmt="packed",
                statement=lambda ad, cdh: {"alg": -7, "sig": sign(self.m.keys["rogue_leaf"], ad + cdh),
                                           "x5c": [self.m.certs["rogue_leaf"]]})
-        expect(f"{g}-Resp-5 F-3", "packed full attestation whose x5c carries its root: failed", False, why="trust",
+        expect(f"{g}-Resp-5 F-10", "packed full attestation whose x5c carries its root: failed", False, why="trust",
                auth=Authenticator(aaguid=PACKED_AAGUID), fmt="packed",
-               statement=lambda ad, cdh: {"alg": -7, "sig": sign(self.m.keys["packed"], ad + cdh),
-                                          "x5c": [self.m.certs["packed"], self.m.certs["root"]]})
-        expect(f"{g}-Resp-5 F-4", "packed full attestation, AAGUID not the certificate's: failed", False, why="attestation",
+               statement=packed(x5c=[self.m.certs["packed"], self.m.certs["root"]]))
+        expect(f"{g}-Resp-5 F-13", "packed full attestation signed by a key not the leaf certificate's: failed", False,
+               why="attestation", auth=Authenticator(aaguid=PACKED_AAGUID), fmt="packed", statement=packed(key="u2f"))
+        cred = Authenticator(aaguid=PACKED_AAGUID)
+        expect(f"{g}-Resp-5 F-14", "packed full attestation signed by the credential key, not the batch key: failed",
+               False, why="attestation", auth=cred, fmt="packed",
+               statement=lambda ad, cdh: {"alg": -7, "sig": sign(cred.key, ad + cdh), "x5c": [self.m.certs["packed"]]})
+        expect(f"{ours}-10", "packed full attestation, AAGUID not the certificate's: failed", False, why="attestation",
                auth=Authenticator(aaguid=bytes.fromhex("11" * 16)), fmt="packed")
-        expect(f"{g}-Resp-5 F-5", "packed statement alg not the credential's (-257 for an EC key): failed", False, why="attestation",
-               fmt="packed-self", auth=_MislabeledAlg())
+        expect(f"{g}-Resp-6 P-1", "packed self attestation, ES256: ok", True, fmt="packed-self")
+        expect(f"{g}-Resp-6 F-1", "packed self attestation, a signature that does not verify: failed", False,
+               why="attestation", fmt="packed", statement=lambda ad, cdh: {"alg": -7, "sig": bad_sig})
+        self._unknown_format(f"{g}-Resp-6 F-3")
+        expect(f"{ours}-11", "packed self statement alg not the credential's (-257 for an EC key): failed", False,
+               why="attestation", fmt="packed-self", auth=_MislabeledAlg())
+        expect(f"{g}-Resp-7 P-1", "none attestation, ES256: ok", True, fmt="none")
+        expect(f"{g}-Resp-7 F-1", "fmt none carrying a packed full statement: failed", False, why="attestation",
+               auth=Authenticator(aaguid=PACKED_AAGUID), fmt="none", statement=packed())
         expect(f"{g}-Resp-8 P-1", "fido-u2f under the metadata root: ok", True, fmt="fido-u2f")
         expect(f"{g}-Resp-8 F-1", "fido-u2f with a non-zero AAGUID: failed", False, why="attestation",
                auth=Authenticator(aaguid=PACKED_AAGUID), fmt="fido-u2f")
-        expect(f"{g}-Resp-8 F-2", "fido-u2f with an RSA credential key: failed", False, why="attestation",
+        expect(f"{g}-Resp-8 F-2", "fido-u2f signed by a key not the certificate's: failed", False, why="attestation",
+               fmt="fido-u2f", u2f_key="packed")
+        expect(f"{ours}-12", "fido-u2f with an RSA credential key: failed", False, why="attestation",
                auth=Authenticator(-257), fmt="fido-u2f",
                statement=lambda ad, cdh: {"sig": b"\x00", "x5c": [self.m.certs["u2f"]]})
-        expect(f"{g}-Resp-8 F-3", "fido-u2f signed by a key not the certificate's: failed", False, why="attestation",
-               fmt="fido-u2f", u2f_key="packed")
-        expect(f"{g}-Resp-8 F-4", "fido-u2f under a root no statement names: failed", False, why="trust",
+        expect(f"{ours}-13", "fido-u2f under a root no statement names: failed", False, why="trust",
                fmt="fido-u2f", u2f_key="rogue_leaf", u2f_cert="rogue_leaf")
-        self._unknown_format(f"{g}-Resp-A F-1")
 
     def metadata(self):
-        """Registrations judged by what the metadata statements say of the authenticator."""
-        g = "Server-ServerAuthenticatorAttestationResponse-MDS-1"
+        """Registrations judged by what the metadata statements say of the authenticator (ours: the
+        tool's metadata group works on a signed BLOB)."""
+        g = "X-MDS"
 
         def expect(case_id, title, want_ok, name, why=None):
             status, body, _, _ = self.register(
@@ -446,56 +501,130 @@ class Harness:
             self.case(case_id, title, self.ok(status, body) if want_ok else self.failed(status, body, why),
                       f"{status} {body}")
 
-        expect(f"{g} P-1", "packed full, statement FIDO_CERTIFIED_L1: ok", True, "certified")
-        expect(f"{g} F-1", "packed full, statement REVOKED after its certification: failed", False, "revoked",
+        expect(f"{g}-1", "packed full, statement FIDO_CERTIFIED_L1: ok", True, "certified")
+        expect(f"{g}-2", "packed full, statement REVOKED after its certification: failed", False, "revoked",
                why="metadata")
-        expect(f"{g} F-2", "packed full, statement USER_VERIFICATION_BYPASS: failed", False, "uvbypass",
+        expect(f"{g}-3", "packed full, statement USER_VERIFICATION_BYPASS: failed", False, "uvbypass",
                why="metadata")
-        expect(f"{g} F-3", "packed full (basic), statement declares basic_surrogate only: failed", False,
+        expect(f"{g}-4", "packed full (basic), statement declares basic_surrogate only: failed", False,
                "selfonly", why="metadata")
         status, body, _, _ = self.register(auth=Authenticator(aaguid=METADATA_AUTHENTICATORS["selfonly"][0]),
                                            fmt="packed-self")
-        self.case(f"{g} P-2", "packed self (basic_surrogate), statement declares basic_surrogate: ok",
+        self.case(f"{g}-5", "packed self (basic_surrogate), statement declares basic_surrogate: ok",
                   self.ok(status, body), f"{status} {body}")
         status, body, _, _ = self.register(auth=Authenticator(aaguid=METADATA_AUTHENTICATORS["revoked"][0]),
                                            fmt="packed-self")
-        self.case(f"{g} F-4", "packed self, statement REVOKED (and no basic_surrogate): failed",
+        self.case(f"{g}-6", "packed self, statement REVOKED (and no basic_surrogate): failed",
                   self.failed(status, body, "metadata"), f"{status} {body}")
 
-    def _structure(self, g):
+    @staticmethod
+    def _drop(*path):
+        def change(c):
+            for part in path[:-1]:
+                c = c[part]
+            c.pop(path[-1])
+        return change
+
+    @staticmethod
+    def _put(path, value):
+        def change(c):
+            for part in path[:-1]:
+                c = c[part]
+            c[path[-1]] = value
+        return change
+
+    def _structure(self, g, ours):
         """The credential's own structure: members missing or of the wrong kind."""
-        def drop(key):
-            return lambda c: c.pop(key)
-
-        def drop_response(key):
-            return lambda c: c["response"].pop(key)
-
-        def put(path, value):
-            def change(c):
-                target = c
-                for part in path[:-1]:
-                    target = target[part]
-                target[path[-1]] = value
-            return change
-
+        drop, put = self._drop, self._put
+        r1 = f"{g}-Resp-1"
         cases = [
-            ("F-4", "no type", drop("type")),
-            ("F-5", "type not public-key", put(["type"], "private-key")),
-            ("F-6", "no id", drop("id")),
-            ("F-7", "no response", drop("response")),
-            ("F-8", "response without attestationObject", drop_response("attestationObject")),
-            ("F-9", "response without clientDataJSON", drop_response("clientDataJSON")),
-            ("F-10", "clientDataJSON not base64url", put(["response", "clientDataJSON"], "*not base64url*")),
-            ("F-11", "attestationObject not CBOR", put(["response", "attestationObject"], b64url(b"\xff\x00"))),
-            ("F-12", "id not base64url", put(["id"], "*")),
+            (f"{r1} F-1", "no id", drop("id")),
+            (f"{r1} F-2", "id not a string", put(["id"], 5)),
+            (f"{r1} F-3", "id not base64url", put(["id"], "*")),
+            (f"{r1} F-4", "no type", drop("type")),
+            (f"{r1} F-5", "type not a string", put(["type"], 5)),
+            (f"{r1} F-6", "type not public-key", put(["type"], "private-key")),
+            (f"{r1} F-7", "no response", drop("response")),
+            (f"{r1} F-8", "response not an object", put(["response"], "response")),
+            (f"{r1} F-9", "response without clientDataJSON", drop("response", "clientDataJSON")),
+            (f"{r1} F-10", "clientDataJSON not a string", put(["response", "clientDataJSON"], 5)),
+            (f"{r1} F-11", "clientDataJSON empty", put(["response", "clientDataJSON"], "")),
+            (f"{r1} F-12", "response without attestationObject", drop("response", "attestationObject")),
+            (f"{r1} F-13", "attestationObject not a string", put(["response", "attestationObject"], 5)),
+            (f"{r1} F-14", "attestationObject empty", put(["response", "attestationObject"], "")),
+            (f"{ours}-5", "clientDataJSON not base64url", put(["response", "clientDataJSON"], "*not base64url*")),
+            (f"{g}-Resp-3 F-1", "attestationObject not CBOR", put(["response", "attestationObject"], b64url(b"\xff\x00"))),
         ]
-        for number, title, change in cases:
+        for case_id, title, change in cases:
             auth = Authenticator()
             status, options, jar = self.attestation_options(self.new_user())
             credential = self.make_credential(auth, options)
             change(credential)
             status, body, _ = self.post("/attestation/result", credential, cookies=jar)
-            self.case(f"{g}-Resp-1 {number}", title + ": failed", self.failed(status, body, "malformed"),
+            self.case(case_id, title + ": failed", self.failed(status, body, "malformed"), f"{status} {body}")
+
+    def _client_data(self, r2, other_type, send):
+        """The tool's CollectClientData group (Resp-2, for registrations and authentications alike):
+        `send(edit)` posts a result whose client data `edit` changed, and answers (status, body)."""
+        drop, put = self._drop, self._put
+        cases = [
+            ("F-1", "clientData without type", drop("type"), "malformed"),
+            ("F-2", "clientData type not a string", put(["type"], 5), "malformed"),
+            ("F-3", "clientData type empty", put(["type"], ""), "type"),
+            ("F-4", "clientData type another string", put(["type"], "example.type"), "type"),
+            ("F-5", f"clientData type {other_type}", put(["type"], other_type), "type"),
+            ("F-6", "clientData without challenge", drop("challenge"), "malformed"),
+            ("F-7", "clientData challenge not a string", put(["challenge"], 5), "malformed"),
+            ("F-8", "clientData challenge empty", put(["challenge"], ""), "challenge"),
+            ("F-9", "clientData challenge not base64url", put(["challenge"], "*not base64url*"), "challenge"),
+            ("F-10", "clientData challenge not the one issued", put(["challenge"], b64url(os.urandom(32))), "challenge"),
+            ("F-11", "clientData without origin", drop("origin"), "malformed"),
+            ("F-12", "clientData origin not a string", put(["origin"], 5), "malformed"),
+            ("F-13", "clientData origin empty", put(["origin"], ""), "origin"),
+            ("F-14", "clientData origin not the RP's", put(["origin"], "https://evil.example"), "origin"),
+            ("F-15", "clientData tokenBinding not an object", put(["tokenBinding"], "present"), "malformed"),
+            ("F-16", "clientData tokenBinding without status", put(["tokenBinding"], {}), "malformed"),
+            ("F-17", "clientData tokenBinding status unknown", put(["tokenBinding"], {"status": "unknown"}), "malformed"),
+        ]
+        for number, title, edit, why in cases:
+            status, body = send(edit)
+            self.case(f"{r2} {number}", title + ": failed", self.failed(status, body, why), f"{status} {body}")
+
+    def _attestation_object(self, r3):
+        """The tool's AttestationObject group (Resp-3): its members, authData and a packed statement."""
+        drop, put = self._drop, self._put
+        cases = [
+            ("F-2", "attestationObject without fmt", {"obj_edit": drop("fmt")}, "malformed"),
+            ("F-3", "fmt not a string", {"obj_edit": put(["fmt"], 5)}, "malformed"),
+            ("F-4", "attestationObject without attStmt", {"obj_edit": drop("attStmt")}, "malformed"),
+            ("F-5", "attStmt not a map", {"obj_edit": put(["attStmt"], [])}, "malformed"),
+            ("F-6", "attestationObject without authData", {"obj_edit": drop("authData")}, "malformed"),
+            ("F-7", "authData not a byte string", {"obj_edit": put(["authData"], "authData")}, "malformed"),
+            ("F-8", "authData empty", {"obj_edit": put(["authData"], b"")}, "malformed"),
+            ("F-9", "AT flag clear with attested credential data", {"flags": 0x05}, "malformed"),
+            ("F-10", "AT flag clear, no attested credential data", {"ad_edit": lambda ad: ad[:32] + b"\x05" + ad[33:37]},
+             "malformed"),
+            ("F-11", "AT flag set, no attested credential data", {"ad_edit": lambda ad: ad[:37]}, "malformed"),
+            ("F-12", "bytes left over after the attested credential data", {"ad_edit": lambda ad: ad + b"\x00\x01"},
+             "malformed"),
+        ]
+        for number, title, make, why in cases:
+            status, body, _, _ = self.register(**make)
+            self.case(f"{r3} {number}", title + ": failed", self.failed(status, body, why), f"{status} {body}")
+        # A packed self statement made wrong one member at a time.
+        statements = [
+            ("F-13", "packed attStmt an empty map", lambda key, data: {}),
+            ("F-14", "packed attStmt without alg", lambda key, data: {"sig": sign(key, data)}),
+            ("F-15", "packed attStmt alg not a number", lambda key, data: {"alg": "ES256", "sig": sign(key, data)}),
+            ("F-17", "packed attStmt without sig", lambda key, data: {"alg": -7}),
+            ("F-18", "packed attStmt sig not a byte string", lambda key, data: {"alg": -7, "sig": "sig"}),
+            ("F-19", "packed attStmt sig empty", lambda key, data: {"alg": -7, "sig": b""}),
+        ]
+        for number, title, statement in statements:
+            auth = Authenticator()
+            status, body, _, _ = self.register(
+                auth=auth, fmt="packed", statement=lambda ad, cdh, s=statement, k=auth.key: s(k, ad + cdh))
+            self.case(f"{r3} {number}", title + ": failed", self.failed(status, body, "attestation"),
                       f"{status} {body}")
 
     def _no_session(self, case_id):
@@ -529,40 +658,44 @@ class Harness:
         self.case(case_id, "an unknown attestation format: failed", self.failed(status, body), f"{status} {body}")
 
     def request_options(self):
-        group = "Server-ServerPublicKeyCredentialGetOptions-Req-1"
+        group = "Server-ServerPublicKeyCredentialGetOptionsResponse-Req-1"
+        ours = "X-GetOptions"
         status, body, username, auth = self.register()
         extensions = {"example.extension": True}
         status, options, _ = self.assertion_options(username, userVerification="required", extensions=extensions)
         good = self.ok(status, options)
-        self.case(f"{group} P-1", "options for a registered user: status ok", good, f"{status} {options}")
+        self.case(f"{group} P-1 (a,b)", "options for a registered user: status ok, errorMessage empty", good,
+                  f"{status} {options}")
         if not good:
             return
         allowed = options.get("allowCredentials") or []
-        self.case(f"{group} P-2", "challenge base64url, at least 16 bytes",
+        self.case(f"{group} P-1 (c)", "challenge base64url, at least 16 bytes",
                   len(b64url_decode(options.get("challenge", ""))) >= 16)
-        self.case(f"{group} P-3", "allowCredentials holds the user's credential",
+        self.case(f"{group} P-1 (d)", "extensions as requested, example.extension (unknown) included",
+                  options.get("extensions") == extensions, str(options.get("extensions")))
+        self.case(f"{group} P-1 (e)", "rpId the RP ID", options.get("rpId") == RP_ID)
+        self.case(f"{group} P-1 (f)", "allowCredentials exactly the user's credential, type public-key",
                   [c.get("id") for c in allowed] == [b64url(auth.cred_id)]
                   and all(c.get("type") == "public-key" for c in allowed), str(allowed))
-        self.case(f"{group} P-4", "userVerification echoed", options.get("userVerification") == "required")
-        self.case(f"{group} P-5", "extensions echoed, unknown ones included", options.get("extensions") == extensions,
-                  str(options.get("extensions")))
-        self.case(f"{group} P-6", "rpId is the RP ID", options.get("rpId") == RP_ID)
+        self.case(f"{group} P-1 (g)", "userVerification as requested", options.get("userVerification") == "required")
         _, again, _ = self.assertion_options(username)
-        self.case(f"{group} P-7", "a fresh challenge on every call", again.get("challenge") != options.get("challenge"))
+        self.case(f"{group} P-2", "two options calls, two different challenges",
+                  again.get("challenge") != options.get("challenge"))
         _, _, _, second = self.register(username=username)
         _, both, _ = self.assertion_options(username)
         ids = sorted(c.get("id") for c in both.get("allowCredentials") or [])
         logins = [self.login(username, a) for a in (auth, second)]
-        self.case(f"{group} P-8", "a user registered twice: both credentials allowed, each asserts",
+        self.case(f"{ours}-1", "a user registered twice: both credentials allowed, each asserts",
                   ids == sorted([b64url(auth.cred_id), b64url(second.cred_id)])
                   and all(self.ok(*result) for result in logins), f"{ids} {logins}")
         status, body, _ = self.assertion_options(self.new_user())
-        self.case(f"{group} F-1", "an unknown user: failed", self.failed(status, body), f"{status} {body}")
+        self.case(f"{ours}-2", "an unknown user: failed", self.failed(status, body), f"{status} {body}")
         status, body, _ = self.post("/assertion/options", {})
-        self.case(f"{group} F-2", "no username: failed", self.failed(status, body), f"{status} {body}")
+        self.case(f"{ours}-3", "no username: failed", self.failed(status, body), f"{status} {body}")
 
     def assertion_responses(self):
         g = "Server-ServerAuthenticatorAssertionResponse"
+        ours = "X-AssertionResponse"
         _, _, username, auth = self.register()
         _, _, username_rsa, auth_rsa = self.register(auth=Authenticator(-257), fmt="packed-self")
 
@@ -571,37 +704,75 @@ class Harness:
             self.case(case_id, title, self.ok(status, body) if want_ok else self.failed(status, body, why),
                       f"{status} {body}")
 
+        def uv(preference):
+            return {"options_extra": {"userVerification": preference}}
+
         expect(f"{g}-Resp-1 P-1", "a valid ES256 assertion: ok", True)
-        expect(f"{g}-Resp-1 P-2", "a valid RS256 assertion: ok", True, name=username_rsa, a=auth_rsa)
-        expect(f"{g}-Resp-1 P-3", "userHandle the user's: ok", True, user_handle=None)
-        expect(f"{g}-Resp-1 F-1", "a credential id the user does not have: failed", False, why="unknownCredential", cred_id=os.urandom(32))
-        expect(f"{g}-Resp-2 F-1", "clientData type webauthn.create: failed", False, why="type", kind="webauthn.create")
-        expect(f"{g}-Resp-2 F-2", "clientData challenge not the one issued: failed", False, why="challenge", challenge=b64url(os.urandom(32)))
-        expect(f"{g}-Resp-2 F-3", "clientData origin not the RP's: failed", False, why="origin", origin="https://evil.example")
-        expect(f"{g}-Resp-3 P-1", "UP clear accepted (the profile's departure)", True, flags=0x04)
-        expect(f"{g}-Resp-3 F-1", "rpIdHash of another RP ID: failed", False, why="rpIdHash", rp_id="evil.example")
-        expect(f"{g}-Resp-3 F-2", "UV required, UV clear: failed", False, why="userVerification", options_extra={"userVerification": "required"},
-               flags=0x01)
-        expect(f"{g}-Resp-3 P-2", "UV required, UV set: ok", True, options_extra={"userVerification": "required"},
-               flags=0x05)
-        expect(f"{g}-Resp-3 F-3", "a counter that did not grow: failed", False, why="signCount", count=1)
-        expect(f"{g}-Resp-1 F-2", "a signature that does not verify: failed", False, why="signature", corrupt=True)
-        expect(f"{g}-Resp-1 F-3", "userHandle of another user: failed", False, why="userHandle", user_handle=b64url(os.urandom(16)))
+        expect(f"{ours}-1", "a valid RS256 assertion: ok", True, name=username_rsa, a=auth_rsa)
+        expect(f"{ours}-2", "userHandle empty: ok", True, user_handle=None)
+        expect(f"{ours}-3", "a credential id the user does not have: failed", False, why="unknownCredential",
+               cred_id=os.urandom(32))
+        self._client_data(f"{g}-Resp-2", "webauthn.create", lambda edit: self.login(username, auth, cd_edit=edit))
+        # An authenticator without a counter: 0 at registration and in every assertion.
+        _, _, username_zero, auth_zero = self.register()
+        logins = [self.login(username_zero, auth_zero, count=0) for _ in range(2)]
+        self.case(f"{g}-Resp-3 P-1", "two assertions of a counter that stays 0: ok",
+                  all(self.ok(*result) for result in logins), str(logins))
+        expect(f"{g}-Resp-3 P-2", "UV required, UV set, UP clear: ok (the profile's departure)", True, flags=0x04,
+               **uv("required"))
+        expect(f"{g}-Resp-3 P-3", "UV required, UV and UP set: ok", True, flags=0x05, **uv("required"))
+        expect(f"{g}-Resp-3 P-4", "UV preferred, UV and UP clear: ok (the profile's departure)", True, flags=0x00,
+               **uv("preferred"))
+        expect(f"{g}-Resp-3 P-5", "UV discouraged, UP set: ok", True, flags=0x01, **uv("discouraged"))
+        expect(f"{g}-Resp-3 P-6", "UV discouraged, UV set, UP clear: ok (the profile's departure)", True, flags=0x04,
+               **uv("discouraged"))
+        expect(f"{g}-Resp-3 P-7", "UV discouraged, UV and UP clear: ok (the profile's departure)", True, flags=0x00,
+               **uv("discouraged"))
+        expect(f"{ours}-4", "UV set, UP clear, no UV asked: ok (the profile's departure)", True, flags=0x04)
+        expect(f"{g}-Resp-3 F-1", "bytes left over after the authenticator data: failed", False, why="malformed",
+               ad_suffix=b"\x00\x01")
+        expect(f"{g}-Resp-3 F-2", "rpIdHash of another RP ID: failed", False, why="rpIdHash", rp_id="evil.example")
+        expect(f"{g}-Resp-3 F-3", "signature over another client data hash: failed", False, why="signature",
+               signed_client_data=b"{}")
+        expect(f"{g}-Resp-3 F-4", "a counter that did not grow: failed", False, why="signCount", count=1)
+        expect(f"{g}-Resp-3 F-5", "UV required, only UP set: failed", False, why="userVerification", flags=0x01,
+               **uv("required"))
+        expect(f"{g}-Resp-1 F-20", "a signature that does not verify: failed", False, why="signature", corrupt=True)
+        expect(f"{ours}-5", "userHandle of another user: failed", False, why="userHandle",
+               user_handle=b64url(os.urandom(16)))
+        drop, put = self._drop, self._put
         for number, title, change in (
-            ("F-5", "no type", lambda c: c.pop("type")),
-            ("F-6", "response without authenticatorData", lambda c: c["response"].pop("authenticatorData")),
-            ("F-7", "response without signature", lambda c: c["response"].pop("signature")),
-            ("F-8", "signature not base64url", lambda c: c["response"].update(signature="*")),
+            ("F-1", "no id", drop("id")),
+            ("F-2", "id not a string", put(["id"], 5)),
+            ("F-3", "id not base64url", put(["id"], "*")),
+            ("F-4", "no type", drop("type")),
+            ("F-5", "type not a string", put(["type"], 5)),
+            ("F-6", "type not public-key", put(["type"], "private-key")),
+            ("F-7", "no response", drop("response")),
+            ("F-8", "response not an object", put(["response"], "response")),
+            ("F-9", "response without clientDataJSON", drop("response", "clientDataJSON")),
+            ("F-10", "clientDataJSON not a string", put(["response", "clientDataJSON"], 5)),
+            ("F-11", "clientDataJSON empty", put(["response", "clientDataJSON"], "")),
+            ("F-12", "response without authenticatorData", drop("response", "authenticatorData")),
+            ("F-13", "authenticatorData not a string", put(["response", "authenticatorData"], 5)),
+            ("F-14", "authenticatorData not base64url", put(["response", "authenticatorData"], "*")),
+            ("F-15", "authenticatorData empty", put(["response", "authenticatorData"], "")),
+            ("F-16", "response without signature", drop("response", "signature")),
+            ("F-17", "signature not a string", put(["response", "signature"], 5)),
+            ("F-18", "signature not base64url", put(["response", "signature"], "*")),
+            ("F-19", "signature empty (read as a signature that does not verify)", put(["response", "signature"], "")),
+            ("F-21", "userHandle not a string", put(["response", "userHandle"], 5)),
         ):
+            why = "signature" if number == "F-19" else "malformed"
             status, options, jar = self.assertion_options(username)
             assertion = self.get_assertion(auth, options)
             change(assertion)
             status, body, _ = self.post("/assertion/result", assertion, cookies=jar)
-            self.case(f"{g}-Resp-1 {number}", title + ": failed", self.failed(status, body, "malformed"),
+            self.case(f"{g}-Resp-1 {number}", title + ": failed", self.failed(status, body, why),
                       f"{status} {body}")
         status, options, _ = self.assertion_options(username)
         status, body, _ = self.post("/assertion/result", self.get_assertion(auth, options))
-        self.case(f"{g}-Resp-1 F-4", "a result without its options (no ceremony cookie): failed",
+        self.case(f"{ours}-6", "a result without its options (no ceremony cookie): failed",
                   self.failed(status, body), f"{status} {body}")
 
     def recording(self, material_dir):
