@@ -134,7 +134,7 @@ public struct VerificationPolicy: Sendable {
     var passkeyProviders: PasskeyProviders
     /// Accept an assertion whose UP flag is clear (skipping W3C L3 §7.2 step 16). Default false:
     /// L3 refuses it. Only the FIDO conformance profile sets it, as the conformance tool's
-    /// Resp-3 P-4, P-6 and P-7 expect such assertions accepted.
+    /// Resp-3 P-2, P-4, P-6 and P-7 expect such assertions accepted.
     package var userPresenceOptionalInAssertions = false
     /// Refuse (`malformed`) client data whose `tokenBinding` member lacks its Level 2 shape (an
     /// object with `status` `present`, `supported` or `not-supported`, and an `id` when
