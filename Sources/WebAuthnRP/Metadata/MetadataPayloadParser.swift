@@ -81,8 +81,11 @@ enum MetadataPayloadParser {
             reason: reason)
     }
 
-    private static func entry(_ node: Node) throws(WebAuthnError) -> MetadataEntry {
-        let members = try node.object()
+    /// What identifies an entry or a statement: its `aaguid` and its
+    /// `attestationCertificateKeyIdentifiers` (lowercased), each strictly read when present.
+    static func identity(
+        _ node: Node, _ members: [String: JSONValue]
+    ) throws(WebAuthnError) -> (aaguid: AAGUID?, keyIdentifiers: [String]) {
         var aaguid: AAGUID?
         if let aaguidNode = try node.optionalMember(members, "aaguid") {
             guard let parsed = AAGUID(uuidString: try aaguidNode.string()) else {
@@ -100,6 +103,12 @@ enum MetadataPayloadParser {
                 identifiers.append(text.lowercased())
             }
         }
+        return (aaguid, identifiers)
+    }
+
+    private static func entry(_ node: Node) throws(WebAuthnError) -> MetadataEntry {
+        let members = try node.object()
+        let (aaguid, identifiers) = try identity(node, members)
         var statement: MetadataStatement?
         if let statementNode = try node.optionalMember(members, "metadataStatement") {
             statement = try metadataStatement(statementNode)

@@ -26,23 +26,7 @@ extension MetadataPayloadParser {
         }
         let node = Node(value: json, path: path)
         let members = try node.object()
-        var aaguid: AAGUID?
-        if let aaguidNode = try node.optionalMember(members, "aaguid") {
-            guard let parsed = AAGUID(uuidString: try aaguidNode.string()) else {
-                throw failure(aaguidNode.path, "is not an AAGUID (8-4-4-4-12 hexadecimal)")
-            }
-            aaguid = parsed
-        }
-        var identifiers: [String] = []
-        if let list = try node.optionalMember(members, "attestationCertificateKeyIdentifiers") {
-            for item in try list.array(limit: maximumListLength) {
-                let text = try item.string()
-                guard text.utf8.count == 40, text.utf8.allSatisfy(isHexDigit) else {
-                    throw failure(item.path, "is not a 20-byte hex key identifier")
-                }
-                identifiers.append(text.lowercased())
-            }
-        }
+        let (aaguid, identifiers) = try identity(node, members)
         // A statement that names no FIDO2 or U2F authenticator (a UAF `aaid` only) could never be
         // chosen: refused rather than loaded as dead weight.
         guard aaguid != nil || !identifiers.isEmpty else {
