@@ -61,7 +61,8 @@ package enum MetadataListing {
 
     /// One header line, then one line per entry: identifier, latest status, level, name; then
     /// one `SKIPPED` line per entry that could not be read, with the reason (such an
-    /// authenticator is judged as having no entry).
+    /// authenticator is judged as having no entry), and one `AMBIGUOUS` line per identifier that
+    /// more than one entry lists (its registrations are refused).
     package static func describe(_ blob: MetadataBLOB, at time: Date) -> String {
         var lines = [
             "VERIFIED BLOB no \(blob.number), nextUpdate \(fullDate(blob.nextUpdate))"
@@ -77,6 +78,11 @@ package enum MetadataListing {
             lines.append("\(identifier)  \(entry.latestStatusReport?.status.rawValue ?? "-")  \(level)  \(entry.name ?? "(no statement)")")
         }
         for skipped in blob.skippedEntries { lines.append("SKIPPED \(skipped)") }
+        for (identifier, entries) in blob.ambiguousIdentifiers {
+            lines.append(
+                "AMBIGUOUS \(identifier) is listed by entries \(entries.map { "[\($0)]" }.joined(separator: ", ")): "
+                    + "it names no entry, and its registrations are refused (metadata)")
+        }
         return lines.joined(separator: "\n")
     }
 

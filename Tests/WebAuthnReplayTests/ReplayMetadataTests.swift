@@ -107,6 +107,30 @@ struct ReplayMetadataTests: ReplaysOneDocument {
         #expect(MetadataListing.run([blobPath, "--root", blobPath]).exitCode == 2)
     }
 
+    @Test("webauthn-replay metadata names an identifier two entries list as AMBIGUOUS, with their positions")
+    func listingAmbiguous() throws {
+        let temp = try TempFixtures()
+        defer { temp.remove() }
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Fixtures/metadata/identity-duplicate-aaguid.json").path
+        let data = try #require(FileManager.default.contents(atPath: path))
+        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        let metadata = try #require((object["policy"] as? [String: Any])?["metadata"] as? [String: Any])
+        let blobPath = try temp.write("blob.jws", try #require(metadata["blob"] as? String))
+        let rootPath = temp.folder.appendingPathComponent("root.der").path
+        try Data(try Base64URL.decode(try #require(metadata["trustAnchor"] as? String))).write(to: URL(fileURLWithPath: rootPath))
+        let (text, code) = MetadataListing.run([blobPath, "--root", rootPath, "--at", "2025-06-01T00:00:00Z"])
+        #expect(code == 0)
+        let ambiguous = text.split(separator: "\n").filter { $0.hasPrefix("AMBIGUOUS ") }
+        #expect(ambiguous.count == 1, "\(text)")
+        #expect(ambiguous.first?.contains("is listed by entries [2], [5]: it names no entry") == true, "\(text)")
+        // A BLOB without duplicates lists none.
+        let clean = try Self.committedMetadata()
+        let cleanPath = try temp.write("clean.jws", try #require(clean["blob"] as? String))
+        try Data(try Base64URL.decode(try #require(clean["trustAnchor"] as? String))).write(to: URL(fileURLWithPath: rootPath))
+        #expect(!MetadataListing.run([cleanPath, "--root", rootPath, "--at", "2025-06-01T00:00:00Z"]).text.contains("AMBIGUOUS"))
+    }
+
     @Test("webauthn-replay metadata lists an entry it could not read as SKIPPED, with its identifier and the reason")
     func listingShowsSkippedEntries() throws {
         let mds = try TestMetadataService.make(seed: "listing skipped entries")

@@ -132,6 +132,14 @@ public struct MetadataBLOB: Sendable {
         (try? uniqueEntry(attestationCertificate: certificate)) ?? nil
     }
 
+    /// Each identifier more than one entry lists (an AAGUID, or a key identifier prefixed
+    /// `keyid `), with those entries' positions, sorted: such an identifier names no entry, so
+    /// its registrations are refused (`metadata`). For a listing of the BLOB.
+    package var ambiguousIdentifiers: [(identifier: String, entries: [Int])] {
+        (duplicateAAGUIDs.map { ($0.key.uuidString, $0.value) }
+            + duplicateKeyIdentifiers.map { ("keyid " + $0.key, $0.value) }).sorted { $0.0 < $1.0 }
+    }
+
     /// The entry for an AAGUID, for a trust decision.
     /// - Returns: the entry, or nil when no entry lists the AAGUID.
     /// - Throws: ``WebAuthnError`` `metadata` naming the entries when more than one lists it.
