@@ -9,6 +9,14 @@ private struct AppRegistrationBody: Encodable {
     var credentialID: Data
     var rawClientDataJSON: Data
     var rawAttestationObject: Data
+
+    /// The body an app posts for a registration the test authenticator made, encoded.
+    static func encoded(_ made: RegistrationResponse) throws -> Data {
+        try JSONEncoder().encode(
+            AppRegistrationBody(
+                credentialID: Data(made.rawId), rawClientDataJSON: Data(made.clientDataJSON),
+                rawAttestationObject: Data(made.attestationObject)))
+    }
 }
 
 /// What an iOS app posts after an assertion.
@@ -35,10 +43,7 @@ extension CeremonyRecordingTests {
         let service = RelyingPartyService(relyingParty: Self.relyingParty)
         let options = try await service.beginRegistration(RegistrationRequest(user: user(auth)), now: Self.t0).options
         let made = try auth.register(challenge: options.challenge.bytes)
-        let body = try JSONEncoder().encode(
-            AppRegistrationBody(
-                credentialID: Data(made.rawId), rawClientDataJSON: Data(made.clientDataJSON),
-                rawAttestationObject: Data(made.attestationObject)))
+        let body = try AppRegistrationBody.encoded(made)
         let registered = try await service.finishRegistrationRecording(
             jsonData: body, challenge: .session(options.challenge.bytes), now: Self.t0.addingTimeInterval(5))
         #expect(category(registered) == nil)
@@ -67,10 +72,7 @@ extension CeremonyRecordingTests {
     func changedResponseDropsBody() throws {
         var auth = try TestAuthenticator(seed: "recording-native-changed")
         let made = try auth.register(challenge: Array(repeating: 7, count: 32))
-        let body = try JSONEncoder().encode(
-            AppRegistrationBody(
-                credentialID: Data(made.rawId), rawClientDataJSON: Data(made.clientDataJSON),
-                rawAttestationObject: Data(made.attestationObject)))
+        let body = try AppRegistrationBody.encoded(made)
         var registration = try RegistrationResponse(jsonData: body)
         #expect(registration.recordedJSON == (try JSONValue(jsonData: body)))
         registration.rawId = [1, 2, 3]
@@ -110,10 +112,7 @@ extension CeremonyRecordingTests {
         let service = RelyingPartyService(relyingParty: Self.relyingParty)
         let options = try await service.beginRegistration(RegistrationRequest(user: user(auth)), now: Self.t0).options
         let made = try auth.register(challenge: options.challenge.bytes)
-        let body = try JSONEncoder().encode(
-            AppRegistrationBody(
-                credentialID: Data(made.rawId), rawClientDataJSON: Data(made.clientDataJSON),
-                rawAttestationObject: Data(made.attestationObject)))
+        let body = try AppRegistrationBody.encoded(made)
         let recorded = try await service.finishRegistrationRecording(
             jsonData: body, challenge: .session(options.challenge.bytes),
             now: Self.t0.addingTimeInterval(5))
