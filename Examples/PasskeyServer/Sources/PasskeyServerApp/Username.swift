@@ -1,7 +1,5 @@
 import Foundation
 import HTTPTypes
-import Synchronization
-import WebAuthnRP
 
 /// A username as the server keeps it. `display` is what the user typed, trimmed and in NFKC
 /// (Unicode compatibility composition: fullwidth `ａｌｉｃｅ` is `alice`, and the same name typed
@@ -61,73 +59,4 @@ struct Username: Sendable, Equatable {
         }
     // Scalar by scalar: a mark or selector inside a grapheme is judged on its own.
     nonisolated(unsafe) static let ignorable = try? Regex("\\p{Default_Ignorable_Code_Point}").matchingSemantics(.unicodeScalar)
-}
-
-/// The credential store the server's one service writes through: the library's "store the new
-/// credential" step becomes one transaction that also creates the account (for a new one) and
-/// keeps the account under its passkey cap. The registration in progress (its new account and
-/// the answers for a full account or a taken name) rides in a task-local set around its finish,
-/// so the shared service, with its verification cache, serves every request. Lookups pass
-/// through; a login's counter update, told about the login the same way (``login``), also
-/// starts its session or token family when the store can do both in one statement.
-struct RegistrationWriter: CredentialStore {
-    /// What one registration's store step needs to know.
-    final class Registration: Sendable {
-        let newAccount: Username?
-        let cap: Int
-        /// What the registration signs in (a new account's session or token family), started in
-        /// the store's transaction when it can, and whether it was.
-        let signIn: PendingSignIn?
-        let started = Mutex(false)
-        init(newAccount: Username?, cap: Int, signIn: PendingSignIn? = nil) {
-            self.newAccount = newAccount
-            self.cap = cap
-            self.signIn = signIn
-        }
-        var wasStarted: Bool { started.withLock { $0 } }
-    }
-    /// The registration whose finish is running in this task.
-    @TaskLocal static var current: Registration?
-
-    /// A login whose sign-in (a session or a token family) its counter update may start in the
-    /// same statement (``PasskeyCredentialStore/update(_:starting:)``), and whether it did.
-    final class Login: Sendable {
-        let signIn: PendingSignIn
-        let started = Mutex(false)
-        init(_ signIn: PendingSignIn) { self.signIn = signIn }
-        var wasStarted: Bool { started.withLock { $0 } }
-    }
-    /// The login whose finish is running in this task.
-    @TaskLocal static var login: Login?
-
-    let base: any PasskeyCredentialStore
-
-    func create(_ record: CredentialRecord) async throws -> Bool {
-        // Every registration sets its context; without one, only the plain insert.
-        guard let registration = Self.current else { return try await base.create(record) }
-        let outcome: CreateOutcome
-        if let signIn = registration.signIn {
-            let created = try await base.create(record, newAccount: registration.newAccount, cap: registration.cap, starting: signIn)
-            if created.started { registration.started.withLock { $0 = true } }
-            outcome = created.outcome
-        } else {
-            outcome = try await base.create(record, newAccount: registration.newAccount, cap: registration.cap)
-        }
-        switch outcome {
-        case .created: return true
-        case .duplicateCredential: return false  // the library refuses it as credentialExists
-        case .usernameTaken: throw AppError.usernameTaken
-        case .capReached: throw AppError.capReached(registration.cap)
-        case .accountGone: throw AppError.unauthorized
-        }
-    }
-
-    func credential(id: [UInt8]) async throws -> CredentialRecord? { try await base.credential(id: id) }
-    func credentials(userHandle: [UInt8]) async throws -> [CredentialRecord] { try await base.credentials(userHandle: userHandle) }
-    func update(_ change: CredentialUpdate) async throws -> Bool {
-        guard let login = Self.login else { return try await base.update(change) }
-        let (updated, started) = try await base.update(change, starting: login.signIn)
-        if started { login.started.withLock { $0 = true } }
-        return updated
-    }
 }
