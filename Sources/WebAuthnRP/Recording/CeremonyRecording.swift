@@ -187,7 +187,7 @@ public struct CeremonyRecording: Sendable {
         var file: [String: JSONValue] = [
             "format": .string("webauthn-ceremonies/1"),
             "description": .string(description ?? "\(kind.rawValue) recorded by the relying party: \(verdictSummary)"),
-            "source": .string("CeremonyRecording (WebAuthnRP)"),
+            "source": .string("CeremonyRecording (WebAuthnRP \(webAuthnRPVersion))"),
             "relyingParty": .object(rp),
             "policy": .object(policyJSON),
             "ceremonies": .array([.object(ceremony)]),
