@@ -1,6 +1,16 @@
 import Foundation
 import WebAuthnCrypto
 
+// One registration's trust decision, in the order it runs (W3C L3 §7.1 steps 24, 25, 29):
+// 1. `assess` asks the policy's source about each statement, through `judge` a compound's one by
+//    one (AttestationTrustSource.swift); the metadata source (MetadataTrust.swift) checks the
+//    BLOB's freshness, the keys compromise reports name (CompromisedKeys.swift), the one entry the
+//    statement leads to, its statuses and declared types (MetadataTrust+StatusRules.swift), and
+//    answers that entry's roots;
+// 2. `evaluate` judges the statement's path against those anchors and compromised keys;
+// 3. the registration then holds the verdict to the policy's requirement (AttestationPolicy.swift,
+//    `check`, step 29); what reaches the server is an AttestationResult.
+
 /// Decides trust for a verified attestation outcome (W3C L3 §7.1 steps 24-25).
 enum AttestationTrustEvaluator {
     struct Verdict {
