@@ -36,8 +36,9 @@ and without a leading module name: `AppAttestService.init(relyingParty:challenge
 also names every member of it, and a lost conformance is named by its type's path.
 
 Why the symbol graph and not `swift package diagnose-api-breaking-changes <ref>`: that command
-needs a git ref of the baseline, checks it out and builds the package twice (about 15 minutes
-more per CI run on a two-CPU machine), and cannot say which breaks the changelog already
+needs a git ref of the baseline (no tag exists yet), checks it out and builds that tree as well
+as the current one (on CI's two CPUs a clean build of the library is minutes, with tests about
+nine), reports by its own printing rules, and cannot say which breaks the changelog already
 announces. A symbol graph is written from the build CI has already done, the baseline is a
 reviewable file in the repository, and a release records it with --update.
 
