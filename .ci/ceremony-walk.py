@@ -52,6 +52,9 @@ Usage: .ci/ceremony-walk.py [--case assertion.es256] [--operations 40] [--keep D
   --binary  a webauthn-bench built earlier (to measure another checkout's layout); default:
             builds Benchmarks/ in debug and uses it.
   --list    prints the walk (each visit's folder with its functions' files).
+  --keep    keeps the callgrind files in DIR; files already there are read, not run again.
+  WALK_DEBUG=NAME in the environment prints the call path by which the walk reaches a function
+  whose name contains NAME (to check why a function sits where it does).
 Needs valgrind (Debian's valgrind) and `swift demangle`.
 """
 import argparse, collections, os, re, subprocess, sys, tempfile
@@ -163,7 +166,7 @@ def owner(demangled):
         demangled = stripped
 
 
-def walk(run_small, run_large, operations):
+def walk(run_small, run_large):
     small, large = read_callgrind(run_small), read_callgrind(run_large)
     names = sorted(large)
     pretty = demangle(names)
@@ -290,7 +293,7 @@ def main():
                             "--case", args.case, "--iterations", str(n), "--warmup", "0"],
                            check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         runs.append(out)
-    order, unplaced = walk(runs[0], runs[1], args.operations)
+    order, unplaced = walk(runs[0], runs[1])
     visits, folders, returns, files = figures(order)
     if args.list:
         for folder, functions in visits:
