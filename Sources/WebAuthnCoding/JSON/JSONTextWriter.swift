@@ -118,7 +118,7 @@ package struct JSONTextWriter {
             try array(elements) { (writer, element) throws(NonFiniteNumber) in try writer.value(element) }
         } else if let members = value.objectValue {
             try object(members)
-        } else {
+        } else {  // null, the one kind left
             separate()
             bytes += Array("null".utf8)
             needsComma = true
