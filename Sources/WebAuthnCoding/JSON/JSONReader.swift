@@ -664,7 +664,7 @@ package struct JSONReader {
 
 /// Tells one member name apart from a fixed set of names, for the document readers.
 extension ArraySlice where Element == UInt8 {
-    @inline(__always)
+    @inlinable @inline(__always)
     package func `is`(_ name: String) -> Bool {
         // Lengths first: most names differ there. The literal's bytes are read through a span.
         guard count == name.utf8.count else { return false }
