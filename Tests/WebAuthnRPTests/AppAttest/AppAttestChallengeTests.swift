@@ -120,9 +120,9 @@ struct AppAttestChallengeTests {
                 _ = try await service.verifyAssertion(
                     keyId: phone.keyId, assertion: replayed, clientData: clientData, challenge: issued.challenge, now: T.now)
             } == .challenge)
-        // A fresh challenge the signed client data does not carry.
+        // A fresh challenge the signed client data (longer than the challenge) does not carry.
         let fresh = try await service.issueChallenge(now: T.now)
-        let other = Array("app-attest-request/1\nPOST\n/v1/orders\nchallenge=".utf8)
+        let other = Array("app-attest-request/1\nPOST\n/v1/orders\nchallenge=\(String(repeating: "x", count: 600))".utf8)
         #expect(
             await Self.category {
                 _ = try await service.verifyAssertion(
