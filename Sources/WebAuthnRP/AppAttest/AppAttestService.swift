@@ -30,10 +30,28 @@ public struct AppAttestClientDataCheck: Sendable {
     /// data contains the challenge text (UTF-8) somewhere, so the app signed it.
     static func contains(challenge: String) -> AppAttestClientDataCheck {
         let needle = Array(challenge.utf8)
-        return AppAttestClientDataCheck("the client data contains the challenge") { clientData in
-            guard !needle.isEmpty, clientData.count >= needle.count else { return false }
-            return (0...(clientData.count - needle.count)).contains { clientData[$0..<($0 + needle.count)].elementsEqual(needle) }
+        return AppAttestClientDataCheck("the client data contains the challenge") { contains($0, needle) }
+    }
+
+    /// Whether `needle` occurs in `haystack`, in time linear in both (Knuth-Morris-Pratt): the
+    /// client data is the app's, so a search that backtracks could be made to take quadratic time.
+    static func contains(_ haystack: [UInt8], _ needle: [UInt8]) -> Bool {
+        guard !needle.isEmpty, haystack.count >= needle.count else { return false }
+        // failure[i]: the length of the longest proper prefix of needle[...i] that is also its suffix.
+        var failure = [Int](repeating: 0, count: needle.count)
+        var matched = 0
+        for index in needle.indices.dropFirst() {
+            while matched > 0, needle[index] != needle[matched] { matched = failure[matched - 1] }
+            if needle[index] == needle[matched] { matched += 1 }
+            failure[index] = matched
         }
+        matched = 0
+        for byte in haystack {
+            while matched > 0, byte != needle[matched] { matched = failure[matched - 1] }
+            if byte == needle[matched] { matched += 1 }
+            if matched == needle.count { return true }
+        }
+        return false
     }
 
     /// The client data must begin with these challenge bytes (an app that sends

@@ -132,6 +132,17 @@ struct AppAttestChallengeTests {
         #expect(try await service.keys.key(id: phone.keyId)?.signCount == 1)
     }
 
+    @Test("the challenge search finds the text anywhere, after partial matches too, and nowhere else")
+    func search() {
+        func contains(_ haystack: String, _ needle: String) -> Bool {
+            AppAttestClientDataCheck.contains(Array(haystack.utf8), Array(needle.utf8))
+        }
+        #expect(contains("aabaaab", "aaab") && contains("abcabd", "abd") && contains("xyz", "xyz"))
+        #expect(contains("challenge=Zm9v", "Zm9v") && contains("Zm9v\nPOST", "Zm9v") && contains("aaaa", "a"))
+        #expect(!contains("aabaab", "aaab") && !contains("xy", "xyz") && !contains("abc", "") && !contains("", "a"))
+        #expect(!contains(String(repeating: "a", count: 10_000), String(repeating: "a", count: 500) + "b"))
+    }
+
     @Test("a challenge issued for another app is challenge")
     func otherApp() async throws {
         let transport = try Mode.stored.transport()
