@@ -37,6 +37,20 @@ enum CeremonyTargets {
         CollectedClientDataReading.challenge(in: clientDataJSON) ?? fallbackChallenge
     }
 
+    /// The challenge the fixed relying party is taken to have issued for a response (see the
+    /// type's comment): the one its client data names, for `example.org`, user verification
+    /// preferred, answerable until five minutes after ``now``.
+    static func issuedChallenge(
+        _ kind: CeremonyKind, answeredBy clientDataJSON: [UInt8], userHandle: [UInt8]? = nil,
+        allowCredentials: [[UInt8]] = [], offeredAlgorithms: [COSEAlgorithm] = [],
+        attestation: AttestationConveyancePreference? = nil
+    ) -> IssuedChallenge {
+        IssuedChallenge(
+            challenge: challenge(in: clientDataJSON), kind: kind, rpId: relyingParty.id, userHandle: userHandle,
+            allowCredentials: allowCredentials, userVerification: .preferred, offeredAlgorithms: offeredAlgorithms,
+            attestation: attestation, expiresAt: now.addingTimeInterval(300))
+    }
+
     // MARK: Registration
 
     static let registration = FuzzTarget(
@@ -67,10 +81,9 @@ enum CeremonyTargets {
         verifyBody(
             bytes, decode: RegistrationResponseJSON.init(jsonData:), response: RegistrationResponse.init(json:),
             verify: { (response: RegistrationResponse, trace: inout CeremonyTrace) throws(WebAuthnError) in
-                let issued = IssuedChallenge(
-                    challenge: challenge(in: response.clientDataJSON), kind: .registration,
-                    rpId: relyingParty.id, userHandle: [1, 2, 3, 4], userVerification: .preferred,
-                    offeredAlgorithms: policy.acceptedAlgorithms, attestation: .direct, expiresAt: now.addingTimeInterval(300))
+                let issued = issuedChallenge(
+                    .registration, answeredBy: response.clientDataJSON, userHandle: [1, 2, 3, 4],
+                    offeredAlgorithms: policy.acceptedAlgorithms, attestation: .direct)
                 let verifier = RegistrationVerifier(relyingParty: relyingParty, policy: policy)
                 return try verifier.verify(response, issued: issued, now: now, trace: &trace)
             }, describe: { (verified: VerifiedRegistration) in describe(verified) })
@@ -127,10 +140,7 @@ enum CeremonyTargets {
         verifyBody(
             bytes, decode: AuthenticationResponseJSON.init(jsonData:), response: AuthenticationResponse.init(json:),
             verify: { (response: AuthenticationResponse, trace: inout CeremonyTrace) throws(WebAuthnError) in
-                let issued = IssuedChallenge(
-                    challenge: challenge(in: response.clientDataJSON), kind: .authentication,
-                    rpId: relyingParty.id, allowCredentials: records.map(\.id),
-                    userVerification: .preferred, expiresAt: now.addingTimeInterval(300))
+                let issued = issuedChallenge(.authentication, answeredBy: response.clientDataJSON, allowCredentials: records.map(\.id))
                 let record = records.first { $0.id == response.rawId }
                 let verifier = AuthenticationVerifier(relyingParty: relyingParty, policy: policy)
                 return try verifier.verify(response, issued: issued, record: record, now: now, trace: &trace)

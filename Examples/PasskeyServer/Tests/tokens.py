@@ -407,6 +407,10 @@ def native_apps(a, b):
         check(status == 200 and tokens.get("token_type") == "Bearer" and not jar,
               f"{shape}: registration begun on A, finished on B: tokens, no cookie ({status} {str(tokens)[:80]})")
         check(sql(f"SELECT count(*) FROM passkey_users WHERE username = '{name}'") == "1", f"{shape}: the account row")
+        # The first refresh token was stored in the registration's own transaction, with its family.
+        check(family_of(tokens["refresh_token"]) != "", f"{shape}: its first refresh token is stored, in its family")
+        status, refreshed, _ = form(a.base, "/oauth/token", {"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"]})
+        check(status == 200 and refreshed.get("refresh_token"), f"{shape}: the registration's refresh token refreshes ({status})")
         status, me, _ = request("GET", a.base + "/api/me", headers=bearer(tokens["access_token"]))
         check(status == 200 and me["username"] == name, f"{shape}: its bearer token reads the account")
         status, started, _ = post_json(b.base + "/native/login/options", {})

@@ -57,7 +57,7 @@ struct AndroidKeyAttestation: AttestationFormat {
         // softwareEnforced."
         let lists: [(name: String, list: AndroidAuthorizationList)]
         let listNames: String
-        switch context.policy.formats.androidKeyAuthorizations {
+        switch context.options.androidKeyAuthorizations {
         case .teeEnforcedOnly:
             lists = [("teeEnforced", description.teeEnforced)]
             listNames = "teeEnforced"
@@ -97,7 +97,7 @@ struct AndroidKeyAttestation: AttestationFormat {
         }
         // With teeEnforcedOnly the software list is not consulted for what the key is, but it may
         // not contradict the TEE: a softwareEnforced purpose other than SIGN is refused too.
-        if context.policy.formats.androidKeyAuthorizations == .teeEnforcedOnly, let purposes = description.softwareEnforced.purposes {
+        if context.options.androidKeyAuthorizations == .teeEnforcedOnly, let purposes = description.softwareEnforced.purposes {
             try Self.requireSignOnly(purposes, in: "softwareEnforced")
         }
 

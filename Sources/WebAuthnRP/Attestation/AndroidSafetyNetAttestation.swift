@@ -153,7 +153,7 @@ struct AndroidSafetyNetAttestation: AttestationFormat {
         }
         let generated = Date(timeIntervalSince1970: milliseconds / 1000)
         let age = context.verificationTime.timeIntervalSince(generated)
-        let limit = context.policy.formats.safetyNetMaximumAge
+        let limit = context.options.safetyNetMaximumAge
         guard age <= limit else {
             throw AttestationContext.failure(
                 identifier,

@@ -1,9 +1,9 @@
 import Foundation
 import WebAuthnCoding
-public import WebAuthnCrypto
+import WebAuthnCrypto
 
 /// Everything an attestation statement format's verification procedure is given
-/// (W3C L3 §6.5: attStmt, authenticatorData and clientDataHash), plus policy.
+/// (W3C L3 §6.5: attStmt, authenticatorData and clientDataHash), plus the formats' options.
 struct AttestationContext: Sendable {
     /// The identifier of the format whose procedure reads this context: every message starts with it.
     var format: String
@@ -17,8 +17,12 @@ struct AttestationContext: Sendable {
     let credentialKey: COSEKey
     /// The attested credential data (AAGUID, credential id).
     let attestedCredential: AttestedCredentialData
-    /// Attestation policy (anchors, Android/SafetyNet/compound choices).
-    let policy: AttestationPolicy
+    /// The options of the formats that have any (Android Key lists, SafetyNet window, compound
+    /// all/any, TPM rules), each read only by its own format.
+    let options: AttestationFormatOptions
+    /// Formats the policy accepts at all (nil: every supported format); `compound` holds its
+    /// sub-statements to it.
+    let allowedFormats: Set<String>?
     /// The clock for certificate and timestamp checks.
     let verificationTime: Date
     /// The format table, for formats that nest others (compound).
@@ -194,209 +198,5 @@ extension AttestationContext {
             throw failure("\(signer) signature could not be checked: \(error)")
         }
         guard valid else { throw failure("\(signer) signature does not verify") }
-    }
-}
-
-/// The attestation part of a verified registration: which format and type, and
-/// whether (and through which anchor) the claim chains to a root the RP trusts.
-public struct AttestationResult: Sendable {
-    /// The `fmt` of the statement.
-    public let format: String
-    /// The attestation type.
-    public let type: AttestationType
-    /// True when the trust path ended at one of the policy's trust anchors.
-    public let trusted: Bool
-    /// The anchor the path ended at, when trusted.
-    public let trustAnchor: Certificate?
-    /// The attestation trust path as presented (`x5c`, leaf first).
-    public let trustPath: [Certificate]
-    /// Why the path is not trusted, when it is not.
-    public let untrustedReason: String?
-    /// Facts the format established about the authenticator, for example the TPM
-    /// manufacturer, model and firmware version (`tpmManufacturer`, `tpmModel`, `tpmVersion`).
-    public let details: [String: String]
-    /// For `compound`: the result of each sub-statement that verified, with its own trust.
-    public let components: [AttestationResult]
-    /// The authenticator's name from a verified FIDO metadata entry (the statement's
-    /// description, as the trust source reports it), or nil. The entry is the one the trust
-    /// source chose by an identifier the attestation statement vouches for; a `none` attestation
-    /// vouches for nothing (its AAGUID is the client's claim), so it has no metadata name.
-    /// Never the community list's name: that is ``claimedProviderName``.
-    public let metadataName: String?
-    /// The passkey provider's name for the AAGUID in the policy's `passkeyProviders` (the
-    /// community AAGUID list, ``PasskeyProviders``), or nil: always a claim, never a statement.
-    /// An AAGUID without a verified attestation is whatever the authenticator or client says;
-    /// show it as "claims to be", never decide trust by it.
-    public let claimedProviderName: String?
-    /// The FIDO metadata entry the trust decision used, when the source is ``MetadataTrust``
-    /// and the authenticator has an entry: its status reports, certification level, statement.
-    public let metadata: MetadataEntry?
-    /// True when that metadata was past its nextUpdate (accepted because the policy allows stale metadata).
-    public let metadataStale: Bool
-
-    /// Builds the public result from a format's outcome, the trust verdict and what the trust source said.
-    init(
-        format: String, outcome: AttestationOutcome, verdict: AttestationTrustEvaluator.Verdict,
-        authenticator: AuthenticatorTrust? = nil, providerName: String? = nil
-    ) {
-        self.format = format
-        self.type = outcome.type
-        self.trusted = verdict.trusted
-        self.trustAnchor = verdict.anchor
-        self.trustPath = outcome.trustPath
-        self.untrustedReason = verdict.trusted ? nil : verdict.reason
-        self.details = outcome.details
-        // Two names, never merged: metadata's, signed by the FIDO Alliance, and only for an entry
-        // an attestation statement led to; the community list's, a claim by AAGUID.
-        self.metadataName = outcome.type == .none ? nil : authenticator?.authenticatorName
-        self.claimedProviderName = providerName
-        self.metadata = authenticator?.metadata
-        self.metadataStale = authenticator?.metadataStale ?? false
-        // The verdict holds one verdict per component, in the same order (each chain verified once).
-        self.components = zip(outcome.components, verdict.components).map { component, componentVerdict in
-            AttestationResult(
-                format: component.format, outcome: component.outcome, verdict: componentVerdict,
-                authenticator: componentVerdict.trust)
-        }
-    }
-}
-
-/// Decides trust for a verified attestation outcome (W3C L3 §7.1 steps 24-25).
-enum AttestationTrustEvaluator {
-    struct Verdict {
-        var trusted: Bool
-        var anchor: Certificate?
-        var reason: String?
-        /// For compound attestation: one verdict per component, in order.
-        var components: [Verdict] = []
-        /// What the trust source said about the statement judged (for a compound: its reported component).
-        var trust: AuthenticatorTrust? = nil
-    }
-
-    /// Steps 24-25 as a registration runs them: asks the policy's trust source for this
-    /// authenticator's anchors (it may refuse the authenticator, category `metadata`), then
-    /// judges the trust path against them.
-    ///
-    /// Each statement is asked about and judged on its own: a compound's sub-statements each
-    /// with their own format, type and chain, so that a sub-statement's entry is chosen by what
-    /// that statement vouches for (a `fido-u2f` one by its certificate's key identifier, never by
-    /// the AAGUID it does not sign) and its chain is held to that entry's anchors alone. The
-    /// compound's trust (name, metadata) reported is that of its first chained component, as
-    /// its type is (``CompoundAttestation/reportedType(of:)``). A none or self component beside a
-    /// chained one is not asked about: it vouches for nothing the chained one does not.
-    /// - Throws: ``WebAuthnError`` from the trust source, for any statement.
-    static func assess(
-        _ outcome: AttestationOutcome, format: String, aaguid: AAGUID, policy: AttestationPolicy,
-        at time: Date
-    ) throws(WebAuthnError) -> (Verdict, AuthenticatorTrust) {
-        let formats = AttestationFormatTable.standard
-        return try judge(
-            outcome, format: format, compoundRequirement: policy.formats.compoundRequirement,
-            refusingAnchorInPath: policy.refusesAnchorInPath, at: time
-        ) {
-            (statementFormat, statement) throws(WebAuthnError) in
-            let authenticator = AttestedAuthenticator(
-                aaguid: aaguid, format: statementFormat, type: statement.type, trustPath: statement.trustPath,
-                aaguidAttested: formats.format(statementFormat)?.attestsAAGUID ?? false)
-            return try policy.source.trust(for: authenticator, at: time)
-        }
-    }
-
-    /// Asks `trust` about each statement (the outcome itself, or each compound component) and
-    /// judges its path against the anchors it answers.
-    ///
-    /// A compound under `.all` needs every component that claims a certificate chain to end in an
-    /// anchor, and at least one must claim one. Self and none components make no claim to judge:
-    /// they neither block nor give trust, as the compound's reported type is the first chained
-    /// component's (``CompoundAttestation/reportedType(of:)``). Under `.any` one trusted component
-    /// suffices. Every chained component is asked (each none and self one only when none is
-    /// chained), so a source's refusal of any of them refuses the whole.
-    /// - Returns: the verdict and the trust reported for the whole (a compound's first chained
-    ///   component's, else its first component's).
-    static func judge<Failure: Error>(
-        _ outcome: AttestationOutcome, format: String,
-        compoundRequirement: AttestationFormatOptions.CompoundRequirement, refusingAnchorInPath: Bool = false,
-        at time: Date, trust: (String, AttestationOutcome) throws(Failure) -> AuthenticatorTrust
-    ) throws(Failure) -> (Verdict, AuthenticatorTrust) {
-        guard !outcome.components.isEmpty else {
-            let statementTrust = try trust(format, outcome)
-            var verdict = evaluate(outcome, trust: statementTrust, refusingAnchorInPath: refusingAnchorInPath, at: time)
-            verdict.trust = statementTrust
-            return (verdict, statementTrust)
-        }
-        let chainedFlags = outcome.components.map { $0.outcome.type != .none && $0.outcome.type != .self }
-        // Beside a chained component, a none or self one claims nothing to look up (a none
-        // statement vouches for no AAGUID): only when no component is chained is each asked about.
-        let askAll = !chainedFlags.contains(true)
-        var verdicts: [Verdict] = []
-        for (component, chainedComponent) in zip(outcome.components, chainedFlags) {
-            guard chainedComponent || askAll else {
-                verdicts.append(evaluate(component.outcome, trust: AuthenticatorTrust(anchors: []), at: time))
-                continue
-            }
-            verdicts.append(
-                try judge(
-                    component.outcome, format: component.format, compoundRequirement: compoundRequirement,
-                    refusingAnchorInPath: refusingAnchorInPath, at: time, trust: trust
-                ).0)
-        }
-        let trustedOnes = verdicts.filter(\.trusted)
-        let chained = zip(chainedFlags, verdicts).filter(\.0).map(\.1)
-        let ok = compoundRequirement == .all ? !chained.isEmpty && chained.allSatisfy(\.trusted) : !trustedOnes.isEmpty
-        let judged = compoundRequirement == .all && !chained.isEmpty ? chained : verdicts
-        let reported = chained.first ?? verdicts.first
-        let reportedTrust = reported?.trust ?? AuthenticatorTrust(anchors: [])
-        let verdict = Verdict(
-            trusted: ok, anchor: trustedOnes.first?.anchor,
-            reason: ok ? nil : judged.compactMap(\.reason).joined(separator: "; "), components: verdicts,
-            trust: reportedTrust)
-        return (verdict, reportedTrust)
-    }
-
-    /// Judges one statement's path against the anchors and compromised keys of `trust`: the path
-    /// libcrypto builds, anchor included, must hold no key a compromise report names, wherever
-    /// the certificate came from (`x5c`, the entry's roots, the relying party's own anchors).
-    ///
-    /// With `refusingAnchorInPath` (the FIDO conformance profile only), a path that carries one
-    /// of the anchors or a self-issued certificate is untrusted.
-    static func evaluate(
-        _ outcome: AttestationOutcome, trust: AuthenticatorTrust, refusingAnchorInPath: Bool = false, at time: Date
-    ) -> Verdict {
-        switch outcome.type {
-        case .none: return Verdict(trusted: false, anchor: nil, reason: "no attestation (fmt none)")
-        case .self: return Verdict(trusted: false, anchor: nil, reason: "self attestation has no trust path")
-        default: break
-        }
-        guard let leaf = outcome.trustPath.first else {
-            return Verdict(trusted: false, anchor: nil, reason: "empty trust path")
-        }
-        guard !trust.anchors.isEmpty else {
-            return Verdict(trusted: false, anchor: nil, reason: "the policy has no trust anchors for this authenticator")
-        }
-        if refusingAnchorInPath,
-            let carried = outcome.trustPath.firstIndex(where: { certificate in
-                certificate.isSelfIssued || trust.anchors.contains { $0.derBytes == certificate.derBytes }
-            })
-        {
-            return Verdict(
-                trusted: false, anchor: nil,
-                reason: "x5c[\(carried)] is a root or a trust anchor, and the policy (FIDO conformance) refuses a path that carries it")
-        }
-        let chain: VerifiedCertificateChain
-        do {
-            chain = try CertificateChain.verify(
-                leaf: leaf, intermediates: Array(outcome.trustPath.dropFirst()),
-                trustAnchors: trust.anchors, at: time)
-        } catch {
-            return Verdict(trusted: false, anchor: nil, reason: "\(error)")
-        }
-        if let (certificate, reporter) = chain.certificates.lazy.compactMap({ certificate in
-            trust.compromisedKeys.reporter(of: certificate).map { (certificate, $0) }
-        }).first {
-            return Verdict(
-                trusted: false, anchor: nil,
-                reason: "the path runs through \(certificate.subject), whose key the metadata of \(reporter) reports compromised")
-        }
-        return Verdict(trusted: true, anchor: chain.anchor, reason: nil)
     }
 }

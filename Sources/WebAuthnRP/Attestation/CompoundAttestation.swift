@@ -84,7 +84,7 @@ struct CompoundAttestation: AttestationFormat {
 
         // "If validation fails for one or more sub-statements, decide the appropriate result based
         // on Relying Party policy": .all needs every sub-statement, .any at least one.
-        switch context.policy.formats.compoundRequirement {
+        switch context.options.compoundRequirement {
         case .all:
             guard failures.isEmpty else {
                 throw context.failure(
@@ -104,7 +104,7 @@ struct CompoundAttestation: AttestationFormat {
         fmt: String, attStmt: CBORItem,
         context: AttestationContext
     ) throws(WebAuthnError) -> AttestationOutcome {
-        if let allowed = context.policy.allowedFormats, !allowed.contains(fmt) {
+        if let allowed = context.allowedFormats, !allowed.contains(fmt) {
             throw AttestationContext.failure(fmt, "format is not allowed by policy")
         }
         guard let format = context.formats.format(fmt) else {

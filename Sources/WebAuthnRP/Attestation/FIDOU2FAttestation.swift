@@ -28,7 +28,7 @@ struct FIDOU2FAttestation: AttestationFormat {
         // signature below does not cover it. L3 §8.6 does not check it, and L3's own fido-u2f test
         // vector carries a non-zero AAGUID, so the default accepts it (and `MetadataTrust` never
         // chooses a fido-u2f entry by AAGUID).
-        if context.policy.formats.fidoU2FRequiresZeroAAGUID, !context.attestedCredential.aaguid.isZero {
+        if context.options.fidoU2FRequiresZeroAAGUID, !context.attestedCredential.aaguid.isZero {
             throw context.failure(
                 "the AAGUID is \(context.attestedCredential.aaguid.uuidString); the policy (FIDO conformance) requires "
                     + "the zero AAGUID a CTAP2 client writes for a U2F device")

@@ -41,7 +41,7 @@ package enum AttestationStatementCheck {
         let context = AttestationContext(
             format: format, statement: statement, authenticatorData: authenticatorData,
             clientDataHash: clientDataHash, credentialKey: key,
-            attestedCredential: attested, policy: policy,
+            attestedCredential: attested, options: policy.formats, allowedFormats: policy.allowedFormats,
             verificationTime: time, formats: formats)
         let outcome = try verifier.verify(context)
         let (verdict, trust) = try AttestationTrustEvaluator.assess(

@@ -168,8 +168,8 @@ extension CredentialRecord {
     }
 }
 
-// The metadata re-check of a stored credential sits with the record (this folder), above the
-// trust source in Policy/, so Policy does not know the registry's types.
+// The metadata re-check of a stored credential: the record's fields go to the re-check in
+// Trust/ (MetadataTrust+Recheck.swift), which runs registration's rules on what the record kept.
 
 extension MetadataTrust {
     /// Re-checks a stored credential against this (typically newer) BLOB: cheap, no
@@ -191,71 +191,14 @@ extension MetadataTrust {
     /// - Returns: the entry, or nil when the authenticator has none (and none is required).
     /// - Throws: ``WebAuthnError`` `metadata` when the policy now refuses the authenticator.
     public func recheck(_ record: CredentialRecord, at time: Date) throws(WebAuthnError) -> MetadataEntry? {
-        if blob.isStale(at: time), !policy.acceptStale {
-            throw Self.failure("the metadata BLOB (no \(blob.number)) is past its nextUpdate day \(blob.nextUpdate)")
-        }
-        let compromised = compromisedKeys(at: time)
-        let statements = attested(record)
-        var entries: [MetadataEntry?] = []
-        // Each statement as registration asked about it: a kept compound, component by component.
-        for (authenticator, chain) in statements {
-            try Self.refuse(chain ?? [], holding: compromised)
-            guard let entry = try entry(for: authenticator) else {
-                if policy.requireEntry { throw Self.failure("the credential's authenticator has no metadata entry") }
-                entries.append(nil)
-                continue
-            }
-            try check(entry, authenticator: nil, chain: chain, at: time)
-            entries.append(entry)
-        }
-        // The entry registration reported: the first chained statement's, else the first statement's.
-        let reported = statements.indices.first { statements[$0].0.type != .none && statements[$0].0.type != .self } ?? 0
-        return entries.indices.contains(reported) ? entries[reported] : nil
-    }
-
-    /// The record's statements, for the lookup registration uses (``entry(for:)``: the AAGUID
-    /// when the statement vouches for it, else the kept statement's `x5c[0]`), each with its
-    /// chain: the kept `x5c`, none for none and self attestation, nil when not known (a chain
-    /// attested without its object kept), so that a key compromise naming a certificate still
-    /// refuses it. A kept `compound` object gives one per sub-statement.
-    private func attested(_ record: CredentialRecord) -> [(AttestedAuthenticator, [Certificate]?)] {
-        // The stored object was verified at registration, but a record is storage and read as
-        // untrusted: an object or chain that does not parse just adds no certificates.
-        let object = record.attestationObject.flatMap { try? AttestationObject(bytes: $0[...]) }
-        let aaguid = AAGUID(uuidString: record.aaguid) ?? AAGUID.zero
-        let formats = AttestationFormatTable.standard
-        if let object, object.format == "compound", let items = object.statement.array {
-            let statements: [(AttestedAuthenticator, [Certificate]?)] = items.prefix(CompoundAttestation.maximumStatements)
-                .compactMap { item in
-                    guard let fmt = item[textKey: "fmt"]?.text, let statement = item[textKey: "attStmt"] else { return nil }
-                    let chain = try? AttestationContext.certificates(statement[textKey: "x5c"], format: fmt, cache: nil)
-                    // Without x5c: none, packed self attestation, or a chain kept elsewhere (SafetyNet's JWS): unknown.
-                    let type: AttestationType = chain == nil && fmt == "none" ? .none : chain == nil && fmt == "packed" ? .self : .basic
-                    let authenticator = AttestedAuthenticator(
-                        aaguid: aaguid, format: fmt, type: type, trustPath: chain ?? [],
-                        aaguidAttested: formats.format(fmt)?.attestsAAGUID ?? false)
-                    return (authenticator, chain ?? (type == .basic ? nil : []))
-                }
-            // As at registration: beside a chained sub-statement, a none or self one is not looked up.
-            let chained = statements.filter { $0.0.type != .none && $0.0.type != .self }
-            return chained.isEmpty ? statements : chained
-        }
-        let kept = object.flatMap {
-            try? AttestationContext.certificates($0.statement[textKey: "x5c"], format: $0.format, cache: nil)
-        }
-        let unchained = record.attestationType == .none || record.attestationType == .self
-        // A compound whose object was not kept: its sub-statements are unknown, so the AAGUID, the
-        // only identifier left, is looked up (its statuses still refuse), its chain unknown.
-        let compound = record.attestationFormat == "compound"
-        let authenticator = AttestedAuthenticator(
-            aaguid: aaguid, format: record.attestationFormat, type: record.attestationType,
-            trustPath: kept ?? [], aaguidAttested: compound || (formats.format(record.attestationFormat)?.attestsAAGUID ?? false))
-        return [(authenticator, unchained ? [] : kept.flatMap { $0.isEmpty ? nil : $0 })]
+        try recheck(
+            aaguid: record.aaguid, format: record.attestationFormat, type: record.attestationType,
+            attestationObject: record.attestationObject, at: time)
     }
 }
 
 // The name of a stored credential's provider sits with the record (this folder), above the
-// list in Metadata/ and the trust source in Policy/.
+// list in Metadata/ and the trust source in Trust/.
 
 extension PasskeyProviders {
     /// The name to show for a stored credential: the FIDO metadata statement's description

@@ -168,7 +168,8 @@ package struct RegistrationVerifier: Sendable {
         let context = AttestationContext(
             format: format.identifier, statement: attestationObject.statement, authenticatorData: authData,
             clientDataHash: clientDataHash, credentialKey: credentialKey,
-            attestedCredential: attested, policy: policy.attestation,
+            attestedCredential: attested, options: policy.attestation.formats,
+            allowedFormats: policy.attestation.allowedFormats,
             verificationTime: now, formats: formats, certificateCache: cache?.certificates)
         let outcome = try trace.check("§7.1 step 23", "attStmt is a valid \(attestationObject.format) statement") {
             () throws(WebAuthnError) in

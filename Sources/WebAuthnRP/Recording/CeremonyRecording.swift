@@ -25,8 +25,8 @@ import WebAuthnCrypto
 /// data is kept as it is (its `hmac-secret` output is encrypted to the client).
 ///
 /// Get one by passing a ``CeremonyObserver`` to
-/// ``RelyingPartyService/finishRegistration(_:challenge:now:keepAttestation:observer:)`` or
-/// ``RelyingPartyService/finishAuthentication(_:challenge:now:observer:)``; a body that did not
+/// ``RelyingPartyService/finishRegistration(_:challenge:now:keepAttestation:observer:commit:)`` or
+/// ``RelyingPartyService/finishAuthentication(_:challenge:now:observer:commit:)``; a body that did not
 /// decode is recorded with ``init(unparsedBody:kind:error:challenge:service:receivedAt:)``.
 public struct CeremonyRecording: Sendable {
     /// How the ceremony ended.

@@ -84,23 +84,31 @@ public struct RelyingPartyService: Sendable {
     ///   - now: the current time.
     ///   - keepAttestation: keep the raw attestation object and client data in the record.
     ///   - observer: receives the ceremony's recording, whatever the verdict; nil (default) for none.
+    ///   - commit: the application's own write of the verified record (step 28), in place of
+    ///     the service's ``CredentialStore/create(_:)``: a server whose registration also
+    ///     creates the account, checks a cap or starts a session commits them here, in one
+    ///     transaction of its own. The contract is `create(_:)`'s: insert only if no record has
+    ///     the id, and return `false` for a taken id (refused as `credentialExists`); an error it
+    ///     throws (the account's own refusals) ends the finish as it is. Nil (default): the
+    ///     service's store.
     /// - Returns: the verified registration (its record is stored).
     /// - Throws: ``WebAuthnError`` for a rejected response or challenge (`credentialExists`
     ///   when the store already holds the id); `serverFault` or the store's own error when
-    ///   storage fails.
+    ///   storage fails; what `commit` throws.
     public func finishRegistration(
         _ response: RegistrationResponse, challenge: CeremonyChallenge = .fromClientData,
         now: Date, keepAttestation: Bool = false,
-        observer: (any CeremonyObserver)? = nil
+        observer: (any CeremonyObserver)? = nil,
+        commit: (@Sendable (CredentialRecord) async throws -> Bool)? = nil
     ) async throws -> VerifiedRegistration {
         var trace = CeremonyTrace(recording: false)
         return try await finishRegistration(
             response, challenge: challenge, now: now, keepAttestation: keepAttestation,
-            observer: observer, trace: &trace
+            observer: observer, commit: commit, trace: &trace
         ).get()
     }
 
-    /// ``finishRegistration(_:challenge:now:keepAttestation:observer:)`` with the step trace.
+    /// ``finishRegistration(_:challenge:now:keepAttestation:observer:commit:)`` with the step trace.
     /// - Parameters:
     ///   - response: the response.
     ///   - challenge: how to find the challenge.
@@ -115,7 +123,7 @@ public struct RelyingPartyService: Sendable {
         var trace = CeremonyTrace()
         let result = try await finishRegistration(
             response, challenge: challenge, now: now, keepAttestation: keepAttestation,
-            observer: nil, trace: &trace)
+            observer: nil, commit: nil, trace: &trace)
         return CeremonyReport(result: result, trace: trace)
     }
 
@@ -123,12 +131,13 @@ public struct RelyingPartyService: Sendable {
     private func finishRegistration(
         _ response: RegistrationResponse, challenge: CeremonyChallenge, now: Date,
         keepAttestation: Bool, observer: (any CeremonyObserver)?,
+        commit: (@Sendable (CredentialRecord) async throws -> Bool)?,
         trace: inout CeremonyTrace
     ) async throws -> Result<VerifiedRegistration, WebAuthnError> {
         var facts = CeremonyFacts()
         let result = try await register(
             response, challenge: challenge, now: now, keepAttestation: keepAttestation,
-            observed: observer != nil, facts: &facts, trace: &trace)
+            observed: observer != nil, commit: commit, facts: &facts, trace: &trace)
         if let observer {
             await observer.ceremonyFinished(
                 recording(
@@ -141,7 +150,7 @@ public struct RelyingPartyService: Sendable {
 
     private func register(
         _ response: RegistrationResponse, challenge: CeremonyChallenge, now: Date, keepAttestation: Bool,
-        observed: Bool, facts: inout CeremonyFacts,
+        observed: Bool, commit: (@Sendable (CredentialRecord) async throws -> Bool)?, facts: inout CeremonyFacts,
         trace: inout CeremonyTrace
     ) async throws -> Result<VerifiedRegistration, WebAuthnError> {
         let issued: IssuedChallenge, clientData: CollectedClientData?
@@ -156,8 +165,11 @@ public struct RelyingPartyService: Sendable {
         }
         guard case .success(let verified) = verdict else { return verdict }
         // Steps 27-28: "Verify that the credentialId is not yet registered for any user", then store the
-        // record. create-if-absent makes the check and the store one atomic operation.
-        guard try await credentials.create(verified.record) else {
+        // record. create-if-absent makes the check and the store one atomic operation, whoever
+        // performs it: the service's store, or the application's own transaction.
+        let created: Bool
+        if let commit { created = try await commit(verified.record) } else { created = try await credentials.create(verified.record) }
+        guard created else {
             if observed { facts.found = try await credentials.credential(id: verified.record.id) }
             return .failure(
                 trace.fail(
@@ -177,19 +189,28 @@ public struct RelyingPartyService: Sendable {
     ///     ``CeremonyChallenge/fromClientData`` (default) to take it from the client data.
     ///   - now: the current time.
     ///   - observer: receives the ceremony's recording, whatever the verdict; nil (default) for none.
+    ///   - commit: the application's own write of the updated record, in place of the service's
+    ///     ``CredentialStore/update(_:)``: a server whose login also starts a session or a token
+    ///     family commits both here, in one transaction of its own. The contract is
+    ///     `update(_:)`'s: store the record only while the stored counter is still
+    ///     ``CredentialUpdate/expectedSignCount`` (compare and swap), and return `false` when it
+    ///     is not (refused as `signCount`). Nil (default): the service's store.
     /// - Returns: the verified authentication (its updated record is stored).
     /// - Throws: ``WebAuthnError`` for a rejected response or challenge (`signCount` when a
     ///   concurrent login of the credential stored its record first); `serverFault` or the
-    ///   store's own error when storage fails.
+    ///   store's own error when storage fails; what `commit` throws.
     public func finishAuthentication(
         _ response: AuthenticationResponse, challenge: CeremonyChallenge = .fromClientData,
-        now: Date, observer: (any CeremonyObserver)? = nil
+        now: Date, observer: (any CeremonyObserver)? = nil,
+        commit: (@Sendable (CredentialUpdate) async throws -> Bool)? = nil
     ) async throws -> VerifiedAuthentication {
         var trace = CeremonyTrace(recording: false)
-        return try await finishAuthentication(response, challenge: challenge, now: now, observer: observer, trace: &trace).get()
+        return try await finishAuthentication(
+            response, challenge: challenge, now: now, observer: observer, commit: commit, trace: &trace
+        ).get()
     }
 
-    /// ``finishAuthentication(_:challenge:now:observer:)`` with the step trace.
+    /// ``finishAuthentication(_:challenge:now:observer:commit:)`` with the step trace.
     /// - Parameters:
     ///   - response: the response.
     ///   - challenge: how to find the challenge.
@@ -201,19 +222,20 @@ public struct RelyingPartyService: Sendable {
         now: Date
     ) async throws -> CeremonyReport<VerifiedAuthentication> {
         var trace = CeremonyTrace()
-        let result = try await finishAuthentication(response, challenge: challenge, now: now, observer: nil, trace: &trace)
+        let result = try await finishAuthentication(
+            response, challenge: challenge, now: now, observer: nil, commit: nil, trace: &trace)
         return CeremonyReport(result: result, trace: trace)
     }
 
     /// The one authentication finish; `trace` decides whether steps are kept.
     private func finishAuthentication(
         _ response: AuthenticationResponse, challenge: CeremonyChallenge, now: Date,
-        observer: (any CeremonyObserver)?,
+        observer: (any CeremonyObserver)?, commit: (@Sendable (CredentialUpdate) async throws -> Bool)?,
         trace: inout CeremonyTrace
     ) async throws -> Result<VerifiedAuthentication, WebAuthnError> {
         var facts = CeremonyFacts()
         let result = try await authenticate(
-            response, challenge: challenge, now: now, observed: observer != nil,
+            response, challenge: challenge, now: now, observed: observer != nil, commit: commit,
             facts: &facts, trace: &trace)
         if let observer {
             await observer.ceremonyFinished(
@@ -227,7 +249,7 @@ public struct RelyingPartyService: Sendable {
 
     private func authenticate(
         _ response: AuthenticationResponse, challenge: CeremonyChallenge, now: Date, observed: Bool,
-        facts: inout CeremonyFacts,
+        commit: (@Sendable (CredentialUpdate) async throws -> Bool)?, facts: inout CeremonyFacts,
         trace: inout CeremonyTrace
     ) async throws -> Result<VerifiedAuthentication, WebAuthnError> {
         let issued: IssuedChallenge, clientData: CollectedClientData?
@@ -250,7 +272,10 @@ public struct RelyingPartyService: Sendable {
         }
         guard case .success(let verified) = verdict else { return verdict }
         let change = CredentialUpdate(expectedSignCount: expectedSignCount, record: verified.updatedRecord)
-        guard try await credentials.update(change) else {
+        // The compare and swap, by the service's store or the application's own transaction.
+        let updated: Bool
+        if let commit { updated = try await commit(change) } else { updated = try await credentials.update(change) }
+        guard updated else {
             return .failure(
                 trace.fail(
                     "credential store update", "the stored counter is still the one verified against",
@@ -347,7 +372,7 @@ extension RelyingPartyService {
     ///   - request: what to ask the client for (see ``RegistrationRequest`` for the defaults).
     ///   - now: the current time.
     /// - Returns: the options to send to the browser (`PublicKeyCredential.parseCreationOptionsFromJSON`)
-    ///   and the ``CeremonyChallenge`` to pass to ``finishRegistration(_:challenge:now:keepAttestation:observer:)``.
+    ///   and the ``CeremonyChallenge`` to pass to ``finishRegistration(_:challenge:now:keepAttestation:observer:commit:)``.
     /// - Throws: ``WebAuthnError`` for an invalid user entity or when no requested algorithm is
     ///   accepted by the policy; `serverFault` or the store's error when storage fails;
     ///   ``CryptoError`` when sealing fails.
@@ -388,7 +413,7 @@ extension RelyingPartyService {
     ///     for a discoverable, usernameless login).
     ///   - now: the current time.
     /// - Returns: the options to send to the browser (`PublicKeyCredential.parseRequestOptionsFromJSON`)
-    ///   and the ``CeremonyChallenge`` to pass to ``finishAuthentication(_:challenge:now:observer:)``.
+    ///   and the ``CeremonyChallenge`` to pass to ``finishAuthentication(_:challenge:now:observer:commit:)``.
     /// - Throws: `serverFault` or the store's error when storage fails; ``CryptoError`` when sealing fails.
     public func beginAuthentication(
         _ request: AuthenticationRequest = AuthenticationRequest(),

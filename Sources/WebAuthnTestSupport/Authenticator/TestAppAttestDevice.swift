@@ -170,11 +170,7 @@ package struct TestAppAttestDevice: Sendable {
         builder.serialNumber = Array(keyId.prefix(6))
         builder.basicConstraints = .init(isCA: false)
         builder.keyUsage = [.digitalSignature]
-        builder.extraExtensions = [
-            CertificateExtension(
-                oid: AttestationOID.appleNonce, isCritical: false,
-                value: DEREncoder.sequence([DEREncoder.explicit(1, DEREncoder.octetString(nonce))]))
-        ]
+        builder.extraExtensions = [.appleNonce(nonce)]
         options.certificate(&builder)
         let credCert = try builder.sign(with: authority.intermediateKey)
         var x5c = [credCert.derBytes, authority.intermediate.derBytes]

@@ -16,6 +16,16 @@ enum AttestationOID {
     static let appleNonce = "1.2.840.113635.100.8.2"
 }
 
+extension CertificateExtension {
+    /// Apple's nonce extension as the apple format's and App Attest's credCert carry it:
+    /// `SEQUENCE { [1] EXPLICIT OCTET STRING nonce }`, not critical.
+    static func appleNonce(_ nonce: [UInt8]) -> CertificateExtension {
+        CertificateExtension(
+            oid: AttestationOID.appleNonce, isCritical: false,
+            value: DEREncoder.sequence([DEREncoder.explicit(1, DEREncoder.octetString(nonce))]))
+    }
+}
+
 // The attestation statements whose certificate certifies the credential key itself (tpm,
 // android-key, apple), built the way the formats' authenticators build them (W3C L3 §8.3,
 // §8.4, §8.8). Every key is derived from the authenticator's seed when it has one.
@@ -145,11 +155,7 @@ extension TestAuthenticator {
             publicKey: privateKey.publicKey, notBefore: validity.notBefore, notAfter: validity.notAfter)
         builder.issued(by: ca.certificate)
         builder.serialNumber = [0x42]
-        builder.extraExtensions = [
-            CertificateExtension(
-                oid: AttestationOID.appleNonce, isCritical: false,
-                value: DEREncoder.sequence([DEREncoder.explicit(1, DEREncoder.octetString(nonce))]))
-        ]
+        builder.extraExtensions = [.appleNonce(nonce)]
         options.certificate(&builder)
         let credCert = try builder.sign(with: ca.key)
         return .map([(.text("x5c"), .array([.bytes(credCert.derBytes), .bytes(ca.certificate.derBytes)]))])

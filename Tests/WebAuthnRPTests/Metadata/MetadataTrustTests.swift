@@ -438,6 +438,16 @@ struct MetadataTrustTests {
         #expect(throws: WebAuthnError(.metadata, "")) { try MetadataTrust(blob: newer).recheck(verified.record, at: F.now) }
     }
 
+    @Test("re-checking against stale metadata refuses by default; accepted when the policy allows")
+    func recheckStale() throws {
+        let world = try World()
+        let verified = try #require(try register(.packed(ca: world.ca), policy: world.policy(try world.blob([world.entry()]))).accepted())
+        let stale = try world.blob([world.entry()], nextUpdate: "2024-12-01")
+        #expect(throws: WebAuthnError(.metadata, "")) { try MetadataTrust(blob: stale).recheck(verified.record, at: F.now) }
+        let lenient = MetadataTrust(blob: stale, policy: MetadataPolicy(acceptStale: true))
+        #expect(try lenient.recheck(verified.record, at: F.now)?.name == "Vendor Key")
+    }
+
     @Test("re-checking a fido-u2f credential finds its entry through the kept attestation object")
     func recheckU2F() throws {
         let world = try World()

@@ -34,7 +34,8 @@ enum AttestationTestSupport {
         return AttestationContext(
             format: format, statement: statement, authenticatorData: parsed, clientDataHash: clientDataHash,
             credentialKey: try COSEKey(item: attested.credentialPublicKey),
-            attestedCredential: attested, policy: policy, verificationTime: time,
+            attestedCredential: attested, options: policy.formats, allowedFormats: policy.allowedFormats,
+            verificationTime: time,
             formats: .standard)
     }
 

@@ -35,11 +35,12 @@ struct Repositories: Sendable {
 
     /// In memory, for a local run and the in-process tests (one node; everything ends with the process).
     static func memory() -> Repositories {
-        let accounts = MemoryAccountStore()
+        let accounts = MemoryAccountStore(), sessions = MemorySessionStore(), refreshTokens = MemoryRefreshTokenStore()
         return Repositories(
-            challenges: InMemoryChallengeStore(), credentials: MemoryCredentialStore(accounts: accounts),
-            accounts: accounts, sessions: MemorySessionStore(),
-            sealedReplay: InMemorySealedChallengeReplayStore(), refreshTokens: MemoryRefreshTokenStore(),
+            challenges: InMemoryChallengeStore(),
+            credentials: MemoryCredentialStore(accounts: accounts, sessions: sessions, refreshTokens: refreshTokens),
+            accounts: accounts, sessions: sessions,
+            sealedReplay: InMemorySealedChallengeReplayStore(), refreshTokens: refreshTokens,
             signingKeys: MemorySigningKeyStore(), database: nil)
     }
 
@@ -59,7 +60,7 @@ struct Repositories: Sendable {
 /// limits of its HTTP server.
 func buildApplication(_ config: Config, logger: Logger, testing: TestingOptions = .init()) async throws -> some ApplicationProtocol {
     var services: [any Service] = []
-    var repositories: Repositories
+    let repositories: Repositories
     if let url = config.databaseURL {
         let location = try DatabaseURL(url)
         var pgConfig = PostgresClient.Configuration(
@@ -82,10 +83,7 @@ func buildApplication(_ config: Config, logger: Logger, testing: TestingOptions 
         repositories = .memory()
         logger.info("stores: in memory (set DATABASE_URL for PostgreSQL)")
     }
-    if let delay = testing.updateDelay {
-        logger.warning("every login's update waits \(delay) (end-to-end tests only)")
-        repositories.credentials = DelayedUpdateStore(repositories.credentials, delay: delay)
-    }
+    if let delay = testing.updateDelay { logger.warning("every login's update waits \(delay) (end-to-end tests only)") }
 
     let sealingKey: SealedChallengeKey?
     if config.challengeMode == "sealed" {
@@ -127,7 +125,7 @@ func buildApplication(_ config: Config, logger: Logger, testing: TestingOptions 
         ?? .stored(repositories.challenges)
     let service = RelyingPartyService(
         relyingParty: relyingParty, policy: policy, challenges: transport,
-        credentials: RegistrationWriter(base: repositories.credentials))
+        credentials: repositories.credentials)
     let cookies = CookieFactory(secure: !config.isLocalhost)
 
     let router = Router(context: AppRequestContext.self)
@@ -162,7 +160,7 @@ func buildApplication(_ config: Config, logger: Logger, testing: TestingOptions 
     let signer = CookieSigner(key: config.sessionKey)
     let web = WebCeremonyController(
         config: config, policy: policy, service: service, repositories: repositories,
-        signer: signer, cookies: cookies, recorder: recorder, tokens: tokens)
+        signer: signer, cookies: cookies, recorder: recorder, tokens: tokens, loginWriteDelay: testing.updateDelay)
     web.addRoutes(to: api, appAttest: appPasskeyGuard)
     AccountController(config: config, repositories: repositories, cookies: cookies).addRoutes(to: api)
     NativeCeremonyController(ceremonies: web, signer: signer, tokens: tokens).addRoutes(to: native, appAttest: appPasskeyGuard)

@@ -119,21 +119,15 @@ final class TokenService: Sendable {
     func signer(now: Date) async throws -> AccessTokenSigner { try await keys.signer(now: now) }
 
     /// The first tokens of `prepared` for the verified ceremony of `userHandle` and
-    /// `credentialId`, signed with `signer`; the family is stored unless `stored` (the login's
-    /// counter update or the registration's transaction already wrote it).
+    /// `credentialId`, signed with `signer`. The ceremony's own write (the login's counter update
+    /// or the registration's transaction) stored the family.
     func start(
-        _ prepared: PreparedFamily, userHandle: [UInt8], credentialId: [UInt8], stored: Bool, signer: AccessTokenSigner, now: Date
+        _ prepared: PreparedFamily, userHandle: [UInt8], credentialId: [UInt8], signer: AccessTokenSigner, now: Date
     ) async throws -> TokenResponse {
         let family = TokenFamily(
             id: prepared.pending.id, userHandle: userHandle, credentialId: credentialId, authTime: prepared.pending.authTime,
             audience: audience)
-        let answer = try await answer(family: family, refreshToken: prepared.refreshToken, signer: signer, now: now)
-        if !stored {
-            try await refreshTokens.create(
-                family: family, tokenHash: prepared.pending.refreshTokenHash,
-                expiresAt: prepared.pending.refreshTokenExpiresAt, now: now)
-        }
-        return answer
+        return try await answer(family: family, refreshToken: prepared.refreshToken, signer: signer, now: now)
     }
 
     /// `grant_type=refresh_token`: spends the token and answers a new pair; a token presented a

@@ -28,8 +28,13 @@ import WebAuthnRP
 
     static func signIn(_ tokens: TokenService, now: Date = Date()) async throws -> TokenResponse {
         let family = tokens.prepareFamily(now: now)
+        // The family as a login's write stores it, then its first tokens.
+        try await tokens.refreshTokens.create(
+            family: TokenFamily(
+                id: family.pending.id, userHandle: [1, 2, 3], credentialId: [4, 5, 6], authTime: now, audience: family.pending.audience),
+            tokenHash: family.pending.refreshTokenHash, expiresAt: family.pending.refreshTokenExpiresAt, now: now)
         return try await tokens.start(
-            family, userHandle: [1, 2, 3], credentialId: [4, 5, 6], stored: false, signer: try await tokens.signer(now: now), now: now)
+            family, userHandle: [1, 2, 3], credentialId: [4, 5, 6], signer: try await tokens.signer(now: now), now: now)
     }
 
     static func invalidGrant(_ body: () async throws -> TokenResponse) async -> Bool {

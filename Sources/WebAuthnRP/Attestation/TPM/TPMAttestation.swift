@@ -65,7 +65,7 @@ struct TPMAttestation: AttestationFormat {
         // hash algorithm (the tool's Resp-9 P-3 expects it accepted; L3 requires nameAlg).
         guard
             certify.name.bytes.elementsEqual(pubArea.name(withDigest: nameDigest))
-                || (context.policy.formats.tpmNameMayUseItsOwnAlgorithm && Self.isNameUnderItsOwnAlgorithm(certify.name, of: pubArea))
+                || (context.options.tpmNameMayUseItsOwnAlgorithm && Self.isNameUnderItsOwnAlgorithm(certify.name, of: pubArea))
         else {
             throw context.failure("certInfo.attested.name is not the \(pubArea.nameAlgorithm) Name of pubArea (nameAlg || digest)")
         }
@@ -85,7 +85,7 @@ struct TPMAttestation: AttestationFormat {
         let device = try Self.checkCertificateRequirements(aikCert, format: identifier)
         // Not a spec step: like every peer library, refuse a TPM whose vendor the TCG registry
         // does not know (on by default; AttestationFormatOptions.requireKnownTPMManufacturer relaxes it).
-        if context.policy.formats.requireKnownTPMManufacturer, device.manufacturerName == nil {
+        if context.options.requireKnownTPMManufacturer, device.manufacturerName == nil {
             throw context.failure("aikCert names TPM manufacturer \(device.manufacturer), which is not in the TCG TPM vendor registry")
         }
 

@@ -223,7 +223,7 @@ struct ConformanceController: Sendable {
     }
 
     func assertionResult(_ request: Request, context: AppRequestContext) async throws -> ([String: JSONValue], [Cookie]) {
-        _ = try await web.verifyLogin(request, context: context)
+        _ = try await web.verifyLogin(request, context: context, starting: nil)
         return ([:], [web.cookies.expired("pk_login")])
     }
 }

@@ -59,12 +59,12 @@ struct NativeCeremonyController: Sendable {
         // the registration's transaction stores the family and nothing is left to fail after it commits.
         let signer = newAccount == nil ? nil : try await tokens.signer(now: now)
         let family = tokens.prepareFamily(now: now)
-        let (verified, started) = try await ceremonies.finishRegistration(
+        let verified = try await ceremonies.finishRegistration(
             credential, challenge: challenge, newAccount: newAccount, signIn: signer == nil ? nil : .tokenFamily(family.pending),
             now: now, username: username, logger: context.logger)
         if let signer {
             return try await tokens.start(
-                family, userHandle: userHandle, credentialId: verified.record.id, stored: started, signer: signer, now: now
+                family, userHandle: userHandle, credentialId: verified.record.id, signer: signer, now: now
             )
             .response(from: request, context: context)
         }
@@ -94,9 +94,9 @@ struct NativeCeremonyController: Sendable {
             data throws(WebAuthnError) in
             try AuthenticationResponse(jsonData: data)
         }
-        return try await ceremonies.tokenLogin(now: now) {
+        return try await ceremonies.tokenLogin(now: now) { signIn in
             try await ceremonies.finishAuthentication(
-                credential, challenge: challenge, named: ceremony, now: now, logger: context.logger)
+                credential, challenge: challenge, named: ceremony, starting: signIn, now: now, logger: context.logger)
         }
     }
 

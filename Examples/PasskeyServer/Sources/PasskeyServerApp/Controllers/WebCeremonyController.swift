@@ -16,6 +16,9 @@ struct WebCeremonyController: Sendable {
     let cookies: CookieFactory
     let recorder: FailedCeremonyRecorder?
     let tokens: TokenService
+    /// Every login's write waits this long first (the end-to-end tests' node only: a lost-update
+    /// race of two logins made deterministic; ``TestingOptions/updateDelay``).
+    var loginWriteDelay: Duration? = nil
 
     /// `appAttest`: the App Attest guard of an app adding a passkey (nil when App Attest is off).
     func addRoutes(to group: RouterGroup<AppRequestContext>, appAttest: AppAttestMiddleware? = nil) {
@@ -123,16 +126,11 @@ struct WebCeremonyController: Sendable {
         let token = Self.newSessionToken()
         let session = PendingSession(
             id: SessionCookie.id(token), signedInAt: now, expiresAt: now.addingTimeInterval(Limits.sessionLifetime))
-        let (record, started) = try await finishRegistration(
+        let record = try await finishRegistration(
             credential, challenge: state, newAccount: newAccount, signIn: newAccount == nil ? nil : .session(session), now: now,
             username: username, logger: context.logger)
         var cookieList = [cookies.expired("pk_reg")]
-        if newAccount != nil {
-            cookieList.append(
-                try await startSession(
-                    userHandle: userHandle, credentialId: record.record.id, replacing: context.identity,
-                    prepared: (token, session, started)))
-        }
+        if newAccount != nil { cookieList.append(try await sessionCookie(token, replacing: context.identity)) }
         return WithCookies(
             body: Registered(
                 username: username, credentialId: Base64URLBytes(record.record.id).base64URL,
@@ -159,27 +157,33 @@ struct WebCeremonyController: Sendable {
         }
     }
 
-    /// The library's finish, whose store step creates the account (when new) with the
-    /// credential, and `signIn` (when the store can), in one transaction, under the per-account
-    /// cap: the shared service writes through a RegistrationWriter, told about this registration
-    /// by a task-local. - Returns: the registration, and whether `signIn` was started with it.
+    /// The library's finish, with the application's own last write (`commit:`): one transaction
+    /// that creates the account (when new) and the credential under the per-account cap, and
+    /// starts `signIn`. A taken id is the library's `credentialExists`; a taken name, a full
+    /// account or a vanished one are this server's answers.
     func finishRegistration(
         _ credential: RegistrationResponse, challenge: CeremonyChallenge, newAccount: Username?, signIn: PendingSignIn?,
         now: Date, username: String, logger: Logger
-    ) async throws -> (VerifiedRegistration, started: Bool) {
-        let registration = RegistrationWriter.Registration(newAccount: newAccount, cap: config.maxPasskeysPerAccount, signIn: signIn)
-        let verified = try await RegistrationWriter.$current.withValue(registration) {
-            try await service.finishRegistration(
-                credential, challenge: challenge, now: now,
-                observer: recorder?.observer(node: config.nodeName))
-        }
+    ) async throws -> VerifiedRegistration {
+        let credentials = repositories.credentials, cap = config.maxPasskeysPerAccount
+        let verified = try await service.finishRegistration(
+            credential, challenge: challenge, now: now, observer: recorder?.observer(node: config.nodeName),
+            commit: { record in
+                switch try await credentials.create(record, newAccount: newAccount, cap: cap, starting: signIn) {
+                case .created: return true
+                case .duplicateCredential: return false
+                case .usernameTaken: throw AppError.usernameTaken
+                case .capReached: throw AppError.capReached(cap)
+                case .accountGone: throw AppError.unauthorized
+                }
+            })
         logger.info(
             "registered",
             metadata: [
                 "node": "\(config.nodeName)", "user": "\(username)",
                 "credential": "\(Base64URLBytes(verified.record.id).base64URL)",
             ])
-        return (verified, registration.wasStarted)
+        return verified
     }
 
     // MARK: Login
@@ -239,48 +243,39 @@ struct WebCeremonyController: Sendable {
     }
 
     @Sendable func loginVerify(_ request: Request, context: AppRequestContext) async throws -> WithCookies<LoggedIn> {
-        // The session is drawn before verification, so the login's counter update can write its
-        // row in the same statement (PostgreSQL; other stores leave it to startSession).
+        // The session is drawn before verification, so the login's write (the counter's compare
+        // and swap) starts it in the same statement.
         let token = Self.newSessionToken()
         let now = Date()
         let session = PendingSession(
             id: SessionCookie.id(token), signedInAt: now, expiresAt: now.addingTimeInterval(Limits.sessionLifetime))
-        let pending = RegistrationWriter.Login(.session(session))
-        let login = try await RegistrationWriter.$login.withValue(pending) { try await verifyLogin(request, context: context) }
+        let login = try await verifyLogin(request, context: context, starting: .session(session))
         return WithCookies(
             body: LoggedIn(username: login.username, prf: login.prf),
-            cookies: [
-                cookies.expired("pk_login"),
-                try await startSession(
-                    userHandle: login.userHandle, credentialId: login.credentialId,
-                    replacing: context.identity, prepared: (token, session, pending.wasStarted)),
-            ])
+            cookies: [cookies.expired("pk_login"), try await sessionCookie(token, replacing: context.identity)])
     }
 
     /// The same login for a client that keeps tokens instead of a session (an app's web view,
     /// a hybrid app): the RFC 6749 §5.1 token response, and no session cookie.
     @Sendable func tokenLoginVerify(_ request: Request, context: AppRequestContext) async throws -> WithCookies<TokenResponse> {
         WithCookies(
-            body: try await tokenLogin(now: Date()) { try await verifyLogin(request, context: context) },
+            body: try await tokenLogin(now: Date()) { try await verifyLogin(request, context: context, starting: $0) },
             cookies: [cookies.expired("pk_login")])
     }
 
     /// Verifies a login with `verify` and answers its first tokens. The token family is drawn
-    /// first, so the login's counter update can store it in the same statement (PostgreSQL;
-    /// other stores leave it to ``TokenService/start(_:userHandle:credentialId:stored:signer:now:)``).
-    func tokenLogin(now: Date, _ verify: () async throws -> Login) async throws -> TokenResponse {
+    /// first, so the login's write (the counter's compare and swap) stores it in the same statement.
+    func tokenLogin(now: Date, _ verify: (PendingSignIn) async throws -> Login) async throws -> TokenResponse {
         // The signing key is loaded before the login spends its challenge and writes its counter.
         let signer = try await tokens.signer(now: now)
         let family = tokens.prepareFamily(now: now)
-        let pending = RegistrationWriter.Login(.tokenFamily(family.pending))
-        let login = try await RegistrationWriter.$login.withValue(pending) { try await verify() }
-        return try await tokens.start(
-            family, userHandle: login.userHandle, credentialId: login.credentialId, stored: pending.wasStarted, signer: signer,
-            now: now)
+        let login = try await verify(.tokenFamily(family.pending))
+        return try await tokens.start(family, userHandle: login.userHandle, credentialId: login.credentialId, signer: signer, now: now)
     }
 
-    /// Verifies the assertion against the `pk_login` ceremony cookie.
-    func verifyLogin(_ request: Request, context: AppRequestContext) async throws -> Login {
+    /// Verifies the assertion against the `pk_login` ceremony cookie; its write starts `signIn`
+    /// (nil: a login that signs nobody in, as the conformance profile's).
+    func verifyLogin(_ request: Request, context: AppRequestContext, starting signIn: PendingSignIn?) async throws -> Login {
         let body = try await request.collectJSON(limit: Limits.responseBody)
         guard let value = request.cookies["pk_login"]?.value,
             let ceremony = signer.verify(value, as: CeremonyPayload.self, purpose: "authentication"),
@@ -293,7 +288,8 @@ struct WebCeremonyController: Sendable {
         let credential = try await parse(body, kind: .authentication, challenge: state, now: now) { data throws(WebAuthnError) in
             try AuthenticationResponse(jsonData: data)
         }
-        return try await finishAuthentication(credential, challenge: state, named: ceremony, now: now, logger: context.logger)
+        return try await finishAuthentication(
+            credential, challenge: state, named: ceremony, starting: signIn, now: now, logger: context.logger)
     }
 
     /// A verified login: whose, with which passkey, and whether a PRF output was verified.
@@ -301,13 +297,21 @@ struct WebCeremonyController: Sendable {
 
     func finishAuthentication(
         _ credential: AuthenticationResponse, challenge: CeremonyChallenge, named ceremony: CeremonyPayload?,
-        now: Date, logger: Logger
+        starting signIn: PendingSignIn?, now: Date, logger: Logger
     ) async throws -> Login {
-        // A lost race with a concurrent login of the same credential is a WebAuthnError
-        // (signCount, step "credential store update"): refused with 401 like any other verdict.
+        // The application's own last write: the counter's compare and swap and the sign-in, in
+        // one statement. A lost race with a concurrent login of the same credential is the
+        // library's WebAuthnError (signCount, step "credential store update"): refused with 401
+        // like any other verdict.
+        let credentials = repositories.credentials, delay = loginWriteDelay
         let verified = try await service.finishAuthentication(
             credential, challenge: challenge, now: now,
-            observer: recorder?.observer(node: config.nodeName))
+            observer: recorder?.observer(node: config.nodeName),
+            commit: { change in
+                if let delay { try await Task.sleep(for: delay) }
+                guard let signIn else { return try await credentials.update(change) }
+                return try await credentials.update(change, starting: signIn)
+            })
         guard let userHandle = verified.updatedRecord.userHandle else { throw AppError.unauthorized }
         let username: String
         if let named = ceremony?.username, ceremony?.userHandle == Base64URLBytes(userHandle).base64URL {
@@ -330,25 +334,11 @@ struct WebCeremonyController: Sendable {
 
     // MARK: Sessions
 
-    /// Signs the user in: a new session row and its cookie. The session the request came with
+    /// The cookie of a session a ceremony's write started. The session the request came with
     /// (if any: the subject the authentication middleware found by its cookie) ends, so signing
     /// in again does not pile up sessions.
-    /// `prepared`: a login's token and pending session, and whether its counter update already
-    /// wrote the session's row.
-    func startSession(
-        userHandle: [UInt8], credentialId: [UInt8], replacing subject: Subject?,
-        prepared: (token: [UInt8], session: PendingSession, stored: Bool)? = nil
-    ) async throws -> Cookie {
+    func sessionCookie(_ token: [UInt8], replacing subject: Subject?) async throws -> Cookie {
         if case .session(let old)? = subject?.credential { try await repositories.sessions.delete(id: old) }
-        let token = prepared?.token ?? Self.newSessionToken()
-        if prepared?.stored != true {
-            let now = Date()
-            try await repositories.sessions.create(
-                Session(
-                    id: SessionCookie.id(token), userHandle: userHandle, credentialId: credentialId,
-                    signedInAt: prepared?.session.signedInAt ?? now,
-                    expiresAt: prepared?.session.expiresAt ?? now.addingTimeInterval(Limits.sessionLifetime)))
-        }
         return cookies.make(SessionCookie.name, Base64URLBytes(token).base64URL, maxAge: Int(Limits.sessionLifetime))
     }
 

@@ -221,18 +221,7 @@ final class PostgresCredentialStore: PasskeyCredentialStore {
     init(database: Database) { self.database = database }
 
     func create(_ record: CredentialRecord) async throws -> Bool {
-        try await create(record, newAccount: nil, cap: Int.max) == .created
-    }
-
-    func create(_ record: CredentialRecord, newAccount: Username?, cap: Int) async throws -> CreateOutcome {
-        try await create(record, newAccount: newAccount, cap: cap, signIn: nil)
-    }
-
-    func create(
-        _ record: CredentialRecord, newAccount: Username?, cap: Int, starting signIn: PendingSignIn
-    ) async throws -> (outcome: CreateOutcome, started: Bool) {
-        let outcome = try await create(record, newAccount: newAccount, cap: cap, signIn: signIn)
-        return (outcome, outcome == .created)
+        try await create(record, newAccount: nil, cap: Int.max, starting: nil) == .created
     }
 
     /// One transaction: the new account's row (its unique name key decides a race for the
@@ -240,7 +229,8 @@ final class PostgresCredentialStore: PasskeyCredentialStore {
     /// after the other), the count against `cap`, the credential, and the sign-in it starts
     /// (if any). The answer waits for COMMIT's acknowledgement, which PostgreSQL sends once the
     /// commit is done.
-    private func create(_ record: CredentialRecord, newAccount: Username?, cap: Int, signIn: PendingSignIn?) async throws -> CreateOutcome {
+    func create(_ record: CredentialRecord, newAccount: Username?, cap: Int, starting signIn: PendingSignIn?) async throws -> CreateOutcome
+    {
         guard let userHandle = record.userHandle else {
             throw WebAuthnError(.serverFault, step: "database", "a record without a user handle")
         }
@@ -349,7 +339,7 @@ final class PostgresCredentialStore: PasskeyCredentialStore {
 
     /// The same compare and swap, and the login's session row or token family (with its first
     /// refresh token) from the updated row, in one statement: no row matched, nothing started.
-    func update(_ change: CredentialUpdate, starting signIn: PendingSignIn) async throws -> (updated: Bool, started: Bool) {
+    func update(_ change: CredentialUpdate, starting signIn: PendingSignIn) async throws -> Bool {
         let counter = Statements.CounterUpdate(change)
         let updated = try await database.run { client, logger in
             switch signIn {
@@ -370,7 +360,7 @@ final class PostgresCredentialStore: PasskeyCredentialStore {
             case .tokenFamily(let family): await PostgresRefreshTokenStore.sweep(database, now: family.authTime)
             }
         }
-        return (updated == 1, updated == 1)
+        return updated == 1
     }
 
     func delete(id: [UInt8], userHandle: [UInt8]) async throws -> Bool {

@@ -40,13 +40,13 @@ final class PostgresRefreshTokenStore: RefreshTokenStore {
     /// either (each refresh token outlives the access tokens issued with it).
     static func sweep(_ database: Database, now: Date) async {
         _ = try? await database.run { client, logger in
-            try await client.query("DELETE FROM passkey_refresh_tokens WHERE expires_at < \(now)", logger: logger).collect().count
-            try await client.query(
+            _ = try await client.query("DELETE FROM passkey_refresh_tokens WHERE expires_at < \(now)", logger: logger).collect()
+            _ = try await client.query(
                 """
                 DELETE FROM passkey_token_families f
                 WHERE NOT EXISTS (SELECT 1 FROM passkey_refresh_tokens t WHERE t.family = f.id)
                 """, logger: logger
-            ).collect().count
+            ).collect()
         }
     }
 

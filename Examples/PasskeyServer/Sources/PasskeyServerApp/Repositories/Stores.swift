@@ -2,14 +2,22 @@ import Foundation
 import Synchronization
 import WebAuthnRP
 
-/// What the example needs of a credential store beyond the library's ``CredentialStore``:
-/// a registration that creates its account in the same step and respects the per-account cap,
-/// a count, a page of the list, and removing one of a user's passkeys.
+/// What the example needs of a credential store beyond the library's ``CredentialStore`` (whose
+/// lookups the library's service reads through): the application's own last write of each
+/// ceremony, which the controllers hand to the library's `finish…` as its `commit:`, so that a
+/// registration writes its account, its credential and its sign-in, and a login its counter and
+/// its sign-in, in one transaction; a count, a page of the list, and removing one of a user's
+/// passkeys.
 protocol PasskeyCredentialStore: CredentialStore {
-    /// Stores a new credential in one atomic step with its account: `newAccount` creates the
-    /// account row (the name must be free), nil requires the record's account to exist; the
-    /// account must hold fewer than `cap` credentials.
-    func create(_ record: CredentialRecord, newAccount: Username?, cap: Int) async throws -> CreateOutcome
+    /// A registration's write, in one transaction: `newAccount` creates the account row (the
+    /// name must be free), nil requires the record's account to exist; the account must hold
+    /// fewer than `cap` credentials; the credential; and `signIn` (a new account's session or
+    /// token family), so nothing that can fail is left once the registration has committed.
+    func create(_ record: CredentialRecord, newAccount: Username?, cap: Int, starting signIn: PendingSignIn?) async throws -> CreateOutcome
+    /// A login's write: the library's compare and swap (``CredentialStore/update(_:)``) and,
+    /// when it matches, `signIn` for the user and credential of the updated row, in one step.
+    /// - Returns: whether the update matched (false: nothing was written or started).
+    func update(_ change: CredentialUpdate, starting signIn: PendingSignIn) async throws -> Bool
     /// How many credentials the user has.
     func count(userHandle: [UInt8]) async throws -> Int
     /// At most `limit` of the user's credentials whose ids sort after `after` (nil: the first
@@ -18,34 +26,6 @@ protocol PasskeyCredentialStore: CredentialStore {
     /// Deletes the credential if it belongs to `userHandle`.
     /// - Returns: whether a row was deleted.
     func delete(id: [UInt8], userHandle: [UInt8]) async throws -> Bool
-    /// A login's conditional update (``CredentialStore/update(_:)``) that, when it matches, also
-    /// starts `signIn` in the same step, for the user and credential of the updated row: a login
-    /// then writes its counter and its session (the web page) or its token family (an app) in
-    /// one statement.
-    /// - Returns: whether the update matched, and whether the sign-in was started (false: the
-    ///   caller starts it).
-    func update(_ change: CredentialUpdate, starting signIn: PendingSignIn) async throws -> (updated: Bool, started: Bool)
-    /// A registration's ``create(_:newAccount:cap:)`` that, when it creates, also starts `signIn`
-    /// (a new account's session or token family) in the same transaction, so nothing that can
-    /// fail is left once the registration has committed.
-    /// - Returns: the outcome, and whether the sign-in was started (false: the caller starts it).
-    func create(
-        _ record: CredentialRecord, newAccount: Username?, cap: Int, starting signIn: PendingSignIn
-    ) async throws -> (outcome: CreateOutcome, started: Bool)
-}
-
-extension PasskeyCredentialStore {
-    /// Stores that cannot write both in one step create only; the caller starts the sign-in.
-    func create(
-        _ record: CredentialRecord, newAccount: Username?, cap: Int, starting signIn: PendingSignIn
-    ) async throws -> (outcome: CreateOutcome, started: Bool) {
-        (try await create(record, newAccount: newAccount, cap: cap), false)
-    }
-
-    /// Stores that cannot write both in one step update only; the caller starts the sign-in.
-    func update(_ change: CredentialUpdate, starting signIn: PendingSignIn) async throws -> (updated: Bool, started: Bool) {
-        (try await update(change), false)
-    }
 }
 
 /// What a login starts once its assertion verifies, for the user and the credential of the
@@ -146,24 +126,41 @@ struct ByteString: Hashable, Sendable {
 }
 
 /// The in-memory credential store used without a database: the library's contract plus
-/// delete, with the same compare-and-swap update as the Postgres store.
+/// delete, with the same compare-and-swap update as the Postgres store. A ceremony's write
+/// starts its sign-in in the memory session and token stores right after its own (one process,
+/// nothing to roll back).
 final class MemoryCredentialStore: PasskeyCredentialStore {
     private struct Entry { var record: CredentialRecord; var usage: CredentialUsage }
     private let entries = Mutex([ByteString: Entry]())
     private let capacity: Int
     /// The accounts a registration creates in the same step (their lock is taken first, then ours).
     let accounts: MemoryAccountStore
+    /// Where a ceremony's sign-in is started.
+    let sessions: MemorySessionStore
+    let refreshTokens: MemoryRefreshTokenStore
 
-    init(accounts: MemoryAccountStore, capacity: Int = 100_000) {
+    init(
+        accounts: MemoryAccountStore, sessions: MemorySessionStore, refreshTokens: MemoryRefreshTokenStore,
+        capacity: Int = 100_000
+    ) {
         self.accounts = accounts
+        self.sessions = sessions
+        self.refreshTokens = refreshTokens
         self.capacity = capacity
     }
 
     func create(_ record: CredentialRecord) async throws -> Bool {
-        try await create(record, newAccount: nil, cap: Int.max) == .created
+        try await create(record, newAccount: nil, cap: Int.max, starting: nil) == .created
     }
 
-    func create(_ record: CredentialRecord, newAccount: Username?, cap: Int) async throws -> CreateOutcome {
+    func create(_ record: CredentialRecord, newAccount: Username?, cap: Int, starting signIn: PendingSignIn?) async throws -> CreateOutcome
+    {
+        let outcome = try insert(record, newAccount: newAccount, cap: cap)
+        if outcome == .created, let signIn { try await start(signIn, record: record) }
+        return outcome
+    }
+
+    private func insert(_ record: CredentialRecord, newAccount: Username?, cap: Int) throws -> CreateOutcome {
         guard let userHandle = record.userHandle else {
             throw WebAuthnError(.serverFault, step: "credential store", "a record without a user handle")
         }
@@ -211,6 +208,30 @@ final class MemoryCredentialStore: PasskeyCredentialStore {
 
     func credentials(userHandle: [UInt8]) async throws -> [CredentialRecord] {
         entries.withLock { $0.values.map(\.record).filter { $0.userHandle == userHandle } }
+    }
+
+    func update(_ change: CredentialUpdate, starting signIn: PendingSignIn) async throws -> Bool {
+        guard try await update(change) else { return false }
+        try await start(signIn, record: change.record)
+        return true
+    }
+
+    /// Starts a ceremony's sign-in for the user and credential of `record`.
+    private func start(_ signIn: PendingSignIn, record: CredentialRecord) async throws {
+        let userHandle = record.userHandle ?? []
+        switch signIn {
+        case .session(let session):
+            try await sessions.create(
+                Session(
+                    id: session.id, userHandle: userHandle, credentialId: record.id, signedInAt: session.signedInAt,
+                    expiresAt: session.expiresAt))
+        case .tokenFamily(let family):
+            try await refreshTokens.create(
+                family: TokenFamily(
+                    id: family.id, userHandle: userHandle, credentialId: record.id, authTime: family.authTime,
+                    audience: family.audience),
+                tokenHash: family.refreshTokenHash, expiresAt: family.refreshTokenExpiresAt, now: family.authTime)
+        }
     }
 
     /// The library's compare and swap: stored only while the counter is the one verified against.
@@ -289,46 +310,5 @@ final class MemorySessionStore: SessionStore {
 
     func credentialDeleted(_ id: [UInt8]) async throws {
         sessions.withLock { sessions in sessions = sessions.filter { $0.value.credentialId != id } }
-    }
-}
-
-/// For the end-to-end tests' node only (``TestingOptions/updateDelay``, Sources/passkey-e2e-node):
-/// waits before each login's update so a second login of the same credential can overtake it,
-/// which makes the lost-update race of two concurrent logins deterministic. The shipped server
-/// cannot turn it on.
-final class DelayedUpdateStore: PasskeyCredentialStore {
-    let base: any PasskeyCredentialStore
-    let delay: Duration
-
-    init(_ base: any PasskeyCredentialStore, delay: Duration) {
-        self.base = base
-        self.delay = delay
-    }
-
-    func create(_ record: CredentialRecord) async throws -> Bool { try await base.create(record) }
-    func create(_ record: CredentialRecord, newAccount: Username?, cap: Int) async throws -> CreateOutcome {
-        try await base.create(record, newAccount: newAccount, cap: cap)
-    }
-    func create(
-        _ record: CredentialRecord, newAccount: Username?, cap: Int, starting signIn: PendingSignIn
-    ) async throws -> (outcome: CreateOutcome, started: Bool) {
-        try await base.create(record, newAccount: newAccount, cap: cap, starting: signIn)
-    }
-    func count(userHandle: [UInt8]) async throws -> Int { try await base.count(userHandle: userHandle) }
-    func page(userHandle: [UInt8], after: [UInt8]?, limit: Int) async throws -> [ListedPasskey] {
-        try await base.page(userHandle: userHandle, after: after, limit: limit)
-    }
-    func credential(id: [UInt8]) async throws -> CredentialRecord? { try await base.credential(id: id) }
-    func credentials(userHandle: [UInt8]) async throws -> [CredentialRecord] { try await base.credentials(userHandle: userHandle) }
-    func delete(id: [UInt8], userHandle: [UInt8]) async throws -> Bool { try await base.delete(id: id, userHandle: userHandle) }
-
-    func update(_ change: CredentialUpdate) async throws -> Bool {
-        try await Task.sleep(for: delay)
-        return try await base.update(change)
-    }
-
-    func update(_ change: CredentialUpdate, starting signIn: PendingSignIn) async throws -> (updated: Bool, started: Bool) {
-        try await Task.sleep(for: delay)
-        return try await base.update(change, starting: signIn)
     }
 }
