@@ -1,5 +1,6 @@
 /// How a ``RelyingPartyService`` carries a challenge from `begin…` to `finish…`, chosen once in
-/// its configuration.
+/// its configuration. An ``AppAttestService`` given the same transport carries its challenges the
+/// same way, as a kind of their own that never answers a passkey ceremony.
 ///
 /// - ``stored(_:)``: the challenge waits in a ``ChallengeStore`` (one database table every node
 ///   shares, or the in-memory store of one process) until a finish consumes it.

@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 import WebAuthnCoding
 import WebAuthnCrypto
 
@@ -48,12 +48,12 @@ public struct SealedChallengeKey: Sendable {
         try SealedChallengeKey(try SecureRandom.bytes(count: AES256GCM.keySize))
     }
 
-    /// Seals an issued challenge. The service does this for its ceremonies; a server seals its own
-    /// challenges with it too (an App Attest challenge any node can check, say).
+    /// Seals an issued challenge: ``RelyingPartyService`` does for its ceremonies, and
+    /// ``AppAttestService`` for App Attest's.
     /// - Parameter issued: the challenge and its ceremony binding.
     /// - Returns: the token (base64url), for the client to send back with its response.
     /// - Throws: ``CryptoError`` when libcrypto fails; `EncodingError` never in practice.
-    public func seal(_ issued: IssuedChallenge) throws -> String {
+    package func seal(_ issued: IssuedChallenge) throws -> String {
         let plaintext = Array(try JSONEncoder().encode(issued))
         let nonce = try SecureRandom.bytes(count: AES256GCM.nonceSize)
         let sealed = try AES256GCM.seal(plaintext, key: key, nonce: nonce, aad: Self.associatedData)
@@ -61,7 +61,7 @@ public struct SealedChallengeKey: Sendable {
     }
 
     /// Opens a token this key sealed and checks it has not expired. Single use is the caller's:
-    /// record the challenge in a ``SealedChallengeReplayStore`` before acting on it.
+    /// the services record the challenge in a ``SealedChallengeReplayStore`` before acting on it.
     /// - Parameters:
     ///   - token: the token as the client sent it.
     ///   - now: the current time; a token is accepted through its `expiresAt` instant.
@@ -69,7 +69,7 @@ public struct SealedChallengeKey: Sendable {
     /// - Throws: ``WebAuthnError`` `challenge` for a token that is too long, not base64url, of an
     ///   unknown version, does not authenticate under this key (tampered, truncated, another
     ///   key), does not decode, or has expired.
-    public func open(_ token: String, now: Date) throws(WebAuthnError) -> IssuedChallenge {
+    package func open(_ token: String, now: Date) throws(WebAuthnError) -> IssuedChallenge {
         let step = "sealed challenge"
         guard token.utf8.count <= Self.maximumTokenLength else {
             throw WebAuthnError(.challenge, step: step, "the sealed challenge is longer than \(Self.maximumTokenLength) characters")
