@@ -21,10 +21,10 @@ enum AppAttestReplay {
             AppAttestFixture.self, data, file: file, format: \.format,
             names: { $0.ceremonies.map(\.name) })
         let setup = try Setup(fixture: fixture, file: file)
+        let challenges = InMemoryChallengeStore()
         let service = AppAttestService(
             app: setup.app, environment: setup.environment, trustAnchors: setup.trustAnchors,
-            keys: InMemoryAppAttestKeyStore(keys: setup.keys))
-        let challenges = InMemoryChallengeStore()
+            challenges: .stored(challenges), keys: InMemoryAppAttestKeyStore(keys: setup.keys))
         var results: [CeremonyResult] = []
         for ceremony in fixture.ceremonies {
             results.append(try await run(ceremony, file: file, service: service, challenges: challenges, setup: setup))
@@ -32,41 +32,23 @@ enum AppAttestReplay {
         return results
     }
 
-    /// The server's one-time challenge of a tracked ceremony (`issue` or `issuedAt` given): issued
-    /// when the ceremony says so, then consumed whatever the verdict, and held to the library's
-    /// rule for issued challenges (kind, a clock that went back, expiry at issue + lifetime).
-    /// - Returns: the refusal, nil when the challenge is good.
-    private static func consumeChallenge(
-        _ ceremony: AppCeremony, _ challenge: [UInt8], challenges: InMemoryChallengeStore,
-        setup: Setup, receivedAt: Date, trace: inout CeremonyTrace
-    ) async throws -> WebAuthnError? {
-        // App Attest kinds map onto the two kinds an issued challenge records; the replay names them itself.
-        let kind: CeremonyKind = ceremony.kind == .appAttestation ? .registration : .authentication
+    /// The server's one-time challenge of a tracked ceremony (`issue` or `issuedAt` given), issued
+    /// when the ceremony says so into the service's challenge store, as the service issues its
+    /// own: the file's bytes after the App Attest tag, bound to this app, expiring at issue +
+    /// lifetime. The service consumes it (`challenge` text: its stored form) whatever the verdict.
+    /// - Returns: the challenge text to hand the service.
+    private static func trackedChallenge(
+        _ ceremony: AppCeremony, _ challenge: [UInt8], service: AppAttestService,
+        challenges: InMemoryChallengeStore, setup: Setup
+    ) async throws -> String {
+        let stored = AppAttestService.storedChallengeTag + challenge
         if ceremony.issues {
             let issuedAt = ceremony.issuedAt ?? setup.now
             try await challenges.issue(
-                IssuedChallenge(
-                    challenge: challenge, kind: kind, rpId: setup.app.appID, issuedAt: issuedAt,
-                    expiresAt: issuedAt.addingTimeInterval(setup.challengeLifetime)),
+                service.issuedChallenge(stored, issuedAt: issuedAt, expiresAt: issuedAt.addingTimeInterval(setup.challengeLifetime)),
                 now: issuedAt)
         }
-        let consumed = try await challenges.consume(challenge)
-        let step = "App Attest challenge"
-        do throws(WebAuthnError) {
-            try trace.check(step, "the challenge was issued by this server, is unused and has not expired") { () throws(WebAuthnError) in
-                guard let consumed else {
-                    throw WebAuthnError(.challenge, "the challenge was not issued, or was already used")
-                }
-                guard consumed.kind == kind else {
-                    let other = consumed.kind == .registration ? AppCeremony.Kind.appAttestation : .appAssertion
-                    throw WebAuthnError(.challenge, "the challenge was issued for \(other.rawValue), not \(ceremony.kind.rawValue)")
-                }
-                try CeremonyChecks.checkIssued(consumed, kind: kind, now: receivedAt)
-            }
-            return nil
-        } catch {
-            return error
-        }
+        return Base64URL.encode(stored)
     }
 
     private enum Outcome {
@@ -83,20 +65,23 @@ enum AppAttestReplay {
         var trace = CeremonyTrace()
         // receivedAt is the verifier's clock for this ceremony: certificate validity and the challenge's age.
         let receivedAt = ceremony.receivedAt ?? setup.now
-        var refusal: WebAuthnError?
+        // nil: the ceremony's challenge is not tracked (bound through the nonce, or step 6, only).
+        var tracked: String?
         if ceremony.tracksChallenge, let challenge = ceremony.serverChallenge {
-            refusal = try await consumeChallenge(
-                ceremony, challenge, challenges: challenges, setup: setup,
-                receivedAt: receivedAt, trace: &trace)
+            tracked = try await trackedChallenge(ceremony, challenge, service: service, challenges: challenges, setup: setup)
         }
         switch ceremony.payload {
-        case _ where refusal != nil:
-            outcome = .rejected(refusal ?? WebAuthnError(.challenge, "refused"))
         case .undecodable(let member, let reason):
-            outcome = .rejected(WebAuthnError(.malformed, "\(member): \(reason)"))
+            // Every verdict consumes a tracked challenge; a refused one is the verdict.
+            if let tracked, let refusal = try await service.consumeChallenge(tracked, now: receivedAt, trace: &trace) {
+                outcome = .rejected(refusal)
+            } else {
+                outcome = .rejected(WebAuthnError(.malformed, "\(member): \(reason)"))
+            }
         case .attestation(let keyId, let challenge, let attestation):
+            // The file's app passes SHA-256 of the challenge bytes (not of their text) to attestKey.
             let report = try await service.attestationReport(
-                keyId: keyId, attestation: attestation,
+                keyId: keyId, attestation: attestation, challenge: tracked,
                 clientDataHash: Digest.sha256.hash(challenge), now: receivedAt)
             trace = report.trace
             switch report.result {
@@ -106,8 +91,8 @@ enum AppAttestReplay {
         case .assertion(let keyId, let clientData, let assertion, let challenge):
             // With the server's challenge given, Apple's step 6 is the library's: clientData begins with it.
             let report = try await service.assertionReport(
-                keyId: keyId, assertion: assertion, clientData: clientData,
-                check: challenge.map { AppAttestClientDataCheck.startsWith(challenge: $0) })
+                keyId: keyId, assertion: assertion, clientData: clientData, challenge: tracked,
+                check: challenge.map { AppAttestClientDataCheck.startsWith(challenge: $0) }, now: receivedAt)
             trace = report.trace
             switch report.result {
             case .success(let verified): outcome = .asserted(verified)

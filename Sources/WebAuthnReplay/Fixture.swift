@@ -131,6 +131,11 @@ struct Fixture: Decodable {
 
 /// One recorded ceremony: what the RP issued, what came back, and the verdict expected.
 struct Ceremony: Decodable {
+    /// The two passkey ceremonies a WebAuthn file holds (App Attest's are `AppCeremony`'s).
+    enum Kind: String {
+        case registration, authentication
+    }
+
     enum Options {
         case registration(PublicKeyCredentialCreationOptionsJSON)
         case authentication(PublicKeyCredentialRequestOptionsJSON)
@@ -157,7 +162,7 @@ struct Ceremony: Decodable {
         /// Decodes `body` as the response of a `kind` ceremony, or, when it is not one, of the
         /// other kind (an assertion answering a registration challenge is a `challenge` verdict,
         /// reached by handing it to the other ceremony's finish); else the first kind's error.
-        init(body: Data, kind: CeremonyKind) {
+        init(body: Data, kind: Kind) {
             do throws(WebAuthnError) {
                 switch kind {
                 case .registration: self = .registration(try RegistrationResponse(jsonData: body))
@@ -173,7 +178,7 @@ struct Ceremony: Decodable {
     }
 
     var name: String
-    var kind: CeremonyKind
+    var kind: Kind
     var options: Options
     var issue: Bool
     var response: Response
@@ -191,7 +196,7 @@ struct Ceremony: Decodable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         name = try container.decode(String.self, forKey: .name)
         let kindText = try container.decode(String.self, forKey: .kind)
-        guard let kind = CeremonyKind(rawValue: kindText) else {
+        guard let kind = Kind(rawValue: kindText) else {
             throw DecodingError.dataCorruptedError(
                 forKey: .kind, in: container,
                 debugDescription: "must be \"registration\" or \"authentication\", is \"\(kindText)\"")
@@ -219,7 +224,7 @@ struct Ceremony: Decodable {
     /// `user`: a base64url user handle of 1 to 64 bytes (WebAuthn L3 §5.4.3), on an authentication only.
     private static func decodeUser(
         _ container: KeyedDecodingContainer<CodingKeys>,
-        kind: CeremonyKind
+        kind: Kind
     ) throws -> [UInt8]? {
         guard let text = try container.decodeIfPresent(String.self, forKey: .user) else { return nil }
         guard kind == .authentication else {

@@ -216,3 +216,11 @@ extension PasskeyProviders {
         return (vouched ? metadata?.blob.entry(aaguid: aaguid)?.name : nil) ?? names[aaguid]
     }
 }
+
+extension PublicKeyCredentialDescriptorJSON {
+    /// A stored credential as `excludeCredentials` and `allowCredentials` name it, transports included.
+    /// - Parameter record: the stored credential.
+    public init(_ record: CredentialRecord) {
+        self.init(id: Base64URLBytes(record.id), transports: record.transports.map { AuthenticatorTransport(rawValue: $0) })
+    }
+}

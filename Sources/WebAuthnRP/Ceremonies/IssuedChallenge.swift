@@ -1,6 +1,6 @@
 public import Foundation
 import WebAuthnCoding
-public import WebAuthnCrypto
+import WebAuthnCrypto
 
 /// A challenge the relying party issued, bound to the ceremony it was issued for.
 ///
@@ -14,7 +14,7 @@ public struct IssuedChallenge: Sendable, Hashable {
     public let challenge: [UInt8]
     /// The ceremony it belongs to.
     public let kind: CeremonyKind
-    /// The RP ID the options named.
+    /// The RP ID the options named (an App Attest challenge: the app's App ID).
     public let rpId: String
     /// Registration: `user.id`. Authentication: the user identified before the
     /// ceremony, or nil for a discoverable (usernameless) login.
@@ -44,11 +44,12 @@ public struct IssuedChallenge: Sendable, Hashable {
     /// sets it to the issue time plus ``VerificationPolicy/challengeLifetime``.
     public let expiresAt: Date
 
-    /// Creates an issued challenge, for a challenge the server checks itself (an App Attest
-    /// challenge, say); the service's `begin…` methods make the ones its ceremonies take.
+    /// Creates an issued challenge. ``RelyingPartyService``'s `begin…` methods and
+    /// ``AppAttestService/issueChallenge(now:)`` make the ones a server uses; the replay and the
+    /// tests make their own.
     /// - Parameters:
     ///   - challenge: the challenge bytes.
-    ///   - kind: registration or authentication.
+    ///   - kind: registration, authentication or App Attest.
     ///   - rpId: the RP ID of the options.
     ///   - userHandle: the user the ceremony is for, if known.
     ///   - allowCredentials: credential ids offered (authentication).
@@ -61,7 +62,7 @@ public struct IssuedChallenge: Sendable, Hashable {
     ///   - extensions: the client extension inputs the options carried.
     ///   - issuedAt: when the challenge was issued (nil: not recorded, no clock check).
     ///   - expiresAt: the last instant a response is accepted.
-    public init(
+    package init(
         challenge: [UInt8], kind: CeremonyKind, rpId: String, userHandle: [UInt8]? = nil,
         allowCredentials: [[UInt8]] = [], userVerification: UserVerificationRequirement = .preferred,
         offeredAlgorithms: [COSEAlgorithm] = [], conditionalCreate: Bool = false,

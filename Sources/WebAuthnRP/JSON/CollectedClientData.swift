@@ -99,7 +99,7 @@ extension CollectedClientData {
                 try reader.readObject(depth: 1) {
                     (reader: inout JSONReader, name: JSONReader.Text, nameStart: Int) throws(JSONReader.ParseError) in
                     func take(_ slot: inout JSONValue?, _ reader: inout JSONReader) throws(JSONReader.ParseError) -> Bool {
-                        let value = try reader.readValue(depth: 2)
+                        let value: JSONValue = try reader.readValue(depth: 2)
                         guard slot == nil else { throw reader.duplicate(name, at: nameStart) }
                         slot = value
                         return true

@@ -1,3 +1,5 @@
+import WebAuthnCoding
+
 /// Any JSON value, kept whole: used for extension inputs and client extension
 /// outputs, whose members the library does not interpret, and as the result of the
 /// JSON reader when it builds a tree (`JSONReader.parse`).
@@ -77,32 +79,38 @@ public enum JSONValue: Sendable, Hashable, Codable {
         }
     }
 
+    /// Whether this is `null`.
+    package var isNull: Bool {
+        if case .null = self { return true }
+        return false
+    }
+
     /// The string, when this is a string.
-    var stringValue: String? {
+    package var stringValue: String? {
         if case .string(let s) = self { return s }
         return nil
     }
 
     /// The boolean, when this is `true` or `false`.
-    var boolValue: Bool? {
+    package var boolValue: Bool? {
         if case .bool(let b) = self { return b }
         return nil
     }
 
     /// The number, when this is a number.
-    var numberValue: Double? {
+    package var numberValue: Double? {
         if case .number(let n) = self { return n }
         return nil
     }
 
     /// The elements, when this is an array.
-    var arrayValue: [JSONValue]? {
+    package var arrayValue: [JSONValue]? {
         if case .array(let a) = self { return a }
         return nil
     }
 
     /// The members, when this is an object.
-    var objectValue: [String: JSONValue]? {
+    package var objectValue: [String: JSONValue]? {
         if case .object(let o) = self { return o }
         return nil
     }
@@ -110,6 +118,26 @@ public enum JSONValue: Sendable, Hashable, Codable {
     /// A member of an object (nil when absent or when this is not an object).
     /// - Parameter key: the member name.
     subscript(key: String) -> JSONValue? { objectValue?[key] }
+}
+
+/// The JSON engine (`WebAuthnCoding/JSON`) reads, types and writes the library's one tree: the
+/// enum's cases are the engine's builders, its accessors above the engine's views.
+extension JSONValue: JSONTree {}
+
+/// The engine's decoder over the library's tree: `JSONTreeDecoder.value(T.self, tree, [])` types a
+/// tree `JSONReader.parse` built.
+typealias JSONTreeDecoder = WebAuthnCoding.JSONTreeDecoder<JSONValue>
+
+extension JSONValue {
+    /// `text` as a JSON string literal, escaped as the writer escapes every string (and as a
+    /// browser's `JSON.stringify` does): the quote, the backslash, `\b \t \n \f \r`, and
+    /// `\u00XX` for the other control characters. For the test authenticator's client data and
+    /// the fixture writer.
+    package static func quoted(_ text: String) -> String {
+        var writer = JSONTextWriter()
+        writer.string(text)
+        return String(decoding: writer.bytes, as: UTF8.self)
+    }
 }
 
 /// A JSON object member name, for decoding objects whose members are not known in advance.

@@ -1,3 +1,5 @@
+import WebAuthnCoding
+
 /// Fast decoders for the response documents as browsers write them, in front of the tree
 /// path (`WebAuthnJSONCoding.decode`: the same reader builds a tree, `JSONTreeDecoder` types it). They walk the documents with ``JSONReader`` (the library's one JSON
 /// grammar) and read only plain values: ASCII strings without escapes, integers of at most
@@ -193,7 +195,7 @@ enum PlainResponseDecoding {
     ) throws(ParseError) -> Value? {
         reader.skipWhitespace()
         if reader.peek == UInt8(ascii: "n") {
-            guard try reader.readLiteral() == .null else { throw giveUp(reader) }
+            guard try reader.readLiteral() as JSONValue == .null else { throw giveUp(reader) }
             return nil
         }
         return try read(&reader)

@@ -1,4 +1,5 @@
 public import Foundation
+import WebAuthnCoding
 
 // JSON entry points that turn Foundation's DecodingError into a `malformed`
 // WebAuthnError naming the member (for example `RegistrationResponseJSON.response.clientDataJSON`).

@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthnCoding
 import WebAuthnCrypto
 
 /// Reads a verified MDS3 BLOB payload (`MetadataBLOBPayload`) into entries, keeping the

@@ -1,4 +1,5 @@
 import Foundation
+import WebAuthnCoding
 
 // Unsigned metadata statements (the JSON files a vendor or the FIDO conformance tool hands a
 // server) read into the same entries, index and trust decision as a signed BLOB's.

@@ -1,4 +1,5 @@
 public import Foundation
+import WebAuthnCoding
 
 /// Passkey provider names by AAGUID (iCloud Keychain or Apple Passwords, Google Password
 /// Manager, 1Password, Windows Hello, …), for naming a user's passkeys in an account page.

@@ -4,4 +4,7 @@ public enum CeremonyKind: String, Sendable, Hashable, Codable {
     case registration
     /// An authentication (`navigator.credentials.get`).
     case authentication
+    /// An Apple App Attest challenge (``AppAttestService/issueChallenge(now:)``), answered by
+    /// one key attestation or assertion of the app; never by a passkey ceremony.
+    case appAttest
 }

@@ -102,7 +102,7 @@ enum SecretOutputRedaction {
     /// zeroed in place, or a body that is not JSON but names a secret-bearing extension), the
     /// whole text becomes ``placeholder``. A text without secret outputs is kept as it is.
     static func redactingText(_ text: String, kind: CeremonyKind) -> String {
-        guard let parsed = try? JSONReader.parse(Array(text.utf8)[...]), case .object = parsed else {
+        guard let parsed: JSONValue = try? JSONReader.parse(Array(text.utf8)[...]), case .object = parsed else {
             return names.contains(where: { text.contains($0) }) ? placeholder : text
         }
         let redacted = redactingObject(parsed)
@@ -114,7 +114,7 @@ enum SecretOutputRedaction {
             else { return placeholder }
             out = out.replacingOccurrences(of: "\"\(secretText)\"", with: "\"\(zeroedText)\"")
         }
-        guard let reread = try? JSONReader.parse(Array(out.utf8)[...]), isRedacted(reread),
+        guard let reread: JSONValue = try? JSONReader.parse(Array(out.utf8)[...]), isRedacted(reread),
             decodes(text, kind: kind) == decodes(out, kind: kind)
         else { return placeholder }
         return out
@@ -135,6 +135,7 @@ enum SecretOutputRedaction {
         switch kind {
         case .registration: return (try? RegistrationResponseJSON(jsonData: data)) != nil
         case .authentication: return (try? AuthenticationResponseJSON(jsonData: data)) != nil
+        case .appAttest: return false  // no passkey response answers an App Attest challenge
         }
     }
 }

@@ -262,6 +262,10 @@ public struct CeremonyRecording: Sendable {
             }
             if let extensions = issued?.extensions { options["extensions"] = .object(extensions) }
             return .object(options)
+        case .appAttest:
+            // Never a passkey ceremony's kind: only a caller's unparsed body can claim it, and a
+            // file of this kind is refused by the replay, as a recording of no passkey ceremony.
+            return .object(["challenge": challengeText, "rpId": .string(rpId)])
         }
     }
 

@@ -31,6 +31,18 @@ extension CeremonyRecording {
     }
 }
 
+/// What a finish learned on its way, for its observer's recording.
+struct CeremonyFacts {
+    /// The session's challenge, when the finish was given one.
+    var expected: [UInt8]?
+    /// The challenge consumed (nil when it was not outstanding).
+    var issued: IssuedChallenge?
+    /// A sealed token that did not open: nothing was outstanding.
+    var tokenRefused = false
+    /// The record an authentication found, or a refused registration collided with.
+    var found: CredentialRecord?
+}
+
 extension RelyingPartyService {
     /// The recording a finish hands its observer: what it consumed and found, and the verdict.
     func recording(

@@ -1,5 +1,4 @@
-public import Foundation
-import Synchronization
+package import Foundation
 import WebAuthnCoding
 import WebAuthnCrypto
 
@@ -49,12 +48,12 @@ public struct SealedChallengeKey: Sendable {
         try SealedChallengeKey(try SecureRandom.bytes(count: AES256GCM.keySize))
     }
 
-    /// Seals an issued challenge. The service does this for its ceremonies; a server seals its own
-    /// challenges with it too (an App Attest challenge any node can check, say).
+    /// Seals an issued challenge: ``RelyingPartyService`` does for its ceremonies, and
+    /// ``AppAttestService`` for App Attest's.
     /// - Parameter issued: the challenge and its ceremony binding.
     /// - Returns: the token (base64url), for the client to send back with its response.
     /// - Throws: ``CryptoError`` when libcrypto fails; `EncodingError` never in practice.
-    public func seal(_ issued: IssuedChallenge) throws -> String {
+    package func seal(_ issued: IssuedChallenge) throws -> String {
         let plaintext = Array(try JSONEncoder().encode(issued))
         let nonce = try SecureRandom.bytes(count: AES256GCM.nonceSize)
         let sealed = try AES256GCM.seal(plaintext, key: key, nonce: nonce, aad: Self.associatedData)
@@ -62,7 +61,7 @@ public struct SealedChallengeKey: Sendable {
     }
 
     /// Opens a token this key sealed and checks it has not expired. Single use is the caller's:
-    /// record the challenge in a ``SealedChallengeReplayStore`` before acting on it.
+    /// the services record the challenge in a ``SealedChallengeReplayStore`` before acting on it.
     /// - Parameters:
     ///   - token: the token as the client sent it.
     ///   - now: the current time; a token is accepted through its `expiresAt` instant.
@@ -70,7 +69,7 @@ public struct SealedChallengeKey: Sendable {
     /// - Throws: ``WebAuthnError`` `challenge` for a token that is too long, not base64url, of an
     ///   unknown version, does not authenticate under this key (tampered, truncated, another
     ///   key), does not decode, or has expired.
-    public func open(_ token: String, now: Date) throws(WebAuthnError) -> IssuedChallenge {
+    package func open(_ token: String, now: Date) throws(WebAuthnError) -> IssuedChallenge {
         let step = "sealed challenge"
         guard token.utf8.count <= Self.maximumTokenLength else {
             throw WebAuthnError(.challenge, step: step, "the sealed challenge is longer than \(Self.maximumTokenLength) characters")
@@ -107,35 +106,6 @@ public struct SealedChallengeKey: Sendable {
         }
         return issued
     }
-}
-
-/// Where the sealed challenges already answered are recorded, so that each token answers one
-/// response. A sealed challenge carries its own state, so this record is the only thing that
-/// stops a captured response (with its token) from being presented again before it expires:
-/// a passkey whose `signCount` stays 0, as synced passkeys' does, gives the counter check
-/// nothing to refuse.
-///
-/// Single use holds across exactly the nodes that share one store. Back it with the database
-/// every node uses (one row per used challenge, primary key on the challenge bytes, purged after
-/// `expiresAt`); ``InMemorySealedChallengeReplayStore`` is for a single process.
-///
-/// The service calls ``markUsed(_:expiresAt:now:)`` only once the response body has parsed and
-/// its client data names the sealed challenge, so a client cannot use up a token, or fill the
-/// store, with bodies that say nothing.
-public protocol SealedChallengeReplayStore: Sendable {
-    /// Records that a sealed challenge was answered.
-    ///
-    /// Must be atomic: of any number of concurrent calls for the same challenge, on any node
-    /// that shares the store, exactly one returns `true` (`INSERT … ON CONFLICT DO NOTHING` and
-    /// a check of the row count).
-    /// - Parameters:
-    ///   - challenge: the challenge bytes of the opened token.
-    ///   - expiresAt: when the token expires; the record may be dropped after it (the key
-    ///     refuses the token from then on).
-    ///   - now: the current time.
-    /// - Returns: `true` when this call recorded it, `false` when it was already recorded (a replay).
-    /// - Throws: when the record cannot be read or written; the ceremony then fails without a verdict.
-    func markUsed(_ challenge: [UInt8], expiresAt: Date, now: Date) async throws -> Bool
 }
 
 /// The challenge store of a sealed `finish…`: holds the one challenge its token opened to.

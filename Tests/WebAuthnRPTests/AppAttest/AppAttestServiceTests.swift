@@ -15,20 +15,24 @@ struct AppAttestServiceTests {
         AppAttestService(app: T.app, environment: .production, trustAnchors: [T.authority.root.certificate], keys: keys)
     }
 
+    /// Attests `phone`'s key over a challenge the service issued.
+    @discardableResult
+    static func attest(_ phone: TestAppAttestDevice, _ service: AppAttestService) async throws -> VerifiedAppAttestation {
+        let issued = try await service.issueChallenge(now: T.now)
+        return try await service.verifyAttestation(
+            keyId: phone.keyId, attestation: try phone.attest(challenge: Array(issued.challenge.utf8)), challenge: issued.challenge,
+            now: T.now)
+    }
+
     @Test("attest stores the key with its receipt; a second attestation of the key id is credentialExists")
     func attestStores() async throws {
         let service = Self.service()
         let phone = try T.device("service phone")
-        let verified = try await service.verifyAttestation(
-            keyId: phone.keyId, attestation: try phone.attest(challenge: T.challenge),
-            challenge: T.challenge, now: T.now)
+        let verified = try await Self.attest(phone, service)
         let stored = try #require(try await service.keys.key(id: phone.keyId))
         #expect(stored == verified.key)
         #expect(stored.receipt == verified.key.receipt && !stored.receipt.isEmpty)
-        let again = try phone.attest(challenge: Array("second".utf8))
-        await #expect(throws: WebAuthnError(.credentialExists, "")) {
-            try await service.verifyAttestation(keyId: phone.keyId, attestation: again, challenge: Array("second".utf8), now: T.now)
-        }
+        await #expect(throws: WebAuthnError(.credentialExists, "")) { try await Self.attest(phone, service) }
     }
 
     @Test("attest with the app's own clientDataHash stores the key; the wrong bytes store nothing")
@@ -37,12 +41,16 @@ struct AppAttestServiceTests {
         let phone = try T.device("request-hash phone")
         let request = Digest.sha256.hash(Array("{\"challenge\":\"c1\",\"user\":7}".utf8))
         let object = try phone.attest(clientDataHash: request)
+        let first = try await service.issueChallenge(now: T.now)
         await #expect(throws: WebAuthnError(.attestation, "")) {
             try await service.verifyAttestation(
-                keyId: phone.keyId, attestation: object, clientDataHash: Digest.sha256.hash(request), now: T.now)
+                keyId: phone.keyId, attestation: object, challenge: first.challenge, clientDataHash: Digest.sha256.hash(request),
+                now: T.now)
         }
         #expect(try await service.keys.key(id: phone.keyId) == nil)
-        let verified = try await service.verifyAttestation(keyId: phone.keyId, attestation: object, clientDataHash: request, now: T.now)
+        let second = try await service.issueChallenge(now: T.now)
+        let verified = try await service.verifyAttestation(
+            keyId: phone.keyId, attestation: object, challenge: second.challenge, clientDataHash: request, now: T.now)
         #expect(try await service.keys.key(id: phone.keyId) == verified.key)
     }
 
@@ -52,10 +60,11 @@ struct AppAttestServiceTests {
         let phone = try T.device("rejected phone")
         var options = TestAppAttestDevice.AttestationOptions()
         options.signCount = 3
+        let issued = try await service.issueChallenge(now: T.now)
         await #expect(throws: WebAuthnError(.attestation, "")) {
             try await service.verifyAttestation(
-                keyId: phone.keyId, attestation: try phone.attest(challenge: T.challenge, options),
-                challenge: T.challenge, now: T.now)
+                keyId: phone.keyId, attestation: try phone.attest(challenge: Array(issued.challenge.utf8), options),
+                challenge: issued.challenge, now: T.now)
         }
         #expect(try await service.keys.key(id: phone.keyId) == nil)
     }
@@ -64,16 +73,15 @@ struct AppAttestServiceTests {
     func assertAdvances() async throws {
         let service = Self.service()
         var phone = try T.device("assert phone")
-        _ = try await service.verifyAttestation(
-            keyId: phone.keyId, attestation: try phone.attest(challenge: T.challenge),
-            challenge: T.challenge, now: T.now)
+        try await Self.attest(phone, service)
         let body = Array("{\"order\":1}".utf8)
         let assertion = try phone.assert(clientData: body)
-        let verified = try await service.verifyAssertion(keyId: phone.keyId, assertion: assertion, clientData: body)
+        let verified = try await service.verifyAssertion(
+            keyId: phone.keyId, assertion: assertion, clientData: body, challenge: nil, now: T.now)
         #expect(verified.updatedKey.signCount == 1)
         #expect(try await service.keys.key(id: phone.keyId)?.signCount == 1)
         await #expect(throws: WebAuthnError(.signCount, "")) {
-            try await service.verifyAssertion(keyId: phone.keyId, assertion: assertion, clientData: body)
+            try await service.verifyAssertion(keyId: phone.keyId, assertion: assertion, clientData: body, challenge: nil, now: T.now)
         }
     }
 
@@ -81,7 +89,8 @@ struct AppAttestServiceTests {
     func unknownKey() async throws {
         var phone = try T.device("stranger")
         await #expect(throws: WebAuthnError(.unknownCredential, "")) {
-            try await Self.service().verifyAssertion(keyId: phone.keyId, assertion: try phone.assert(clientData: [1]), clientData: [1])
+            try await Self.service().verifyAssertion(
+                keyId: phone.keyId, assertion: try phone.assert(clientData: [1]), clientData: [1], challenge: nil, now: T.now)
         }
     }
 
@@ -89,20 +98,18 @@ struct AppAttestServiceTests {
     func clientDataCheck() async throws {
         let service = Self.service()
         var phone = try T.device("check phone")
-        _ = try await service.verifyAttestation(
-            keyId: phone.keyId, attestation: try phone.attest(challenge: T.challenge),
-            challenge: T.challenge, now: T.now)
+        try await Self.attest(phone, service)
         let challenge = [UInt8](repeating: 0x5a, count: 16)
         let clientData = challenge + Array("POST /v1/orders".utf8)
         _ = try await service.verifyAssertion(
             keyId: phone.keyId, assertion: try phone.assert(clientData: clientData), clientData: clientData,
-            check: .startsWith(challenge: challenge))
+            challenge: nil, check: .startsWith(challenge: challenge), now: T.now)
         _ = try await service.verifyAssertion(
             keyId: phone.keyId, assertion: try phone.assert(clientData: clientData), clientData: clientData,
-            check: .equals(clientData))
+            challenge: nil, check: .equals(clientData), now: T.now)
         let report = try await service.assertionReport(
             keyId: phone.keyId, assertion: try phone.assert(clientData: clientData),
-            clientData: clientData, check: .startsWith(challenge: [0x01] + challenge))
+            clientData: clientData, challenge: nil, check: .startsWith(challenge: [0x01] + challenge), now: T.now)
         guard case .failure(let error) = report.result else { Issue.record("accepted"); return }
         #expect(error.category == .challenge && error.step == "App Attest assertion step 6")
         #expect(!AppAttestClientDataCheck.startsWith(challenge: []).run(clientData))
@@ -135,11 +142,14 @@ struct AppAttestServiceTests {
     func traces() async throws {
         let service = Self.service()
         var phone = try T.device("trace phone")
+        let issued = try await service.issueChallenge(now: T.now)
         let attestation = try await service.attestationReport(
-            keyId: phone.keyId, attestation: try phone.attest(challenge: T.challenge),
-            clientDataHash: Digest.sha256.hash(T.challenge), now: T.now)
+            keyId: phone.keyId, attestation: try phone.attest(challenge: Array(issued.challenge.utf8)), challenge: issued.challenge,
+            clientDataHash: Digest.sha256.hash(Array(issued.challenge.utf8)), now: T.now)
         #expect((1...9).allSatisfy { n in attestation.trace.steps.contains { $0.step == "App Attest attestation step \(n)" } })
-        let assertion = try await service.assertionReport(keyId: phone.keyId, assertion: try phone.assert(clientData: [3]), clientData: [3])
+        #expect(attestation.trace.steps.first?.step == "App Attest challenge")
+        let assertion = try await service.assertionReport(
+            keyId: phone.keyId, assertion: try phone.assert(clientData: [3]), clientData: [3], challenge: nil, now: T.now)
         #expect((1...6).allSatisfy { n in assertion.trace.steps.contains { $0.step == "App Attest assertion step \(n)" } })
     }
 }

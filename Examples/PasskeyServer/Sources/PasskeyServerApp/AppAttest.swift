@@ -89,61 +89,6 @@ struct AppAttestSettings: Sendable {
     }
 }
 
-/// The App Attest challenges: single use, five minutes, and verifiable by any node, the way the
-/// server's ceremonies carry theirs (`CHALLENGE_MODE`): a row in the challenge store, or sealed
-/// with the fleet's key and marked used in the replay store. Their `rpId` is a name no passkey
-/// ceremony uses, so a challenge of one kind never answers the other; a stored one also starts
-/// with ``tag``, which is checked before the store is asked, so a passkey ceremony's challenge
-/// presented as an App Attest one is refused without being used up.
-struct AppAttestChallenges: Sendable {
-    let marker: String
-    let challenges: any ChallengeStore
-    let sealing: SealedChallengeKey?
-    let replay: any SealedChallengeReplayStore
-    static let lifetime: TimeInterval = 300
-    /// Longer than any token either mode issues (a sealed token is about 500 characters).
-    static let maximumLength = 2_048
-    /// The first bytes of a stored App Attest challenge (then 32 random bytes): its kind, known
-    /// before the store is touched (passkey challenges are 32 random bytes).
-    static let tag = Array("appattst".utf8)
-
-    init(app: AppleApp, challenges: any ChallengeStore, sealing: SealedChallengeKey?, replay: any SealedChallengeReplayStore) {
-        marker = "app-attest:" + app.appID
-        self.challenges = challenges
-        self.sealing = sealing
-        self.replay = replay
-    }
-
-    /// A new challenge, as the string the app receives (and hashes, as UTF-8, into its client data).
-    func issue(now: Date) async throws -> (challenge: String, expiresAt: Date) {
-        let bytes = Self.tag + SecureRandom.bytes(32)
-        let issued = IssuedChallenge(
-            challenge: bytes, kind: .authentication, rpId: marker, issuedAt: now,
-            expiresAt: now.addingTimeInterval(Self.lifetime))
-        if let sealing { return (try sealing.seal(issued), issued.expiresAt) }
-        try await challenges.issue(issued, now: now)
-        return (Base64URLBytes(bytes).base64URL, issued.expiresAt)
-    }
-
-    /// Uses up a challenge the app sent back; false when it is unknown, used, expired or not an App Attest challenge.
-    func consume(_ text: String, now: Date) async throws -> Bool {
-        guard !text.isEmpty, text.utf8.count <= Self.maximumLength else { return false }
-        let issued: IssuedChallenge
-        if let sealing {
-            guard let opened = try? sealing.open(text, now: now), opened.rpId == marker else { return false }
-            guard try await replay.markUsed(opened.challenge, expiresAt: opened.expiresAt, now: now) else { return false }
-            issued = opened
-        } else {
-            guard let bytes = try? Base64URLBytes(base64URL: text, member: "challenge").bytes,
-                bytes.count == Self.tag.count + 32, bytes.starts(with: Self.tag),
-                let stored = try await challenges.consume(bytes)
-            else { return false }
-            issued = stored
-        }
-        return issued.rpId == marker && issued.kind == .authentication && now <= issued.expiresAt
-    }
-}
-
 /// What an app's assertion signs for one request: the App Attest client data is this canonical
 /// text, UTF-8, which the app hashes (SHA-256) for `generateAssertion` and the server rebuilds
 /// from the request it received, so the app never sends it.
@@ -160,16 +105,19 @@ enum AppAttestRequest {
     }
 }
 
-/// App Attest for the server: the library's service over the key repository, and the challenges.
+/// App Attest for the server: the library's service over the key repository, issuing and
+/// consuming its challenges on the server's challenge transport (`CHALLENGE_MODE`): a row in the
+/// challenge store, or sealed with the fleet's key and marked used in the replay store, as the
+/// passkey ceremonies carry theirs, and never answering one of theirs.
 struct AppAttest: Sendable {
     let settings: AppAttestSettings
     let service: AppAttestService
-    let challenges: AppAttestChallenges
+    /// Seconds a challenge stays answerable.
+    static let challengeLifetime: TimeInterval = 300
 
     /// Nil when App Attest is off.
     static func make(
-        _ settings: AppAttestSettings, database: Database?, challenges: any ChallengeStore,
-        sealing: SealedChallengeKey?, replay: any SealedChallengeReplayStore, logger: Logger
+        _ settings: AppAttestSettings, database: Database?, challenges: ChallengeTransport, logger: Logger
     ) throws -> AppAttest? {
         guard settings.mode != .off, let app = settings.app else { return nil }
         let keys: any AppAttestKeyStore = database.map { PostgresAppAttestKeyStore(database: $0) } ?? InMemoryAppAttestKeyStore()
@@ -179,7 +127,8 @@ struct AppAttest: Sendable {
         )
         return AppAttest(
             settings: settings,
-            service: AppAttestService(app: app, environment: settings.environment, trustAnchors: anchors, keys: keys),
-            challenges: AppAttestChallenges(app: app, challenges: challenges, sealing: sealing, replay: replay))
+            service: AppAttestService(
+                app: app, environment: settings.environment, trustAnchors: anchors, challenges: challenges,
+                challengeLifetime: challengeLifetime, keys: keys))
     }
 }

@@ -146,9 +146,7 @@ func buildApplication(_ config: Config, logger: Logger, testing: TestingOptions 
     let tokens = TokenService(config: config, refreshTokens: repositories.refreshTokens, keyStore: repositories.signingKeys)
     WellKnownController.addTokenRoutes(to: router, config: config, tokens: tokens)
     // App Attest (unless off): its routes, and its assertion on token refresh and on an app adding a passkey.
-    let appAttest = try AppAttest.make(
-        config.appAttest, database: repositories.database, challenges: repositories.challenges,
-        sealing: sealingKey, replay: repositories.sealedReplay, logger: logger)
+    let appAttest = try AppAttest.make(config.appAttest, database: repositories.database, challenges: transport, logger: logger)
     let authentication = AuthenticationMiddleware(sessions: repositories.sessions, tokens: tokens)
     let oauth = router.group("oauth")
     let api = router.group("api").add(middleware: authentication)

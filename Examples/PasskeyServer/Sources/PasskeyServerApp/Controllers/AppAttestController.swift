@@ -5,7 +5,8 @@ import WebAuthnRP
 
 /// App Attest's two endpoints (present unless `APP_ATTEST=off`):
 ///
-/// - `POST /appattest/challenge` → `{"challenge": "…", "expiresAt": …}`: a single-use challenge
+/// - `POST /appattest/challenge` → `{"challenge": "…", "expiresAt": …}`: a single-use challenge,
+///   issued by the library's `AppAttestService` on the server's challenge transport,
 ///   for `attestKey` (the app passes SHA-256 of its UTF-8 bytes as `clientDataHash`) or for one
 ///   request's assertion (``AppAttestMiddleware``).
 /// - `POST /appattest/attest` with `{"keyId", "attestation", "challenge"}` (`keyId` and
@@ -28,7 +29,7 @@ struct AppAttestController: Sendable {
     }
 
     @Sendable func challenge(_ request: Request, context: AppRequestContext) async throws -> Challenge {
-        let issued = try await appAttest.challenges.issue(now: Date())
+        let issued = try await appAttest.service.issueChallenge(now: Date())
         return Challenge(challenge: issued.challenge, expiresAt: Int(issued.expiresAt.timeIntervalSince1970))
     }
 
@@ -61,13 +62,13 @@ struct AppAttestController: Sendable {
             throw AppError(.badRequest, "attestation must be the attestation object in base64.")
         }
         guard let challenge = body.challenge else { throw AppError(.badRequest, "challenge is missing.") }
-        let now = Date()
-        guard try await appAttest.challenges.consume(challenge, now: now) else {
+        let verified: VerifiedAppAttestation
+        do {
+            verified = try await appAttest.service.verifyAttestation(
+                keyId: keyId, attestation: attestation, challenge: challenge, now: Date())
+        } catch let error as WebAuthnError where error.category == .challenge {
             throw AppError(.badRequest, "The App Attest challenge is unknown, expired or already used. Please ask for a new one.")
         }
-        let verified = try await appAttest.service.verifyAttestation(
-            keyId: keyId, attestation: attestation,
-            challenge: Array(challenge.utf8), now: now)
         context.logger.info(
             "App Attest key attested",
             metadata: [

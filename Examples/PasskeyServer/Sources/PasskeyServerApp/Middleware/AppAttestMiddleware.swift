@@ -60,10 +60,8 @@ struct AppAttestMiddleware: RouterMiddleware {
                 "App-Attest-Key-Id (32 bytes) and App-Attest-Assertion must both be present, in base64.")
         }
         let binding: String
-        if let challenge = request.headers[Self.challengeHeader] {
-            guard try await appAttest.challenges.consume(challenge, now: Date()) else {
-                throw Self.refusal(.unauthorized, "challenge", "The App Attest challenge is unknown, expired or already used.")
-            }
+        let challenge = request.headers[Self.challengeHeader]
+        if let challenge {
             binding = "challenge=" + challenge
         } else if case .accessToken(let jti, _) = context.identity?.credential {
             binding = "jti=" + jti
@@ -79,7 +77,10 @@ struct AppAttestMiddleware: RouterMiddleware {
         let clientData = AppAttestRequest.clientData(
             method: request.method.rawValue, path: route, body: body, binding: binding)
         do {
-            _ = try await appAttest.service.verifyAssertion(keyId: keyId, assertion: assertion, clientData: clientData)
+            // With a challenge the library uses it up first (single use, expiry, App Attest's
+            // own kind) and finds it in the client data; the jti binding is the rebuilt text's.
+            _ = try await appAttest.service.verifyAssertion(
+                keyId: keyId, assertion: assertion, clientData: clientData, challenge: challenge, now: Date())
         } catch let error as WebAuthnError {
             context.logger.notice("App Attest assertion refused", metadata: ["detail": "\(error)"])
             throw Self.refusal(for: error)
@@ -96,6 +97,7 @@ struct AppAttestMiddleware: RouterMiddleware {
     /// The library's verdict as the app sees it.
     static func refusal(for error: WebAuthnError) -> AppError {
         switch error.category {
+        case .challenge: return refusal(.unauthorized, "challenge", "The App Attest challenge is unknown, expired or already used.")
         case .unknownCredential: return refusal(.unauthorized, "unknown-key", "No attested App Attest key has this key id.")
         case .signCount:
             return refusal(.unauthorized, "replayed", "The App Attest assertion was replayed (its counter is not above the last one).")

@@ -1,11 +1,10 @@
-import WebAuthnCoding
-
 /// The library's one JSON reader (RFC 8259): a streaming cursor over UTF-8 bytes that knows
 /// the grammar, string escapes, UTF-8 validity, duplicate member names, and the depth and
 /// length caps, and reports every refusal with its byte offset and reason.
 ///
-/// Two kinds of callers share it. ``parse(_:limits:)`` builds a ``JSONValue`` tree (client
-/// data on its general path, the metadata BLOB, JWS headers and payloads). The readers of
+/// Two kinds of callers share it. ``parse(_:limits:)`` builds a tree of the caller's
+/// ``JSONTree`` type (WebAuthnRP's `JSONValue`: client data on its general path, the metadata
+/// BLOB, JWS headers and payloads). The readers of
 /// the response documents and of `clientDataJSON` (`PlainResponseDecoding`,
 /// `CollectedClientData(jsonBytes:)`) walk the same tokens without building a tree: they
 /// read the members they need and skip the others with ``skipValue(depth:)``, which checks
@@ -17,48 +16,54 @@ import WebAuthnCoding
 /// lone surrogate escapes, control characters in strings, numbers outside the RFC 8259
 /// grammar or beyond `Double`'s range, nesting deeper than the limit, input larger than the
 /// limit, and anything after the value.
-struct JSONReader {
+package struct JSONReader {
     /// Why the input was refused: the byte offset and a reason.
-    struct ParseError: Error, CustomStringConvertible {
-        let offset: Int
-        let reason: String
-        var description: String { "JSON at byte \(offset): \(reason)" }
+    package struct ParseError: Error, CustomStringConvertible {
+        package let offset: Int
+        package let reason: String
+        package var description: String { "JSON at byte \(offset): \(reason)" }
     }
 
     /// Limits for one document.
-    struct Limits {
+    package struct Limits {
         /// Deepest nesting of arrays and objects (the top-level container is depth 1).
-        var maximumDepth = 32
+        package var maximumDepth: Int
         /// Largest accepted input in bytes.
-        var maximumBytes = 1 << 20
+        package var maximumBytes: Int
+
+        /// Limits for one document (by default 32 levels and 1 MiB).
+        package init(maximumDepth: Int = 32, maximumBytes: Int = 1 << 20) {
+            self.maximumDepth = maximumDepth
+            self.maximumBytes = maximumBytes
+        }
     }
 
     /// A string as read: its content bytes (the input's own bytes when it had no escape,
     /// the decoded bytes otherwise).
-    struct Text {
+    package struct Text {
         /// The content, escapes decoded.
-        let bytes: ArraySlice<UInt8>
+        package let bytes: ArraySlice<UInt8>
         /// Whether the string was written with an escape.
-        let escaped: Bool
+        package let escaped: Bool
         /// Whether every content byte is ASCII.
-        let ascii: Bool
+        package let ascii: Bool
 
         /// Plain text as browsers write it: ASCII without escapes.
-        var plain: Bool { ascii && !escaped }
+        package var plain: Bool { ascii && !escaped }
         /// The content as a Swift string.
-        var string: String { String(decoding: bytes, as: UTF8.self) }
+        package var string: String { String(decoding: bytes, as: UTF8.self) }
 
         /// Whether two member names are the same name: as Swift strings (canonical
         /// equivalence), which for ASCII is byte equality.
-        func sameName(as other: Text) -> Bool {
+        package func sameName(as other: Text) -> Bool {
             if ascii && other.ascii { return bytes.elementsEqual(other.bytes) }
             return string == other.string
         }
     }
 
-    let input: ArraySlice<UInt8>
-    let limits: Limits
-    private(set) var position: Int
+    package let input: ArraySlice<UInt8>
+    package let limits: Limits
+    package private(set) var position: Int
     /// Whether this reads a whole document (``document(_:limits:)``), whose UTF-8 is checked
     /// as a whole: when the first string with a non-ASCII byte is read, or before any refusal
     /// (so an input that is not UTF-8 gets that error, as if it had been checked first; a
@@ -70,7 +75,7 @@ struct JSONReader {
 
     /// A reader at the start of `input`. The size is not checked, and UTF-8 only inside
     /// strings, as they are read: ``document(_:limits:)`` checks both for a whole document.
-    init(_ input: ArraySlice<UInt8>, limits: Limits = Limits()) {
+    package init(_ input: ArraySlice<UInt8>, limits: Limits = Limits()) {
         self.input = input
         self.limits = limits
         self.position = input.startIndex
@@ -81,7 +86,7 @@ struct JSONReader {
     /// A reader over a whole document after the document-level checks: at most
     /// `limits.maximumBytes`, valid UTF-8.
     /// - Throws: ``ParseError``.
-    static func document(_ bytes: ArraySlice<UInt8>, limits: Limits = Limits()) throws(ParseError) -> JSONReader {
+    package static func document(_ bytes: ArraySlice<UInt8>, limits: Limits = Limits()) throws(ParseError) -> JSONReader {
         guard bytes.count <= limits.maximumBytes else {
             throw ParseError(offset: 0, reason: "input of \(bytes.count) bytes exceeds the limit of \(limits.maximumBytes)")
         }
@@ -91,21 +96,21 @@ struct JSONReader {
         return reader
     }
 
-    /// Parses one JSON text into a value tree.
+    /// Parses one JSON text into a value tree of the type the caller asks for.
     /// - Parameters:
     ///   - bytes: UTF-8 JSON (without a byte order mark).
     ///   - limits: depth and size limits.
     /// - Returns: the value.
     /// - Throws: ``ParseError``.
-    static func parse(_ bytes: ArraySlice<UInt8>, limits: Limits = Limits()) throws(ParseError) -> JSONValue {
+    package static func parse<Tree: JSONTree>(_ bytes: ArraySlice<UInt8>, limits: Limits = Limits()) throws(ParseError) -> Tree {
         var reader = try document(bytes, limits: limits)
-        let value = try reader.readValue(depth: 1)
+        let value: Tree = try reader.readValue(depth: 1)
         try reader.finish()
         return value
     }
 
     /// Refuses anything but white space after the value.
-    mutating func finish() throws(ParseError) {
+    package mutating func finish() throws(ParseError) {
         skipWhitespace()
         guard position == input.endIndex else {
             throw fail("\(input.endIndex - position) byte(s) after the JSON value")
@@ -153,22 +158,22 @@ struct JSONReader {
     // MARK: Cursor
 
     /// A refusal at `index` (default: the current position).
-    func fail(_ reason: String, at index: Int? = nil) -> ParseError {
+    package func fail(_ reason: String, at index: Int? = nil) -> ParseError {
         // A document that is not UTF-8 is refused as that, whatever else is wrong with it.
         if isDocument && !validatedUTF8, let error = Self.utf8Error(input) { return error }
         return ParseError(offset: (index ?? position) - input.startIndex, reason: reason)
     }
 
     /// The refusal of a member name that repeats an earlier one of its object.
-    func duplicate(_ name: Text, at index: Int) -> ParseError {
+    package func duplicate(_ name: Text, at index: Int) -> ParseError {
         fail("duplicate member \"\(name.string.unicodeScalars.prefix(40).map(String.init).joined())\"", at: index)
     }
 
     /// The next byte, not consumed (white space included).
-    var peek: UInt8? { position < input.endIndex ? input[position] : nil }
+    package var peek: UInt8? { position < input.endIndex ? input[position] : nil }
 
     /// Whether only the end of the input is left.
-    var atEnd: Bool { position == input.endIndex }
+    package var atEnd: Bool { position == input.endIndex }
 
     @inline(__always)
     private mutating func next(_ what: String) throws(ParseError) -> UInt8 {
@@ -179,7 +184,7 @@ struct JSONReader {
     }
 
     @inline(__always)
-    mutating func skipWhitespace() {
+    package mutating func skipWhitespace() {
         while position < input.endIndex {
             let b = input[position]
             guard b <= 0x20, b == 0x20 || b == 0x09 || b == 0x0a || b == 0x0d else { return }
@@ -188,7 +193,7 @@ struct JSONReader {
     }
 
     /// Skips white space, then consumes `byte` if it is next.
-    mutating func consume(_ byte: UInt8) -> Bool {
+    package mutating func consume(_ byte: UInt8) -> Bool {
         skipWhitespace()
         guard position < input.endIndex, input[position] == byte else { return false }
         position += 1
@@ -198,13 +203,13 @@ struct JSONReader {
     // MARK: Values
 
     /// Reads one value into a tree (`depth`: the nesting a container here would have).
-    mutating func readValue(depth: Int) throws(ParseError) -> JSONValue {
+    package mutating func readValue<Tree: JSONTree>(depth: Int) throws(ParseError) -> Tree {
         guard let b = peek else { throw fail("input ended where a value was expected") }
         switch b {
         case UInt8(ascii: "{"):
-            var members: [String: JSONValue] = [:]
+            var members: [String: Tree] = [:]
             try readObject(depth: depth) { (reader: inout JSONReader, name: Text, nameStart: Int) throws(ParseError) in
-                let value = try reader.readValue(depth: depth + 1)
+                let value: Tree = try reader.readValue(depth: depth + 1)
                 guard members.updateValue(value, forKey: name.string) == nil else {
                     throw reader.duplicate(name, at: nameStart)
                 }
@@ -212,7 +217,7 @@ struct JSONReader {
             }
             return .object(members)
         case UInt8(ascii: "["):
-            var elements: [JSONValue] = []
+            var elements: [Tree] = []
             try readArray(depth: depth) { (reader: inout JSONReader) throws(ParseError) in
                 elements.append(try reader.readValue(depth: depth + 1))
             }
@@ -225,7 +230,7 @@ struct JSONReader {
 
     /// Reads one value without keeping it: every check of ``readValue(depth:)``, the same
     /// refusals at the same offsets.
-    mutating func skipValue(depth: Int) throws(ParseError) {
+    package mutating func skipValue(depth: Int) throws(ParseError) {
         guard let b = peek else { throw fail("input ended where a value was expected") }
         switch b {
         case UInt8(ascii: "{"):
@@ -239,7 +244,7 @@ struct JSONReader {
             }
         case UInt8(ascii: "\""): _ = try readString()
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): _ = try readNumber()
-        default: _ = try readLiteral()
+        default: _ = try readBooleanOrNull()
         }
     }
 
@@ -283,7 +288,7 @@ struct JSONReader {
     /// the value and returns true when it has itself made sure the name is not repeated (a
     /// name it reads); for the others (false) the reader refuses a name that repeats an
     /// earlier one of this object, after the value, as a duplicate.
-    mutating func readObject(
+    package mutating func readObject(
         depth: Int, _ member: (inout JSONReader, Text, Int) throws(ParseError) -> Bool
     ) throws(ParseError) {
         guard try openObject(depth) else { return }
@@ -313,15 +318,17 @@ struct JSONReader {
     /// A member name of plain text (ASCII without escapes): where its content lies in the
     /// input. Compared with ``name(_:is:)`` through a span: no slice of the input is made, so
     /// nothing is retained and released per name.
-    struct PlainName {
-        let range: Range<Int>
+    package struct PlainName {
+        package let range: Range<Int>
     }
 
     /// ``readObject(depth:_:)`` for readers that take only plain member names (the response
     /// fast path, which leaves anything else to the tree path): throws for a name with an
     /// escape, a control character or a non-ASCII byte, and for a name repeated among those
     /// `member` did not take (returned false for); past 16 of those it throws too.
-    mutating func readPlainObject(depth: Int, _ member: (inout JSONReader, PlainName) throws(ParseError) -> Bool) throws(ParseError) {
+    package mutating func readPlainObject(
+        depth: Int, _ member: (inout JSONReader, PlainName) throws(ParseError) -> Bool
+    ) throws(ParseError) {
         guard try openObject(depth) else { return }
         var unchecked: [Range<Int>] = []
         while true {
@@ -347,7 +354,7 @@ struct JSONReader {
     }
 
     /// Whether a plain name is `literal` (ASCII), compared through a span of the input.
-    func name(_ name: PlainName, is literal: String) -> Bool {
+    package func name(_ name: PlainName, is literal: String) -> Bool {
         let expected = literal.utf8.span
         guard name.range.count == expected.count else { return false }
         let span = input.span
@@ -367,7 +374,7 @@ struct JSONReader {
 
     /// Reads an array at the current position (`[` next), calling `element` with the reader
     /// on each element.
-    mutating func readArray(depth: Int, _ element: (inout JSONReader) throws(ParseError) -> Void) throws(ParseError) {
+    package mutating func readArray(depth: Int, _ element: (inout JSONReader) throws(ParseError) -> Void) throws(ParseError) {
         try enter(depth)
         position += 1  // "["
         skipWhitespace()
@@ -387,19 +394,24 @@ struct JSONReader {
         }
     }
 
-    /// `true`, `false` or `null` at the current position; anything else is refused as the
-    /// value that was expected.
-    mutating func readLiteral() throws(ParseError) -> JSONValue {
+    /// `true`, `false` or `null` at the current position, in the caller's tree; anything else
+    /// is refused as the value that was expected.
+    package mutating func readLiteral<Tree: JSONTree>() throws(ParseError) -> Tree {
+        try readBooleanOrNull().map(Tree.bool) ?? .null
+    }
+
+    /// ``readLiteral()`` without a tree: the boolean, or nil for `null`.
+    private mutating func readBooleanOrNull() throws(ParseError) -> Bool? {
         guard let b = peek else { throw fail("input ended where a value was expected") }
         switch b {
-        case UInt8(ascii: "t"): return try expectLiteral("true", value: .bool(true))
-        case UInt8(ascii: "f"): return try expectLiteral("false", value: .bool(false))
-        case UInt8(ascii: "n"): return try expectLiteral("null", value: .null)
+        case UInt8(ascii: "t"): return try expectLiteral("true", value: true)
+        case UInt8(ascii: "f"): return try expectLiteral("false", value: false)
+        case UInt8(ascii: "n"): return try expectLiteral("null", value: nil)
         default: throw fail("unexpected character 0x\(String(b, radix: 16)) where a value was expected")
         }
     }
 
-    private mutating func expectLiteral(_ literal: String, value: JSONValue) throws(ParseError) -> JSONValue {
+    private mutating func expectLiteral(_ literal: String, value: Bool?) throws(ParseError) -> Bool? {
         let start = position
         let count = literal.utf8.count
         guard input.endIndex - position >= count, input[position..<(position + count)].elementsEqual(literal.utf8) else {
@@ -412,7 +424,7 @@ struct JSONReader {
     // MARK: Strings
 
     /// Reads a string at the current position (`"` next).
-    mutating func readString() throws(ParseError) -> Text {
+    package mutating func readString() throws(ParseError) -> Text {
         position += 1  // opening quote
         let start = position
         let (end, high) = Self.plainRun(input, from: start)
@@ -439,7 +451,7 @@ struct JSONReader {
     /// The base64url alphabet holds no quote, backslash, control character or non-ASCII
     /// byte, so content up to the first quote that decodes is a string the grammar accepts,
     /// without escapes: finding that quote is all the checking it needs.
-    mutating func readBase64URL() throws(ParseError) -> [UInt8]? {
+    package mutating func readBase64URL() throws(ParseError) -> [UInt8]? {
         let contentStart = position + 1
         // The content up to the first quote decodes: a string the grammar accepts, without
         // escapes (the alphabet holds no quote, backslash, control character or non-ASCII byte).
@@ -454,7 +466,7 @@ struct JSONReader {
     /// ``readBase64URL()`` appending the decoded bytes to `out` (several members in one
     /// buffer, one allocation); returns where they lie in `out`, or nil (the string read and
     /// checked as ``readString()`` checks it, `out` unchanged) when the content is anything else.
-    mutating func readBase64URL(appendingTo out: inout [UInt8]) throws(ParseError) -> Range<Int>? {
+    package mutating func readBase64URL(appendingTo out: inout [UInt8]) throws(ParseError) -> Range<Int>? {
         let contentStart = position + 1
         let first = out.count
         if contentStart <= input.endIndex, let quote = Self.plainBase64URL(input, contentStart: contentStart, appendingTo: &out) {
@@ -606,17 +618,17 @@ struct JSONReader {
     // MARK: Numbers
 
     /// A number as read.
-    struct Number {
+    package struct Number {
         /// Its value (finite).
-        let value: Double
+        package let value: Double
         /// Its text.
-        let text: ArraySlice<UInt8>
+        package let text: ArraySlice<UInt8>
         /// Whether it has neither fraction nor exponent.
-        let integral: Bool
+        package let integral: Bool
     }
 
     /// Reads a number at the current position (`-` or a digit next).
-    mutating func readNumber() throws(ParseError) -> Number {
+    package mutating func readNumber() throws(ParseError) -> Number {
         let start = position
         func isDigit(_ b: UInt8?) -> Bool { b.map { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) } ?? false }
         var integral = true
@@ -652,8 +664,8 @@ struct JSONReader {
 
 /// Tells one member name apart from a fixed set of names, for the document readers.
 extension ArraySlice where Element == UInt8 {
-    @inline(__always)
-    func `is`(_ name: String) -> Bool {
+    @inlinable @inline(__always)
+    package func `is`(_ name: String) -> Bool {
         // Lengths first: most names differ there. The literal's bytes are read through a span.
         guard count == name.utf8.count else { return false }
         let expected = name.utf8.span

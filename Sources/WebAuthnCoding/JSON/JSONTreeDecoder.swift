@@ -1,35 +1,37 @@
-// `Decodable` over a tree the one JSON reader already built (`JSONReader.parse`), so a document
+// `Decodable` over a tree the one JSON reader already built (`JSONReader.parse`, in the caller's
+// `JSONTree` type), so a document
 // that is not the plain browser form is read once, by the reader that refuses duplicate member
 // names, invalid UTF-8, excess depth and size, and then typed without a second parse.
 // Errors are `DecodingError`s with the coding path, as `JSONDecoder`'s are, so
 // `WebAuthnJSONCoding.describe` names the member at fault the same way.
 
-struct JSONTreeDecoder: Decoder {
-    let node: JSONValue
-    let codingPath: [any CodingKey]
-    var userInfo: [CodingUserInfoKey: Any] { [:] }
+package struct JSONTreeDecoder<Tree: JSONTree>: Decoder {
+    let node: Tree
+    package let codingPath: [any CodingKey]
+    package var userInfo: [CodingUserInfoKey: Any] { [:] }
 
-    init(_ node: JSONValue, codingPath: [any CodingKey] = []) {
+    /// A decoder over `node`, found at `codingPath` in its document.
+    package init(_ node: Tree, codingPath: [any CodingKey] = []) {
         self.node = node
         self.codingPath = codingPath
     }
 
-    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-        guard case .object(let members) = node else { throw Self.mismatch([String: JSONValue].self, node, codingPath) }
+    package func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        guard let members = node.objectValue else { throw Self.mismatch([String: Tree].self, node, codingPath) }
         return KeyedDecodingContainer(Keyed<Key>(members: members, codingPath: codingPath))
     }
 
-    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
-        guard case .array(let elements) = node else { throw Self.mismatch([JSONValue].self, node, codingPath) }
+    package func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        guard let elements = node.arrayValue else { throw Self.mismatch([Tree].self, node, codingPath) }
         return Unkeyed(elements: elements, codingPath: codingPath)
     }
 
-    func singleValueContainer() throws -> any SingleValueDecodingContainer { Single(node: node, codingPath: codingPath) }
+    package func singleValueContainer() throws -> any SingleValueDecodingContainer { Single(node: node, codingPath: codingPath) }
 
     /// A value of `type` from `node`; scalars are read directly, anything else through its
     /// own `init(from:)` over the subtree.
-    static func value<T: Decodable>(_ type: T.Type, _ node: JSONValue, _ codingPath: [any CodingKey]) throws -> T {
-        if let tree = node as? T { return tree }  // T is JSONValue: the subtree as it was read
+    package static func value<T: Decodable>(_ type: T.Type, _ node: Tree, _ codingPath: [any CodingKey]) throws -> T {
+        if let tree = node as? T { return tree }  // T is the tree type: the subtree as it was read
         switch type {
         case is Bool.Type, is String.Type, is Double.Type, is Float.Type, is Int.Type, is Int8.Type, is Int16.Type,
             is Int32.Type, is Int64.Type, is UInt.Type, is UInt8.Type, is UInt16.Type, is UInt32.Type, is UInt64.Type:
@@ -40,74 +42,58 @@ struct JSONTreeDecoder: Decoder {
         }
     }
 
-    private static func scalar(_ type: Any.Type, _ node: JSONValue, _ codingPath: [any CodingKey]) throws -> Any {
-        switch (node, type) {
-        case (.bool(let value), is Bool.Type): return value
-        case (.string(let value), is String.Type): return value
-        case (.number(let value), is Double.Type): return value
-        case (.number(let value), is Float.Type): return Float(value)
-        case (.number(let value), _):
-            // An integer type: the number must be integral and in range, as JSONDecoder requires.
-            guard value.rounded(.towardZero) == value, let exact = Int64(exactly: value) else {
-                throw DecodingError.dataCorrupted(
-                    .init(
-                        codingPath: codingPath,
-                        debugDescription: "number \(value) is not an integer in range"))
-            }
-            let converted: Any? =
-                switch type {
-                case is Int.Type: Int(exactly: exact)
-                case is Int8.Type: Int8(exactly: exact)
-                case is Int16.Type: Int16(exactly: exact)
-                case is Int32.Type: Int32(exactly: exact)
-                case is Int64.Type: exact
-                case is UInt.Type: UInt(exactly: exact)
-                case is UInt8.Type: UInt8(exactly: exact)
-                case is UInt16.Type: UInt16(exactly: exact)
-                case is UInt32.Type: UInt32(exactly: exact)
-                case is UInt64.Type: UInt64(exactly: exact)
-                default: nil
-                }
-            guard let converted else {
-                throw DecodingError.dataCorrupted(
-                    .init(
-                        codingPath: codingPath,
-                        debugDescription: "number \(value) does not fit \(type)"))
-            }
-            return converted
-        case (.null, _):
-            throw DecodingError.valueNotFound(type, .init(codingPath: codingPath, debugDescription: "null"))
-        default:
-            throw mismatch(type, node, codingPath)
+    private static func scalar(_ type: Any.Type, _ node: Tree, _ codingPath: [any CodingKey]) throws -> Any {
+        if type is Bool.Type, let value = node.boolValue { return value }
+        if type is String.Type, let value = node.stringValue { return value }
+        guard let value = node.numberValue else { throw mismatch(type, node, codingPath) }
+        if type is Double.Type { return value }
+        if type is Float.Type { return Float(value) }
+        // An integer type: the number must be integral and in range, as JSONDecoder requires.
+        guard value.rounded(.towardZero) == value, let exact = Int64(exactly: value) else {
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: codingPath,
+                    debugDescription: "number \(value) is not an integer in range"))
         }
+        let converted: Any? =
+            switch type {
+            case is Int.Type: Int(exactly: exact)
+            case is Int8.Type: Int8(exactly: exact)
+            case is Int16.Type: Int16(exactly: exact)
+            case is Int32.Type: Int32(exactly: exact)
+            case is Int64.Type: exact
+            case is UInt.Type: UInt(exactly: exact)
+            case is UInt8.Type: UInt8(exactly: exact)
+            case is UInt16.Type: UInt16(exactly: exact)
+            case is UInt32.Type: UInt32(exactly: exact)
+            case is UInt64.Type: UInt64(exactly: exact)
+            default: nil
+            }
+        guard let converted else {
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: codingPath,
+                    debugDescription: "number \(value) does not fit \(type)"))
+        }
+        return converted
     }
 
-    static func mismatch(_ type: Any.Type, _ node: JSONValue, _ codingPath: [any CodingKey]) -> DecodingError {
-        if case .null = node {
+    /// The error for a value that is not of `type` (`null` is a missing value, as with `JSONDecoder`).
+    package static func mismatch(_ type: Any.Type, _ node: Tree, _ codingPath: [any CodingKey]) -> DecodingError {
+        if node.isNull {
             return .valueNotFound(type, .init(codingPath: codingPath, debugDescription: "null"))
         }
-        return .typeMismatch(type, .init(codingPath: codingPath, debugDescription: "found \(kind(node))"))
-    }
-
-    private static func kind(_ node: JSONValue) -> String {
-        switch node {
-        case .null: "null"
-        case .bool: "a boolean"
-        case .number: "a number"
-        case .string: "a string"
-        case .array: "an array"
-        case .object: "an object"
-        }
+        return .typeMismatch(type, .init(codingPath: codingPath, debugDescription: "found \(node.kindDescription)"))
     }
 
     private struct Keyed<Key: CodingKey>: KeyedDecodingContainerProtocol {
-        let members: [String: JSONValue]
+        let members: [String: Tree]
         let codingPath: [any CodingKey]
         var allKeys: [Key] { members.keys.compactMap { Key(stringValue: $0) } }
 
         func contains(_ key: Key) -> Bool { members[key.stringValue] != nil }
 
-        private func member(_ key: Key) throws -> JSONValue {
+        private func member(_ key: Key) throws -> Tree {
             guard let node = members[key.stringValue] else {
                 throw DecodingError.keyNotFound(key, .init(codingPath: codingPath, debugDescription: "no member \"\(key.stringValue)\""))
             }
@@ -115,8 +101,7 @@ struct JSONTreeDecoder: Decoder {
         }
 
         func decodeNil(forKey key: Key) throws -> Bool {
-            if case .null = try member(key) { return true }
-            return false
+            try member(key).isNull
         }
 
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try decode(type, key) }
@@ -144,7 +129,7 @@ struct JSONTreeDecoder: Decoder {
         // Absent and null both read as nil, as with JSONDecoder.
         func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
             guard let node = members[key.stringValue] else { return nil }
-            if case .null = node { return nil }
+            if node.isNull { return nil }
             return try JSONTreeDecoder.value(type, node, codingPath + [key])
         }
 
@@ -167,20 +152,20 @@ struct JSONTreeDecoder: Decoder {
     }
 
     private struct Unkeyed: UnkeyedDecodingContainer {
-        let elements: [JSONValue]
+        let elements: [Tree]
         let codingPath: [any CodingKey]
         var currentIndex = 0
         var count: Int? { elements.count }
         var isAtEnd: Bool { currentIndex >= elements.count }
 
-        init(elements: [JSONValue], codingPath: [any CodingKey]) {
+        init(elements: [Tree], codingPath: [any CodingKey]) {
             self.elements = elements
             self.codingPath = codingPath
         }
 
         private var indexKey: IndexKey { IndexKey(intValue: currentIndex) }
 
-        private func next(_ type: Any.Type) throws -> JSONValue {
+        private func next(_ type: Any.Type) throws -> Tree {
             guard currentIndex < elements.count else {
                 throw DecodingError.valueNotFound(
                     type,
@@ -192,7 +177,7 @@ struct JSONTreeDecoder: Decoder {
         }
 
         mutating func decodeNil() throws -> Bool {
-            guard case .null = try next(JSONValue.self) else { return false }
+            guard try next(Tree.self).isNull else { return false }
             currentIndex += 1
             return true
         }
@@ -222,19 +207,19 @@ struct JSONTreeDecoder: Decoder {
         mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try decodeNext(type) }
 
         mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
-            let container = try JSONTreeDecoder(try next(JSONValue.self), codingPath: codingPath + [indexKey]).container(keyedBy: type)
+            let container = try JSONTreeDecoder(try next(Tree.self), codingPath: codingPath + [indexKey]).container(keyedBy: type)
             currentIndex += 1
             return container
         }
 
         mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
-            let container = try JSONTreeDecoder(try next(JSONValue.self), codingPath: codingPath + [indexKey]).unkeyedContainer()
+            let container = try JSONTreeDecoder(try next(Tree.self), codingPath: codingPath + [indexKey]).unkeyedContainer()
             currentIndex += 1
             return container
         }
 
         mutating func superDecoder() throws -> any Decoder {
-            let decoder = JSONTreeDecoder(try next(JSONValue.self), codingPath: codingPath + [indexKey])
+            let decoder = JSONTreeDecoder(try next(Tree.self), codingPath: codingPath + [indexKey])
             currentIndex += 1
             return decoder
         }
@@ -249,12 +234,11 @@ struct JSONTreeDecoder: Decoder {
     }
 
     private struct Single: SingleValueDecodingContainer {
-        let node: JSONValue
+        let node: Tree
         let codingPath: [any CodingKey]
 
         func decodeNil() -> Bool {
-            if case .null = node { return true }
-            return false
+            node.isNull
         }
 
         func decode<T: Decodable>(_ type: T.Type) throws -> T { try JSONTreeDecoder.value(type, node, codingPath) }
