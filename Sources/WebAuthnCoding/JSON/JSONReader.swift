@@ -63,7 +63,10 @@ package struct JSONReader {
 
     package let input: ArraySlice<UInt8>
     package let limits: Limits
-    package private(set) var position: Int
+    /// Where the next byte is read. Set by the reader only; `package` (not `private(set)`) so
+    /// that the per-byte helpers (``peek``, ``skipWhitespace()``, ``consume(_:)``) can be
+    /// inlined into WebAuthnRP's readers across the module boundary.
+    package var position: Int
     /// Whether this reads a whole document (``document(_:limits:)``), whose UTF-8 is checked
     /// as a whole: when the first string with a non-ASCII byte is read, or before any refusal
     /// (so an input that is not UTF-8 gets that error, as if it had been checked first; a
@@ -170,7 +173,7 @@ package struct JSONReader {
     }
 
     /// The next byte, not consumed (white space included).
-    package var peek: UInt8? { position < input.endIndex ? input[position] : nil }
+    @inlinable package var peek: UInt8? { position < input.endIndex ? input[position] : nil }
 
     /// Whether only the end of the input is left.
     package var atEnd: Bool { position == input.endIndex }
@@ -183,7 +186,7 @@ package struct JSONReader {
         return b
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     package mutating func skipWhitespace() {
         while position < input.endIndex {
             let b = input[position]
@@ -193,7 +196,7 @@ package struct JSONReader {
     }
 
     /// Skips white space, then consumes `byte` if it is next.
-    package mutating func consume(_ byte: UInt8) -> Bool {
+    @inlinable package mutating func consume(_ byte: UInt8) -> Bool {
         skipWhitespace()
         guard position < input.endIndex, input[position] == byte else { return false }
         position += 1
