@@ -73,6 +73,16 @@ struct ApplicationCommitTests {
         return (service, database, authenticator)
     }
 
+    /// A registered credential ready to log in: a service that reads the record from its store
+    /// (the application's table backs it here, so its own store is never written by a login),
+    /// the application's database, the authenticator and the stored record.
+    static func loginSetup() async throws -> (RelyingPartyService, ApplicationDatabase, TestAuthenticator, CredentialRecord) {
+        let (_, database, authenticator) = try await registered()
+        let record = try #require(database.tables.withLock { $0.credentials[authenticator.credentialId] })
+        let service = RelyingPartyService(relyingParty: F.relyingParty, credentials: InMemoryCredentialStore(records: [record]))
+        return (service, database, authenticator, record)
+    }
+
     @Test("a registration's record is written by the application's commit, not the service's store")
     func registrationCommitted() async throws {
         let (service, database, authenticator) = try await Self.registered()
@@ -115,11 +125,8 @@ struct ApplicationCommitTests {
 
     @Test("a login's compare and swap is the application's: it receives the counter verified against and the new record")
     func loginCommitted() async throws {
-        let (_, database, registeredAuthenticator) = try await Self.registered()
+        let (service, database, registeredAuthenticator, record) = try await Self.loginSetup()
         var authenticator = registeredAuthenticator
-        // The service reads the record from its store: the application's table backs it here.
-        let record = try #require(database.tables.withLock { $0.credentials[authenticator.credentialId] })
-        let service = RelyingPartyService(relyingParty: F.relyingParty, credentials: InMemoryCredentialStore(records: [record]))
         let challenge = F.authenticationChallenge(Array(repeating: 0xB1, count: 32))
         try await service.issue(challenge, now: Self.now)
         let handed = Mutex<CredentialUpdate?>(nil)
@@ -140,10 +147,8 @@ struct ApplicationCommitTests {
 
     @Test("a commit that loses the compare and swap refuses the login as signCount, and the observer sees it")
     func loginLostRace() async throws {
-        let (_, database, registeredAuthenticator) = try await Self.registered()
+        let (service, database, registeredAuthenticator, _) = try await Self.loginSetup()
         var authenticator = registeredAuthenticator
-        let record = try #require(database.tables.withLock { $0.credentials[authenticator.credentialId] })
-        let service = RelyingPartyService(relyingParty: F.relyingParty, credentials: InMemoryCredentialStore(records: [record]))
         let first = F.authenticationChallenge(Array(repeating: 0xB2, count: 32))
         let second = F.authenticationChallenge(Array(repeating: 0xB3, count: 32))
         try await service.issue(first, now: Self.now)
