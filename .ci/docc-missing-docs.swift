@@ -2,14 +2,16 @@
 // the symbol graph `swift build -emit-symbol-graph` wrote. Exit status 1 when there are any.
 // Symbols without a source location (compiler-synthesized conformances such as hashValue,
 // init(rawValue:), Codable's init(from:)) and symbols of other modules are not counted.
-// Usage: swift .ci/docc-missing-docs.swift <path>/WebAuthnRP.symbols.json
+// Usage: swift .ci/docc-missing-docs.swift <path>/<Module>.symbols.json [<source folder>]
+// (the source folder, default Sources/WebAuthnRP: Backend/Sources/PasskeyBackend for the backend's)
 import Foundation
 
 let arguments = CommandLine.arguments
-guard arguments.count == 2 else {
-    FileHandle.standardError.write(Data("usage: docc-missing-docs.swift WebAuthnRP.symbols.json\n".utf8))
+guard arguments.count == 2 || arguments.count == 3 else {
+    FileHandle.standardError.write(Data("usage: docc-missing-docs.swift <Module>.symbols.json [<source folder>]\n".utf8))
     exit(2)
 }
+let folder = arguments.count == 3 ? arguments[2] : "Sources/WebAuthnRP"
 guard let data = FileManager.default.contents(atPath: arguments[1]),
       let graph = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
       let symbols = graph["symbols"] as? [[String: Any]] else {
@@ -22,7 +24,7 @@ var counted = 0
 for symbol in symbols {
     guard let location = symbol["location"] as? [String: Any],
           let uri = location["uri"] as? String,
-          uri.contains("/Sources/WebAuthnRP/") else { continue }
+          uri.contains("/\(folder)/") else { continue }
     counted += 1
     let lines = ((symbol["docComment"] as? [String: Any])?["lines"] as? [[String: Any]]) ?? []
     let text = lines.compactMap { $0["text"] as? String }.joined().trimmingCharacters(in: .whitespaces)
@@ -34,5 +36,5 @@ for symbol in symbols {
     }
 }
 for entry in missing.sorted() { print("no doc comment: \(entry)") }
-print("\(counted) public symbols declared in Sources/WebAuthnRP, \(missing.count) without a doc comment")
+print("\(counted) public symbols declared in \(folder), \(missing.count) without a doc comment")
 exit(missing.isEmpty ? 0 : 1)

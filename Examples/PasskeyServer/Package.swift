@@ -1,13 +1,11 @@
 // swift-tools-version:6.0
 //
-// A passkey server built on WebAuthnRP, Hummingbird 2 and PostgreSQL: the production shape the
-// library is meant for. This is its own package so the library itself keeps no package
-// dependency; it depends on the library by path.
-//
-// Shaped like Hummingbird's own examples: the application (`buildApplication`, its controllers,
-// request context, middleware and repositories) is the target PasskeyServerApp; the executable
-// PasskeyServer only reads the environment and runs it. `swift run PasskeyServer` serves
-// http://localhost:8080 in memory; `swift test` runs the in-process tests.
+// A passkey server: the backend package (Backend/: ceremonies, sessions, tokens, App Attest,
+// stores in memory and on PostgreSQL, the Hummingbird adapter) configured from the environment,
+// plus what an application really owns: its page, its health route and its process. It depends
+// on the backend package by path. `swift run PasskeyServer` serves http://localhost:8080 in
+// memory; the backend's in-process tests are the backend package's (`swift test` there), the
+// end-to-end tests (Tests/run-e2e.sh) run against this server.
 import PackageDescription
 
 let strictSettings: [SwiftSetting] = [
@@ -24,27 +22,19 @@ let package = Package(
     ],
     dependencies: [
         .package(name: "webauthn-rp", path: "../.."),
+        .package(name: "passkey-backend", path: "../../Backend"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
-        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
-        // ES256 access tokens and the JWKS document.
-        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
-        // Already in the graph through postgres-nio and jwt-kit; HMAC for the signed cookies.
+        // The load generator's software passkey signs with it.
         .package(url: "https://github.com/apple/swift-crypto.git", "4.1.0" ..< "5.0.0"),
-        // The tests' software App Attest device issues its certificate chain (test-only).
-        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
-        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
     ],
     targets: [
         .target(
             name: "PasskeyServerApp",
             dependencies: [
-                .product(name: "WebAuthnRP", package: "webauthn-rp"),
+                .product(name: "PasskeyBackend", package: "passkey-backend"),
+                .product(name: "PasskeyBackendPostgres", package: "passkey-backend"),
+                .product(name: "PasskeyBackendHummingbird", package: "passkey-backend"),
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "JWTKit", package: "jwt-kit"),
-                .product(name: "Crypto", package: "swift-crypto"),
             ],
             resources: [.copy("Public")],
             swiftSettings: strictSettings
@@ -61,40 +51,16 @@ let package = Package(
             dependencies: ["PasskeyServerApp"],
             swiftSettings: strictSettings
         ),
-        // A software passkey (ES256, `none` attestation) for the load generator and the tests.
-        .target(
-            name: "SoftwarePasskey",
-            dependencies: [
-                .product(name: "WebAuthnRP", package: "webauthn-rp"),
-                .product(name: "Crypto", package: "swift-crypto"),
-            ],
-            swiftSettings: strictSettings
-        ),
         // The load generator: login flows over keep-alive HTTP/1.1 on plain sockets, one thread
         // per connection, requests prepared once, so its own CPU per login stays small beside
         // the server's (Docs/Performance.md); and the library's in-process login rate.
         .executableTarget(
             name: "passkey-load",
             dependencies: [
-                "SoftwarePasskey",
+                .product(name: "SoftwarePasskey", package: "passkey-backend"),
                 .product(name: "WebAuthnRP", package: "webauthn-rp"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
-            swiftSettings: strictSettings
-        ),
-        .testTarget(
-            name: "PasskeyServerTests",
-            dependencies: [
-                "PasskeyServerApp",
-                "SoftwarePasskey",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                // Verifies the access tokens from the JWKS alone, as a third party would.
-                .product(name: "JWTKit", package: "jwt-kit"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "X509", package: "swift-certificates"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
-            ],
-            path: "Tests/PasskeyServerTests",
             swiftSettings: strictSettings
         ),
     ],

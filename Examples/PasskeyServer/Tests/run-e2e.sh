@@ -130,8 +130,9 @@ start_node c "$port_c" CHALLENGE_MODE=sealed SEALING_KEY="$(python3 -c 'import s
 wait_ready "$port_a"; wait_ready "$port_b"; wait_ready "$port_c"
 log "nodes ready: A http://localhost:$port_a (pid $pid_a), B http://localhost:$port_b, C (sealed) http://localhost:$port_c"
 
-# PASSKEY_E2E_PARTS picks the parts to run (default all): "browser", "hardening", "tokens", "appattest".
-parts=" ${PASSKEY_E2E_PARTS:-browser hardening tokens appattest} "
+# PASSKEY_E2E_PARTS picks the parts to run (default all): "browser", "hardening", "tokens", "appattest",
+# "quickstart".
+parts=" ${PASSKEY_E2E_PARTS:-browser hardening tokens appattest quickstart} "
 if [[ "$parts" == *" browser "* ]]; then
   e2e_started=$SECONDS
   NODE_A="http://localhost:$port_a" NODE_B="http://localhost:$port_b" NODE_C="http://localhost:$port_c" NODE_A_PID="$pid_a" PSQL_URL="$psql_url" \
@@ -157,5 +158,18 @@ if [[ "$parts" == *" appattest "* ]]; then
   PASSKEY_BINARY="$binary" DATABASE_URL="$database_url" PSQL_URL="$psql_url" E2E_WORK="$work" \
     E2E_SESSION_KEY="$session_key" timeout 300 python3 "$here/appattest_sim.py"
   log "App Attest tests (attest, assertions on refresh, replays on two nodes, environments) passed in $((SECONDS - appattest_started)) s"
+fi
+if [[ "$parts" == *" quickstart "* ]]; then
+  # The article "Add passkeys to a Hummingbird server": its app, in memory and on PostgreSQL,
+  # then the App Attest suite against the same binary.
+  quickstart_started=$SECONDS
+  timeout 1800 swift build --package-path "$repo/Backend" --target passkey-quickstart >>"$work/build.log" 2>&1 \
+    || { tail -n 60 "$work/build.log"; die "build of passkey-quickstart failed"; }
+  quickstart="$(swift build --package-path "$repo/Backend" --show-bin-path)/passkey-quickstart"
+  PASSKEY_BINARY="$quickstart" DATABASE_URL="$database_url" PSQL_URL="$psql_url" E2E_WORK="$work" \
+    E2E_SESSION_KEY="$session_key" timeout 300 python3 "$here/quickstart.py"
+  PASSKEY_BINARY="$quickstart" DATABASE_URL="$database_url" PSQL_URL="$psql_url" E2E_WORK="$work" \
+    E2E_SESSION_KEY="$session_key" timeout 300 python3 "$here/appattest_sim.py"
+  log "the article's app (in memory, PostgreSQL, App Attest) passed in $((SECONDS - quickstart_started)) s"
 fi
 log "all parts passed in $((SECONDS - build_started)) s (build included)"

@@ -1,0 +1,116 @@
+// swift-tools-version:6.0
+//
+// The backend a passkey server runs, as a package: WebAuthnRP's ceremonies turned into the
+// flows a web page and a native app need (sign-up, sign-in, passkey management, sessions,
+// RFC 6749 tokens, JWKS, App Attest, association files), storage as protocols with an
+// in-memory and a PostgreSQL implementation, and a Hummingbird 2 adapter. It is its own
+// package so the library keeps no package dependency; it depends on the library by path.
+//
+// - PasskeyBackend: the framework-neutral core (values in, values out; no HTTP framework).
+// - PasskeyBackendPostgres: the stores on PostgreSQL through PostgresNIO, with migrations.
+// - PasskeyBackendHummingbird: routes, request context and middleware for Hummingbird 2.
+// - SoftwarePasskey: a software ES256 passkey for an application's own tests.
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+let package = Package(
+    name: "passkey-backend",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "PasskeyBackend", targets: ["PasskeyBackend"]),
+        .library(name: "PasskeyBackendPostgres", targets: ["PasskeyBackendPostgres"]),
+        .library(name: "PasskeyBackendHummingbird", targets: ["PasskeyBackendHummingbird"]),
+        .library(name: "SoftwarePasskey", targets: ["SoftwarePasskey"]),
+    ],
+    dependencies: [
+        .package(name: "webauthn-rp", path: ".."),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        // ES256 access tokens and the JWKS document.
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
+        // Already in the graph through postgres-nio and jwt-kit: HMAC for the signed state,
+        // SHA-256 for session ids and token hashes.
+        .package(url: "https://github.com/apple/swift-crypto.git", "4.1.0" ..< "5.0.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        // Blocking file work (failed-ceremony recordings) runs on NIO's thread pool.
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.80.0"),
+        // The tests' software App Attest device issues its certificate chain (test-only).
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
+    ],
+    targets: [
+        .target(
+            name: "PasskeyBackend",
+            dependencies: [
+                .product(name: "WebAuthnRP", package: "webauthn-rp"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "PasskeyBackendPostgres",
+            dependencies: [
+                "PasskeyBackend",
+                .product(name: "WebAuthnRP", package: "webauthn-rp"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "PasskeyBackendHummingbird",
+            dependencies: [
+                "PasskeyBackend",
+                .product(name: "WebAuthnRP", package: "webauthn-rp"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "SoftwarePasskey",
+            dependencies: [
+                .product(name: "WebAuthnRP", package: "webauthn-rp"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        // The article "Add passkeys to a Hummingbird server": its complete app, compiled here and
+        // run by QuickStartTests (which also checks that the article shows this file as it is).
+        .executableTarget(
+            name: "passkey-quickstart",
+            dependencies: [
+                "PasskeyBackend",
+                "PasskeyBackendPostgres",
+                "PasskeyBackendHummingbird",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "PasskeyBackendTests",
+            dependencies: [
+                "PasskeyBackend",
+                "PasskeyBackendHummingbird",
+                "SoftwarePasskey",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                // Verifies the access tokens from the JWKS alone, as a third party would.
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ],
+            swiftSettings: strictSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

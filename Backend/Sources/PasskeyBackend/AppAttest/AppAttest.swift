@@ -1,0 +1,292 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Logging
+import WebAuthnCrypto
+import WebAuthnRP
+
+/// App Attest settings (`APP_ATTEST`, `APP_ATTEST_TEAM_ID`, `APP_ATTEST_BUNDLE_ID`,
+/// `APP_ATTEST_ENVIRONMENT`, `APP_ATTEST_ROOT_PEM`): whether requests from the app must carry an
+/// App Attest assertion, which app's keys count, which environment they must come from, and
+/// which root their attestations must chain to (Apple's unless a PEM file says otherwise).
+public struct AppAttestSettings: Sendable {
+    /// Whether requests from the app must carry an assertion.
+    public enum Mode: String, Sendable, CaseIterable {
+        /// No App Attest routes, no assertion checks.
+        case off
+        /// Requests without the App Attest headers pass; requests with them must verify.
+        case optional
+        /// Token refresh and an app's new passkey need a verified assertion.
+        case required
+    }
+
+    /// Off (the default), optional or required.
+    public var mode: Mode = .off
+    /// The app's Team ID and bundle ID; its App ID's hash is every attestation's `rpIdHash`.
+    public var app: AppleApp?
+    /// Distributed builds attest in `production`, builds with the development entitlement in `development`.
+    public var environment: AppAttestEnvironment = .production
+    /// A PEM file of the roots to trust instead of Apple's App Attestation Root CA (tests use their own).
+    public var rootPEMPath: String?
+
+    /// App Attest settings; the default is off.
+    ///
+    /// - Parameters:
+    ///   - mode: Off, optional or required.
+    ///   - app: The app whose keys count (needed unless off).
+    ///   - environment: The environment its keys must be attested in.
+    ///   - rootPEMPath: A PEM file of the roots to trust instead of Apple's.
+    public init(
+        mode: Mode = .off, app: AppleApp? = nil, environment: AppAttestEnvironment = .production, rootPEMPath: String? = nil
+    ) {
+        self.mode = mode
+        self.app = app
+        self.environment = environment
+        self.rootPEMPath = rootPEMPath
+    }
+
+    package static func fromEnvironment(_ env: [String: String], appleApps: [AppleApp]) throws -> AppAttestSettings {
+        var settings = AppAttestSettings()
+        if let text = env["APP_ATTEST"], !text.isEmpty {
+            guard let mode = Mode(rawValue: text) else { throw ConfigurationError("APP_ATTEST is off, optional or required, not \(text)") }
+            settings.mode = mode
+        }
+        if let text = env["APP_ATTEST_ENVIRONMENT"], !text.isEmpty {
+            guard let environment = AppAttestEnvironment(rawValue: text) else {
+                throw ConfigurationError("APP_ATTEST_ENVIRONMENT is production or development, not \(text)")
+            }
+            settings.environment = environment
+        }
+        settings.rootPEMPath = env["APP_ATTEST_ROOT_PEM"].flatMap { $0.isEmpty ? nil : $0 }
+        let team = env["APP_ATTEST_TEAM_ID"].flatMap { $0.isEmpty ? nil : $0 } ?? appleApps.first?.teamId
+        let bundle = env["APP_ATTEST_BUNDLE_ID"].flatMap { $0.isEmpty ? nil : $0 } ?? appleApps.first?.bundleId
+        if let team, let bundle { settings.app = AppleApp(teamId: team, bundleId: bundle) }
+        guard settings.mode == .off || settings.app != nil else {
+            throw ConfigurationError(
+                "APP_ATTEST=\(settings.mode.rawValue) needs the app: APP_ATTEST_TEAM_ID and APP_ATTEST_BUNDLE_ID (or APPLE_TEAM_ID and APPLE_BUNDLE_IDS)"
+            )
+        }
+        return settings
+    }
+
+    /// The trust anchors: the PEM file's certificates, or Apple's root.
+    package func trustAnchors() throws -> [Certificate] {
+        guard let path = rootPEMPath else {
+            guard let root = KnownAttestationRoots.appleAppAttestationRootCA else {
+                throw ConfigurationError("Apple's App Attestation root did not load")
+            }
+            return [root]
+        }
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw ConfigurationError("APP_ATTEST_ROOT_PEM \(path) cannot be read")
+        }
+        let anchors = try Self.certificates(pem: text)
+        guard !anchors.isEmpty else { throw ConfigurationError("APP_ATTEST_ROOT_PEM \(path) holds no certificate") }
+        return anchors
+    }
+
+    /// Every `CERTIFICATE` block of a PEM text.
+    package static func certificates(pem text: String) throws -> [Certificate] {
+        var certificates: [Certificate] = []
+        var body: String?
+        for line in text.split(whereSeparator: \.isNewline).map({ $0.trimmingCharacters(in: .whitespaces) }) {
+            if line == "-----BEGIN CERTIFICATE-----" {
+                body = ""
+            } else if line == "-----END CERTIFICATE-----" {
+                guard let base64 = body, let der = Data(base64Encoded: base64),
+                    let certificate = try? Certificate(derEncoded: Array(der))
+                else {
+                    throw ConfigurationError("APP_ATTEST_ROOT_PEM: a CERTIFICATE block does not parse")
+                }
+                certificates.append(certificate)
+                body = nil
+            } else if body != nil {
+                body? += line
+            }
+        }
+        return certificates
+    }
+}
+
+/// What an app's assertion signs for one request: the App Attest client data is this canonical
+/// text, UTF-8, which the app hashes (SHA-256) for `generateAssertion` and the server rebuilds
+/// from the request it received, so the app never sends it.
+///
+///     app-attest-request/1
+///     POST
+///     /oauth/token
+///     <lowercase hex SHA-256 of the body>
+///     challenge=<the challenge from POST /appattest/challenge>   (or jti=<the access token's jti>)
+package enum AppAttestRequest {
+    package static func clientData(method: String, path: String, body: some Sequence<UInt8>, binding: String) -> [UInt8] {
+        let hash = SHA256.hash(data: Array(body)).map { String(format: "%02x", $0) }.joined()
+        return Array("app-attest-request/1\n\(method)\n\(path)\n\(hash)\n\(binding)".utf8)
+    }
+}
+
+/// App Attest for the server: the library's service over the key store, issuing and consuming
+/// its challenges on the server's challenge transport (`CHALLENGE_MODE`): a row in the
+/// challenge store, or sealed with the fleet's key and marked used in the replay store, as the
+/// passkey ceremonies carry theirs, and never answering one of theirs.
+package struct AppAttest: Sendable {
+    package let settings: AppAttestSettings
+    package let service: AppAttestService
+    /// Seconds a challenge stays answerable.
+    package static let challengeLifetime: TimeInterval = 300
+
+    /// Nil when App Attest is off.
+    package static func make(
+        _ settings: AppAttestSettings, keys: any AppAttestKeyStore, challenges: ChallengeTransport, logger: Logger
+    ) throws -> AppAttest? {
+        guard settings.mode != .off, let app = settings.app else { return nil }
+        let anchors = try settings.trustAnchors()
+        logger.info(
+            "App Attest \(settings.mode.rawValue) for \(app.appID), \(settings.environment.rawValue), roots: \(settings.rootPEMPath ?? "Apple's")"
+        )
+        return AppAttest(
+            settings: settings,
+            service: AppAttestService(
+                app: app, environment: settings.environment, trustAnchors: anchors, challenges: challenges,
+                challengeLifetime: challengeLifetime, keys: keys))
+    }
+
+    /// `{"challenge": "…", "expiresAt": …}` (seconds since 1970).
+    package struct Challenge: Encodable, Sendable {
+        package var challenge: String
+        package var expiresAt: Int
+    }
+
+    /// A single-use challenge for `attestKey` or for one request's assertion.
+    package func challenge() async throws -> Challenge {
+        let issued = try await service.issueChallenge(now: Date())
+        return Challenge(challenge: issued.challenge, expiresAt: Int(issued.expiresAt.timeIntervalSince1970))
+    }
+
+    struct AttestBody: Decodable { var keyId: String?; var attestation: String?; var challenge: String? }
+
+    /// `{"keyId", "environment"}` of a key attested and stored.
+    package struct Attested: Encodable, Sendable {
+        package var keyId: String
+        package var environment: String
+    }
+
+    /// Verifies `{"keyId", "attestation", "challenge"}` (`keyId` and `attestation` in base64 as
+    /// `DCAppAttestService` gives them; base64url is accepted too) and stores the key with
+    /// counter 0, its environment and receipt. A key id attested before is 409; a refused
+    /// attestation is the library's 4xx.
+    package func attest(body data: Data, logger: Logger) async throws -> Attested {
+        let body: AttestBody
+        do {
+            _ = try JSONValue(jsonData: data)  // the library's strict reader: a duplicate member is refused
+            body = try JSONDecoder().decode(AttestBody.self, from: data)
+        } catch {
+            throw AppError(.badRequest, "The request is not valid JSON for this endpoint.")
+        }
+        guard let keyId = body.keyId.flatMap(Self.base64), keyId.count == 32 else {
+            throw AppError(.badRequest, "keyId must be the key's 32-byte identifier in base64.")
+        }
+        guard let attestation = body.attestation.flatMap(Self.base64), !attestation.isEmpty else {
+            throw AppError(.badRequest, "attestation must be the attestation object in base64.")
+        }
+        guard let challenge = body.challenge else { throw AppError(.badRequest, "challenge is missing.") }
+        let verified: VerifiedAppAttestation
+        do {
+            verified = try await service.verifyAttestation(keyId: keyId, attestation: attestation, challenge: challenge, now: Date())
+        } catch let error as WebAuthnError where error.category == .challenge {
+            throw AppError(.badRequest, "The App Attest challenge is unknown, expired or already used. Please ask for a new one.")
+        }
+        logger.info(
+            "App Attest key attested",
+            metadata: [
+                "key": "\(Base64URLBytes(keyId).base64URL)",
+                "environment": "\(verified.key.environment.rawValue)",
+            ])
+        return Attested(keyId: Data(keyId).base64EncodedString(), environment: verified.key.environment.rawValue)
+    }
+
+    /// The request headers an assertion travels in.
+    package enum Header {
+        package static let keyId = "App-Attest-Key-Id"
+        package static let assertion = "App-Attest-Assertion"
+        package static let challenge = "App-Attest-Challenge"
+        /// The refusal's reason, on a refused request.
+        package static let error = "App-Attest-Error"
+    }
+
+    /// Verifies the App Attest assertion over one request: `method`, the route's canonical
+    /// `path`, the `body` and the binding (the `App-Attest-Challenge` header's challenge, or the
+    /// bearer access token's `jti`). `bearerOnly`: only a request signed in with a bearer token
+    /// is asked. A request without the headers passes when App Attest is optional.
+    /// - Throws: ``AppError`` with the `App-Attest-Error` header naming the reason.
+    package func verifyRequest(
+        keyId keyText: String?, assertion assertionText: String?, challenge: String?,
+        method: String, path: String, body: Data, subject: Subject?, bearerOnly: Bool, logger: Logger
+    ) async throws {
+        if bearerOnly {
+            guard case .accessToken = subject?.credential else { return }
+        }
+        if keyText == nil, assertionText == nil {
+            guard settings.mode == .required else { return }
+            throw Self.refusal(
+                .unauthorized, "missing",
+                "This request needs an App Attest assertion (App-Attest-Key-Id and App-Attest-Assertion).")
+        }
+        guard let keyId = keyText.flatMap(Self.base64), keyId.count == 32,
+            let assertion = assertionText.flatMap(Self.base64), !assertion.isEmpty
+        else {
+            throw Self.refusal(
+                .unauthorized, "malformed",
+                "App-Attest-Key-Id (32 bytes) and App-Attest-Assertion must both be present, in base64.")
+        }
+        let binding: String
+        if let challenge {
+            binding = "challenge=" + challenge
+        } else if case .accessToken(let jti, _) = subject?.credential {
+            binding = "jti=" + jti
+        } else {
+            throw Self.refusal(
+                .unauthorized, "challenge",
+                "Without a bearer access token the assertion must bind a challenge (App-Attest-Challenge).")
+        }
+        let clientData = AppAttestRequest.clientData(method: method, path: path, body: body, binding: binding)
+        do {
+            // With a challenge the library uses it up first (single use, expiry, App Attest's
+            // own kind) and finds it in the client data; the jti binding is the rebuilt text's.
+            _ = try await service.verifyAssertion(
+                keyId: keyId, assertion: assertion, clientData: clientData, challenge: challenge, now: Date())
+        } catch let error as WebAuthnError {
+            logger.notice("App Attest assertion refused", metadata: ["detail": "\(error)"])
+            throw Self.refusal(for: error)
+        }
+    }
+
+    static func refusal(_ status: HTTPResponse.Status, _ code: String, _ message: String) -> AppError {
+        var error = AppError(status, message)
+        if let name = HTTPField.Name(Header.error) { error.headers[name] = code }
+        return error
+    }
+
+    /// The library's verdict as the app sees it.
+    static func refusal(for error: WebAuthnError) -> AppError {
+        switch error.category {
+        case .challenge: return refusal(.unauthorized, "challenge", "The App Attest challenge is unknown, expired or already used.")
+        case .unknownCredential: return refusal(.unauthorized, "unknown-key", "No attested App Attest key has this key id.")
+        case .signCount:
+            return refusal(.unauthorized, "replayed", "The App Attest assertion was replayed (its counter is not above the last one).")
+        case .signature:
+            return refusal(.unauthorized, "signature", "The App Attest assertion's signature does not verify over this request.")
+        case .attestation:
+            return refusal(.forbidden, "environment", "The App Attest key was attested in another environment than this server's.")
+        case .rpIdHash: return refusal(.forbidden, "app", "The App Attest assertion is for another app.")
+        default: return refusal(.unauthorized, "malformed", "The App Attest assertion could not be read.")
+        }
+    }
+
+    /// Standard base64 (as `DCAppAttestService` gives it) or base64url, padded or not; nil for anything else.
+    package static func base64(_ text: String) -> [UInt8]? {
+        guard text.utf8.count <= 2 * Limits.responseBody else { return nil }
+        var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while standard.utf8.count % 4 != 0 { standard += "=" }
+        return Data(base64Encoded: standard).map(Array.init)
+    }
+}

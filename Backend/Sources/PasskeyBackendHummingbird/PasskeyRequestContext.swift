@@ -1,0 +1,28 @@
+import Foundation
+import Hummingbird
+import HummingbirdAuth
+import PasskeyBackend
+
+/// The request context of the passkey routes (and of an application's own routes beside them):
+/// Hummingbird's core storage and the signed-in `Subject`, if any, which the
+/// passkey authenticator sets from a session cookie or a bearer access token.
+public struct PasskeyRequestContext: AuthRequestContext, RequestContext {
+    /// Hummingbird's storage for the request.
+    public var coreContext: CoreRequestContextStorage
+    /// The signed-in subject, or nil.
+    public var identity: Subject?
+
+    /// A context for a request the application received.
+    ///
+    /// - Parameter source: What Hummingbird knows of the request's channel.
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        identity = nil
+    }
+
+    /// The signed-in subject, or 401.
+    package func requireSubject() throws -> Subject {
+        guard let identity else { throw AppError.unauthorized }
+        return identity
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+import Hummingbird
+import PasskeyBackend
+import WebAuthnRP
+
+/// The web page's ceremonies: `/api/register/options|verify`, `/api/login/options|verify` and
+/// `/api/token/login/verify`. What the server must remember between options and verification
+/// travels in a signed cookie (one per ceremony kind); a successful login or first registration
+/// starts a session, whose cookie replaces the one the request came with.
+struct WebCeremonyRoutes: Sendable {
+    let passkeys: Passkeys
+    let cookies: CookieFactory
+    var ceremonies: PasskeyCeremonies { passkeys.ceremonies }
+
+    /// `appAttest`: the App Attest guard of an app adding a passkey (nil when App Attest is off).
+    func addRoutes(to group: RouterGroup<PasskeyRequestContext>, appAttest: AppAttestMiddleware? = nil) {
+        group.post("register/options", use: registerOptions)
+        group.post("register/verify", guardedBy: appAttest, use: registerVerify)
+        group.post("login/options", use: loginOptions)
+        group.post("login/verify", use: loginVerify)
+        group.post("token/login/verify", use: tokenLoginVerify)
+    }
+
+    @Sendable func registerOptions(_ request: Request, context: PasskeyRequestContext) async throws -> WithCookies<RawJSON> {
+        let (options, state) = try await ceremonies.registrationOptions(
+            try PasskeyCeremonies.RegisterOptionsBody(await request.smallJSONObject()), subject: context.identity, client: .web)
+        return WithCookies(body: RawJSON(data: options), cookies: [cookies.make("pk_reg", state)])
+    }
+
+    @Sendable func registerVerify(
+        _ request: Request, context: PasskeyRequestContext
+    ) async throws -> WithCookies<PasskeyCeremonies.Registered> {
+        let body = try await request.collectJSON(limit: Limits.responseBody)
+        let finished = try await ceremonies.finishRegistration(
+            body: body, state: request.cookies["pk_reg"]?.value, client: .web, subject: context.identity, logger: context.logger)
+        var cookieList = [cookies.expired("pk_reg")]
+        if case .session(let token)? = finished.signIn { cookieList.append(try await sessionCookie(token, replacing: context.identity)) }
+        return WithCookies(body: finished.registered, cookies: cookieList)
+    }
+
+    @Sendable func loginOptions(_ request: Request, context: PasskeyRequestContext) async throws -> WithCookies<RawJSON> {
+        let (options, state) = try await ceremonies.authenticationOptions(
+            try PasskeyCeremonies.LoginOptionsBody(await request.smallJSONObject()), client: .web)
+        return WithCookies(body: RawJSON(data: options), cookies: [cookies.make("pk_login", state)])
+    }
+
+    @Sendable func loginVerify(_ request: Request, context: PasskeyRequestContext) async throws -> WithCookies<PasskeyCeremonies.LoggedIn> {
+        let body = try await request.collectJSON(limit: Limits.responseBody)
+        let (loggedIn, token) = try await ceremonies.finishWebLogin(
+            body: body, state: request.cookies["pk_login"]?.value, logger: context.logger)
+        return WithCookies(
+            body: loggedIn, cookies: [cookies.expired("pk_login"), try await sessionCookie(token, replacing: context.identity)])
+    }
+
+    /// The same login for a client that keeps tokens instead of a session (an app's web view,
+    /// a hybrid app): the RFC 6749 §5.1 token response, and no session cookie.
+    @Sendable func tokenLoginVerify(_ request: Request, context: PasskeyRequestContext) async throws -> WithCookies<TokenResponse> {
+        let body = try await request.collectJSON(limit: Limits.responseBody)
+        let tokens = try await ceremonies.finishTokenLogin(
+            body: body, state: request.cookies["pk_login"]?.value, client: .web, logger: context.logger)
+        return WithCookies(body: tokens, cookies: [cookies.expired("pk_login")])
+    }
+
+    /// The cookie of a session a ceremony's write started. The session the request came with
+    /// (if any) ends, so signing in again does not pile up sessions.
+    func sessionCookie(_ token: [UInt8], replacing subject: Subject?) async throws -> Cookie {
+        try await ceremonies.endSession(of: subject)
+        return cookies.make(SessionToken.cookieName, Base64URLBytes(token).base64URL, maxAge: Int(Limits.sessionLifetime))
+    }
+}

@@ -1,0 +1,25 @@
+import Foundation
+import Hummingbird
+import Logging
+import PasskeyBackend
+import PasskeyBackendHummingbird
+
+/// What the in-process tests change in the application they build.
+struct TestingOptions {
+    /// Every login's write waits this long first (``PasskeyStores/delayingLoginWrites(by:)``).
+    var updateDelay: Duration?
+}
+
+/// The application a team builds from the package, in memory: the passkey routes, and one route
+/// of the application's own (`/healthz`) beside them, which gets the same shared headers.
+func buildApplication(
+    _ config: PasskeyBackendConfiguration, logger: Logger, testing: TestingOptions = .init()
+) async throws -> some ApplicationProtocol {
+    var stores = PasskeyStores.memory()
+    if let delay = testing.updateDelay { stores = stores.delayingLoginWrites(by: delay) }
+    let passkeys = try Passkeys(configuration: config, stores: stores, logger: logger)
+    let router = Router(context: PasskeyRequestContext.self)
+    router.addPasskeyRoutes(passkeys)
+    router.get("/healthz") { _, _ in ["status": "ok", "node": config.nodeName] }
+    return buildPasskeyApplication(router: router, passkeys: passkeys, logger: logger)
+}
