@@ -19,7 +19,7 @@ die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 
 # Public symbols per module (types, members, cases; compiler-synthesized ones not counted).
 # PasskeyBackend: 35 of its 61 are PasskeyBackendConfiguration's settings, 11 App Attest's.
-declare -A BUDGET=([PasskeyBackend]=61 [PasskeyBackendPostgres]=2 [PasskeyBackendHummingbird]=7)
+declare -A BUDGET=([PasskeyBackend]=61 [PasskeyBackendPostgres]=2 [PasskeyBackendHummingbird]=11)
 
 swift_bin="$(command -v swift)" || die "swift is not on PATH"
 docc="${DOCC:-}"

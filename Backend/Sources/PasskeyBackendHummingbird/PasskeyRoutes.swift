@@ -31,7 +31,7 @@ extension Router where Context == PasskeyRequestContext {
         if config.conformance == nil { middlewares.add(SameOriginMiddleware(relyingParty: passkeys.relyingParty)) }
         WellKnownRoutes(passkeys: passkeys).addRoutes(to: self)
         let cookies = CookieFactory(secure: !config.isLocalhost)
-        let authentication = AuthenticationMiddleware(passkeys: passkeys)
+        let authentication = PasskeyAuthenticator(passkeys)
         let api = group("api").add(middleware: authentication)
         let native = group("native").add(middleware: authentication)
         // The assertion guards are the guarded routes' own middleware (the router's match decides).

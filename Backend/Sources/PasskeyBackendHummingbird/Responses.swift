@@ -10,6 +10,7 @@ extension PasskeyCeremonies.LoggedIn: ResponseEncodable {}
 extension AccountFlows.Account: ResponseEncodable {}
 extension AccountFlows.Deleted: ResponseEncodable {}
 extension AccountFlows.LoggedOut: ResponseEncodable {}
+extension AccountFlows.Renamed: ResponseEncodable {}
 extension AppAttest.Challenge: ResponseEncodable {}
 
 /// Tokens are never cached (RFC 6749 §5.1).

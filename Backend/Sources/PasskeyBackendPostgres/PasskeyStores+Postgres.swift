@@ -24,8 +24,7 @@ extension PasskeyStores {
             appAttestKeys: PostgresAppAttestKeyStore(database: database),
             migrate: {
                 try await PostgresSchema.migrate(database)
-                try await PostgresAppAttestKeyStore.migrate(database)
-                logger.info("schema ready")
+                logger.info("schema ready (version \(PostgresSchema.currentVersion))")
             })
     }
 

@@ -15,6 +15,7 @@ package final class PostgresAppAttestKeyStore: AppAttestKeyStore {
 
     package init(database: Database) { self.database = database }
 
+    /// The table: the schema's migration 2 (``PostgresSchema``).
     package static let statements: [PostgresQuery] = [
         """
         CREATE TABLE IF NOT EXISTS passkey_app_attest_keys (
@@ -27,16 +28,6 @@ package final class PostgresAppAttestKeyStore: AppAttestKeyStore {
             last_used_at timestamptz)
         """
     ]
-
-    /// Creates the table (after the server's own schema, under the same advisory lock).
-    package static func migrate(_ database: Database) async throws {
-        try await withDeadline(.seconds(60)) {
-            try await database.client.withTransaction(logger: database.logger) { connection in
-                try await connection.query("SELECT pg_advisory_xact_lock(\(PostgresSchema.lockKey))", logger: database.logger)
-                for statement in statements { try await connection.query(statement, logger: database.logger) }
-            }
-        }
-    }
 
     package func create(_ key: AttestedAppKey) async throws -> Bool {
         try await database.run { client, logger in

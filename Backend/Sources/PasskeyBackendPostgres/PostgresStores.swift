@@ -6,13 +6,37 @@ import PostgresNIO
 import Synchronization
 import WebAuthnRP
 
-/// The schema, created at start. Idempotent (`IF NOT EXISTS` throughout) and serialized across
-/// nodes that start together by a transaction-scoped advisory lock, so two nodes migrating at
-/// the same instant neither fail nor race.
+/// The schema, brought up to date at start by versioned migrations: each runs once, in order,
+/// in one transaction with the record of its version in `passkey_schema_versions`, serialized
+/// across nodes that start together by a transaction-scoped advisory lock, so two nodes
+/// migrating at the same instant neither fail nor race. A migration is never edited once
+/// released; a change is a new version. (Version 1's statements are idempotent because they
+/// also bring up the databases made before versions were recorded.)
 package enum PostgresSchema {
     package static let lockKey: Int64 = 0x7061_7373_6b65_7973  // "passkeys"
 
-    package static let statements: [PostgresQuery] = [
+    /// One step of the schema.
+    package struct Migration: Sendable {
+        package let version: Int
+        package let statements: [PostgresQuery]
+    }
+
+    package static let migrations: [Migration] = [
+        Migration(version: 1, statements: statements),
+        Migration(version: 2, statements: PostgresAppAttestKeyStore.statements),
+        // A name the user gives each passkey (nil: none given; the list shows the provider's).
+        Migration(
+            version: 3,
+            statements: [
+                "ALTER TABLE passkey_credentials ADD COLUMN IF NOT EXISTS name text CHECK (char_length(name) BETWEEN 1 AND 64)"
+            ]),
+    ]
+
+    /// The newest version this node knows.
+    package static var currentVersion: Int { migrations.last?.version ?? 0 }
+
+    /// Version 1: the tables of the releases before versions were recorded.
+    static let statements: [PostgresQuery] = [
         """
         CREATE TABLE IF NOT EXISTS passkey_users (
             user_handle bytea PRIMARY KEY CHECK (octet_length(user_handle) BETWEEN 1 AND 64),
@@ -120,12 +144,35 @@ package enum PostgresSchema {
         """,
     ]
 
+    /// Applies the migrations the database has not had yet. A database newer than this node
+    /// (another node was upgraded first) is left as it is: every migration only adds.
     package static func migrate(_ database: Database) async throws {
+        let logger = database.logger
         // A node that cannot reach the database within a minute fails to start.
         try await withDeadline(.seconds(60)) {
-            try await database.client.withTransaction(logger: database.logger) { connection in
-                try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: database.logger)
-                for statement in statements { try await connection.query(statement, logger: database.logger) }
+            try await database.client.withTransaction(logger: logger) { connection in
+                try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
+                try await connection.query(
+                    """
+                    CREATE TABLE IF NOT EXISTS passkey_schema_versions (
+                        version    integer PRIMARY KEY,
+                        applied_at timestamptz NOT NULL DEFAULT now())
+                    """, logger: logger)
+                var applied = 0
+                for try await version in try await connection.query(
+                    "SELECT coalesce(max(version), 0) FROM passkey_schema_versions", logger: logger
+                ).decode(Int.self) {
+                    applied = version
+                }
+                for migration in migrations where migration.version > applied {
+                    for statement in migration.statements { try await connection.query(statement, logger: logger) }
+                    try await connection.query(
+                        "INSERT INTO passkey_schema_versions (version) VALUES (\(migration.version))", logger: logger)
+                    logger.info("schema: version \(migration.version) applied")
+                }
+                if applied > currentVersion {
+                    logger.warning("schema: the database is at version \(applied), newer than this node's \(currentVersion)")
+                }
             }
         }
     }
@@ -376,11 +423,22 @@ package final class PostgresCredentialStore: PasskeyCredentialStore {
         }
     }
 
+    package func rename(id: [UInt8], userHandle: [UInt8], name: PasskeyName?) async throws -> Bool {
+        try await database.run { client, logger in
+            try await client.query(
+                """
+                UPDATE passkey_credentials SET name = \(name?.text) WHERE id = \(Data(id)) AND user_handle = \(Data(userHandle))
+                RETURNING 1
+                """, logger: logger
+            ).collect().count == 1
+        }
+    }
+
     package func page(userHandle: [UInt8], after: [UInt8]?, limit: Int) async throws -> [ListedPasskey] {
         let rows = try await database.run { client, logger in
             try await client.query(
                 """
-                SELECT record, sign_count, backup_state, uv_initialized, prf_enabled, created_at, last_used_at
+                SELECT record, sign_count, backup_state, uv_initialized, prf_enabled, created_at, last_used_at, name
                 FROM passkey_credentials
                 WHERE user_handle = \(Data(userHandle)) AND id > \(Data(after ?? []))
                 ORDER BY id LIMIT \(Int64(limit))
@@ -388,11 +446,11 @@ package final class PostgresCredentialStore: PasskeyCredentialStore {
             ).collect()
         }
         return try rows.map { row in
-            let (json, signCount, backupState, uv, prf, created, used) =
-                try row.decode((String, Int64, Bool, Bool, Bool?, Date, Date?).self)
+            let (json, signCount, backupState, uv, prf, created, used, name) =
+                try row.decode((String, Int64, Bool, Bool, Bool?, Date, Date?, String?).self)
             return ListedPasskey(
                 record: try Self.record((json, signCount, backupState, uv, prf)),
-                usage: CredentialUsage(createdAt: created, lastUsedAt: used))
+                usage: CredentialUsage(createdAt: created, lastUsedAt: used), name: name)
         }
     }
 

@@ -52,23 +52,29 @@ package final class PostgresRefreshTokenStore: RefreshTokenStore {
     }
 
     package func rotate(
-        tokenHash: [UInt8], newHash: [UInt8], newExpiresAt: Date, audience: String, now: Date,
+        tokenHash: [UInt8], newHash: [UInt8], newExpiresAt: Date, audience: String, reuseInterval: TimeInterval, now: Date,
         issue: @escaping @Sendable (TokenFamily) async throws -> String
     ) async throws -> RefreshOutcome {
+        // A spent token first used at or after this instant is within the reuse interval (none
+        // when the interval is 0: then every second presentation is a reuse, whatever the clocks).
+        let graceSince: Date? = reuseInterval > 0 ? now.addingTimeInterval(-reuseInterval) : nil
         // One statement, in an explicit transaction: `t` locks the token's row (a second node
         // presenting the same token waits here, then reads it spent); `spend` and `fresh` rotate a
         // live, unspent, unexpired token of this audience (a family stored before audiences were
-        // is bound to this one by `bind`); `reuse` ends the family of a spent one. The family
-        // comes back with it, the access token is signed for it, and only then does the
-        // transaction commit: a failure until COMMIT's acknowledgement rolls the rotation back,
-        // and the answer waits for that acknowledgement (PostgreSQL sends it once the commit is
-        // done; an implicit transaction's statement completes before its commit).
-        try await database.run { client, logger in
+        // is bound to this one by `bind`), and `grace` lets a token spent within the reuse
+        // interval rotate again (its first use's time stays); `reuse` ends the family of a token
+        // spent before it. The family comes back with it, the access token is signed for it,
+        // and only then does the transaction commit: a failure until COMMIT's acknowledgement
+        // rolls the rotation back, and the answer waits for that acknowledgement (PostgreSQL
+        // sends it once the commit is done; an implicit transaction's statement completes before
+        // its commit).
+        return try await database.run { client, logger in
             try await client.withTransaction(logger: logger) { connection -> RefreshOutcome in
                 let rows = try await connection.query(
                     """
                     WITH t AS (
                         SELECT t.hash, t.family, t.used_at IS NOT NULL AS used, t.expires_at > \(now) AS current,
+                            coalesce(t.used_at >= \(graceSince), false) AS grace,
                             f.revoked_at IS NULL AS alive, coalesce(f.audience, \(audience)) = \(audience) AS ours,
                             f.user_handle, f.credential_id, f.auth_time
                         FROM passkey_refresh_tokens t JOIN passkey_token_families f ON f.id = t.family
@@ -76,16 +82,19 @@ package final class PostgresRefreshTokenStore: RefreshTokenStore {
                     spend AS (
                         UPDATE passkey_refresh_tokens r SET used_at = \(now) FROM t
                         WHERE r.hash = t.hash AND t.alive AND t.ours AND NOT t.used AND t.current RETURNING r.family),
+                    again AS (
+                        SELECT t.family FROM t WHERE t.alive AND t.ours AND t.used AND t.grace AND t.current),
                     fresh AS (
                         INSERT INTO passkey_refresh_tokens (hash, family, expires_at)
-                        SELECT \(Data(newHash)), family, \(newExpiresAt) FROM spend RETURNING family),
+                        SELECT \(Data(newHash)), family, \(newExpiresAt) FROM (SELECT family FROM spend UNION ALL SELECT family FROM again) s
+                        RETURNING family),
                     bind AS (
                         UPDATE passkey_token_families f SET audience = \(audience) FROM spend
                         WHERE f.id = spend.family AND f.audience IS NULL RETURNING f.id),
                     reuse AS (
                         UPDATE passkey_token_families f SET revoked_at = \(now) FROM t
-                        WHERE f.id = t.family AND t.alive AND t.ours AND t.used RETURNING f.id)
-                    SELECT t.family, t.used, t.current, t.alive, t.ours, t.user_handle, t.credential_id, t.auth_time,
+                        WHERE f.id = t.family AND t.alive AND t.ours AND t.used AND NOT t.grace RETURNING f.id)
+                    SELECT t.family, t.used AND NOT t.grace, t.current, t.alive, t.ours, t.user_handle, t.credential_id, t.auth_time,
                         (SELECT count(*) FROM fresh) + (SELECT count(*) FROM reuse) + (SELECT count(*) FROM bind)
                     FROM t
                     """, logger: logger

@@ -25,8 +25,9 @@ let passkeys = try Passkeys(configuration: configuration, stores: stores, logger
 let router = Router(context: PasskeyRequestContext.self)
 router.addPasskeyRoutes(passkeys)
 router.get("healthz") { _, _ in "ok" }
-// The application's own routes: the signed-in user is `context.identity`.
-router.get("hello") { _, context -> String in
+// The application's own routes: the signed-in user (a session cookie or a bearer access token) is `context.identity`.
+let signedIn = router.group().add(middleware: PasskeyAuthenticator(passkeys))
+signedIn.get("hello") { _, context -> String in
     guard let user = context.identity else { throw HTTPError(.unauthorized) }
     return "Signed in with a passkey at \(user.signedInAt)\n"
 }

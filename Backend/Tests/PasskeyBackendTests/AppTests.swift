@@ -197,6 +197,40 @@ import Testing
             #expect(answer.status == .forbidden)
             #expect(try Self.object(answer)["reauthenticate"] as? Bool == true)
             #expect(try await user.send("/api/register/options", method: .post, json: "{}").status == .forbidden)
+            let rename = try await user.send(
+                "/api/passkeys/\(SoftwarePasskey.b64(passkey.credentialId))", method: .patch, json: #"{"name":"Mine"}"#)
+            #expect(rename.status == .forbidden)
+        }
+    }
+
+    /// A passkey gets the name its user gives it (trimmed, NFC), shown in the list; null clears
+    /// it; a name with control or invisible characters, too long, or for another account's or
+    /// an unknown passkey, is refused.
+    @Test func renameAPasskey() async throws {
+        try await Self.app().test(.router) { client in
+            var user = Client(client)
+            let passkey = try await user.register("iris")
+            let path = "/api/passkeys/\(SoftwarePasskey.b64(passkey.credentialId))"
+            let named = try await user.send(path, method: .patch, json: #"{"name":"  Work laptop  "}"#)
+            #expect(named.status == .ok)
+            #expect(try Self.object(named)["name"] as? String == "Work laptop")
+            var list = try Self.object(try await user.send("/api/me", method: .get))
+            #expect((list["passkeys"] as? [[String: Any]])?.first?["name"] as? String == "Work laptop")
+            let composed = try await user.send(path, method: .patch, json: #"{"name":"Cafe\u0301"}"#)
+            #expect(try Self.object(composed)["name"] as? String == "Caf\u{E9}")
+            for bad in [
+                #"{"name":"a\u0000b"}"#, #"{"name":"evil\u202Egnp.exe"}"#, #"{"name":"   "}"#,
+                #"{"name":"\#(String(repeating: "x", count: 65))"}"#, #"{"name":7}"#, #"{"nom":"x"}"#,
+            ] {
+                #expect(try await user.send(path, method: .patch, json: bad).status == .badRequest, "\(bad)")
+            }
+            #expect(try await user.send("/api/passkeys/AAAA", method: .patch, json: #"{"name":"x"}"#).status == .notFound)
+            var other = Client(client)
+            _ = try await other.register("jack")
+            #expect(try await other.send(path, method: .patch, json: #"{"name":"Stolen"}"#).status == .notFound)
+            #expect(try await user.send(path, method: .patch, json: #"{"name":null}"#).status == .ok)
+            list = try Self.object(try await user.send("/api/me", method: .get))
+            #expect((list["passkeys"] as? [[String: Any]])?.first?["name"] == nil)
         }
     }
 

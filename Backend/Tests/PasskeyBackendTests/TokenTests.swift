@@ -99,6 +99,44 @@ import Testing
         }
     }
 
+    /// With a reuse interval, an app that sends two refreshes with one token keeps its sign-in:
+    /// the second rotates again and both answers' refresh tokens work; once the interval has
+    /// passed, presenting the spent token revokes the family as before.
+    @Test func aRefreshReusedWithinTheIntervalRotatesAgain() async throws {
+        let config = AppTests.config { $0.refreshReuseInterval = 2 }
+        try await AppTests.app(config).test(.router) { client in
+            let (first, _) = try await Self.tokens(client, "gina")
+            let refresh = "grant_type=refresh_token&refresh_token=\(first.refresh)"
+            let one = try TokenPair(try await Self.form(client, "/oauth/token", refresh))
+            let again = try await Self.form(client, "/oauth/token", refresh)
+            #expect(again.status == .ok)
+            let two = try TokenPair(again)
+            #expect(two.refresh != one.refresh)
+            for pair in [one, two] {
+                #expect(try await client.execute(uri: "/api/me", method: .get, headers: Self.bearer(pair.access)).status == .ok)
+            }
+            let next = try await Self.form(client, "/oauth/token", "grant_type=refresh_token&refresh_token=\(one.refresh)")
+            #expect(next.status == .ok)
+            // Past the interval: the spent token revokes the whole family.
+            try await Task.sleep(for: .milliseconds(2_300))
+            let late = try await Self.form(client, "/oauth/token", refresh)
+            #expect(try Self.error(late) == "invalid_grant")
+            let survivor = try TokenPair(next)
+            #expect(try await client.execute(uri: "/api/me", method: .get, headers: Self.bearer(survivor.access)).status == .unauthorized)
+            #expect(
+                try Self.error(
+                    try await Self.form(client, "/oauth/token", "grant_type=refresh_token&refresh_token=\(two.refresh)"))
+                    == "invalid_grant")
+        }
+    }
+
+    /// REFRESH_REUSE_SECONDS is 0 to 60; 0 (every second presentation revokes) by default.
+    @Test func theReuseIntervalIsBounded() throws {
+        #expect(try PasskeyBackendConfiguration.fromEnvironment([:]).refreshReuseInterval == 0)
+        #expect(try PasskeyBackendConfiguration.fromEnvironment(["REFRESH_REUSE_SECONDS": "5"]).refreshReuseInterval == 5)
+        #expect(throws: ConfigurationError.self) { try PasskeyBackendConfiguration.fromEnvironment(["REFRESH_REUSE_SECONDS": "61"]) }
+    }
+
     @Test func logoutAndPasskeyDeletionEndTheFamily() async throws {
         try await AppTests.app().test(.router) { client in
             let (first, passkey) = try await Self.tokens(client, "gail")

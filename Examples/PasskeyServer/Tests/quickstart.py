@@ -9,6 +9,7 @@ revokes its refresh token; a browser signs up and reads its account with the ses
 
 Environment (from run-e2e.sh): PASSKEY_BINARY (the quickstart), DATABASE_URL, E2E_WORK, E2E_SESSION_KEY.
 """
+import json
 import os
 import sys
 import urllib.parse
@@ -64,6 +65,11 @@ def app_and_browser(mode, database_url):
         check(status == 200 and "pk_session" in jar, f"{mode}: a browser signs up with a session cookie ({status})")
         status, account, _ = request("GET", base + "/api/me", cookies={"pk_session": jar["pk_session"]})
         check(status == 200 and account["username"] == f"grace-{mode}", f"{mode}: the session reads the account ({status})")
+        path = base + "/api/passkeys/" + account["passkeys"][0]["id"]
+        status, renamed, _ = request("PATCH", path, json.dumps({"name": "Work laptop"}).encode(),
+                                     {"Content-Type": "application/json"}, {"pk_session": jar["pk_session"]})
+        status, account, _ = request("GET", base + "/api/me", cookies={"pk_session": jar["pk_session"]})
+        check(account["passkeys"][0].get("name") == "Work laptop", f"{mode}: the passkey keeps the name its user gave it")
     finally:
         node.stop()
 

@@ -25,6 +25,8 @@ package struct AccountFlows: Sendable {
         var lastUsedAt: String
         /// The passkey that signed this subject in.
         var current: Bool
+        /// The name the user gave it, if any.
+        var name: String?
         /// credProps `rk` and PRF enabled, when the client said (PasskeyExtensions).
         var discoverable: Bool?
         var prfEnabled: Bool?
@@ -69,7 +71,7 @@ package struct AccountFlows: Sendable {
                 backupEligible: record.backupEligible, backupState: record.backupState, transports: record.transports,
                 createdAt: iso.string(from: listed.usage.createdAt),
                 lastUsedAt: listed.usage.lastUsedAt.map { iso.string(from: $0) } ?? "",
-                current: record.id == subject.credentialId,
+                current: record.id == subject.credentialId, name: listed.name,
                 discoverable: record.extensions.discoverable, prfEnabled: record.extensions.prfEnabled)
         }
         let next = page.count > limit ? page.prefix(limit).last.map { Base64URLBytes($0.record.id).base64URL } : nil
@@ -88,11 +90,7 @@ package struct AccountFlows: Sendable {
     /// token family it signed in ends with it.
     package func deletePasskey(_ id: String, of subject: Subject, logger: Logger) async throws -> Deleted {
         try requireFreshSignIn(subject, now: Date(), freshSignIn: config.freshSignIn)
-        guard let credentialId = try? Base64URLBytes(base64URL: id, member: "id").bytes, !credentialId.isEmpty,
-            credentialId.count <= 1023
-        else {
-            throw AppError(.badRequest, "Unknown passkey.")
-        }
+        let credentialId = try Self.credentialId(id)
         guard try await stores.credentials.delete(id: credentialId, userHandle: subject.userHandle) else {
             throw AppError(.notFound, "Unknown passkey.")
         }
@@ -101,6 +99,31 @@ package struct AccountFlows: Sendable {
         try await stores.refreshTokens.credentialDeleted(credentialId)
         logger.info("deleted passkey", metadata: ["node": "\(config.nodeName)", "credential": "\(id)"])
         return Deleted(signedOut: credentialId == subject.credentialId)
+    }
+
+    /// A credential id from the path: base64url, 1 to 1023 bytes.
+    static func credentialId(_ text: String) throws -> [UInt8] {
+        guard let bytes = try? Base64URLBytes(base64URL: text, member: "id").bytes, (1...1023).contains(bytes.count) else {
+            throw AppError(.badRequest, "Unknown passkey.")
+        }
+        return bytes
+    }
+
+    package struct Renamed: Encodable, Sendable {
+        var ok = true
+        var name: String?
+    }
+
+    /// Names the subject's passkey `id` (base64url), or clears its name (`name` nil), with a
+    /// recent sign-in: a copied session cannot relabel the owner's passkeys.
+    package func renamePasskey(_ id: String, to name: String?, of subject: Subject) async throws -> Renamed {
+        try requireFreshSignIn(subject, now: Date(), freshSignIn: config.freshSignIn)
+        let credentialId = try Self.credentialId(id)
+        let given = try name.map(PasskeyName.init)
+        guard try await stores.credentials.rename(id: credentialId, userHandle: subject.userHandle, name: given) else {
+            throw AppError(.notFound, "Unknown passkey.")
+        }
+        return Renamed(name: given?.text)
     }
 
     package struct LoggedOut: Encodable, Sendable {

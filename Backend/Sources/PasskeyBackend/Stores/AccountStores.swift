@@ -26,6 +26,9 @@ package protocol PasskeyCredentialStore: CredentialStore {
     /// Deletes the credential if it belongs to `userHandle`.
     /// - Returns: whether a row was deleted.
     func delete(id: [UInt8], userHandle: [UInt8]) async throws -> Bool
+    /// Gives the credential, if it belongs to `userHandle`, the user's `name` (nil: none).
+    /// - Returns: whether it was found.
+    func rename(id: [UInt8], userHandle: [UInt8], name: PasskeyName?) async throws -> Bool
 }
 
 /// What a login starts once its assertion verifies, for the user and the credential of the
@@ -70,10 +73,13 @@ package enum CreateOutcome: Sendable, Equatable {
 package struct ListedPasskey: Sendable {
     package var record: CredentialRecord
     package var usage: CredentialUsage
+    /// The name the user gave it, if any.
+    package var name: String?
 
-    package init(record: CredentialRecord, usage: CredentialUsage) {
+    package init(record: CredentialRecord, usage: CredentialUsage, name: String? = nil) {
         self.record = record
         self.usage = usage
+        self.name = name
     }
 }
 
@@ -148,7 +154,7 @@ package struct ByteString: Hashable, Sendable {
 /// starts its sign-in in the memory session and token stores right after its own (one process,
 /// nothing to roll back).
 package final class MemoryCredentialStore: PasskeyCredentialStore {
-    private struct Entry { var record: CredentialRecord; var usage: CredentialUsage }
+    private struct Entry { var record: CredentialRecord; var usage: CredentialUsage; var name: String? }
     private let entries = Mutex([ByteString: Entry]())
     private let capacity: Int
     /// The accounts a registration creates in the same step (their lock is taken first, then ours).
@@ -217,7 +223,7 @@ package final class MemoryCredentialStore: PasskeyCredentialStore {
                 entry.record.userHandle == userHandle && (after.map { $0.lexicographicallyPrecedes(entry.record.id) } ?? true)
             }
             return mine.sorted { $0.record.id.lexicographicallyPrecedes($1.record.id) }.prefix(limit)
-                .map { ListedPasskey(record: $0.record, usage: $0.usage) }
+                .map { ListedPasskey(record: $0.record, usage: $0.usage, name: $0.name) }
         }
     }
 
@@ -262,6 +268,14 @@ package final class MemoryCredentialStore: PasskeyCredentialStore {
             entry.record = change.record
             entry.usage.lastUsedAt = Date()
             entries[ByteString(change.record.id)] = entry
+            return true
+        }
+    }
+
+    package func rename(id: [UInt8], userHandle: [UInt8], name: PasskeyName?) async throws -> Bool {
+        entries.withLock { entries in
+            guard entries[ByteString(id)]?.record.userHandle == userHandle else { return false }
+            entries[ByteString(id)]?.name = name?.text
             return true
         }
     }

@@ -32,7 +32,8 @@ package enum RefreshOutcome: Sendable, Equatable {
     case rotated(TokenFamily, accessToken: String)
     /// Unknown, expired, its family has ended, or issued for another audience (nothing changed).
     case invalid
-    /// The token was already rotated: someone holds a copy. The whole family is now revoked.
+    /// The token was already rotated, longer ago than the reuse interval: someone holds a copy.
+    /// The whole family is now revoked.
     case reused
 }
 
@@ -43,10 +44,12 @@ package protocol RefreshTokenStore: Sendable {
     /// Spends `tokenHash` and stores `newHash` in its family, in one step that commits only after
     /// `issue` signed the new access token for the family (a throw from `issue` spends nothing),
     /// and answers once the commit is acknowledged; a token presented a second time revokes its
-    /// family (RFC 9700 §4.14.2, refresh token rotation); a family of another `audience` is
-    /// `invalid` and left as it was.
+    /// family (RFC 9700 §4.14.2, refresh token rotation), unless its first use was at most
+    /// `reuseInterval` seconds ago: then it rotates again (an app that sent two refreshes at once
+    /// keeps its sign-in, and both answers' refresh tokens stay usable); a family of another
+    /// `audience` is `invalid` and left as it was.
     func rotate(
-        tokenHash: [UInt8], newHash: [UInt8], newExpiresAt: Date, audience: String, now: Date,
+        tokenHash: [UInt8], newHash: [UInt8], newExpiresAt: Date, audience: String, reuseInterval: TimeInterval, now: Date,
         issue: @escaping @Sendable (TokenFamily) async throws -> String
     ) async throws -> RefreshOutcome
     /// The family, if it is alive (not revoked; its passkey still exists).
@@ -91,7 +94,12 @@ package protocol SigningKeyStore: Sendable {
 
 /// Refresh tokens in memory (one node; they end with the process).
 package final class MemoryRefreshTokenStore: RefreshTokenStore {
-    private struct Token { var family: String; var expiresAt: Date; var used: Bool }
+    private struct Token {
+        var family: String
+        var expiresAt: Date
+        /// When it was first rotated (nil: unspent).
+        var usedAt: Date?
+    }
     private struct State {
         var tokens: [ByteString: Token] = [:]
         var families: [String: TokenFamily] = [:]
@@ -115,12 +123,12 @@ package final class MemoryRefreshTokenStore: RefreshTokenStore {
                 throw WebAuthnError(.serverFault, step: "refresh token store", "full: \(capacity) refresh tokens are stored")
             }
             state.families[family.id] = family
-            state.tokens[ByteString(tokenHash)] = Token(family: family.id, expiresAt: expiresAt, used: false)
+            state.tokens[ByteString(tokenHash)] = Token(family: family.id, expiresAt: expiresAt)
         }
     }
 
     package func rotate(
-        tokenHash: [UInt8], newHash: [UInt8], newExpiresAt: Date, audience: String, now: Date,
+        tokenHash: [UInt8], newHash: [UInt8], newExpiresAt: Date, audience: String, reuseInterval: TimeInterval, now: Date,
         issue: @escaping @Sendable (TokenFamily) async throws -> String
     ) async throws -> RefreshOutcome {
         /// What the token was found to be, before anything changes.
@@ -129,7 +137,7 @@ package final class MemoryRefreshTokenStore: RefreshTokenStore {
             guard let token = state.tokens[ByteString(tokenHash)], let family = state.families[token.family],
                 !state.revoked.contains(token.family), (family.audience ?? audience) == audience
             else { return .outcome(.invalid) }
-            if token.used {
+            if let usedAt = token.usedAt, !Self.withinReuse(usedAt, reuseInterval, now) {
                 state.revoked.insert(token.family)
                 return .outcome(.reused)
             }
@@ -144,15 +152,24 @@ package final class MemoryRefreshTokenStore: RefreshTokenStore {
         let access = try await issue(family)
         // Spent only now; a concurrent refresh of the same token that got here first makes this a reuse.
         return state.withLock { state in
-            guard state.tokens[ByteString(tokenHash)]?.used == false else {
+            guard let spent = state.tokens[ByteString(tokenHash)], !state.revoked.contains(family.id),
+                spent.usedAt.map({ Self.withinReuse($0, reuseInterval, now) }) ?? true
+            else {
                 state.revoked.insert(family.id)
                 return .reused
             }
-            state.tokens[ByteString(tokenHash)]?.used = true
-            state.tokens[ByteString(newHash)] = Token(family: family.id, expiresAt: newExpiresAt, used: false)
+            // The first use's time stays: the interval counts from it, not from each reuse.
+            if spent.usedAt == nil { state.tokens[ByteString(tokenHash)]?.usedAt = now }
+            state.tokens[ByteString(newHash)] = Token(family: family.id, expiresAt: newExpiresAt)
             state.families[family.id]?.audience = audience
             return .rotated(family, accessToken: access)
         }
+    }
+
+    /// A token first used at `usedAt` may rotate again (never when the interval is 0: then every
+    /// second presentation is a reuse).
+    private static func withinReuse(_ usedAt: Date, _ interval: TimeInterval, _ now: Date) -> Bool {
+        interval > 0 && now.timeIntervalSince(usedAt) <= interval
     }
 
     package func family(id: String, now: Date) async throws -> TokenFamily? {

@@ -41,6 +41,7 @@ package final class TokenService: Sendable {
     package let audience: String
     package let accessLifetime: TimeInterval
     package let refreshLifetime: TimeInterval
+    package let reuseInterval: TimeInterval
     package let rotateAfter: TimeInterval
     package let refreshTokens: any RefreshTokenStore
     package let keyStore: any SigningKeyStore
@@ -51,6 +52,7 @@ package final class TokenService: Sendable {
         audience = config.tokenAudience
         accessLifetime = config.accessTokenLifetime
         refreshLifetime = config.refreshTokenLifetime
+        reuseInterval = config.refreshReuseInterval
         rotateAfter = config.signingKeyRotation
         self.refreshTokens = refreshTokens
         self.keyStore = keyStore
@@ -114,7 +116,7 @@ package final class TokenService: Sendable {
         do {
             switch try await refreshTokens.rotate(
                 tokenHash: Self.hash(token), newHash: Self.hash(next),
-                newExpiresAt: now.addingTimeInterval(refreshLifetime), audience: audience, now: now,
+                newExpiresAt: now.addingTimeInterval(refreshLifetime), audience: audience, reuseInterval: reuseInterval, now: now,
                 issue: { family in
                     let access = try await self.answer(family: family, refreshToken: next, signer: signer, now: now).access_token
                     signed.value.withLock { $0 = access }

@@ -1,10 +1,11 @@
 import Foundation
 import Hummingbird
 import PasskeyBackend
+import WebAuthnRP
 
 /// The signed-in account: `GET /api/me` (one page of its passkeys: `?after=<id>&limit=`),
-/// `DELETE /api/passkeys/:id`, `POST /api/logout` and `POST /api/logout-all`. The subject comes
-/// from ``AuthenticationMiddleware``: the web page's session cookie or an app's bearer token.
+/// `PATCH /api/passkeys/:id` (`{"name": …}`), `DELETE /api/passkeys/:id`, `POST /api/logout` and `POST /api/logout-all`. The subject comes
+/// from ``PasskeyAuthenticator``: the web page's session cookie or an app's bearer token.
 struct AccountRoutes: Sendable {
     let account: AccountFlows
     let cookies: CookieFactory
@@ -19,6 +20,19 @@ struct AccountRoutes: Sendable {
             let deleted = try await account.deletePasskey(
                 context.parameters.get("id") ?? "", of: try context.requireSubject(), logger: context.logger)
             return WithCookies(body: deleted, cookies: deleted.signedOut ? [cookies.expired(SessionToken.cookieName)] : [])
+        }
+        group.patch("passkeys/:id") { request, context in
+            let body = try await request.smallJSONObject()
+            guard body.count == 1, let member = body["name"] else {
+                throw AppError(.badRequest, "Send {\"name\": \"…\"} (or null to clear it).")
+            }
+            let name: String?
+            switch member {
+            case .null: name = nil
+            case .string(let text): name = text
+            default: throw AppError(.badRequest, "Send {\"name\": \"…\"} (or null to clear it).")
+            }
+            return try await account.renamePasskey(context.parameters.get("id") ?? "", to: name, of: try context.requireSubject())
         }
         group.post("logout") { request, context in try await logout(request, context: context, everywhere: false) }
         group.post("logout-all") { request, context in try await logout(request, context: context, everywhere: true) }
