@@ -34,6 +34,27 @@ package enum WebAuthnJSONCoding {
         return try decode(T.self, from: bytes, root: root)
     }
 
+    /// The value at a `Decoder`'s position written back as JSON text, for a response's
+    /// `Decodable`: the credential inside a larger body then goes through `init(jsonData:)`,
+    /// the one reader of every form (browser JSON and an app's body), instead of a second
+    /// decoder. The text is the value as the outer decoder read it (members in name order).
+    /// - Parameters:
+    ///   - decoder: the decoder, at the credential member.
+    ///   - root: the document's name in the error.
+    /// - Returns: UTF-8 JSON.
+    /// - Throws: `DecodingError` when the member is not a JSON value (the outer document's
+    ///   own shape); ``WebAuthnError`` `malformed` for a number JSON cannot carry.
+    static func text(at decoder: any Decoder, root: String) throws -> Data {
+        let value = try JSONValue(from: decoder)
+        var writer = JSONTextWriter()
+        do throws(JSONTextWriter.NonFiniteNumber) {
+            try writer.value(value)
+        } catch {
+            throw WebAuthnError(.malformed, "\(root): \(error)")
+        }
+        return Data(writer.bytes)
+    }
+
     static func encode<T: Encodable>(_ value: T, root: String) throws(WebAuthnError) -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
