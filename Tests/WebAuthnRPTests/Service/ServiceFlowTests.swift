@@ -53,23 +53,6 @@ struct ServiceFlowTests {
         #expect(login.updatedRecord.signCount == assertion.authenticatorData.signCountForTest)
     }
 
-    @Test("what begin hands back rides a cookie as one short string and decodes to the same value; other strings do not decode")
-    func ceremonyChallengeCoding() throws {
-        let challenge = Array(0..<32).map { UInt8($0) }
-        let cases: [(CeremonyChallenge, String)] = [
-            (.session(challenge), #"{"source":"s.\#(Base64URL.encode(challenge))"}"#),
-            (.fromClientData, #"{"source":"c"}"#),
-            (.sealed("AQ-_token"), #"{"source":"t.AQ-_token"}"#),
-        ]
-        for (value, json) in cases {
-            #expect(String(decoding: try JSONEncoder().encode(value), as: UTF8.self) == json)
-            #expect(try JSONDecoder().decode(CeremonyChallenge.self, from: Data(json.utf8)) == value)
-        }
-        for bad in [#"{"source":"s.not base64"}"#, #"{"source":"x"}"#, #"{"source":""}"#, #"{"source":[1,2]}"#] {
-            #expect(throws: DecodingError.self) { try JSONDecoder().decode(CeremonyChallenge.self, from: Data(bad.utf8)) }
-        }
-    }
-
     @Test("a discoverable login has no allowCredentials and needs the user handle")
     func discoverableLogin() async throws {
         let service = service()
