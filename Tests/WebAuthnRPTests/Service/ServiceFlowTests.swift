@@ -53,6 +53,32 @@ struct ServiceFlowTests {
         #expect(login.updatedRecord.signCount == assertion.authenticatorData.signCountForTest)
     }
 
+    @Test(
+        "a registration names the user its options were made for, from the challenge alone: stored and sealed",
+        arguments: ["stored", "sealed"])
+    func registrationNamesItsUser(transport: String) async throws {
+        let service = RelyingPartyService(
+            relyingParty: CeremonyFixture.relyingParty,
+            challenges: transport == "sealed"
+                ? .sealed(try SealedChallengeKey.generate(), replayStore: InMemorySealedChallengeReplayStore())
+                : .stored(InMemoryChallengeStore()))
+        // Two sign-ups in flight at once; each finish says whose it was, in the order they end.
+        let grace = PublicKeyCredentialUserEntityJSON(id: Base64URLBytes(Array("user-b".utf8)), name: "grace", displayName: "Grace")
+        let first = try await service.beginRegistration(RegistrationRequest(user: user), now: now)
+        let second = try await service.beginRegistration(RegistrationRequest(user: grace), now: now)
+        let secondMade = try TestAuthenticator(credentialId: Array(repeating: 2, count: 16)).register(
+            challenge: second.options.challenge.bytes)
+        let secondVerified = try await service.finishRegistration(secondMade, challenge: second.challenge, now: now)
+        #expect(secondVerified.userHandle == Array("user-b".utf8))
+        let firstMade = try TestAuthenticator(credentialId: Array(repeating: 1, count: 16)).register(
+            challenge: first.options.challenge.bytes)
+        // The state kept as text, as a server keeps it, reads back to the same binding.
+        let firstVerified = try await service.finishRegistration(
+            firstMade, challenge: try CeremonyChallenge(serialized: first.challenge.serialized), now: now)
+        #expect(firstVerified.userHandle == Array("user-a".utf8))
+        #expect(firstVerified.record.userHandle == firstVerified.userHandle)
+    }
+
     @Test("a discoverable login has no allowCredentials and needs the user handle")
     func discoverableLogin() async throws {
         let service = service()
