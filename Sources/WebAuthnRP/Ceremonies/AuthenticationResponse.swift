@@ -241,6 +241,8 @@ extension AuthenticationResponse: Decodable {
     ///   ``init(jsonData:)`` throws it); the decoder's `DecodingError` when the member is not
     ///   a JSON value.
     public init(from decoder: any Decoder) throws {
-        try self.init(jsonData: try WebAuthnJSONCoding.text(at: decoder, root: "AuthenticationResponseJSON"))
+        self = try WebAuthnJSONCoding.decodeMember(decoder, root: "AuthenticationResponseJSON") { (data) throws(WebAuthnError) in
+            try AuthenticationResponse(jsonData: data)
+        }
     }
 }

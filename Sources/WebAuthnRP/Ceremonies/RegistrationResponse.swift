@@ -109,6 +109,8 @@ extension RegistrationResponse: Decodable {
     ///   ``init(jsonData:)`` throws it); the decoder's `DecodingError` when the member is not
     ///   a JSON value.
     public init(from decoder: any Decoder) throws {
-        try self.init(jsonData: try WebAuthnJSONCoding.text(at: decoder, root: "RegistrationResponseJSON"))
+        self = try WebAuthnJSONCoding.decodeMember(decoder, root: "RegistrationResponseJSON") { (data) throws(WebAuthnError) in
+            try RegistrationResponse(jsonData: data)
+        }
     }
 }
