@@ -39,11 +39,7 @@ struct CeremonyChallengeTextTests {
         "what begin returns, kept as text and read back, finishes the ceremony: stored and sealed",
         arguments: ["stored", "sealed"])
     func roundTripThroughFinish(transport: String) async throws {
-        let service = RelyingPartyService(
-            relyingParty: CeremonyFixture.relyingParty,
-            challenges: transport == "sealed"
-                ? .sealed(try SealedChallengeKey.generate(), replayStore: InMemorySealedChallengeReplayStore())
-                : .stored(InMemoryChallengeStore()))
+        let service = try CeremonyFixture.service(sealed: transport == "sealed")
         var authenticator = try TestAuthenticator()
         let registration = try await service.beginRegistration(RegistrationRequest(user: user), now: now)
         let kept = registration.challenge.serialized

@@ -37,13 +37,7 @@ struct NativeClientTests {
 
     enum Mode: String, CaseIterable, Sendable { case stored, sealed, fromClientData }
 
-    func service(_ mode: Mode) throws -> RelyingPartyService {
-        let transport: ChallengeTransport =
-            mode == .sealed
-            ? .sealed(try SealedChallengeKey.generate(), replayStore: InMemorySealedChallengeReplayStore())
-            : .stored(InMemoryChallengeStore())
-        return RelyingPartyService(relyingParty: CeremonyFixture.relyingParty, challenges: transport)
-    }
+    func service(_ mode: Mode) throws -> RelyingPartyService { try CeremonyFixture.service(sealed: mode == .sealed) }
 
     func challenge(_ given: CeremonyChallenge, _ mode: Mode) -> CeremonyChallenge {
         mode == .fromClientData ? .fromClientData : given
@@ -100,22 +94,32 @@ struct NativeClientTests {
         #expect(loginRecording.kind == .authentication && loginRecording.response["id"] == .string(raw.id))
     }
 
+    /// A registration begun on a service of `mode`, with an authenticator whose credential id's
+    /// standard base64 has '+' and '/' (escaped "\/" by JSONEncoder) and padding, and the app's
+    /// body for its answer.
+    func appRegistration(
+        _ mode: Mode, transports: [String], attachment: String? = nil
+    ) async throws -> (RelyingPartyService, TestAuthenticator, CeremonyChallenge, AppRegistrationBody) {
+        let service = try service(mode)
+        let authenticator = try TestAuthenticator(credentialId: [0xFB, 0xFF, 0xBF, 0x3E, 0x01])
+        let start = try await service.beginRegistration(RegistrationRequest(user: user), now: now)
+        var body = app(try authenticator.register(challenge: start.options.challenge.bytes))
+        body.transports = transports
+        body.attachment = attachment
+        return (service, authenticator, start.challenge, body)
+    }
+
     @Test(
         "the body an app writes with JSONEncoder (standard base64, escaped slashes) finishes like browser JSON",
         arguments: Mode.allCases)
     func jsonEncoderBody(mode: Mode) async throws {
-        let service = try service(mode)
-        // An id whose standard base64 has '+' and '/' (escaped "\/" by JSONEncoder) and padding.
-        var authenticator = try TestAuthenticator(credentialId: [0xFB, 0xFF, 0xBF, 0x3E, 0x01])
-        let start = try await service.beginRegistration(RegistrationRequest(user: user), now: now)
-        var body = app(try authenticator.register(challenge: start.options.challenge.bytes))
-        body.transports = ["internal", "hybrid"]
-        body.attachment = "platform"
+        var (service, authenticator, started, body) = try await appRegistration(
+            mode, transports: ["internal", "hybrid"], attachment: "platform")
         let encoded = try JSONEncoder().encode(body)
         #expect(String(decoding: encoded, as: UTF8.self).contains(#""credentialID":"+\/+\/PgE=""#))
         let response = try RegistrationResponse(jsonData: encoded)
         #expect(response.id == Base64URL.encode([0xFB, 0xFF, 0xBF, 0x3E, 0x01]) && response.transports == ["internal", "hybrid"])
-        let registered = try await service.finishRegistration(response, challenge: challenge(start.challenge, mode), now: now)
+        let registered = try await service.finishRegistration(response, challenge: challenge(started, mode), now: now)
         #expect(registered.record.transports == ["internal", "hybrid"])
 
         let login = try await service.beginAuthentication(now: now)
@@ -142,16 +146,12 @@ struct NativeClientTests {
         "a credential inside a larger body decodes with JSONDecoder in the app's form and the browser's, and finishes",
         arguments: Mode.allCases)
     func envelope(mode: Mode) async throws {
-        let service = try service(mode)
-        var authenticator = try TestAuthenticator(credentialId: [0xFB, 0xFF, 0xBF, 0x3E, 0x01])
-        let start = try await service.beginRegistration(RegistrationRequest(user: user), now: now)
-        var body = app(try authenticator.register(challenge: start.options.challenge.bytes))
-        body.transports = ["internal"]
+        var (service, authenticator, started, body) = try await appRegistration(mode, transports: ["internal"])
         let appBody = try JSONEncoder().encode(Finish(state: "s1", credential: body))
         let decoded = try JSONDecoder().decode(Finish<RegistrationResponse>.self, from: appBody)
         #expect(decoded.state == "s1" && decoded.credential.id == Base64URL.encode([0xFB, 0xFF, 0xBF, 0x3E, 0x01]))
         #expect(decoded.credential.transports == ["internal"])
-        let registered = try await service.finishRegistration(decoded.credential, challenge: challenge(start.challenge, mode), now: now)
+        let registered = try await service.finishRegistration(decoded.credential, challenge: challenge(started, mode), now: now)
         #expect(registered.record.id == [0xFB, 0xFF, 0xBF, 0x3E, 0x01])
 
         // Credential Manager's answer is browser JSON, put whole into the body.

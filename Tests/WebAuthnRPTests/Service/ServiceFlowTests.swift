@@ -57,11 +57,7 @@ struct ServiceFlowTests {
         "a registration names the user its options were made for, from the challenge alone: stored and sealed",
         arguments: ["stored", "sealed"])
     func registrationNamesItsUser(transport: String) async throws {
-        let service = RelyingPartyService(
-            relyingParty: CeremonyFixture.relyingParty,
-            challenges: transport == "sealed"
-                ? .sealed(try SealedChallengeKey.generate(), replayStore: InMemorySealedChallengeReplayStore())
-                : .stored(InMemoryChallengeStore()))
+        let service = try CeremonyFixture.service(sealed: transport == "sealed")
         // Two sign-ups in flight at once; each finish says whose it was, in the order they end.
         let grace = PublicKeyCredentialUserEntityJSON(id: Base64URLBytes(Array("user-b".utf8)), name: "grace", displayName: "Grace")
         let first = try await service.beginRegistration(RegistrationRequest(user: user), now: now)
