@@ -95,6 +95,10 @@ public struct WebAuthnError: Error, Hashable, Sendable, CustomStringConvertible 
     public let step: String?
     /// What was expected and what arrived.
     public let message: String
+    /// For a `malformed` body the client sent: the member that did not read and what is wrong
+    /// with it, which ``clientMessage`` may tell the client (it is the client's own body). Nil
+    /// for every other error.
+    let bodyFault: BodyFault?
 
     /// Creates an error.
     /// - Parameters:
@@ -102,9 +106,15 @@ public struct WebAuthnError: Error, Hashable, Sendable, CustomStringConvertible 
     ///   - step: the specification step that failed, if any.
     ///   - message: what was expected and what arrived.
     public init(_ category: Category, step: String? = nil, _ message: String) {
+        self.init(category, step: step, message, bodyFault: nil)
+    }
+
+    /// An error that may carry the fault in the client's body.
+    init(_ category: Category, step: String? = nil, _ message: String, bodyFault: BodyFault?) {
         self.category = category
         self.step = step
         self.message = message
+        self.bodyFault = bodyFault
     }
 
     /// Errors are equal when their categories are: step and message may change between releases.

@@ -98,13 +98,19 @@ extension RegistrationResponse: Decodable {
         receivedBody = jsonData
     }
 
-    /// Decodes the response from a larger document (a request body that carries the
-    /// credential in one of its members), with the browser members and rules of
-    /// ``init(jsonData:)`` apart from the strict reader, which only reads a whole body (a
-    /// native app's body is read only as a whole body).
-    /// - Parameter decoder: the decoder.
-    /// - Throws: `DecodingError` for a missing or mistyped member.
+    /// Decodes the response from a larger document (a request body such as
+    /// `{"state": "…", "credential": {…}}` that carries the credential in one of its members):
+    /// the member is written back as JSON text and read by ``init(jsonData:)``, so it accepts
+    /// exactly the same forms (browser JSON, Credential Manager's, a native app's body) with the
+    /// same rules and errors. What the outer decoder already did is its own: a member given
+    /// twice in the outer document was resolved by it before this reads the credential.
+    /// - Parameter decoder: the decoder, at the credential member.
+    /// - Throws: ``WebAuthnError`` `malformed` for a credential that does not read (as
+    ///   ``init(jsonData:)`` throws it); the decoder's `DecodingError` when the member is not
+    ///   a JSON value.
     public init(from decoder: any Decoder) throws {
-        self.init(json: try RegistrationResponseJSON(from: decoder))
+        self = try WebAuthnJSONCoding.decodeMember(decoder, root: "RegistrationResponseJSON") { (data) throws(WebAuthnError) in
+            try RegistrationResponse(jsonData: data)
+        }
     }
 }

@@ -45,9 +45,12 @@ public struct Base64URLBytes: Sendable, Hashable, Codable, CustomStringConvertib
         do {
             self.bytes = try Base64URL.decode(text)
         } catch {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "not base64url (\(error))")
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "\(Self.notBase64URL) (\(error))")
         }
     }
+
+    /// How a decoding error for a member that is not base64url begins (the client is told so).
+    static let notBase64URL = "not base64url"
 
     /// Encodes as an unpadded base64url JSON string.
     /// - Parameter encoder: the encoder.

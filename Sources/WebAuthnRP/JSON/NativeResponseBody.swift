@@ -50,12 +50,14 @@ enum NativeResponseBody {
         do throws(JSONReader.ParseError) {
             value = try JSONReader.parse(bytes, limits: limits)
         } catch {
-            throw WebAuthnError(.malformed, "\(kind.root): \(error)")
+            throw WebAuthnError(.malformed, "\(kind.root): \(error)", bodyFault: .init("", .notJSON))
         }
         guard let object = value.objectValue, object["credentialID"] != nil else { return nil }
         let root = kind.root
         for name in object.keys.sorted() where !kind.allowed.contains(name) {
-            throw WebAuthnError(.malformed, "\(root): unknown member \"\(name.prefix(64))\"")
+            throw WebAuthnError(
+                .malformed, "\(root): unknown member \"\(name.prefix(64))\"",
+                bodyFault: .init(codingPath: [JSONMemberKey(stringValue: name)], .unknown))
         }
         var members = Members()
         members.rawId = try binary(object, "credentialID", root)
@@ -63,7 +65,7 @@ enum NativeResponseBody {
             throw WebAuthnError(
                 .malformed,
                 "\(root).credentialID is \(members.rawId.count) bytes; a credential id is 1 to "
-                    + "\(AuthenticatorData.maximumCredentialIdLength) bytes")
+                    + "\(AuthenticatorData.maximumCredentialIdLength) bytes", bodyFault: .init("credentialID", .outOfBounds))
         }
         members.clientDataJSON = try binary(object, "rawClientDataJSON", root)
         switch kind {
@@ -77,30 +79,42 @@ enum NativeResponseBody {
         }
         switch object["attachment"] {
         case nil, .null?, .string("platform")?, .string("cross-platform")?: break
-        default: throw WebAuthnError(.malformed, "\(root).attachment is not \"platform\" or \"cross-platform\"")
+        default: throw refusedAttachment(root)
         }
         return members
     }
 
+    /// `attachment` is neither absent, null, `platform` nor `cross-platform`.
+    private static func refusedAttachment(_ root: String) -> WebAuthnError {
+        WebAuthnError(.malformed, "\(root).attachment is not \"platform\" or \"cross-platform\"", bodyFault: .init("attachment", .invalid))
+    }
+
     /// A required `Data` member: a string of standard, padded base64.
     private static func binary(_ object: [String: JSONValue], _ name: String, _ root: String) throws(WebAuthnError) -> [UInt8] {
-        guard let member = object[name] else { throw WebAuthnError(.malformed, "\(root).\(name) is missing") }
-        guard case .string(let text) = member else { throw WebAuthnError(.malformed, "\(root).\(name) is not a string") }
-        return try standardBase64(text, member: "\(root).\(name)")
+        guard let member = object[name] else {
+            throw WebAuthnError(.malformed, "\(root).\(name) is missing", bodyFault: .init(name, .missing))
+        }
+        guard case .string(let text) = member else {
+            throw WebAuthnError(.malformed, "\(root).\(name) is not a string", bodyFault: .init(name, .mistyped))
+        }
+        return try standardBase64(text, member: name, root: root)
     }
 
     /// Standard base64 (RFC 4648 §4) as `JSONEncoder` writes `Data`: padded to a multiple of
     /// four, `+` and `/`; decoded by the strict base64url decoder once the two characters are
     /// swapped, so non-zero trailing bits and wrong padding are refused the same way.
-    static func standardBase64(_ text: String, member: String) throws(WebAuthnError) -> [UInt8] {
+    static func standardBase64(_ text: String, member: String, root: String) throws(WebAuthnError) -> [UInt8] {
+        func refuse(_ reason: String) -> WebAuthnError {
+            WebAuthnError(.malformed, "\(root).\(member): \(reason)", bodyFault: .init(member, .notStandardBase64))
+        }
         var utf8 = Array(text.utf8)
         guard utf8.count % 4 == 0 else {
-            throw WebAuthnError(.malformed, "\(member): \(utf8.count) characters is not padded standard base64 (a multiple of 4)")
+            throw refuse("\(utf8.count) characters is not padded standard base64 (a multiple of 4)")
         }
         for index in utf8.indices {
             switch utf8[index] {
             case UInt8(ascii: "-"), UInt8(ascii: "_"):
-                throw WebAuthnError(.malformed, "\(member): character at \(index) is base64url, not standard base64")
+                throw refuse("character at \(index) is base64url, not standard base64")
             case UInt8(ascii: "+"): utf8[index] = UInt8(ascii: "-")
             case UInt8(ascii: "/"): utf8[index] = UInt8(ascii: "_")
             default: break
@@ -109,7 +123,7 @@ enum NativeResponseBody {
         do throws(Base64URL.DecodingError) {
             return try Base64URL.decode(String(decoding: utf8, as: UTF8.self), allowPadding: true)
         } catch {
-            throw WebAuthnError(.malformed, "\(member): not standard base64 (\(error.reason) at \(error.offset))")
+            throw refuse("not standard base64 (\(error.reason) at \(error.offset))")
         }
     }
 
@@ -117,12 +131,16 @@ enum NativeResponseBody {
     private static func transports(_ value: JSONValue?, _ root: String) throws(WebAuthnError) -> [String] {
         guard let value, value != .null else { return [] }
         guard case .array(let items) = value, items.count <= transportCountLimit else {
-            throw WebAuthnError(.malformed, "\(root).transports is not an array of at most \(transportCountLimit) strings")
+            throw WebAuthnError(
+                .malformed, "\(root).transports is not an array of at most \(transportCountLimit) strings",
+                bodyFault: .init("transports", .outOfBounds))
         }
         var out: [String] = []
         for (index, item) in items.enumerated() {
             guard case .string(let text) = item, text.utf8.count <= transportByteLimit else {
-                throw WebAuthnError(.malformed, "\(root).transports[\(index)] is not a string of at most \(transportByteLimit) bytes")
+                throw WebAuthnError(
+                    .malformed, "\(root).transports[\(index)] is not a string of at most \(transportByteLimit) bytes",
+                    bodyFault: .init("transports[\(index)]", .outOfBounds))
             }
             out.append(text)
         }

@@ -13,12 +13,12 @@ package enum WebAuthnJSONCoding {
         do throws(JSONReader.ParseError) {
             tree = try JSONReader.parse(bytes)
         } catch {
-            throw WebAuthnError(.malformed, "\(root): \(error)")
+            throw WebAuthnError(.malformed, "\(root): \(error)", bodyFault: .init("", .notJSON))
         }
         do {
             return try JSONTreeDecoder.value(T.self, tree, [])
         } catch let error as DecodingError {
-            throw WebAuthnError(.malformed, describe(error, root: root))
+            throw WebAuthnError(.malformed, describe(error, root: root), bodyFault: bodyFault(error))
         } catch {
             throw WebAuthnError(.malformed, "\(root): \(error)")
         }
@@ -32,6 +32,37 @@ package enum WebAuthnJSONCoding {
         let bytes = [UInt8](jsonData)[...]
         if let plain = plain(bytes) { return plain }
         return try decode(T.self, from: bytes, root: root)
+    }
+
+    /// Reads the value at a `Decoder`'s position with `read` (a response's `init(jsonData:)`),
+    /// for the response's `Decodable`: the value is written back as JSON text (members in name
+    /// order, as the outer decoder read them), so a credential inside a larger body goes through
+    /// the one reader of every form instead of a second decoder. A fault in it is then named
+    /// from the outer body (`credential.response.clientDataJSON`).
+    /// - Parameters:
+    ///   - decoder: the decoder, at the credential member.
+    ///   - root: the document's name in the error.
+    ///   - read: the whole-body reader.
+    /// - Returns: what `read` made.
+    /// - Throws: `DecodingError` when the member is not a JSON value (the outer document's
+    ///   own shape); ``WebAuthnError`` as `read` throws it, or `malformed` for a number JSON
+    ///   cannot carry.
+    static func decodeMember<T>(
+        _ decoder: any Decoder, root: String, _ read: (Data) throws(WebAuthnError) -> T
+    ) throws -> T {
+        let value = try JSONValue(from: decoder)
+        var writer = JSONTextWriter()
+        do throws(JSONTextWriter.NonFiniteNumber) {
+            try writer.value(value)
+        } catch {
+            throw WebAuthnError(.malformed, "\(root): \(error)")
+        }
+        do throws(WebAuthnError) {
+            return try read(Data(writer.bytes))
+        } catch {
+            throw WebAuthnError(
+                error.category, step: error.step, error.message, bodyFault: error.bodyFault?.within(decoder.codingPath))
+        }
     }
 
     static func encode<T: Encodable>(_ value: T, root: String) throws(WebAuthnError) -> Data {
@@ -87,6 +118,20 @@ package enum WebAuthnJSONCoding {
         let failure = failure(error)
         let member = failure.codingPath.isEmpty ? nil : path("", failure.codingPath)
         return (member, failure.reason, failure.isCorruptData)
+    }
+
+    /// The member a `DecodingError` points at, and its problem in the words a client is told.
+    static func bodyFault(_ error: DecodingError) -> WebAuthnError.BodyFault {
+        let problem: WebAuthnError.BodyFault.Problem
+        switch error {
+        case .keyNotFound: problem = .missing
+        case .typeMismatch: problem = .mistyped
+        case .valueNotFound: problem = .null
+        case .dataCorrupted(let context):
+            problem = context.debugDescription.hasPrefix(Base64URLBytes.notBase64URL) ? .notBase64URL : .invalid
+        @unknown default: problem = .invalid
+        }
+        return WebAuthnError.BodyFault(codingPath: failure(error).codingPath, problem)
     }
 
     static func describe(_ error: DecodingError, root: String) -> String {

@@ -25,6 +25,9 @@ struct AppAssertionBody: Encodable {
     var userID: Data?
 }
 
+extension NativeClientTests.Finish: Encodable where Credential: Encodable {}
+extension NativeClientTests.Finish: Decodable where Credential: Decodable {}
+
 /// Native apps through the one front door: raw credential fields and the app's own JSON body
 /// enter the same `finish…` as browser JSON, with every challenge mode and the recording observer.
 @Suite("Native app clients")
@@ -34,13 +37,7 @@ struct NativeClientTests {
 
     enum Mode: String, CaseIterable, Sendable { case stored, sealed, fromClientData }
 
-    func service(_ mode: Mode) throws -> RelyingPartyService {
-        let transport: ChallengeTransport =
-            mode == .sealed
-            ? .sealed(try SealedChallengeKey.generate(), replayStore: InMemorySealedChallengeReplayStore())
-            : .stored(InMemoryChallengeStore())
-        return RelyingPartyService(relyingParty: CeremonyFixture.relyingParty, challenges: transport)
-    }
+    func service(_ mode: Mode) throws -> RelyingPartyService { try CeremonyFixture.service(sealed: mode == .sealed) }
 
     func challenge(_ given: CeremonyChallenge, _ mode: Mode) -> CeremonyChallenge {
         mode == .fromClientData ? .fromClientData : given
@@ -97,22 +94,32 @@ struct NativeClientTests {
         #expect(loginRecording.kind == .authentication && loginRecording.response["id"] == .string(raw.id))
     }
 
+    /// A registration begun on a service of `mode`, with an authenticator whose credential id's
+    /// standard base64 has '+' and '/' (escaped "\/" by JSONEncoder) and padding, and the app's
+    /// body for its answer.
+    func appRegistration(
+        _ mode: Mode, transports: [String], attachment: String? = nil
+    ) async throws -> (RelyingPartyService, TestAuthenticator, CeremonyChallenge, AppRegistrationBody) {
+        let service = try service(mode)
+        let authenticator = try TestAuthenticator(credentialId: [0xFB, 0xFF, 0xBF, 0x3E, 0x01])
+        let start = try await service.beginRegistration(RegistrationRequest(user: user), now: now)
+        var body = app(try authenticator.register(challenge: start.options.challenge.bytes))
+        body.transports = transports
+        body.attachment = attachment
+        return (service, authenticator, start.challenge, body)
+    }
+
     @Test(
         "the body an app writes with JSONEncoder (standard base64, escaped slashes) finishes like browser JSON",
         arguments: Mode.allCases)
     func jsonEncoderBody(mode: Mode) async throws {
-        let service = try service(mode)
-        // An id whose standard base64 has '+' and '/' (escaped "\/" by JSONEncoder) and padding.
-        var authenticator = try TestAuthenticator(credentialId: [0xFB, 0xFF, 0xBF, 0x3E, 0x01])
-        let start = try await service.beginRegistration(RegistrationRequest(user: user), now: now)
-        var body = app(try authenticator.register(challenge: start.options.challenge.bytes))
-        body.transports = ["internal", "hybrid"]
-        body.attachment = "platform"
+        var (service, authenticator, started, body) = try await appRegistration(
+            mode, transports: ["internal", "hybrid"], attachment: "platform")
         let encoded = try JSONEncoder().encode(body)
         #expect(String(decoding: encoded, as: UTF8.self).contains(#""credentialID":"+\/+\/PgE=""#))
         let response = try RegistrationResponse(jsonData: encoded)
         #expect(response.id == Base64URL.encode([0xFB, 0xFF, 0xBF, 0x3E, 0x01]) && response.transports == ["internal", "hybrid"])
-        let registered = try await service.finishRegistration(response, challenge: challenge(start.challenge, mode), now: now)
+        let registered = try await service.finishRegistration(response, challenge: challenge(started, mode), now: now)
         #expect(registered.record.transports == ["internal", "hybrid"])
 
         let login = try await service.beginAuthentication(now: now)
@@ -130,6 +137,63 @@ struct NativeClientTests {
         await #expect(throws: WebAuthnError(.userHandle, "")) {
             _ = try await service.finishAuthentication(noUser, challenge: challenge(again.challenge, mode), now: now)
         }
+    }
+
+    /// The finish body of an app that keeps its ceremony state: the credential is one member.
+    struct Finish<Credential> { var state: String; var credential: Credential }
+
+    @Test(
+        "a credential inside a larger body decodes with JSONDecoder in the app's form and the browser's, and finishes",
+        arguments: Mode.allCases)
+    func envelope(mode: Mode) async throws {
+        var (service, authenticator, started, body) = try await appRegistration(mode, transports: ["internal"])
+        let appBody = try JSONEncoder().encode(Finish(state: "s1", credential: body))
+        let decoded = try JSONDecoder().decode(Finish<RegistrationResponse>.self, from: appBody)
+        #expect(decoded.state == "s1" && decoded.credential.id == Base64URL.encode([0xFB, 0xFF, 0xBF, 0x3E, 0x01]))
+        #expect(decoded.credential.transports == ["internal"])
+        let registered = try await service.finishRegistration(decoded.credential, challenge: challenge(started, mode), now: now)
+        #expect(registered.record.id == [0xFB, 0xFF, 0xBF, 0x3E, 0x01])
+
+        // Credential Manager's answer is browser JSON, put whole into the body.
+        let login = try await service.beginAuthentication(now: now)
+        let browser = try authenticator.authenticateJSON(challenge: login.options.challenge.bytes).jsonData()
+        let browserBody = Data(#"{"credential":"#.utf8) + browser + Data(#","state":"s2"}"#.utf8)
+        let assertion = try JSONDecoder().decode(Finish<AuthenticationResponse>.self, from: browserBody).credential
+        #expect(try AuthenticationResponse(jsonData: browser).signature == assertion.signature)
+        _ = try await service.finishAuthentication(assertion, challenge: challenge(login.challenge, mode), now: now)
+
+        // The app's assertion form inside the body.
+        let again = try await service.beginAuthentication(now: now)
+        let appAssertion = app(try authenticator.authenticate(challenge: again.options.challenge.bytes))
+        let appLogin = try JSONEncoder().encode(Finish(state: "s3", credential: appAssertion))
+        let fromApp = try JSONDecoder().decode(Finish<AuthenticationResponse>.self, from: appLogin).credential
+        #expect(fromApp.userHandle == Array("user-a".utf8))
+        _ = try await service.finishAuthentication(fromApp, challenge: challenge(again.challenge, mode), now: now)
+    }
+
+    @Test("a malformed credential inside a larger body is the library's malformed error, as from the whole body")
+    func envelopeRefusals() throws {
+        let valid = try registrationObject()
+        for (change, expected) in [
+            ({ (object: inout [String: JSONValue]) in object["rawClientDataJSON"] = .string("ab!d") }, "rawClientDataJSON"),
+            ({ (object: inout [String: JSONValue]) in object["id"] = .string("AAAA") }, "unknown member"),
+            ({ (object: inout [String: JSONValue]) in object["rawAttestationObject"] = nil }, "rawAttestationObject is missing"),
+        ] {
+            var object = valid
+            change(&object)
+            let body = try JSONEncoder().encode(Finish(state: "s", credential: JSONValue.object(object)))
+            let error = #expect(throws: WebAuthnError.self) { try JSONDecoder().decode(Finish<RegistrationResponse>.self, from: body) }
+            #expect(error?.category == .malformed && error?.message.contains(expected) == true, "\(String(describing: error))")
+        }
+        // Browser JSON whose member is not base64url, inside the body.
+        let browser = #"{"credential":{"id":"AA","rawId":"A*","type":"public-key","response":{}},"state":"s"}"#
+        let error = #expect(throws: WebAuthnError.self) {
+            try JSONDecoder().decode(Finish<AuthenticationResponse>.self, from: Data(browser.utf8))
+        }
+        #expect(error?.category == .malformed && error?.message.contains("rawId") == true)
+        // A credential that is not an object is not a response either.
+        let array = Data(#"{"state":"s","credential":[1]}"#.utf8)
+        #expect(throws: WebAuthnError(.malformed, "")) { try JSONDecoder().decode(Finish<RegistrationResponse>.self, from: array) }
     }
 
     /// A valid app registration body as a JSON object, for editing.

@@ -263,6 +263,62 @@ struct ServerIntegrationTests {
         #expect(storage.httpStatus == 503 && !storage.clientMessage.contains("10.0"))
     }
 
+    @Test("a body that does not read is answered with the member at fault, in fixed words, and nothing it held")
+    func clientMessageNamesTheMember() throws {
+        let authenticator = try TestAuthenticator()
+        let browser = String(decoding: try authenticator.registerJSON(challenge: Array(repeating: 7, count: 32)).jsonData(), as: UTF8.self)
+        let clientData = try #require(browser.firstRange(of: #""clientDataJSON":""#))
+        func message(
+            _ body: String,
+            as decode: (Data) throws(WebAuthnError) -> Void = { (data) throws(WebAuthnError) in
+                _ = try RegistrationResponse(jsonData: data)
+            }
+        ) -> String? {
+            do throws(WebAuthnError) {
+                try decode(Data(body.utf8))
+                return nil
+            } catch {
+                #expect(error.category == .malformed && error.httpStatus == 400)
+                return error.clientMessage
+            }
+        }
+        let prefix = "The request could not be read: "
+        // Browser JSON (what PublicKeyCredential.toJSON() and Credential Manager give).
+        #expect(
+            message(browser.replacingCharacters(in: clientData, with: #""clientDataJSON":"*<b>"#))
+                == prefix + "response.clientDataJSON is not valid base64url.")
+        #expect(
+            message(browser.replacingOccurrences(of: #""attestationObject":"#, with: #""attestationObjectX":"#))
+                == prefix + "response.attestationObject is missing.")
+        #expect(
+            message(browser.replacingOccurrences(of: #""type":"public-key""#, with: #""type":["public-key"]"#))
+                == prefix + "type is not of the expected type.")
+        #expect(message("{\"id\": ") == prefix + "the body is not valid JSON.")
+        // A native app's body (AuthenticationServices names, standard base64).
+        let app = #"{"credentialID":"AAEC","rawClientDataJSON":"ab!d","rawAttestationObject":"AAAA"}"#
+        #expect(message(app) == prefix + "rawClientDataJSON is not padded standard base64.")
+        #expect(message(#"{"credentialID":"AAEC","rawClientDataJSON":"AAAA"}"#) == prefix + "rawAttestationObject is missing.")
+        #expect(
+            message(#"{"credentialID":"AAEC","rawClientDataJSON":"AAAA","rawAttestationObject":"AAAA","id":"x"}"#)
+                == prefix + "id is not a member this body may have.")
+        // A name the client chose is repeated only when it is a plain identifier.
+        let oddName = #"{"credentialID":"AAEC","rawClientDataJSON":"AAAA","rawAttestationObject":"AAAA","<img src=x>":1}"#
+        #expect(message(oddName) == prefix + "(a member) is not a member this body may have.")
+        #expect(
+            message(#"{"credentialID":"AAEC","rawClientDataJSON":"AAAA","rawAuthenticatorData":"AAAA","signature":"AAAA","userID":5}"#) {
+                (data) throws(WebAuthnError) in
+                _ = try AuthenticationResponse(jsonData: data)
+            } == prefix + "userID is not of the expected type.")
+        // Inside a larger body, the member is named from that body.
+        struct Finish: Decodable { let state: String; let credential: RegistrationResponse }
+        let wrapped = #"{"state":"s","credential":"# + browser.replacingCharacters(in: clientData, with: #""clientDataJSON":"*"#) + "}"
+        let error = #expect(throws: WebAuthnError.self) { try JSONDecoder().decode(Finish.self, from: Data(wrapped.utf8)) }
+        #expect(error?.clientMessage == prefix + "credential.response.clientDataJSON is not valid base64url.")
+        // Any other error keeps its category's text, a malformed one made elsewhere too.
+        #expect(WebAuthnError(.malformed, "rawId: \"secret\"").clientMessage == "The request could not be read.")
+        #expect(WebAuthnError(.origin, "").clientMessage == WebAuthnError.Category.origin.clientMessage)
+    }
+
     @Test("categories are an open set: each name round-trips through rawValue and JSON, an unknown name is no category")
     func openCategories() throws {
         #expect(Set(WebAuthnError.Category.allCases).count == WebAuthnError.Category.allCases.count)

@@ -53,21 +53,26 @@ struct ServiceFlowTests {
         #expect(login.updatedRecord.signCount == assertion.authenticatorData.signCountForTest)
     }
 
-    @Test("what begin hands back rides a cookie as one short string and decodes to the same value; other strings do not decode")
-    func ceremonyChallengeCoding() throws {
-        let challenge = Array(0..<32).map { UInt8($0) }
-        let cases: [(CeremonyChallenge, String)] = [
-            (.session(challenge), #"{"source":"s.\#(Base64URL.encode(challenge))"}"#),
-            (.fromClientData, #"{"source":"c"}"#),
-            (.sealed("AQ-_token"), #"{"source":"t.AQ-_token"}"#),
-        ]
-        for (value, json) in cases {
-            #expect(String(decoding: try JSONEncoder().encode(value), as: UTF8.self) == json)
-            #expect(try JSONDecoder().decode(CeremonyChallenge.self, from: Data(json.utf8)) == value)
-        }
-        for bad in [#"{"source":"s.not base64"}"#, #"{"source":"x"}"#, #"{"source":""}"#, #"{"source":[1,2]}"#] {
-            #expect(throws: DecodingError.self) { try JSONDecoder().decode(CeremonyChallenge.self, from: Data(bad.utf8)) }
-        }
+    @Test(
+        "a registration names the user its options were made for, from the challenge alone: stored and sealed",
+        arguments: ["stored", "sealed"])
+    func registrationNamesItsUser(transport: String) async throws {
+        let service = try CeremonyFixture.service(sealed: transport == "sealed")
+        // Two sign-ups in flight at once; each finish says whose it was, in the order they end.
+        let grace = PublicKeyCredentialUserEntityJSON(id: Base64URLBytes(Array("user-b".utf8)), name: "grace", displayName: "Grace")
+        let first = try await service.beginRegistration(RegistrationRequest(user: user), now: now)
+        let second = try await service.beginRegistration(RegistrationRequest(user: grace), now: now)
+        let secondMade = try TestAuthenticator(credentialId: Array(repeating: 2, count: 16)).register(
+            challenge: second.options.challenge.bytes)
+        let secondVerified = try await service.finishRegistration(secondMade, challenge: second.challenge, now: now)
+        #expect(secondVerified.userHandle == Array("user-b".utf8))
+        let firstMade = try TestAuthenticator(credentialId: Array(repeating: 1, count: 16)).register(
+            challenge: first.options.challenge.bytes)
+        // The state kept as text, as a server keeps it, reads back to the same binding.
+        let firstVerified = try await service.finishRegistration(
+            firstMade, challenge: try CeremonyChallenge(serialized: first.challenge.serialized), now: now)
+        #expect(firstVerified.userHandle == Array("user-a".utf8))
+        #expect(firstVerified.record.userHandle == firstVerified.userHandle)
     }
 
     @Test("a discoverable login has no allowCredentials and needs the user handle")

@@ -10,6 +10,16 @@ enum CeremonyFixture {
     static let now = AttestationTestSupport.now
     static let relyingParty = RelyingParty(id: "example.org", name: "Example", origins: ["https://example.org"])
 
+    /// A service over ``relyingParty`` whose challenges are stored (a fresh in-memory store) or
+    /// sealed (a fresh key and replay store), for the tests that run on both transports.
+    static func service(sealed: Bool) throws -> RelyingPartyService {
+        let transport: ChallengeTransport =
+            sealed
+            ? .sealed(try SealedChallengeKey.generate(), replayStore: InMemorySealedChallengeReplayStore())
+            : .stored(InMemoryChallengeStore())
+        return RelyingPartyService(relyingParty: relyingParty, challenges: transport)
+    }
+
     /// A registration challenge issued now, offering the common algorithms.
     static func registrationChallenge(
         _ bytes: [UInt8] = Array(repeating: 0xA1, count: 32),
