@@ -11,6 +11,9 @@ public struct PasskeyRequestContext: AuthRequestContext, RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The signed-in subject, or nil.
     public var identity: Subject?
+    /// The App Attest key whose assertion over this request verified (set by the route's App
+    /// Attest guard), which a sign-in's token family is bound to.
+    package var appAttestKeyId: [UInt8]?
 
     /// A context for a request the application received.
     ///

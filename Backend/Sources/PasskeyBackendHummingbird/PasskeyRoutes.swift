@@ -34,14 +34,15 @@ extension Router where Context == PasskeyRequestContext {
         let authentication = PasskeyAuthenticator(passkeys)
         let api = group("api").add(middleware: authentication)
         let native = group("native").add(middleware: authentication)
-        // The assertion guards are the guarded routes' own middleware (the router's match decides).
+        // The assertion guards are the guarded routes' own middleware (the router's match decides):
+        // every request that issues or refreshes tokens, or adds an app's passkey, is asked.
         if let appAttest = passkeys.appAttest { AppAttestRoutes(appAttest: appAttest).addRoutes(to: group("appattest")) }
         let refreshGuard = passkeys.appAttest.map { AppAttestMiddleware(appAttest: $0) }
         let appPasskeyGuard = passkeys.appAttest.map { AppAttestMiddleware(appAttest: $0, bearerOnly: true) }
         TokenRoutes(tokens: passkeys.tokens).addRoutes(to: group("oauth"), appAttest: refreshGuard)
-        WebCeremonyRoutes(passkeys: passkeys, cookies: cookies).addRoutes(to: api, appAttest: appPasskeyGuard)
+        WebCeremonyRoutes(passkeys: passkeys, cookies: cookies).addRoutes(to: api, appAttest: appPasskeyGuard, issuance: refreshGuard)
         AccountRoutes(account: passkeys.account, cookies: cookies).addRoutes(to: api)
-        NativeCeremonyRoutes(ceremonies: passkeys.ceremonies).addRoutes(to: native, appAttest: appPasskeyGuard)
+        NativeCeremonyRoutes(ceremonies: passkeys.ceremonies).addRoutes(to: native, appAttest: refreshGuard)
         if config.conformance != nil { ConformanceRoutes(passkeys: passkeys, cookies: cookies).addRoutes(to: self) }
     }
 }

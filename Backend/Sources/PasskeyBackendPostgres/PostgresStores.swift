@@ -30,6 +30,10 @@ package enum PostgresSchema {
             statements: [
                 "ALTER TABLE passkey_credentials ADD COLUMN IF NOT EXISTS name text CHECK (char_length(name) BETWEEN 1 AND 64)"
             ]),
+        // The App Attest key a token family is bound to (nil: not bound).
+        Migration(
+            version: 4,
+            statements: ["ALTER TABLE passkey_token_families ADD COLUMN IF NOT EXISTS app_attest_key_id bytea"]),
     ]
 
     /// The newest version this node knows.
@@ -334,8 +338,9 @@ package final class PostgresCredentialStore: PasskeyCredentialStore {
                         try await connection.query(
                             """
                             WITH f AS (
-                                INSERT INTO passkey_token_families (id, user_handle, credential_id, auth_time, audience)
-                                VALUES (\(family.id), \(Data(userHandle)), \(Data(record.id)), \(family.authTime), \(family.audience))
+                                INSERT INTO passkey_token_families (id, user_handle, credential_id, auth_time, audience, app_attest_key_id)
+                                VALUES (\(family.id), \(Data(userHandle)), \(Data(record.id)), \(family.authTime), \(family.audience),
+                                        \(family.appAttestKeyId.map { Data($0) }))
                                 RETURNING id)
                             INSERT INTO passkey_refresh_tokens (hash, family, expires_at)
                             SELECT \(Data(family.refreshTokenHash)), f.id, \(family.refreshTokenExpiresAt) FROM f
@@ -728,8 +733,8 @@ enum Statements {
             updatedCredential + """
                 ,
                 family AS (
-                    INSERT INTO passkey_token_families (id, user_handle, credential_id, auth_time, audience)
-                    SELECT $7, updated.user_handle, updated.id, $8, $11 FROM updated
+                    INSERT INTO passkey_token_families (id, user_handle, credential_id, auth_time, audience, app_attest_key_id)
+                    SELECT $7, updated.user_handle, updated.id, $8, $11, $12 FROM updated
                     RETURNING id)
                 INSERT INTO passkey_refresh_tokens (hash, family, expires_at)
                 SELECT $9, family.id, $10 FROM family
@@ -737,11 +742,12 @@ enum Statements {
                 """
         var counter: CounterUpdate, family: PendingTokenFamily
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 11)
+            var bindings = PostgresBindings(capacity: 12)
             try counter.append(to: &bindings)
             bindings.append(family.id); bindings.append(family.authTime)
             try bindings.append(Data(family.refreshTokenHash)); bindings.append(family.refreshTokenExpiresAt)
             bindings.append(family.audience)
+            try bindings.append(family.appAttestKeyId.map { Data($0) })
             return bindings
         }
         func decodeRow(_ row: PostgresRow) throws -> Int32 { try row.decode(Int32.self) }

@@ -63,7 +63,7 @@ import WebAuthnRP
         try await AppTests.app(try AppAttestTests.config(.required, authority: authority)).test(setup) { client in
             var device = SoftwareAppAttestDevice(authority: authority, appId: AppAttestTests.app.appID)
             #expect(try await AppAttestTests.attest(client, device).status == .created)
-            let (pair, _) = try await TokenTests.tokens(client, "vera")
+            let (pair, _) = try await AppAttestTests.tokens(client, "vera", device: &device)
             let body = "grant_type=refresh_token&refresh_token=\(pair.refresh)"
             var reached = 0
             for spelling in Self.spellings("/oauth/token") {
@@ -104,7 +104,7 @@ import WebAuthnRP
         try await AppTests.app(try AppAttestTests.config(.required, authority: authority)).test(setup) { client in
             var device = SoftwareAppAttestDevice(authority: authority, appId: AppAttestTests.app.appID)
             #expect(try await AppAttestTests.attest(client, device).status == .created)
-            let (pair, passkey) = try await TokenTests.tokens(client, "wren")
+            let (pair, passkey) = try await AppAttestTests.tokens(client, "wren", device: &device)
             let bearer = TokenTests.bearer(pair.access)
             let jti =
                 try #require(
@@ -162,7 +162,9 @@ import WebAuthnRP
         let authority = try SoftwareAppAttestDevice.Authority()
         try await AppTests.app(try AppAttestTests.config(.required, authority: authority)).test(.router) { client in
             // Revocation shares the token routes' group but is not guarded.
-            let (pair, _) = try await TokenTests.tokens(client, "xena")
+            var device = SoftwareAppAttestDevice(authority: authority, appId: AppAttestTests.app.appID)
+            #expect(try await AppAttestTests.attest(client, device).status == .created)
+            let (pair, _) = try await AppAttestTests.tokens(client, "xena", device: &device)
             let revoked = try await TokenTests.form(client, "/oauth/revoke/", "token=\(pair.refresh)")
             #expect(revoked.status == .ok && AppAttestTests.code(revoked) == nil)
         }

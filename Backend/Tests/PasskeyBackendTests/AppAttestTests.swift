@@ -79,6 +79,67 @@ import WebAuthnRP
 
     static func code(_ response: TestResponse) -> String? { response.headers[AppAttestMiddleware.errorHeader] }
 
+    /// Signs up `name` on the page, then logs in for tokens as an app does under App Attest: the
+    /// token login carries `device`'s assertion bound to a fresh challenge, and the family it
+    /// starts is bound to that key.
+    static func tokens(
+        _ client: any TestClientProtocol, _ name: String, device: inout SoftwareAppAttestDevice
+    ) async throws -> (TokenPair, SoftwarePasskey) {
+        var browser = Client(client)
+        var passkey = try await browser.register(name)
+        var app = Client(client)
+        let options = try await app.send("/api/login/options", method: .post, json: #"{"username":"\#(name)"}"#)
+        let body = String(
+            decoding: try passkey.assert(challenge: optionsChallenge(Data(options.body.readableBytesView)) ?? ""), as: UTF8.self)
+        let fresh = try await Self.challenge(client)
+        let assertion = try device.assert(clientData: Self.clientData("POST", "/api/token/login/verify", body, "challenge=" + fresh))
+        var headers = Self.headers(device, assertion, challenge: fresh)
+        headers[.contentType] = nil
+        let answer = try await app.send("/api/token/login/verify", method: .post, json: body, headers: headers)
+        #expect(answer.status == .ok)
+        return (try TokenPair(answer), passkey)
+    }
+
+    /// Under `required`, tokens are issued only to a request with an assertion (the token login
+    /// and the native finish alike), and a family is bound to the key that asserted its sign-in:
+    /// another attested key's assertion refreshes nothing and spends nothing.
+    @Test func tokenIssuanceNeedsAnAssertionAndTheFamilyIsBoundToItsKey() async throws {
+        let authority = try SoftwareAppAttestDevice.Authority()
+        try await AppTests.app(try Self.config(.required, authority: authority)).test(.router) { client in
+            var device = SoftwareAppAttestDevice(authority: authority, appId: Self.app.appID)
+            var other = SoftwareAppAttestDevice(authority: authority, appId: Self.app.appID)
+            #expect(try await Self.attest(client, device).status == .created)
+            #expect(try await Self.attest(client, other).status == .created)
+            // Without an assertion: no tokens, and the login's challenge is not spent by the refusal.
+            var browser = Client(client)
+            var passkey = try await browser.register("ivy")
+            var app = Client(client)
+            let options = try await app.send("/api/login/options", method: .post, json: #"{"username":"ivy"}"#)
+            let login = String(
+                decoding: try passkey.assert(challenge: optionsChallenge(Data(options.body.readableBytesView)) ?? ""), as: UTF8.self)
+            let bare = try await app.send("/api/token/login/verify", method: .post, json: login)
+            #expect(bare.status == .unauthorized && Self.code(bare) == "missing")
+            let native = try await client.execute(
+                uri: "/native/login/finish", method: .post, headers: [.contentType: "application/json"],
+                body: ByteBuffer(string: #"{"state":"x","credential":{}}"#))
+            #expect(native.status == .unauthorized && Self.code(native) == "missing")
+
+            let (pair, _) = try await Self.tokens(client, "jade", device: &device)
+            let body = "grant_type=refresh_token&refresh_token=\(pair.refresh)"
+            // Another genuine, attested key: its assertion verifies, but the family is not its own.
+            let first = try await Self.challenge(client)
+            let foreign = try other.assert(clientData: Self.clientData("POST", "/oauth/token", body, "challenge=" + first))
+            let refused = try await Self.refresh(client, pair.refresh, headers: Self.headers(other, foreign, challenge: first))
+            #expect(refused.status == .badRequest)
+            #expect(try TokenTests.error(refused) == "invalid_grant")
+            // Nothing was spent: the family's own key refreshes with the same token.
+            let second = try await Self.challenge(client)
+            let own = try device.assert(clientData: Self.clientData("POST", "/oauth/token", body, "challenge=" + second))
+            let refreshed = try await Self.refresh(client, pair.refresh, headers: Self.headers(device, own, challenge: second))
+            #expect(refreshed.status == .ok)
+        }
+    }
+
     @Test func attestThenRefreshWithAnAssertion() async throws {
         let authority = try SoftwareAppAttestDevice.Authority()
         try await AppTests.app(try Self.config(.required, authority: authority)).test(.router) { client in
@@ -91,7 +152,7 @@ import WebAuthnRP
             let again = try await Self.attest(client, device)
             #expect(again.status == .conflict)
 
-            let (pair, _) = try await TokenTests.tokens(client, "ada")
+            let (pair, _) = try await Self.tokens(client, "ada", device: &device)
             let body = "grant_type=refresh_token&refresh_token=\(pair.refresh)"
             let challenge = try await Self.challenge(client)
             let assertion = try device.assert(clientData: Self.clientData("POST", "/oauth/token", body, "challenge=" + challenge))
@@ -117,7 +178,7 @@ import WebAuthnRP
         try await AppTests.app(try Self.config(.required, authority: authority)).test(.router) { client in
             var device = SoftwareAppAttestDevice(authority: authority, appId: Self.app.appID)
             #expect(try await Self.attest(client, device).status == .created)
-            let (pair, _) = try await TokenTests.tokens(client, "bea")
+            let (pair, _) = try await Self.tokens(client, "bea", device: &device)
             let body = "grant_type=refresh_token&refresh_token=\(pair.refresh)"
 
             // No assertion where it is required.
@@ -186,25 +247,25 @@ import WebAuthnRP
         try await AppTests.app(try Self.config(.required, authority: authority)).test(.router) { client in
             var device = SoftwareAppAttestDevice(authority: authority, appId: Self.app.appID)
             #expect(try await Self.attest(client, device).status == .created)
-            let (pair, _) = try await TokenTests.tokens(client, "cleo")
+            let (pair, _) = try await Self.tokens(client, "cleo", device: &device)
             let body = "grant_type=refresh_token&refresh_token=\(pair.refresh)"
-            // Counter 1 over a request that is refused by another check: the counter is not stored.
+            // Counter 2 (the token login used 1) over a request that is refused by another check: the counter is not stored.
             var challenge = try await Self.challenge(client)
             var assertion = try device.assert(clientData: Self.clientData("POST", "/oauth/token", body + "x", "challenge=" + challenge))
             #expect(
                 try await Self.refresh(client, pair.refresh, headers: Self.headers(device, assertion, challenge: challenge)).status
                     == .unauthorized)
-            // Counter 1 again, now right: accepted (the refused one stored nothing).
+            // Counter 2 again, now right: accepted (the refused one stored nothing).
             challenge = try await Self.challenge(client)
-            assertion = try device.assert(clientData: Self.clientData("POST", "/oauth/token", body, "challenge=" + challenge), counter: 1)
+            assertion = try device.assert(clientData: Self.clientData("POST", "/oauth/token", body, "challenge=" + challenge), counter: 2)
             let first = try await Self.refresh(client, pair.refresh, headers: Self.headers(device, assertion, challenge: challenge))
             #expect(first.status == .ok)
             let next = try TokenPair(first)
-            // Counter 1 a third time, on a fresh challenge: replayed.
+            // Counter 2 a third time, on a fresh challenge: replayed.
             let nextBody = "grant_type=refresh_token&refresh_token=\(next.refresh)"
             challenge = try await Self.challenge(client)
             assertion = try device.assert(
-                clientData: Self.clientData("POST", "/oauth/token", nextBody, "challenge=" + challenge), counter: 1)
+                clientData: Self.clientData("POST", "/oauth/token", nextBody, "challenge=" + challenge), counter: 2)
             let replayed = try await Self.refresh(client, next.refresh, headers: Self.headers(device, assertion, challenge: challenge))
             #expect(replayed.status == .unauthorized && Self.code(replayed) == "replayed")
             // Not rotated: the token still refreshes (reuse would have ended the family).
@@ -222,7 +283,9 @@ import WebAuthnRP
             var development = SoftwareAppAttestDevice(authority: authority, appId: Self.app.appID, development: true)
             let refused = try await Self.attest(client, development)
             #expect(refused.status == .forbidden)
-            let (pair, _) = try await TokenTests.tokens(client, "dora")
+            var genuine = SoftwareAppAttestDevice(authority: authority, appId: Self.app.appID)
+            #expect(try await Self.attest(client, genuine).status == .created)
+            let (pair, _) = try await Self.tokens(client, "dora", device: &genuine)
             let body = "grant_type=refresh_token&refresh_token=\(pair.refresh)"
             let challenge = try await Self.challenge(client)
             let assertion = try development.assert(clientData: Self.clientData("POST", "/oauth/token", body, "challenge=" + challenge))
@@ -261,7 +324,7 @@ import WebAuthnRP
         try await AppTests.app(try Self.config(.required, authority: authority)).test(.router) { client in
             var device = SoftwareAppAttestDevice(authority: authority, appId: Self.app.appID)
             #expect(try await Self.attest(client, device).status == .created)
-            let (pair, passkey) = try await TokenTests.tokens(client, "edna")
+            let (pair, passkey) = try await Self.tokens(client, "edna", device: &device)
             var app = Client(client)
             let bearer = TokenTests.bearer(pair.access)
             func register() async throws -> (String, HTTPFields) {
@@ -388,3 +451,7 @@ import WebAuthnRP
         await #expect(throws: ConfigurationError.self) { _ = try await AppTests.app(missing) }
     }
 }
+
+/// The challenge of passkey options (the software passkey's reader; `challenge` inside the
+/// suite names its App Attest helper).
+private func optionsChallenge(_ options: Data) -> String? { challenge(in: options) }

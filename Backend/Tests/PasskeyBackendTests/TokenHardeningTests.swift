@@ -104,21 +104,19 @@ import WebAuthnRP
         init(committed: Bool) { self.committed = committed }
 
         func rotate(
-            tokenHash: [UInt8], newHash: [UInt8], newExpiresAt: Date, audience: String, reuseInterval: TimeInterval, now: Date,
-            issue: @escaping @Sendable (TokenFamily) async throws -> String
+            tokenHash: [UInt8], newHash: [UInt8], newExpiresAt: Date, audience: String, appAttestKeyId: [UInt8]?,
+            reuseInterval: TimeInterval, now: Date, issue: @escaping @Sendable (TokenFamily) async throws -> String
         ) async throws -> RefreshOutcome {
             guard failing.withLock({ $0 }) else {
                 return try await base.rotate(
-                    tokenHash: tokenHash, newHash: newHash, newExpiresAt: newExpiresAt, audience: audience, reuseInterval: reuseInterval,
-                    now: now,
-                    issue: issue)
+                    tokenHash: tokenHash, newHash: newHash, newExpiresAt: newExpiresAt, audience: audience,
+                    appAttestKeyId: appAttestKeyId, reuseInterval: reuseInterval, now: now, issue: issue)
             }
             failing.withLock { $0 = false }
             if committed {
                 _ = try await base.rotate(
-                    tokenHash: tokenHash, newHash: newHash, newExpiresAt: newExpiresAt, audience: audience, reuseInterval: reuseInterval,
-                    now: now,
-                    issue: issue)
+                    tokenHash: tokenHash, newHash: newHash, newExpiresAt: newExpiresAt, audience: audience,
+                    appAttestKeyId: appAttestKeyId, reuseInterval: reuseInterval, now: now, issue: issue)
             } else {
                 _ = try await issue(TokenFamily(id: "f", userHandle: [1, 2, 3], credentialId: [4, 5, 6], authTime: now))
             }

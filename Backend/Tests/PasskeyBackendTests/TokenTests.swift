@@ -130,6 +130,32 @@ import Testing
         }
     }
 
+    /// With ID_TOKEN_AUDIENCE, a sign-in's and a refresh's token responses carry an OpenID Connect
+    /// ID token for that client, verified with the same JWKS: the user, the issuer, the ceremony's
+    /// time; without it, none.
+    @Test func idTokensForTheConfiguredClient() async throws {
+        let config = AppTests.config { $0.idTokenAudience = "org.example.app" }
+        try await AppTests.app(config).test(.router) { client in
+            let (pair, passkey) = try await Self.tokens(client, "kim")
+            let keys = JWTKeyCollection()
+            let jwks = try await client.execute(uri: "/.well-known/jwks.json", method: .get)
+            try await keys.add(jwksJSON: String(decoding: Data(jwks.body.readableBytesView), as: UTF8.self))
+            let idToken = try #require(pair.idToken)
+            let claims = try await keys.verify(idToken, as: IDTokenClaims.self)
+            let access = try await keys.verify(pair.access, as: AccessClaims.self)
+            #expect(claims.aud.value == ["org.example.app"] && claims.iss.value == config.tokenIssuer)
+            #expect(claims.sub.value == SoftwarePasskey.b64(passkey.userHandle) && claims.sub == access.sub)
+            #expect(claims.auth_time == access.auth_time)
+            let refreshed = try TokenPair(
+                try await Self.form(client, "/oauth/token", "grant_type=refresh_token&refresh_token=\(pair.refresh)"))
+            #expect(try await keys.verify(try #require(refreshed.idToken), as: IDTokenClaims.self).sub == claims.sub)
+        }
+        try await AppTests.app().test(.router) { client in
+            let (plain, _) = try await Self.tokens(client, "lee")
+            #expect(plain.idToken == nil)
+        }
+    }
+
     /// REFRESH_REUSE_SECONDS is 0 to 60; 0 (every second presentation revokes) by default.
     @Test func theReuseIntervalIsBounded() throws {
         #expect(try PasskeyBackendConfiguration.fromEnvironment([:]).refreshReuseInterval == 0)
@@ -246,6 +272,8 @@ struct TokenPair {
     var tokenType: String
     var expiresIn: Int
     var kid: String
+    /// The OpenID Connect ID token, when the server issues them.
+    var idToken: String?
 
     init(_ response: TestResponse) throws {
         let object = try AppTests.object(response)
@@ -253,6 +281,7 @@ struct TokenPair {
         refresh = try #require(object["refresh_token"] as? String)
         tokenType = try #require(object["token_type"] as? String)
         expiresIn = try #require(object["expires_in"] as? Int)
+        idToken = object["id_token"] as? String
         let header = try JSONSerialization.jsonObject(with: Data(Base64URLTest.decode(String(access.split(separator: ".")[0]))))
         kid = try #require((header as? [String: Any])?["kid"] as? String)
     }

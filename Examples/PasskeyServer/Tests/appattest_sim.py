@@ -35,7 +35,7 @@ from cryptography.x509.oid import NameOID
 
 from hardening import Node, check, run_suite, sql
 from softauth import SoftPasskey, cbor, post_json
-from tokens import token_login
+from tokens import family_of
 
 TEAM_ID = "ABCDE12345"
 BUNDLE_ID = "org.example.app"
@@ -119,9 +119,11 @@ class Device:
         return cbor({"signature": signature, "authenticatorData": auth_data})
 
 
-# The routes an assertion guards (README "App Attest", step 2), and whether only a bearer token's
-# request is asked. The path variants of each are generated from this list.
-GUARDED = [("/oauth/token", False), ("/api/register/verify", True), ("/native/register/finish", True)]
+# The routes an assertion guards (README "App Attest", step 2), and the body a request to each
+# carries here: a refresh form, or a ceremony (one more passkey, with the bearer token). The
+# path variants of each are generated from this list.
+GUARDED = [("/oauth/token", "refresh"), ("/api/register/verify", "ceremony"), ("/native/register/finish", "ceremony"),
+           ("/native/login/finish", "refresh"), ("/api/token/login/verify", "refresh")]
 
 
 def spellings(path):
@@ -195,6 +197,22 @@ def refresh(base, token, device=None, issued=None, counter=None, assertion=None)
     return status, answer, answer_headers, headers
 
 
+def attested_token_login(base, passkey, username, device):
+    """A token login as an app makes it under App Attest: the request carries the device's
+    assertion bound to a fresh challenge (the first tokens need it too), and the family the login
+    starts is bound to the device's key."""
+    status, options, jar = post_json(base + "/api/login/options", {"username": username})
+    check(status == 200, f"login options for {username}")
+    body = json.dumps(passkey.get_response(options, base)).encode()
+    issued = challenge(base)
+    signed = device.assert_(client_data("POST", "/api/token/login/verify", body, "challenge=" + issued))
+    status, answer, _ = http("POST", base + "/api/token/login/verify", body, {
+        "Content-Type": "application/json", "Cookie": f"pk_login={jar['pk_login']}", "App-Attest-Key-Id": b64(device.key_id),
+        "App-Attest-Assertion": b64(signed), "App-Attest-Challenge": issued})
+    check(status == 200 and "access_token" in answer, f"an attested token login of {username} at {base}: 200 ({status})")
+    return answer
+
+
 def key_row(device):
     return sql("SELECT sign_count || ' ' || environment || ' ' || octet_length(public_key) || ' ' || octet_length(receipt)"
                f" FROM passkey_app_attest_keys WHERE key_id = decode('{device.key_id.hex()}', 'hex')")
@@ -238,15 +256,23 @@ def checks():
     check(status == 409, f"the same key attested again: 409 ({status})")
     check(sql("SELECT count(*) FROM passkey_app_attest_keys") == "1", "still one key row")
 
-    # A passkey sign-in for tokens (not guarded), then a refresh with an assertion.
+    # A passkey sign-in for tokens: without an assertion, no tokens (the first issuance is asked
+    # too); with one (counter 1), tokens bound to the key. Then a refresh with an assertion.
     passkey = SoftPasskey()
     check(passkey.register(a.base, "attested")[0] == 200, "a passkey registration")
-    tokens = token_login(a.base, passkey, "attested")
+    status, options, jar = post_json(a.base + "/api/login/options", {"username": "attested"})
+    status, answer, headers = http("POST", a.base + "/api/token/login/verify", json.dumps(passkey.get_response(options, a.base)).encode(),
+                                   {"Content-Type": "application/json", "Cookie": f"pk_login={jar['pk_login']}"})
+    check(status == 401 and headers.get("App-Attest-Error") == "missing",
+          f"a token login without an assertion: 401 missing, no tokens ({status})")
+    tokens = attested_token_login(a.base, passkey, "attested", device)
+    check(sql(f"SELECT encode(app_attest_key_id, 'hex') FROM passkey_token_families WHERE id = '{family_of(tokens['refresh_token'])}'")
+          == device.key_id.hex(), "the token family row is bound to the key that asserted the login")
     issued = challenge(b.base)
     status, refreshed, _, sent = refresh(a.base, tokens["refresh_token"], device, issued)
     check(status == 200 and refreshed.get("refresh_token"), f"refresh at node A with an assertion (challenge from B): 200 ({status})")
-    check(counter_of(device) == "1" and token_used(tokens["refresh_token"]) == "t",
-          "the counter row is 1, the presented refresh token is spent")
+    check(counter_of(device) == "2" and token_used(tokens["refresh_token"]) == "t",
+          "the counter row is 2, the presented refresh token is spent")
 
     # The same request, body and headers, replayed on node B: refused before the token route
     # (which would take the spent refresh token for a stolen copy and revoke the family).
@@ -254,13 +280,22 @@ def checks():
     status, answer, headers = http("POST", b.base + "/oauth/token", body, sent)
     check(status == 401 and headers.get("App-Attest-Error") == "challenge" and "error" in answer,
           f"the same request replayed at node B: 401 challenge ({status} {headers.get('App-Attest-Error')})")
-    check(counter_of(device) == "1" and token_used(refreshed["refresh_token"]) == "f" and family_revoked(tokens) == "f",
-          "counter row still 1, the new refresh token not spent, the family not revoked")
+    check(counter_of(device) == "2" and token_used(refreshed["refresh_token"]) == "f" and family_revoked(tokens) == "f",
+          "counter row still 2, the new refresh token not spent, the family not revoked")
     # The same counter over a fresh challenge and request: a replayed assertion.
-    status, answer, headers, _ = refresh(b.base, refreshed["refresh_token"], device, challenge(a.base), counter=1)
+    status, answer, headers, _ = refresh(b.base, refreshed["refresh_token"], device, challenge(a.base), counter=2)
     check(status == 401 and headers.get("App-Attest-Error") == "replayed",
-          f"counter 1 again, fresh challenge, at node B: 401 replayed ({status} {headers.get('App-Attest-Error')})")
-    check(counter_of(device) == "1" and token_used(refreshed["refresh_token"]) == "f", "counter row still 1, token not spent")
+          f"counter 2 again, fresh challenge, at node B: 401 replayed ({status} {headers.get('App-Attest-Error')})")
+    check(counter_of(device) == "2" and token_used(refreshed["refresh_token"]) == "f", "counter row still 2, token not spent")
+
+    # Another genuine device, attested: its assertion verifies, but the family is bound to the
+    # first device's key, so it refreshes nothing and spends nothing.
+    other = Device(authority)
+    check(attest(a.base, other, challenge(a.base))[0] == 201, "a second device attested")
+    status, answer, _, _ = refresh(b.base, refreshed["refresh_token"], other, challenge(b.base))
+    check(status == 400 and answer.get("error") == "invalid_grant" and token_used(refreshed["refresh_token"]) == "f"
+          and family_revoked(tokens) == "f",
+          f"another key's assertion on the family's refresh token: 400 invalid_grant, not spent, not revoked ({status})")
 
     # No assertion where it is required.
     status, answer, headers, _ = refresh(b.base, refreshed["refresh_token"])
@@ -285,27 +320,27 @@ def checks():
     check(counter_of(development) == "0" and token_used(refreshed["refresh_token"]) == "f", "its counter row 0, token not spent")
 
     # Two nodes, one counter value, at once: the compare-and-swap lets one through.
-    second = token_login(b.base, passkey, "attested")
+    second = attested_token_login(b.base, passkey, "attested", device)
     outcomes = []
     assertions = []
     for node, token in ((a, refreshed["refresh_token"]), (b, second["refresh_token"])):
         issued = challenge(node.base)
         body = urllib.parse.urlencode({"grant_type": "refresh_token", "refresh_token": token}).encode()
         assertions.append((node, token, issued, device.assert_(client_data("POST", "/oauth/token", body, "challenge=" + issued),
-                                                              counter=2)))
+                                                              counter=4)))
     threads = [threading.Thread(target=lambda n=n, t=t, i=i, s=s: outcomes.append(refresh(n.base, t, device, i, assertion=s)[0]))
                for n, t, i, s in assertions]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join(30)
-    check(sorted(outcomes) == [200, 401] and counter_of(device) == "2",
-          f"counter 2 at nodes A and B at once: one 200, one 401, the row at 2 ({outcomes})")
+    check(sorted(outcomes) == [200, 401] and counter_of(device) == "4",
+          f"counter 4 at nodes A and B at once: one 200, one 401, the row at 4 ({outcomes})")
 
-    # And the app goes on: counter 3 refreshes the token that was not spent.
+    # And the app goes on: counter 5 refreshes the token that was not spent.
     spare = refreshed["refresh_token"] if token_used(refreshed["refresh_token"]) == "f" else second["refresh_token"]
     status, _, _, _ = refresh(b.base, spare, device, challenge(b.base))
-    check(status == 200 and counter_of(device) == "3", "the next assertion (counter 3) refreshes the unspent token")
+    check(status == 200 and counter_of(device) == "5", "the next assertion (counter 5) refreshes the unspent token")
 
     # An app adding a passkey with its bearer token: the assertion binds the token's jti.
     access = second["access_token"]
@@ -330,10 +365,10 @@ def checks():
     check(status == 401 and headers.get("App-Attest-Error") == "missing" and passkeys() == "1",
           f"an app's new passkey without an assertion: 401 missing, no credential row ({status} {passkeys()})")
     status, _, _ = add_passkey(signed=True)
-    check(status == 200 and passkeys() == "2" and counter_of(device) == "4",
-          f"with an assertion bound to the token's jti: 200, a second credential row, counter 4 ({status})")
+    check(status == 200 and passkeys() == "2" and counter_of(device) == "6",
+          f"with an assertion bound to the token's jti: 200, a second credential row, counter 6 ({status})")
 
-    third = token_login(b.base, passkey, "attested")
+    third = attested_token_login(b.base, passkey, "attested", device)
     guarded_spellings(a, device, passkey, third)
     passkey_challenge_kept(a)
 
@@ -365,10 +400,10 @@ def guarded_spellings(a, device, passkey, second):
 
     token = second["refresh_token"]
     before = passkeys()
-    for route, bearer_only in GUARDED:
+    for route, body_kind in GUARDED:
         outcomes = {}
         for target in spellings(route):
-            if bearer_only:
+            if body_kind == "ceremony":
                 body, headers = ceremony(route)
             else:
                 body = urllib.parse.urlencode({"grant_type": "refresh_token", "refresh_token": token}).encode()

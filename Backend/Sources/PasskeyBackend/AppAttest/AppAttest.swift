@@ -217,16 +217,18 @@ package struct AppAttest: Sendable {
     /// `path`, the `body` and the binding (the `App-Attest-Challenge` header's challenge, or the
     /// bearer access token's `jti`). `bearerOnly`: only a request signed in with a bearer token
     /// is asked. A request without the headers passes when App Attest is optional.
+    /// - Returns: The key id whose assertion verified (nil: the request was not asked, or passed without one).
     /// - Throws: ``AppError`` with the `App-Attest-Error` header naming the reason.
+    @discardableResult
     package func verifyRequest(
         keyId keyText: String?, assertion assertionText: String?, challenge: String?,
         method: String, path: String, body: Data, subject: Subject?, bearerOnly: Bool, logger: Logger
-    ) async throws {
+    ) async throws -> [UInt8]? {
         if bearerOnly {
-            guard case .accessToken = subject?.credential else { return }
+            guard case .accessToken = subject?.credential else { return nil }
         }
         if keyText == nil, assertionText == nil {
-            guard settings.mode == .required else { return }
+            guard settings.mode == .required else { return nil }
             throw Self.refusal(
                 .unauthorized, "missing",
                 "This request needs an App Attest assertion (App-Attest-Key-Id and App-Attest-Assertion).")
@@ -258,6 +260,7 @@ package struct AppAttest: Sendable {
             logger.notice("App Attest assertion refused", metadata: ["detail": "\(error)"])
             throw Self.refusal(for: error)
         }
+        return keyId
     }
 
     static func refusal(_ status: HTTPResponse.Status, _ code: String, _ message: String) -> AppError {

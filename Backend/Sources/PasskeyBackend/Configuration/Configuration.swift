@@ -70,6 +70,10 @@ public struct PasskeyBackendConfiguration: Sendable {
     public var accessTokenLifetime: TimeInterval = 300
     /// Refresh-token lifetime, renewed at each rotation (`REFRESH_TOKEN_SECONDS`).
     public var refreshTokenLifetime: TimeInterval = 30 * 86_400
+    /// The OpenID Connect client id (the app) that ID tokens are issued to (`ID_TOKEN_AUDIENCE`):
+    /// set, every token response also carries an `id_token` signed with the access tokens' keys
+    /// (published in the same JWKS); nil, the default, issues none.
+    public var idTokenAudience: String?
     /// A refresh token presented again within this many seconds of its first use rotates again
     /// instead of revoking its sign-in (`REFRESH_REUSE_SECONDS`, at most 60; default 0: every
     /// second presentation revokes). Set a few seconds for an app that may send two refreshes at once.
@@ -174,6 +178,7 @@ public struct PasskeyBackendConfiguration: Sendable {
         config.tokenAudience = env["TOKEN_AUDIENCE"].flatMap { $0.isEmpty ? nil : $0 } ?? config.tokenIssuer
         config.accessTokenLifetime = TimeInterval(try integer(env, "ACCESS_TOKEN_SECONDS", 5...86_400, 300))
         config.refreshTokenLifetime = TimeInterval(try integer(env, "REFRESH_TOKEN_SECONDS", 60...31_536_000, 30 * 86_400))
+        config.idTokenAudience = env["ID_TOKEN_AUDIENCE"].flatMap { $0.isEmpty ? nil : $0 }
         config.refreshReuseInterval = TimeInterval(try integer(env, "REFRESH_REUSE_SECONDS", 0...60, 0))
         config.signingKeyRotation = TimeInterval(try integer(env, "SIGNING_KEY_ROTATION_SECONDS", 5...31_536_000, 7 * 86_400))
         guard config.signingKeyRotation >= config.accessTokenLifetime else {

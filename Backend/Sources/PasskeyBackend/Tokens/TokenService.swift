@@ -24,12 +24,29 @@ package struct AccessClaims: JWTPayload {
     }
 }
 
-/// The RFC 6749 §5.1 answer to a successful sign-in or refresh (never cached).
+/// The RFC 6749 §5.1 answer to a successful sign-in or refresh (never cached), with an OpenID
+/// Connect `id_token` when the server issues them.
 package struct TokenResponse: Encodable, Sendable {
     package var access_token: String
     package var token_type = "Bearer"
     package var expires_in: Int
     package var refresh_token: String
+    package var id_token: String? = nil
+}
+
+/// The claims of an OpenID Connect ID token (OpenID Connect Core §2): the user (`sub`, the user
+/// handle in base64url) to the client (`aud`), from the issuer, with the passkey ceremony's time.
+package struct IDTokenClaims: JWTPayload {
+    package var iss: IssuerClaim
+    package var sub: SubjectClaim
+    package var aud: AudienceClaim
+    package var exp: ExpirationClaim
+    package var iat: IssuedAtClaim
+    package var auth_time: Int
+
+    package func verify(using algorithm: some JWTAlgorithm) async throws {
+        try exp.verifyNotExpired()
+    }
 }
 
 /// Issues and checks the tokens an app holds: short-lived ES256 JWT access tokens signed by the
@@ -42,6 +59,8 @@ package final class TokenService: Sendable {
     package let accessLifetime: TimeInterval
     package let refreshLifetime: TimeInterval
     package let reuseInterval: TimeInterval
+    /// The `aud` of the ID tokens issued with every token response (nil: none issued).
+    package let idTokenAudience: String?
     package let rotateAfter: TimeInterval
     package let refreshTokens: any RefreshTokenStore
     package let keyStore: any SigningKeyStore
@@ -53,6 +72,7 @@ package final class TokenService: Sendable {
         accessLifetime = config.accessTokenLifetime
         refreshLifetime = config.refreshTokenLifetime
         reuseInterval = config.refreshReuseInterval
+        idTokenAudience = config.idTokenAudience
         rotateAfter = config.signingKeyRotation
         self.refreshTokens = refreshTokens
         self.keyStore = keyStore
@@ -75,14 +95,15 @@ package final class TokenService: Sendable {
         let pending: PendingTokenFamily
     }
 
-    /// Draws a family for a sign-in at `now`, for this server's audience.
-    package func prepareFamily(now: Date) -> PreparedFamily {
+    /// Draws a family for a sign-in at `now`, for this server's audience, bound to the App Attest
+    /// key the sign-in's request was asserted by (if any).
+    package func prepareFamily(now: Date, appAttestKeyId: [UInt8]? = nil) -> PreparedFamily {
         let refresh = Self.randomToken(32)
         return PreparedFamily(
             refreshToken: refresh,
             pending: PendingTokenFamily(
                 id: Self.randomToken(16), authTime: now, audience: audience, refreshTokenHash: Self.hash(refresh),
-                refreshTokenExpiresAt: now.addingTimeInterval(refreshLifetime)))
+                refreshTokenExpiresAt: now.addingTimeInterval(refreshLifetime), appAttestKeyId: appAttestKeyId))
     }
 
     /// The signing key, loaded (from the store, when this node's copy is old) before anything
@@ -107,28 +128,32 @@ package final class TokenService: Sendable {
     /// refreshes nothing here. The signing key is loaded first and the access token is signed
     /// inside the rotation, before it commits: a refresh that answers 503 spent nothing, and one
     /// that spent its token answers its successor (after the commit is acknowledged).
-    package func refresh(_ token: String, now: Date) async throws -> TokenResponse {
+    package func refresh(_ token: String, appAttestKeyId: [UInt8]? = nil, now: Date) async throws -> TokenResponse {
         guard token.utf8.count == 43 else { throw OAuthError.invalidGrant("The refresh token is not valid.") }
         let next = Self.randomToken(32)
         let signer = try await keys.signer(now: now)
         let signed = SignedAccessToken()
-        let access: String
         do {
             switch try await refreshTokens.rotate(
                 tokenHash: Self.hash(token), newHash: Self.hash(next),
-                newExpiresAt: now.addingTimeInterval(refreshLifetime), audience: audience, reuseInterval: reuseInterval, now: now,
+                newExpiresAt: now.addingTimeInterval(refreshLifetime), audience: audience, appAttestKeyId: appAttestKeyId,
+                reuseInterval: reuseInterval, now: now,
                 issue: { family in
-                    let access = try await self.answer(family: family, refreshToken: next, signer: signer, now: now).access_token
-                    signed.value.withLock { $0 = access }
-                    return access
+                    let answer = try await self.answer(family: family, refreshToken: next, signer: signer, now: now)
+                    signed.value.withLock { $0 = answer }
+                    return answer.access_token
                 })
             {
             case .invalid:
                 throw OAuthError.invalidGrant("The refresh token is not valid.")
+            case .wrongKey:
+                throw OAuthError.invalidGrant("This sign-in is bound to its app's App Attest key: refresh with an assertion of that key.")
             case .reused:
                 throw OAuthError.invalidGrant("The refresh token was already used: its sign-in is revoked.")
-            case .rotated(_, let signedAccess):
-                access = signedAccess
+            case .rotated:
+                // The answer `issue` signed for the rotated family (its access token is the one returned).
+                guard let answer = signed.value.withLock({ $0 }) else { throw OAuthError.invalidGrant("The refresh token is not valid.") }
+                return answer
             }
         } catch let error as OAuthError {
             throw error
@@ -136,12 +161,11 @@ package final class TokenService: Sendable {
             // Failed after the access token was signed: at COMMIT, whose acknowledgement was lost
             // (the connection dropped). Whether it committed is the new token's presence: if it
             // is stored, the presented one is spent and this answer is its successor.
-            guard let signedAccess = signed.value.withLock({ $0 }),
+            guard let answer = signed.value.withLock({ $0 }),
                 (try? await refreshTokens.isStored(tokenHash: Self.hash(next))) == true
             else { throw error }
-            access = signedAccess
+            return answer
         }
-        return TokenResponse(access_token: access, expires_in: Int(accessLifetime), refresh_token: next)
     }
 
     private func answer(family: TokenFamily, refreshToken: String, signer: AccessTokenSigner, now: Date) async throws -> TokenResponse {
@@ -152,7 +176,15 @@ package final class TokenService: Sendable {
             jti: IDClaim(value: Self.randomToken(16)), sid: family.id,
             auth_time: Int(family.authTime.timeIntervalSince1970))
         let access = try await signer.sign(claims)
-        return TokenResponse(access_token: access, expires_in: Int(accessLifetime), refresh_token: refreshToken)
+        var response = TokenResponse(access_token: access, expires_in: Int(accessLifetime), refresh_token: refreshToken)
+        if let idTokenAudience {
+            response.id_token = try await signer.sign(
+                IDTokenClaims(
+                    iss: claims.iss, sub: claims.sub, aud: AudienceClaim(value: [idTokenAudience]), exp: claims.exp, iat: claims.iat,
+                    auth_time: claims.auth_time),
+                type: "JWT")
+        }
+        return response
     }
 
     /// The subject of a bearer access token: its signature (by a published key), `exp`, `iss`
@@ -290,9 +322,9 @@ package actor KeyCache {
     }
 }
 
-/// The access token a rotation signed before its commit (set from inside the rotation).
+/// The answer (access token, and ID token when issued) a rotation signed before its commit (set from inside the rotation).
 package final class SignedAccessToken: Sendable {
-    package let value = Mutex<String?>(nil)
+    package let value = Mutex<TokenResponse?>(nil)
 }
 
 /// The signing keys as one node had them when a request began: signs an access token with the
@@ -301,9 +333,11 @@ package struct AccessTokenSigner: Sendable {
     package let collection: JWTKeyCollection
     package let kid: String
 
-    package func sign(_ claims: AccessClaims) async throws -> String {
+    /// Signs `claims` with the newest key; `type` is the header's `typ` (RFC 9068's `at+jwt` for
+    /// access tokens, `JWT` for ID tokens).
+    package func sign(_ claims: some JWTPayload, type: String = "at+jwt") async throws -> String {
         var header = JWTHeader()
-        header.typ = "at+jwt"
+        header.typ = type
         return try await collection.sign(claims, kid: JWKIdentifier(string: kid), header: header)
     }
 }

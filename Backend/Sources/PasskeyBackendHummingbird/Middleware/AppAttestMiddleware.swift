@@ -55,7 +55,8 @@ struct AppAttestMiddleware: RouterMiddleware {
             body = try await request.collectBody(limit: Limits.responseBody)
             request.body = RequestBody(buffer: ByteBuffer(bytes: body))
         }
-        try await appAttest.verifyRequest(
+        var context = context
+        context.appAttestKeyId = try await appAttest.verifyRequest(
             keyId: keyId, assertion: assertion, challenge: challenge, method: request.method.rawValue, path: route,
             body: body, subject: context.identity, bearerOnly: bearerOnly, logger: context.logger)
         return try await next(request, context)

@@ -19,12 +19,14 @@ import WebAuthnRP
 struct NativeCeremonyRoutes: Sendable {
     let ceremonies: PasskeyCeremonies
 
-    /// `appAttest`: the App Attest guard of an app adding a passkey (nil when App Attest is off).
+    /// `appAttest`: the App Attest guard of every finish (nil when App Attest is off): a finish
+    /// issues tokens or adds a passkey, so an app's request carries an assertion (bound to a
+    /// challenge, or to the bearer token's `jti`) and the token family is bound to its key.
     func addRoutes(to group: RouterGroup<PasskeyRequestContext>, appAttest: AppAttestMiddleware? = nil) {
         group.post("register/options", use: registerOptions)
         group.post("register/finish", guardedBy: appAttest, use: registerFinish)
         group.post("login/options", use: loginOptions)
-        group.post("login/finish", use: loginFinish)
+        group.post("login/finish", guardedBy: appAttest, use: loginFinish)
     }
 
     @Sendable func registerOptions(_ request: Request, context: PasskeyRequestContext) async throws -> Response {
@@ -38,7 +40,8 @@ struct NativeCeremonyRoutes: Sendable {
     @Sendable func registerFinish(_ request: Request, context: PasskeyRequestContext) async throws -> Response {
         let (state, credential) = try await Self.finishBody(request)
         let finished = try await ceremonies.finishRegistration(
-            body: credential, state: state, client: .native, subject: context.identity, logger: context.logger)
+            body: credential, state: state, client: .native, subject: context.identity, appAttestKeyId: context.appAttestKeyId,
+            logger: context.logger)
         if case .tokens(let tokens)? = finished.signIn { return try tokens.response(from: request, context: context) }
         return try finished.registered.response(from: request, context: context)
     }
@@ -51,7 +54,8 @@ struct NativeCeremonyRoutes: Sendable {
 
     @Sendable func loginFinish(_ request: Request, context: PasskeyRequestContext) async throws -> TokenResponse {
         let (state, credential) = try await Self.finishBody(request)
-        return try await ceremonies.finishTokenLogin(body: credential, state: state, client: .native, logger: context.logger)
+        return try await ceremonies.finishTokenLogin(
+            body: credential, state: state, client: .native, appAttestKeyId: context.appAttestKeyId, logger: context.logger)
     }
 
     /// `{"options": …, "state": "…"}`: the library's options bytes as they are, and the state

@@ -24,7 +24,7 @@ struct TokenRoutes: Sendable {
         guard let refreshToken = form["refresh_token"], !refreshToken.isEmpty else {
             throw OAuthError.invalidRequest("refresh_token is missing.")
         }
-        return try await tokens.refresh(refreshToken, now: Date())
+        return try await tokens.refresh(refreshToken, appAttestKeyId: context.appAttestKeyId, now: Date())
     }
 
     /// Always 200 for a well-formed request, whether the token was known (RFC 7009 §2.2).

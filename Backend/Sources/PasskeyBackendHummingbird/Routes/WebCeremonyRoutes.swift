@@ -12,13 +12,16 @@ struct WebCeremonyRoutes: Sendable {
     let cookies: CookieFactory
     var ceremonies: PasskeyCeremonies { passkeys.ceremonies }
 
-    /// `appAttest`: the App Attest guard of an app adding a passkey (nil when App Attest is off).
-    func addRoutes(to group: RouterGroup<PasskeyRequestContext>, appAttest: AppAttestMiddleware? = nil) {
+    /// `appAttest`: the App Attest guard of an app adding a passkey with its bearer token, and
+    /// `issuance` the guard of the login that answers tokens (nil when App Attest is off).
+    func addRoutes(
+        to group: RouterGroup<PasskeyRequestContext>, appAttest: AppAttestMiddleware? = nil, issuance: AppAttestMiddleware? = nil
+    ) {
         group.post("register/options", use: registerOptions)
         group.post("register/verify", guardedBy: appAttest, use: registerVerify)
         group.post("login/options", use: loginOptions)
         group.post("login/verify", use: loginVerify)
-        group.post("token/login/verify", use: tokenLoginVerify)
+        group.post("token/login/verify", guardedBy: issuance, use: tokenLoginVerify)
     }
 
     @Sendable func registerOptions(_ request: Request, context: PasskeyRequestContext) async throws -> WithCookies<RawJSON> {
@@ -57,7 +60,8 @@ struct WebCeremonyRoutes: Sendable {
     @Sendable func tokenLoginVerify(_ request: Request, context: PasskeyRequestContext) async throws -> WithCookies<TokenResponse> {
         let body = try await request.collectJSON(limit: Limits.responseBody)
         let tokens = try await ceremonies.finishTokenLogin(
-            body: body, state: request.cookies["pk_login"]?.value, client: .web, logger: context.logger)
+            body: body, state: request.cookies["pk_login"]?.value, client: .web, appAttestKeyId: context.appAttestKeyId,
+            logger: context.logger)
         return WithCookies(body: tokens, cookies: [cookies.expired("pk_login")])
     }
 
