@@ -23,6 +23,9 @@ public struct PasskeyRequestContext: AuthRequestContext, RequestContext {
         identity = nil
     }
 
+    /// Request bodies are read by the library's strict JSON reader first (``StrictJSONRequestDecoder``).
+    public var requestDecoder: StrictJSONRequestDecoder { StrictJSONRequestDecoder() }
+
     /// The signed-in subject, or 401.
     package func requireSubject() throws -> Subject {
         guard let identity else { throw AppError.unauthorized }

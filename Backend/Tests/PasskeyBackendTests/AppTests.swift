@@ -28,6 +28,20 @@ import Testing
         return try await buildApplication(config, logger: logger)
     }
 
+    /// The application's own routes decode bodies through the library's strict reader: a member
+    /// given twice is refused (JSONDecoder alone would take the last), as is another content type.
+    @Test func applicationBodiesAreReadStrictly() async throws {
+        try await Self.app().test(.router) { client in
+            var user = Client(client)
+            let fine = try await user.send("/echo", method: .post, json: #"{"a":"1"}"#)
+            #expect(fine.status == .ok)
+            #expect(try Self.object(fine)["a"] as? String == "1")
+            #expect(try await user.send("/echo", method: .post, json: #"{"a":"1","a":"2"}"#).status == .badRequest)
+            #expect(try await user.send("/echo", method: .post, json: #"{"a":1}"#).status == .badRequest)
+            #expect(try await user.send("/echo", method: .post, json: "{}", type: "text/plain").status == .unsupportedMediaType)
+        }
+    }
+
     /// The application's own route beside the passkey routes gets the shared headers.
     @Test func applicationRoutesBesideThePasskeyRoutes() async throws {
         try await Self.app().test(.router) { client in

@@ -21,5 +21,7 @@ func buildApplication(
     let router = Router(context: PasskeyRequestContext.self)
     router.addPasskeyRoutes(passkeys)
     router.get("/healthz") { _, _ in ["status": "ok", "node": config.nodeName] }
+    // An application route that decodes its body with the context's decoder.
+    router.post("/echo") { request, context in try await request.decode(as: [String: String].self, context: context) }
     return buildPasskeyApplication(router: router, passkeys: passkeys, logger: logger)
 }
