@@ -36,6 +36,11 @@ if [ -z "$docc" ]; then
 fi
 
 output="${1:-.build/docc}"
+# dump-symbol-graph loads every module of the package, the tests' included: build them first
+# (nothing to do when `swift test` already did).
+log "swift build --build-tests (Backend)"
+mkdir -p "$output"
+swift build --build-tests >"$output/build.log" 2>&1 || { tail -n 60 "$output/build.log"; die "the backend package does not build"; }
 log "swift package dump-symbol-graph (Backend)"
 dump="$(swift package dump-symbol-graph --minimum-access-level public 2>&1)" || { printf '%s\n' "$dump"; die "dump-symbol-graph failed"; }
 graphs="$(printf '%s\n' "$dump" | sed -n 's/.*Files written to \(.*\)$/\1/p' | tail -n 1)"

@@ -68,6 +68,7 @@ def app_and_browser(mode, database_url):
         path = base + "/api/passkeys/" + account["passkeys"][0]["id"]
         status, renamed, _ = request("PATCH", path, json.dumps({"name": "Work laptop"}).encode(),
                                      {"Content-Type": "application/json"}, {"pk_session": jar["pk_session"]})
+        check(status == 200 and renamed.get("name") == "Work laptop", f"{mode}: a passkey is named ({status})")
         status, account, _ = request("GET", base + "/api/me", cookies={"pk_session": jar["pk_session"]})
         check(account["passkeys"][0].get("name") == "Work laptop", f"{mode}: the passkey keeps the name its user gave it")
     finally:
