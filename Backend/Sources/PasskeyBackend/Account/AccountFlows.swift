@@ -114,6 +114,19 @@ package struct AccountFlows: Sendable {
         var name: String?
     }
 
+    /// Names the subject's passkey `id` (base64url) from the body `{"name": "…"}`, or clears
+    /// its name (`{"name": null}`); anything else is 400.
+    package func renamePasskey(_ id: String, body: [String: JSONValue], of subject: Subject) async throws -> Renamed {
+        guard body.count == 1, let member = body["name"] else {
+            throw AppError(.badRequest, "Send {\"name\": \"…\"} (or null to clear it).")
+        }
+        switch member {
+        case .null: return try await renamePasskey(id, to: nil, of: subject)
+        case .string(let text): return try await renamePasskey(id, to: text, of: subject)
+        default: throw AppError(.badRequest, "Send {\"name\": \"…\"} (or null to clear it).")
+        }
+    }
+
     /// Names the subject's passkey `id` (base64url), or clears its name (`name` nil), with a
     /// recent sign-in: a copied session cannot relabel the owner's passkeys.
     package func renamePasskey(_ id: String, to name: String?, of subject: Subject) async throws -> Renamed {

@@ -22,17 +22,8 @@ struct AccountRoutes: Sendable {
             return WithCookies(body: deleted, cookies: deleted.signedOut ? [cookies.expired(SessionToken.cookieName)] : [])
         }
         group.patch("passkeys/:id") { request, context in
-            let body = try await request.smallJSONObject()
-            guard body.count == 1, let member = body["name"] else {
-                throw AppError(.badRequest, "Send {\"name\": \"…\"} (or null to clear it).")
-            }
-            let name: String?
-            switch member {
-            case .null: name = nil
-            case .string(let text): name = text
-            default: throw AppError(.badRequest, "Send {\"name\": \"…\"} (or null to clear it).")
-            }
-            return try await account.renamePasskey(context.parameters.get("id") ?? "", to: name, of: try context.requireSubject())
+            try await account.renamePasskey(
+                context.parameters.get("id") ?? "", body: try await request.smallJSONObject(), of: try context.requireSubject())
         }
         group.post("logout") { request, context in try await logout(request, context: context, everywhere: false) }
         group.post("logout-all") { request, context in try await logout(request, context: context, everywhere: true) }
