@@ -1,7 +1,9 @@
 import Foundation
 import Logging
+import NIOCore
 import PasskeyBackend
 import PostgresNIO
+import ServiceLifecycle
 
 extension PasskeyStores {
     /// Every store on PostgreSQL, shared by every node on the database: each ceremony's final
@@ -9,14 +11,25 @@ extension PasskeyStores {
     /// the nodes, and nothing a node keeps in memory is needed by another. The schema migrates
     /// (versioned, serialized across nodes that start together) in `Passkeys.prepareStores()`.
     ///
+    /// The node keeps a fixed number of connections on each of NIO's event loops (its singleton
+    /// group, Hummingbird's), opened when first needed and again after a failure; a call uses one
+    /// of the loop it runs on. The service closes them at the graceful shutdown.
+    ///
     /// - Parameters:
-    ///   - client: The PostgresNIO client; run it as a service beside the server.
+    ///   - connection: Where and as whom to connect (host, credentials, TLS, connect timeout).
+    ///   - connections: The node's connections at most, divided between the event loops.
     ///   - timeout: The longest any one database call may take; past it the request gets 503.
+    ///   - keepAlive: Pings each idle connection this often; nil, never (a connection a
+    ///     middlebox dropped then fails its next call, 503, and is replaced).
     ///   - logger: Where database failures are logged.
-    /// - Returns: The stores.
-    public static func postgres(client: PostgresClient, timeout: Duration = .seconds(3), logger: Logger) -> PasskeyStores {
-        let database = Database(client: client, logger: logger, timeout: timeout)
-        return PasskeyStores(
+    /// - Returns: The stores and the connections' service (run it beside the server).
+    public static func postgres(
+        _ connection: PostgresConnection.Configuration, connections: Int = 16, timeout: Duration = .seconds(3),
+        keepAlive: Duration? = nil, logger: Logger
+    ) -> (stores: PasskeyStores, connections: any Service) {
+        let set = ConnectionSet(configuration: connection, total: connections, keepAlive: keepAlive, timeout: timeout, logger: logger)
+        let database = Database(connections: set, logger: logger, timeout: timeout)
+        let stores = PasskeyStores(
             challenges: PostgresChallengeStore(database: database), credentials: PostgresCredentialStore(database: database),
             accounts: PostgresAccountStore(database: database), sessions: PostgresSessionStore(database: database),
             sealedReplay: PostgresSealedChallengeReplayStore(database: database),
@@ -26,35 +39,30 @@ extension PasskeyStores {
                 try await PostgresSchema.migrate(database)
                 logger.info("schema ready (version \(PostgresSchema.currentVersion))")
             })
+        return (stores, set)
     }
 
     /// The stores on the database of `configuration.databaseURL` (`postgres://user[:password]@host[:port]/database`),
-    /// with the configuration's pool size, call timeout and keep-alive, and the client to run.
+    /// with the configuration's connection count, call timeout and keep-alive.
     ///
     /// - Parameters:
     ///   - configuration: The backend's configuration; its `databaseURL` must be set.
-    ///   - logger: Where the client and the stores log.
-    /// - Returns: The stores and the client (a `Service`: run it beside the server).
+    ///   - logger: Where the connections and the stores log.
+    /// - Returns: The stores and the connections' service (run it beside the server).
     /// - Throws: ``ConfigurationError`` when the URL is absent or malformed.
     public static func postgres(
         configuration config: PasskeyBackendConfiguration, logger: Logger
-    ) throws -> (stores: PasskeyStores, client: PostgresClient) {
+    ) throws -> (stores: PasskeyStores, connections: any Service) {
         guard let url = config.databaseURL else { throw ConfigurationError("DATABASE_URL is not set") }
         let location = try DatabaseURL(url)
-        var pgConfig = PostgresClient.Configuration(
+        var connection = PostgresConnection.Configuration(
             host: location.host, port: location.port, username: location.user,
             password: location.password, database: location.database, tls: .disable)
-        // No keep-alive pings unless DB_KEEPALIVE_SECONDS asks (PostgresNIO's default schedules
-        // a ping timer at every release: Docs/Performance.md). The minimum stays 0: with a
-        // nonzero minimum, PostgresNIO 1.33's pool trips a precondition (a crash) when a lease
-        // arrives while connections are failing, as they do during a database restart.
-        pgConfig.options.maximumConnections = config.databasePoolSize
-        pgConfig.options.keepAliveBehavior =
-            config.databaseKeepAlive > 0 ? .init(frequency: .seconds(Int64(config.databaseKeepAlive))) : nil
         // A connection attempt to a database that does not answer gives up within the call deadline.
-        pgConfig.options.connectTimeout = config.databaseTimeout
-        let client = PostgresClient(configuration: pgConfig, backgroundLogger: logger)
+        connection.options.connectTimeout = TimeAmount(config.databaseTimeout)
         logger.info("stores: PostgreSQL at \(location.host):\(location.port)/\(location.database), \(config.databaseTimeout) per call")
-        return (postgres(client: client, timeout: config.databaseTimeout, logger: logger), client)
+        return postgres(
+            connection, connections: config.databasePoolSize, timeout: config.databaseTimeout,
+            keepAlive: config.databaseKeepAlive > 0 ? .seconds(config.databaseKeepAlive) : nil, logger: logger)
     }
 }

@@ -30,8 +30,8 @@ package final class PostgresAppAttestKeyStore: AppAttestKeyStore {
     ]
 
     package func create(_ key: AttestedAppKey) async throws -> Bool {
-        try await database.run { client, logger in
-            try await client.query(
+        try await database.run { connection, logger in
+            try await connection.query(
                 """
                 INSERT INTO passkey_app_attest_keys (key_id, public_key, sign_count, environment, receipt)
                 VALUES (\(Data(key.keyId)), \(Data(key.publicKey)), \(Int64(key.signCount)), \(key.environment.rawValue),
@@ -43,8 +43,8 @@ package final class PostgresAppAttestKeyStore: AppAttestKeyStore {
     }
 
     package func key(id keyId: [UInt8]) async throws -> AttestedAppKey? {
-        let rows = try await database.run { client, logger in
-            try await client.query(
+        let rows = try await database.run { connection, logger in
+            try await connection.query(
                 """
                 SELECT public_key, sign_count, environment, receipt FROM passkey_app_attest_keys WHERE key_id = \(Data(keyId))
                 """, logger: logger
@@ -63,8 +63,8 @@ package final class PostgresAppAttestKeyStore: AppAttestKeyStore {
     }
 
     package func updateSignCount(keyId: [UInt8], from expected: UInt32, to newValue: UInt32) async throws -> Bool {
-        try await database.run { client, logger in
-            try await client.query(
+        try await database.run { connection, logger in
+            try await connection.query(
                 """
                 UPDATE passkey_app_attest_keys SET sign_count = \(Int64(newValue)), last_used_at = now()
                 WHERE key_id = \(Data(keyId)) AND sign_count = \(Int64(expected))

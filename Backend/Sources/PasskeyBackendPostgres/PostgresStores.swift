@@ -151,10 +151,8 @@ package enum PostgresSchema {
     /// Applies the migrations the database has not had yet. A database newer than this node
     /// (another node was upgraded first) is left as it is: every migration only adds.
     package static func migrate(_ database: Database) async throws {
-        let logger = database.logger
-        // A node that cannot reach the database within a minute fails to start.
-        try await withDeadline(.seconds(60)) {
-            try await database.client.withTransaction(logger: logger) { connection in
+        try await database.migrating { connection, logger in
+            try await connection.withTransaction(logger: logger) { connection in
                 try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
                 try await connection.query(
                     """
@@ -182,19 +180,19 @@ package enum PostgresSchema {
     }
 }
 
-/// The pool and what every call needs: each call runs under `timeout` (``withDeadline``) and a
-/// database failure or a passed deadline becomes the library's `WebAuthnError` `serverFault` (503, a
-/// client may retry), logged with its detail by the caller.
+/// The connections and what every call needs: each call runs under `timeout` (``withDeadline``)
+/// and a database failure or a passed deadline becomes the library's `WebAuthnError` `serverFault`
+/// (503, a client may retry), logged with its detail by the caller.
 package struct Database: Sendable {
-    package let client: PostgresClient
+    package let connections: ConnectionSet
     package let logger: Logger
     package let timeout: Duration
 
     @discardableResult
-    package func run<T: Sendable>(_ body: @escaping @Sendable (PostgresClient, Logger) async throws -> T) async throws -> T {
-        let (client, logger) = (client, logger)
+    package func run<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> T) async throws -> T {
+        let (connections, logger) = (connections, logger)
         do {
-            return try await withDeadline(timeout) { try await body(client, logger) }
+            return try await withDeadline(timeout) { try await connections.withConnection { try await body($0, logger) } }
         } catch let error as DeadlineExceeded {
             throw WebAuthnError(.serverFault, step: "database", "database call \(error)")
         } catch let error as PSQLError {
@@ -202,6 +200,30 @@ package struct Database: Sendable {
         } catch let error as PostgresTransactionError {
             if let outcome = error.closureError as? Rollback { throw outcome }
             throw WebAuthnError(.serverFault, step: "database", "database: \(String(reflecting: error))")
+        } catch let error as ConnectionSet.Closed {
+            throw WebAuthnError(.serverFault, step: "database", "database: \(error)")
+        }
+    }
+
+    /// Runs a migration's `body` on a connection, waiting for a database that does not answer
+    /// yet (it starts with this node, or restarts): a node that cannot reach it within a minute
+    /// fails to start. A statement the database refuses fails at once.
+    package func migrating(_ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> Void) async throws {
+        let (connections, logger) = (connections, logger)
+        try await withDeadline(.seconds(60)) {
+            while true {
+                do {
+                    return try await connections.withConnection { try await body($0, logger) }
+                } catch let error as PSQLError {
+                    // Not reachable, or not accepting connections yet: again in a second.
+                    logger.warning("schema: waiting for the database: \(String(reflecting: error))")
+                    try await Task.sleep(for: .seconds(1))
+                } catch let error as PostgresTransactionError where (error.closureError as? PSQLError)?.code != .server {
+                    // The connection failed during the migration, which rolled back: again.
+                    logger.warning("schema: waiting for the database: \(String(reflecting: error))")
+                    try await Task.sleep(for: .seconds(1))
+                }
+            }
         }
     }
 
@@ -221,8 +243,8 @@ package final class PostgresChallengeStore: ChallengeStore {
 
     package func issue(_ challenge: IssuedChallenge, now: Date) async throws {
         let issued = String(decoding: try JSONEncoder().encode(challenge), as: UTF8.self)
-        let inserted = try await database.run { client, logger in
-            try await client.execute(
+        let inserted = try await database.run { connection, logger in
+            try await connection.execute(
                 Statements.IssueChallenge(
                     challenge: Data(challenge.challenge), issued: issued,
                     expiresAt: challenge.expiresAt), logger: logger
@@ -231,15 +253,15 @@ package final class PostgresChallengeStore: ChallengeStore {
         guard inserted == 1 else { throw WebAuthnError(.serverFault, step: "challenge store", "this challenge is already outstanding") }
         if everyNth(issues) {
             // Expired challenges can no longer be answered; a sweep keeps the table small.
-            _ = try? await database.run { client, logger in
-                try await client.query("DELETE FROM passkey_challenges WHERE expires_at < \(now)", logger: logger).collect().count
+            _ = try? await database.run { connection, logger in
+                try await connection.query("DELETE FROM passkey_challenges WHERE expires_at < \(now)", logger: logger).collect().count
             }
         }
     }
 
     package func consume(_ challenge: [UInt8]) async throws -> IssuedChallenge? {
-        let rows = try await database.run { client, logger in
-            try await client.execute(Statements.ConsumeChallenge(challenge: Data(challenge)), logger: logger).all()
+        let rows = try await database.run { connection, logger in
+            try await connection.execute(Statements.ConsumeChallenge(challenge: Data(challenge)), logger: logger).all()
         }
         guard let text = rows.first else { return nil }
         return try JSONDecoder().decode(IssuedChallenge.self, from: Data(text.utf8))
@@ -289,8 +311,8 @@ package final class PostgresCredentialStore: PasskeyCredentialStore {
         }
         let json = String(decoding: try JSONEncoder().encode(record), as: UTF8.self)
         do {
-            return try await database.run { client, logger in
-                try await client.withTransaction(logger: logger) { connection in
+            return try await database.run { connection, logger in
+                try await connection.withTransaction(logger: logger) { connection in
                     if let newAccount {
                         let created = try await connection.query(
                             """
@@ -357,22 +379,22 @@ package final class PostgresCredentialStore: PasskeyCredentialStore {
     }
 
     package func credential(id: [UInt8]) async throws -> CredentialRecord? {
-        let rows = try await database.run { client, logger in
-            try await client.execute(Statements.CredentialByID(id: Data(id)), logger: logger).all()
+        let rows = try await database.run { connection, logger in
+            try await connection.execute(Statements.CredentialByID(id: Data(id)), logger: logger).all()
         }
         return try rows.first.map(Self.record)
     }
 
     package func credentials(userHandle: [UInt8]) async throws -> [CredentialRecord] {
-        let rows = try await database.run { client, logger in
-            try await client.execute(Statements.CredentialsOfUser(userHandle: Data(userHandle)), logger: logger).all()
+        let rows = try await database.run { connection, logger in
+            try await connection.execute(Statements.CredentialsOfUser(userHandle: Data(userHandle)), logger: logger).all()
         }
         return try rows.map(Self.record)
     }
 
     package func count(userHandle: [UInt8]) async throws -> Int {
-        let count = try await database.run { client, logger in
-            try await client.query(
+        let count = try await database.run { connection, logger in
+            try await connection.query(
                 "SELECT count(*) FROM passkey_credentials WHERE user_handle = \(Data(userHandle))",
                 logger: logger
             ).collect().first?.decode(Int64.self) ?? 0
@@ -385,8 +407,8 @@ package final class PostgresCredentialStore: PasskeyCredentialStore {
     /// credential), which the library refuses as `signCount`.
     package func update(_ change: CredentialUpdate) async throws -> Bool {
         let counter = Statements.CounterUpdate(change)
-        let updated = try await database.run { client, logger in
-            try await client.execute(Statements.UpdateCredential(counter: counter), logger: logger).all().count
+        let updated = try await database.run { connection, logger in
+            try await connection.execute(Statements.UpdateCredential(counter: counter), logger: logger).all().count
         }
         return updated == 1
     }
@@ -395,14 +417,14 @@ package final class PostgresCredentialStore: PasskeyCredentialStore {
     /// refresh token) from the updated row, in one statement: no row matched, nothing started.
     package func update(_ change: CredentialUpdate, starting signIn: PendingSignIn) async throws -> Bool {
         let counter = Statements.CounterUpdate(change)
-        let updated = try await database.run { client, logger in
+        let updated = try await database.run { connection, logger in
             switch signIn {
             case .session(let session):
-                try await client.execute(
+                try await connection.execute(
                     Statements.UpdateCredentialStartingSession(counter: counter, session: session), logger: logger
                 ).all().count
             case .tokenFamily(let family):
-                try await client.execute(
+                try await connection.execute(
                     Statements.UpdateCredentialStartingTokenFamily(counter: counter, family: family), logger: logger
                 ).all().count
             }
@@ -419,8 +441,8 @@ package final class PostgresCredentialStore: PasskeyCredentialStore {
 
     package func delete(id: [UInt8], userHandle: [UInt8]) async throws -> Bool {
         // The sessions this passkey signed in go with it (ON DELETE CASCADE).
-        try await database.run { client, logger in
-            try await client.query(
+        try await database.run { connection, logger in
+            try await connection.query(
                 """
                 DELETE FROM passkey_credentials WHERE id = \(Data(id)) AND user_handle = \(Data(userHandle)) RETURNING 1
                 """, logger: logger
@@ -429,8 +451,8 @@ package final class PostgresCredentialStore: PasskeyCredentialStore {
     }
 
     package func rename(id: [UInt8], userHandle: [UInt8], name: PasskeyName?) async throws -> Bool {
-        try await database.run { client, logger in
-            try await client.query(
+        try await database.run { connection, logger in
+            try await connection.query(
                 """
                 UPDATE passkey_credentials SET name = \(name?.text) WHERE id = \(Data(id)) AND user_handle = \(Data(userHandle))
                 RETURNING 1
@@ -440,8 +462,8 @@ package final class PostgresCredentialStore: PasskeyCredentialStore {
     }
 
     package func page(userHandle: [UInt8], after: [UInt8]?, limit: Int) async throws -> [ListedPasskey] {
-        let rows = try await database.run { client, logger in
-            try await client.query(
+        let rows = try await database.run { connection, logger in
+            try await connection.query(
                 """
                 SELECT record, sign_count, backup_state, uv_initialized, prf_enabled, created_at, last_used_at, name
                 FROM passkey_credentials
@@ -481,8 +503,8 @@ package final class PostgresAccountStore: AccountStore {
     package init(database: Database) { self.database = database }
 
     package func userHandle(username: Username) async throws -> [UInt8]? {
-        let rows = try await database.run { client, logger in
-            try await client.execute(Statements.UserHandleOfUsername(usernameKey: username.key), logger: logger).all()
+        let rows = try await database.run { connection, logger in
+            try await connection.execute(Statements.UserHandleOfUsername(usernameKey: username.key), logger: logger).all()
         }
         return rows.first.map { Array($0.readableBytesView) }
     }
@@ -491,8 +513,8 @@ package final class PostgresAccountStore: AccountStore {
     package func loginLookup(
         username: Username
     ) async throws -> (userHandle: [UInt8], username: String, allowCredentials: [PublicKeyCredentialDescriptorJSON]?)? {
-        let rows = try await database.run { client, logger in
-            try await client.execute(Statements.LoginLookup(usernameKey: username.key), logger: logger).all()
+        let rows = try await database.run { connection, logger in
+            try await connection.execute(Statements.LoginLookup(usernameKey: username.key), logger: logger).all()
         }
         guard let (handle, name, _, _) = rows.first else { return nil }
         let allow = rows.compactMap { _, _, id, transports in
@@ -506,8 +528,8 @@ package final class PostgresAccountStore: AccountStore {
     }
 
     package func username(userHandle: [UInt8]) async throws -> String? {
-        let rows = try await database.run { client, logger in
-            try await client.execute(Statements.UsernameOfUserHandle(userHandle: Data(userHandle)), logger: logger).all()
+        let rows = try await database.run { connection, logger in
+            try await connection.execute(Statements.UsernameOfUserHandle(userHandle: Data(userHandle)), logger: logger).all()
         }
         return rows.first
     }
@@ -524,15 +546,15 @@ package final class PostgresSealedChallengeReplayStore: SealedChallengeReplaySto
     package init(database: Database) { self.database = database }
 
     package func markUsed(_ challenge: [UInt8], expiresAt: Date, now: Date) async throws -> Bool {
-        let inserted = try await database.run { client, logger in
-            try await client.execute(
+        let inserted = try await database.run { connection, logger in
+            try await connection.execute(
                 Statements.MarkSealedUsed(challenge: Data(challenge), expiresAt: expiresAt),
                 logger: logger
             ).all().count
         }
         if everyNth(marks) {
-            _ = try? await database.run { client, logger in
-                try await client.query("DELETE FROM passkey_sealed_used WHERE expires_at < \(now)", logger: logger).collect().count
+            _ = try? await database.run { connection, logger in
+                try await connection.query("DELETE FROM passkey_sealed_used WHERE expires_at < \(now)", logger: logger).collect().count
             }
         }
         return inserted == 1
@@ -547,8 +569,8 @@ package final class PostgresSessionStore: SessionStore {
     package init(database: Database) { self.database = database }
 
     package func create(_ session: Session) async throws {
-        try await database.run { client, logger in
-            try await client.query(
+        try await database.run { connection, logger in
+            try await connection.query(
                 """
                 INSERT INTO passkey_sessions (id, user_handle, credential_id, signed_in_at, expires_at)
                 VALUES (\(Data(session.id)), \(Data(session.userHandle)), \(Data(session.credentialId)),
@@ -561,14 +583,14 @@ package final class PostgresSessionStore: SessionStore {
 
     /// Deletes expired sessions (best effort: a failure leaves them for the next sweep).
     package static func sweep(_ database: Database) async {
-        _ = try? await database.run { client, logger in
-            try await client.query("DELETE FROM passkey_sessions WHERE expires_at < now()", logger: logger).collect().count
+        _ = try? await database.run { connection, logger in
+            try await connection.query("DELETE FROM passkey_sessions WHERE expires_at < now()", logger: logger).collect().count
         }
     }
 
     package func session(id: [UInt8], now: Date) async throws -> Session? {
-        let rows = try await database.run { client, logger in
-            try await client.execute(Statements.SessionByID(id: Data(id), now: now), logger: logger).all()
+        let rows = try await database.run { connection, logger in
+            try await connection.execute(Statements.SessionByID(id: Data(id), now: now), logger: logger).all()
         }
         guard let (userHandle, credentialId, signedInAt, expiresAt) = rows.first else { return nil }
         return Session(
@@ -577,14 +599,14 @@ package final class PostgresSessionStore: SessionStore {
     }
 
     package func delete(id: [UInt8]) async throws {
-        try await database.run { client, logger in
-            try await client.query("DELETE FROM passkey_sessions WHERE id = \(Data(id))", logger: logger).collect().count
+        try await database.run { connection, logger in
+            try await connection.query("DELETE FROM passkey_sessions WHERE id = \(Data(id))", logger: logger).collect().count
         }
     }
 
     package func deleteAll(userHandle: [UInt8]) async throws -> Int {
-        try await database.run { client, logger in
-            try await client.query(
+        try await database.run { connection, logger in
+            try await connection.query(
                 "DELETE FROM passkey_sessions WHERE user_handle = \(Data(userHandle)) RETURNING 1",
                 logger: logger
             ).collect().count

@@ -21,8 +21,8 @@ package final class PostgresRefreshTokenStore: RefreshTokenStore {
     package func create(family: TokenFamily, tokenHash: [UInt8], expiresAt: Date, now: Date) async throws {
         // One statement (atomic on its own): the family and its first token, one round trip
         // instead of a transaction's four.
-        try await database.run { client, logger in
-            try await client.query(
+        try await database.run { connection, logger in
+            try await connection.query(
                 """
                 WITH f AS (
                     INSERT INTO passkey_token_families (id, user_handle, credential_id, auth_time, audience, app_attest_key_id)
@@ -40,9 +40,9 @@ package final class PostgresRefreshTokenStore: RefreshTokenStore {
     /// expired token refreshes nothing; a family without a live token has no live access token
     /// either (each refresh token outlives the access tokens issued with it).
     package static func sweep(_ database: Database, now: Date) async {
-        _ = try? await database.run { client, logger in
-            _ = try await client.query("DELETE FROM passkey_refresh_tokens WHERE expires_at < \(now)", logger: logger).collect()
-            _ = try await client.query(
+        _ = try? await database.run { connection, logger in
+            _ = try await connection.query("DELETE FROM passkey_refresh_tokens WHERE expires_at < \(now)", logger: logger).collect()
+            _ = try await connection.query(
                 """
                 DELETE FROM passkey_token_families f
                 WHERE NOT EXISTS (SELECT 1 FROM passkey_refresh_tokens t WHERE t.family = f.id)
@@ -69,8 +69,8 @@ package final class PostgresRefreshTokenStore: RefreshTokenStore {
         // rolls the rotation back, and the answer waits for that acknowledgement (PostgreSQL
         // sends it once the commit is done; an implicit transaction's statement completes before
         // its commit).
-        return try await database.run { client, logger in
-            try await client.withTransaction(logger: logger) { connection -> RefreshOutcome in
+        return try await database.run { connection, logger in
+            try await connection.withTransaction(logger: logger) { connection -> RefreshOutcome in
                 let rows = try await connection.query(
                     """
                     WITH t AS (
@@ -120,8 +120,8 @@ package final class PostgresRefreshTokenStore: RefreshTokenStore {
     }
 
     package func family(id: String, now: Date) async throws -> TokenFamily? {
-        let rows = try await database.run { client, logger in
-            try await client.query(
+        let rows = try await database.run { connection, logger in
+            try await connection.query(
                 """
                 SELECT user_handle, credential_id, auth_time, audience FROM passkey_token_families
                 WHERE id = \(id) AND revoked_at IS NULL
@@ -135,16 +135,16 @@ package final class PostgresRefreshTokenStore: RefreshTokenStore {
     }
 
     package func isStored(tokenHash: [UInt8]) async throws -> Bool {
-        try await database.run { client, logger in
-            try await client.query(
+        try await database.run { connection, logger in
+            try await connection.query(
                 "SELECT 1 FROM passkey_refresh_tokens WHERE hash = \(Data(tokenHash))", logger: logger
             ).collect().count == 1
         }
     }
 
     package func revoke(tokenHash: [UInt8], now: Date) async throws -> Bool {
-        try await database.run { client, logger in
-            try await client.query(
+        try await database.run { connection, logger in
+            try await connection.query(
                 """
                 UPDATE passkey_token_families SET revoked_at = \(now)
                 WHERE revoked_at IS NULL AND id = (SELECT family FROM passkey_refresh_tokens WHERE hash = \(Data(tokenHash)))
@@ -155,8 +155,8 @@ package final class PostgresRefreshTokenStore: RefreshTokenStore {
     }
 
     package func revoke(familyID: String, now: Date) async throws -> Bool {
-        try await database.run { client, logger in
-            try await client.query(
+        try await database.run { connection, logger in
+            try await connection.query(
                 """
                 UPDATE passkey_token_families SET revoked_at = \(now) WHERE id = \(familyID) AND revoked_at IS NULL RETURNING 1
                 """, logger: logger
@@ -165,8 +165,8 @@ package final class PostgresRefreshTokenStore: RefreshTokenStore {
     }
 
     package func revokeAll(userHandle: [UInt8], now: Date) async throws -> Int {
-        try await database.run { client, logger in
-            try await client.query(
+        try await database.run { connection, logger in
+            try await connection.query(
                 """
                 UPDATE passkey_token_families SET revoked_at = \(now)
                 WHERE user_handle = \(Data(userHandle)) AND revoked_at IS NULL RETURNING 1
@@ -192,8 +192,8 @@ package final class PostgresSigningKeyStore: SigningKeyStore {
         rotateAfter: TimeInterval, now: Date, usable: @escaping @Sendable (StoredSigningKey) -> Bool, make: @Sendable () -> StoredSigningKey
     ) async throws -> [StoredSigningKey] {
         let fresh = make()  // made outside the transaction; used only if the newest usable key is too old
-        return try await database.run { client, logger in
-            try await client.withTransaction(logger: logger) { connection -> [StoredSigningKey] in
+        return try await database.run { connection, logger in
+            try await connection.withTransaction(logger: logger) { connection -> [StoredSigningKey] in
                 // The newest usable keys: a key sealed under another SESSION_KEY is passed over.
                 func newest() async throws -> [StoredSigningKey] {
                     let rows = try await connection.query(

@@ -16,9 +16,9 @@ let configuration = try PasskeyBackendConfiguration.fromEnvironment()
 var stores = PasskeyStores.memory()
 var services: [any Service] = []
 if configuration.databaseURL != nil {
-    let (postgres, client) = try PasskeyStores.postgres(configuration: configuration, logger: logger)
+    let (postgres, connections) = try PasskeyStores.postgres(configuration: configuration, logger: logger)
     stores = postgres
-    services.append(client)
+    services.append(connections)
 }
 let passkeys = try Passkeys(configuration: configuration, stores: stores, logger: logger)
 

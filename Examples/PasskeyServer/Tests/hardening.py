@@ -43,6 +43,14 @@ def pg(action):
     subprocess.run([os.environ["E2E_PG"], action], check=True, timeout=90, capture_output=True)
 
 
+def postgres_pids():
+    """The cluster's postmaster and its child processes (run-e2e.sh's, in E2E_WORK/pgdata)."""
+    with open(os.path.join(WORK, "pgdata", "postmaster.pid")) as handle:
+        postmaster = int(handle.readline())
+    children = subprocess.run(["pgrep", "-P", str(postmaster)], capture_output=True, text=True, timeout=10).stdout.split()
+    return [postmaster] + [int(pid) for pid in children]
+
+
 def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -173,11 +181,28 @@ def replay_across_nodes(mode):
 # --- 3. Faults: the database goes away --------------------------------------------------------
 
 def database_outage():
-    """During an outage every request that needs the database gets 503 within its deadline, and
-    SIGTERM stops the node within the bounded shutdown (graceful, then forced)."""
+    """During an outage (the database stalled, then stopped) every request that needs the
+    database gets 503 within its deadline, the node recovers when it answers again, and SIGTERM
+    stops the node within the bounded shutdown (graceful, then forced)."""
     node = Node("outage", DB_TIMEOUT_MS=1000, SHUTDOWN_GRACE_SECONDS=2, SHUTDOWN_FORCE_SECONDS=2)
     passkey = SoftPasskey()
     check(passkey.register(node.base, "outage-user")[0] == 200, "outage: a registration before the outage")
+    # A database that stops answering (a hung host): its sockets stay open and nothing comes back,
+    # so only the call's deadline answers, and the node's connections must come back after it.
+    stalled = postgres_pids()
+    try:
+        for pid in stalled: os.kill(pid, signal.SIGSTOP)
+        answers = []
+        for _ in range(4):
+            started = time.time()
+            status = post_json(node.base + "/api/login/options", {"username": "outage-user"}, timeout=15)[0]
+            answers.append((status, time.time() - started))
+        check(all(status == 503 for status, _ in answers) and max(t for _, t in answers) < 3.0,
+              f"outage: with the database stalled, every request that needs it gets 503 at its 1 s deadline"
+              f" ({[f'{status} after {t:.1f} s' for status, t in answers]})")
+    finally:
+        for pid in stalled: os.kill(pid, signal.SIGCONT)
+    check(passkey.login(node.base, "outage-user")[0] == 200, "outage: once it answers again, logins succeed")
     pg("stop")
     try:
         answers = []

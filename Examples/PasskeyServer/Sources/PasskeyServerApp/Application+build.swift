@@ -25,9 +25,9 @@ func buildApplication(
     var services: [any Service] = []
     var stores: PasskeyStores
     if config.databaseURL != nil {
-        let (postgres, client) = try PasskeyStores.postgres(configuration: config, logger: logger)
+        let (postgres, connections) = try PasskeyStores.postgres(configuration: config, logger: logger)
         stores = postgres
-        services.append(client)
+        services.append(connections)
     } else {
         stores = .memory()
         logger.info("stores: in memory (set DATABASE_URL for PostgreSQL)")
