@@ -36,9 +36,9 @@ public struct PasskeyBackendConfiguration: Sendable {
     public var databaseTimeout: Duration = .seconds(3)
     /// Connections to PostgreSQL at most (`DB_POOL_SIZE`).
     public var databasePoolSize = 16
-    /// Ping each idle pooled connection this often (`DB_KEEPALIVE_SECONDS`); 0, the default,
-    /// never pings: every ping and its timers cost CPU at each release of a connection, and a
-    /// connection a middlebox dropped fails its next call (503) and is replaced.
+    /// Ping each idle database connection this often (`DB_KEEPALIVE_SECONDS`); 0, the default,
+    /// never pings: a ping costs CPU, and a connection a middlebox dropped fails its next call
+    /// (503) and is replaced.
     public var databaseKeepAlive = 0
     /// Swift concurrency's tasks run on NIO's event loops (`EXECUTOR=nio`, the default) or on
     /// Swift's own thread pool (`EXECUTOR=swift`). On the loops a request has no thread hand-offs
