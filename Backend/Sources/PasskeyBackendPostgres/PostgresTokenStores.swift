@@ -54,7 +54,7 @@ package final class PostgresRefreshTokenStore: RefreshTokenStore {
     package func rotate(
         tokenHash: [UInt8], newHash: [UInt8], newExpiresAt: Date, audience: String, appAttestKeyId: [UInt8]?,
         reuseInterval: TimeInterval, now: Date,
-        issue: @escaping @Sendable (TokenFamily) async throws -> String
+        issue: @escaping @Sendable (TokenFamily) async throws -> Void
     ) async throws -> RefreshOutcome {
         // A spent token first used at or after this instant is within the reuse interval (none
         // when the interval is 0: then every second presentation is a reuse, whatever the clocks).
@@ -114,7 +114,8 @@ package final class PostgresRefreshTokenStore: RefreshTokenStore {
                 let rotated = TokenFamily(
                     id: family, userHandle: Array(userHandle), credentialId: Array(credentialId), authTime: authTime,
                     audience: audience, appAttestKeyId: keyId.map(Array.init))
-                return .rotated(rotated, accessToken: try await issue(rotated))
+                try await issue(rotated)
+                return .rotated(rotated)
             }
         }
     }

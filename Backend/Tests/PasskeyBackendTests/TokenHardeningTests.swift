@@ -105,7 +105,7 @@ import WebAuthnRP
 
         func rotate(
             tokenHash: [UInt8], newHash: [UInt8], newExpiresAt: Date, audience: String, appAttestKeyId: [UInt8]?,
-            reuseInterval: TimeInterval, now: Date, issue: @escaping @Sendable (TokenFamily) async throws -> String
+            reuseInterval: TimeInterval, now: Date, issue: @escaping @Sendable (TokenFamily) async throws -> Void
         ) async throws -> RefreshOutcome {
             guard failing.withLock({ $0 }) else {
                 return try await base.rotate(
@@ -118,7 +118,7 @@ import WebAuthnRP
                     tokenHash: tokenHash, newHash: newHash, newExpiresAt: newExpiresAt, audience: audience,
                     appAttestKeyId: appAttestKeyId, reuseInterval: reuseInterval, now: now, issue: issue)
             } else {
-                _ = try await issue(TokenFamily(id: "f", userHandle: [1, 2, 3], credentialId: [4, 5, 6], authTime: now))
+                try await issue(TokenFamily(id: "f", userHandle: [1, 2, 3], credentialId: [4, 5, 6], authTime: now))
             }
             throw WebAuthnError(.serverFault, step: "database", "the connection closed during COMMIT")
         }

@@ -213,20 +213,26 @@ package struct AppAttest: Sendable {
         package static let error = "App-Attest-Error"
     }
 
-    /// Verifies the App Attest assertion over one request: `method`, the route's canonical
-    /// `path`, the `body` and the binding (the `App-Attest-Challenge` header's challenge, or the
-    /// bearer access token's `jti`). `bearerOnly`: only a request signed in with a bearer token
-    /// is asked. A request without the headers passes when App Attest is optional.
+    /// Whether a guarded route asks `subject`'s request for an assertion: every request, or
+    /// (`bearerOnly`: an app adding a passkey) only one signed in with a bearer access token; a
+    /// browser's cookie session is not asked there.
+    package static func asks(_ subject: Subject?, bearerOnly: Bool) -> Bool {
+        guard bearerOnly else { return true }
+        if case .accessToken = subject?.credential { return true }
+        return false
+    }
+
+    /// Verifies the App Attest assertion over one request a guarded route asks (``asks(_:bearerOnly:)``):
+    /// `method`, the route's canonical `path`, the `body` and the binding (the
+    /// `App-Attest-Challenge` header's challenge, or the bearer access token's `jti`). A request
+    /// without the headers passes when App Attest is optional.
     /// - Returns: The key id whose assertion verified (nil: the request was not asked, or passed without one).
     /// - Throws: ``AppError`` with the `App-Attest-Error` header naming the reason.
     @discardableResult
     package func verifyRequest(
         keyId keyText: String?, assertion assertionText: String?, challenge: String?,
-        method: String, path: String, body: Data, subject: Subject?, bearerOnly: Bool, logger: Logger
+        method: String, path: String, body: Data, subject: Subject?, logger: Logger
     ) async throws -> [UInt8]? {
-        if bearerOnly {
-            guard case .accessToken = subject?.credential else { return nil }
-        }
         if keyText == nil, assertionText == nil {
             guard settings.mode == .required else { return nil }
             throw Self.refusal(

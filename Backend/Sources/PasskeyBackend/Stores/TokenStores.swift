@@ -36,7 +36,7 @@ package struct TokenFamily: Sendable, Equatable {
 package enum RefreshOutcome: Sendable, Equatable {
     /// Rotated: the presented token is spent and its family (alive) continues with the new one,
     /// whose access token was signed before the rotation committed.
-    case rotated(TokenFamily, accessToken: String)
+    case rotated(TokenFamily)
     /// Unknown, expired, its family has ended, or issued for another audience (nothing changed).
     case invalid
     /// The family is bound to an App Attest key and the request was not asserted by it (nothing changed).
@@ -61,7 +61,7 @@ package protocol RefreshTokenStore: Sendable {
     func rotate(
         tokenHash: [UInt8], newHash: [UInt8], newExpiresAt: Date, audience: String, appAttestKeyId: [UInt8]?,
         reuseInterval: TimeInterval, now: Date,
-        issue: @escaping @Sendable (TokenFamily) async throws -> String
+        issue: @escaping @Sendable (TokenFamily) async throws -> Void
     ) async throws -> RefreshOutcome
     /// The family, if it is alive (not revoked; its passkey still exists).
     func family(id: String, now: Date) async throws -> TokenFamily?
@@ -141,7 +141,7 @@ package final class MemoryRefreshTokenStore: RefreshTokenStore {
     package func rotate(
         tokenHash: [UInt8], newHash: [UInt8], newExpiresAt: Date, audience: String, appAttestKeyId: [UInt8]?,
         reuseInterval: TimeInterval, now: Date,
-        issue: @escaping @Sendable (TokenFamily) async throws -> String
+        issue: @escaping @Sendable (TokenFamily) async throws -> Void
     ) async throws -> RefreshOutcome {
         /// What the token was found to be, before anything changes.
         enum Found { case outcome(RefreshOutcome), live(TokenFamily) }
@@ -162,7 +162,7 @@ package final class MemoryRefreshTokenStore: RefreshTokenStore {
             return .invalid
         }
         family.audience = audience
-        let access = try await issue(family)
+        try await issue(family)
         // Spent only now; a concurrent refresh of the same token that got here first makes this a reuse.
         return state.withLock { state in
             guard let spent = state.tokens[ByteString(tokenHash)], !state.revoked.contains(family.id),
@@ -175,7 +175,7 @@ package final class MemoryRefreshTokenStore: RefreshTokenStore {
             if spent.usedAt == nil { state.tokens[ByteString(tokenHash)]?.usedAt = now }
             state.tokens[ByteString(newHash)] = Token(family: family.id, expiresAt: newExpiresAt)
             state.families[family.id]?.audience = audience
-            return .rotated(family, accessToken: access)
+            return .rotated(family)
         }
     }
 

@@ -141,7 +141,6 @@ package final class TokenService: Sendable {
                 issue: { family in
                     let answer = try await self.answer(family: family, refreshToken: next, signer: signer, now: now)
                     signed.value.withLock { $0 = answer }
-                    return answer.access_token
                 })
             {
             case .invalid:
@@ -151,7 +150,7 @@ package final class TokenService: Sendable {
             case .reused:
                 throw OAuthError.invalidGrant("The refresh token was already used: its sign-in is revoked.")
             case .rotated:
-                // The answer `issue` signed for the rotated family (its access token is the one returned).
+                // The answer `issue` signed for the rotated family, before the rotation committed.
                 guard let answer = signed.value.withLock({ $0 }) else { throw OAuthError.invalidGrant("The refresh token is not valid.") }
                 return answer
             }

@@ -43,9 +43,7 @@ struct AppAttestMiddleware: RouterMiddleware {
         guard let route = context.endpointPath else {
             throw AppError(.internalServerError, "Something went wrong.")
         }
-        if bearerOnly {
-            guard case .accessToken = context.identity?.credential else { return try await next(request, context) }
-        }
+        guard AppAttest.asks(context.identity, bearerOnly: bearerOnly) else { return try await next(request, context) }
         let keyId = request.headers[Self.keyIdHeader], assertion = request.headers[Self.assertionHeader]
         let challenge = request.headers[Self.challengeHeader]
         var request = request
@@ -58,7 +56,7 @@ struct AppAttestMiddleware: RouterMiddleware {
         var context = context
         context.appAttestKeyId = try await appAttest.verifyRequest(
             keyId: keyId, assertion: assertion, challenge: challenge, method: request.method.rawValue, path: route,
-            body: body, subject: context.identity, bearerOnly: bearerOnly, logger: context.logger)
+            body: body, subject: context.identity, logger: context.logger)
         return try await next(request, context)
     }
 }
