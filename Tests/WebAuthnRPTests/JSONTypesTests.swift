@@ -306,6 +306,72 @@ struct JSONTypesTests {
         #expect(throws: WebAuthnError(.malformed, "")) { try never.storedJSON() }
     }
 
+    /// The tree decoder reads its scalars directly (no dynamic cast on the hot path); what it
+    /// accepts and how it refuses must stay `JSONDecoder`'s, member path included.
+    @Test("the tree decoder agrees with JSONDecoder on values, kinds of refusal and paths")
+    func treeDecoderAgreesWithJSONDecoder() throws {
+        struct Inner: Decodable, Equatable { var flag: Bool; var note: String? }
+        struct Outer: Decodable, Equatable {
+            var text: String; var flag: Bool; var number: Double; var count: Int; var small: UInt8?
+            var maybeText: String?; var maybeFlag: Bool?; var maybeNumber: Double?; var list: [String]; var inner: Inner?
+        }
+        let documents = [
+            #"{"text":"a","flag":true,"number":1.5,"count":3,"list":["x","y"],"inner":{"flag":false,"note":"n"}}"#,
+            #"{"text":"a","flag":false,"number":-2,"count":0,"small":255,"maybeText":null,"maybeFlag":true,"maybeNumber":7,"list":[]}"#,
+            #"{"text":1,"flag":true,"number":1,"count":1,"list":[]}"#,
+            #"{"text":"a","flag":1,"number":1,"count":1,"list":[]}"#,
+            #"{"text":"a","flag":"true","number":1,"count":1,"list":[]}"#,
+            #"{"text":"a","flag":true,"number":"1","count":1,"list":[]}"#,
+            #"{"text":null,"flag":true,"number":1,"count":1,"list":[]}"#,
+            #"{"flag":true,"number":1,"count":1,"list":[]}"#,
+            #"{"text":"a","flag":true,"number":1,"count":1.5,"list":[]}"#,
+            #"{"text":"a","flag":true,"number":1,"count":1,"small":256,"list":[]}"#,
+            #"{"text":"a","flag":true,"number":1,"count":1,"maybeText":false,"list":[]}"#,
+            #"{"text":"a","flag":true,"number":1,"count":1,"maybeFlag":"no","list":[]}"#,
+            #"{"text":"a","flag":true,"number":1,"count":1,"maybeNumber":true,"list":[]}"#,
+            #"{"text":"a","flag":true,"number":1,"count":1,"list":["x",2]}"#,
+            #"{"text":"a","flag":true,"number":1,"count":1,"list":[],"inner":{"flag":null}}"#,
+            #"{"text":"a","flag":true,"number":1,"count":1,"list":[],"inner":{"flag":true,"note":3}}"#,
+        ]
+        /// The value, or the kind of refusal and the member path ("Index 1", Foundation's name
+        /// for an array element, read as "1").
+        func outcome(_ decode: () throws -> Outer) -> (kind: String, path: [String]) {
+            func path(_ context: DecodingError.Context) -> [String] {
+                context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }
+            }
+            do { return ("value \(try decode())", []) } catch let error as DecodingError {
+                switch error {
+                case .typeMismatch(_, let context): return ("typeMismatch", path(context))
+                case .valueNotFound(_, let context): return ("valueNotFound", path(context))
+                case .keyNotFound(let key, let context): return ("keyNotFound", path(context) + [key.stringValue])
+                case .dataCorrupted(let context): return ("dataCorrupted", path(context))
+                @unknown default: return ("other", [])
+                }
+            } catch { return ("not a DecodingError: \(error)", []) }
+        }
+        for document in documents {
+            let data = Data(document.utf8)
+            let tree = try JSONValue(jsonData: data)
+            let foundation = outcome { try JSONDecoder().decode(Outer.self, from: data) }
+            let library = outcome { try JSONTreeDecoder.value(Outer.self, tree, []) }
+            switch (library.kind, foundation.kind) {
+            case ("dataCorrupted", "dataCorrupted"):
+                // An integer out of range: Foundation's path is empty, the library names the member.
+                #expect(!library.path.isEmpty, "\(document)")
+            case ("valueNotFound", "typeMismatch"):
+                // null where a value must be: the library says null (a missing value), as
+                // Foundation's earlier decoder did; the member is the same.
+                #expect(library.path == foundation.path, "\(document)")
+            default:
+                #expect(library.kind == foundation.kind && library.path == foundation.path, "\(document)")
+            }
+        }
+        #expect(
+            outcome { try JSONTreeDecoder.value(Outer.self, try JSONValue(jsonData: Data(documents[3].utf8)), []) } == (
+                "typeMismatch", ["flag"]
+            ))
+    }
+
     @Test("creation options decode with the IDL default for excludeCredentials and round-trip")
     func creationOptions() throws {
         let text = #"""

@@ -31,6 +31,16 @@ package struct JSONTreeDecoder<Tree: JSONTree>: Decoder {
     /// A value of `type` from `node`; scalars are read directly, anything else through its
     /// own `init(from:)` over the subtree.
     package static func value<T: Decodable>(_ type: T.Type, _ node: Tree, _ codingPath: [any CodingKey]) throws -> T {
+        // The two scalars every document is mostly made of, without a dynamic cast (this generic
+        // runs unspecialized from the modules that call it).
+        if type == String.self {
+            guard let text = node.stringValue, let value = text as? T else { throw mismatch(type, node, codingPath) }
+            return value
+        }
+        if type == Bool.self {
+            guard let flag = node.boolValue, let value = flag as? T else { throw mismatch(type, node, codingPath) }
+            return value
+        }
         if let tree = node as? T { return tree }  // T is the tree type: the subtree as it was read
         switch type {
         case is Bool.Type, is String.Type, is Double.Type, is Float.Type, is Int.Type, is Int8.Type, is Int16.Type,
@@ -110,10 +120,23 @@ package struct JSONTreeDecoder<Tree: JSONTree>: Decoder {
             try JSONTreeDecoder.value(type, try member(key), codingPath + [key])
         }
 
-        // The primitive requirements, each the generic path.
-        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try decode(type, key) }
-        func decode(_ type: String.Type, forKey key: Key) throws -> String { try decode(type, key) }
-        func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try decode(type, key) }
+        // The primitive requirements: text, flags and numbers read directly (the coding path is
+        // built only for an error); the integers through the generic path's range checks.
+        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
+            let node = try member(key)
+            guard let value = node.boolValue else { throw JSONTreeDecoder.mismatch(type, node, codingPath + [key]) }
+            return value
+        }
+        func decode(_ type: String.Type, forKey key: Key) throws -> String {
+            let node = try member(key)
+            guard let value = node.stringValue else { throw JSONTreeDecoder.mismatch(type, node, codingPath + [key]) }
+            return value
+        }
+        func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+            let node = try member(key)
+            guard let value = node.numberValue else { throw JSONTreeDecoder.mismatch(type, node, codingPath + [key]) }
+            return value
+        }
         func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try decode(type, key) }
         func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try decode(type, key) }
         func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try decode(type, key) }
@@ -127,6 +150,21 @@ package struct JSONTreeDecoder<Tree: JSONTree>: Decoder {
         func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try decode(type, key) }
 
         // Absent and null both read as nil, as with JSONDecoder.
+        func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+            guard let node = members[key.stringValue], !node.isNull else { return nil }
+            guard let value = node.stringValue else { throw JSONTreeDecoder.mismatch(type, node, codingPath + [key]) }
+            return value
+        }
+        func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
+            guard let node = members[key.stringValue], !node.isNull else { return nil }
+            guard let value = node.boolValue else { throw JSONTreeDecoder.mismatch(type, node, codingPath + [key]) }
+            return value
+        }
+        func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
+            guard let node = members[key.stringValue], !node.isNull else { return nil }
+            guard let value = node.numberValue else { throw JSONTreeDecoder.mismatch(type, node, codingPath + [key]) }
+            return value
+        }
         func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
             guard let node = members[key.stringValue] else { return nil }
             if node.isNull { return nil }
