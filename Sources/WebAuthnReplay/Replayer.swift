@@ -107,6 +107,7 @@ package enum Replayer {
             return []
         }
         if AppAttestReplay.isAppAttestDocument(data) { return try await AppAttestReplay.replay(data, file: file) }
+        if AndroidKeyReplay.isAndroidDocument(data) { return try await AndroidKeyReplay.replay(data, file: file) }
         let (fixture, setup) = try load(data, file: file)
         let service = RelyingPartyService(
             relyingParty: setup.relyingParty, policy: setup.policy,

@@ -60,6 +60,7 @@ enum AndroidKeyStep {
     static let assertionSignature = "Android assertion signature"
     static let assertionCounter = "Android assertion counter"
     static let keyStore = "Android key store"
+    static let established = "Android key attestation result"
 }
 
 /// A verified Android key attestation: the key to store and what the attestation established.
@@ -192,6 +193,15 @@ extension AndroidKeyAttestationVerifier {
 
         let key = AttestedAndroidKey(
             keyId: Digest.sha256.hash(point), publicKey: point, counter: 0, packageName: app.packageName)
+        trace.note(
+            AndroidKeyStep.established, "what the attestation established",
+            detail: "attestation version \(description.attestationVersion); security \(levels.attestation.rawValue), "
+                + "keystore \(levels.keystore.rawValue); boot \(rootOfTrust.flatMap { AndroidVerifiedBootState(schemaValue: $0.verifiedBootState)?.rawValue } ?? "not stated"), "
+                + "\(rootOfTrust.map { $0.deviceLocked ? "locked" : "unlocked" } ?? "lock not stated"); package \(app.packageName) "
+                + "version \(package.version); signing digests \(digests.map { Base64URL.encode($0) }.joined(separator: ", ")); "
+                + "OS \(enforced.osVersion.map(String.init) ?? "-"), patch \(enforced.osPatchLevel.map(String.init) ?? "-"), "
+                + "vendor patch \(enforced.vendorPatchLevel.map(String.init) ?? "-"), boot patch \(enforced.bootPatchLevel.map(String.init) ?? "-"); "
+                + "key id \(Base64URL.encode(key.keyId))")
         return VerifiedAndroidKeyAttestation(
             key: key, attestationVersion: description.attestationVersion, securityLevel: levels.attestation,
             keystoreSecurityLevel: levels.keystore,
@@ -208,7 +218,7 @@ extension AndroidKeyAttestationVerifier {
         let accepted = AndroidSecurityLevel.allCases.filter(policy.securityLevels.contains).map(\.rawValue)
         return try trace.check(
             AndroidKeyStep.securityLevel, "attestation and keystore security levels are \(accepted.joined(separator: " or "))",
-            detail: "attestation \(description.attestationSecurityLevel), keystore \(description.keymasterSecurityLevel)"
+            detail: "attestation \(Self.levelName(description.attestationSecurityLevel)), keystore \(Self.levelName(description.keymasterSecurityLevel))"
         ) { () throws(WebAuthnError) in
             guard let attestation = AndroidSecurityLevel(schemaValue: description.attestationSecurityLevel),
                 let keystore = AndroidSecurityLevel(schemaValue: description.keymasterSecurityLevel)
@@ -225,6 +235,9 @@ extension AndroidKeyAttestationVerifier {
             return (attestation, keystore)
         }
     }
+
+    /// A schema security level's name, or its number when the schema defines none.
+    static func levelName(_ value: Int) -> String { AndroidSecurityLevel(schemaValue: value)?.rawValue ?? "\(value)" }
 
     /// The device booted verified and locked, as the policy requires.
     private func checkRootOfTrust(
@@ -262,7 +275,7 @@ extension AndroidKeyAttestationVerifier {
         let packages = applicationId?.packages.map(\.name).joined(separator: ", ") ?? "none"
         return try trace.check(
             AndroidKeyStep.app, "the package and its signing certificate are an app the relying party declares",
-            detail: "packages \(packages); \(applicationId?.signatureDigests.count ?? 0) signing certificate digests"
+            detail: "packages \(packages); signing certificate digests \(applicationId?.signatureDigests.map(Base64URL.encode).joined(separator: ", ") ?? "none")"
         ) { () throws(WebAuthnError) in
             guard !description.softwareEnforced.allApplications, !description.teeEnforced.allApplications else {
                 throw WebAuthnError(.attestation, "the key is usable by all applications (allApplications)")

@@ -36,6 +36,9 @@ package struct TestAndroidDevice: Sendable {
         }
     }
 
+    /// The root's DER, for a fixture's `trustAnchors`.
+    package var rootDER: [UInt8] { root.certificate.derBytes }
+
     /// The key id the server derives: SHA-256 of the uncompressed point.
     package var keyId: [UInt8] {
         guard let coordinates = privateKey.publicKey.ecCoordinates else { return [] }

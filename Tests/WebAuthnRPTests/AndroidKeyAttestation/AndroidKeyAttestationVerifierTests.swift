@@ -86,7 +86,7 @@ struct AndroidKeyAttestationVerifierTests {
             trace.rows.map(\.step) == [
                 AndroidKeyStep.certificates, AndroidKeyStep.validity, AndroidKeyStep.chain, AndroidKeyStep.revocation,
                 AndroidKeyStep.description, AndroidKeyStep.challenge, AndroidKeyStep.securityLevel, AndroidKeyStep.rootOfTrust,
-                AndroidKeyStep.app, AndroidKeyStep.key, AndroidKeyStep.osVersion, AndroidKeyStep.patchLevel,
+                AndroidKeyStep.app, AndroidKeyStep.key, AndroidKeyStep.osVersion, AndroidKeyStep.patchLevel, AndroidKeyStep.established,
             ])
         #expect(trace.rows.allSatisfy { $0.outcome == "passed" })
     }
