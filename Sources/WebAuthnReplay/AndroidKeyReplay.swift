@@ -37,7 +37,9 @@ enum AndroidKeyReplay {
         let expect = ceremony.expect
         var mismatches: [String] = []
         func compare<T: Equatable>(_ name: String, _ expected: T?, _ actual: T?) {
-            if let expected, expected != actual { mismatches.append("\(name): expected \(expected), got \(actual.map { "\($0)" } ?? "none")") }
+            if let expected, expected != actual {
+                mismatches.append("\(name): expected \(expected), got \(actual.map { "\($0)" } ?? "none")")
+            }
         }
         var trace = CeremonyTrace()
         var rejection: WebAuthnError?
@@ -132,7 +134,8 @@ struct AndroidSetup {
                 do {
                     parsed.append(try Certificate(derEncoded: try Base64URL.decode(text)[...]))
                 } catch {
-                    throw FixtureError(file: file, member: "policy.trustAnchors[\(index)]", reason: "is not a base64url DER certificate (\(error))")
+                    throw FixtureError(
+                        file: file, member: "policy.trustAnchors[\(index)]", reason: "is not a base64url DER certificate (\(error))")
                 }
             }
             trustAnchors = parsed
@@ -255,7 +258,8 @@ struct AndroidCeremony: Decodable {
             case .androidKeyAttestation:
                 let texts = try container.decode([String].self, forKey: .certificateChain)
                 let chain = try texts.enumerated().map { try bytes(.certificateChain, $0.element).get() }
-                payload = .attestation(chain: chain, challenge: try bytes(.challenge, try container.decode(String.self, forKey: .challenge)).get())
+                payload = .attestation(
+                    chain: chain, challenge: try bytes(.challenge, try container.decode(String.self, forKey: .challenge)).get())
             case .androidKeyAssertion:
                 let counter = try container.decode(UInt32.self, forKey: .counter)
                 let body = try bytes(.body, try container.decodeIfPresent(String.self, forKey: .body) ?? "").get()

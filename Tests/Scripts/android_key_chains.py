@@ -74,23 +74,23 @@ def google(checkout):
     accept = lambda level, version, os, patch, **extra: dict(
         outcome="accept", securityLevel=level, keystoreSecurityLevel=level, verifiedBootState="verified", deviceLocked=True,
         attestationVersion=version, osVersion=os, osPatchLevel=patch, **extra)
-    strict.append(case("tegu/sdk36/TEE_EC_2026_ROOT", "Pixel 9a (preproduction), TEE, KeyMint 4, chain to Key Attestation CA1",
+    strict.append(case("tegu/sdk36/TEE_EC_2026_ROOT", "Pixel 9a preproduction TEE KeyMint 4 to the EC root Key Attestation CA1",
                        "2026-03-01T00:00:00Z", accept("trustedEnvironment", 400, 160000, 202602, packageName="com.google.android.attestation")))
-    strict.append(case("tegu/sdk36/SB_EC_2026_ROOT", "Pixel 9a (preproduction), StrongBox, chain to Key Attestation CA1",
+    strict.append(case("tegu/sdk36/SB_EC_2026_ROOT", "Pixel 9a preproduction StrongBox to the EC root Key Attestation CA1",
                        "2026-03-01T00:00:00Z", accept("strongBox", 300, 160000, 202602, packageName="com.google.android.attestation")))
-    strict.append(case("caiman/sdk36/TEE_EC_RKP", "Pixel 9 Pro (caiman), TEE, remotely provisioned key, RSA root",
+    strict.append(case("caiman/sdk36/TEE_EC_RKP", "Pixel 9 Pro TEE remotely provisioned to the RSA root",
                        "2025-10-01T00:00:00Z", accept("trustedEnvironment", 400, 160000, 202511, packageName="com.google.android.attestation")))
-    strict.append(case("caiman/sdk36/SB_EC_RKP", "Pixel 9 Pro (caiman), StrongBox, remotely provisioned key",
+    strict.append(case("caiman/sdk36/SB_EC_RKP", "Pixel 9 Pro StrongBox remotely provisioned to the RSA root",
                        "2025-10-01T00:00:00Z", accept("strongBox", 300, 160000, 202511, packageName="com.google.android.attestation")))
-    strict.append(case("akita/sdk34/TEE_EC_NONE", "Pixel 8a (akita), unlocked bootloader: refused by the default policy",
+    strict.append(case("akita/sdk34/TEE_EC_NONE", "Pixel 8a unlocked refused by the default policy",
                        "2024-10-01T00:00:00Z", {"outcome": "reject", "error": "attestation"}))
-    strict.append(case("marlin/sdk29/TEE_EC_NONE", "Pixel XL (marlin), software attestation: its chain ends in the software root",
+    strict.append(case("marlin/sdk29/TEE_EC_NONE", "Pixel XL software attestation ends in the software root",
                        "2020-01-01T00:00:00Z", {"outcome": "reject", "error": "trust"}))
-    lax.append(case("akita/sdk34/TEE_EC_NONE", "Pixel 8a (akita), unlocked, unverified boot, KeyMint 3",
+    lax.append(case("akita/sdk34/TEE_EC_NONE", "Pixel 8a unlocked unverified boot KeyMint 3",
                     "2024-10-01T00:00:00Z", dict(outcome="accept", securityLevel="trustedEnvironment", keystoreSecurityLevel="trustedEnvironment",
                                                  verifiedBootState="unverified", deviceLocked=False, attestationVersion=300, osVersion=140000,
                                                  osPatchLevel=202408, packageName="com.google.wireless.android.security.attestationverifier.collector")))
-    lax.append(case("blueline/sdk28/TEE_EC_NONE", "Pixel 3 (blueline), Keymaster 4, attestation version 3, unlocked",
+    lax.append(case("blueline/sdk28/TEE_EC_NONE", "Pixel 3 Keymaster 4 attestation version 3 unlocked",
                     "2020-01-01T00:00:00Z", dict(outcome="accept", securityLevel="trustedEnvironment", keystoreSecurityLevel="trustedEnvironment",
                                                  verifiedBootState="unverified", deviceLocked=False, attestationVersion=3, osVersion=90000,
                                                  osPatchLevel=201908, packageName="com.google.wireless.android.security.attestationverifier.collector")))
@@ -103,9 +103,9 @@ def webauthn(devices):
     out = []
     for file, name in [
         ("simplewebauthn-verifyattestationandroidkey-should-verify-android-keystore-response-from-a-samsung-galaxy-s9-running-android-10.json",
-         "Samsung Galaxy S9+ (Android 10), a passkey's key attested for Google Play services"),
+         "Samsung Galaxy S9 plus Android 10 Google Play services key"),
         ("py_webauthn-reg-android-key-verify-attestation-android-key-hardware-authority.json",
-         "py_webauthn's android-key hardware-authority recording, Google Play services"),
+         "py_webauthn hardware authority recording Google Play services key"),
     ]:
         doc = json.load(open(f"{devices}/{file}"))
         response = doc["ceremonies"][0]["response"]["response"]
@@ -153,10 +153,10 @@ def main(checkout, devices):
 
 # Filled from the chains' key descriptions (webauthn-replay --explain shows each).
 EXPECT_WEBAUTHN = {
-    "Samsung Galaxy S9+ (Android 10), a passkey's key attested for Google Play services": dict(
+    "Samsung Galaxy S9 plus Android 10 Google Play services key": dict(
         outcome="accept", securityLevel="trustedEnvironment", keystoreSecurityLevel="trustedEnvironment", verifiedBootState="verified",
         deviceLocked=True, attestationVersion=3, osVersion=110000, osPatchLevel=202111, packageName="com.google.android.gms"),
-    "py_webauthn's android-key hardware-authority recording, Google Play services": dict(
+    "py_webauthn hardware authority recording Google Play services key": dict(
         outcome="accept", securityLevel="trustedEnvironment", keystoreSecurityLevel="trustedEnvironment", verifiedBootState="verified",
         deviceLocked=True, attestationVersion=300, osVersion=150000, osPatchLevel=202501, packageName="com.google.android.gms"),
 }

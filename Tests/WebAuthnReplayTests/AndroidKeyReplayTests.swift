@@ -74,7 +74,9 @@ struct AndroidKeyReplayTests {
     func explain() async throws {
         let report = await Replayer.replay(paths: [Self.recorded.appendingPathComponent("google-keyattestation.json").path])
         let text = ReplayFormatter.text(report, explain: true)
-        for step in [AndroidKeyStep.chain, AndroidKeyStep.revocation, AndroidKeyStep.rootOfTrust, AndroidKeyStep.app, AndroidKeyStep.established] {
+        for step in [
+            AndroidKeyStep.chain, AndroidKeyStep.revocation, AndroidKeyStep.rootOfTrust, AndroidKeyStep.app, AndroidKeyStep.established,
+        ] {
             #expect(text.contains(step))
         }
         #expect(text.contains("security strongBox, keystore strongBox; boot verified, locked; package com.google.android.attestation"))
@@ -91,7 +93,9 @@ struct AndroidKeyReplayTests {
     @Test("expected facts are compared: a wrong one fails the ceremony")
     func factsCompared() async throws {
         let phone = try TestAndroidDevice(seed: "replay facts")
-        for (member, value) in [("securityLevel", "strongBox" as Any), ("deviceLocked", false), ("attestationVersion", 4), ("packageName", "x")] {
+        for (member, value) in [
+            ("securityLevel", "strongBox" as Any), ("deviceLocked", false), ("attestationVersion", 4), ("packageName", "x"),
+        ] {
             let json = try Self.document(phone) { ceremonies in
                 var expect = ceremonies[0]["expect"] as? [String: Any] ?? [:]
                 expect[member] = value

@@ -218,7 +218,8 @@ extension AndroidKeyAttestationVerifier {
         let accepted = AndroidSecurityLevel.allCases.filter(policy.securityLevels.contains).map(\.rawValue)
         return try trace.check(
             AndroidKeyStep.securityLevel, "attestation and keystore security levels are \(accepted.joined(separator: " or "))",
-            detail: "attestation \(Self.levelName(description.attestationSecurityLevel)), keystore \(Self.levelName(description.keymasterSecurityLevel))"
+            detail:
+                "attestation \(Self.levelName(description.attestationSecurityLevel)), keystore \(Self.levelName(description.keymasterSecurityLevel))"
         ) { () throws(WebAuthnError) in
             guard let attestation = AndroidSecurityLevel(schemaValue: description.attestationSecurityLevel),
                 let keystore = AndroidSecurityLevel(schemaValue: description.keymasterSecurityLevel)
@@ -275,7 +276,8 @@ extension AndroidKeyAttestationVerifier {
         let packages = applicationId?.packages.map(\.name).joined(separator: ", ") ?? "none"
         return try trace.check(
             AndroidKeyStep.app, "the package and its signing certificate are an app the relying party declares",
-            detail: "packages \(packages); signing certificate digests \(applicationId?.signatureDigests.map(Base64URL.encode).joined(separator: ", ") ?? "none")"
+            detail:
+                "packages \(packages); signing certificate digests \(applicationId?.signatureDigests.map(Base64URL.encode).joined(separator: ", ") ?? "none")"
         ) { () throws(WebAuthnError) in
             guard !description.softwareEnforced.allApplications, !description.teeEnforced.allApplications else {
                 throw WebAuthnError(.attestation, "the key is usable by all applications (allApplications)")

@@ -247,3 +247,30 @@ struct AndroidAttestationApplicationId: Sendable, Equatable {
         self.signatureDigests = digests
     }
 }
+
+/// The KeyDescription reader for the `android-key-description` fuzz target (package access): the
+/// description and, when it carries one, its application id, each read or refused.
+package enum AndroidKeyDescriptionReading {
+    /// Reads `bytes` as a KeyDescription.
+    /// - Parameter bytes: the extension value.
+    /// - Returns: `accepted` and every field read, written out (the same bytes must give the same
+    ///   text), or `refused` and the parser's error.
+    package static func read(_ bytes: [UInt8]) -> String {
+        let description: AndroidKeyDescription
+        do {
+            description = try AndroidKeyDescription(derEncoded: bytes)
+        } catch {
+            return "refused \(error)"
+        }
+        var text = "accepted \(description)"
+        for list in [description.softwareEnforced, description.teeEnforced] {
+            guard let der = list.attestationApplicationIdDER else { continue }
+            do {
+                text += "\napplication \(try AndroidAttestationApplicationId(derEncoded: der))"
+            } catch {
+                text += "\napplication refused \(error)"
+            }
+        }
+        return text
+    }
+}
