@@ -69,9 +69,12 @@ package struct TestAndroidDevice: Sendable {
     ///   - description: the key description (``keyDescription(challenge:)`` edited).
     ///   - certificate: edits the key's certificate before it is signed.
     ///   - key: the key certified (nil: the device's).
+    ///   - batch: the CA that issues the key's certificate (nil: the device's batch key).
     package func chain(
-        _ description: TestKeyDescription, certificate: (inout CertificateBuilder) -> Void = { _ in }, key: PrivateKey? = nil
+        _ description: TestKeyDescription, certificate: (inout CertificateBuilder) -> Void = { _ in }, key: PrivateKey? = nil,
+        batch: TestAuthenticator.CA? = nil
     ) throws -> [[UInt8]] {
+        let batch = batch ?? self.batch
         var builder = CertificateBuilder(
             subject: try DistinguishedName([.commonName("Android Keystore Key")]),
             publicKey: (key ?? privateKey).publicKey, notBefore: TestCertificates.now.addingTimeInterval(-86_400),

@@ -146,6 +146,26 @@ struct AndroidKeyAttestationVerifierTests {
             try phone.chain(description) { $0.extraExtensions = [broken] }, verifier, .malformed, at: AndroidKeyStep.description)
     }
 
+    @Test("a key description above the key's certificate (a Keystore key used as a CA) is attestation")
+    func descriptionAboveLeaf() throws {
+        let phone = try Self.device()
+        let key = try PrivateKey.derive(.p256, seed: "attested batch")
+        var builder = CertificateBuilder(
+            subject: try DistinguishedName([.commonName("Attested key as CA")]), publicKey: key.publicKey,
+            notBefore: Self.now.addingTimeInterval(-86_400), notAfter: Self.now.addingTimeInterval(86_400 * 365))
+        builder.issued(by: phone.root.certificate)
+        builder.serialNumber = [0x30, 0x01]
+        builder.basicConstraints = .init(isCA: true, pathLength: 0)
+        builder.keyUsage = [.keyCertSign]
+        builder.extraExtensions = [
+            CertificateExtension(
+                oid: AndroidKeyDescription.extensionOID, isCritical: false, value: phone.keyDescription(challenge: Self.challenge).der)
+        ]
+        let batch = TestAuthenticator.CA(key: key, certificate: try builder.sign(with: phone.root.key))
+        let chain = try phone.chain(phone.keyDescription(challenge: Self.challenge), batch: batch)
+        Self.expectRefusal(chain, try Self.verifier(phone), .attestation, at: AndroidKeyStep.description)
+    }
+
     @Test("an attestation of another challenge is challenge")
     func challenge() throws {
         let phone = try Self.device()
@@ -201,6 +221,12 @@ struct AndroidKeyAttestationVerifierTests {
         }
         Self.expectRefusal(
             try phone.chain(try Self.replacing(704, with: [], in: base)), verifier, .attestation, at: AndroidKeyStep.rootOfTrust)
+        // A TEE attestation's facts come from the TEE's list: a locked, verified root of trust in
+        // softwareEnforced (written by the OS) does not cover an unlocked one in teeEnforced.
+        var claimed = try Self.replacing(
+            704, with: [TestKeyDescription.rootOfTrust(bootKey: key, locked: false, state: 2, bootHash: nil)], in: base)
+        claimed.softwareEnforced.append(TestKeyDescription.rootOfTrust(bootKey: key, locked: true, state: 0, bootHash: nil))
+        Self.expectRefusal(try phone.chain(claimed), verifier, .attestation, at: AndroidKeyStep.rootOfTrust)
         // Attestation version 2 ends the root of trust after the state: no boot hash.
         let unlocked = try Self.replacing(
             704, with: [TestKeyDescription.rootOfTrust(bootKey: key, locked: false, state: 2, bootHash: nil)], in: base)

@@ -79,7 +79,12 @@ struct AndroidKeyDescriptionTests {
         let rootsOfTrust = [
             berBoolean,
             TestKeyDescription.field(704, DEREncoder.sequence([DEREncoder.octetString(Self.bootKey), DEREncoder.boolean(true)])),
-            TestKeyDescription.field(704, DEREncoder.sequence(Array(repeating: DEREncoder.octetString([]), count: 5))),
+            TestKeyDescription.field(
+                704,
+                DEREncoder.sequence([
+                    DEREncoder.octetString(Self.bootKey), DEREncoder.boolean(true), DEREncoder.enumerated(0), DEREncoder.octetString([1]),
+                    DEREncoder.octetString([2]),
+                ])),
         ]
         for rootOfTrust in rootsOfTrust {
             var edited = base
