@@ -169,6 +169,35 @@ struct AndroidKeyAttestationServiceTests {
         #expect(results.filter { $0 }.count == 1)
     }
 
+    /// A key store where another node accepts a request between this node's read and its write.
+    final class RacingStore: AndroidAppKeyStore {
+        let inner = InMemoryAndroidAppKeyStore()
+        func create(_ key: AttestedAndroidKey) async throws -> Bool { try await inner.create(key) }
+        func key(id keyId: [UInt8]) async throws -> AttestedAndroidKey? {
+            let read = try await inner.key(id: keyId)
+            if let read { _ = try await inner.updateCounter(keyId: keyId, from: read.counter, to: read.counter + 1) }
+            return read
+        }
+        func updateCounter(keyId: [UInt8], from expected: UInt32, to newValue: UInt32) async throws -> Bool {
+            try await inner.updateCounter(keyId: keyId, from: expected, to: newValue)
+        }
+    }
+
+    @Test("a request whose counter another node advanced meanwhile is signCount at the key store (compare and swap)")
+    func raceLost() async throws {
+        let phone = try TestAndroidDevice(seed: "race lost")
+        let store = RacingStore()
+        let service = try Self.service(phone, keys: store)
+        try await Self.register(phone, service)
+        do {
+            _ = try await Self.assert(phone, service, counter: 5, binding: "token", consuming: false)
+            Issue.record("a request was accepted although the stored counter changed while it was verified")
+        } catch let error as WebAuthnError {
+            #expect(error.category == .signCount && error.step == "Android key store", "\(error)")
+        }
+        #expect(try await store.inner.key(id: phone.keyId)?.counter == 1)
+    }
+
     @Test("the signed layout is the documented one, field by field")
     func layout() {
         let bytes = AndroidKeyAssertion.signedBytes(counter: 0x0102_0304, binding: "ab", method: "GET", path: "/", body: [])
