@@ -23,9 +23,6 @@ public struct AndroidKeyAttestationService: Sendable {
     /// The service's challenges on the server's transport.
     let challenges: AppChallenges
 
-    /// The first bytes of every stored Android key attestation challenge (then 32 random bytes).
-    package static let storedChallengeTag = Array("andkeyat".utf8)
-
     /// Creates a service.
     /// - Parameters:
     ///   - apps: the Android apps whose keys are accepted (package name and signing-certificate
@@ -56,17 +53,6 @@ public struct AndroidKeyAttestationService: Sendable {
             storedTag: Self.storedChallengeTag, boundTo: apps.map(\.packageName).sorted().joined(separator: ","),
             service: "Android key attestation")
         self.keys = keys
-    }
-
-    /// Issues a one-time challenge on the service's ``ChallengeTransport``. It answers one key
-    /// attestation or one request assertion until `now` plus the challenge lifetime, and never a
-    /// passkey ceremony or App Attest.
-    /// - Parameter now: the current time.
-    /// - Returns: the text to send to the app, and its expiry.
-    /// - Throws: `serverFault` or the store's error when storage fails; ``CryptoError`` when the
-    ///   random generator or sealing fails.
-    public func issueChallenge(now: Date) async throws -> AppAttestChallenge {
-        try await challenges.issue(now: now)
     }
 
     /// Uses up the challenge, then verifies a key attestation chain and stores the key.
@@ -210,5 +196,22 @@ public struct AndroidKeyAttestationService: Sendable {
         }
         trace.note(AndroidKeyStep.keyStore, "the counter is stored", detail: "\(updated.counter)")
         return .success(updated)
+    }
+}
+
+// The names App Attest's service has too: the same job on the same transport.
+extension AndroidKeyAttestationService {
+    /// The first bytes of every stored Android key attestation challenge (then 32 random bytes).
+    package static let storedChallengeTag = Array("andkeyat".utf8)
+
+    /// Issues a one-time challenge on the service's ``ChallengeTransport``. It answers one key
+    /// attestation or one request assertion until `now` plus the challenge lifetime, and never a
+    /// passkey ceremony or App Attest.
+    /// - Parameter now: the current time.
+    /// - Returns: the text to send to the app, and its expiry.
+    /// - Throws: `serverFault` or the store's error when storage fails; ``CryptoError`` when the
+    ///   random generator or sealing fails.
+    public func issueChallenge(now: Date) async throws -> AppAttestChallenge {
+        try await challenges.issue(now: now)
     }
 }

@@ -27,7 +27,7 @@ extension AppAttestService {
 
     /// An App Attest challenge bound to this service's app.
     package func issuedChallenge(_ bytes: [UInt8], issuedAt: Date, expiresAt: Date) -> IssuedChallenge {
-        appChallenges.issuedChallenge(bytes, issuedAt: issuedAt, expiresAt: expiresAt)
+        appChallenges.record(bytes, issuedAt: issuedAt, expiresAt: expiresAt)
     }
 
     /// Uses up the challenge an attestation or assertion answers (``AppChallenges/consume(_:now:trace:)``):

@@ -47,17 +47,17 @@ struct AppChallenges: Sendable {
         let expiresAt = now.addingTimeInterval(lifetime)
         switch transport.mode {
         case .stored(let store):
-            let issued = issuedChallenge(storedTag + (try SecureRandom.bytes(count: 32)), issuedAt: now, expiresAt: expiresAt)
+            let issued = record(storedTag + (try SecureRandom.bytes(count: 32)), issuedAt: now, expiresAt: expiresAt)
             try await store.issue(issued, now: now)
             return AppAttestChallenge(challenge: Base64URL.encode(issued.challenge), expiresAt: expiresAt)
         case .sealed(let key, _):
-            let issued = issuedChallenge(try SecureRandom.bytes(count: 32), issuedAt: now, expiresAt: expiresAt)
+            let issued = record(try SecureRandom.bytes(count: 32), issuedAt: now, expiresAt: expiresAt)
             return AppAttestChallenge(challenge: try key.seal(issued), expiresAt: expiresAt)
         }
     }
 
     /// A challenge of this service's kind, bound to what it serves.
-    func issuedChallenge(_ bytes: [UInt8], issuedAt: Date, expiresAt: Date) -> IssuedChallenge {
+    func record(_ bytes: [UInt8], issuedAt: Date, expiresAt: Date) -> IssuedChallenge {
         IssuedChallenge(challenge: bytes, kind: kind, rpId: boundTo, issuedAt: issuedAt, expiresAt: expiresAt)
     }
 
