@@ -10,8 +10,8 @@ enum AndroidKeyReplay {
     /// Whether a document is an Android key attestation file: it has an `androidApps` member, or
     /// a ceremony of an Android kind.
     static func isAndroidDocument(_ data: Data) -> Bool {
-        guard let probe = try? JSONDecoder().decode(AndroidProbe.self, from: data) else { return false }
-        return probe.hasApps || probe.kinds.contains { AndroidCeremony.Kind(rawValue: $0) != nil }
+        guard let probe = DocumentProbe.of(data) else { return false }
+        return probe.members.contains("androidApps") || probe.kinds.contains { AndroidCeremony.Kind(rawValue: $0) != nil }
     }
 
     /// Replays an Android key attestation file.
@@ -37,9 +37,7 @@ enum AndroidKeyReplay {
         let expect = ceremony.expect
         var mismatches: [String] = []
         func compare<T: Equatable>(_ name: String, _ expected: T?, _ actual: T?) {
-            if let expected, expected != actual {
-                mismatches.append("\(name): expected \(expected), got \(actual.map { "\($0)" } ?? "none")")
-            }
+            if let mismatch = AndroidExpectation.mismatch(name, expected, actual) { mismatches.append(mismatch) }
         }
         var trace = CeremonyTrace()
         var rejection: WebAuthnError?
@@ -73,21 +71,7 @@ enum AndroidKeyReplay {
             case .success(let key): compare("counter", expect.counter, key.counter)
             }
         }
-        let actual: String
-        if let rejection {
-            actual = "reject(\(rejection.category.rawValue))"
-            if expect.outcome == .accept {
-                mismatches.append("expected accept, got \(rejection)")
-            } else {
-                compare("error", expect.error, rejection.category)
-            }
-        } else {
-            actual = "accept"
-            if expect.outcome == .reject { mismatches.append("expected \(expect.summary), got accept") }
-        }
-        return CeremonyResult(
-            file: file, name: ceremony.name, expected: expect.summary, actual: actual,
-            passed: mismatches.isEmpty, mismatches: mismatches, error: rejection, trace: trace)
+        return expect.result(file: file, name: ceremony.name, rejection: rejection, factMismatches: mismatches, trace: trace)
     }
 }
 
@@ -129,16 +113,7 @@ struct AndroidSetup {
             requireLockedBootloader: spec?.requireLockedBootloader ?? true, minimumOSVersion: spec?.minimumOSVersion,
             minimumPatchLevel: spec?.minimumPatchLevel)
         if let anchors = spec?.trustAnchors {
-            var parsed: [Certificate] = []
-            for (index, text) in anchors.enumerated() {
-                do {
-                    parsed.append(try Certificate(derEncoded: try Base64URL.decode(text)[...]))
-                } catch {
-                    throw FixtureError(
-                        file: file, member: "policy.trustAnchors[\(index)]", reason: "is not a base64url DER certificate (\(error))")
-                }
-            }
-            trustAnchors = parsed
+            trustAnchors = try FixtureError.trustAnchors(anchors, file: file)
         } else {
             trustAnchors = KnownAttestationRoots.googleHardwareAttestationRoots
         }
@@ -162,21 +137,6 @@ struct AndroidSetup {
                     packageName: key.packageName))
         }
         self.keys = keys
-    }
-}
-
-/// Just enough of a document to route it.
-private struct AndroidProbe: Decodable {
-    var hasApps: Bool
-    var kinds: [String]
-
-    private struct KindOnly: Decodable { var kind: String? }
-    private enum CodingKeys: String, CodingKey { case androidApps, ceremonies }
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        hasApps = container.contains(.androidApps)
-        kinds = ((try? container.decodeIfPresent([KindOnly].self, forKey: .ceremonies)) ?? nil)?.compactMap(\.kind) ?? []
     }
 }
 
@@ -280,7 +240,7 @@ struct AndroidCeremony: Decodable {
 }
 
 /// The verdict an Android ceremony is held to, with the facts an accepted attestation must establish.
-struct AndroidExpectation: Decodable {
+struct AndroidExpectation: Decodable, VerdictExpectation {
     var outcome: Expectation.Outcome
     var error: WebAuthnError.Category?
     var securityLevel: AndroidSecurityLevel?
@@ -293,12 +253,4 @@ struct AndroidExpectation: Decodable {
     var osPatchLevel: Int?
     var keyId: String?
     var counter: UInt32?
-
-    /// `accept` or `reject(<error>)`.
-    var summary: String {
-        switch outcome {
-        case .accept: return "accept"
-        case .reject: return error.map { "reject(\($0.rawValue))" } ?? "reject"
-        }
-    }
 }
