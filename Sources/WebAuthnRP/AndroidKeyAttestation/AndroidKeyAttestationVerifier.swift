@@ -50,7 +50,7 @@ enum AndroidKeyStep {
     static let chain = "Android key attestation chain"
     static let revocation = "Android key attestation revocation"
     static let description = "Android key attestation key description"
-    static let challenge = "Android key attestation challenge"
+    static let challenge = "Android key attestation attested challenge"
     static let securityLevel = "Android key attestation security level"
     static let rootOfTrust = "Android key attestation root of trust"
     static let app = "Android key attestation app"
