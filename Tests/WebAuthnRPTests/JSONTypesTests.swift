@@ -98,6 +98,18 @@ struct JSONTypesTests {
         }
     }
 
+    @Test("JSONValue.jsonData() writes members in name order, escapes strings, and reads back as the same value")
+    func writtenDocument() throws {
+        let value = JSONValue.object([
+            "z": .array([.number(1), .number(2.5), .null, .bool(false)]), "a": .string("a\"b\\c\n\u{1}é/"),
+            "m": .object(["y": .bool(true), "x": .number(-3)]),
+        ])
+        let data = try value.jsonData()
+        #expect(String(decoding: data, as: UTF8.self) == #"{"a":"a\"b\\c\n\u0001é/","m":{"x":-3,"y":true},"z":[1,2.5,null,false]}"#)
+        #expect(try JSONValue(jsonData: data) == value)
+        #expect(throws: WebAuthnError(.malformed, "")) { try JSONValue.object(["n": .number(.nan)]).jsonData() }
+    }
+
     @Test("unknown enumeration values are kept through decoding and encoding")
     func unknownEnumValues() throws {
         let text = Self.registrationJSON
@@ -268,6 +280,30 @@ struct JSONTypesTests {
                 #expect(context.codingPath.map(\.stringValue) == ["extensions", "alpha"])
             }
         }
+    }
+
+    /// A sealed challenge is written by the library's writer, a stored one by `Codable`: the two
+    /// must be one document, or a token sealed by one release would read differently.
+    @Test("a challenge's stored form is the same document from the writer and from JSONEncoder")
+    func storedChallengeWriterMatchesCodable() throws {
+        let challenges = [
+            IssuedChallenge(
+                challenge: [1, 2, 3], kind: .authentication, rpId: "example.org", expiresAt: Date(timeIntervalSince1970: 1_800_000_000)),
+            IssuedChallenge(
+                challenge: Array(repeating: 9, count: 32), kind: .registration, rpId: "login.example.org", userHandle: [7, 7],
+                allowCredentials: [[1], [2, 3]], userVerification: .required, offeredAlgorithms: [.es256, .rs256],
+                conditionalCreate: true, attestation: .direct,
+                extensions: ["prf": .object(["eval": .object(["first": .string("AAEC")])]), "credProps": .bool(true)],
+                issuedAt: Date(timeIntervalSince1970: 1_799_999_700.125), expiresAt: Date(timeIntervalSince1970: 1_800_000_000.5)),
+        ]
+        for issued in challenges {
+            let written = try issued.storedJSON()
+            #expect(try JSONValue(jsonData: Data(written)) == JSONValue(jsonData: try JSONEncoder().encode(issued)))
+            #expect(try JSONDecoder().decode(IssuedChallenge.self, from: Data(written)) == issued)
+        }
+        let never = IssuedChallenge(
+            challenge: [1], kind: .authentication, rpId: "example.org", expiresAt: Date(timeIntervalSince1970: .infinity))
+        #expect(throws: WebAuthnError(.malformed, "")) { try never.storedJSON() }
     }
 
     @Test("creation options decode with the IDL default for excludeCredentials and round-trip")

@@ -292,4 +292,16 @@ extension JSONValue {
             throw WebAuthnError(.malformed, "\(error)")
         }
     }
+    /// Writes the value as JSON with the library's writer, the one that writes the options:
+    /// each object's members in name order, strings escaped as `JSON.stringify` escapes them,
+    /// whole numbers without a fraction. What the strict reader reads back is this value. For a
+    /// server's own small documents (a signed cookie's payload, an answer), without
+    /// `JSONEncoder`'s boxing.
+    /// - Returns: UTF-8 JSON.
+    /// - Throws: ``WebAuthnError`` `malformed` for a number JSON cannot carry (NaN, an infinity).
+    public func jsonData() throws(WebAuthnError) -> Data {
+        var writer = JSONTextWriter()
+        do { try writer.value(self) } catch { throw WebAuthnError(.malformed, "\(error)") }
+        return Data(writer.bytes)
+    }
 }

@@ -52,9 +52,10 @@ public struct SealedChallengeKey: Sendable {
     /// ``AppAttestService`` for App Attest's.
     /// - Parameter issued: the challenge and its ceremony binding.
     /// - Returns: the token (base64url), for the client to send back with its response.
-    /// - Throws: ``CryptoError`` when libcrypto fails; `EncodingError` never in practice.
+    /// - Throws: ``CryptoError`` when libcrypto fails; ``WebAuthnError`` `malformed` for a time
+    ///   JSON cannot carry (never for what the service issues).
     package func seal(_ issued: IssuedChallenge) throws -> String {
-        let plaintext = Array(try JSONEncoder().encode(issued))
+        let plaintext = try issued.storedJSON()
         let nonce = try SecureRandom.bytes(count: AES256GCM.nonceSize)
         let sealed = try AES256GCM.seal(plaintext, key: key, nonce: nonce, aad: Self.associatedData)
         return Base64URL.encode([Self.version] + nonce + sealed)
