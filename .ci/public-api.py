@@ -26,7 +26,12 @@ import collections, glob, json, os, re, subprocess, sys
 # 470 -> 471 (native-app backend gaps): VerifiedRegistration.userHandle, whose account a sign-up was for.
 # 471 -> 472 (backend performance): JSONValue.jsonData(), the writer beside the strict reader, so a
 # server's own small documents (the backend's signed ceremony state) skip JSONEncoder.
-BUDGET = {"WebAuthnRP": 472, "WebAuthnCrypto": 53, "WebAuthnCoding": 0}
+# 472 -> 529 (issue 46, Android key attestation of an app key): AndroidKeyAttestationService (6),
+# AndroidKeyAttestationPolicy (7), VerifiedAndroidKeyAttestation (13), AndroidSecurityLevel (4),
+# AndroidVerifiedBootState (5), AttestedAndroidKey (6), AndroidAppKeyStore (4),
+# InMemoryAndroidAppKeyStore (5), AndroidAttestationStatusList (4), CeremonyKind.androidKeyAttestation
+# (1), and the two enums' init(rawValue:) (2).
+BUDGET = {"WebAuthnRP": 529, "WebAuthnCrypto": 53, "WebAuthnCoding": 0}
 
 if len(sys.argv) > 1:
     graphs = sys.argv[1]

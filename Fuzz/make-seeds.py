@@ -35,6 +35,8 @@ ceremonies is kept once) with a prefix saying where it came from. Sources, per h
   appattest-assertion       the assertion of every appAssertion ceremony (also a cbor seed)
   metadata-blob             the policy.metadata BLOB of every fixture that has one
   metadata-payload          the payload JSON of those BLOBs
+  android-key-description   the key description (attestation extension value) of the first certificate of
+                            every androidKeyAttestation chain (the chains also as x509 seeds)
   extension-outputs         0x00 + every authenticator extensions map, 0x01 + every non-empty
                             clientExtensionResults (compact JSON), and deep or wide hostile maps
   (hostile)                 per parser, inputs that declare 2^63 - 1 or 2^32 - 1 bytes or elements
@@ -63,7 +65,7 @@ HARNESSES = [
     "attstmt-packed", "attstmt-fido-u2f", "attstmt-tpm", "attstmt-android-key",
     "attstmt-android-safetynet", "attstmt-apple", "attstmt-compound",
     "appattest-attestation", "appattest-assertion", "metadata-blob", "metadata-payload",
-    "extension-outputs",
+    "extension-outputs", "android-key-description",
 ]
 
 # The fixed attestation contexts of the attstmt-* harnesses (WebAuthnFuzzing's
@@ -83,6 +85,27 @@ CONTEXT_CEREMONY = "register"
 
 def b64url(text):
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+# The Android key attestation extension (1.3.6.1.4.1.11129.2.1.17) as DER: OID, optional critical, value.
+KEY_DESCRIPTION_OID = bytes.fromhex("060a2b06010401d679020111")
+
+
+def key_description(certificate):
+    """The extension value of a certificate's key description, or None."""
+    at = certificate.find(KEY_DESCRIPTION_OID)
+    if at < 0:
+        return None
+    pos = at + len(KEY_DESCRIPTION_OID)
+    if certificate[pos:pos + 3] == b"\x01\x01\xff":
+        pos += 3
+    if certificate[pos] != 0x04:
+        return None
+    length, pos = certificate[pos + 1], pos + 2
+    if length & 0x80:
+        size = length & 0x7F
+        length, pos = int.from_bytes(certificate[pos:pos + size], "big"), pos + size
+    return certificate[pos:pos + length]
 
 
 # --- A minimal CBOR reader: enough to find items and their exact byte spans. ---------------
@@ -317,6 +340,17 @@ def collect(seeds):
                 seeds.add("cose-key", stem + "-credential", key)
             for ceremony in fixture.get("ceremonies", []):
                 prefix = stem + "-" + ceremony.get("name", "ceremony").replace(" ", "_")[:40]
+                if ceremony.get("kind") == "androidKeyAttestation":
+                    for index, text in enumerate(ceremony.get("certificateChain") or []):
+                        try:
+                            der = b64url(text)
+                        except Exception:
+                            continue
+                        seeds.add("x509", prefix, der)
+                        description = key_description(der) if index == 0 else None
+                        if description is not None:
+                            seeds.add("android-key-description", prefix, description)
+                    continue
                 app_member = {"appAttestation": "attestation", "appAssertion": "assertion"}.get(ceremony.get("kind"))
                 if app_member is not None:
                     try:

@@ -48,10 +48,11 @@ public struct FuzzTarget: Sendable {
     /// - Returns: the first property that did not hold, or nil.
     public func run(_ bytes: [UInt8]) -> PropertyViolation? { run(bytes[...]) }
 
-    /// Every target, one per parser and one per whole ceremony, then one per attestation format, then App Attest.
+    /// Every target, one per parser and one per whole ceremony, then one per attestation format, then App
+    /// Attest, metadata, extensions and Android key attestation.
     public static let all: [FuzzTarget] =
         ParserTargets.all + CeremonyTargets.all + AttestationStatementTargets.all
-        + AppAttestTargets.all + MetadataTargets.all + ExtensionTargets.all
+        + AppAttestTargets.all + MetadataTargets.all + ExtensionTargets.all + AndroidKeyAttestationTargets.all
 
     /// Builds the fixed inputs every target verifies against (relying party, policy, trust
     /// anchor, recorded contexts and records) now rather than on the first input.

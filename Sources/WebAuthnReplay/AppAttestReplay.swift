@@ -10,8 +10,8 @@ enum AppAttestReplay {
     /// Whether a document is an App Attest file: it has an `app` member, or a ceremony of an
     /// App Attest kind. Anything else (including what does not decode) is left to the WebAuthn path.
     static func isAppAttestDocument(_ data: Data) -> Bool {
-        guard let probe = try? JSONDecoder().decode(Probe.self, from: data) else { return false }
-        return probe.hasApp || probe.kinds.contains { AppCeremony.Kind(rawValue: $0) != nil }
+        guard let probe = DocumentProbe.of(data) else { return false }
+        return probe.members.contains("app") || probe.kinds.contains { AppCeremony.Kind(rawValue: $0) != nil }
     }
 
     /// Replays an App Attest file.
@@ -102,34 +102,21 @@ enum AppAttestReplay {
         let expect = ceremony.expect
         var mismatches: [String] = []
         func compare<T: Equatable>(_ name: String, _ expected: T?, _ actual: T) {
-            if let expected, expected != actual { mismatches.append("\(name): expected \(expected), got \(actual)") }
+            if let mismatch = AppExpectation.mismatch(name, expected, actual) { mismatches.append(mismatch) }
         }
-        let actual: String
-        var error: WebAuthnError?
+        var rejection: WebAuthnError?
         switch outcome {
-        case .rejected(let rejection):
-            actual = "reject(\(rejection.category.rawValue))"
-            error = rejection
-            if expect.outcome == .accept {
-                mismatches.append("expected accept, got \(rejection)")
-            } else {
-                compare("error", expect.error, rejection.category)
-            }
+        case .rejected(let error):
+            rejection = error
         case .attested(let verified):
-            actual = "accept"
-            if expect.outcome == .reject { mismatches.append("expected \(expect.summary), got accept") }
             compare("environment", expect.environment, verified.key.environment)
             compare("trusted", expect.trusted, true)  // an accepted attestation always chains to an anchor
             compare("signCount", expect.signCount, verified.authenticatorData.signCount)
         case .asserted(let verified):
-            actual = "accept"
-            if expect.outcome == .reject { mismatches.append("expected \(expect.summary), got accept") }
             compare("environment", expect.environment, verified.updatedKey.environment)
             compare("signCount", expect.signCount, verified.updatedKey.signCount)
         }
-        return CeremonyResult(
-            file: file, name: ceremony.name, expected: expect.summary, actual: actual,
-            passed: mismatches.isEmpty, mismatches: mismatches, error: error, trace: trace)
+        return expect.result(file: file, name: ceremony.name, rejection: rejection, factMismatches: mismatches, trace: trace)
     }
 
     /// The app, environment, anchors, clock and starting keys a file describes.
@@ -162,17 +149,7 @@ enum AppAttestReplay {
             }
             challengeLifetime = lifetime
             if let anchors = fixture.policy?.trustAnchors {
-                var parsed: [Certificate] = []
-                for (index, text) in anchors.enumerated() {
-                    do {
-                        parsed.append(try Certificate(derEncoded: try Base64URL.decode(text)[...]))
-                    } catch {
-                        throw FixtureError(
-                            file: file, member: "policy.trustAnchors[\(index)]",
-                            reason: "is not a base64url DER certificate (\(error))")
-                    }
-                }
-                trustAnchors = parsed
+                trustAnchors = try FixtureError.trustAnchors(anchors, file: file)
             } else {
                 trustAnchors = KnownAttestationRoots.appleAppAttestationRootCA.map { [$0] } ?? []
             }
@@ -205,21 +182,6 @@ enum AppAttestReplay {
             }
             self.keys = keys
         }
-    }
-}
-
-/// Just enough of a document to route it.
-private struct Probe: Decodable {
-    var hasApp: Bool
-    var kinds: [String]
-
-    private struct KindOnly: Decodable { var kind: String? }
-    private enum CodingKeys: String, CodingKey { case app, ceremonies }
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        hasApp = container.contains(.app)
-        kinds = ((try? container.decodeIfPresent([KindOnly].self, forKey: .ceremonies)) ?? nil)?.compactMap(\.kind) ?? []
     }
 }
 
@@ -338,18 +300,10 @@ struct AppCeremony: Decodable {
 }
 
 /// The verdict an App Attest ceremony is held to.
-struct AppExpectation: Decodable {
+struct AppExpectation: Decodable, VerdictExpectation {
     var outcome: Expectation.Outcome
     var error: WebAuthnError.Category?
     var environment: AppAttestEnvironment?
     var trusted: Bool?
     var signCount: UInt32?
-
-    /// `accept` or `reject(<error>)`.
-    var summary: String {
-        switch outcome {
-        case .accept: return "accept"
-        case .reject: return error.map { "reject(\($0.rawValue))" } ?? "reject"
-        }
-    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import WebAuthnCoding
+import WebAuthnCrypto
 import WebAuthnRP
 
 /// A fixture file that cannot be replayed at all (replay exit code 2): not JSON,
@@ -22,6 +23,21 @@ package struct FixtureError: Error, Sendable, CustomStringConvertible {
         do { return try Base64URL.decode(text) } catch {
             throw FixtureError(file: file, member: member, reason: "is not base64url (\(error))")
         }
+    }
+
+    /// The certificates of `policy.trustAnchors` (base64url DER), or the error naming the one
+    /// that does not parse.
+    static func trustAnchors(_ texts: [String], file: String) throws(FixtureError) -> [Certificate] {
+        var anchors: [Certificate] = []
+        for (index, text) in texts.enumerated() {
+            do {
+                anchors.append(try Certificate(derEncoded: try Base64URL.decode(text)[...]))
+            } catch {
+                throw FixtureError(
+                    file: file, member: "policy.trustAnchors[\(index)]", reason: "is not a base64url DER certificate (\(error))")
+            }
+        }
+        return anchors
     }
 
     /// Names the member a `DecodingError` points at.
@@ -373,5 +389,74 @@ struct Expectation: Decodable {
         case .accept: return "accept"
         case .reject: return error.map { "reject(\($0.rawValue))" } ?? "reject"
         }
+    }
+}
+
+/// Just enough of a document to route it to its replay: its top-level member names and the kinds
+/// of its ceremonies. A document that does not decode this far is left to the WebAuthn path.
+struct DocumentProbe: Decodable {
+    var members: Set<String>
+    var kinds: [String]
+
+    private struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+    private struct KindOnly: Decodable { var kind: String? }
+
+    init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: AnyKey.self)
+        members = Set(container.allKeys.map(\.stringValue))
+        let ceremonies = AnyKey(stringValue: "ceremonies")
+        kinds = ((try? container.decodeIfPresent([KindOnly].self, forKey: ceremonies)) ?? nil)?.compactMap(\.kind) ?? []
+    }
+
+    /// The probe of `data`, nil when it is not a JSON object.
+    static func of(_ data: Data) -> DocumentProbe? { try? JSONDecoder().decode(DocumentProbe.self, from: data) }
+}
+
+/// The verdict part of an app-integrity ceremony's expectation (App Attest, Android key
+/// attestation): accept, or reject with a category. The facts an accepted ceremony must show are
+/// each file kind's own.
+protocol VerdictExpectation {
+    var outcome: Expectation.Outcome { get }
+    var error: WebAuthnError.Category? { get }
+}
+
+extension VerdictExpectation {
+    /// `accept` or `reject(<error>)`.
+    var summary: String {
+        switch outcome {
+        case .accept: return "accept"
+        case .reject: return error.map { "reject(\($0.rawValue))" } ?? "reject"
+        }
+    }
+
+    /// The ceremony's result: `rejection` (nil when it was accepted) held to the expected outcome
+    /// and error, with the mismatches already found in an accepted ceremony's facts.
+    func result(
+        file: String, name: String, rejection: WebAuthnError?, factMismatches: [String], trace: CeremonyTrace
+    ) -> CeremonyResult {
+        var mismatches = factMismatches
+        if let rejection {
+            if outcome == .accept {
+                mismatches.append("expected accept, got \(rejection)")
+            } else if let mismatch = Self.mismatch("error", error, rejection.category) {
+                mismatches.append(mismatch)
+            }
+        } else if outcome == .reject {
+            mismatches.append("expected \(summary), got accept")
+        }
+        return CeremonyResult(
+            file: file, name: name, expected: summary, actual: rejection.map { "reject(\($0.category.rawValue))" } ?? "accept",
+            passed: mismatches.isEmpty, mismatches: mismatches, error: rejection, trace: trace)
+    }
+
+    /// `<name>: expected …, got …` when a value is expected and differs, else nil.
+    static func mismatch<T: Equatable>(_ name: String, _ expected: T?, _ actual: T?) -> String? {
+        guard let expected, expected != actual else { return nil }
+        return "\(name): expected \(expected), got \(actual.map { "\($0)" } ?? "none")"
     }
 }

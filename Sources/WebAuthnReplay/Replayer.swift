@@ -107,6 +107,7 @@ package enum Replayer {
             return []
         }
         if AppAttestReplay.isAppAttestDocument(data) { return try await AppAttestReplay.replay(data, file: file) }
+        if AndroidKeyReplay.isAndroidDocument(data) { return try await AndroidKeyReplay.replay(data, file: file) }
         let (fixture, setup) = try load(data, file: file)
         let service = RelyingPartyService(
             relyingParty: setup.relyingParty, policy: setup.policy,
@@ -247,15 +248,7 @@ struct ReplaySetup {
                 file: file, member: "policy.challengeLifetime",
                 reason: "is \(lifetime); it must be a finite number of seconds, 0 or more")
         }
-        var anchors: [Certificate] = []
-        for (index, text) in (spec?.trustAnchors ?? []).enumerated() {
-            let member = "policy.trustAnchors[\(index)]"
-            do {
-                anchors.append(try Certificate(derEncoded: try Base64URL.decode(text)[...]))
-            } catch {
-                throw FixtureError(file: file, member: member, reason: "is not a base64url DER certificate (\(error))")
-            }
-        }
+        let anchors = try FixtureError.trustAnchors(spec?.trustAnchors ?? [], file: file)
         self.anchors = anchors
         let requireTrust = spec?.requireTrustedAttestation ?? false
         var source: any AttestationTrustSource = FixedTrustAnchors(anchors)

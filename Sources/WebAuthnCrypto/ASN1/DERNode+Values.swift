@@ -107,7 +107,7 @@ extension DERNode {
 
     /// A BOOLEAN (DER: `0x00` or `0xFF`, one octet).
     /// - Throws: ``DERError/Code/invalidValue`` for any other content.
-    func boolean() throws(DERError) -> Bool {
+    package func boolean() throws(DERError) -> Bool {
         let bytes = try primitiveContent(.boolean)
         guard bytes.count == 1, let byte = bytes.first, byte == 0x00 || byte == 0xFF else {
             throw error(.invalidValue, "BOOLEAN must be one octet, 0x00 or 0xFF")

@@ -49,7 +49,7 @@ extension AppAttestVerifier {
         //    assertion's signature is valid for nonce."
         try trace.check(AppAttestStep.assertion(3), "the signature over nonce verifies with the stored key (ES256)") {
             () throws(WebAuthnError) in
-            let publicKey = try libcryptoKey(key.publicKey)
+            let publicKey = try VerificationCache.p256Key(key.publicKey, cache: cache)
             let valid: Bool
             do {
                 valid = try publicKey.verify(signature: parsed.signature, over: nonce[...], algorithm: .es256)
@@ -82,21 +82,5 @@ extension AppAttestVerifier {
         var updated = key
         updated.signCount = authData.signCount
         return VerifiedAppAssertion(updatedKey: updated, authenticatorData: authData)
-    }
-
-    /// The libcrypto key of a stored point `04 ‖ x ‖ y`: the cached one when this point was seen
-    /// before, else built from the point itself (no COSE map to encode and decode again).
-    private func libcryptoKey(_ point: [UInt8]) throws(WebAuthnError) -> PublicKey {
-        if let cached = cache?.keys.key(forPoint: point) { return cached }
-        guard point.count == 65, point.first == 0x04 else {
-            throw WebAuthnError(.malformed, "the stored public key is not an uncompressed P-256 point (\(point.count) bytes)")
-        }
-        do {
-            let built = try PublicKey(p256Point: point)
-            cache?.keys.insert(built, forPoint: point)
-            return built
-        } catch {
-            throw WebAuthnError(.malformed, "the stored public key is not an uncompressed P-256 point: \(error)")
-        }
     }
 }

@@ -7,4 +7,7 @@ public enum CeremonyKind: String, Sendable, Hashable, Codable {
     /// An Apple App Attest challenge (``AppAttestService/issueChallenge(now:)``), answered by
     /// one key attestation or assertion of the app; never by a passkey ceremony.
     case appAttest
+    /// An Android key attestation challenge (``AndroidKeyAttestationService/issueChallenge(now:)``),
+    /// answered by one key attestation or request assertion of the app; never by a passkey ceremony.
+    case androidKeyAttestation
 }

@@ -107,17 +107,13 @@ extension TestAuthenticator {
         var challenge = clientDataHash
         options.nonce(&challenge)
         // purpose [1] (default [KM_PURPOSE_SIGN] in teeEnforced), origin [702]: KM_ORIGIN_GENERATED.
-        func purpose(_ values: [Int]?) -> [[UInt8]] {
-            values.map { [DEREncoder.explicit(1, DEREncoder.set($0.map { DEREncoder.integer($0) }))] } ?? []
-        }
-        let teeEnforced = purpose(options.details.androidKeyTEEPurposes) + [DEREncoder.explicit(702, DEREncoder.integer(0))]
-        let softwareEnforced = purpose(options.details.androidKeySoftwarePurposes)
-        let keyDescription = DEREncoder.sequence([
-            DEREncoder.integer(3), DEREncoder.enumerated(1),  // attestationVersion, attestationSecurityLevel TEE
-            DEREncoder.integer(4), DEREncoder.enumerated(1),  // keymasterVersion, keymasterSecurityLevel TEE
-            DEREncoder.octetString(challenge), DEREncoder.octetString([]),
-            DEREncoder.sequence(softwareEnforced), DEREncoder.sequence(teeEnforced),
-        ])
+        var description = TestKeyDescription(challenge: challenge)
+        description.attestationVersion = 3  // attestationSecurityLevel and keymasterSecurityLevel: TEE
+        description.keymasterVersion = 4
+        description.softwareEnforced = options.details.androidKeySoftwarePurposes.map { [TestKeyDescription.purposes($0)] } ?? []
+        description.teeEnforced =
+            (options.details.androidKeyTEEPurposes.map { [TestKeyDescription.purposes($0)] } ?? []) + [TestKeyDescription.integer(702, 0)]
+        let keyDescription = description.der
         let validity = Self.certificateValidity
         var builder = CertificateBuilder(
             subject: try DistinguishedName([.commonName("Android Keystore Key")]),

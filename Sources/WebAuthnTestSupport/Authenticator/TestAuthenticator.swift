@@ -44,6 +44,12 @@ package struct TestAuthenticator {
         package let key: PrivateKey
         package let certificate: Certificate
 
+        /// A CA from its key and certificate (a test that builds an unusual one itself).
+        package init(key: PrivateKey, certificate: Certificate) {
+            self.key = key
+            self.certificate = certificate
+        }
+
         /// A CA valid from a year before until ten years after 2025-01-01.
         /// - Parameters:
         ///   - name: its common name.

@@ -285,7 +285,10 @@ struct AndroidKeyAttestationTests {
         let description = try AndroidKeyDescription(derEncoded: value)
         #expect(description.attestationVersion == 300)
         #expect(description.attestationChallenge == [1, 2, 3])
-        #expect(description.softwareEnforced == AndroidAuthorizationList(allApplications: true))
+        // The fields android-key reads; algorithm [2] and attestationApplicationId [709] are the app-key checks'.
+        let software = description.softwareEnforced
+        #expect(software.allApplications && software.purposes == nil && software.origin == nil)
+        #expect(software.algorithm == 3 && software.attestationApplicationIdDER == [0x30, 0x00])
         #expect(description.teeEnforced == AndroidAuthorizationList(purposes: [2, 3], origin: 0))
     }
 }
