@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""Writes Fixtures/recorded/android-key-attestation/*.json from public recordings of real
+"""Writes Android key attestation ceremony files from public recordings of real
 Android key attestation chains (their sources and licences: Fixtures/README.md, "Android key
 attestation ceremonies"). Only the certificate chains and the challenge each device attested
 are taken; the expected facts restate what each chain's key description says.
 
-    python3 Tests/Scripts/android_key_chains.py <android/keyattestation checkout> <shared/conformance/devices>
+    python3 Tests/Scripts/android_key_chains.py google <android/keyattestation checkout>
+        rewrites Fixtures/recorded/android-key-attestation/google-*.json
+    python3 Tests/Scripts/android_key_chains.py conformance <shared/conformance/devices> <folder>
+        writes <folder>/webauthn-recordings.json from the shared corpus (.ci/run, each run)
 
 No Python packages: the chains are read from PEM, and the WebAuthn attestation objects with
 the small CBOR reader below.
@@ -130,7 +133,7 @@ def write(path, description, ceremonies, apps, policy):
         json.dump(document, f, indent=2); f.write("\n")
 
 
-def main(checkout, devices):
+def main_google(checkout):
     folder = "Fixtures/recorded/android-key-attestation"
     strict, lax = google(checkout)
     write(f"{folder}/google-keyattestation.json",
@@ -140,6 +143,11 @@ def main(checkout, devices):
           "Real chains of unlocked development devices, accepted by a policy that asks for neither verified boot nor a locked bootloader",
           [c for c, _ in lax], [a for _, apps in lax for a in apps],
           {"verificationTime": "2024-10-01T00:00:00Z", "requireVerifiedBoot": False, "requireLockedBootloader": False})
+
+
+def main_conformance(devices, folder):
+    """The shared conformance corpus is tested against, never copied into the project: .ci/run
+    writes this file into a temporary folder at each run and replays it there."""
     recordings = webauthn(devices)
     apps = [{"packageName": "com.google.android.gms", "sha256Fingerprint": "F0:FD:6C:5B:41:0F:25:CB:25:C3:B5:33:46:C8:97:2F:AE:30:F8:EE:74:11:DF:91:04:80:AD:6B:2D:60:DB:83"}]
     ceremonies = []
@@ -162,4 +170,9 @@ EXPECT_WEBAUTHN = {
 }
 
 if __name__ == "__main__":
-    main(sys.argv[1], sys.argv[2])
+    if len(sys.argv) == 3 and sys.argv[1] == "google":
+        main_google(sys.argv[2])
+    elif len(sys.argv) == 4 and sys.argv[1] == "conformance":
+        main_conformance(sys.argv[2], sys.argv[3])
+    else:
+        sys.exit(__doc__)

@@ -60,13 +60,15 @@ struct AndroidKeyReplayTests {
         ]
     }
 
-    @Test("the real device chains meet their expectations: two sources, accepted and refused by their facts")
+    /// Google's test data; the second source, the devices' WebAuthn recordings of the shared
+    /// conformance corpus, is replayed by `.ci/run` (the corpus is not copied into the project).
+    @Test("the real device chains meet their expectations, accepted and refused by their facts")
     func recordedChains() async throws {
         let report = await Replayer.replay(paths: [Self.recorded.path])
         #expect(report.fixtureErrors.isEmpty)
-        #expect(report.results.count >= 10)
+        #expect(report.results.count >= 8)
         #expect(report.failed == 0, "\(report.results.filter { !$0.passed }.map { "\($0.name): \($0.mismatches)" })")
-        #expect(Set(report.results.map(\.file)).count == 3)
+        #expect(Set(report.results.map(\.file)).count == 2)
         #expect(report.results.contains { $0.actual == "reject(trust)" } && report.results.contains { $0.actual == "reject(attestation)" })
     }
 
