@@ -44,7 +44,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", "4.1.0" ..< "5.0.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
-        // Blocking file work (failed-ceremony recordings) runs on NIO's thread pool.
+        // Blocking file work (failed-ceremony recordings) runs on NIO's thread pool; a store
+        // call's deadline is a task on NIO's event loops.
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.80.0"),
         // The tests' software App Attest device issues its certificate chain (test-only).
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
@@ -59,6 +60,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strictSettings

@@ -9,8 +9,10 @@ import WebAuthnRP
 /// `Databases` (the configured id, or the default), SQL for the statements Fluent's query
 /// builder cannot say (a compare and swap, an insert if absent, a locking read), and one
 /// failure for every way the database can fail. A refused connection, a pool that timed out,
-/// a PostgreSQL error or SQLite's busy and locked all become the library's `WebAuthnError`
-/// `serverFault` (503, a client may retry), as the PostgresNIO stores raise them.
+/// a PostgreSQL error, SQLite's busy and locked, and a call that passed its deadline
+/// (`withDeadline`: a database that does not answer, a SQLite file another process
+/// holds locked) all become the library's `WebAuthnError` `serverFault` (503, a client may
+/// retry), as the PostgresNIO stores raise them.
 ///
 /// On SQLite every call of this process runs alone (``SerialGate``): SQLite writes one
 /// transaction at a time per file, and a deferred transaction that reads and then writes would
@@ -20,6 +22,8 @@ struct FluentStoreDatabase: Sendable {
     let databases: Databases
     let id: DatabaseID?
     let logger: Logger
+    /// The longest any one call may take, waiting for its turn on SQLite included.
+    let timeout: Duration
     let gate = SerialGate()
 
     /// Thrown inside a transaction to roll it back with an answer that is not a failure.
@@ -40,9 +44,14 @@ struct FluentStoreDatabase: Sendable {
         guard let sql = database as? any SQLDatabase else {
             throw WebAuthnError(.serverFault, step: "database", "the Fluent database \(id?.string ?? "(default)") does not speak SQL")
         }
+        let gate = sql.dialect.name == "sqlite" ? gate : nil
         do {
-            if sql.dialect.name == "sqlite" { return try await gate.run { try await body(database, sql) } }
-            return try await body(database, sql)
+            return try await withDeadline(timeout) {
+                guard let gate else { return try await body(database, sql) }
+                return try await gate.run { try await body(database, sql) }
+            }
+        } catch let error as DeadlineExceeded {
+            throw WebAuthnError(.serverFault, step: "database", "database call \(error)")
         } catch let error as Rollback {
             throw error
         } catch let error as WebAuthnError {

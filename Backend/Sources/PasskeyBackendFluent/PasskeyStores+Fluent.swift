@@ -11,16 +11,20 @@ extension PasskeyStores {
     /// `FluentSQLiteDriver`); `Passkeys.prepareStores()` runs the stores' migrations through
     /// Fluent's `Migrator`, which records them in its own log.
     ///
-    /// A failure of the database (refused, timed out, SQLite busy or locked) is the same
-    /// failure the PostgresNIO stores raise, a 503 a client may retry.
+    /// A failure of the database (refused, past the call's deadline, SQLite busy or locked) is
+    /// the same failure the PostgresNIO stores raise, a 503 a client may retry.
     ///
     /// - Parameters:
     ///   - databases: The application's Fluent databases (Vapor's `app.databases`).
     ///   - id: Which of them holds the stores; nil, the default one.
+    ///   - timeout: The longest any one database call may take; past it the request gets 503
+    ///     (the configuration's `databaseTimeout` is the PostgreSQL stores' setting).
     ///   - logger: Where the stores and their migrations log.
     /// - Returns: The stores.
-    public static func fluent(_ databases: Databases, id: DatabaseID? = nil, logger: Logger) -> PasskeyStores {
-        let database = FluentStoreDatabase(databases: databases, id: id, logger: logger)
+    public static func fluent(
+        _ databases: Databases, id: DatabaseID? = nil, timeout: Duration = .seconds(3), logger: Logger
+    ) -> PasskeyStores {
+        let database = FluentStoreDatabase(databases: databases, id: id, logger: logger, timeout: timeout)
         let accounts = FluentAccountStore(database: database)
         return PasskeyStores(
             challenges: FluentChallengeStore(database: database), credentials: FluentCredentialStore(database: database),

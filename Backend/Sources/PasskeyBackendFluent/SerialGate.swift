@@ -5,7 +5,8 @@ actor SerialGate {
     private var busy = false
     private var waiting: [CheckedContinuation<Void, Never>] = []
 
-    /// Runs `body` once every call that arrived before it has finished.
+    /// Runs `body` once every call that arrived before it has finished; a call cancelled
+    /// meanwhile (its deadline passed) gives its turn on without running.
     func run<T: Sendable>(_ body: @Sendable () async throws -> T) async throws -> T {
         if busy {
             await withCheckedContinuation { waiting.append($0) }
@@ -13,6 +14,7 @@ actor SerialGate {
             busy = true
         }
         defer { handOn() }
+        try Task.checkCancellation()
         return try await body()
     }
 

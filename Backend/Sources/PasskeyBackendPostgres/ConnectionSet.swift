@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import PasskeyBackend
 import PostgresNIO
 import ServiceLifecycle
 import Synchronization
