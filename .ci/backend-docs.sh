@@ -23,7 +23,7 @@ die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 # 61 -> 63: refreshReuseInterval (the refresh reuse interval) and idTokenAudience (ID tokens).
 # PasskeyBackendHummingbird 7 -> 11: PasskeyAuthenticator, for the application's own routes; 11 -> 15:
 # StrictJSONRequestDecoder and the context's requestDecoder (the library's reader for every body).
-# PasskeyBackendFluent 1: PasskeyStores.fluent(_:id:logger:) (issue 45).
+# PasskeyBackendFluent 1: PasskeyStores.fluent(_:id:timeout:logger:) (issue 45).
 declare -A BUDGET=([PasskeyBackend]=63 [PasskeyBackendPostgres]=2 [PasskeyBackendFluent]=1 [PasskeyBackendHummingbird]=15)
 
 swift_bin="$(command -v swift)" || die "swift is not on PATH"
