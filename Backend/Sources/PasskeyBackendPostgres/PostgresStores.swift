@@ -275,16 +275,6 @@ package final class PostgresChallengeStore: ChallengeStore {
     }
 }
 
-/// True once every 256 calls (a sweep of expired rows piggy-backs on the 256th).
-package func everyNth(_ counter: borrowing Mutex<Int>) -> Bool {
-    counter.withLock { count in
-        count += 1
-        guard count >= 256 else { return false }
-        count = 0
-        return true
-    }
-}
-
 /// Credential records in PostgreSQL.
 ///
 /// Concurrent logins: `update` is a conditional UPDATE (no row lock, no read-modify-write

@@ -72,13 +72,3 @@ final class FluentSealedChallengeReplayStore: SealedChallengeReplayStore {
         return inserted == 1
     }
 }
-
-/// True once every 256 calls (a sweep of expired rows piggy-backs on the 256th).
-func everyNth(_ counter: borrowing Mutex<Int>) -> Bool {
-    counter.withLock { count in
-        count += 1
-        guard count >= 256 else { return false }
-        count = 0
-        return true
-    }
-}
