@@ -1,4 +1,6 @@
+import FluentPostgresDriver
 import Foundation
+import PasskeyBackendFluent
 import Synchronization
 import Testing
 import WebAuthnRP
@@ -54,6 +56,36 @@ import WebAuthnRP
         var updated = record(id, user: bytes(user), signCount: count)
         updated.backupState = true
         return CredentialUpdate(expectedSignCount: expected, record: updated)
+    }
+
+    // MARK: Migrations
+
+    /// Two nodes that start at once on one PostgreSQL database both come up: Fluent does not
+    /// serialize them, so the one that loses the race for a table tries its batch again.
+    @Test func twoFluentNodesMigratingAtOnceBothStart() async throws {
+        let cluster = try StoreKind.cluster()
+        let name = try await cluster.createDatabase()
+        let nodes = (0..<2).map { _ in
+            let databases = StoreKind.databases()
+            let configuration = SQLPostgresConfiguration(
+                hostname: "127.0.0.1", port: cluster.port, username: PostgresCluster.user, password: nil, database: name,
+                tls: .disable)
+            databases.use(.postgres(configuration: configuration), as: .psql)
+            return (databases, PasskeyStores.fluent(databases, logger: StoreKind.logger))
+        }
+        let (one, two) = (nodes[0].1, nodes[1].1)
+        async let first: Void = Self.migrate(one)
+        async let second: Void = Self.migrate(two)
+        try await first
+        try await second
+        try await Self.account(nodes[0].1, "nia", handle: 1, id: 10)
+        #expect(try await nodes[1].1.accounts.username(userHandle: Self.bytes(1)) == "nia")
+        for (databases, _) in nodes { await databases.shutdownAsync() }
+    }
+
+    static func migrate(_ stores: PasskeyStores) async throws {
+        let migrate = try #require(stores.migrate)
+        try await migrate()
     }
 
     // MARK: Accounts and credentials
