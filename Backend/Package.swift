@@ -23,6 +23,7 @@ let package = Package(
     products: [
         .library(name: "PasskeyBackend", targets: ["PasskeyBackend"]),
         .library(name: "PasskeyBackendPostgres", targets: ["PasskeyBackendPostgres"]),
+        .library(name: "PasskeyBackendFluent", targets: ["PasskeyBackendFluent"]),
         .library(name: "PasskeyBackendHummingbird", targets: ["PasskeyBackendHummingbird"]),
         .library(name: "SoftwarePasskey", targets: ["SoftwarePasskey"]),
     ],
@@ -31,6 +32,11 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        // The stores on any Fluent SQL database; the drivers are the tests' (and an app's) choice.
+        .package(url: "https://github.com/vapor/fluent-kit.git", from: "1.57.0"),
+        .package(url: "https://github.com/vapor/sql-kit.git", from: "3.36.0"),
+        .package(url: "https://github.com/vapor/fluent-sqlite-driver.git", from: "4.9.0"),
+        .package(url: "https://github.com/vapor/fluent-postgres-driver.git", from: "2.14.0"),
         // ES256 access tokens and the JWKS document.
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
         // Already in the graph through postgres-nio and jwt-kit: HMAC for the signed state,
@@ -38,7 +44,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", "4.1.0" ..< "5.0.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
-        // Blocking file work (failed-ceremony recordings) runs on NIO's thread pool.
+        // Blocking file work (failed-ceremony recordings) runs on NIO's thread pool; a store
+        // call's deadline is a task on NIO's event loops.
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.80.0"),
         // The tests' software App Attest device issues its certificate chain (test-only).
         .package(url: "https://github.com/apple/swift-certificates.git", from: "1.21.1"),
@@ -53,6 +60,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: strictSettings
@@ -63,6 +71,16 @@ let package = Package(
                 "PasskeyBackend",
                 .product(name: "WebAuthnRP", package: "webauthn-rp"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "PasskeyBackendFluent",
+            dependencies: [
+                "PasskeyBackend",
+                .product(name: "WebAuthnRP", package: "webauthn-rp"),
+                .product(name: "FluentKit", package: "fluent-kit"),
+                .product(name: "SQLKit", package: "sql-kit"),
             ],
             swiftSettings: strictSettings
         ),
@@ -101,8 +119,14 @@ let package = Package(
             dependencies: [
                 "PasskeyBackend",
                 "PasskeyBackendHummingbird",
+                "PasskeyBackendPostgres",
+                "PasskeyBackendFluent",
                 "SoftwarePasskey",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                // The store contract runs on both Fluent drivers and on PostgresNIO.
+                .product(name: "FluentSQLiteDriver", package: "fluent-sqlite-driver"),
+                .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 // Verifies the access tokens from the JWKS alone, as a third party would.
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -1,7 +1,6 @@
 import Foundation
 import NIOCore
 import NIOPosix
-import PasskeyBackend
 import Synchronization
 
 /// A call that passed its deadline.
@@ -14,7 +13,8 @@ package struct DeadlineExceeded: Error, CustomStringConvertible {
 ///
 /// The work runs in a task of its own and the caller waits on a continuation, not on that task,
 /// so a call that ignores cancellation (a PostgresNIO query on a connection the server just
-/// closed never completes: README, "Faults") cannot hold the request. On the deadline the work
+/// closed never completes: README, "Faults"; a SQLite call waiting for another process's lock)
+/// cannot hold the request. The PostgreSQL and the Fluent stores run every call under it. On the deadline the work
 /// is cancelled and left to finish or not; the caller is answered either way. The caller's
 /// own cancellation also answers at once.
 ///
