@@ -31,12 +31,6 @@ extension Request {
         return Data(buffer.readableBytesView)
     }
 
-    /// The value of the request's cookie called `name` (``CookieHeader``: one pass over the
-    /// bytes, instead of Hummingbird's `cookies`, which splits the whole header at each lookup).
-    package func cookie(_ name: String) -> String? {
-        CookieHeader.value(of: name, in: headers[values: .cookie])
-    }
-
     /// A small JSON body (options): at most 4 KiB, one object, read once by the library's strict
     /// reader, which refuses a duplicate member name in any object as it refuses one in a
     /// response (which of two values would count is not something to leave to a decoder). An

@@ -29,6 +29,6 @@ public struct PasskeyAuthenticator: AuthenticatorMiddleware {
     public func authenticate(request: Request, context: Context) async throws -> Subject? {
         try await passkeys.subject(
             bearer: request.headers.bearer?.token, otherAuthorization: request.headers[.authorization] != nil,
-            sessionCookie: request.cookie(SessionToken.cookieName))
+            sessionCookie: request.cookies[SessionToken.cookieName]?.value)
     }
 }

@@ -126,7 +126,7 @@ struct ConformanceRoutes: Sendable {
 
     package func attestationResult(_ request: Request, context: PasskeyRequestContext) async throws -> ([String: JSONValue], [Cookie]) {
         let body = try await request.collectJSON(limit: Limits.responseBody)
-        guard let value = request.cookie("pk_reg"),
+        guard let value = request.cookies["pk_reg"]?.value,
             let ceremony = passkeys.ceremonies.signer.verify(value, as: CeremonyPayload.self, purpose: "registration"),
             ceremony.exp >= Date().timeIntervalSince1970, let state = ceremony.state, let username = ceremony.username
         else {
@@ -171,7 +171,7 @@ struct ConformanceRoutes: Sendable {
     package func assertionResult(_ request: Request, context: PasskeyRequestContext) async throws -> ([String: JSONValue], [Cookie]) {
         let body = try await request.collectJSON(limit: Limits.responseBody)
         _ = try await passkeys.ceremonies.verifyLogin(
-            body: body, state: request.cookie("pk_login"), client: .web, starting: nil, logger: context.logger)
+            body: body, state: request.cookies["pk_login"]?.value, client: .web, starting: nil, logger: context.logger)
         return ([:], [cookies.expired("pk_login")])
     }
 }

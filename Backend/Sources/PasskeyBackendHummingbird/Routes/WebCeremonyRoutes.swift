@@ -35,7 +35,7 @@ struct WebCeremonyRoutes: Sendable {
     ) async throws -> WithCookies<PasskeyCeremonies.Registered> {
         let body = try await request.collectJSON(limit: Limits.responseBody)
         let finished = try await ceremonies.finishRegistration(
-            body: body, state: request.cookie("pk_reg"), client: .web, subject: context.identity, logger: context.logger)
+            body: body, state: request.cookies["pk_reg"]?.value, client: .web, subject: context.identity, logger: context.logger)
         var cookieList = [cookies.expired("pk_reg")]
         if case .session(let token)? = finished.signIn { cookieList.append(try await sessionCookie(token, replacing: context.identity)) }
         return WithCookies(body: finished.registered, cookies: cookieList)
@@ -50,7 +50,7 @@ struct WebCeremonyRoutes: Sendable {
     @Sendable func loginVerify(_ request: Request, context: PasskeyRequestContext) async throws -> WithCookies<PasskeyCeremonies.LoggedIn> {
         let body = try await request.collectJSON(limit: Limits.responseBody)
         let (loggedIn, token) = try await ceremonies.finishWebLogin(
-            body: body, state: request.cookie("pk_login"), logger: context.logger)
+            body: body, state: request.cookies["pk_login"]?.value, logger: context.logger)
         return WithCookies(
             body: loggedIn, cookies: [cookies.expired("pk_login"), try await sessionCookie(token, replacing: context.identity)])
     }
@@ -60,7 +60,7 @@ struct WebCeremonyRoutes: Sendable {
     @Sendable func tokenLoginVerify(_ request: Request, context: PasskeyRequestContext) async throws -> WithCookies<TokenResponse> {
         let body = try await request.collectJSON(limit: Limits.responseBody)
         let tokens = try await ceremonies.finishTokenLogin(
-            body: body, state: request.cookie("pk_login"), client: .web, appAttestKeyId: context.appAttestKeyId,
+            body: body, state: request.cookies["pk_login"]?.value, client: .web, appAttestKeyId: context.appAttestKeyId,
             logger: context.logger)
         return WithCookies(body: tokens, cookies: [cookies.expired("pk_login")])
     }
