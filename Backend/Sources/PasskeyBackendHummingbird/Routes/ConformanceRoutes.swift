@@ -13,7 +13,7 @@ import WebAuthnRP
 /// `status` and `errorMessage`; a failure is HTTP 400 with `status` `failed`.
 struct ConformanceRoutes: Sendable {
     let passkeys: Passkeys
-    let cookies: CookieFactory
+    let cookies: CookieRules
 
     package func addRoutes(to router: Router<PasskeyRequestContext>) {
         router.post("attestation/options") { request, context in await answer(context) { try await attestationOptions(request) } }
@@ -29,10 +29,10 @@ struct ConformanceRoutes: Sendable {
     /// A ServerResponse: the body with `status: ok` and an empty `errorMessage`, or `status:
     /// failed` with the error's client-safe text (never empty) and 400.
     package func answer(
-        _ context: PasskeyRequestContext, _ work: () async throws -> ([String: JSONValue], [Cookie])
+        _ context: PasskeyRequestContext, _ work: () async throws -> ([String: JSONValue], [CookieRules.SetCookie])
     ) async -> Response {
         var body: [String: JSONValue]
-        var cookies: [Cookie] = []
+        var cookies: [CookieRules.SetCookie] = []
         var status = HTTPResponse.Status.ok
         do {
             (body, cookies) = try await work()
@@ -53,7 +53,7 @@ struct ConformanceRoutes: Sendable {
         headers[.contentType] = "application/json"
         let data = (try? JSONEncoder().encode(JSONValue.object(body))) ?? Data(#"{"status":"failed","errorMessage":"encoding"}"#.utf8)
         var response = Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
-        for cookie in cookies { response.setCookie(cookie) }
+        for cookie in cookies { response.setCookie(Cookie(cookie)) }
         return response
     }
 
@@ -85,7 +85,7 @@ struct ConformanceRoutes: Sendable {
 
     // MARK: Registration
 
-    package func attestationOptions(_ request: Request) async throws -> ([String: JSONValue], [Cookie]) {
+    package func attestationOptions(_ request: Request) async throws -> ([String: JSONValue], [CookieRules.SetCookie]) {
         let json = try await request.smallJSONObject()
         let name = try Username(try json.optionalString("username"))
         let displayName = String((try json.optionalString("displayName") ?? name.display).prefix(64))
@@ -121,12 +121,14 @@ struct ConformanceRoutes: Sendable {
         body["attestation"] = json["attestation"].flatMap { $0 == .null ? nil : $0 } ?? JSONValue.string("none")
         body["extensions"] = extensions.map { JSONValue.object($0) }
         if body["excludeCredentials"] == nil { body["excludeCredentials"] = JSONValue.array([]) }
-        return (body, [cookies.make("pk_reg", try passkeys.ceremonies.signer.sign(ceremony, purpose: "registration"))])
+        return (body, [cookies.make(CookieRules.registration, try passkeys.ceremonies.signer.sign(ceremony, purpose: "registration"))])
     }
 
-    package func attestationResult(_ request: Request, context: PasskeyRequestContext) async throws -> ([String: JSONValue], [Cookie]) {
+    package func attestationResult(
+        _ request: Request, context: PasskeyRequestContext
+    ) async throws -> ([String: JSONValue], [CookieRules.SetCookie]) {
         let body = try await request.collectJSON(limit: Limits.responseBody)
-        guard let value = request.cookies["pk_reg"]?.value,
+        guard let value = request.passkeyCookies.registration,
             let ceremony = passkeys.ceremonies.signer.verify(value, as: CeremonyPayload.self, purpose: "registration"),
             ceremony.exp >= Date().timeIntervalSince1970, let state = ceremony.state, let username = ceremony.username
         else {
@@ -140,12 +142,12 @@ struct ConformanceRoutes: Sendable {
         _ = try await passkeys.ceremonies.finishRegistration(
             credential, challenge: state, newAccount: ceremony.newAccount == true ? try Username(username) : nil, signIn: nil,
             now: now, username: username, logger: context.logger)
-        return ([:], [cookies.expired("pk_reg")])
+        return ([:], [cookies.expired(CookieRules.registration)])
     }
 
     // MARK: Authentication
 
-    package func assertionOptions(_ request: Request) async throws -> ([String: JSONValue], [Cookie]) {
+    package func assertionOptions(_ request: Request) async throws -> ([String: JSONValue], [CookieRules.SetCookie]) {
         let json = try await request.smallJSONObject()
         let name = try Username(try json.optionalString("username"))
         let extensions = try Self.objectMember(json, "extensions")
@@ -165,13 +167,15 @@ struct ConformanceRoutes: Sendable {
         var body: [String: JSONValue] = try Self.object(try start.options.jsonData())
         if let sent = json["userVerification"], sent != .null { body["userVerification"] = sent }
         body["extensions"] = extensions.map { JSONValue.object($0) }
-        return (body, [cookies.make("pk_login", try passkeys.ceremonies.signer.sign(ceremony, purpose: "authentication"))])
+        return (body, [cookies.make(CookieRules.login, try passkeys.ceremonies.signer.sign(ceremony, purpose: "authentication"))])
     }
 
-    package func assertionResult(_ request: Request, context: PasskeyRequestContext) async throws -> ([String: JSONValue], [Cookie]) {
+    package func assertionResult(
+        _ request: Request, context: PasskeyRequestContext
+    ) async throws -> ([String: JSONValue], [CookieRules.SetCookie]) {
         let body = try await request.collectJSON(limit: Limits.responseBody)
         _ = try await passkeys.ceremonies.verifyLogin(
-            body: body, state: request.cookies["pk_login"]?.value, client: .web, starting: nil, logger: context.logger)
-        return ([:], [cookies.expired("pk_login")])
+            body: body, state: request.passkeyCookies.login, client: .web, starting: nil, logger: context.logger)
+        return ([:], [cookies.expired(CookieRules.login)])
     }
 }
