@@ -158,9 +158,9 @@ import WebAuthnRP
         }
     }
 
-    @Test func unguardedRoutesAreNotAsked() async throws {
+    @Test(arguments: Adapter.allCases) func unguardedRoutesAreNotAsked(adapter: Adapter) async throws {
         let authority = try SoftwareAppAttestDevice.Authority()
-        try await AppTests.app(try AppAttestTests.config(.required, authority: authority)).test(.router) { client in
+        try await adapter.test(try AppAttestTests.config(.required, authority: authority)) { client in
             // Revocation shares the token routes' group but is not guarded.
             var device = SoftwareAppAttestDevice(authority: authority, appId: AppAttestTests.app.appID)
             #expect(try await AppAttestTests.attest(client, device).status == .created)
