@@ -42,16 +42,18 @@ enum Adapter: String, CaseIterable, CustomTestStringConvertible {
 
     var testDescription: String { rawValue }
 
-    /// Runs `body` with a client of a new in-memory application under `config`.
+    /// Runs `body` with a client of a new in-memory application under `config`. `setup` is how
+    /// Hummingbird's application is driven (through its router, or live over HTTP); Vapor's is
+    /// driven in memory by Vapor's testing module.
     func test<Value: Sendable>(
-        _ config: PasskeyBackendConfiguration = AppTests.config(),
+        _ config: PasskeyBackendConfiguration = AppTests.config(), setup: TestingSetup = .router,
         _ body: @Sendable @escaping (any TestClientProtocol) async throws -> Value
     ) async throws -> Value {
         var logger = Logger(label: "test")
         logger.logLevel = .critical
         switch self {
         case .hummingbird:
-            return try await buildApplication(config, logger: logger).test(.router, body)
+            return try await buildApplication(config, logger: logger).test(setup, body)
         case .vapor:
             let app = try await Vapor.Application.make(.testing)
             app.logger = logger
