@@ -34,15 +34,9 @@ enum Answer {
         return response
     }
 
-    /// `{"options": …, "state": "…"}`: the library's options bytes as they are, and the state
-    /// (base64url and a dot: nothing to escape).
+    /// An app's options and state (``PasskeyCeremonies/nativeOptionsAnswer(_:state:)``).
     static func options(_ options: Data, state: String) -> Response {
-        var body = Data(#"{"options":"#.utf8)
-        body.append(options)
-        body.append(Data(#","state":""#.utf8))
-        body.append(Data(state.utf8))
-        body.append(Data(#""}"#.utf8))
-        return json(body)
+        json(PasskeyCeremonies.nativeOptionsAnswer(options, state: state))
     }
 }
 

@@ -58,14 +58,9 @@ struct NativeCeremonyRoutes: Sendable {
             body: credential, state: state, client: .native, appAttestKeyId: context.appAttestKeyId, logger: context.logger)
     }
 
-    /// `{"options": …, "state": "…"}`: the library's options bytes as they are, and the state
-    /// (base64url and a dot: nothing to escape).
+    /// An app's options and state (the core's `nativeOptionsAnswer`).
     static func optionsAnswer(_ options: Data, state: String) -> Response {
-        var body = Data(#"{"options":"#.utf8)
-        body.append(options)
-        body.append(Data(#","state":""#.utf8))
-        body.append(Data(state.utf8))
-        body.append(Data(#""}"#.utf8))
+        let body = PasskeyCeremonies.nativeOptionsAnswer(options, state: state)
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
