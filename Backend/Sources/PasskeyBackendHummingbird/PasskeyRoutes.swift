@@ -43,6 +43,8 @@ extension Router where Context == PasskeyRequestContext {
         WebCeremonyRoutes(passkeys: passkeys, cookies: cookies).addRoutes(to: api, guards: guards)
         AccountRoutes(account: passkeys.account, cookies: cookies).addRoutes(to: api)
         NativeCeremonyRoutes(ceremonies: passkeys.ceremonies).addRoutes(to: native, guards: guards)
-        if config.conformance != nil { ConformanceRoutes(passkeys: passkeys, cookies: cookies).addRoutes(to: self) }
+        if config.conformance != nil {
+            ConformanceRoutes(flows: ConformanceFlows(passkeys: passkeys, cookies: cookies)).addRoutes(to: self)
+        }
     }
 }

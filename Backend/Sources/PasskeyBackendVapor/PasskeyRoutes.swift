@@ -14,7 +14,8 @@ import Vapor
 /// - `/oauth/token` (refresh, rotated, reuse revokes the family) and `/oauth/revoke` (RFC 7009);
 /// - `/.well-known/` JWKS, discovery and the configured association files;
 /// - `/appattest/challenge|attest` and the App Attest assertion on the routes the core's list
-///   guards, unless App Attest is off.
+///   guards, unless App Attest is off;
+/// - the FIDO conformance tool's API when the configuration's conformance profile is on.
 ///
 /// Register it with `app.register(collection: PasskeyRoutes(passkeys))`, after
 /// `Application.usePasskeys(_:)` has installed the middleware every answer goes through.
@@ -42,5 +43,8 @@ public struct PasskeyRoutes: RouteCollection {
         WebCeremonyRoutes(ceremonies: passkeys.ceremonies, cookies: cookies).addRoutes(to: api, guards: guards)
         AccountRoutes(account: passkeys.account, cookies: cookies).addRoutes(to: api)
         NativeCeremonyRoutes(ceremonies: passkeys.ceremonies).addRoutes(to: native, guards: guards)
+        if passkeys.config.conformance != nil {
+            ConformanceRoutes(flows: ConformanceFlows(passkeys: passkeys, cookies: cookies)).addRoutes(to: routes)
+        }
     }
 }
