@@ -24,6 +24,7 @@ let package = Package(
     products: [
         .library(name: "PasskeyBackend", targets: ["PasskeyBackend"]),
         .library(name: "PasskeyBackendPostgres", targets: ["PasskeyBackendPostgres"]),
+        .library(name: "PasskeyBackendFluent", targets: ["PasskeyBackendFluent"]),
         .library(name: "PasskeyBackendHummingbird", targets: ["PasskeyBackendHummingbird"]),
         .library(name: "PasskeyBackendVapor", targets: ["PasskeyBackendVapor"]),
         .library(name: "SoftwarePasskey", targets: ["SoftwarePasskey"]),
@@ -36,6 +37,11 @@ let package = Package(
         // (SwiftPM builds only the products a target names).
         .package(url: "https://github.com/vapor/vapor.git", from: "4.122.3"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        // The stores on any Fluent SQL database; the drivers are the tests' (and an app's) choice.
+        .package(url: "https://github.com/vapor/fluent-kit.git", from: "1.57.0"),
+        .package(url: "https://github.com/vapor/sql-kit.git", from: "3.36.0"),
+        .package(url: "https://github.com/vapor/fluent-sqlite-driver.git", from: "4.9.0"),
+        .package(url: "https://github.com/vapor/fluent-postgres-driver.git", from: "2.14.0"),
         // ES256 access tokens and the JWKS document.
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
         // Already in the graph through postgres-nio and jwt-kit: HMAC for the signed state,
@@ -68,6 +74,16 @@ let package = Package(
                 "PasskeyBackend",
                 .product(name: "WebAuthnRP", package: "webauthn-rp"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "PasskeyBackendFluent",
+            dependencies: [
+                "PasskeyBackend",
+                .product(name: "WebAuthnRP", package: "webauthn-rp"),
+                .product(name: "FluentKit", package: "fluent-kit"),
+                .product(name: "SQLKit", package: "sql-kit"),
             ],
             swiftSettings: strictSettings
         ),
@@ -128,9 +144,15 @@ let package = Package(
                 "PasskeyBackend",
                 "PasskeyBackendHummingbird",
                 "PasskeyBackendVapor",
+                "PasskeyBackendPostgres",
+                "PasskeyBackendFluent",
                 "SoftwarePasskey",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "VaporTesting", package: "vapor"),
+                // The store contract runs on both Fluent drivers and on PostgresNIO.
+                .product(name: "FluentSQLiteDriver", package: "fluent-sqlite-driver"),
+                .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 // Verifies the access tokens from the JWKS alone, as a third party would.
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "Crypto", package: "swift-crypto"),

@@ -273,6 +273,8 @@ private final class LoopConnections: Sendable {
 }
 
 extension PostgresConnection {
-    /// Closes the connection without waiting for it (nothing needs the outcome).
-    fileprivate func discard() { close().whenComplete { _ in } }
+    /// Closes the connection without waiting for it (nothing needs the outcome). The completion
+    /// holds the connection until its channel has closed: PostgresNIO asserts (in debug builds)
+    /// that a connection is closed when it is deinitialized.
+    fileprivate func discard() { close().whenComplete { _ in withExtendedLifetime(self) {} } }
 }

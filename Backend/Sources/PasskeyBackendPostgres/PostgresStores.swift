@@ -34,6 +34,13 @@ package enum PostgresSchema {
         Migration(
             version: 4,
             statements: ["ALTER TABLE passkey_token_families ADD COLUMN IF NOT EXISTS app_attest_key_id bytea"]),
+        // The folded name's unique index. Version 1's `passkey_users_username_key` is the name
+        // PostgreSQL gives the UNIQUE constraint on `username`, so on a table version 1 created
+        // its CREATE UNIQUE INDEX IF NOT EXISTS did nothing, and two sign-ups racing with one
+        // name in two cases could both commit (found by the store contract's name check).
+        Migration(
+            version: 5,
+            statements: ["CREATE UNIQUE INDEX IF NOT EXISTS passkey_users_username_key_unique ON passkey_users (username_key)"]),
     ]
 
     /// The newest version this node knows.

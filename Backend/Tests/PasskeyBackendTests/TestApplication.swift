@@ -16,14 +16,16 @@ import VaporTesting
 struct TestingOptions {
     /// Every login's write waits this long first (``PasskeyStores/delayingLoginWrites(by:)``).
     var updateDelay: Duration?
+    /// The stores (nil: in memory), migrated by the caller.
+    var stores: PasskeyStores?
 }
 
-/// The application a team builds from the package, in memory: the passkey routes, and one route
+/// The application a team builds from the package, in memory (or on `testing.stores`): the passkey routes, and one route
 /// of the application's own (`/healthz`) beside them, which gets the same shared headers.
 func buildApplication(
     _ config: PasskeyBackendConfiguration, logger: Logger, testing: TestingOptions = .init()
 ) async throws -> some ApplicationProtocol {
-    var stores = PasskeyStores.memory()
+    var stores = testing.stores ?? PasskeyStores.memory()
     if let delay = testing.updateDelay { stores = stores.delayingLoginWrites(by: delay) }
     let passkeys = try Passkeys(configuration: config, stores: stores, logger: logger)
     let router = Router(context: PasskeyRequestContext.self)
