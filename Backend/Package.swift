@@ -36,6 +36,8 @@ let package = Package(
         // The Vapor 4 adapter. A Hummingbird user resolves Vapor's packages but never builds them
         // (SwiftPM builds only the products a target names).
         .package(url: "https://github.com/vapor/vapor.git", from: "4.122.3"),
+        // `app.databases` for the Vapor article's app (the drivers are listed below).
+        .package(url: "https://github.com/vapor/fluent.git", from: "4.13.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         // The stores on any Fluent SQL database; the drivers are the tests' (and an app's) choice.
         .package(url: "https://github.com/vapor/fluent-kit.git", from: "1.57.0"),
@@ -133,8 +135,12 @@ let package = Package(
             name: "passkey-quickstart-vapor",
             dependencies: [
                 "PasskeyBackend",
+                "PasskeyBackendFluent",
                 "PasskeyBackendVapor",
                 .product(name: "Vapor", package: "vapor"),
+                .product(name: "Fluent", package: "fluent"),
+                .product(name: "FluentSQLiteDriver", package: "fluent-sqlite-driver"),
+                .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver"),
             ],
             swiftSettings: strictSettings
         ),

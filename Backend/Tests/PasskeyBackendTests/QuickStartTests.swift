@@ -27,7 +27,10 @@ import Testing
         QuickStart(
             article: "Sources/PasskeyBackendVapor/PasskeyBackendVapor.docc/AddPasskeysToAVaporServer.md",
             app: "Sources/passkey-quickstart-vapor/main.swift",
-            products: ["PasskeyBackend", "PasskeyBackendVapor", "Vapor"]),
+            products: [
+                "PasskeyBackend", "PasskeyBackendFluent", "PasskeyBackendVapor", "Vapor", "Fluent", "FluentSQLiteDriver",
+                "FluentPostgresDriver",
+            ]),
     ]
 
     static let backend = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

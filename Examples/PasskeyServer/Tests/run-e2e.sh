@@ -192,9 +192,15 @@ if [[ "$parts" == *" quickstart "* ]]; then
   quickstart_started=$SECONDS
   timeout 1800 swift build --package-path "$repo/Backend" --target passkey-quickstart-vapor >>"$work/build.log" 2>&1 \
     || { tail -n 60 "$work/build.log"; die "build of passkey-quickstart-vapor failed"; }
-  PASSKEY_BINARY="$(swift build --package-path "$repo/Backend" --show-bin-path)/passkey-quickstart-vapor" DATABASE_URL="" \
-    E2E_WORK="$work" E2E_SESSION_KEY="$session_key" timeout 300 python3 "$here/quickstart.py"
-  log "the Vapor article's app passed in $((SECONDS - quickstart_started)) s"
+  # SQLite (passkeys.sqlite in the working directory: the run's own), then PostgreSQL, then App Attest.
+  psql "$psql_url" -X -q -v ON_ERROR_STOP=1 -c "CREATE DATABASE quickstart_vapor" >/dev/null
+  quickstart_vapor="$(swift build --package-path "$repo/Backend" --show-bin-path)/passkey-quickstart-vapor"
+  (cd "$work" && PASSKEY_BINARY="$quickstart_vapor" DATABASE_URL="postgres://passkeys@127.0.0.1:$pg_port/quickstart_vapor" \
+    E2E_WORK="$work" E2E_SESSION_KEY="$session_key" timeout 300 python3 "$here/quickstart.py")
+  (cd "$work" && PASSKEY_BINARY="$quickstart_vapor" DATABASE_URL="postgres://passkeys@127.0.0.1:$pg_port/quickstart_vapor" \
+    PSQL_URL="postgresql://passkeys@127.0.0.1:$pg_port/quickstart_vapor" E2E_WORK="$work" E2E_SESSION_KEY="$session_key" \
+    timeout 300 python3 "$here/appattest_sim.py")
+  log "the Vapor article's app (SQLite, PostgreSQL, App Attest) passed in $((SECONDS - quickstart_started)) s"
 fi
 # The shared HTTP checks, run unchanged against the Vapor example: one list for both servers.
 vapor_parts=" tokens appattest quickstart "
