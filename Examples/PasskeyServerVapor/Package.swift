@@ -2,8 +2,8 @@
 //
 // The passkey server on Vapor 4: the backend package (Backend/: ceremonies, sessions, tokens,
 // App Attest, the Vapor adapter, the stores on Fluent) configured from the environment as the
-// Hummingbird example is, with the same page (Examples/PasskeyServer's Public folder, linked,
-// not copied). SQLite in a file by default; PostgreSQL when DATABASE_URL is set. The
+// Hummingbird example is, with the same page (Examples/PasskeyServer's Public folder, served
+// from there, not copied). SQLite in a file by default; PostgreSQL when DATABASE_URL is set. The
 // end-to-end checks shared with the Hummingbird example run against it
 // (Examples/PasskeyServer/Tests/run-e2e.sh, PASSKEY_E2E_SERVERS).
 import PackageDescription
@@ -31,7 +31,6 @@ let package = Package(
                 .product(name: "FluentSQLiteDriver", package: "fluent-sqlite-driver"),
                 .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver"),
             ],
-            resources: [.copy("Public")],
             swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
         )
     ],
