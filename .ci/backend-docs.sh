@@ -3,7 +3,7 @@
 #   1. `swift package dump-symbol-graph` (public symbols) for the Backend package, from its
 #      ordinary build;
 #   2. for each public module (PasskeyBackend, PasskeyBackendPostgres, PasskeyBackendFluent,
-#      PasskeyBackendHummingbird):
+#      PasskeyBackendHummingbird, PasskeyBackendVapor):
 #      `docc convert --warnings-as-errors` over its catalog (Backend/Sources/<Module>/<Module>.docc,
 #      where the articles live) and its symbol graphs: a broken symbol or article link fails;
 #   3. every public symbol declared in the module has a doc comment (.ci/docc-missing-docs.swift);
@@ -22,9 +22,13 @@ die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 # PasskeyBackend: 37 of its 63 are PasskeyBackendConfiguration's settings, 11 App Attest's.
 # 61 -> 63: refreshReuseInterval (the refresh reuse interval) and idTokenAudience (ID tokens).
 # PasskeyBackendHummingbird 7 -> 11: PasskeyAuthenticator, for the application's own routes; 11 -> 15:
-# StrictJSONRequestDecoder and the context's requestDecoder (the library's reader for every body).
+# StrictJSONRequestDecoder and the context's requestDecoder (the library's reader for every body);
+# 15 -> 16: PasskeyAuthenticator's handle (it reads the request's cookies once, for the route too).
 # PasskeyBackendFluent 1: PasskeyStores.fluent(_:id:timeout:logger:) (issue 45).
-declare -A BUDGET=([PasskeyBackend]=63 [PasskeyBackendPostgres]=2 [PasskeyBackendFluent]=1 [PasskeyBackendHummingbird]=15)
+# PasskeyBackendVapor 10: PasskeyRoutes, PasskeyAuthenticator, StrictJSONContentDecoder (each with
+# its init and its one requirement) and Application.usePasskeys.
+declare -A BUDGET=([PasskeyBackend]=63 [PasskeyBackendPostgres]=2 [PasskeyBackendFluent]=1 [PasskeyBackendHummingbird]=16
+  [PasskeyBackendVapor]=10)
 
 swift_bin="$(command -v swift)" || die "swift is not on PATH"
 docc="${DOCC:-}"
@@ -49,7 +53,7 @@ graphs="$(printf '%s\n' "$dump" | sed -n 's/.*Files written to \(.*\)$/\1/p' | t
 [ -d "$graphs" ] || { printf '%s\n' "$dump"; die "no symbol graphs written"; }
 
 failed=0
-for module in PasskeyBackend PasskeyBackendPostgres PasskeyBackendFluent PasskeyBackendHummingbird; do
+for module in PasskeyBackend PasskeyBackendPostgres PasskeyBackendFluent PasskeyBackendHummingbird PasskeyBackendVapor; do
   module_graphs="$output/graphs-$module"
   rm -rf "$module_graphs"; mkdir -p "$module_graphs"
   shopt -s nullglob

@@ -3,12 +3,13 @@
 // The backend a passkey server runs, as a package: WebAuthnRP's ceremonies turned into the
 // flows a web page and a native app need (sign-up, sign-in, passkey management, sessions,
 // RFC 6749 tokens, JWKS, App Attest, association files), storage as protocols with an
-// in-memory and a PostgreSQL implementation, and a Hummingbird 2 adapter. It is its own
+// in-memory and a PostgreSQL implementation, and Hummingbird 2 and Vapor 4 adapters. It is its own
 // package so the library keeps no package dependency; it depends on the library by path.
 //
 // - PasskeyBackend: the framework-neutral core (values in, values out; no HTTP framework).
 // - PasskeyBackendPostgres: the stores on PostgreSQL through PostgresNIO, with migrations.
 // - PasskeyBackendHummingbird: routes, request context and middleware for Hummingbird 2.
+// - PasskeyBackendVapor: the same routes, authenticator and middleware for Vapor 4.
 // - SoftwarePasskey: a software ES256 passkey for an application's own tests.
 import PackageDescription
 
@@ -25,12 +26,18 @@ let package = Package(
         .library(name: "PasskeyBackendPostgres", targets: ["PasskeyBackendPostgres"]),
         .library(name: "PasskeyBackendFluent", targets: ["PasskeyBackendFluent"]),
         .library(name: "PasskeyBackendHummingbird", targets: ["PasskeyBackendHummingbird"]),
+        .library(name: "PasskeyBackendVapor", targets: ["PasskeyBackendVapor"]),
         .library(name: "SoftwarePasskey", targets: ["SoftwarePasskey"]),
     ],
     dependencies: [
         .package(name: "webauthn-rp", path: ".."),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.5.0"),
+        // The Vapor 4 adapter. A Hummingbird user resolves Vapor's packages but never builds them
+        // (SwiftPM builds only the products a target names).
+        .package(url: "https://github.com/vapor/vapor.git", from: "4.122.3"),
+        // `app.databases` for the Vapor article's app (the drivers are listed below).
+        .package(url: "https://github.com/vapor/fluent.git", from: "4.13.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         // The stores on any Fluent SQL database; the drivers are the tests' (and an app's) choice.
         .package(url: "https://github.com/vapor/fluent-kit.git", from: "1.57.0"),
@@ -95,6 +102,16 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(
+            name: "PasskeyBackendVapor",
+            dependencies: [
+                "PasskeyBackend",
+                .product(name: "WebAuthnRP", package: "webauthn-rp"),
+                .product(name: "Vapor", package: "vapor"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
             name: "SoftwarePasskey",
             dependencies: [
                 .product(name: "WebAuthnRP", package: "webauthn-rp"),
@@ -114,15 +131,32 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // The article "Add passkeys to a Vapor server": its complete app, compiled here and run by
+        // QuickStartTests (which also checks that the article shows this file as it is).
+        .executableTarget(
+            name: "passkey-quickstart-vapor",
+            dependencies: [
+                "PasskeyBackend",
+                "PasskeyBackendFluent",
+                "PasskeyBackendVapor",
+                .product(name: "Vapor", package: "vapor"),
+                .product(name: "Fluent", package: "fluent"),
+                .product(name: "FluentSQLiteDriver", package: "fluent-sqlite-driver"),
+                .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .testTarget(
             name: "PasskeyBackendTests",
             dependencies: [
                 "PasskeyBackend",
                 "PasskeyBackendHummingbird",
+                "PasskeyBackendVapor",
                 "PasskeyBackendPostgres",
                 "PasskeyBackendFluent",
                 "SoftwarePasskey",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "VaporTesting", package: "vapor"),
                 // The store contract runs on both Fluent drivers and on PostgresNIO.
                 .product(name: "FluentSQLiteDriver", package: "fluent-sqlite-driver"),
                 .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver"),

@@ -89,12 +89,17 @@ public final class Passkeys: Sendable {
         try await stores.migrate?()
     }
 
-    /// The signed-in subject of a bearer access token or a session cookie's value (an adapter's
-    /// authenticator): a bearer token that does not verify is refused (401 `invalid_token`); a
+    /// The signed-in subject of the `Authorization` header's bearer access token or a session
+    /// cookie's value (every adapter's authenticator, so they read `Authorization` alike): a
+    /// bearer token that does not verify, or another scheme, is refused (401 `invalid_token`); a
     /// cookie that names no live session signs nobody in.
-    package func subject(bearer: String?, otherAuthorization: Bool, sessionCookie: String?) async throws -> Subject? {
-        if let bearer { return try await tokens.subject(accessToken: bearer, now: Date()) }
-        if otherAuthorization { throw TokenService.invalidToken("Send the access token as Authorization: Bearer <token>.") }
+    package func subject(authorization: String?, sessionCookie: String?) async throws -> Subject? {
+        if let authorization {
+            guard authorization.hasPrefix("Bearer ") else {
+                throw TokenService.invalidToken("Send the access token as Authorization: Bearer <token>.")
+            }
+            return try await tokens.subject(accessToken: String(authorization.dropFirst("Bearer ".count)), now: Date())
+        }
         guard let token = SessionToken.token(cookie: sessionCookie) else { return nil }
         guard let session = try await stores.sessions.session(id: SessionToken.id(token), now: Date()) else { return nil }
         return Subject(

@@ -14,6 +14,8 @@ public struct PasskeyRequestContext: AuthRequestContext, RequestContext {
     /// The App Attest key whose assertion over this request verified (set by the route's App
     /// Attest guard), which a sign-in's token family is bound to.
     package var appAttestKeyId: [UInt8]?
+    /// The backend's cookies, read once by ``PasskeyAuthenticator`` (nil on a route without it).
+    package var passkeyCookies: RequestCookies?
 
     /// A context for a request the application received.
     ///
@@ -25,6 +27,9 @@ public struct PasskeyRequestContext: AuthRequestContext, RequestContext {
 
     /// Request bodies are read by the library's strict JSON reader first (``StrictJSONRequestDecoder``).
     public var requestDecoder: StrictJSONRequestDecoder { StrictJSONRequestDecoder() }
+
+    /// The request's backend cookies: as the authenticator read them, else read now.
+    package func cookies(of request: Request) -> RequestCookies { passkeyCookies ?? request.passkeyCookies }
 
     /// The signed-in subject, or 401.
     package func requireSubject() throws -> Subject {

@@ -30,19 +30,21 @@ extension Router where Context == PasskeyRequestContext {
         // session worth forging, so that in-memory, test-only server goes without it.
         if config.conformance == nil { middlewares.add(SameOriginMiddleware(relyingParty: passkeys.relyingParty)) }
         WellKnownRoutes(passkeys: passkeys).addRoutes(to: self)
-        let cookies = CookieFactory(secure: !config.isLocalhost)
+        let cookies = CookieRules(config)
         let authentication = PasskeyAuthenticator(passkeys)
         let api = group("api").add(middleware: authentication)
         let native = group("native").add(middleware: authentication)
         // The assertion guards are the guarded routes' own middleware (the router's match decides):
         // every request that issues or refreshes tokens, or adds an app's passkey, is asked.
         if let appAttest = passkeys.appAttest { AppAttestRoutes(appAttest: appAttest).addRoutes(to: group("appattest")) }
-        let refreshGuard = passkeys.appAttest.map { AppAttestMiddleware(appAttest: $0) }
-        let appPasskeyGuard = passkeys.appAttest.map { AppAttestMiddleware(appAttest: $0, bearerOnly: true) }
-        TokenRoutes(tokens: passkeys.tokens).addRoutes(to: group("oauth"), appAttest: refreshGuard)
-        WebCeremonyRoutes(passkeys: passkeys, cookies: cookies).addRoutes(to: api, appAttest: appPasskeyGuard, issuance: refreshGuard)
+        // Which routes are guarded, and how, is the core's list (AppAttestCoverage).
+        let guards = AppAttestGuards(appAttest: passkeys.appAttest)
+        TokenRoutes(tokens: passkeys.tokens).addRoutes(to: group("oauth"), guards: guards)
+        WebCeremonyRoutes(passkeys: passkeys, cookies: cookies).addRoutes(to: api, guards: guards)
         AccountRoutes(account: passkeys.account, cookies: cookies).addRoutes(to: api)
-        NativeCeremonyRoutes(ceremonies: passkeys.ceremonies).addRoutes(to: native, appAttest: refreshGuard)
-        if config.conformance != nil { ConformanceRoutes(passkeys: passkeys, cookies: cookies).addRoutes(to: self) }
+        NativeCeremonyRoutes(ceremonies: passkeys.ceremonies).addRoutes(to: native, guards: guards)
+        if config.conformance != nil {
+            ConformanceRoutes(flows: ConformanceFlows(passkeys: passkeys, cookies: cookies)).addRoutes(to: self)
+        }
     }
 }

@@ -1,48 +1,37 @@
-import Crypto
 import Foundation
 import Hummingbird
 import NIOCore
 import PasskeyBackend
 import WebAuthnRP
 
+// The body rules are the core's (`JSONBody`), shared with every adapter; this reads the bytes.
 extension Request {
     /// Reads at most `limit` bytes of a JSON body; more is 413, another content type 415.
     package func collectJSON(limit: Int) async throws -> Data {
-        let type = headers[.contentType] ?? ""
-        guard type.lowercased().split(separator: ";").first?.trimmingCharacters(in: .whitespaces) == "application/json" else {
-            throw AppError(.unsupportedMediaType, "Send JSON (Content-Type: application/json).")
-        }
+        try JSONBody.requireJSONType(headers[.contentType])
         return try await collectBody(limit: limit)
     }
 
-    /// At most `limit` bytes of the body, whatever its type; more is 413. A body that does not
-    /// arrive whole (shorter than its Content-Length, the client stopped sending) is 400: it is
-    /// not too large, and a client told 413 would not send it again.
+    /// At most `limit` bytes of the body, whatever its type; more is 413, a body that does not
+    /// arrive whole 400.
     package func collectBody(limit: Int) async throws -> Data {
-        if let length = headers[.contentLength].flatMap({ Int($0) }), length > limit {
-            throw AppError(.contentTooLarge, "The request is too large.")
-        }
+        try JSONBody.checkDeclaredLength(headers[.contentLength], limit: limit)
         let buffer: ByteBuffer
         do { buffer = try await body.collect(upTo: limit) } catch is NIOTooManyBytesError {
-            throw AppError(.contentTooLarge, "The request is too large.")
+            throw JSONBody.tooLarge
         } catch {
-            throw AppError(.badRequest, "The request body ended before it was complete.")
+            throw JSONBody.cutShort
         }
         return Data(buffer.readableBytesView)
     }
 
-    /// A small JSON body (options): at most 4 KiB, one object, read once by the library's strict
-    /// reader, which refuses a duplicate member name in any object as it refuses one in a
-    /// response (which of two values would count is not something to leave to a decoder). An
-    /// empty body reads as `{}`; anything else is 400.
+    /// A small JSON body (options): at most 4 KiB, one object, read by the strict reader.
     package func smallJSONObject() async throws -> [String: JSONValue] {
-        let data = try await collectJSON(limit: Limits.optionsBody)
-        if data.isEmpty { return [:] }
-        guard case .object(let members)? = try? JSONValue(jsonData: data) else {
-            throw AppError(.badRequest, "The request is not valid JSON for this endpoint.")
-        }
-        return members
+        try JSONBody.smallObject(try await collectJSON(limit: Limits.optionsBody))
     }
+
+    /// The backend's cookies, read from the `Cookie` headers.
+    package var passkeyCookies: RequestCookies { RequestCookies(headers: headers[values: .cookie]) }
 }
 
 /// The JSON the library made (passkey options), sent as it is.
@@ -55,26 +44,23 @@ package struct RawJSON: ResponseGenerator {
     }
 }
 
-/// Cookies the browser keeps: HttpOnly, SameSite=Strict (the page and API are one origin),
-/// Secure unless served on localhost.
-package struct CookieFactory: Sendable {
-    package let secure: Bool
-
-    package func make(_ name: String, _ value: String, maxAge: Int = 300) -> Cookie {
-        Cookie(name: name, value: value, maxAge: maxAge, path: "/", secure: secure, httpOnly: true, sameSite: .strict)
+extension Cookie {
+    /// The core's cookie (``CookieRules``) as Hummingbird's.
+    package init(_ cookie: CookieRules.SetCookie) {
+        self.init(
+            name: cookie.name, value: cookie.value, maxAge: cookie.maxAge, path: cookie.path, secure: cookie.secure,
+            httpOnly: cookie.httpOnly, sameSite: .strict)
     }
-
-    package func expired(_ name: String) -> Cookie { make(name, "", maxAge: 0) }
 }
 
 /// A response and the cookies it sets.
 package struct WithCookies<Body: ResponseGenerator>: ResponseGenerator {
     package var body: Body
-    package var cookies: [Cookie]
+    package var cookies: [CookieRules.SetCookie]
 
     package func response(from request: Request, context: some RequestContext) throws -> Response {
         var response = try body.response(from: request, context: context)
-        for cookie in cookies { response.setCookie(cookie) }
+        for cookie in cookies { response.setCookie(Cookie(cookie)) }
         return response
     }
 }

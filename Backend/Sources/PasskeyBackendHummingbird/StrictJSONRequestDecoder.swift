@@ -22,12 +22,6 @@ public struct StrictJSONRequestDecoder: RequestDecoder {
     /// - Returns: The decoded value.
     /// - Throws: 415, 413 or 400 as above.
     public func decode<T: Decodable>(_ type: T.Type, from request: Request, context: some RequestContext) async throws -> T {
-        let data = try await request.collectJSON(limit: Limits.responseBody)
-        do {
-            _ = try JSONValue(jsonData: data)
-            return try JSONDecoder().decode(T.self, from: data)
-        } catch {
-            throw AppError(.badRequest, "The request is not valid JSON for this endpoint.")
-        }
+        try JSONBody.decode(T.self, from: try await request.collectJSON(limit: Limits.responseBody))
     }
 }

@@ -49,18 +49,19 @@ import WebAuthnRP
         }
     }
 
-    /// In process through the router, and live over HTTP (the server parses the request target itself).
-    static let setups: [TestingSetup] = [.router, .live]
+    /// Each adapter in process through its router, and Hummingbird's live over HTTP too (the
+    /// server parses the request target itself).
+    static let setups: [(Adapter, TestingSetup)] = [(.hummingbird, .router), (.hummingbird, .live), (.vapor, .router)]
 
     @Test func everySpellingOfTheRefreshNeedsAnAssertion() async throws {
         let authority = try SoftwareAppAttestDevice.Authority()
-        for setup in Self.setups {
-            try await refreshSpellings(authority: authority, setup: setup)
+        for (adapter, setup) in Self.setups {
+            try await refreshSpellings(authority: authority, adapter: adapter, setup: setup)
         }
     }
 
-    func refreshSpellings(authority: SoftwareAppAttestDevice.Authority, setup: TestingSetup) async throws {
-        try await AppTests.app(try AppAttestTests.config(.required, authority: authority)).test(setup) { client in
+    func refreshSpellings(authority: SoftwareAppAttestDevice.Authority, adapter: Adapter, setup: TestingSetup) async throws {
+        try await adapter.test(try AppAttestTests.config(.required, authority: authority), setup: setup) { client in
             var device = SoftwareAppAttestDevice(authority: authority, appId: AppAttestTests.app.appID)
             #expect(try await AppAttestTests.attest(client, device).status == .created)
             let (pair, _) = try await AppAttestTests.tokens(client, "vera", device: &device)
@@ -95,13 +96,13 @@ import WebAuthnRP
 
     @Test func everySpellingOfAnAppsNewPasskeyNeedsAnAssertion() async throws {
         let authority = try SoftwareAppAttestDevice.Authority()
-        for setup in Self.setups {
-            try await newPasskeySpellings(authority: authority, setup: setup)
+        for (adapter, setup) in Self.setups {
+            try await newPasskeySpellings(authority: authority, adapter: adapter, setup: setup)
         }
     }
 
-    func newPasskeySpellings(authority: SoftwareAppAttestDevice.Authority, setup: TestingSetup) async throws {
-        try await AppTests.app(try AppAttestTests.config(.required, authority: authority)).test(setup) { client in
+    func newPasskeySpellings(authority: SoftwareAppAttestDevice.Authority, adapter: Adapter, setup: TestingSetup) async throws {
+        try await adapter.test(try AppAttestTests.config(.required, authority: authority), setup: setup) { client in
             var device = SoftwareAppAttestDevice(authority: authority, appId: AppAttestTests.app.appID)
             #expect(try await AppAttestTests.attest(client, device).status == .created)
             let (pair, passkey) = try await AppAttestTests.tokens(client, "wren", device: &device)
@@ -158,9 +159,9 @@ import WebAuthnRP
         }
     }
 
-    @Test func unguardedRoutesAreNotAsked() async throws {
+    @Test(arguments: Adapter.allCases) func unguardedRoutesAreNotAsked(adapter: Adapter) async throws {
         let authority = try SoftwareAppAttestDevice.Authority()
-        try await AppTests.app(try AppAttestTests.config(.required, authority: authority)).test(.router) { client in
+        try await adapter.test(try AppAttestTests.config(.required, authority: authority)) { client in
             // Revocation shares the token routes' group but is not guarded.
             var device = SoftwareAppAttestDevice(authority: authority, appId: AppAttestTests.app.appID)
             #expect(try await AppAttestTests.attest(client, device).status == .created)

@@ -103,9 +103,9 @@ import WebAuthnRP
     /// Under `required`, tokens are issued only to a request with an assertion (the token login
     /// and the native finish alike), and a family is bound to the key that asserted its sign-in:
     /// another attested key's assertion refreshes nothing and spends nothing.
-    @Test func tokenIssuanceNeedsAnAssertionAndTheFamilyIsBoundToItsKey() async throws {
+    @Test(arguments: Adapter.allCases) func tokenIssuanceNeedsAnAssertionAndTheFamilyIsBoundToItsKey(adapter: Adapter) async throws {
         let authority = try SoftwareAppAttestDevice.Authority()
-        try await AppTests.app(try Self.config(.required, authority: authority)).test(.router) { client in
+        try await adapter.test(try Self.config(.required, authority: authority)) { client in
             var device = SoftwareAppAttestDevice(authority: authority, appId: Self.app.appID)
             var other = SoftwareAppAttestDevice(authority: authority, appId: Self.app.appID)
             #expect(try await Self.attest(client, device).status == .created)
@@ -140,9 +140,9 @@ import WebAuthnRP
         }
     }
 
-    @Test func attestThenRefreshWithAnAssertion() async throws {
+    @Test(arguments: Adapter.allCases) func attestThenRefreshWithAnAssertion(adapter: Adapter) async throws {
         let authority = try SoftwareAppAttestDevice.Authority()
-        try await AppTests.app(try Self.config(.required, authority: authority)).test(.router) { client in
+        try await adapter.test(try Self.config(.required, authority: authority)) { client in
             var device = SoftwareAppAttestDevice(authority: authority, appId: Self.app.appID)
             let attested = try await Self.attest(client, device)
             #expect(attested.status == .created)
@@ -173,9 +173,9 @@ import WebAuthnRP
         }
     }
 
-    @Test func everyRefusalChangesNothing() async throws {
+    @Test(arguments: Adapter.allCases) func everyRefusalChangesNothing(adapter: Adapter) async throws {
         let authority = try SoftwareAppAttestDevice.Authority()
-        try await AppTests.app(try Self.config(.required, authority: authority)).test(.router) { client in
+        try await adapter.test(try Self.config(.required, authority: authority)) { client in
             var device = SoftwareAppAttestDevice(authority: authority, appId: Self.app.appID)
             #expect(try await Self.attest(client, device).status == .created)
             let (pair, _) = try await Self.tokens(client, "bea", device: &device)
@@ -242,9 +242,9 @@ import WebAuthnRP
         }
     }
 
-    @Test func replayedCounterIsRefusedAndTheTokenStaysUnrotated() async throws {
+    @Test(arguments: Adapter.allCases) func replayedCounterIsRefusedAndTheTokenStaysUnrotated(adapter: Adapter) async throws {
         let authority = try SoftwareAppAttestDevice.Authority()
-        try await AppTests.app(try Self.config(.required, authority: authority)).test(.router) { client in
+        try await adapter.test(try Self.config(.required, authority: authority)) { client in
             var device = SoftwareAppAttestDevice(authority: authority, appId: Self.app.appID)
             #expect(try await Self.attest(client, device).status == .created)
             let (pair, _) = try await Self.tokens(client, "cleo", device: &device)
@@ -276,9 +276,9 @@ import WebAuthnRP
         }
     }
 
-    @Test func attestationRefusals() async throws {
+    @Test(arguments: Adapter.allCases) func attestationRefusals(adapter: Adapter) async throws {
         let authority = try SoftwareAppAttestDevice.Authority()
-        try await AppTests.app(try Self.config(.required, authority: authority)).test(.router) { client in
+        try await adapter.test(try Self.config(.required, authority: authority)) { client in
             // A development key on a production server: refused, not stored.
             var development = SoftwareAppAttestDevice(authority: authority, appId: Self.app.appID, development: true)
             let refused = try await Self.attest(client, development)
@@ -319,9 +319,9 @@ import WebAuthnRP
         }
     }
 
-    @Test func addingAPasskeyWithABearerTokenNeedsAnAssertion() async throws {
+    @Test(arguments: Adapter.allCases) func addingAPasskeyWithABearerTokenNeedsAnAssertion(adapter: Adapter) async throws {
         let authority = try SoftwareAppAttestDevice.Authority()
-        try await AppTests.app(try Self.config(.required, authority: authority)).test(.router) { client in
+        try await adapter.test(try Self.config(.required, authority: authority)) { client in
             var device = SoftwareAppAttestDevice(authority: authority, appId: Self.app.appID)
             #expect(try await Self.attest(client, device).status == .created)
             let (pair, passkey) = try await Self.tokens(client, "edna", device: &device)
@@ -374,9 +374,9 @@ import WebAuthnRP
         }
     }
 
-    @Test func optionalAndOff() async throws {
+    @Test(arguments: Adapter.allCases) func optionalAndOff(adapter: Adapter) async throws {
         let authority = try SoftwareAppAttestDevice.Authority()
-        try await AppTests.app(try Self.config(.optional, authority: authority)).test(.router) { client in
+        try await adapter.test(try Self.config(.optional, authority: authority)) { client in
             var device = SoftwareAppAttestDevice(authority: authority, appId: Self.app.appID)
             #expect(try await Self.attest(client, device).status == .created)
             let (pair, _) = try await TokenTests.tokens(client, "gus")
@@ -396,7 +396,7 @@ import WebAuthnRP
             let good = try device.assert(clientData: Self.clientData("POST", "/oauth/token", body, "challenge=" + fresh))
             #expect(try await Self.refresh(client, next.refresh, headers: Self.headers(device, good, challenge: fresh)).status == .ok)
         }
-        try await AppTests.app(try Self.config(.off, authority: authority)).test(.router) { client in
+        try await adapter.test(try Self.config(.off, authority: authority)) { client in
             // Off: no App Attest routes, and refresh asks for nothing.
             #expect(try await client.execute(uri: "/appattest/challenge", method: .post).status == .notFound)
             let (pair, _) = try await TokenTests.tokens(client, "hal")
@@ -404,9 +404,9 @@ import WebAuthnRP
         }
     }
 
-    @Test func sealedChallengesAreSingleUse() async throws {
+    @Test(arguments: Adapter.allCases) func sealedChallengesAreSingleUse(adapter: Adapter) async throws {
         let authority = try SoftwareAppAttestDevice.Authority()
-        try await AppTests.app(try Self.config(.required, authority: authority, sealed: true)).test(.router) { client in
+        try await adapter.test(try Self.config(.required, authority: authority, sealed: true)) { client in
             let device = SoftwareAppAttestDevice(authority: authority, appId: Self.app.appID)
             let challenge = try await Self.challenge(client)
             #expect(challenge.count > 60)  // a sealed token, not a stored challenge's 43 characters
@@ -417,9 +417,9 @@ import WebAuthnRP
         }
     }
 
-    @Test func developmentServerTakesDevelopmentKeys() async throws {
+    @Test(arguments: Adapter.allCases) func developmentServerTakesDevelopmentKeys(adapter: Adapter) async throws {
         let authority = try SoftwareAppAttestDevice.Authority()
-        try await AppTests.app(try Self.config(.required, authority: authority, environment: .development)).test(.router) { client in
+        try await adapter.test(try Self.config(.required, authority: authority, environment: .development)) { client in
             let development = SoftwareAppAttestDevice(authority: authority, appId: Self.app.appID, development: true)
             let attested = try await Self.attest(client, development)
             #expect(attested.status == .created)

@@ -10,7 +10,7 @@ import Testing
 @testable import PasskeyBackend
 @testable import PasskeyBackendHummingbird
 
-/// In-process tests of every route and its errors (`app.test(.router)`, in-memory stores): no
+/// In-process tests of every route and its errors, against each adapter (``Adapter``, in-memory stores): no
 /// network, no database. The real parts (PostgreSQL, two nodes, Chromium) are Tests/run-e2e.sh.
 @Suite struct AppTests {
     static let origin = "http://localhost:8080"
@@ -30,8 +30,8 @@ import Testing
 
     /// The application's own routes decode bodies through the library's strict reader: a member
     /// given twice is refused (JSONDecoder alone would take the last), as is another content type.
-    @Test func applicationBodiesAreReadStrictly() async throws {
-        try await Self.app().test(.router) { client in
+    @Test(arguments: Adapter.allCases) func applicationBodiesAreReadStrictly(adapter: Adapter) async throws {
+        try await adapter.test { client in
             var user = Client(client)
             let fine = try await user.send("/echo", method: .post, json: #"{"a":"1"}"#)
             #expect(fine.status == .ok)
@@ -43,8 +43,8 @@ import Testing
     }
 
     /// The application's own route beside the passkey routes gets the shared headers.
-    @Test func applicationRoutesBesideThePasskeyRoutes() async throws {
-        try await Self.app().test(.router) { client in
+    @Test(arguments: Adapter.allCases) func applicationRoutesBesideThePasskeyRoutes(adapter: Adapter) async throws {
+        try await adapter.test { client in
             let health = try await client.execute(uri: "/healthz", method: .get)
             #expect(health.status == .ok)
             #expect(try Self.object(health)["status"] as? String == "ok")
@@ -57,8 +57,8 @@ import Testing
     /// ORIGINS is written by people: the same-origin check reads it by the verifier's rule, so
     /// `HTTP://LocalHost:8080` is the origin a browser reports as `http://localhost:8080`, and a
     /// registration's POSTs carrying that `Origin` pass; another origin is still refused.
-    @Test func originsWrittenInAnotherCaseStillMatchTheBrowsersOrigin() async throws {
-        try await Self.app(Self.config { $0.origins = ["HTTP://LocalHost:8080"] }).test(.router) { client in
+    @Test(arguments: Adapter.allCases) func originsWrittenInAnotherCaseStillMatchTheBrowsersOrigin(adapter: Adapter) async throws {
+        try await adapter.test(Self.config { $0.origins = ["HTTP://LocalHost:8080"] }) { client in
             var user = Client(client)
             let page: HTTPFields = [.origin: Self.origin]
             let options = try await user.send(
@@ -72,8 +72,8 @@ import Testing
         }
     }
 
-    @Test func registerLoginListDeleteLogout() async throws {
-        try await Self.app().test(.router) { client in
+    @Test(arguments: Adapter.allCases) func registerLoginListDeleteLogout(adapter: Adapter) async throws {
+        try await adapter.test { client in
             var user = Client(client)
             var passkey = try await user.register("alice")
             // Registration signed the new account in.
@@ -108,8 +108,8 @@ import Testing
 
     /// Signing in again from a signed-in browser ends the session it came with (registration
     /// and login alike), so sessions do not pile up.
-    @Test func signingInAgainEndsTheSessionItCameWith() async throws {
-        try await Self.app().test(.router) { client in
+    @Test(arguments: Adapter.allCases) func signingInAgainEndsTheSessionItCameWith(adapter: Adapter) async throws {
+        try await adapter.test { client in
             var user = Client(client)
             var passkey = try await user.register("carol")
             let first = try #require(user.cookies["pk_session"])
@@ -125,8 +125,8 @@ import Testing
         }
     }
 
-    @Test func passkeyListNamesTheProvider() async throws {
-        try await Self.app().test(.router) { client in
+    @Test(arguments: Adapter.allCases) func passkeyListNamesTheProvider(adapter: Adapter) async throws {
+        try await adapter.test { client in
             var user = Client(client)
             _ = try await user.register("noname")
             var me = try await user.json("/api/me")
@@ -148,8 +148,8 @@ import Testing
         }
     }
 
-    @Test func refusals() async throws {
-        try await Self.app(Self.config { $0.maxPasskeysPerAccount = 1 }).test(.router) { client in
+    @Test(arguments: Adapter.allCases) func refusals(adapter: Adapter) async throws {
+        try await adapter.test(Self.config { $0.maxPasskeysPerAccount = 1 }) { client in
             var user = Client(client)
             let json = "application/json"
             #expect(
@@ -203,8 +203,8 @@ import Testing
         }
     }
 
-    @Test func changesNeedAFreshSignIn() async throws {
-        try await Self.app(Self.config { $0.freshSignIn = -1 }).test(.router) { client in
+    @Test(arguments: Adapter.allCases) func changesNeedAFreshSignIn(adapter: Adapter) async throws {
+        try await adapter.test(Self.config { $0.freshSignIn = -1 }) { client in
             var user = Client(client)
             let passkey = try await user.register("carol")
             let answer = try await user.send("/api/passkeys/\(SoftwarePasskey.b64(passkey.credentialId))", method: .delete)
@@ -220,8 +220,8 @@ import Testing
     /// A passkey gets the name its user gives it (trimmed, NFC), shown in the list; null clears
     /// it; a name with control or invisible characters, too long, or for another account's or
     /// an unknown passkey, is refused.
-    @Test func renameAPasskey() async throws {
-        try await Self.app().test(.router) { client in
+    @Test(arguments: Adapter.allCases) func renameAPasskey(adapter: Adapter) async throws {
+        try await adapter.test { client in
             var user = Client(client)
             let passkey = try await user.register("iris")
             let path = "/api/passkeys/\(SoftwarePasskey.b64(passkey.credentialId))"
@@ -248,8 +248,8 @@ import Testing
         }
     }
 
-    @Test func wellKnownFilesOnlyWhenConfigured() async throws {
-        try await Self.app().test(.router) { client in
+    @Test(arguments: Adapter.allCases) func wellKnownFilesOnlyWhenConfigured(adapter: Adapter) async throws {
+        try await adapter.test { client in
             for path in ["apple-app-site-association", "assetlinks.json", "webauthn"] {
                 let answer = try await client.execute(uri: "/.well-known/\(path)", method: .get)
                 #expect(answer.status == .notFound)
@@ -261,7 +261,7 @@ import Testing
             "SESSION_KEY": String(repeating: "ab", count: 32), "APPLE_TEAM_ID": "ABCDE12345",
             "APPLE_BUNDLE_IDS": "org.example.app, org.example.other", "ANDROID_APPS": "org.example.android=\(fingerprint)",
         ])
-        try await Self.app(config).test(.router) { client in
+        try await adapter.test(config) { client in
             let aasa = try await client.execute(uri: "/.well-known/apple-app-site-association", method: .get)
             #expect(aasa.status == .ok)
             #expect(aasa.headers[.contentType] == "application/json")

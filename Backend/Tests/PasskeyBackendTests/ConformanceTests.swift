@@ -29,12 +29,12 @@ import Testing
         return (base + "/anchors", base + "/metadata")
     }
 
-    static func app() async throws -> some ApplicationProtocol {
+    /// The conformance profile's configuration (the tool's folders of anchors and statements).
+    static func config() throws -> PasskeyBackendConfiguration {
         let folders = try toolFolders()
-        return try await AppTests.app(
-            AppTests.config {
-                $0.conformance = ConformanceSettings(trustAnchorsDirectory: folders.anchors, metadataDirectory: folders.metadata)
-            })
+        return AppTests.config {
+            $0.conformance = ConformanceSettings(trustAnchorsDirectory: folders.anchors, metadataDirectory: folders.metadata)
+        }
     }
 
     static func expectFailed(_ response: TestResponse) throws {
@@ -54,22 +54,22 @@ import Testing
 
     /// The tool posts from its own origin: the conformance server answers it, while the default
     /// server refuses the same request as cross-site.
-    @Test func theToolsOwnOriginIsAnswered() async throws {
+    @Test(arguments: Adapter.allCases) func theToolsOwnOriginIsAnswered(adapter: Adapter) async throws {
         let toolHeaders: HTTPFields = [.origin: "null", HTTPField.Name("Sec-Fetch-Site")!: "cross-site"]
         let body = #"{"username":"tool","displayName":"Tool"}"#
-        try await Self.app().test(.router) { client in
+        try await adapter.test(try Self.config()) { client in
             var tool = Client(client)
             _ = try Self.expectOK(try await tool.send("/attestation/options", method: .post, json: body, headers: toolHeaders))
         }
-        try await AppTests.app().test(.router) { client in
+        try await adapter.test { client in
             var page = Client(client)
             let refused = try await page.send("/api/register/options", method: .post, json: body, headers: toolHeaders)
             #expect(refused.status == .forbidden)
         }
     }
 
-    @Test func theDefaultServerHasNoConformanceRoutes() async throws {
-        try await AppTests.app().test(.router) { client in
+    @Test(arguments: Adapter.allCases) func theDefaultServerHasNoConformanceRoutes(adapter: Adapter) async throws {
+        try await adapter.test { client in
             var user = Client(client)
             for path in ["/attestation/options", "/attestation/result", "/assertion/options", "/assertion/result"] {
                 let response = try await user.send(path, method: .post, json: #"{"username":"alice"}"#)
@@ -78,8 +78,8 @@ import Testing
         }
     }
 
-    @Test func creationOptionsEchoTheRequest() async throws {
-        try await Self.app().test(.router) { client in
+    @Test(arguments: Adapter.allCases) func creationOptionsEchoTheRequest(adapter: Adapter) async throws {
+        try await adapter.test(try Self.config()) { client in
             var user = Client(client)
             let request = """
                 {"username":"alice","displayName":"Alice A","attestation":"direct",
@@ -106,8 +106,8 @@ import Testing
         }
     }
 
-    @Test func registerThenAssertThroughTheFourRoutes() async throws {
-        try await Self.app().test(.router) { client in
+    @Test(arguments: Adapter.allCases) func registerThenAssertThroughTheFourRoutes(adapter: Adapter) async throws {
+        try await adapter.test(try Self.config()) { client in
             var user = Client(client)
             let options = try Self.expectOK(
                 try await user.send("/attestation/options", method: .post, json: #"{"username":"bob","displayName":"Bob"}"#))
@@ -138,8 +138,8 @@ import Testing
         }
     }
 
-    @Test func failuresAreFailedServerResponses() async throws {
-        try await Self.app().test(.router) { client in
+    @Test(arguments: Adapter.allCases) func failuresAreFailedServerResponses(adapter: Adapter) async throws {
+        try await adapter.test(try Self.config()) { client in
             var user = Client(client)
             // An unknown user, no username, a username of another JSON kind, a body that is not JSON.
             try Self.expectFailed(try await user.send("/assertion/options", method: .post, json: #"{"username":"nobody"}"#))

@@ -86,8 +86,8 @@ import Testing
             userID: Data(passkey.userHandle))
     }
 
-    @Test func signUpSignInWithTheAppsBody() async throws {
-        try await AppTests.app(try Self.config()).test(.router) { client in
+    @Test(arguments: Adapter.allCases) func signUpSignInWithTheAppsBody(adapter: Adapter) async throws {
+        try await adapter.test(try Self.config()) { client in
             let (first, passkey) = try await Self.signUp(client, "ivy")
             let me = try await client.execute(uri: "/api/me", method: .get, headers: TokenTests.bearer(first.access))
             #expect(try AppTests.object(me)["username"] as? String == "ivy")
@@ -124,8 +124,8 @@ import Testing
         }
     }
 
-    @Test func refusals() async throws {
-        try await AppTests.app(try Self.config()).test(.router) { client in
+    @Test(arguments: Adapter.allCases) func refusals(adapter: Adapter) async throws {
+        try await adapter.test(try Self.config()) { client in
             var (_, passkey) = try await Self.signUp(client, "jay")
             let (options, state) = try Self.options(try await Self.post(client, "/native/login/options", ["username": "jay"]))
             let assertion = try Self.assertion(&passkey, options)

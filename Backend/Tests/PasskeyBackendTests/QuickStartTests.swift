@@ -1,10 +1,38 @@
 import Foundation
 import Testing
 
-/// The article "Add passkeys to a Hummingbird server" shows its app as the package compiles it
-/// (the `passkey-quickstart` target), and that app stays small: a new server gets passkeys, tokens
-/// and App Attest with at most 40 lines of its own Swift. (The end-to-end run serves it: Tests/quickstart.py.)
+/// Each article ("Add passkeys to a Hummingbird server", "… to a Vapor server") shows its app as
+/// the package compiles it (the `passkey-quickstart` and `passkey-quickstart-vapor` targets), and
+/// that app stays small: a new server gets passkeys, tokens and App Attest with at most 40 lines
+/// of its own Swift. (The end-to-end run serves both: Tests/quickstart.py.)
 @Suite struct QuickStartTests {
+    /// One article and the app it shows.
+    struct QuickStart: Sendable, CustomTestStringConvertible {
+        var article: String
+        var app: String
+        /// The products the app imports, each of which the manifest must name.
+        var products: [String]
+        var testDescription: String { app }
+    }
+
+    /// Modules an app may import without naming them: the toolchain's, and those the products
+    /// depend on publicly.
+    static let comesWithTheProducts: Set = ["Foundation", "Logging", "ServiceLifecycle"]
+
+    static let quickStarts = [
+        QuickStart(
+            article: "Sources/PasskeyBackendHummingbird/PasskeyBackendHummingbird.docc/AddPasskeysToAHummingbirdServer.md",
+            app: "Sources/passkey-quickstart/main.swift",
+            products: ["PasskeyBackend", "PasskeyBackendPostgres", "PasskeyBackendHummingbird", "Hummingbird"]),
+        QuickStart(
+            article: "Sources/PasskeyBackendVapor/PasskeyBackendVapor.docc/AddPasskeysToAVaporServer.md",
+            app: "Sources/passkey-quickstart-vapor/main.swift",
+            products: [
+                "PasskeyBackend", "PasskeyBackendFluent", "PasskeyBackendVapor", "Vapor", "Fluent", "FluentSQLiteDriver",
+                "FluentPostgresDriver",
+            ]),
+    ]
+
     static let backend = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
@@ -20,16 +48,14 @@ import Testing
         return String(article[open.upperBound..<close.lowerBound])
     }
 
-    static let article = "Sources/PasskeyBackendHummingbird/PasskeyBackendHummingbird.docc/AddPasskeysToAHummingbirdServer.md"
-
-    @Test func theArticleShowsTheCompiledAppAsItIs() throws {
-        let shown = try Self.block(after: "`Sources/Server/main.swift`, complete:", in: try Self.read(Self.article))
-        #expect(shown == (try Self.read("Sources/passkey-quickstart/main.swift")))
+    @Test(arguments: quickStarts) func theArticleShowsTheCompiledAppAsItIs(_ quickStart: QuickStart) throws {
+        let shown = try Self.block(after: "`Sources/Server/main.swift`, complete:", in: try Self.read(quickStart.article))
+        #expect(shown == (try Self.read(quickStart.app)))
     }
 
     /// Lines of Swift: neither blank nor comment-only.
-    @Test func theAppIsAtMostFortyLines() throws {
-        let code = try Self.read("Sources/passkey-quickstart/main.swift").split(separator: "\n").filter {
+    @Test(arguments: quickStarts) func theAppIsAtMostFortyLines(_ quickStart: QuickStart) throws {
+        let code = try Self.read(quickStart.app).split(separator: "\n").filter {
             let line = $0.trimmingCharacters(in: .whitespaces)
             return !line.isEmpty && !line.hasPrefix("//")
         }
@@ -38,12 +64,16 @@ import Testing
     }
 
     /// The manifest the article shows names the products the app imports.
-    @Test func theManifestNamesEveryProductTheAppImports() throws {
-        let manifest = try Self.block(after: "### The package manifest", in: try Self.read(Self.article))
-        let app = try Self.read("Sources/passkey-quickstart/main.swift")
-        for module in ["PasskeyBackend", "PasskeyBackendPostgres", "PasskeyBackendHummingbird", "Hummingbird"] {
+    @Test(arguments: quickStarts) func theManifestNamesEveryProductTheAppImports(_ quickStart: QuickStart) throws {
+        let manifest = try Self.block(after: "### The package manifest", in: try Self.read(quickStart.article))
+        let app = try Self.read(quickStart.app)
+        for module in quickStart.products {
             #expect(app.contains("import \(module)\n"))
             #expect(manifest.contains(".product(name: \"\(module)\""), "\(module)")
+        }
+        let imported = app.split(separator: "\n").filter { $0.hasPrefix("import ") }.map { String($0.dropFirst("import ".count)) }
+        for module in imported where !Self.comesWithTheProducts.contains(module) {
+            #expect(quickStart.products.contains(module), "\(module) is imported but not a product of the manifest")
         }
     }
 }

@@ -39,9 +39,9 @@ import Testing
 
     static func error(_ response: TestResponse) throws -> String? { try AppTests.object(response)["error"] as? String }
 
-    @Test func tokenLoginBearerRefreshReuseRevoke() async throws {
+    @Test(arguments: Adapter.allCases) func tokenLoginBearerRefreshReuseRevoke(adapter: Adapter) async throws {
         let config = AppTests.config()
-        try await AppTests.app(config).test(.router) { client in
+        try await adapter.test(config) { client in
             let (first, _) = try await Self.tokens(client, "dana")
             #expect(first.tokenType == "Bearer" && first.expiresIn == 300)
             // The access token verifies with the published keys alone, with every claim.
@@ -102,9 +102,9 @@ import Testing
     /// With a reuse interval, an app that sends two refreshes with one token keeps its sign-in:
     /// the second rotates again and both answers' refresh tokens work; once the interval has
     /// passed, presenting the spent token revokes the family as before.
-    @Test func aRefreshReusedWithinTheIntervalRotatesAgain() async throws {
+    @Test(arguments: Adapter.allCases) func aRefreshReusedWithinTheIntervalRotatesAgain(adapter: Adapter) async throws {
         let config = AppTests.config { $0.refreshReuseInterval = 2 }
-        try await AppTests.app(config).test(.router) { client in
+        try await adapter.test(config) { client in
             let (first, _) = try await Self.tokens(client, "gina")
             let refresh = "grant_type=refresh_token&refresh_token=\(first.refresh)"
             let one = try TokenPair(try await Self.form(client, "/oauth/token", refresh))
@@ -133,9 +133,9 @@ import Testing
     /// With ID_TOKEN_AUDIENCE, a sign-in's and a refresh's token responses carry an OpenID Connect
     /// ID token for that client, verified with the same JWKS: the user, the issuer, the ceremony's
     /// time; without it, none.
-    @Test func idTokensForTheConfiguredClient() async throws {
+    @Test(arguments: Adapter.allCases) func idTokensForTheConfiguredClient(adapter: Adapter) async throws {
         let config = AppTests.config { $0.idTokenAudience = "org.example.app" }
-        try await AppTests.app(config).test(.router) { client in
+        try await adapter.test(config) { client in
             let (pair, passkey) = try await Self.tokens(client, "kim")
             let keys = JWTKeyCollection()
             let jwks = try await client.execute(uri: "/.well-known/jwks.json", method: .get)
@@ -150,7 +150,7 @@ import Testing
                 try await Self.form(client, "/oauth/token", "grant_type=refresh_token&refresh_token=\(pair.refresh)"))
             #expect(try await keys.verify(try #require(refreshed.idToken), as: IDTokenClaims.self).sub == claims.sub)
         }
-        try await AppTests.app().test(.router) { client in
+        try await adapter.test { client in
             let (plain, _) = try await Self.tokens(client, "lee")
             #expect(plain.idToken == nil)
         }
@@ -163,8 +163,8 @@ import Testing
         #expect(throws: ConfigurationError.self) { try PasskeyBackendConfiguration.fromEnvironment(["REFRESH_REUSE_SECONDS": "61"]) }
     }
 
-    @Test func logoutAndPasskeyDeletionEndTheFamily() async throws {
-        try await AppTests.app().test(.router) { client in
+    @Test(arguments: Adapter.allCases) func logoutAndPasskeyDeletionEndTheFamily(adapter: Adapter) async throws {
+        try await adapter.test { client in
             let (first, passkey) = try await Self.tokens(client, "gail")
             let logout = try await client.execute(
                 uri: "/api/logout", method: .post,
@@ -196,8 +196,8 @@ import Testing
         }
     }
 
-    @Test func refusals() async throws {
-        try await AppTests.app(AppTests.config { $0.accessTokenLifetime = -10 }).test(.router) { client in
+    @Test(arguments: Adapter.allCases) func refusals(adapter: Adapter) async throws {
+        try await adapter.test(AppTests.config { $0.accessTokenLifetime = -10 }) { client in
             let (expired, _) = try await Self.tokens(client, "hana")
             // Expired, tampered, malformed, or not a bearer token at all: 401 invalid_token.
             #expect(try await client.execute(uri: "/api/me", method: .get, headers: Self.bearer(expired.access)).status == .unauthorized)
@@ -237,11 +237,11 @@ import Testing
         }
     }
 
-    @Test func signingKeysRotateWithTwoPublished() async throws {
+    @Test(arguments: Adapter.allCases) func signingKeysRotateWithTwoPublished(adapter: Adapter) async throws {
         let config = AppTests.config {
             $0.signingKeyRotation = 0.6; $0.accessTokenLifetime = 0.6
         }
-        try await AppTests.app(config).test(.router) { client in
+        try await adapter.test(config) { client in
             func kids() async throws -> [String] {
                 let jwks = try AppTests.object(try await client.execute(uri: "/.well-known/jwks.json", method: .get))
                 return (jwks["keys"] as? [[String: Any]])?.compactMap { $0["kid"] as? String } ?? []

@@ -312,8 +312,9 @@ def checks():
     status, _, _ = attest(a.base, development, challenge(b.base))
     check(status == 403 and counter_of(development) == "", f"a development key attested at a production node: 403, no row ({status})")
     # A development key row (attested when the server was a development one): its assertion is refused.
-    sql("INSERT INTO passkey_app_attest_keys (key_id, public_key, sign_count, environment, receipt) VALUES ("
-        f"decode('{development.key_id.hex()}', 'hex'), decode('{development.point.hex()}', 'hex'), 0, 'development', '')")
+    # created_at is given: the Fluent stores' table has no default for it (the PostgresNIO one does).
+    sql("INSERT INTO passkey_app_attest_keys (key_id, public_key, sign_count, environment, receipt, created_at) VALUES ("
+        f"decode('{development.key_id.hex()}', 'hex'), decode('{development.point.hex()}', 'hex'), 0, 'development', '', now())")
     status, _, headers, _ = refresh(a.base, refreshed["refresh_token"], development, challenge(a.base))
     check(status == 403 and headers.get("App-Attest-Error") == "environment",
           f"a development key's assertion at a production node: 403 environment ({status} {headers.get('App-Attest-Error')})")

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""The article "Add passkeys to a Hummingbird server": its app (the backend package's
-passkey-quickstart target, the article's code as it is) served in memory and on PostgreSQL, and
-used as an app and a browser would: an app signs up and in (the ceremony state in the body,
+"""An article's app ("Add passkeys to a Hummingbird server": the backend package's
+passkey-quickstart target; "... to a Vapor server": passkey-quickstart-vapor; or the Vapor
+example), served without DATABASE_URL (in memory, or SQLite) and on PostgreSQL, and used as an
+app and a browser would: an app signs up and in (the ceremony state in the body,
 tokens back), calls the app's own route with its bearer token, refreshes (rotation; the spent
 token is refused), a third party verifies the access token with PyJWT from the JWKS, the app
 revokes its refresh token; a browser signs up and reads its account with the session cookie.
@@ -76,8 +77,9 @@ def app_and_browser(mode, database_url):
 
 
 def checks():
-    app_and_browser("memory", "")
-    app_and_browser("postgres", os.environ["DATABASE_URL"])
+    app_and_browser("default", "")
+    if os.environ["DATABASE_URL"]:
+        app_and_browser("postgres", os.environ["DATABASE_URL"])
 
 
 if __name__ == "__main__":

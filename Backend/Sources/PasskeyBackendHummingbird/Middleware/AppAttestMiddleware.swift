@@ -61,6 +61,17 @@ struct AppAttestMiddleware: RouterMiddleware {
     }
 }
 
+/// The guard of each route the core's ``AppAttestCoverage`` names, as that list says it asks;
+/// none when App Attest is off or the route is not on the list.
+struct AppAttestGuards: Sendable {
+    let appAttest: AppAttest?
+
+    func callAsFunction(_ path: String) -> AppAttestMiddleware? {
+        guard let appAttest, let rule = AppAttestCoverage.rule(path) else { return nil }
+        return AppAttestMiddleware(appAttest: appAttest, bearerOnly: rule.bearerOnly)
+    }
+}
+
 extension RouterGroup<PasskeyRequestContext> {
     /// `POST path`, behind `appAttest` when there is one. The middleware is the route's own (a
     /// group of one route), so the router's match decides when it runs: for every request the

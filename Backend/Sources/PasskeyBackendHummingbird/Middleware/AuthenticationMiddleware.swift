@@ -27,8 +27,24 @@ public struct PasskeyAuthenticator: AuthenticatorMiddleware {
     /// - Returns: The subject of a valid access token or a live session cookie.
     /// - Throws: 401 for a bearer token that does not verify; 503 when the store fails.
     public func authenticate(request: Request, context: Context) async throws -> Subject? {
-        try await passkeys.subject(
-            bearer: request.headers.bearer?.token, otherAuthorization: request.headers[.authorization] != nil,
-            sessionCookie: request.cookies[SessionToken.cookieName]?.value)
+        try await passkeys.subject(authorization: request.headers[.authorization], sessionCookie: context.cookies(of: request).session)
+    }
+
+    /// Reads the request's cookies once (the route reads its ceremony cookie from the context),
+    /// then sets the subject.
+    ///
+    /// - Parameters:
+    ///   - request: The request.
+    ///   - context: Its context.
+    ///   - next: The rest of the chain.
+    /// - Returns: The route's response.
+    /// - Throws: As ``authenticate(request:context:)``, or the route's error.
+    public func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        var context = context
+        context.passkeyCookies = request.passkeyCookies
+        context.identity = try await authenticate(request: request, context: context)
+        return try await next(request, context)
     }
 }

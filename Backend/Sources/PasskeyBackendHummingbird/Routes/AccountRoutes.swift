@@ -8,7 +8,7 @@ import WebAuthnRP
 /// from ``PasskeyAuthenticator``: the web page's session cookie or an app's bearer token.
 struct AccountRoutes: Sendable {
     let account: AccountFlows
-    let cookies: CookieFactory
+    let cookies: CookieRules
 
     func addRoutes(to group: RouterGroup<PasskeyRequestContext>) {
         group.get("me") { request, context in
@@ -19,7 +19,7 @@ struct AccountRoutes: Sendable {
         group.delete("passkeys/:id") { _, context in
             let deleted = try await account.deletePasskey(
                 context.parameters.get("id") ?? "", of: try context.requireSubject(), logger: context.logger)
-            return WithCookies(body: deleted, cookies: deleted.signedOut ? [cookies.expired(SessionToken.cookieName)] : [])
+            return WithCookies(body: deleted, cookies: deleted.signedOut ? [cookies.expired(CookieRules.session)] : [])
         }
         group.patch("passkeys/:id") { request, context in
             try await account.renamePasskey(
@@ -36,6 +36,6 @@ struct AccountRoutes: Sendable {
     ) async throws -> WithCookies<AccountFlows.LoggedOut> {
         _ = try await request.collectJSON(limit: Limits.optionsBody)  // JSON only: no cross-site form can post it
         let ended = try await account.logout(context.identity, everywhere: everywhere)
-        return WithCookies(body: ended, cookies: [cookies.expired(SessionToken.cookieName)])
+        return WithCookies(body: ended, cookies: [cookies.expired(CookieRules.session)])
     }
 }

@@ -1,177 +1,44 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import Logging
+import NIOCore
 import PasskeyBackend
-import WebAuthnCrypto
-import WebAuthnRP
 
 /// The FIDO2 Server Conformance Test API (`/attestation/options|result`,
-/// `/assertion/options|result`), mounted only when `CONFORMANCE=1`. Every ceremony goes through
-/// the web page's machinery: the same service and stores, the same signed ceremony cookies
-/// (`pk_reg`, `pk_login`), the same registration writer. Each answer carries the API's
-/// `status` and `errorMessage`; a failure is HTTP 400 with `status` `failed`.
+/// `/assertion/options|result`), mounted only when `CONFORMANCE=1`: the core's
+/// `ConformanceFlows`, with the request's body and ceremony cookie.
 struct ConformanceRoutes: Sendable {
-    let passkeys: Passkeys
-    let cookies: CookieFactory
+    let flows: ConformanceFlows
 
-    package func addRoutes(to router: Router<PasskeyRequestContext>) {
-        router.post("attestation/options") { request, context in await answer(context) { try await attestationOptions(request) } }
-        router.post("attestation/result") { request, context in
-            await answer(context) { try await attestationResult(request, context: context) }
+    func addRoutes(to router: Router<PasskeyRequestContext>) {
+        router.post("attestation/options") { request, context in
+            await answer(context) { try await flows.attestationOptions(try await request.smallJSONObject()) }
         }
-        router.post("assertion/options") { request, context in await answer(context) { try await assertionOptions(request) } }
+        router.post("attestation/result") { request, context in
+            await answer(context) {
+                try await flows.attestationResult(
+                    try await request.collectJSON(limit: Limits.responseBody), state: request.passkeyCookies.registration,
+                    logger: context.logger)
+            }
+        }
+        router.post("assertion/options") { request, context in
+            await answer(context) { try await flows.assertionOptions(try await request.smallJSONObject()) }
+        }
         router.post("assertion/result") { request, context in
-            await answer(context) { try await assertionResult(request, context: context) }
+            await answer(context) {
+                try await flows.assertionResult(
+                    try await request.collectJSON(limit: Limits.responseBody), state: request.passkeyCookies.login,
+                    logger: context.logger)
+            }
         }
     }
 
-    /// A ServerResponse: the body with `status: ok` and an empty `errorMessage`, or `status:
-    /// failed` with the error's client-safe text (never empty) and 400.
-    package func answer(
-        _ context: PasskeyRequestContext, _ work: () async throws -> ([String: JSONValue], [Cookie])
-    ) async -> Response {
-        var body: [String: JSONValue]
-        var cookies: [Cookie] = []
-        var status = HTTPResponse.Status.ok
-        do {
-            (body, cookies) = try await work()
-            body["status"] = .string("ok")
-            body["errorMessage"] = .string("")
-        } catch {
-            let message: String
-            switch error {
-            case let error as WebAuthnError: message = "\(error.category): \(error.clientMessage)"
-            case let error as AppError: message = error.message
-            default: message = "The request could not be processed."
-            }
-            context.logger.info("conformance: failed", metadata: ["error": "\(String(reflecting: error))"])
-            body = ["status": .string("failed"), "errorMessage": .string(message.isEmpty ? "failed" : message)]
-            status = .badRequest
-        }
+    func answer(_ context: PasskeyRequestContext, _ work: () async throws -> ConformanceFlows.Answer) async -> Response {
+        let (status, body, cookies) = await ConformanceFlows.respond(logger: context.logger, work)
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
-        let data = (try? JSONEncoder().encode(JSONValue.object(body))) ?? Data(#"{"status":"failed","errorMessage":"encoding"}"#.utf8)
-        var response = Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
-        for cookie in cookies { response.setCookie(cookie) }
+        var response = Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+        for cookie in cookies { response.setCookie(Cookie(cookie)) }
         return response
-    }
-
-    package static func invalid(_ what: String) -> AppError { AppError(.badRequest, "The request's \(what) is not valid.") }
-
-    /// `userVerification`, `residentKey`, `authenticatorAttachment` as the library's values;
-    /// an unknown string is ignored as a client ignores it (L3 §5.4), another JSON kind refused.
-    package static func string(_ object: [String: JSONValue], _ name: String, known: [String]) throws -> String? {
-        switch object[name] {
-        case nil, .null?: return nil
-        case .string(let value)?: return known.contains(value) ? value : nil
-        default: throw invalid(name)
-        }
-    }
-
-    package static func objectMember(_ json: [String: JSONValue], _ name: String) throws -> [String: JSONValue]? {
-        switch json[name] {
-        case nil, .null?: return nil
-        case .object(let value)?: return value
-        default: throw invalid(name)
-        }
-    }
-
-    /// The options the library made, as an object, with the request's members echoed over it.
-    package static func object(_ data: Data) throws -> [String: JSONValue] {
-        guard case .object(let members)? = try? JSONValue(jsonData: data) else { throw AppError(.internalServerError, "options") }
-        return members
-    }
-
-    // MARK: Registration
-
-    package func attestationOptions(_ request: Request) async throws -> ([String: JSONValue], [Cookie]) {
-        let json = try await request.smallJSONObject()
-        let name = try Username(try json.optionalString("username"))
-        let displayName = String((try json.optionalString("displayName") ?? name.display).prefix(64))
-        let selection = try Self.objectMember(json, "authenticatorSelection")
-        let extensions = try Self.objectMember(json, "extensions")
-        let attestation = try Self.string(json, "attestation", known: ["none", "indirect", "direct", "enterprise"])
-        let userVerification = try selection.flatMap {
-            try Self.string($0, "userVerification", known: ["required", "preferred", "discouraged"])
-        }
-        var residentKey = try selection.flatMap { try Self.string($0, "residentKey", known: ["required", "preferred", "discouraged"]) }
-        if residentKey == nil, case .bool(true)? = selection?["requireResidentKey"] { residentKey = "required" }
-        let attachment = try selection.flatMap { try Self.string($0, "authenticatorAttachment", known: ["platform", "cross-platform"]) }
-
-        // A name already registered gets one more credential (its others in excludeCredentials).
-        let now = Date()
-        let existing = try await passkeys.stores.accounts.userHandle(username: name)
-        let userHandle = try existing ?? PublicKeyCredentialUserEntityJSON.newUserHandle()
-        let options = RegistrationRequest(
-            user: PublicKeyCredentialUserEntityJSON(id: Base64URLBytes(userHandle), name: name.display, displayName: displayName),
-            algorithms: VerificationPolicy.defaultAlgorithms + [.rs1],
-            userVerification: UserVerificationRequirement(rawValue: userVerification ?? "preferred"),
-            residentKey: ResidentKeyRequirement(rawValue: residentKey ?? "discouraged"),
-            authenticatorAttachment: attachment.map { AuthenticatorAttachment(rawValue: $0) },
-            attestation: AttestationConveyancePreference(rawValue: attestation ?? "none"))
-        let start = try await passkeys.service.beginRegistration(options, now: now)
-        var ceremony = CeremonyPayload(
-            username: name.display, userHandle: Base64URLBytes(userHandle).base64URL, newAccount: existing == nil,
-            exp: now.addingTimeInterval(passkeys.policy.challengeLifetime).timeIntervalSince1970)
-        ceremony.state = start.challenge
-        var body: [String: JSONValue] = try Self.object(try start.options.jsonData())
-        // Echoed as sent (the tool compares them deep-equal), unknown extensions included.
-        if let selection { body["authenticatorSelection"] = JSONValue.object(selection) }
-        body["attestation"] = json["attestation"].flatMap { $0 == .null ? nil : $0 } ?? JSONValue.string("none")
-        body["extensions"] = extensions.map { JSONValue.object($0) }
-        if body["excludeCredentials"] == nil { body["excludeCredentials"] = JSONValue.array([]) }
-        return (body, [cookies.make("pk_reg", try passkeys.ceremonies.signer.sign(ceremony, purpose: "registration"))])
-    }
-
-    package func attestationResult(_ request: Request, context: PasskeyRequestContext) async throws -> ([String: JSONValue], [Cookie]) {
-        let body = try await request.collectJSON(limit: Limits.responseBody)
-        guard let value = request.cookies["pk_reg"]?.value,
-            let ceremony = passkeys.ceremonies.signer.verify(value, as: CeremonyPayload.self, purpose: "registration"),
-            ceremony.exp >= Date().timeIntervalSince1970, let state = ceremony.state, let username = ceremony.username
-        else {
-            throw AppError(.badRequest, "No registration is in progress. Please start again.")
-        }
-        let now = Date()
-        let credential = try await passkeys.ceremonies.parse(body, kind: .registration, challenge: state, now: now) {
-            data throws(WebAuthnError) in
-            try RegistrationResponse(jsonData: data)
-        }
-        _ = try await passkeys.ceremonies.finishRegistration(
-            credential, challenge: state, newAccount: ceremony.newAccount == true ? try Username(username) : nil, signIn: nil,
-            now: now, username: username, logger: context.logger)
-        return ([:], [cookies.expired("pk_reg")])
-    }
-
-    // MARK: Authentication
-
-    package func assertionOptions(_ request: Request) async throws -> ([String: JSONValue], [Cookie]) {
-        let json = try await request.smallJSONObject()
-        let name = try Username(try json.optionalString("username"))
-        let extensions = try Self.objectMember(json, "extensions")
-        let userVerification = try Self.string(json, "userVerification", known: ["required", "preferred", "discouraged"])
-        guard let account = try await passkeys.stores.accounts.loginLookup(username: name) else {
-            throw AppError(.badRequest, "This user has no credentials.")
-        }
-        let now = Date()
-        let options = AuthenticationRequest(
-            userHandle: account.userHandle, userVerification: UserVerificationRequirement(rawValue: userVerification ?? "preferred"),
-            allowCredentials: account.allowCredentials)
-        let start = try await passkeys.service.beginAuthentication(options, now: now)
-        var ceremony = CeremonyPayload(
-            username: account.username, userHandle: Base64URLBytes(account.userHandle).base64URL,
-            exp: now.addingTimeInterval(passkeys.policy.challengeLifetime).timeIntervalSince1970)
-        ceremony.state = start.challenge
-        var body: [String: JSONValue] = try Self.object(try start.options.jsonData())
-        if let sent = json["userVerification"], sent != .null { body["userVerification"] = sent }
-        body["extensions"] = extensions.map { JSONValue.object($0) }
-        return (body, [cookies.make("pk_login", try passkeys.ceremonies.signer.sign(ceremony, purpose: "authentication"))])
-    }
-
-    package func assertionResult(_ request: Request, context: PasskeyRequestContext) async throws -> ([String: JSONValue], [Cookie]) {
-        let body = try await request.collectJSON(limit: Limits.responseBody)
-        _ = try await passkeys.ceremonies.verifyLogin(
-            body: body, state: request.cookies["pk_login"]?.value, client: .web, starting: nil, logger: context.logger)
-        return ([:], [cookies.expired("pk_login")])
     }
 }

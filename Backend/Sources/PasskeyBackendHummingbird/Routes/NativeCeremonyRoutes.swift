@@ -19,14 +19,14 @@ import WebAuthnRP
 struct NativeCeremonyRoutes: Sendable {
     let ceremonies: PasskeyCeremonies
 
-    /// `appAttest`: the App Attest guard of every finish (nil when App Attest is off): a finish
-    /// issues tokens or adds a passkey, so an app's request carries an assertion (bound to a
-    /// challenge, or to the bearer token's `jti`) and the token family is bound to its key.
-    func addRoutes(to group: RouterGroup<PasskeyRequestContext>, appAttest: AppAttestMiddleware? = nil) {
+    /// Every finish is guarded when App Attest is on: a finish issues tokens or adds a passkey,
+    /// so an app's request carries an assertion (bound to a challenge, or to the bearer token's
+    /// `jti`) and the token family is bound to its key.
+    func addRoutes(to group: RouterGroup<PasskeyRequestContext>, guards: AppAttestGuards) {
         group.post("register/options", use: registerOptions)
-        group.post("register/finish", guardedBy: appAttest, use: registerFinish)
+        group.post("register/finish", guardedBy: guards("/native/register/finish"), use: registerFinish)
         group.post("login/options", use: loginOptions)
-        group.post("login/finish", guardedBy: appAttest, use: loginFinish)
+        group.post("login/finish", guardedBy: guards("/native/login/finish"), use: loginFinish)
     }
 
     @Sendable func registerOptions(_ request: Request, context: PasskeyRequestContext) async throws -> Response {
@@ -58,37 +58,16 @@ struct NativeCeremonyRoutes: Sendable {
             body: credential, state: state, client: .native, appAttestKeyId: context.appAttestKeyId, logger: context.logger)
     }
 
-    /// `{"options": …, "state": "…"}`: the library's options bytes as they are, and the state
-    /// (base64url and a dot: nothing to escape).
+    /// An app's options and state (the core's `nativeOptionsAnswer`).
     static func optionsAnswer(_ options: Data, state: String) -> Response {
-        var body = Data(#"{"options":"#.utf8)
-        body.append(options)
-        body.append(Data(#","state":""#.utf8))
-        body.append(Data(state.utf8))
-        body.append(Data(#""}"#.utf8))
+        let body = PasskeyCeremonies.nativeOptionsAnswer(options, state: state)
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
         return Response(status: .ok, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
     }
 
-    /// The finish body `{"state": "…", "credential": {…}}`, at most 64 KiB, read once by the
-    /// library's strict reader (a member given twice is refused); the credential goes on to the
-    /// library as its own JSON document.
+    /// The finish body, at most 64 KiB, read by the core's rule (``JSONBody/finish(_:)``).
     package static func finishBody(_ request: Request) async throws -> (state: String, credential: Data) {
-        let data = try await request.collectJSON(limit: Limits.responseBody)
-        guard case .object(let object)? = try? JSONValue(jsonData: data), object.count == 2,
-            case .string(let state)? = object["state"], state.utf8.count <= 8_192,
-            let credential = object["credential"], case .object = credential,
-            let credentialData = try? Self.credentialEncoder.encode(credential)
-        else {
-            throw AppError(.badRequest, "Send {\"state\": …, \"credential\": {…}}.")
-        }
-        return (state, credentialData)
+        try JSONBody.finish(try await request.collectJSON(limit: Limits.responseBody))
     }
-
-    private static let credentialEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
-        return encoder
-    }()
 }

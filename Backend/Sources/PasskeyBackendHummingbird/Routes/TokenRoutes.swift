@@ -7,9 +7,8 @@ import PasskeyBackend
 struct TokenRoutes: Sendable {
     let tokens: TokenService
 
-    /// `appAttest`: the token refresh's App Attest guard (nil when App Attest is off).
-    func addRoutes(to group: RouterGroup<PasskeyRequestContext>, appAttest: AppAttestMiddleware? = nil) {
-        group.post("token", guardedBy: appAttest) { request, context in
+    func addRoutes(to group: RouterGroup<PasskeyRequestContext>, guards: AppAttestGuards) {
+        group.post("token", guardedBy: guards("/oauth/token")) { request, context in
             try await tokens.tokenEndpoint(
                 contentType: request.headers[.contentType], body: try await Self.body(request),
                 appAttestKeyId: context.appAttestKeyId, now: Date())

@@ -9,25 +9,23 @@ import WebAuthnRP
 /// starts a session, whose cookie replaces the one the request came with.
 struct WebCeremonyRoutes: Sendable {
     let passkeys: Passkeys
-    let cookies: CookieFactory
+    let cookies: CookieRules
     var ceremonies: PasskeyCeremonies { passkeys.ceremonies }
 
-    /// `appAttest`: the App Attest guard of an app adding a passkey with its bearer token, and
-    /// `issuance` the guard of the login that answers tokens (nil when App Attest is off).
-    func addRoutes(
-        to group: RouterGroup<PasskeyRequestContext>, appAttest: AppAttestMiddleware? = nil, issuance: AppAttestMiddleware? = nil
-    ) {
+    /// Guarded when App Attest is on: an app adding a passkey with its bearer token, and the
+    /// login that answers tokens.
+    func addRoutes(to group: RouterGroup<PasskeyRequestContext>, guards: AppAttestGuards) {
         group.post("register/options", use: registerOptions)
-        group.post("register/verify", guardedBy: appAttest, use: registerVerify)
+        group.post("register/verify", guardedBy: guards("/api/register/verify"), use: registerVerify)
         group.post("login/options", use: loginOptions)
         group.post("login/verify", use: loginVerify)
-        group.post("token/login/verify", guardedBy: issuance, use: tokenLoginVerify)
+        group.post("token/login/verify", guardedBy: guards("/api/token/login/verify"), use: tokenLoginVerify)
     }
 
     @Sendable func registerOptions(_ request: Request, context: PasskeyRequestContext) async throws -> WithCookies<RawJSON> {
         let (options, state) = try await ceremonies.registrationOptions(
             try PasskeyCeremonies.RegisterOptionsBody(await request.smallJSONObject()), subject: context.identity, client: .web)
-        return WithCookies(body: RawJSON(data: options), cookies: [cookies.make("pk_reg", state)])
+        return WithCookies(body: RawJSON(data: options), cookies: [cookies.make(CookieRules.registration, state)])
     }
 
     @Sendable func registerVerify(
@@ -35,8 +33,8 @@ struct WebCeremonyRoutes: Sendable {
     ) async throws -> WithCookies<PasskeyCeremonies.Registered> {
         let body = try await request.collectJSON(limit: Limits.responseBody)
         let finished = try await ceremonies.finishRegistration(
-            body: body, state: request.cookies["pk_reg"]?.value, client: .web, subject: context.identity, logger: context.logger)
-        var cookieList = [cookies.expired("pk_reg")]
+            body: body, state: context.cookies(of: request).registration, client: .web, subject: context.identity, logger: context.logger)
+        var cookieList = [cookies.expired(CookieRules.registration)]
         if case .session(let token)? = finished.signIn { cookieList.append(try await sessionCookie(token, replacing: context.identity)) }
         return WithCookies(body: finished.registered, cookies: cookieList)
     }
@@ -44,15 +42,15 @@ struct WebCeremonyRoutes: Sendable {
     @Sendable func loginOptions(_ request: Request, context: PasskeyRequestContext) async throws -> WithCookies<RawJSON> {
         let (options, state) = try await ceremonies.authenticationOptions(
             try PasskeyCeremonies.LoginOptionsBody(await request.smallJSONObject()), client: .web)
-        return WithCookies(body: RawJSON(data: options), cookies: [cookies.make("pk_login", state)])
+        return WithCookies(body: RawJSON(data: options), cookies: [cookies.make(CookieRules.login, state)])
     }
 
     @Sendable func loginVerify(_ request: Request, context: PasskeyRequestContext) async throws -> WithCookies<PasskeyCeremonies.LoggedIn> {
         let body = try await request.collectJSON(limit: Limits.responseBody)
         let (loggedIn, token) = try await ceremonies.finishWebLogin(
-            body: body, state: request.cookies["pk_login"]?.value, logger: context.logger)
+            body: body, state: context.cookies(of: request).login, logger: context.logger)
         return WithCookies(
-            body: loggedIn, cookies: [cookies.expired("pk_login"), try await sessionCookie(token, replacing: context.identity)])
+            body: loggedIn, cookies: [cookies.expired(CookieRules.login), try await sessionCookie(token, replacing: context.identity)])
     }
 
     /// The same login for a client that keeps tokens instead of a session (an app's web view,
@@ -60,15 +58,15 @@ struct WebCeremonyRoutes: Sendable {
     @Sendable func tokenLoginVerify(_ request: Request, context: PasskeyRequestContext) async throws -> WithCookies<TokenResponse> {
         let body = try await request.collectJSON(limit: Limits.responseBody)
         let tokens = try await ceremonies.finishTokenLogin(
-            body: body, state: request.cookies["pk_login"]?.value, client: .web, appAttestKeyId: context.appAttestKeyId,
+            body: body, state: context.cookies(of: request).login, client: .web, appAttestKeyId: context.appAttestKeyId,
             logger: context.logger)
-        return WithCookies(body: tokens, cookies: [cookies.expired("pk_login")])
+        return WithCookies(body: tokens, cookies: [cookies.expired(CookieRules.login)])
     }
 
     /// The cookie of a session a ceremony's write started. The session the request came with
     /// (if any) ends, so signing in again does not pile up sessions.
-    func sessionCookie(_ token: [UInt8], replacing subject: Subject?) async throws -> Cookie {
+    func sessionCookie(_ token: [UInt8], replacing subject: Subject?) async throws -> CookieRules.SetCookie {
         try await ceremonies.endSession(of: subject)
-        return cookies.make(SessionToken.cookieName, Base64URLBytes(token).base64URL, maxAge: Int(Limits.sessionLifetime))
+        return cookies.session(token)
     }
 }
