@@ -75,8 +75,11 @@ build() {
   CODE_COMMIT="$(code_commit)"
   echo "==> building ${#HARNESSES[@]} harnesses (release, -sanitize=fuzzer,address) at $CODE_COMMIT" >&2
   # No build-manifest caching: the cache notices changes to this package only, so a source file
-  # added to the root package would be left out of the build ("cannot find ... in scope").
-  swift build -c release --disable-build-manifest-caching \
+  # added to the root package would be left out of the build ("cannot find ... in scope"). No
+  # package-manifest cache either: Package.swift lists the harness folders when it is evaluated,
+  # and SwiftPM's shared cache keys a manifest by its text and path, so a clone where a harness
+  # was added since the last evaluation at that path built without it.
+  swift build -c release --disable-build-manifest-caching --manifest-cache none \
     -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library >&2
 }
 
