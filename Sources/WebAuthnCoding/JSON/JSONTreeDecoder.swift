@@ -122,21 +122,10 @@ package struct JSONTreeDecoder<Tree: JSONTree>: Decoder {
 
         // The primitive requirements: text, flags and numbers read directly (the coding path is
         // built only for an error); the integers through the generic path's range checks.
-        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
-            let node = try member(key)
-            guard let value = node.boolValue else { throw JSONTreeDecoder.mismatch(type, node, codingPath + [key]) }
-            return value
-        }
-        func decode(_ type: String.Type, forKey key: Key) throws -> String {
-            let node = try member(key)
-            guard let value = node.stringValue else { throw JSONTreeDecoder.mismatch(type, node, codingPath + [key]) }
-            return value
-        }
-        func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
-            let node = try member(key)
-            guard let value = node.numberValue else { throw JSONTreeDecoder.mismatch(type, node, codingPath + [key]) }
-            return value
-        }
+        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try scalar(type, key, \.boolValue) }
+        func decode(_ type: String.Type, forKey key: Key) throws -> String { try scalar(type, key, \.stringValue) }
+        func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try scalar(type, key, \.numberValue) }
+
         func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try decode(type, key) }
         func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try decode(type, key) }
         func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try decode(type, key) }
@@ -149,22 +138,29 @@ package struct JSONTreeDecoder<Tree: JSONTree>: Decoder {
         func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try decode(type, key) }
         func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try decode(type, key) }
 
+        /// The member `key` as the tree's own view of it (`stringValue`, …), or the type mismatch.
+        private func scalar<Value>(_ type: Value.Type, _ key: Key, _ view: (Tree) -> Value?) throws -> Value {
+            try Self.scalar(type, try member(key), key, codingPath, view)
+        }
+
+        private static func scalar<Value>(
+            _ type: Value.Type, _ node: Tree, _ key: Key, _ codingPath: [any CodingKey], _ view: (Tree) -> Value?
+        ) throws -> Value {
+            guard let value = view(node) else { throw JSONTreeDecoder.mismatch(type, node, codingPath + [key]) }
+            return value
+        }
+
         // Absent and null both read as nil, as with JSONDecoder.
-        func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? {
+        func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try scalarIfPresent(type, key, \.stringValue) }
+        func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try scalarIfPresent(type, key, \.boolValue) }
+        func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try scalarIfPresent(type, key, \.numberValue) }
+
+        /// One lookup for an optional scalar (the protocol's default looks the member up three times).
+        private func scalarIfPresent<Value>(_ type: Value.Type, _ key: Key, _ view: (Tree) -> Value?) throws -> Value? {
             guard let node = members[key.stringValue], !node.isNull else { return nil }
-            guard let value = node.stringValue else { throw JSONTreeDecoder.mismatch(type, node, codingPath + [key]) }
-            return value
+            return try Self.scalar(type, node, key, codingPath, view)
         }
-        func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? {
-            guard let node = members[key.stringValue], !node.isNull else { return nil }
-            guard let value = node.boolValue else { throw JSONTreeDecoder.mismatch(type, node, codingPath + [key]) }
-            return value
-        }
-        func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? {
-            guard let node = members[key.stringValue], !node.isNull else { return nil }
-            guard let value = node.numberValue else { throw JSONTreeDecoder.mismatch(type, node, codingPath + [key]) }
-            return value
-        }
+
         func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
             guard let node = members[key.stringValue] else { return nil }
             if node.isNull { return nil }
