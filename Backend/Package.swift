@@ -88,6 +88,8 @@ let package = Package(
                 .product(name: "WebAuthnRP", package: "webauthn-rp"),
                 .product(name: "FluentKit", package: "fluent-kit"),
                 .product(name: "SQLKit", package: "sql-kit"),
+                // To close a PostgreSQL connection a call gave up on (FluentStoreDatabase).
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: strictSettings
         ),

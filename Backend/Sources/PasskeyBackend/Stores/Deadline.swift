@@ -6,6 +6,7 @@ import Synchronization
 /// A call that passed its deadline.
 package struct DeadlineExceeded: Error, CustomStringConvertible {
     package let limit: Duration
+    package init(limit: Duration) { self.limit = limit }
     package var description: String { "passed its deadline of \(limit)" }
 }
 

@@ -83,6 +83,14 @@ final class PostgresCluster: Sendable {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
+    /// Restarts the server as a deploy or a failover does (fast shutdown: every session is
+    /// terminated), with the options it was started with.
+    func restart() throws {
+        let restarted = try Self.run(
+            runAs + ["\(bin)/pg_ctl", "-D", "\(directory)/data", "-l", "\(directory)/postgres.log", "-m", "fast", "-w", "restart"])
+        guard restarted.status == 0 else { throw Failure(description: "pg_ctl restart failed: \(restarted.output)") }
+    }
+
     /// Creates a fresh database. - Returns: its name.
     func createDatabase() async throws -> String {
         let name = "t_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")

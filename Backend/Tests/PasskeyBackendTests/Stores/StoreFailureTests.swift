@@ -8,6 +8,7 @@ import PasskeyBackendFluent
 import PasskeyBackendPostgres
 import SQLKit
 import ServiceLifecycle
+import Synchronization
 import Testing
 import WebAuthnRP
 
@@ -78,6 +79,150 @@ import Glibc
         await Self.expectServerFault { _ = try await stores.accounts.username(userHandle: [1]) }
         await group.triggerGracefulShutdown()
         _ = await running.result
+    }
+
+    /// PostgreSQL restarts three times (fast shutdown, as a deploy or a failover does) while
+    /// calls run on every connection: a call in the window may fail, but only as the store's fault
+    /// within its deadline, and once the server is back every call works again, on Fluent's pool
+    /// (one connection per event loop, its default) as on the PostgresNIO stores. A connection
+    /// the restart broke must not keep its place, which a call that hangs on it would.
+    @Test(arguments: [StoreKind.fluentPostgres, .postgresNIO])
+    func theStoresWorkAgainAfterPostgreSQLRestarts(_ kind: StoreKind) async throws {
+        let cluster = try PostgresCluster.start()
+        defer { cluster.stop() }
+        let database = try await cluster.createDatabase()
+        let timeout = Duration.seconds(2)
+        let stores: PasskeyStores
+        let close: @Sendable () async -> Void
+        if kind == .fluentPostgres {
+            let databases = StoreKind.databases()
+            let configuration = SQLPostgresConfiguration(
+                hostname: "127.0.0.1", port: cluster.port, username: PostgresCluster.user, password: nil, database: database,
+                tls: .disable)
+            databases.use(.postgres(configuration: configuration), as: .psql)
+            (stores, close) = (.fluent(databases, timeout: timeout, logger: StoreKind.logger), { await databases.shutdownAsync() })
+        } else {
+            let (made, connections) = PasskeyStores.postgres(
+                cluster.configuration(database: database), connections: 2, timeout: timeout, logger: StoreKind.logger)
+            let group = ServiceGroup(services: [connections], logger: StoreKind.logger)
+            let running = Task { try await group.run() }
+            stores = made
+            close = {
+                await group.triggerGracefulShutdown()
+                _ = await running.result
+            }
+        }
+        try await stores.migrate?()
+        let challenges = stores.challenges
+
+        // One call: nil when it answered, else how it failed (anything but the store's fault,
+        // or a call past its deadline, fails the test at once).
+        @Sendable func call(_ byte: UInt8) async -> String? {
+            let started = ContinuousClock.now
+            do {
+                try await challenges.issue(try StoreContractTests.issued(byte), now: StoreContractTests.now)
+                _ = try await challenges.consume(StoreContractTests.bytes(byte, 32))
+                // A transaction (BEGIN, a locking read, ROLLBACK or COMMIT) as a refresh runs it.
+                _ = try await StoreContractTests.rotate(stores, byte, into: byte &+ 1)
+            } catch let error as WebAuthnError where error.category == .serverFault {
+                #expect(ContinuousClock.now - started < timeout * 2 + .seconds(1), "a call took past its deadline")
+                return "\(error)"
+            } catch {
+                Issue.record("not the store's fault: \(error)")
+                return "\(error)"
+            }
+            return nil
+        }
+        let restarts = Restarts()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                defer { restarts.finished.withLock { $0 = true } }
+                for _ in 0..<3 {
+                    do { try cluster.restart() } catch { Issue.record("\(error)") }
+                    try? await Task.sleep(for: .milliseconds(300))
+                }
+            }
+            for worker in 0..<12 {
+                group.addTask {
+                    var round = 0
+                    while !restarts.finished.withLock({ $0 }) {
+                        _ = await call(UInt8(worker * 16 + round % 16))
+                        round += 1
+                    }
+                }
+            }
+        }
+
+        // Back: the first call may still meet a connection the last restart closed (it fails
+        // and is replaced); within a few seconds every call answers.
+        let back = ContinuousClock.now
+        var lastFailure: String? = "no call made"
+        while ContinuousClock.now - back < .seconds(20) {
+            lastFailure = await call(200)
+            if lastFailure == nil { break }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        #expect(lastFailure == nil, "no call answered in 20 s after the restarts: \(lastFailure ?? "")")
+        let failures = await withTaskGroup(of: String?.self) { group in
+            for index in 0..<24 { group.addTask { await call(UInt8(201 + index)) } }
+            return await group.reduce(into: [String]()) { if let failure = $1 { $0.append(failure) } }
+        }
+        #expect(failures.isEmpty, "calls after the restarts failed: \(failures)")
+        await close()
+    }
+
+    /// Connections that stop answering without closing (frozen by a proxy, as a statement
+    /// written while PostgreSQL closes its connection never completes): each call on one fails
+    /// as the store's fault by its deadline and gives its connection back closed, so the calls
+    /// after them get new connections. Were a lease kept by a hung call, Fluent's pool (one
+    /// connection per event loop by default) would have none left to lend.
+    @Test func fluentGivesBackAConnectionThatStoppedAnsweringByTheDeadline() async throws {
+        let cluster = try PostgresCluster.start()
+        defer { cluster.stop() }
+        let proxy = try FreezingProxy(to: cluster.port)
+        defer { proxy.stop() }
+        let databases = StoreKind.databases()
+        let configuration = SQLPostgresConfiguration(
+            hostname: "127.0.0.1", port: proxy.port, username: PostgresCluster.user, password: nil,
+            database: try await cluster.createDatabase(), tls: .disable)
+        databases.use(.postgres(configuration: configuration, connectionPoolTimeout: .seconds(30)), as: .psql)
+        let stores = PasskeyStores.fluent(databases, timeout: .seconds(1), logger: StoreKind.logger)
+        try await stores.migrate?()
+        let challenges = stores.challenges
+        // Every event loop's connection made and lent at least once, then frozen.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for byte in UInt8(1)...16 { group.addTask { _ = try await challenges.consume(StoreContractTests.bytes(byte, 32)) } }
+            try await group.waitForAll()
+        }
+        proxy.freeze()
+        for byte in UInt8(20)..<26 {
+            let started = ContinuousClock.now
+            do {
+                _ = try await challenges.consume(StoreContractTests.bytes(byte, 32))
+            } catch let error as WebAuthnError {
+                #expect(error.category == .serverFault)
+            }
+            #expect(ContinuousClock.now - started < .seconds(3), "a call on a frozen connection held its caller")
+        }
+        // The frozen connections were closed and replaced: every call answers again.
+        let failures = await withTaskGroup(of: String?.self) { group in
+            for byte in UInt8(30)..<46 {
+                group.addTask {
+                    do {
+                        try await challenges.issue(try StoreContractTests.issued(byte), now: StoreContractTests.now)
+                        return try await challenges.consume(StoreContractTests.bytes(byte, 32)) == nil ? "challenge \(byte) lost" : nil
+                    } catch { return "\(error)" }
+                }
+            }
+            return await group.reduce(into: [String]()) { if let failure = $1 { $0.append(failure) } }
+        }
+        #expect(failures.isEmpty, "calls after the frozen connections failed: \(failures)")
+        await databases.shutdownAsync()
+    }
+
+    /// Whether the restarts are over (the workers call until then).
+    final class Restarts: Sendable {
+        let finished = Mutex(false)
     }
 
     /// Another process's exclusive lock on the file: the call waits at most its deadline, then
