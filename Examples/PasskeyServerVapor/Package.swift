@@ -8,10 +8,16 @@
 // (Examples/PasskeyServer/Tests/run-e2e.sh, PASSKEY_E2E_SERVERS).
 import PackageDescription
 
+let settings: [SwiftSetting] = [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
+
 let package = Package(
     name: "PasskeyServerVapor",
     platforms: [.macOS(.v14)],
-    products: [.executable(name: "PasskeyServerVapor", targets: ["PasskeyServerVapor"])],
+    products: [
+        .executable(name: "PasskeyServerVapor", targets: ["PasskeyServerVapor"]),
+        // The end-to-end tests' node: the same server with the one option only the tests set.
+        .executable(name: "passkey-e2e-node-vapor", targets: ["passkey-e2e-node-vapor"]),
+    ],
     dependencies: [
         .package(name: "passkey-backend", path: "../../Backend"),
         .package(url: "https://github.com/vapor/vapor.git", from: "4.122.3"),
@@ -20,8 +26,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/fluent-postgres-driver.git", from: "2.14.0"),
     ],
     targets: [
-        .executableTarget(
-            name: "PasskeyServerVapor",
+        .target(
+            name: "PasskeyServerVaporApp",
             dependencies: [
                 .product(name: "PasskeyBackend", package: "passkey-backend"),
                 .product(name: "PasskeyBackendFluent", package: "passkey-backend"),
@@ -31,8 +37,10 @@ let package = Package(
                 .product(name: "FluentSQLiteDriver", package: "fluent-sqlite-driver"),
                 .product(name: "FluentPostgresDriver", package: "fluent-postgres-driver"),
             ],
-            swiftSettings: [.enableUpcomingFeature("ExistentialAny"), .enableUpcomingFeature("MemberImportVisibility")]
-        )
+            swiftSettings: settings
+        ),
+        .executableTarget(name: "PasskeyServerVapor", dependencies: ["PasskeyServerVaporApp"], swiftSettings: settings),
+        .executableTarget(name: "passkey-e2e-node-vapor", dependencies: ["PasskeyServerVaporApp"], swiftSettings: settings),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -173,8 +173,12 @@ def body_data(driver, name):
 def credential_row(credential_hex):
     """(discoverable, prf_enabled, the record's extensions) of one credential row: the columns
     the migration added ('true', 'false' or 'null') and the CredentialExtensionProperties inside
-    the stored record."""
-    line = sql("SELECT coalesce(discoverable::text, 'null'), coalesce(prf_enabled::text, 'null'),"
+    the stored record. The Fluent stores' table (the Vapor example) has no discoverable column:
+    there it is read from the record, where both kinds of store keep it."""
+    column = sql("SELECT count(*) FROM information_schema.columns"
+                 " WHERE table_name = 'passkey_credentials' AND column_name = 'discoverable'") == "1"
+    discoverable = "discoverable::text" if column else "record::jsonb -> 'extensions' ->> 'discoverable'"
+    line = sql(f"SELECT coalesce({discoverable}, 'null'), coalesce(prf_enabled::text, 'null'),"
                " (record::jsonb -> 'extensions')::text"
                f" FROM passkey_credentials WHERE id = decode('{credential_hex}', 'hex')")
     discoverable, prf_enabled, extensions = line.split("|", 2)

@@ -18,10 +18,9 @@
 #      use it, without DATABASE_URL and on PostgreSQL, and the App Attest suite against them.
 # PASSKEY_E2E_SERVERS picks the servers (default both): "hummingbird" is this example (every part
 # above); "vapor" is Examples/PasskeyServerVapor, against which the same HTTP checks run
-# unchanged, from one list (vapor_parts below): appattest_sim.py (and tokens.py, once Fluent's
-# pool survives a PostgreSQL restart) on PostgreSQL with their own nodes on one database;
-# quickstart.py's app and browser checks run against the Vapor article's app on SQLite (one
-# node) and on PostgreSQL.
+# unchanged, from one list (vapor_parts below): e2e.py, tokens.py and appattest_sim.py, on
+# PostgreSQL with their own nodes on one database; quickstart.py's app and browser checks run
+# against the Vapor article's app on SQLite (one node) and on PostgreSQL.
 # Everything it starts is stopped by pid on exit. Bounded in time (timeout on every long step).
 # Needs: postgresql (initdb, pg_ctl), chromium, chromium-driver, python3 with selenium, cryptography
 # and PyJWT (installed from PyPI when missing).
@@ -131,27 +130,37 @@ wait_ready() { # port
   done
   die "node on port $1 did not become ready"
 }
-# Both nodes start at the same instant: the schema migration must tolerate that.
-# Nodes A, B and C record each failed ceremony, into one folder, for webauthn-replay (off by
-# default; e2e.py replays two of them).
-failed_dir="$work/failed-ceremonies"
-record=(RECORD_FAILED_CEREMONIES_DIR="$failed_dir" RECORD_FAILED_CEREMONIES_MAX_FILES=50)
-if hummingbird; then
-  start_node a "$port_a" "${record[@]}"; pid_a=$last_pid
-  # Node B (the tests' node) waits 1.5 s before each login's counter update, so a race can be staged (e2e.py).
-  node_binary="$test_node_binary" start_node b "$port_b" E2E_UPDATE_DELAY_MS=1500 "${record[@]}"
-  # Node C shares the database for credentials but keeps no challenge: sealed challenges.
-  start_node c "$port_c" CHALLENGE_MODE=sealed SEALING_KEY="$(python3 -c 'import secrets; print(secrets.token_hex(32))')" "${record[@]}"
+# The browser suite's three nodes on one database, started at the same instant (the schema
+# migration must tolerate that): start_browser_nodes SERVER TEST_NODE DATABASE_URL FAILED_DIR.
+# A and C run SERVER; B runs TEST_NODE (the same server with the tests' option) and waits 1.5 s
+# before each login's counter update, so a race can be staged (e2e.py); C keeps no challenge
+# (sealed challenges). All three record each failed ceremony into FAILED_DIR, for
+# webauthn-replay (off by default; e2e.py replays two of them).
+start_browser_nodes() {
+  local record=(DATABASE_URL="$3" RECORD_FAILED_CEREMONIES_DIR="$4" RECORD_FAILED_CEREMONIES_MAX_FILES=50)
+  node_binary="$1" start_node a "$port_a" "${record[@]}"; pid_a=$last_pid
+  node_binary="$2" start_node b "$port_b" E2E_UPDATE_DELAY_MS=1500 "${record[@]}"; pid_b=$last_pid
+  node_binary="$1" start_node c "$port_c" CHALLENGE_MODE=sealed \
+    SEALING_KEY="$(python3 -c 'import secrets; print(secrets.token_hex(32))')" "${record[@]}"; pid_c=$last_pid
   wait_ready "$port_a"; wait_ready "$port_b"; wait_ready "$port_c"
   log "nodes ready: A http://localhost:$port_a (pid $pid_a), B http://localhost:$port_b, C (sealed) http://localhost:$port_c"
-fi
+}
+stop_browser_nodes() {
+  kill "$pid_a" "$pid_b" "$pid_c" 2>/dev/null || true
+  wait "$pid_a" "$pid_b" "$pid_c" 2>/dev/null || true
+}
+# run_browser PSQL_URL FAILED_DIR [environment...]: e2e.py against the three nodes.
+run_browser() {
+  env NODE_A="http://localhost:$port_a" NODE_B="http://localhost:$port_b" NODE_C="http://localhost:$port_c" NODE_A_PID="$pid_a" \
+    PSQL_URL="$1" CHROMIUM="$(command -v chromium)" CHROMEDRIVER="$(command -v chromedriver)" \
+    FAILED_CEREMONIES_DIR="$2" WEBAUTHN_REPLAY="$replay" E2E_SESSION_KEY="$session_key" "${@:3}" \
+    timeout 600 python3 "$here/e2e.py"
+}
+if hummingbird; then start_browser_nodes "$binary" "$test_node_binary" "$database_url" "$work/failed-ceremonies"; fi
 
 if hummingbird && [[ "$parts" == *" browser "* ]]; then
   e2e_started=$SECONDS
-  NODE_A="http://localhost:$port_a" NODE_B="http://localhost:$port_b" NODE_C="http://localhost:$port_c" NODE_A_PID="$pid_a" PSQL_URL="$psql_url" \
-    CHROMIUM="$(command -v chromium)" CHROMEDRIVER="$(command -v chromedriver)" \
-    FAILED_CEREMONIES_DIR="$failed_dir" WEBAUTHN_REPLAY="$replay" E2E_SESSION_KEY="$session_key" E2E_OLD_CREDENTIAL_TABLE=1 \
-    timeout 600 python3 "$here/e2e.py"
+  run_browser "$psql_url" "$work/failed-ceremonies" E2E_OLD_CREDENTIAL_TABLE=1
   log "end-to-end tests (browser) passed in $((SECONDS - e2e_started)) s"
 fi
 if hummingbird && [[ "$parts" == *" hardening "* ]]; then
@@ -203,20 +212,33 @@ if [[ "$parts" == *" quickstart "* ]]; then
     timeout 300 python3 "$here/appattest_sim.py")
   log "the Vapor article's app (SQLite, PostgreSQL, App Attest) passed in $((SECONDS - quickstart_started)) s"
 fi
-# The shared HTTP checks, run unchanged against the Vapor example: one list for both servers.
-# tokens.py is not on it yet: every check passes on the Vapor example until its PostgreSQL
-# restart, after which Fluent's connection pool (AsyncKit) times out every request and does not
-# recover (PASSKEY_E2E_VAPOR_PARTS="tokens appattest" runs it). quickstart.py's app and browser
-# checks run against the Vapor article's app, on SQLite and on PostgreSQL (part quickstart).
-vapor_parts=" ${PASSKEY_E2E_VAPOR_PARTS:-appattest} "
+# The shared HTTP checks, run unchanged against the Vapor example: one list for both servers
+# (vapor_parts: e2e.py's browser and two-node checks, tokens.py, appattest_sim.py), each on
+# PostgreSQL with its own nodes on one database. quickstart.py's app and browser checks run
+# against the Vapor article's app, on SQLite and on PostgreSQL (part quickstart).
+vapor_parts=" ${PASSKEY_E2E_VAPOR_PARTS:-browser tokens appattest} "
 if [[ "$servers" == *" vapor "* ]]; then
   vapor_package="$(cd "$package/../PasskeyServerVapor" && pwd)"
   log "building the Vapor example (swift build --package-path $vapor_package)"
   vapor_started=$SECONDS
-  timeout 2400 swift build --package-path "$vapor_package" --product PasskeyServerVapor >>"$work/build.log" 2>&1 \
-    || { tail -n 60 "$work/build.log"; die "build of the Vapor example failed"; }
-  vapor_binary="$(swift build --package-path "$vapor_package" --show-bin-path)/PasskeyServerVapor"
+  for product in PasskeyServerVapor passkey-e2e-node-vapor; do
+    timeout 2400 swift build --package-path "$vapor_package" --product "$product" >>"$work/build.log" 2>&1 \
+      || { tail -n 60 "$work/build.log"; die "build of the Vapor example ($product) failed"; }
+  done
+  vapor_bin="$(swift build --package-path "$vapor_package" --show-bin-path)"
+  vapor_binary="$vapor_bin/PasskeyServerVapor"
   log "Vapor example built in $((SECONDS - vapor_started)) s"
+  if [[ "$parts" == *" browser "* && "$vapor_parts" == *" browser "* ]]; then
+    part_started=$SECONDS
+    # The browser suite's ports and origins are the Hummingbird nodes': those stop first.
+    if hummingbird; then stop_browser_nodes; fi
+    psql "$psql_url" -X -q -v ON_ERROR_STOP=1 -c "CREATE DATABASE vapor_browser" >/dev/null
+    start_browser_nodes "$vapor_binary" "$vapor_bin/passkey-e2e-node-vapor" \
+      "postgres://passkeys@127.0.0.1:$pg_port/vapor_browser" "$work/failed-ceremonies-vapor"
+    run_browser "postgresql://passkeys@127.0.0.1:$pg_port/vapor_browser" "$work/failed-ceremonies-vapor"
+    stop_browser_nodes
+    log "Vapor example, browser (PostgreSQL, three nodes) passed in $((SECONDS - part_started)) s"
+  fi
   psql "$psql_url" -X -q -v ON_ERROR_STOP=1 -c "CREATE DATABASE vapor" >/dev/null
   vapor_db="postgres://passkeys@127.0.0.1:$pg_port/vapor"
   vapor_psql="postgresql://passkeys@127.0.0.1:$pg_port/vapor"

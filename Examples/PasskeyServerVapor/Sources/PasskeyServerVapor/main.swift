@@ -1,0 +1,4 @@
+import PasskeyServerVaporApp
+
+// The shipped server (Sources/PasskeyServerVaporApp/Server.swift).
+try await runServer()
