@@ -62,7 +62,11 @@ enum StoreKind: String, CaseIterable, CustomTestStringConvertible, Sendable {
                 }
             )
         }
-        try await made.stores.migrate?()
+        do { try await made.stores.migrate?() } catch {
+            // A Fluent pool dropped without its shutdown traps (AsyncKit's assertion).
+            await made.close()
+            throw error
+        }
         return made
     }
 
