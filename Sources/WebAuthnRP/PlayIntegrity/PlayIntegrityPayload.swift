@@ -126,3 +126,19 @@ struct PlayIntegrityPayload: Sendable {
         }
     }
 }
+
+/// The payload reader alone, for the `play-integrity-token` fuzz target: a verdict's JSON
+/// reaches it only under Google's signature, so the fuzzer feeds it directly as well.
+package enum PlayIntegrityPayloadReading {
+    /// Reads `bytes` as a verdict's payload.
+    /// - Parameter bytes: the JSON.
+    /// - Returns: `accepted` and every member read, written out (the same bytes must give the
+    ///   same text), or `refused` and the reader's error.
+    package static func read(_ bytes: [UInt8]) -> String {
+        do {
+            return "accepted \(try PlayIntegrityPayload(json: bytes))"
+        } catch {
+            return "refused \(error)"
+        }
+    }
+}
