@@ -87,7 +87,7 @@ extension PlayIntegrityVerifier {
         }
         let app = try checkPackage(payload, trace: &trace)
         try checkBinding(payload, binding, trace: &trace)
-        let timestamp = try checkTimestamp(payload, at: time, trace: &trace)
+        let timestamp = try checkVerdictTime(payload, at: time, trace: &trace)
         try checkVerdicts(payload, app: app, trace: &trace)
 
         let verdict = VerifiedPlayIntegrityVerdict(
@@ -218,7 +218,7 @@ extension PlayIntegrityVerifier {
     }
 
     /// The verdict was made within the policy's window before `time`.
-    private func checkTimestamp(_ payload: PlayIntegrityPayload, at time: Date, trace: inout CeremonyTrace) throws(WebAuthnError) -> Date {
+    private func checkVerdictTime(_ payload: PlayIntegrityPayload, at time: Date, trace: inout CeremonyTrace) throws(WebAuthnError) -> Date {
         let made = Date(timeIntervalSince1970: Double(payload.timestampMillis) / 1000)
         return try trace.check(
             PlayIntegrityStep.timestamp,
