@@ -218,7 +218,8 @@ extension PlayIntegrityVerifier {
     }
 
     /// The verdict was made within the policy's window before `time`.
-    private func checkVerdictTime(_ payload: PlayIntegrityPayload, at time: Date, trace: inout CeremonyTrace) throws(WebAuthnError) -> Date {
+    private func checkVerdictTime(_ payload: PlayIntegrityPayload, at time: Date, trace: inout CeremonyTrace) throws(WebAuthnError) -> Date
+    {
         let made = Date(timeIntervalSince1970: Double(payload.timestampMillis) / 1000)
         return try trace.check(
             PlayIntegrityStep.timestamp,
