@@ -40,6 +40,12 @@ struct PlayIntegrityVerifierTests {
         }
     }
 
+    /// The test builder, a verifier of its keys and app, and its default verdict.
+    static func fixture() throws -> (TestPlayIntegrity, PlayIntegrityVerifier, [String: Any]) {
+        let play = try TestPlayIntegrity()
+        return (play, try verifier(play), play.verdict(binding: binding, at: now))
+    }
+
     /// The default verdict with one member changed.
     static func verdict(_ play: TestPlayIntegrity, _ section: String, _ member: String?, _ value: Any?) -> [String: Any] {
         TestPlayIntegrity.setting(play.verdict(binding: binding, at: now), section, member, to: value)
@@ -113,9 +119,7 @@ struct PlayIntegrityVerifierTests {
 
     @Test("a JWE header with another alg or enc, compression or a critical extension is refused")
     func encryptionHeader() throws {
-        let play = try TestPlayIntegrity()
-        let verifier = try Self.verifier(play)
-        let verdict = play.verdict(binding: Self.binding, at: Self.now)
+        let (play, verifier, verdict) = try Self.fixture()
         for (header, category) in [
             (["alg": "RSA-OAEP-256", "enc": "A256GCM"], WebAuthnError.Category.algorithm),
             (["alg": "A128KW", "enc": "A256GCM"], .algorithm),
@@ -135,9 +139,7 @@ struct PlayIntegrityVerifierTests {
 
     @Test("a content key wrapped under another key, or damaged, does not unwrap")
     func keyUnwrap() throws {
-        let play = try TestPlayIntegrity()
-        let verifier = try Self.verifier(play)
-        let verdict = play.verdict(binding: Self.binding, at: Self.now)
+        let (play, verifier, verdict) = try Self.fixture()
         Self.expectRefusal(
             try play.token(verdict, wrappingKey: Digest.sha256.hash(Array("another app's key".utf8))), verifier, .signature,
             at: PlayIntegrityStep.keyUnwrap)
@@ -154,9 +156,7 @@ struct PlayIntegrityVerifierTests {
 
     @Test("altered ciphertext, tag, iv or protected header does not decrypt")
     func decryption() throws {
-        let play = try TestPlayIntegrity()
-        let verifier = try Self.verifier(play)
-        let verdict = play.verdict(binding: Self.binding, at: Self.now)
+        let (play, verifier, verdict) = try Self.fixture()
         func flipFirstByte(_ part: String) -> String {
             var bytes = (try? Base64URL.decode(part)) ?? []
             if !bytes.isEmpty { bytes[0] ^= 0x01 }
@@ -180,9 +180,7 @@ struct PlayIntegrityVerifierTests {
 
     @Test("a JWS whose alg is not ES256, or with a critical extension, is refused before its signature")
     func signatureHeader() throws {
-        let play = try TestPlayIntegrity()
-        let verifier = try Self.verifier(play)
-        let verdict = play.verdict(binding: Self.binding, at: Self.now)
+        let (play, verifier, verdict) = try Self.fixture()
         for (header, category) in [
             (["alg": "ES384"], WebAuthnError.Category.algorithm), (["alg": "none"], .algorithm), (["alg": "HS256"], .algorithm),
             (["typ": "JWT"], .algorithm), (["alg": "ES256", "crit": ["b64"], "b64": false], .malformed),
@@ -203,9 +201,7 @@ struct PlayIntegrityVerifierTests {
 
     @Test("a verdict signed by another key, or altered after signing, is a signature refusal")
     func signature() throws {
-        let play = try TestPlayIntegrity()
-        let verifier = try Self.verifier(play)
-        let verdict = play.verdict(binding: Self.binding, at: Self.now)
+        let (play, verifier, verdict) = try Self.fixture()
         Self.expectRefusal(
             try play.token(verdict, signer: try PrivateKey.derive(.p256, seed: "not google")), verifier, .signature,
             at: PlayIntegrityStep.signature)
