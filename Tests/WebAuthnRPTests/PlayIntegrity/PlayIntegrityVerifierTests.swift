@@ -109,6 +109,9 @@ struct PlayIntegrityVerifierTests {
         var shapes: [String] = ["", ".", "....", parts.dropLast().joined(separator: "."), good + ".AAAA", good + "=", standardAlphabet]
         shapes += [header + ".." + parts.dropFirst(2).joined(separator: "."), "é" + good, good + "\n"]
         shapes.append(String(repeating: "A", count: PlayIntegrityVerifier.maximumTokenLength + 1))
+        // Five well-formed parts, too long together: refused for its length before anything is decoded.
+        let huge = String(repeating: "A", count: PlayIntegrityVerifier.maximumTokenLength)
+        shapes.append(([header, parts[1], parts[2], huge, parts[4]]).joined(separator: "."))
         shapes.append(Base64URL.encode(Array("not json".utf8)) + "." + rest)
         shapes.append(Base64URL.encode(Array("[1,2]".utf8)) + "." + rest)
         shapes.append(duplicated + "." + rest)
