@@ -223,15 +223,18 @@ extension PlayIntegrityVerifier {
         let made = Date(timeIntervalSince1970: Double(payload.timestampMillis) / 1000)
         return try trace.check(
             PlayIntegrityStep.timestamp,
-            "the verdict was made at most \(Int(policy.maximumAge)) s before now and \(Int(policy.allowedClockSkew)) s after",
+            "the verdict was made at most \(Self.seconds(policy.maximumAge)) s before now and \(Self.seconds(policy.allowedClockSkew)) s after",
             detail: CeremonyChecks.describe(made)
         ) { () throws(WebAuthnError) in
             let age = time.timeIntervalSince(made)
             guard age <= policy.maximumAge else {
-                throw WebAuthnError(.challenge, "the verdict is \(Int(age)) s old, older than \(Int(policy.maximumAge)) s")
+                throw WebAuthnError(
+                    .challenge, "the verdict is \(Self.seconds(age)) s old, older than \(Self.seconds(policy.maximumAge)) s")
             }
             guard -age <= policy.allowedClockSkew else {
-                throw WebAuthnError(.challenge, "the verdict is \(Int(-age)) s in the future, more than \(Int(policy.allowedClockSkew)) s")
+                throw WebAuthnError(
+                    .challenge, "the verdict is \(Self.seconds(-age)) s in the future, more than \(Self.seconds(policy.allowedClockSkew)) s"
+                )
             }
             return made
         }
@@ -283,6 +286,9 @@ extension PlayIntegrityVerifier {
             trace.skip(PlayIntegrityStep.licensing, "the app licensing verdict is LICENSED", because: "the policy does not require it")
         }
     }
+
+    /// Seconds as a message shows them, whole (no conversion to Int: a policy may say infinity).
+    private static func seconds(_ value: TimeInterval) -> String { String(format: "%.0f", value) }
 
     /// A header value as a message shows it.
     private static func describe(_ value: JSONValue?) -> String {
