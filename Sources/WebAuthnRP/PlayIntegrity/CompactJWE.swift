@@ -19,7 +19,7 @@ struct CompactJWE: Sendable {
     let additionalData: [UInt8]
 
     /// Splits and decodes a compact JWE and parses its header.
-    /// - Throws: a description of the fault, for anything but five non-empty strict base64url
+    /// - Throws: ``WebAuthnError`` `malformed` for anything but five non-empty strict base64url
     ///   parts whose first decodes to a JSON object.
     init(_ bytes: ArraySlice<UInt8>) throws(WebAuthnError) {
         let parts = bytes.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
