@@ -37,6 +37,10 @@ ceremonies is kept once) with a prefix saying where it came from. Sources, per h
   metadata-payload          the payload JSON of those BLOBs
   android-key-description   the key description (attestation extension value) of the first certificate of
                             every androidKeyAttestation chain (the chains also as x509 seeds)
+  play-integrity-token      assembled here (no fixture records one): 0x00 + a token with the documented
+                            JWE header and parts of the right lengths, 0x01 + a JWS of the documented
+                            verdict (unsigned: the signature step), 0x02 + that verdict's payload JSON and
+                            its variants (a classic request's nonce, numbers for the int64 members)
   extension-outputs         0x00 + every authenticator extensions map, 0x01 + every non-empty
                             clientExtensionResults (compact JSON), and deep or wide hostile maps
   (hostile)                 per parser, inputs that declare 2^63 - 1 or 2^32 - 1 bytes or elements
@@ -65,7 +69,7 @@ HARNESSES = [
     "attstmt-packed", "attstmt-fido-u2f", "attstmt-tpm", "attstmt-android-key",
     "attstmt-android-safetynet", "attstmt-apple", "attstmt-compound",
     "appattest-attestation", "appattest-assertion", "metadata-blob", "metadata-payload",
-    "extension-outputs", "android-key-description",
+    "extension-outputs", "android-key-description", "play-integrity-token",
 ]
 
 # The fixed attestation contexts of the attstmt-* harnesses (WebAuthnFuzzing's
@@ -563,6 +567,35 @@ def synthesized(seeds, context, anchors):
     seeds.add("extension-outputs", "hostile-deep-json", b'\x01{"prf":' + b'{"a":' * 300 + b'1' + b'}' * 301)
     seeds.add("response-json", "hostile-deep-nesting", b'{"id":"AQ","clientExtensionResults":' + b'{"a":' * 1000)
     seeds.add("attstmt-packed", "hostile-huge-x5c-length", enc({"alg": -7, "sig": sig, "x5c": [b"\x30\x84\x7f\xff\xff\xff"]}))
+
+    # Play Integrity: no fixture records a token (its keys are the developer's), so the seeds are
+    # the documented shapes, each reaching one layer: the JWE (stops at the key unwrap), a JWS
+    # sealed by the target under its fixed keys (stops at the signature), the payload reader.
+    def b64url(data):
+        return base64.urlsafe_b64encode(data).rstrip(b"=")
+    digest = b64url(hashlib.sha256(b"release").digest()).decode()
+    verdict = {
+        "requestDetails": {"requestPackageName": "com.example.app", "requestHash": "r7Rx-the-request-hash",
+                           "timestampMillis": "1735689600000"},
+        "appIntegrity": {"appRecognitionVerdict": "PLAY_RECOGNIZED", "packageName": "com.example.app",
+                         "certificateSha256Digest": [digest], "versionCode": "42"},
+        "deviceIntegrity": {"deviceRecognitionVerdict": ["MEETS_BASIC_INTEGRITY", "MEETS_DEVICE_INTEGRITY"],
+                            "recentDeviceActivity": {"deviceActivityLevel": "LEVEL_1"}},
+        "accountDetails": {"appLicensingVerdict": "LICENSED"},
+        "environmentDetails": {"appAccessRiskVerdict": {"appsDetected": ["KNOWN_INSTALLED"]}},
+    }
+    classic = json.loads(json.dumps(verdict))
+    classic["requestDetails"] = {"requestPackageName": "com.example.app", "nonce": "bm9uY2UtZnJvbS10aGUtc2VydmVy",
+                                 "timestampMillis": 1735689600000}
+    classic["appIntegrity"]["versionCode"] = 42
+    for label, payload in [("standard", verdict), ("classic", classic)]:
+        text = json.dumps(payload, separators=(",", ":"), sort_keys=True).encode()
+        seeds.add("play-integrity-token", "assembled-payload-" + label, b"\x02" + text)
+        jws = b64url(b'{"alg":"ES256"}') + b"." + b64url(text) + b"." + b64url(bytes(64))
+        seeds.add("play-integrity-token", "assembled-jws-" + label, b"\x01" + jws)
+    header = b64url(b'{"alg":"A256KW","enc":"A256GCM"}')
+    parts = [header, b64url(bytes(range(40))), b64url(bytes(12)), b64url(bytes(range(200))), b64url(bytes(16))]
+    seeds.add("play-integrity-token", "assembled-jwe", b"\x00" + b".".join(parts))
 
     # Hand-written CBOR for shapes the recordings never use.
     for label, data in [

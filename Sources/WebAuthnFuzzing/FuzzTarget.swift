@@ -49,10 +49,11 @@ public struct FuzzTarget: Sendable {
     public func run(_ bytes: [UInt8]) -> PropertyViolation? { run(bytes[...]) }
 
     /// Every target, one per parser and one per whole ceremony, then one per attestation format, then App
-    /// Attest, metadata, extensions and Android key attestation.
+    /// Attest, metadata, extensions, Android key attestation and Play Integrity.
     public static let all: [FuzzTarget] =
         ParserTargets.all + CeremonyTargets.all + AttestationStatementTargets.all
         + AppAttestTargets.all + MetadataTargets.all + ExtensionTargets.all + AndroidKeyAttestationTargets.all
+        + PlayIntegrityTargets.all
 
     /// Builds the fixed inputs every target verifies against (relying party, policy, trust
     /// anchor, recorded contexts and records) now rather than on the first input.
@@ -66,6 +67,7 @@ public struct FuzzTarget: Sendable {
         _ = (CeremonyTargets.records, CeremonyTargets.policy, CeremonyTargets.relyingParty, MetadataTargets.root)
         _ = (AppAttestTargets.verifier, AppAttestTargets.storedKey, AppAttestTargets.attestationKeyId)
         _ = (AppAttestTargets.attestationChallenge, AppAttestTargets.clientData)
+        _ = (PlayIntegrityTargets.verifier, PlayIntegrityTargets.decryptionKey)
         for target in all { _ = target.run([]) }
     }
 

@@ -70,7 +70,7 @@ import WebAuthnFuzzing
                 "attstmt-packed", "attstmt-fido-u2f", "attstmt-tpm", "attstmt-android-key", "attstmt-android-safetynet",
                 "attstmt-apple", "attstmt-compound", "appattest-attestation", "appattest-assertion",
                 "metadata-blob", "metadata-payload",
-                "extension-outputs", "android-key-description",
+                "extension-outputs", "android-key-description", "play-integrity-token",
             ])
     }
 }

@@ -1,6 +1,6 @@
 /// AES-256-GCM authenticated encryption (libcrypto), for state a server hands to a client
-/// and must get back unchanged (sealed challenges). Not for anything the WebAuthn
-/// ceremonies verify.
+/// and must get back unchanged (sealed challenges), and to open a Play Integrity token (JWE
+/// `A256GCM`). Not for anything the WebAuthn ceremonies verify.
 package enum AES256GCM {
     /// The key length: 32 bytes.
     package static let keySize = LibCryptoAEAD.keySize

@@ -366,11 +366,3 @@ extension AndroidKeyAttestationVerifier {
         }
     }
 }
-
-extension AndroidApp {
-    /// The signing certificate's SHA-256 digest (32 bytes), as `attestationApplicationId` lists
-    /// it: the bytes the app's origin carries.
-    var signingCertificateDigest: [UInt8] {
-        (try? Base64URL.decode(String(origin.dropFirst("android:apk-key-hash:".count)))) ?? []
-    }
-}

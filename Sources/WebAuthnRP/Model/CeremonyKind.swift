@@ -10,4 +10,7 @@ public enum CeremonyKind: String, Sendable, Hashable, Codable {
     /// An Android key attestation challenge (``AndroidKeyAttestationService/issueChallenge(now:)``),
     /// answered by one key attestation or request assertion of the app; never by a passkey ceremony.
     case androidKeyAttestation
+    /// A Play Integrity nonce (``PlayIntegrityService/issueChallenge(now:)``), answered by one
+    /// integrity token whose verdict carries it; never by a passkey ceremony.
+    case playIntegrity
 }

@@ -23,6 +23,13 @@ public struct AndroidApp: Sendable, Hashable {
         let bytes = (try? Base64URL.decode(String(origin.dropFirst("android:apk-key-hash:".count)))) ?? []
         self.sha256Fingerprint = bytes.map { String(format: "%02X", $0) }.joined(separator: ":")
     }
+
+    /// The signing certificate's SHA-256 digest (32 bytes), as Android key attestation's
+    /// `attestationApplicationId` and a Play Integrity verdict's `certificateSha256Digest` list
+    /// it: the bytes the app's origin carries.
+    var signingCertificateDigest: [UInt8] {
+        (try? Base64URL.decode(String(origin.dropFirst("android:apk-key-hash:".count)))) ?? []
+    }
 }
 
 extension RelyingParty {

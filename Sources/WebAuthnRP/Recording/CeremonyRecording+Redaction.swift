@@ -135,7 +135,7 @@ enum SecretOutputRedaction {
         switch kind {
         case .registration: return (try? RegistrationResponseJSON(jsonData: data)) != nil
         case .authentication: return (try? AuthenticationResponseJSON(jsonData: data)) != nil
-        case .appAttest, .androidKeyAttestation: return false  // no passkey response answers an app's challenge
+        case .appAttest, .androidKeyAttestation, .playIntegrity: return false  // no passkey response answers an app's challenge
         }
     }
 }

@@ -262,7 +262,7 @@ public struct CeremonyRecording: Sendable {
             }
             if let extensions = issued?.extensions { options["extensions"] = .object(extensions) }
             return .object(options)
-        case .appAttest, .androidKeyAttestation:
+        case .appAttest, .androidKeyAttestation, .playIntegrity:
             // Never a passkey ceremony's kind: only a caller's unparsed body can claim it, and a
             // file of this kind is refused by the replay, as a recording of no passkey ceremony.
             return .object(["challenge": challengeText, "rpId": .string(rpId)])
