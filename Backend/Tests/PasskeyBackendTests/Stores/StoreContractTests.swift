@@ -37,10 +37,10 @@ import WebAuthnRP
         PendingSession(id: bytes(byte, 32), signedInAt: time, expiresAt: time.addingTimeInterval(3600))
     }
 
-    static func family(_ id: String, token: UInt8, keyId: [UInt8]? = nil) -> PendingTokenFamily {
+    static func family(_ id: String, token: UInt8, keyId: AppKey? = nil) -> PendingTokenFamily {
         PendingTokenFamily(
             id: id, authTime: now, audience: "aud", refreshTokenHash: bytes(token, 32),
-            refreshTokenExpiresAt: now.addingTimeInterval(3600), appAttestKeyId: keyId)
+            refreshTokenExpiresAt: now.addingTimeInterval(3600), appKey: keyId)
     }
 
     /// An account `name` with one passkey (`id`), signed in by `signIn`.
@@ -251,11 +251,11 @@ import WebAuthnRP
     /// Rotates `token` into `next` at `at`; `issued` counts the access tokens signed.
     static func rotate(
         _ stores: PasskeyStores, _ token: UInt8, into next: UInt8, at time: Date = now, audience: String = "aud",
-        keyId: [UInt8]? = nil, reuse: TimeInterval = 0, issued: SignedCount? = nil
+        keyId: AppKey? = nil, reuse: TimeInterval = 0, issued: SignedCount? = nil
     ) async throws -> RefreshOutcome {
         try await stores.refreshTokens.rotate(
             tokenHash: bytes(token, 32), newHash: bytes(next, 32), newExpiresAt: time.addingTimeInterval(3600),
-            audience: audience, appAttestKeyId: keyId, reuseInterval: reuse, now: time,
+            audience: audience, appKey: keyId, reuseInterval: reuse, now: time,
             issue: { _ in issued?.count.withLock { $0 += 1 } })
     }
 
@@ -292,7 +292,7 @@ import WebAuthnRP
             await #expect(throws: (any Error).self) {
                 try await stores.refreshTokens.rotate(
                     tokenHash: Self.bytes(10, 32), newHash: Self.bytes(11, 32), newExpiresAt: Self.now.addingTimeInterval(3600),
-                    audience: "aud", appAttestKeyId: nil, reuseInterval: 0, now: Self.now, issue: { _ in throw SigningFailed() })
+                    audience: "aud", appKey: nil, reuseInterval: 0, now: Self.now, issue: { _ in throw SigningFailed() })
             }
             #expect(try await stores.refreshTokens.isStored(tokenHash: Self.bytes(11, 32)) == false)
             #expect(try await Self.rotate(stores, 10, into: 12, audience: "other") == .invalid)
@@ -331,15 +331,29 @@ import WebAuthnRP
 
     @Test(arguments: StoreKind.allCases)
     func aFamilyBoundToAnAppAttestKeyRefreshesOnlyWithIt(_ kind: StoreKind) async throws {
+        try await familyBoundToOneKey(
+            kind, .appAttest(Self.bytes(5, 32)), others: [.appAttest(Self.bytes(6, 32)), .android(Self.bytes(5, 32))])
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func aFamilyBoundToAnAndroidKeyRefreshesOnlyWithIt(_ kind: StoreKind) async throws {
+        try await familyBoundToOneKey(
+            kind, .android(Self.bytes(5, 32)), others: [.android(Self.bytes(6, 32)), .appAttest(Self.bytes(5, 32))])
+    }
+
+    /// A family bound to `key` refreshes with no other key (another key of its platform, the
+    /// same bytes as the other platform's key id, none), and with `key`, which it keeps.
+    func familyBoundToOneKey(_ kind: StoreKind, _ key: AppKey, others: [AppKey]) async throws {
         try await Self.with(kind) { stores in
-            let key = Self.bytes(5, 32)
             try await Self.account(stores, "ida", handle: 1, id: 10, signIn: .tokenFamily(Self.family("f", token: 1, keyId: key)))
             #expect(try await Self.rotate(stores, 1, into: 2) == .wrongKey)
-            #expect(try await Self.rotate(stores, 1, into: 3, keyId: Self.bytes(6, 32)) == .wrongKey)
-            let outcome = try await Self.rotate(stores, 1, into: 4, keyId: key)
+            for (index, other) in others.enumerated() {
+                #expect(try await Self.rotate(stores, 1, into: UInt8(3 + index), keyId: other) == .wrongKey)
+            }
+            let outcome = try await Self.rotate(stores, 1, into: 9, keyId: key)
             #expect(Self.isRotated(outcome, "f"))
-            if case .rotated(let family) = outcome { #expect(family.appAttestKeyId == key) }
-            #expect(try await stores.refreshTokens.family(id: "f", now: Self.now) != nil)
+            if case .rotated(let family) = outcome { #expect(family.appKey == key) }
+            #expect(try await stores.refreshTokens.family(id: "f", now: Self.now)?.appKey == key)
         }
     }
 
@@ -414,6 +428,26 @@ import WebAuthnRP
             let counter = try await stores.appAttestKeys.key(id: Self.bytes(1, 32))?.signCount
             #expect(counter == 5 || counter == 6)
             #expect(try await stores.appAttestKeys.updateSignCount(keyId: Self.bytes(9, 32), from: 0, to: 1) == false)
+        }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func androidKeysAreCreatedOnceAndTheirCounterMovesByCompareAndSwap(_ kind: StoreKind) async throws {
+        try await Self.with(kind) { stores in
+            let key = AttestedAndroidKey(keyId: Self.bytes(1, 32), publicKey: Self.bytes(4, 65), counter: 0, packageName: "org.example.app")
+            #expect(try await stores.androidAppKeys.create(key))
+            #expect(try await stores.androidAppKeys.create(key) == false)
+            #expect(try await stores.androidAppKeys.key(id: Self.bytes(1, 32)) == key)
+            #expect(try await stores.androidAppKeys.key(id: Self.bytes(9, 32)) == nil)
+            #expect(try await stores.androidAppKeys.updateCounter(keyId: Self.bytes(1, 32), from: 0, to: 3))
+            #expect(try await stores.androidAppKeys.updateCounter(keyId: Self.bytes(1, 32), from: 0, to: 4) == false)
+            let keys = stores.androidAppKeys
+            async let one = keys.updateCounter(keyId: Self.bytes(1, 32), from: 3, to: 5)
+            async let two = keys.updateCounter(keyId: Self.bytes(1, 32), from: 3, to: 6)
+            #expect(try await [one, two].filter { $0 }.count == 1)
+            let counter = try await stores.androidAppKeys.key(id: Self.bytes(1, 32))?.counter
+            #expect(counter == 5 || counter == 6)
+            #expect(try await stores.androidAppKeys.updateCounter(keyId: Self.bytes(9, 32), from: 0, to: 1) == false)
         }
     }
 
