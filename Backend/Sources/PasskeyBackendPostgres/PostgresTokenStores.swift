@@ -129,15 +129,18 @@ package final class PostgresRefreshTokenStore: RefreshTokenStore {
         let rows = try await database.run { connection, logger in
             try await connection.query(
                 """
-                SELECT user_handle, credential_id, auth_time, audience FROM passkey_token_families
-                WHERE id = \(id) AND revoked_at IS NULL
+                SELECT user_handle, credential_id, auth_time, audience, app_attest_key_id, android_key_id
+                FROM passkey_token_families WHERE id = \(id) AND revoked_at IS NULL
                 """, logger: logger
             ).collect()
         }
         guard let row = rows.first else { return nil }
-        let (userHandle, credentialId, authTime, audience) = try row.decode((Data, Data, Date, String?).self)
+        let (userHandle, credentialId, authTime, audience, appAttestKeyId, androidKeyId) = try row.decode(
+            (Data, Data, Date, String?, Data?, Data?).self)
+        // The key binding too, as every store answers it (the contract's family is the whole row).
         return TokenFamily(
-            id: id, userHandle: Array(userHandle), credentialId: Array(credentialId), authTime: authTime, audience: audience)
+            id: id, userHandle: Array(userHandle), credentialId: Array(credentialId), authTime: authTime, audience: audience,
+            appKey: AppKey(appAttestKeyId: appAttestKeyId.map(Array.init), androidKeyId: androidKeyId.map(Array.init)))
     }
 
     package func isStored(tokenHash: [UInt8]) async throws -> Bool {
