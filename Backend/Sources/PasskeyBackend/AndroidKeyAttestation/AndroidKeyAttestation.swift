@@ -56,13 +56,7 @@ package struct AndroidKeyAttestation: Sendable {
     /// not usable 400; a refused attestation the library's 4xx (403 for an app, device or chain
     /// the policy does not accept).
     package func register(body data: Data, logger: Logger) async throws -> Registered {
-        let body: RegisterBody
-        do {
-            _ = try JSONValue(jsonData: data)  // the library's strict reader: a duplicate member is refused
-            body = try JSONDecoder().decode(RegisterBody.self, from: data)
-        } catch {
-            throw AppError(.badRequest, "The request is not valid JSON for this endpoint.")
-        }
+        let body = try JSONBody.decode(RegisterBody.self, from: data)
         guard let texts = body.certificateChain, (2...Self.maximumCertificates).contains(texts.count) else {
             throw AppError(
                 .badRequest, "certificateChain must hold the key's certificate chain: 2 to \(Self.maximumCertificates) certificates.")

@@ -65,13 +65,7 @@ package struct AppAttest: Sendable {
     /// counter 0, its environment and receipt. A key id attested before is 409; a refused
     /// attestation is the library's 4xx.
     package func attest(body data: Data, logger: Logger) async throws -> Attested {
-        let body: AttestBody
-        do {
-            _ = try JSONValue(jsonData: data)  // the library's strict reader: a duplicate member is refused
-            body = try JSONDecoder().decode(AttestBody.self, from: data)
-        } catch {
-            throw AppError(.badRequest, "The request is not valid JSON for this endpoint.")
-        }
+        let body = try JSONBody.decode(AttestBody.self, from: data)
         guard let keyId = body.keyId.flatMap(Self.base64), keyId.count == 32 else {
             throw AppError(.badRequest, "keyId must be the key's 32-byte identifier in base64.")
         }
