@@ -408,47 +408,50 @@ import WebAuthnRP
         }
     }
 
-    // MARK: App Attest keys
+    // MARK: App Attest and Android keys
 
     @Test(arguments: StoreKind.allCases)
     func appAttestKeysAreCreatedOnceAndTheirCounterMovesByCompareAndSwap(_ kind: StoreKind) async throws {
         try await Self.with(kind) { stores in
-            let key = AttestedAppKey(
-                keyId: Self.bytes(1, 32), publicKey: Self.bytes(4, 65), signCount: 0, receipt: [1, 2, 3], environment: .development)
-            #expect(try await stores.appAttestKeys.create(key))
-            #expect(try await stores.appAttestKeys.create(key) == false)
-            #expect(try await stores.appAttestKeys.key(id: Self.bytes(1, 32)) == key)
-            #expect(try await stores.appAttestKeys.key(id: Self.bytes(9, 32)) == nil)
-            #expect(try await stores.appAttestKeys.updateSignCount(keyId: Self.bytes(1, 32), from: 0, to: 3))
-            #expect(try await stores.appAttestKeys.updateSignCount(keyId: Self.bytes(1, 32), from: 0, to: 4) == false)
             let keys = stores.appAttestKeys
-            async let one = keys.updateSignCount(keyId: Self.bytes(1, 32), from: 3, to: 5)
-            async let two = keys.updateSignCount(keyId: Self.bytes(1, 32), from: 3, to: 6)
-            #expect(try await [one, two].filter { $0 }.count == 1)
-            let counter = try await stores.appAttestKeys.key(id: Self.bytes(1, 32))?.signCount
-            #expect(counter == 5 || counter == 6)
-            #expect(try await stores.appAttestKeys.updateSignCount(keyId: Self.bytes(9, 32), from: 0, to: 1) == false)
+            try await Self.keyStoreContract(
+                AttestedAppKey(
+                    keyId: Self.bytes(1, 32), publicKey: Self.bytes(4, 65), signCount: 0, receipt: [1, 2, 3], environment: .development),
+                create: { try await keys.create($0) }, find: { try await keys.key(id: $0) }, counter: \.signCount,
+                update: { try await keys.updateSignCount(keyId: $0, from: $1, to: $2) })
         }
     }
 
     @Test(arguments: StoreKind.allCases)
     func androidKeysAreCreatedOnceAndTheirCounterMovesByCompareAndSwap(_ kind: StoreKind) async throws {
         try await Self.with(kind) { stores in
-            let key = AttestedAndroidKey(keyId: Self.bytes(1, 32), publicKey: Self.bytes(4, 65), counter: 0, packageName: "org.example.app")
-            #expect(try await stores.androidAppKeys.create(key))
-            #expect(try await stores.androidAppKeys.create(key) == false)
-            #expect(try await stores.androidAppKeys.key(id: Self.bytes(1, 32)) == key)
-            #expect(try await stores.androidAppKeys.key(id: Self.bytes(9, 32)) == nil)
-            #expect(try await stores.androidAppKeys.updateCounter(keyId: Self.bytes(1, 32), from: 0, to: 3))
-            #expect(try await stores.androidAppKeys.updateCounter(keyId: Self.bytes(1, 32), from: 0, to: 4) == false)
             let keys = stores.androidAppKeys
-            async let one = keys.updateCounter(keyId: Self.bytes(1, 32), from: 3, to: 5)
-            async let two = keys.updateCounter(keyId: Self.bytes(1, 32), from: 3, to: 6)
-            #expect(try await [one, two].filter { $0 }.count == 1)
-            let counter = try await stores.androidAppKeys.key(id: Self.bytes(1, 32))?.counter
-            #expect(counter == 5 || counter == 6)
-            #expect(try await stores.androidAppKeys.updateCounter(keyId: Self.bytes(9, 32), from: 0, to: 1) == false)
+            try await Self.keyStoreContract(
+                AttestedAndroidKey(keyId: Self.bytes(1, 32), publicKey: Self.bytes(4, 65), counter: 0, packageName: "org.example.app"),
+                create: { try await keys.create($0) }, find: { try await keys.key(id: $0) }, counter: \.counter,
+                update: { try await keys.updateCounter(keyId: $0, from: $1, to: $2) })
         }
+    }
+
+    /// What both platforms' key stores keep, for `key` (id `bytes(1, 32)`, counter 0): created
+    /// once, found by id, and its counter moved only by compare-and-swap, one of two racing
+    /// updates from one value winning; an unknown key is neither found nor updated.
+    static func keyStoreContract<Key: Equatable & Sendable>(
+        _ key: Key, create: (Key) async throws -> Bool, find: ([UInt8]) async throws -> Key?, counter: (Key) -> UInt32,
+        update: @escaping @Sendable ([UInt8], UInt32, UInt32) async throws -> Bool
+    ) async throws {
+        #expect(try await create(key))
+        #expect(try await create(key) == false)
+        #expect(try await find(bytes(1, 32)) == key)
+        #expect(try await find(bytes(9, 32)) == nil)
+        #expect(try await update(bytes(1, 32), 0, 3))
+        #expect(try await update(bytes(1, 32), 0, 4) == false)
+        async let one = update(bytes(1, 32), 3, 5)
+        async let two = update(bytes(1, 32), 3, 6)
+        #expect(try await [one, two].filter { $0 }.count == 1)
+        let stored = try await find(bytes(1, 32)).map(counter)
+        #expect(stored == 5 || stored == 6)
+        #expect(try await update(bytes(9, 32), 0, 1) == false)
     }
 
     // MARK: Names, pages, sessions and deletes
