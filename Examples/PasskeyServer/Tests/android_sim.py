@@ -24,7 +24,6 @@ import datetime
 import json
 import os
 import sys
-import threading
 import urllib.parse
 
 from cryptography import x509
@@ -32,7 +31,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from appattest_sim import Authority, b64, family_revoked, http, sha256, token_used
+from appattest_sim import Authority, asserted_token_login, at_once, b64, family_revoked, http, sha256, token_used
 from hardening import Node, check, run_suite, sql
 from softauth import SoftPasskey, post_json
 from tokens import family_of
@@ -167,16 +166,10 @@ def refresh(base, token, device=None, issued=None, counter=None, signed=None, ke
 
 
 def token_login(base, passkey, username, device):
-    """A token login as an Android app makes it: the device's assertion bound to a fresh challenge."""
-    status, options, jar = post_json(base + "/api/login/options", {"username": username})
-    check(status == 200, f"login options for {username}")
-    body = json.dumps(passkey.get_response(options, base)).encode()
-    issued = challenge(base)
-    status, answer, _ = http("POST", base + "/api/token/login/verify", body, {
-        "Content-Type": "application/json", "Cookie": f"pk_login={jar['pk_login']}",
-        **device.headers(device.sign(issued, "/api/token/login/verify", body), issued)})
-    check(status == 200 and "access_token" in answer, f"an asserted token login of {username} at {base}: 200 ({status})")
-    return answer
+    """A token login asserted by an Android app's key."""
+    return asserted_token_login(
+        base, passkey, username, challenge,
+        lambda body, issued: device.headers(device.sign(issued, "/api/token/login/verify", body), issued))
 
 
 def key_row(device):
@@ -257,20 +250,15 @@ def checks():
 
     # Two nodes, one counter value, at once: the key store's compare-and-swap lets one through.
     second = token_login(b.base, passkey, "android", device)
+    racing = device.counter + 1
     requests = []
     for node, token in ((a, refreshed["refresh_token"]), (b, second["refresh_token"])):
         issued = challenge(node.base)
         body = urllib.parse.urlencode({"grant_type": "refresh_token", "refresh_token": token}).encode()
-        requests.append((node, token, issued, device.sign(issued, "/oauth/token", body, counter=4)))
-    outcomes = []
-    threads = [threading.Thread(target=lambda n=n, t=t, i=i, s=s: outcomes.append(refresh(n.base, t, device, i, signed=s)[0]))
-               for n, t, i, s in requests]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(30)
-    check(sorted(outcomes) == [200, 401] and counter_of(device) == "4",
-          f"counter 4 at nodes A and B at once: one 200, one 401, the row at 4 ({outcomes})")
+        requests.append((node, token, issued, device.sign(issued, "/oauth/token", body, counter=racing)))
+    outcomes = at_once([lambda n=n, t=t, i=i, s=s: refresh(n.base, t, device, i, signed=s)[0] for n, t, i, s in requests])
+    check(sorted(outcomes) == [200, 401] and counter_of(device) == str(racing),
+          f"counter {racing} at nodes A and B at once: one 200, one 401, the row at {racing} ({outcomes})")
 
     # An app adding a passkey with its bearer token: the assertion binds the token's jti.
     access = second["access_token"]
@@ -284,8 +272,8 @@ def checks():
     check(status == 401 and answer_headers.get("Android-Key-Error") == "missing", f"an app's new passkey without an assertion: 401 ({status})")
     status, _, _ = http("POST", a.base + "/api/register/verify", body, {**headers, **device.headers(device.sign(jti, "/api/register/verify", body))})
     count = sql(f"SELECT count(*) FROM passkey_credentials WHERE user_handle = decode('{passkey.user_handle.hex()}', 'hex')")
-    check(status == 200 and count == "2" and counter_of(device) == "5",
-          f"with an assertion bound to the token's jti: 200, a second credential row, counter 5 ({status} {count})")
+    check(status == 200 and count == "2" and counter_of(device) == str(racing + 1),
+          f"with an assertion bound to the token's jti: 200, a second credential row, counter {racing + 1} ({status} {count})")
 
 
 def main():
