@@ -205,6 +205,35 @@ import WebAuthnRP
         }
     }
 
+    /// The guard is the route's own for Android as for App Attest: every spelling of the refresh
+    /// that reaches the route is asked (401 `missing`), the others are 404, none rotates the
+    /// token, and an assertion over the canonical path holds on a spelling.
+    @Test(arguments: Adapter.allCases) func everySpellingOfTheRefreshNeedsAnAssertion(adapter: Adapter) async throws {
+        let authority = try SoftwareAndroidDevice.Authority()
+        try await adapter.test(try Self.config(.required, authority: authority)) { client in
+            var device = SoftwareAndroidDevice(authority: authority, packageName: Self.package, signer: "release")
+            #expect(try await Self.register(client, device).status == .created)
+            let pair = try await Self.tokens(client, "gia", device: &device)
+            let body = "grant_type=refresh_token&refresh_token=\(pair.refresh)"
+            var reached = 0
+            for spelling in AppAttestRouteTests.spellings("/oauth/token") {
+                let answer = try await client.execute(
+                    uri: spelling, method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
+                    body: ByteBuffer(string: body))
+                let asked = answer.status == .unauthorized && Self.code(answer) == "missing"
+                #expect(asked || answer.status == .notFound, "\(spelling): \(answer.status)")
+                if asked { reached += 1 }
+            }
+            #expect(reached >= 5)
+            let challenge = try await Self.challenge(client)
+            let signed = try device.sign(binding: challenge, path: "/oauth/token", body: body)
+            let refreshed = try await client.execute(
+                uri: "/oauth/token/", method: .post, headers: Self.headers(device, signed, challenge: challenge),
+                body: ByteBuffer(string: body))
+            #expect(refreshed.status == .ok)
+        }
+    }
+
     /// An app's request signed in with its bearer access token binds the token's `jti`: adding a
     /// passkey from the app needs no challenge.
     @Test(arguments: Adapter.allCases) func optionalPassesWithoutHeadersButVerifiesThem(adapter: Adapter) async throws {
