@@ -4,7 +4,7 @@ import WebAuthnRP
 
 /// A passkey backend, ready for an adapter to serve: the library's relying-party service under
 /// this configuration, the stores, the ceremonies of the web page and of apps, the account's
-/// passkeys and sessions, the tokens, App Attest and the association files, all made once at
+/// passkeys and sessions, the tokens, App Attest, Android key attestation and the association files, all made once at
 /// start (a configuration mistake stops the server from starting).
 ///
 /// ```swift
@@ -21,13 +21,17 @@ public final class Passkeys: Sendable {
     package let account: AccountFlows
     /// Nil when App Attest is off.
     package let appAttest: AppAttest?
+    /// Nil when Android key attestation is off.
+    package let android: AndroidKeyAttestation?
+    /// The guard of both platforms; nil when both are off.
+    package let appIntegrity: AppIntegrity?
     package let documents: WellKnownDocuments
     package let logger: Logger
 
     /// Builds the backend.
     ///
     /// - Parameters:
-    ///   - configuration: The relying party, the apps, the token and App Attest settings.
+    ///   - configuration: The relying party, the apps, the token and app integrity settings.
     ///   - stores: Where everything is kept: ``PasskeyStores/memory()`` (the default) or PostgreSQL.
     ///   - logger: Where the backend logs.
     /// - Throws: ``ConfigurationError`` for a setting that cannot work (an Apple app without its
@@ -74,6 +78,10 @@ public final class Passkeys: Sendable {
             relyingParty: relyingParty, policy: policy, challenges: transport, credentials: stores.credentials)
         tokens = TokenService(config: config, refreshTokens: stores.refreshTokens, keyStore: stores.signingKeys)
         appAttest = try AppAttest.make(config.appAttest, keys: stores.appAttestKeys, challenges: transport, logger: logger)
+        android = try AndroidKeyAttestation.make(
+            config.androidKeyAttestation, apps: config.androidApps, keys: stores.androidAppKeys, challenges: transport,
+            logger: logger)
+        appIntegrity = AppIntegrity(appAttest: appAttest, android: android)
         if let delay = stores.loginWriteDelay { logger.warning("every login's write waits \(delay) (end-to-end tests only)") }
         ceremonies = PasskeyCeremonies(
             config: config, policy: policy, service: service, stores: stores, signer: CookieSigner(key: config.sessionKey),

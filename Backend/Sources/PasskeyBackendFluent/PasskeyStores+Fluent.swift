@@ -32,6 +32,7 @@ extension PasskeyStores {
             sealedReplay: FluentSealedChallengeReplayStore(database: database),
             refreshTokens: FluentRefreshTokenStore(database: database), signingKeys: FluentSigningKeyStore(database: database),
             appAttestKeys: FluentAppAttestKeyStore(database: database),
+            androidAppKeys: FluentAndroidAppKeyStore(database: database),
             migrate: { try await PasskeyMigrations.run(on: database) })
     }
 }

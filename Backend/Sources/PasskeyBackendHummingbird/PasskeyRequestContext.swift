@@ -11,9 +11,9 @@ public struct PasskeyRequestContext: AuthRequestContext, RequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The signed-in subject, or nil.
     public var identity: Subject?
-    /// The App Attest key whose assertion over this request verified (set by the route's App
-    /// Attest guard), which a sign-in's token family is bound to.
-    package var appAttestKeyId: [UInt8]?
+    /// The app key (App Attest or Android) whose assertion over this request verified (set by
+    /// the route's app-integrity guard), which a sign-in's token family is bound to.
+    package var appKey: AppKey?
     /// The backend's cookies, read once by ``PasskeyAuthenticator`` (nil on a route without it).
     package var passkeyCookies: RequestCookies?
 

@@ -13,8 +13,9 @@ extension Router where Context == PasskeyRequestContext {
     ///   cookie or a bearer access token;
     /// - `/oauth/token` (refresh, rotated, reuse revokes the family) and `/oauth/revoke` (RFC 7009);
     /// - `/.well-known/` JWKS, discovery and the configured association files;
-    /// - `/appattest/challenge|attest` and the App Attest assertion on the token refresh and on
-    ///   an app adding a passkey, unless App Attest is off;
+    /// - `/appattest/challenge|attest` unless App Attest is off, `/android/challenge|register`
+    ///   unless Android key attestation is off, and the app's assertion (either platform's) on
+    ///   token issuance and refresh and on an app adding a passkey;
     /// - the FIDO conformance tool's API when the configuration's conformance profile is on.
     ///
     /// Every answer is `no-store` unless it says otherwise; a browser's state-changing request
@@ -37,8 +38,9 @@ extension Router where Context == PasskeyRequestContext {
         // The assertion guards are the guarded routes' own middleware (the router's match decides):
         // every request that issues or refreshes tokens, or adds an app's passkey, is asked.
         if let appAttest = passkeys.appAttest { AppAttestRoutes(appAttest: appAttest).addRoutes(to: group("appattest")) }
-        // Which routes are guarded, and how, is the core's list (AppAttestCoverage).
-        let guards = AppAttestGuards(appAttest: passkeys.appAttest)
+        if let android = passkeys.android { AndroidKeyAttestationRoutes(android: android).addRoutes(to: group("android")) }
+        // Which routes are guarded, and how, is the core's list (AppIntegrityCoverage).
+        let guards = AppIntegrityGuards(appIntegrity: passkeys.appIntegrity)
         TokenRoutes(tokens: passkeys.tokens).addRoutes(to: group("oauth"), guards: guards)
         WebCeremonyRoutes(passkeys: passkeys, cookies: cookies).addRoutes(to: api, guards: guards)
         AccountRoutes(account: passkeys.account, cookies: cookies).addRoutes(to: api)

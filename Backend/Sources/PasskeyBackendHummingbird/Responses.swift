@@ -11,7 +11,7 @@ extension AccountFlows.Account: ResponseEncodable {}
 extension AccountFlows.Deleted: ResponseEncodable {}
 extension AccountFlows.LoggedOut: ResponseEncodable {}
 extension AccountFlows.Renamed: ResponseEncodable {}
-extension AppAttest.Challenge: ResponseEncodable {}
+extension AppIntegrity.Challenge: ResponseEncodable {}
 
 /// Tokens are never cached (RFC 6749 §5.1).
 extension TokenResponse: ResponseGenerator {
@@ -26,10 +26,22 @@ extension TokenResponse: ResponseGenerator {
 /// 201: the key is stored.
 extension AppAttest.Attested: ResponseGenerator {
     package func response(from request: Request, context: some RequestContext) throws -> Response {
-        var response = try context.responseEncoder.encode(self, from: request, context: context)
-        response.status = .created
-        return response
+        try created(self, request: request, context: context)
     }
+}
+
+/// 201: the key is stored.
+extension AndroidKeyAttestation.Registered: ResponseGenerator {
+    package func response(from request: Request, context: some RequestContext) throws -> Response {
+        try created(self, request: request, context: context)
+    }
+}
+
+/// `value` as JSON with 201 Created.
+private func created(_ value: some Encodable, request: Request, context: some RequestContext) throws -> Response {
+    var response = try context.responseEncoder.encode(value, from: request, context: context)
+    response.status = .created
+    return response
 }
 
 extension AppError: HTTPResponseError {

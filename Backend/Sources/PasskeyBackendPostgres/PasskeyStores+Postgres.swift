@@ -35,6 +35,7 @@ extension PasskeyStores {
             sealedReplay: PostgresSealedChallengeReplayStore(database: database),
             refreshTokens: PostgresRefreshTokenStore(database: database), signingKeys: PostgresSigningKeyStore(database: database),
             appAttestKeys: PostgresAppAttestKeyStore(database: database),
+            androidAppKeys: PostgresAndroidAppKeyStore(database: database),
             migrate: {
                 try await PostgresSchema.migrate(database)
                 logger.info("schema ready (version \(PostgresSchema.currentVersion))")

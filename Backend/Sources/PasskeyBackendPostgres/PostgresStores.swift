@@ -41,6 +41,12 @@ package enum PostgresSchema {
         Migration(
             version: 5,
             statements: ["CREATE UNIQUE INDEX IF NOT EXISTS passkey_users_username_key_unique ON passkey_users (username_key)"]),
+        // Attested Android app keys, and the Android key a token family is bound to (nil: not bound).
+        Migration(
+            version: 6,
+            statements: PostgresAndroidAppKeyStore.statements + [
+                "ALTER TABLE passkey_token_families ADD COLUMN IF NOT EXISTS android_key_id bytea"
+            ]),
     ]
 
     /// The newest version this node knows.
@@ -357,9 +363,10 @@ package final class PostgresCredentialStore: PasskeyCredentialStore {
                         try await connection.query(
                             """
                             WITH f AS (
-                                INSERT INTO passkey_token_families (id, user_handle, credential_id, auth_time, audience, app_attest_key_id)
+                                INSERT INTO passkey_token_families (id, user_handle, credential_id, auth_time, audience,
+                                    app_attest_key_id, android_key_id)
                                 VALUES (\(family.id), \(Data(userHandle)), \(Data(record.id)), \(family.authTime), \(family.audience),
-                                        \(family.appAttestKeyId.map { Data($0) }))
+                                        \(family.appKey?.appAttestKeyId.map { Data($0) }), \(family.appKey?.androidKeyId.map { Data($0) }))
                                 RETURNING id)
                             INSERT INTO passkey_refresh_tokens (hash, family, expires_at)
                             SELECT \(Data(family.refreshTokenHash)), f.id, \(family.refreshTokenExpiresAt) FROM f
@@ -752,8 +759,9 @@ enum Statements {
             updatedCredential + """
                 ,
                 family AS (
-                    INSERT INTO passkey_token_families (id, user_handle, credential_id, auth_time, audience, app_attest_key_id)
-                    SELECT $7, updated.user_handle, updated.id, $8, $11, $12 FROM updated
+                    INSERT INTO passkey_token_families (id, user_handle, credential_id, auth_time, audience, app_attest_key_id,
+                        android_key_id)
+                    SELECT $7, updated.user_handle, updated.id, $8, $11, $12, $13 FROM updated
                     RETURNING id)
                 INSERT INTO passkey_refresh_tokens (hash, family, expires_at)
                 SELECT $9, family.id, $10 FROM family
@@ -761,12 +769,13 @@ enum Statements {
                 """
         var counter: CounterUpdate, family: PendingTokenFamily
         func makeBindings() throws -> PostgresBindings {
-            var bindings = PostgresBindings(capacity: 12)
+            var bindings = PostgresBindings(capacity: 13)
             try counter.append(to: &bindings)
             bindings.append(family.id); bindings.append(family.authTime)
             try bindings.append(Data(family.refreshTokenHash)); bindings.append(family.refreshTokenExpiresAt)
             bindings.append(family.audience)
-            try bindings.append(family.appAttestKeyId.map { Data($0) })
+            try bindings.append(family.appKey?.appAttestKeyId.map { Data($0) })
+            try bindings.append(family.appKey?.androidKeyId.map { Data($0) })
             return bindings
         }
         func decodeRow(_ row: PostgresRow) throws -> Int32 { try row.decode(Int32.self) }

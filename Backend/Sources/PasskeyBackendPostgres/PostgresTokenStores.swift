@@ -25,9 +25,11 @@ package final class PostgresRefreshTokenStore: RefreshTokenStore {
             try await connection.query(
                 """
                 WITH f AS (
-                    INSERT INTO passkey_token_families (id, user_handle, credential_id, auth_time, audience, app_attest_key_id)
+                    INSERT INTO passkey_token_families (id, user_handle, credential_id, auth_time, audience, app_attest_key_id,
+                        android_key_id)
                     VALUES (\(family.id), \(Data(family.userHandle)), \(Data(family.credentialId)), \(family.authTime),
-                            \(family.audience), \(family.appAttestKeyId.map { Data($0) }))
+                            \(family.audience), \(family.appKey?.appAttestKeyId.map { Data($0) }),
+                            \(family.appKey?.androidKeyId.map { Data($0) }))
                     RETURNING id)
                 INSERT INTO passkey_refresh_tokens (hash, family, expires_at) SELECT \(Data(tokenHash)), f.id, \(expiresAt) FROM f
                 """, logger: logger
@@ -52,7 +54,7 @@ package final class PostgresRefreshTokenStore: RefreshTokenStore {
     }
 
     package func rotate(
-        tokenHash: [UInt8], newHash: [UInt8], newExpiresAt: Date, audience: String, appAttestKeyId: [UInt8]?,
+        tokenHash: [UInt8], newHash: [UInt8], newExpiresAt: Date, audience: String, appKey: AppKey?,
         reuseInterval: TimeInterval, now: Date,
         issue: @escaping @Sendable (TokenFamily) async throws -> Void
     ) async throws -> RefreshOutcome {
@@ -76,9 +78,11 @@ package final class PostgresRefreshTokenStore: RefreshTokenStore {
                     WITH t AS (
                         SELECT t.hash, t.family, t.used_at IS NOT NULL AS used, t.expires_at > \(now) AS current,
                             coalesce(t.used_at >= \(graceSince), false) AS grace,
-                            (f.app_attest_key_id IS NULL OR f.app_attest_key_id = \(appAttestKeyId.map { Data($0) })) IS TRUE AS keyed,
+                            ((f.app_attest_key_id IS NULL OR f.app_attest_key_id = \(appKey?.appAttestKeyId.map { Data($0) }))
+                                AND (f.android_key_id IS NULL OR f.android_key_id = \(appKey?.androidKeyId.map { Data($0) }))) IS TRUE
+                                AS keyed,
                             f.revoked_at IS NULL AS alive, coalesce(f.audience, \(audience)) = \(audience) AS ours,
-                            f.user_handle, f.credential_id, f.auth_time, f.app_attest_key_id
+                            f.user_handle, f.credential_id, f.auth_time, f.app_attest_key_id, f.android_key_id
                         FROM passkey_refresh_tokens t JOIN passkey_token_families f ON f.id = t.family
                         WHERE t.hash = \(Data(tokenHash)) FOR UPDATE OF t),
                     spend AS (
@@ -97,23 +101,24 @@ package final class PostgresRefreshTokenStore: RefreshTokenStore {
                         UPDATE passkey_token_families f SET revoked_at = \(now) FROM t
                         WHERE f.id = t.family AND t.alive AND t.ours AND t.keyed AND t.used AND NOT t.grace RETURNING f.id)
                     SELECT t.family, t.used AND NOT t.grace, t.current, t.alive, t.ours, t.keyed, t.user_handle, t.credential_id,
-                        t.auth_time, t.app_attest_key_id,
+                        t.auth_time, t.app_attest_key_id, t.android_key_id,
                         (SELECT count(*) FROM fresh) + (SELECT count(*) FROM reuse) + (SELECT count(*) FROM bind)
                     FROM t
                     """, logger: logger
                 ).collect()
                 guard let row = rows.first else { return .invalid }
-                let (family, used, current, alive, ours, keyed, userHandle, credentialId, authTime, keyId, _) =
-                    try row.decode((String, Bool, Bool, Bool, Bool, Bool, Data, Data, Date, Data?, Int64).self)
+                let (family, used, current, alive, ours, keyed, userHandle, credentialId, authTime, appAttestKeyId, androidKeyId, _) =
+                    try row.decode((String, Bool, Bool, Bool, Bool, Bool, Data, Data, Date, Data?, Data?, Int64).self)
                 guard alive, ours else { return .invalid }
-                // Bound to an App Attest key the request was not asserted by: nothing changed.
+                // Bound to an app key the request was not asserted by: nothing changed.
                 guard keyed else { return .wrongKey }
                 // Reuse of a rotated token: the whole family has ended, whoever holds its newest token.
                 if used { return .reused }
                 guard current else { return .invalid }
                 let rotated = TokenFamily(
                     id: family, userHandle: Array(userHandle), credentialId: Array(credentialId), authTime: authTime,
-                    audience: audience, appAttestKeyId: keyId.map(Array.init))
+                    audience: audience,
+                    appKey: AppKey(appAttestKeyId: appAttestKeyId.map(Array.init), androidKeyId: androidKeyId.map(Array.init)))
                 try await issue(rotated)
                 return .rotated(rotated)
             }
@@ -124,15 +129,18 @@ package final class PostgresRefreshTokenStore: RefreshTokenStore {
         let rows = try await database.run { connection, logger in
             try await connection.query(
                 """
-                SELECT user_handle, credential_id, auth_time, audience FROM passkey_token_families
-                WHERE id = \(id) AND revoked_at IS NULL
+                SELECT user_handle, credential_id, auth_time, audience, app_attest_key_id, android_key_id
+                FROM passkey_token_families WHERE id = \(id) AND revoked_at IS NULL
                 """, logger: logger
             ).collect()
         }
         guard let row = rows.first else { return nil }
-        let (userHandle, credentialId, authTime, audience) = try row.decode((Data, Data, Date, String?).self)
+        let (userHandle, credentialId, authTime, audience, appAttestKeyId, androidKeyId) = try row.decode(
+            (Data, Data, Date, String?, Data?, Data?).self)
+        // The key binding too, as every store answers it (the contract's family is the whole row).
         return TokenFamily(
-            id: id, userHandle: Array(userHandle), credentialId: Array(credentialId), authTime: authTime, audience: audience)
+            id: id, userHandle: Array(userHandle), credentialId: Array(credentialId), authTime: authTime, audience: audience,
+            appKey: AppKey(appAttestKeyId: appAttestKeyId.map(Array.init), androidKeyId: androidKeyId.map(Array.init)))
     }
 
     package func isStored(tokenHash: [UInt8]) async throws -> Bool {

@@ -13,8 +13,9 @@ import Vapor
 ///   cookie or a bearer access token;
 /// - `/oauth/token` (refresh, rotated, reuse revokes the family) and `/oauth/revoke` (RFC 7009);
 /// - `/.well-known/` JWKS, discovery and the configured association files;
-/// - `/appattest/challenge|attest` and the App Attest assertion on the routes the core's list
-///   guards, unless App Attest is off;
+/// - `/appattest/challenge|attest` unless App Attest is off, `/android/challenge|register`
+///   unless Android key attestation is off, and the app's assertion (either platform's) on the
+///   routes the core's list guards;
 /// - the FIDO conformance tool's API when the configuration's conformance profile is on.
 ///
 /// Register it with `app.register(collection: PasskeyRoutes(passkeys))`, after
@@ -36,9 +37,12 @@ public struct PasskeyRoutes: RouteCollection {
         let authentication = PasskeyAuthenticator(passkeys)
         let api = routes.grouped("api").grouped(authentication)
         let native = routes.grouped("native").grouped(authentication)
-        let guards = { (path: String) in AppAttestMiddleware.guarding(path, appAttest: passkeys.appAttest) }
+        let guards = { (path: String) in AppIntegrityMiddleware.guarding(path, appIntegrity: passkeys.appIntegrity) }
         WellKnownRoutes(passkeys: passkeys).addRoutes(to: routes)
         if let appAttest = passkeys.appAttest { AppAttestRoutes(appAttest: appAttest).addRoutes(to: routes.grouped("appattest")) }
+        if let android = passkeys.android {
+            AndroidKeyAttestationRoutes(android: android).addRoutes(to: routes.grouped("android"))
+        }
         TokenRoutes(tokens: passkeys.tokens).addRoutes(to: routes.grouped("oauth"), guards: guards)
         WebCeremonyRoutes(ceremonies: passkeys.ceremonies, cookies: cookies).addRoutes(to: api, guards: guards)
         AccountRoutes(account: passkeys.account, cookies: cookies).addRoutes(to: api)

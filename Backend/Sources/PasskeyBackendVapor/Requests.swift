@@ -50,16 +50,16 @@ extension Request {
         return subject
     }
 
-    /// The App Attest key whose assertion over this request verified (set by the route's guard),
-    /// which a sign-in's token family is bound to.
-    var appAttestKeyId: [UInt8]? {
-        get { storage[AppAttestKeyIdKey.self] }
-        set { storage[AppAttestKeyIdKey.self] = newValue }
+    /// The app key (App Attest or Android) whose assertion over this request verified (set by
+    /// the route's guard), which a sign-in's token family is bound to.
+    var appKey: AppKey? {
+        get { storage[AppKeyKey.self] }
+        set { storage[AppKeyKey.self] = newValue }
     }
 }
 
 struct PasskeyCookiesKey: StorageKey { typealias Value = RequestCookies }
-struct AppAttestKeyIdKey: StorageKey { typealias Value = [UInt8] }
+struct AppKeyKey: StorageKey { typealias Value = AppKey }
 
 extension RoutesBuilder {
     /// `POST path` whose body the route reads itself (``Request/collectBody(limit:)``: the core's

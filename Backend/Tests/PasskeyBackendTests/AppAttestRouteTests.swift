@@ -150,8 +150,8 @@ import WebAuthnRP
             let forWeb = try device.assert(
                 clientData: AppAttestTests.clientData("POST", "/api/register/verify", body, "jti=" + (jti ?? "")))
             var signed = headers
-            signed[AppAttestMiddleware.keyIdHeader] = device.keyIdBase64
-            signed[AppAttestMiddleware.assertionHeader] = Data(forWeb).base64EncodedString()
+            signed[HTTPField.Name(AppAttest.Header.keyId)!] = device.keyIdBase64
+            signed[HTTPField.Name(AppAttest.Header.assertion)!] = Data(forWeb).base64EncodedString()
             let crossed = try await client.execute(
                 uri: "/native/register/finish/", method: .post, headers: signed, body: ByteBuffer(string: body))
             #expect(crossed.status == .unauthorized && AppAttestTests.code(crossed) == "signature")

@@ -18,7 +18,7 @@ import WebAuthnRP
     static let app = AppleApp(teamId: "ABCDE12345", bundleId: "org.example.app")
 
     static func config(
-        _ mode: AppAttestSettings.Mode, authority: SoftwareAppAttestDevice.Authority,
+        _ mode: AppIntegrityMode, authority: SoftwareAppAttestDevice.Authority,
         environment: AppAttestEnvironment = .production, sealed: Bool = false
     ) throws -> PasskeyBackendConfiguration {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("appattest-root-\(UUID().uuidString).pem").path
@@ -60,10 +60,10 @@ import WebAuthnRP
     static func headers(_ device: SoftwareAppAttestDevice, _ assertion: [UInt8], challenge: String?) -> HTTPFields {
         var fields: HTTPFields = [
             .contentType: "application/x-www-form-urlencoded",
-            AppAttestMiddleware.keyIdHeader: device.keyIdBase64,
-            AppAttestMiddleware.assertionHeader: Data(assertion).base64EncodedString(),
+            HTTPField.Name(AppAttest.Header.keyId)!: device.keyIdBase64,
+            HTTPField.Name(AppAttest.Header.assertion)!: Data(assertion).base64EncodedString(),
         ]
-        if let challenge { fields[AppAttestMiddleware.challengeHeader] = challenge }
+        if let challenge { fields[HTTPField.Name(AppAttest.Header.challenge)!] = challenge }
         return fields
     }
 
@@ -77,7 +77,7 @@ import WebAuthnRP
             body: ByteBuffer(string: "grant_type=refresh_token&refresh_token=\(token)"))
     }
 
-    static func code(_ response: TestResponse) -> String? { response.headers[AppAttestMiddleware.errorHeader] }
+    static func code(_ response: TestResponse) -> String? { response.headers[HTTPField.Name(AppAttest.Header.error)!] }
 
     /// Signs up `name` on the page, then logs in for tokens as an app does under App Attest: the
     /// token login carries `device`'s assertion bound to a fresh challenge, and the family it
@@ -189,7 +189,7 @@ import WebAuthnRP
 
             // One header without the other, or not base64.
             var half = Self.headers(device, [1], challenge: nil)
-            half[AppAttestMiddleware.assertionHeader] = nil
+            half[HTTPField.Name(AppAttest.Header.assertion)!] = nil
             #expect(Self.code(try await Self.refresh(client, pair.refresh, headers: half)) == "malformed")
 
             // No challenge and no bearer token to bind.
@@ -353,16 +353,16 @@ import WebAuthnRP
             let (body2, headers2) = try await register()
             let wrongJti = try device.assert(clientData: Self.clientData("POST", "/api/register/verify", body2, "jti=someone-else"))
             var withWrong = headers2
-            withWrong[AppAttestMiddleware.keyIdHeader] = device.keyIdBase64
-            withWrong[AppAttestMiddleware.assertionHeader] = Data(wrongJti).base64EncodedString()
+            withWrong[HTTPField.Name(AppAttest.Header.keyId)!] = device.keyIdBase64
+            withWrong[HTTPField.Name(AppAttest.Header.assertion)!] = Data(wrongJti).base64EncodedString()
             let refusedJti = try await app.send("/api/register/verify", method: .post, json: body2, headers: withWrong)
             #expect(refusedJti.status == .unauthorized && Self.code(refusedJti) == "signature")
             #expect(try await count() == 1)
             let (body3, headers3) = try await register()
             let assertion = try device.assert(clientData: Self.clientData("POST", "/api/register/verify", body3, "jti=" + (jti ?? "")))
             var signed = headers3
-            signed[AppAttestMiddleware.keyIdHeader] = device.keyIdBase64
-            signed[AppAttestMiddleware.assertionHeader] = Data(assertion).base64EncodedString()
+            signed[HTTPField.Name(AppAttest.Header.keyId)!] = device.keyIdBase64
+            signed[HTTPField.Name(AppAttest.Header.assertion)!] = Data(assertion).base64EncodedString()
             let added = try await app.send("/api/register/verify", method: .post, json: body3, headers: signed)
             #expect(added.status == .ok)
             #expect(try await count() == 2)

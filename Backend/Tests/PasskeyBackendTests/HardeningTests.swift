@@ -81,8 +81,8 @@ import Testing
             // Presented as an App Attest challenge: refused as one, before the store is asked.
             var headers: HTTPFields = [
                 .contentType: "application/x-www-form-urlencoded",
-                AppAttestMiddleware.keyIdHeader: Data(repeating: 1, count: 32).base64EncodedString(),
-                AppAttestMiddleware.assertionHeader: "AAAA", AppAttestMiddleware.challengeHeader: passkeyChallenge,
+                HTTPField.Name(AppAttest.Header.keyId)!: Data(repeating: 1, count: 32).base64EncodedString(),
+                HTTPField.Name(AppAttest.Header.assertion)!: "AAAA", HTTPField.Name(AppAttest.Header.challenge)!: passkeyChallenge,
             ]
             let refused = try await client.execute(
                 uri: "/oauth/token", method: .post, headers: headers, body: ByteBuffer(string: "grant_type=refresh_token"))
@@ -92,7 +92,7 @@ import Testing
             let verified = try await browser.send("/api/login/verify", method: .post, json: String(decoding: assertion, as: UTF8.self))
             #expect(verified.status == .ok)
             // And an App Attest challenge still counts once.
-            headers[AppAttestMiddleware.challengeHeader] = try await AppAttestTests.challenge(client)
+            headers[HTTPField.Name(AppAttest.Header.challenge)!] = try await AppAttestTests.challenge(client)
             let once = try await client.execute(
                 uri: "/oauth/token", method: .post, headers: headers, body: ByteBuffer(string: "grant_type=refresh_token"))
             #expect(once.status == .unauthorized && AppAttestTests.code(once) == "unknown-key")

@@ -41,7 +41,7 @@ struct SoftwareAppAttestDevice {
                 issuerPrivateKey: .init(rootKey))
         }
 
-        /// The root as PEM, for `APP_ATTEST_ROOT_PEM`.
+        /// The root as PEM, for `APP_ATTEST_ROOT_PEM` (or `ANDROID_KEY_ATTESTATION_ROOT_PEM`).
         func rootPEM() throws -> String { try root.serializeAsPEM().pemString }
     }
 

@@ -104,19 +104,19 @@ import WebAuthnRP
         init(committed: Bool) { self.committed = committed }
 
         func rotate(
-            tokenHash: [UInt8], newHash: [UInt8], newExpiresAt: Date, audience: String, appAttestKeyId: [UInt8]?,
+            tokenHash: [UInt8], newHash: [UInt8], newExpiresAt: Date, audience: String, appKey: AppKey?,
             reuseInterval: TimeInterval, now: Date, issue: @escaping @Sendable (TokenFamily) async throws -> Void
         ) async throws -> RefreshOutcome {
             guard failing.withLock({ $0 }) else {
                 return try await base.rotate(
                     tokenHash: tokenHash, newHash: newHash, newExpiresAt: newExpiresAt, audience: audience,
-                    appAttestKeyId: appAttestKeyId, reuseInterval: reuseInterval, now: now, issue: issue)
+                    appKey: appKey, reuseInterval: reuseInterval, now: now, issue: issue)
             }
             failing.withLock { $0 = false }
             if committed {
                 _ = try await base.rotate(
                     tokenHash: tokenHash, newHash: newHash, newExpiresAt: newExpiresAt, audience: audience,
-                    appAttestKeyId: appAttestKeyId, reuseInterval: reuseInterval, now: now, issue: issue)
+                    appKey: appKey, reuseInterval: reuseInterval, now: now, issue: issue)
             } else {
                 try await issue(TokenFamily(id: "f", userHandle: [1, 2, 3], credentialId: [4, 5, 6], authTime: now))
             }

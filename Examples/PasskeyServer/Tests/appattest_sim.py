@@ -197,20 +197,38 @@ def refresh(base, token, device=None, issued=None, counter=None, assertion=None)
     return status, answer, answer_headers, headers
 
 
-def attested_token_login(base, passkey, username, device):
-    """A token login as an app makes it under App Attest: the request carries the device's
-    assertion bound to a fresh challenge (the first tokens need it too), and the family the login
-    starts is bound to the device's key."""
+def asserted_token_login(base, passkey, username, challenge_of, headers_for):
+    """A token login as an app makes it under app integrity: the request carries its key's
+    assertion bound to a fresh challenge (`challenge_of(base)`; `headers_for(body, challenge)`
+    the platform's headers), the first tokens need it too, and the family the login starts is
+    bound to that key."""
     status, options, jar = post_json(base + "/api/login/options", {"username": username})
     check(status == 200, f"login options for {username}")
     body = json.dumps(passkey.get_response(options, base)).encode()
-    issued = challenge(base)
-    signed = device.assert_(client_data("POST", "/api/token/login/verify", body, "challenge=" + issued))
+    issued = challenge_of(base)
     status, answer, _ = http("POST", base + "/api/token/login/verify", body, {
-        "Content-Type": "application/json", "Cookie": f"pk_login={jar['pk_login']}", "App-Attest-Key-Id": b64(device.key_id),
-        "App-Attest-Assertion": b64(signed), "App-Attest-Challenge": issued})
-    check(status == 200 and "access_token" in answer, f"an attested token login of {username} at {base}: 200 ({status})")
+        "Content-Type": "application/json", "Cookie": f"pk_login={jar['pk_login']}", **headers_for(body, issued)})
+    check(status == 200 and "access_token" in answer, f"an asserted token login of {username} at {base}: 200 ({status})")
     return answer
+
+
+def attested_token_login(base, passkey, username, device):
+    """A token login asserted by an App Attest device."""
+    def headers(body, issued):
+        signed = device.assert_(client_data("POST", "/api/token/login/verify", body, "challenge=" + issued))
+        return {"App-Attest-Key-Id": b64(device.key_id), "App-Attest-Assertion": b64(signed), "App-Attest-Challenge": issued}
+    return asserted_token_login(base, passkey, username, challenge, headers)
+
+
+def at_once(calls):
+    """Runs `calls` on threads started together (each node's request at the same instant); their results."""
+    results = []
+    threads = [threading.Thread(target=lambda call=call: results.append(call())) for call in calls]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    return results
 
 
 def key_row(device):
@@ -322,19 +340,13 @@ def checks():
 
     # Two nodes, one counter value, at once: the compare-and-swap lets one through.
     second = attested_token_login(b.base, passkey, "attested", device)
-    outcomes = []
     assertions = []
     for node, token in ((a, refreshed["refresh_token"]), (b, second["refresh_token"])):
         issued = challenge(node.base)
         body = urllib.parse.urlencode({"grant_type": "refresh_token", "refresh_token": token}).encode()
         assertions.append((node, token, issued, device.assert_(client_data("POST", "/oauth/token", body, "challenge=" + issued),
                                                               counter=4)))
-    threads = [threading.Thread(target=lambda n=n, t=t, i=i, s=s: outcomes.append(refresh(n.base, t, device, i, assertion=s)[0]))
-               for n, t, i, s in assertions]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(30)
+    outcomes = at_once([lambda n=n, t=t, i=i, s=s: refresh(n.base, t, device, i, assertion=s)[0] for n, t, i, s in assertions])
     check(sorted(outcomes) == [200, 401] and counter_of(device) == "4",
           f"counter 4 at nodes A and B at once: one 200, one 401, the row at 4 ({outcomes})")
 

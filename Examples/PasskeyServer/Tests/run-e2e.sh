@@ -14,13 +14,16 @@
 #   6. Tests/appattest_sim.py: a software App Attest device under a test root attests and asserts
 #      against two nodes of its own that require App Attest (replays across nodes, a refresh
 #      without an assertion, a development key on a production server, a counter race).
-#   7. Tests/quickstart.py: each article's app (Hummingbird's and Vapor's) as an app and a browser
+#   7. Tests/android_sim.py: a software Android Keystore under a test attestation root registers
+#      its key and asserts requests against two nodes of its own that require it (replays across
+#      nodes, a refresh without an assertion, a debug-signed app's key, a counter race).
+#   8. Tests/quickstart.py: each article's app (Hummingbird's and Vapor's) as an app and a browser
 #      use it, without DATABASE_URL and on PostgreSQL, and the App Attest suite against them.
 # PASSKEY_E2E_SERVERS picks the servers (default both): "hummingbird" is this example (every part
 # above); "vapor" is Examples/PasskeyServerVapor, against which the same HTTP checks run
-# unchanged, from one list (vapor_parts below): e2e.py, tokens.py and appattest_sim.py, on
-# PostgreSQL with their own nodes on one database; quickstart.py's app and browser checks run
-# against the Vapor article's app on SQLite (one node) and on PostgreSQL.
+# unchanged, from one list (vapor_parts below): e2e.py, tokens.py, appattest_sim.py and
+# android_sim.py, on PostgreSQL with their own nodes on one database; quickstart.py's app and
+# browser checks run against the Vapor article's app on SQLite (one node) and on PostgreSQL.
 # Everything it starts is stopped by pid on exit. Bounded in time (timeout on every long step).
 # Needs: postgresql (initdb, pg_ctl), chromium, chromium-driver, python3 with selenium, cryptography
 # and PyJWT (installed from PyPI when missing).
@@ -97,8 +100,8 @@ psql "$psql_url" -X -q -v ON_ERROR_STOP=1 -c "
     created_at timestamptz NOT NULL DEFAULT now(), last_used_at timestamptz)" >/dev/null
 
 # PASSKEY_E2E_PARTS picks the parts to run (default all): "browser", "hardening", "tokens", "appattest",
-# "quickstart".
-parts=" ${PASSKEY_E2E_PARTS:-browser hardening tokens appattest quickstart} "
+# "android", "quickstart".
+parts=" ${PASSKEY_E2E_PARTS:-browser hardening tokens appattest android quickstart} "
 servers=" ${PASSKEY_E2E_SERVERS:-hummingbird vapor} "
 hummingbird() { [[ "$servers" == *" hummingbird "* ]]; }
 
@@ -181,6 +184,12 @@ if hummingbird && [[ "$parts" == *" appattest "* ]]; then
     E2E_SESSION_KEY="$session_key" timeout 300 python3 "$here/appattest_sim.py"
   log "App Attest tests (attest, assertions on refresh, replays on two nodes, environments) passed in $((SECONDS - appattest_started)) s"
 fi
+if hummingbird && [[ "$parts" == *" android "* ]]; then
+  android_started=$SECONDS
+  PASSKEY_BINARY="$binary" DATABASE_URL="$database_url" PSQL_URL="$psql_url" E2E_WORK="$work" \
+    E2E_SESSION_KEY="$session_key" timeout 300 python3 "$here/android_sim.py"
+  log "Android key attestation tests (register, assertions, replays on two nodes, a debug-signed app) passed in $((SECONDS - android_started)) s"
+fi
 if [[ "$parts" == *" quickstart "* ]]; then
   # The article "Add passkeys to a Hummingbird server": its app, in memory and on PostgreSQL,
   # then the App Attest suite against the same binary.
@@ -213,10 +222,10 @@ if [[ "$parts" == *" quickstart "* ]]; then
   log "the Vapor article's app (SQLite, PostgreSQL, App Attest) passed in $((SECONDS - quickstart_started)) s"
 fi
 # The shared HTTP checks, run unchanged against the Vapor example: one list for both servers
-# (vapor_parts: e2e.py's browser and two-node checks, tokens.py, appattest_sim.py), each on
-# PostgreSQL with its own nodes on one database. quickstart.py's app and browser checks run
-# against the Vapor article's app, on SQLite and on PostgreSQL (part quickstart).
-vapor_parts=" ${PASSKEY_E2E_VAPOR_PARTS:-browser tokens appattest} "
+# (vapor_parts: e2e.py's browser and two-node checks, tokens.py, appattest_sim.py,
+# android_sim.py), each on PostgreSQL with its own nodes on one database. quickstart.py's app and
+# browser checks run against the Vapor article's app, on SQLite and on PostgreSQL (part quickstart).
+vapor_parts=" ${PASSKEY_E2E_VAPOR_PARTS:-browser tokens appattest android} "
 if [[ "$servers" == *" vapor "* ]]; then
   vapor_package="$(cd "$package/../PasskeyServerVapor" && pwd)"
   log "building the Vapor example (swift build --package-path $vapor_package)"
@@ -242,10 +251,10 @@ if [[ "$servers" == *" vapor "* ]]; then
   psql "$psql_url" -X -q -v ON_ERROR_STOP=1 -c "CREATE DATABASE vapor" >/dev/null
   vapor_db="postgres://passkeys@127.0.0.1:$pg_port/vapor"
   vapor_psql="postgresql://passkeys@127.0.0.1:$pg_port/vapor"
-  for part in tokens appattest; do
+  for part in tokens appattest android; do
     [[ "$parts" == *" $part "* && "$vapor_parts" == *" $part "* ]] || continue
     part_started=$SECONDS
-    script="$here/tokens.py"; [ "$part" = appattest ] && script="$here/appattest_sim.py"
+    script="$here/tokens.py"; [ "$part" = appattest ] && script="$here/appattest_sim.py"; [ "$part" = android ] && script="$here/android_sim.py"
     PASSKEY_BINARY="$vapor_binary" DATABASE_URL="$vapor_db" PSQL_URL="$vapor_psql" E2E_WORK="$work" E2E_PG="$work/pg.sh" \
       E2E_SESSION_KEY="$session_key" timeout 600 python3 "$script"
     log "Vapor example, $part (PostgreSQL, several nodes) passed in $((SECONDS - part_started)) s"

@@ -5,109 +5,6 @@ import Logging
 import WebAuthnCrypto
 import WebAuthnRP
 
-/// App Attest settings (`APP_ATTEST`, `APP_ATTEST_TEAM_ID`, `APP_ATTEST_BUNDLE_ID`,
-/// `APP_ATTEST_ENVIRONMENT`, `APP_ATTEST_ROOT_PEM`): whether requests from the app must carry an
-/// App Attest assertion, which app's keys count, which environment they must come from, and
-/// which root their attestations must chain to (Apple's unless a PEM file says otherwise).
-public struct AppAttestSettings: Sendable {
-    /// Whether requests from the app must carry an assertion.
-    public enum Mode: String, Sendable, CaseIterable {
-        /// No App Attest routes, no assertion checks.
-        case off
-        /// Requests without the App Attest headers pass; requests with them must verify.
-        case optional
-        /// Token refresh and an app's new passkey need a verified assertion.
-        case required
-    }
-
-    /// Off (the default), optional or required.
-    public var mode: Mode = .off
-    /// The app's Team ID and bundle ID; its App ID's hash is every attestation's `rpIdHash`.
-    public var app: AppleApp?
-    /// Distributed builds attest in `production`, builds with the development entitlement in `development`.
-    public var environment: AppAttestEnvironment = .production
-    /// A PEM file of the roots to trust instead of Apple's App Attestation Root CA (tests use their own).
-    public var rootPEMPath: String?
-
-    /// App Attest settings; the default is off.
-    ///
-    /// - Parameters:
-    ///   - mode: Off, optional or required.
-    ///   - app: The app whose keys count (needed unless off).
-    ///   - environment: The environment its keys must be attested in.
-    ///   - rootPEMPath: A PEM file of the roots to trust instead of Apple's.
-    public init(
-        mode: Mode = .off, app: AppleApp? = nil, environment: AppAttestEnvironment = .production, rootPEMPath: String? = nil
-    ) {
-        self.mode = mode
-        self.app = app
-        self.environment = environment
-        self.rootPEMPath = rootPEMPath
-    }
-
-    package static func fromEnvironment(_ env: [String: String], appleApps: [AppleApp]) throws -> AppAttestSettings {
-        var settings = AppAttestSettings()
-        if let text = env["APP_ATTEST"], !text.isEmpty {
-            guard let mode = Mode(rawValue: text) else { throw ConfigurationError("APP_ATTEST is off, optional or required, not \(text)") }
-            settings.mode = mode
-        }
-        if let text = env["APP_ATTEST_ENVIRONMENT"], !text.isEmpty {
-            guard let environment = AppAttestEnvironment(rawValue: text) else {
-                throw ConfigurationError("APP_ATTEST_ENVIRONMENT is production or development, not \(text)")
-            }
-            settings.environment = environment
-        }
-        settings.rootPEMPath = env["APP_ATTEST_ROOT_PEM"].flatMap { $0.isEmpty ? nil : $0 }
-        let team = env["APP_ATTEST_TEAM_ID"].flatMap { $0.isEmpty ? nil : $0 } ?? appleApps.first?.teamId
-        let bundle = env["APP_ATTEST_BUNDLE_ID"].flatMap { $0.isEmpty ? nil : $0 } ?? appleApps.first?.bundleId
-        if let team, let bundle { settings.app = AppleApp(teamId: team, bundleId: bundle) }
-        guard settings.mode == .off || settings.app != nil else {
-            throw ConfigurationError(
-                "APP_ATTEST=\(settings.mode.rawValue) needs the app: APP_ATTEST_TEAM_ID and APP_ATTEST_BUNDLE_ID (or APPLE_TEAM_ID and APPLE_BUNDLE_IDS)"
-            )
-        }
-        return settings
-    }
-
-    /// The trust anchors: the PEM file's certificates, or Apple's root.
-    package func trustAnchors() throws -> [Certificate] {
-        guard let path = rootPEMPath else {
-            guard let root = KnownAttestationRoots.appleAppAttestationRootCA else {
-                throw ConfigurationError("Apple's App Attestation root did not load")
-            }
-            return [root]
-        }
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
-            throw ConfigurationError("APP_ATTEST_ROOT_PEM \(path) cannot be read")
-        }
-        let anchors = try Self.certificates(pem: text)
-        guard !anchors.isEmpty else { throw ConfigurationError("APP_ATTEST_ROOT_PEM \(path) holds no certificate") }
-        return anchors
-    }
-
-    /// Every `CERTIFICATE` block of a PEM text.
-    package static func certificates(pem text: String) throws -> [Certificate] {
-        var certificates: [Certificate] = []
-        var body: String?
-        for line in text.split(whereSeparator: \.isNewline).map({ $0.trimmingCharacters(in: .whitespaces) }) {
-            if line == "-----BEGIN CERTIFICATE-----" {
-                body = ""
-            } else if line == "-----END CERTIFICATE-----" {
-                guard let base64 = body, let der = Data(base64Encoded: base64),
-                    let certificate = try? Certificate(derEncoded: Array(der))
-                else {
-                    throw ConfigurationError("APP_ATTEST_ROOT_PEM: a CERTIFICATE block does not parse")
-                }
-                certificates.append(certificate)
-                body = nil
-            } else if body != nil {
-                body? += line
-            }
-        }
-        return certificates
-    }
-}
-
 /// What an app's assertion signs for one request: the App Attest client data is this canonical
 /// text, UTF-8, which the app hashes (SHA-256) for `generateAssertion` and the server rebuilds
 /// from the request it received, so the app never sends it.
@@ -150,16 +47,9 @@ package struct AppAttest: Sendable {
                 challengeLifetime: challengeLifetime, keys: keys))
     }
 
-    /// `{"challenge": "…", "expiresAt": …}` (seconds since 1970).
-    package struct Challenge: Encodable, Sendable {
-        package var challenge: String
-        package var expiresAt: Int
-    }
-
     /// A single-use challenge for `attestKey` or for one request's assertion.
-    package func challenge() async throws -> Challenge {
-        let issued = try await service.issueChallenge(now: Date())
-        return Challenge(challenge: issued.challenge, expiresAt: Int(issued.expiresAt.timeIntervalSince1970))
+    package func challenge() async throws -> AppIntegrity.Challenge {
+        AppIntegrity.Challenge(try await service.issueChallenge(now: Date()))
     }
 
     struct AttestBody: Decodable { var keyId: String?; var attestation: String?; var challenge: String? }
@@ -175,13 +65,7 @@ package struct AppAttest: Sendable {
     /// counter 0, its environment and receipt. A key id attested before is 409; a refused
     /// attestation is the library's 4xx.
     package func attest(body data: Data, logger: Logger) async throws -> Attested {
-        let body: AttestBody
-        do {
-            _ = try JSONValue(jsonData: data)  // the library's strict reader: a duplicate member is refused
-            body = try JSONDecoder().decode(AttestBody.self, from: data)
-        } catch {
-            throw AppError(.badRequest, "The request is not valid JSON for this endpoint.")
-        }
+        let body = try JSONBody.decode(AttestBody.self, from: data)
         guard let keyId = body.keyId.flatMap(Self.base64), keyId.count == 32 else {
             throw AppError(.badRequest, "keyId must be the key's 32-byte identifier in base64.")
         }
@@ -213,16 +97,7 @@ package struct AppAttest: Sendable {
         package static let error = "App-Attest-Error"
     }
 
-    /// Whether a guarded route asks `subject`'s request for an assertion: every request, or
-    /// (`bearerOnly`: an app adding a passkey) only one signed in with a bearer access token; a
-    /// browser's cookie session is not asked there.
-    package static func asks(_ subject: Subject?, bearerOnly: Bool) -> Bool {
-        guard bearerOnly else { return true }
-        if case .accessToken = subject?.credential { return true }
-        return false
-    }
-
-    /// Verifies the App Attest assertion over one request a guarded route asks (``asks(_:bearerOnly:)``):
+    /// Verifies the App Attest assertion over one request a guarded route asks (``AppIntegrity/asks(_:bearerOnly:)``):
     /// `method`, the route's canonical `path`, the `body` and the binding (the
     /// `App-Attest-Challenge` header's challenge, or the bearer access token's `jti`). A request
     /// without the headers passes when App Attest is optional.
@@ -249,7 +124,7 @@ package struct AppAttest: Sendable {
         let binding: String
         if let challenge {
             binding = "challenge=" + challenge
-        } else if case .accessToken(let jti, _) = subject?.credential {
+        } else if let jti = AppIntegrity.tokenId(of: subject) {
             binding = "jti=" + jti
         } else {
             throw Self.refusal(
@@ -270,9 +145,7 @@ package struct AppAttest: Sendable {
     }
 
     static func refusal(_ status: HTTPResponse.Status, _ code: String, _ message: String) -> AppError {
-        var error = AppError(status, message)
-        if let name = HTTPField.Name(Header.error) { error.headers[name] = code }
-        return error
+        AppIntegrity.refusal(status, header: Header.error, code, message)
     }
 
     /// The library's verdict as the app sees it.

@@ -128,10 +128,10 @@ package struct PasskeyCeremonies: Sendable {
     /// with its first passkey (a web client: a session; an app: its first tokens), in the
     /// registration's own transaction; one more passkey needs `subject`, the account's, signed
     /// in recently.
-    /// `appAttestKeyId`: the App Attest key the request was asserted by; a new account's token
+    /// `appKey`: the app key (App Attest or Android) the request was asserted by; a new account's token
     /// family is bound to it.
     package func finishRegistration(
-        body: Data, state: String?, client: Client, subject: Subject?, appAttestKeyId: [UInt8]? = nil, logger: Logger
+        body: Data, state: String?, client: Client, subject: Subject?, appKey: AppKey? = nil, logger: Logger
     ) async throws -> RegistrationFinished {
         let (ceremony, challenge) = try ceremony(state, purpose: client.registration, what: "registration")
         guard let username = ceremony.username, let handleText = ceremony.userHandle,
@@ -167,7 +167,7 @@ package struct PasskeyCeremonies: Sendable {
                         id: SessionToken.id(token), signedInAt: now, expiresAt: now.addingTimeInterval(Limits.sessionLifetime)))
             case .native:
                 tokenSigner = try await tokens.signer(now: now)
-                let prepared = tokens.prepareFamily(now: now, appAttestKeyId: appAttestKeyId)
+                let prepared = tokens.prepareFamily(now: now, appKey: appKey)
                 family = prepared
                 pending = .tokenFamily(prepared.pending)
             }
@@ -307,11 +307,11 @@ package struct PasskeyCeremonies: Sendable {
 
     /// A login that answers tokens instead of a session: an app's (`client` native), or a web
     /// view's that keeps tokens (`client` web): the RFC 6749 §5.1 token response.
-    /// `appAttestKeyId`: the App Attest key the request was asserted by; the family is bound to it.
+    /// `appKey`: the app key (App Attest or Android) the request was asserted by; the family is bound to it.
     package func finishTokenLogin(
-        body: Data, state: String?, client: Client, appAttestKeyId: [UInt8]? = nil, logger: Logger
+        body: Data, state: String?, client: Client, appKey: AppKey? = nil, logger: Logger
     ) async throws -> TokenResponse {
-        try await tokenLogin(now: Date(), appAttestKeyId: appAttestKeyId) {
+        try await tokenLogin(now: Date(), appKey: appKey) {
             try await verifyLogin(body: body, state: state, client: client, starting: $0, logger: logger)
         }
     }
@@ -319,11 +319,11 @@ package struct PasskeyCeremonies: Sendable {
     /// Verifies a login with `verify` and answers its first tokens. The token family is drawn
     /// first, so the login's write (the counter's compare and swap) stores it in the same statement.
     package func tokenLogin(
-        now: Date, appAttestKeyId: [UInt8]? = nil, _ verify: (PendingSignIn) async throws -> Login
+        now: Date, appKey: AppKey? = nil, _ verify: (PendingSignIn) async throws -> Login
     ) async throws -> TokenResponse {
         // The signing key is loaded before the login spends its challenge and writes its counter.
         let signer = try await tokens.signer(now: now)
-        let family = tokens.prepareFamily(now: now, appAttestKeyId: appAttestKeyId)
+        let family = tokens.prepareFamily(now: now, appKey: appKey)
         let login = try await verify(.tokenFamily(family.pending))
         return try await tokens.start(family, userHandle: login.userHandle, credentialId: login.credentialId, signer: signer, now: now)
     }

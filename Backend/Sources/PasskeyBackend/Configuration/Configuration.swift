@@ -89,6 +89,9 @@ public struct PasskeyBackendConfiguration: Sendable {
     public var androidApps: [AndroidApp] = []
     /// App Attest: off, optional or required, the app, the environment and the roots (AppAttestSettings).
     public var appAttest = AppAttestSettings()
+    /// Android key attestation: off, optional or required, the policy and the roots
+    /// (AndroidKeyAttestationSettings); the apps are ``androidApps``.
+    public var androidKeyAttestation = AndroidKeyAttestationSettings()
     /// `CONFORMANCE=1`: the FIDO conformance tool's REST API with the library's conformance
     /// profile, in memory. For conformance runs only; nil (the default) serves the example.
     package var conformance: ConformanceSettings?
@@ -202,6 +205,7 @@ public struct PasskeyBackendConfiguration: Sendable {
             }
         }
         config.appAttest = try AppAttestSettings.fromEnvironment(env, appleApps: config.appleApps)
+        config.androidKeyAttestation = try AndroidKeyAttestationSettings.fromEnvironment(env, androidApps: config.androidApps)
         config.conformance = try ConformanceSettings.fromEnvironment(env)
         return config
     }

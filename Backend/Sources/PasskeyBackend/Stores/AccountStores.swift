@@ -54,8 +54,8 @@ package struct PendingTokenFamily: Sendable {
     package var audience: String
     package var refreshTokenHash: [UInt8]
     package var refreshTokenExpiresAt: Date
-    /// The App Attest key the sign-in's request was asserted by (``TokenFamily/appAttestKeyId``).
-    package var appAttestKeyId: [UInt8]? = nil
+    /// The app key (App Attest or Android) the sign-in's request was asserted by (``TokenFamily/appKey``).
+    package var appKey: AppKey? = nil
 }
 
 /// What a registration's store step came to.
@@ -256,7 +256,7 @@ package final class MemoryCredentialStore: PasskeyCredentialStore {
             try await refreshTokens.create(
                 family: TokenFamily(
                     id: family.id, userHandle: userHandle, credentialId: record.id, authTime: family.authTime,
-                    audience: family.audience, appAttestKeyId: family.appAttestKeyId),
+                    audience: family.audience, appKey: family.appKey),
                 tokenHash: family.refreshTokenHash, expiresAt: family.refreshTokenExpiresAt, now: family.authTime)
         }
     }

@@ -17,6 +17,8 @@ public struct PasskeyStores: Sendable {
     package var signingKeys: any SigningKeyStore
     /// App Attest keys and their counters.
     package var appAttestKeys: any AppAttestKeyStore
+    /// Attested Android app keys and their counters.
+    package var androidAppKeys: any AndroidAppKeyStore
     /// Brings the storage's schema up to date before the server starts (nil: nothing to do).
     package var migrate: (@Sendable () async throws -> Void)?
     /// Every login's write waits this long first (``delayingLoginWrites(by:)``).
@@ -26,7 +28,7 @@ public struct PasskeyStores: Sendable {
         challenges: any ChallengeStore, credentials: any PasskeyCredentialStore, accounts: any AccountStore,
         sessions: any SessionStore, sealedReplay: any SealedChallengeReplayStore, refreshTokens: any RefreshTokenStore,
         signingKeys: any SigningKeyStore, appAttestKeys: any AppAttestKeyStore,
-        migrate: (@Sendable () async throws -> Void)? = nil
+        androidAppKeys: any AndroidAppKeyStore, migrate: (@Sendable () async throws -> Void)? = nil
     ) {
         self.challenges = challenges
         self.credentials = credentials
@@ -36,6 +38,7 @@ public struct PasskeyStores: Sendable {
         self.refreshTokens = refreshTokens
         self.signingKeys = signingKeys
         self.appAttestKeys = appAttestKeys
+        self.androidAppKeys = androidAppKeys
         self.migrate = migrate
     }
 
@@ -49,7 +52,8 @@ public struct PasskeyStores: Sendable {
             challenges: InMemoryChallengeStore(),
             credentials: MemoryCredentialStore(accounts: accounts, sessions: sessions, refreshTokens: refreshTokens),
             accounts: accounts, sessions: sessions, sealedReplay: InMemorySealedChallengeReplayStore(),
-            refreshTokens: refreshTokens, signingKeys: MemorySigningKeyStore(), appAttestKeys: InMemoryAppAttestKeyStore())
+            refreshTokens: refreshTokens, signingKeys: MemorySigningKeyStore(), appAttestKeys: InMemoryAppAttestKeyStore(),
+            androidAppKeys: InMemoryAndroidAppKeyStore())
     }
 
     /// The same stores, but every login's write (its counter's compare and swap) waits `delay`

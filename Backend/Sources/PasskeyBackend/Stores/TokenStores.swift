@@ -15,20 +15,20 @@ package struct TokenFamily: Sendable, Equatable {
     /// The audience (`TOKEN_AUDIENCE`) its tokens were issued for: only a server of that audience
     /// refreshes them (nil: a family stored before audiences were; bound at its next refresh).
     package var audience: String?
-    /// The App Attest key whose assertion the sign-in carried: only a request asserted by that key
+    /// The app key (App Attest or Android) whose assertion the sign-in carried: only a request asserted by that key
     /// refreshes the family, so a live token shows the genuine app holds it (nil: not bound).
-    package var appAttestKeyId: [UInt8]?
+    package var appKey: AppKey?
 
     package init(
         id: String, userHandle: [UInt8], credentialId: [UInt8], authTime: Date, audience: String? = nil,
-        appAttestKeyId: [UInt8]? = nil
+        appKey: AppKey? = nil
     ) {
         self.id = id
         self.userHandle = userHandle
         self.credentialId = credentialId
         self.authTime = authTime
         self.audience = audience
-        self.appAttestKeyId = appAttestKeyId
+        self.appKey = appKey
     }
 }
 
@@ -39,7 +39,7 @@ package enum RefreshOutcome: Sendable, Equatable {
     case rotated(TokenFamily)
     /// Unknown, expired, its family has ended, or issued for another audience (nothing changed).
     case invalid
-    /// The family is bound to an App Attest key and the request was not asserted by it (nothing changed).
+    /// The family is bound to an app key and the request was not asserted by it (nothing changed).
     case wrongKey
     /// The token was already rotated, longer ago than the reuse interval: someone holds a copy.
     /// The whole family is now revoked.
@@ -56,10 +56,10 @@ package protocol RefreshTokenStore: Sendable {
     /// family (RFC 9700 §4.14.2, refresh token rotation), unless its first use was at most
     /// `reuseInterval` seconds ago: then it rotates again (an app that sent two refreshes at once
     /// keeps its sign-in, and both answers' refresh tokens stay usable); a family of another
-    /// `audience` is `invalid` and left as it was, and one bound to an App Attest key other than
-    /// `appAttestKeyId` (the key whose assertion the request carried, if any) is `wrongKey`.
+    /// `audience` is `invalid` and left as it was, and one bound to an app key other than
+    /// `appKey` (the key whose assertion the request carried, if any) is `wrongKey`.
     func rotate(
-        tokenHash: [UInt8], newHash: [UInt8], newExpiresAt: Date, audience: String, appAttestKeyId: [UInt8]?,
+        tokenHash: [UInt8], newHash: [UInt8], newExpiresAt: Date, audience: String, appKey: AppKey?,
         reuseInterval: TimeInterval, now: Date,
         issue: @escaping @Sendable (TokenFamily) async throws -> Void
     ) async throws -> RefreshOutcome
@@ -139,7 +139,7 @@ package final class MemoryRefreshTokenStore: RefreshTokenStore {
     }
 
     package func rotate(
-        tokenHash: [UInt8], newHash: [UInt8], newExpiresAt: Date, audience: String, appAttestKeyId: [UInt8]?,
+        tokenHash: [UInt8], newHash: [UInt8], newExpiresAt: Date, audience: String, appKey: AppKey?,
         reuseInterval: TimeInterval, now: Date,
         issue: @escaping @Sendable (TokenFamily) async throws -> Void
     ) async throws -> RefreshOutcome {
@@ -149,7 +149,7 @@ package final class MemoryRefreshTokenStore: RefreshTokenStore {
             guard let token = state.tokens[ByteString(tokenHash)], let family = state.families[token.family],
                 !state.revoked.contains(token.family), (family.audience ?? audience) == audience
             else { return .outcome(.invalid) }
-            if let bound = family.appAttestKeyId, bound != appAttestKeyId { return .outcome(.wrongKey) }
+            if let bound = family.appKey, bound != appKey { return .outcome(.wrongKey) }
             if let usedAt = token.usedAt, !Self.withinReuse(usedAt, reuseInterval, now) {
                 state.revoked.insert(token.family)
                 return .outcome(.reused)

@@ -7,9 +7,9 @@ import Foundation
 /// is the credential. An adapter reads the body (at most ``Limits/optionsBody`` bytes) and
 /// answers what these return or throw.
 extension TokenService {
-    /// The token endpoint: `form` is the body and `contentType` its header; `appAttestKeyId` the
+    /// The token endpoint: `form` is the body and `contentType` its header; `appKey` the
     /// key whose assertion over the request verified, if any.
-    package func tokenEndpoint(contentType: String?, body: Data, appAttestKeyId: [UInt8]?, now: Date) async throws -> TokenResponse {
+    package func tokenEndpoint(contentType: String?, body: Data, appKey: AppKey?, now: Date) async throws -> TokenResponse {
         let form = try Self.form(contentType: contentType, body: body)
         guard let grant = form["grant_type"] else { throw OAuthError.invalidRequest("grant_type is missing.") }
         guard grant == "refresh_token" else {
@@ -18,7 +18,7 @@ extension TokenService {
         guard let refreshToken = form["refresh_token"], !refreshToken.isEmpty else {
             throw OAuthError.invalidRequest("refresh_token is missing.")
         }
-        return try await refresh(refreshToken, appAttestKeyId: appAttestKeyId, now: now)
+        return try await refresh(refreshToken, appKey: appKey, now: now)
     }
 
     /// The revocation endpoint: always done for a well-formed request, whether the token was

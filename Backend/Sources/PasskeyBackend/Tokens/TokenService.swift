@@ -97,13 +97,13 @@ package final class TokenService: Sendable {
 
     /// Draws a family for a sign-in at `now`, for this server's audience, bound to the App Attest
     /// key the sign-in's request was asserted by (if any).
-    package func prepareFamily(now: Date, appAttestKeyId: [UInt8]? = nil) -> PreparedFamily {
+    package func prepareFamily(now: Date, appKey: AppKey? = nil) -> PreparedFamily {
         let refresh = Self.randomToken(32)
         return PreparedFamily(
             refreshToken: refresh,
             pending: PendingTokenFamily(
                 id: Self.randomToken(16), authTime: now, audience: audience, refreshTokenHash: Self.hash(refresh),
-                refreshTokenExpiresAt: now.addingTimeInterval(refreshLifetime), appAttestKeyId: appAttestKeyId))
+                refreshTokenExpiresAt: now.addingTimeInterval(refreshLifetime), appKey: appKey))
     }
 
     /// The signing key, loaded (from the store, when this node's copy is old) before anything
@@ -128,7 +128,7 @@ package final class TokenService: Sendable {
     /// refreshes nothing here. The signing key is loaded first and the access token is signed
     /// inside the rotation, before it commits: a refresh that answers 503 spent nothing, and one
     /// that spent its token answers its successor (after the commit is acknowledged).
-    package func refresh(_ token: String, appAttestKeyId: [UInt8]? = nil, now: Date) async throws -> TokenResponse {
+    package func refresh(_ token: String, appKey: AppKey? = nil, now: Date) async throws -> TokenResponse {
         guard token.utf8.count == 43 else { throw OAuthError.invalidGrant("The refresh token is not valid.") }
         let next = Self.randomToken(32)
         let signer = try await keys.signer(now: now)
@@ -136,7 +136,7 @@ package final class TokenService: Sendable {
         do {
             switch try await refreshTokens.rotate(
                 tokenHash: Self.hash(token), newHash: Self.hash(next),
-                newExpiresAt: now.addingTimeInterval(refreshLifetime), audience: audience, appAttestKeyId: appAttestKeyId,
+                newExpiresAt: now.addingTimeInterval(refreshLifetime), audience: audience, appKey: appKey,
                 reuseInterval: reuseInterval, now: now,
                 issue: { family in
                     let answer = try await self.answer(family: family, refreshToken: next, signer: signer, now: now)

@@ -7,7 +7,7 @@ import WebAuthnRP
 /// migration is never edited, a change is a new one at the end.
 enum PasskeyMigrations {
     static let all: [any Migration] = [
-        CreateAccounts(), CreateCeremonyState(), CreateTokens(), CreateAppAttestKeys(),
+        CreateAccounts(), CreateCeremonyState(), CreateTokens(), CreateAppAttestKeys(), CreateAndroidAppKeys(),
     ]
 
     /// The SQL side of a migration's database, for the indexes Fluent's schema builder does not make.

@@ -12,6 +12,7 @@ final class TokenFamilyModel: Model, @unchecked Sendable {
     @Field(key: "auth_time") var authTime: Date
     @OptionalField(key: "audience") var audience: String?
     @OptionalField(key: "app_attest_key_id") var appAttestKeyId: Data?
+    @OptionalField(key: "android_key_id") var androidKeyId: Data?
     @OptionalField(key: "revoked_at") var revokedAt: Date?
 
     init() {}

@@ -146,7 +146,7 @@ final class FluentCredentialStore: PasskeyCredentialStore {
             try await FluentRefreshTokenStore.insert(
                 family: TokenFamily(
                     id: pending.id, userHandle: userHandle, credentialId: credentialId, authTime: pending.authTime,
-                    audience: pending.audience, appAttestKeyId: pending.appAttestKeyId),
+                    audience: pending.audience, appKey: pending.appKey),
                 tokenHash: pending.refreshTokenHash, expiresAt: pending.refreshTokenExpiresAt, on: database)
         }
     }

@@ -34,7 +34,8 @@ final class FluentRefreshTokenStore: RefreshTokenStore {
         row.credentialId = Data(family.credentialId)
         row.authTime = family.authTime
         row.audience = family.audience
-        row.appAttestKeyId = family.appAttestKeyId.map { Data($0) }
+        row.appAttestKeyId = family.appKey?.appAttestKeyId.map { Data($0) }
+        row.androidKeyId = family.appKey?.androidKeyId.map { Data($0) }
         try await row.create(on: database)
         try await token(tokenHash, family: family.id, expiresAt: expiresAt).create(on: database)
     }
@@ -63,7 +64,7 @@ final class FluentRefreshTokenStore: RefreshTokenStore {
     /// The presented token and its family, as the rotation's locking read finds them.
     private struct Presented {
         var family: String, expiresAt: Date, usedAt: Date?
-        var userHandle: Data, credentialId: Data, authTime: Date, audience: String?, appAttestKeyId: Data?, revokedAt: Date?
+        var userHandle: Data, credentialId: Data, authTime: Date, audience: String?, appKey: AppKey?, revokedAt: Date?
 
         init(_ row: any SQLRow) throws {
             family = try row.decode(column: "family", as: String.self)
@@ -73,13 +74,15 @@ final class FluentRefreshTokenStore: RefreshTokenStore {
             credentialId = try row.decode(column: "credential_id", as: Data.self)
             authTime = try row.decode(column: "auth_time", as: Date.self)
             audience = try row.decode(column: "audience", as: String?.self)
-            appAttestKeyId = try row.decode(column: "app_attest_key_id", as: Data?.self)
+            appKey = AppKey(
+                appAttestKeyId: try row.decode(column: "app_attest_key_id", as: Data?.self).map(Array.init),
+                androidKeyId: try row.decode(column: "android_key_id", as: Data?.self).map(Array.init))
             revokedAt = try row.decode(column: "revoked_at", as: Date?.self)
         }
     }
 
     func rotate(
-        tokenHash: [UInt8], newHash: [UInt8], newExpiresAt: Date, audience: String, appAttestKeyId: [UInt8]?,
+        tokenHash: [UInt8], newHash: [UInt8], newExpiresAt: Date, audience: String, appKey: AppKey?,
         reuseInterval: TimeInterval, now: Date,
         issue: @escaping @Sendable (TokenFamily) async throws -> Void
     ) async throws -> RefreshOutcome {
@@ -89,14 +92,14 @@ final class FluentRefreshTokenStore: RefreshTokenStore {
             let presented = try await sql.raw(
                 """
                 SELECT t.family, t.expires_at, t.used_at, f.user_handle, f.credential_id, f.auth_time, f.audience,
-                    f.app_attest_key_id, f.revoked_at
+                    f.app_attest_key_id, f.android_key_id, f.revoked_at
                 FROM passkey_refresh_tokens t JOIN passkey_token_families f ON f.id = t.family
                 WHERE t.hash = \(bind: Data(tokenHash)) \(SQLLockingClause.update)
                 """
             ).first().map(Presented.init)
             guard let presented, presented.revokedAt == nil, (presented.audience ?? audience) == audience else { return .invalid }
-            // Bound to an App Attest key the request was not asserted by: nothing changes.
-            if let bound = presented.appAttestKeyId, Array(bound) != appAttestKeyId {
+            // Bound to an app key the request was not asserted by: nothing changes.
+            if let bound = presented.appKey, bound != appKey {
                 return .wrongKey
             }
             if let usedAt = presented.usedAt, !(reuseInterval > 0 && now.timeIntervalSince(usedAt) <= reuseInterval) {
@@ -115,7 +118,7 @@ final class FluentRefreshTokenStore: RefreshTokenStore {
                 .set(\.$audience, to: audience).update()
             let family = TokenFamily(
                 id: presented.family, userHandle: Array(presented.userHandle), credentialId: Array(presented.credentialId),
-                authTime: presented.authTime, audience: audience, appAttestKeyId: presented.appAttestKeyId.map(Array.init))
+                authTime: presented.authTime, audience: audience, appKey: presented.appKey)
             try await issue(family)
             return .rotated(family)
         }
@@ -128,7 +131,8 @@ final class FluentRefreshTokenStore: RefreshTokenStore {
         guard let row else { return nil }
         return TokenFamily(
             id: id, userHandle: Array(row.userHandle), credentialId: Array(row.credentialId), authTime: row.authTime,
-            audience: row.audience, appAttestKeyId: row.appAttestKeyId.map(Array.init))
+            audience: row.audience,
+            appKey: AppKey(appAttestKeyId: row.appAttestKeyId.map(Array.init), androidKeyId: row.androidKeyId.map(Array.init)))
     }
 
     func isStored(tokenHash: [UInt8]) async throws -> Bool {

@@ -6,7 +6,7 @@ import PasskeyBackend
 ///
 /// - `POST /appattest/challenge` → `{"challenge": "…", "expiresAt": …}`: a single-use challenge
 ///   for `attestKey` (the app passes SHA-256 of its UTF-8 bytes as `clientDataHash`) or for one
-///   request's assertion (``AppAttestMiddleware``).
+///   request's assertion (``AppIntegrityMiddleware``).
 /// - `POST /appattest/attest` with `{"keyId", "attestation", "challenge"}`: verified by the
 ///   library and stored → 201 `{"keyId", "environment"}`.
 struct AppAttestRoutes: Sendable {

@@ -19,10 +19,10 @@ import WebAuthnRP
 struct NativeCeremonyRoutes: Sendable {
     let ceremonies: PasskeyCeremonies
 
-    /// Every finish is guarded when App Attest is on: a finish issues tokens or adds a passkey,
+    /// Every finish is guarded when App Attest or Android key attestation is on: a finish issues tokens or adds a passkey,
     /// so an app's request carries an assertion (bound to a challenge, or to the bearer token's
     /// `jti`) and the token family is bound to its key.
-    func addRoutes(to group: RouterGroup<PasskeyRequestContext>, guards: AppAttestGuards) {
+    func addRoutes(to group: RouterGroup<PasskeyRequestContext>, guards: AppIntegrityGuards) {
         group.post("register/options", use: registerOptions)
         group.post("register/finish", guardedBy: guards("/native/register/finish"), use: registerFinish)
         group.post("login/options", use: loginOptions)
@@ -40,7 +40,7 @@ struct NativeCeremonyRoutes: Sendable {
     @Sendable func registerFinish(_ request: Request, context: PasskeyRequestContext) async throws -> Response {
         let (state, credential) = try await Self.finishBody(request)
         let finished = try await ceremonies.finishRegistration(
-            body: credential, state: state, client: .native, subject: context.identity, appAttestKeyId: context.appAttestKeyId,
+            body: credential, state: state, client: .native, subject: context.identity, appKey: context.appKey,
             logger: context.logger)
         if case .tokens(let tokens)? = finished.signIn { return try tokens.response(from: request, context: context) }
         return try finished.registered.response(from: request, context: context)
@@ -55,7 +55,7 @@ struct NativeCeremonyRoutes: Sendable {
     @Sendable func loginFinish(_ request: Request, context: PasskeyRequestContext) async throws -> TokenResponse {
         let (state, credential) = try await Self.finishBody(request)
         return try await ceremonies.finishTokenLogin(
-            body: credential, state: state, client: .native, appAttestKeyId: context.appAttestKeyId, logger: context.logger)
+            body: credential, state: state, client: .native, appKey: context.appKey, logger: context.logger)
     }
 
     /// An app's options and state (the core's `nativeOptionsAnswer`).

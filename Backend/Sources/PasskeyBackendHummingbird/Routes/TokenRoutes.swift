@@ -7,11 +7,11 @@ import PasskeyBackend
 struct TokenRoutes: Sendable {
     let tokens: TokenService
 
-    func addRoutes(to group: RouterGroup<PasskeyRequestContext>, guards: AppAttestGuards) {
+    func addRoutes(to group: RouterGroup<PasskeyRequestContext>, guards: AppIntegrityGuards) {
         group.post("token", guardedBy: guards("/oauth/token")) { request, context in
             try await tokens.tokenEndpoint(
                 contentType: request.headers[.contentType], body: try await Self.body(request),
-                appAttestKeyId: context.appAttestKeyId, now: Date())
+                appKey: context.appKey, now: Date())
         }
         group.post("revoke") { request, _ in
             try await tokens.revocationEndpoint(contentType: request.headers[.contentType], body: try await Self.body(request), now: Date())

@@ -12,9 +12,9 @@ struct WebCeremonyRoutes: Sendable {
     let cookies: CookieRules
     var ceremonies: PasskeyCeremonies { passkeys.ceremonies }
 
-    /// Guarded when App Attest is on: an app adding a passkey with its bearer token, and the
+    /// Guarded when App Attest or Android key attestation is on: an app adding a passkey with its bearer token, and the
     /// login that answers tokens.
-    func addRoutes(to group: RouterGroup<PasskeyRequestContext>, guards: AppAttestGuards) {
+    func addRoutes(to group: RouterGroup<PasskeyRequestContext>, guards: AppIntegrityGuards) {
         group.post("register/options", use: registerOptions)
         group.post("register/verify", guardedBy: guards("/api/register/verify"), use: registerVerify)
         group.post("login/options", use: loginOptions)
@@ -58,7 +58,7 @@ struct WebCeremonyRoutes: Sendable {
     @Sendable func tokenLoginVerify(_ request: Request, context: PasskeyRequestContext) async throws -> WithCookies<TokenResponse> {
         let body = try await request.collectJSON(limit: Limits.responseBody)
         let tokens = try await ceremonies.finishTokenLogin(
-            body: body, state: context.cookies(of: request).login, client: .web, appAttestKeyId: context.appAttestKeyId,
+            body: body, state: context.cookies(of: request).login, client: .web, appKey: context.appKey,
             logger: context.logger)
         return WithCookies(body: tokens, cookies: [cookies.expired(CookieRules.login)])
     }

@@ -5,11 +5,11 @@ import Vapor
 /// The ceremonies of a native app, with no cookie: `POST /native/register/options|finish` and
 /// `POST /native/login/options|finish`. Options answer `{"options": …, "state": "…"}`; the app
 /// sends the state back with its credential (``JSONBody/finish(_:)``); a finish answers the
-/// RFC 6749 token response. Every finish is guarded when App Attest is on.
+/// RFC 6749 token response. Every finish is guarded when App Attest or Android key attestation is on.
 struct NativeCeremonyRoutes: Sendable {
     let ceremonies: PasskeyCeremonies
 
-    func addRoutes(to group: any RoutesBuilder, guards: (String) -> AppAttestMiddleware?) {
+    func addRoutes(to group: any RoutesBuilder, guards: (String) -> AppIntegrityMiddleware?) {
         group.post("register", "options", use: registerOptions)
         group.post("register", "finish", guardedBy: guards("/native/register/finish"), use: registerFinish)
         group.post("login", "options", use: loginOptions)
@@ -28,7 +28,7 @@ struct NativeCeremonyRoutes: Sendable {
         let (state, credential) = try JSONBody.finish(try await request.collectJSON(limit: Limits.responseBody))
         let finished = try await ceremonies.finishRegistration(
             body: credential, state: state, client: .native, subject: request.auth.get(Subject.self),
-            appAttestKeyId: request.appAttestKeyId, logger: request.logger)
+            appKey: request.appKey, logger: request.logger)
         if case .tokens(let tokens)? = finished.signIn { return try Answer.tokens(tokens) }
         return try Answer.json(finished.registered)
     }
@@ -43,6 +43,6 @@ struct NativeCeremonyRoutes: Sendable {
         let (state, credential) = try JSONBody.finish(try await request.collectJSON(limit: Limits.responseBody))
         return try Answer.tokens(
             try await ceremonies.finishTokenLogin(
-                body: credential, state: state, client: .native, appAttestKeyId: request.appAttestKeyId, logger: request.logger))
+                body: credential, state: state, client: .native, appKey: request.appKey, logger: request.logger))
     }
 }

@@ -7,12 +7,12 @@ import Vapor
 struct TokenRoutes: Sendable {
     let tokens: TokenService
 
-    func addRoutes(to group: any RoutesBuilder, guards: (String) -> AppAttestMiddleware?) {
+    func addRoutes(to group: any RoutesBuilder, guards: (String) -> AppIntegrityMiddleware?) {
         group.post("token", guardedBy: guards("/oauth/token")) { request in
             try Answer.tokens(
                 try await tokens.tokenEndpoint(
                     contentType: request.headers.first(name: .contentType), body: try await Self.body(request),
-                    appAttestKeyId: request.appAttestKeyId, now: Date()))
+                    appKey: request.appKey, now: Date()))
         }
         group.post("revoke") { request in
             try await tokens.revocationEndpoint(

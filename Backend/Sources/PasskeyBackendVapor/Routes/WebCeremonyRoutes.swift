@@ -10,7 +10,7 @@ struct WebCeremonyRoutes: Sendable {
     let ceremonies: PasskeyCeremonies
     let cookies: CookieRules
 
-    func addRoutes(to group: any RoutesBuilder, guards: (String) -> AppAttestMiddleware?) {
+    func addRoutes(to group: any RoutesBuilder, guards: (String) -> AppIntegrityMiddleware?) {
         group.post("register", "options", use: registerOptions)
         group.post("register", "verify", guardedBy: guards("/api/register/verify"), use: registerVerify)
         group.post("login", "options", use: loginOptions)
@@ -54,7 +54,7 @@ struct WebCeremonyRoutes: Sendable {
     @Sendable func tokenLoginVerify(_ request: Request) async throws -> Response {
         let body = try await request.collectJSON(limit: Limits.responseBody)
         let tokens = try await ceremonies.finishTokenLogin(
-            body: body, state: request.passkeyCookies.login, client: .web, appAttestKeyId: request.appAttestKeyId,
+            body: body, state: request.passkeyCookies.login, client: .web, appKey: request.appKey,
             logger: request.logger)
         return try Answer.tokens(tokens).setting([cookies.expired(CookieRules.login)])
     }

@@ -37,10 +37,10 @@ import WebAuthnRP
         PendingSession(id: bytes(byte, 32), signedInAt: time, expiresAt: time.addingTimeInterval(3600))
     }
 
-    static func family(_ id: String, token: UInt8, keyId: [UInt8]? = nil) -> PendingTokenFamily {
+    static func family(_ id: String, token: UInt8, keyId: AppKey? = nil) -> PendingTokenFamily {
         PendingTokenFamily(
             id: id, authTime: now, audience: "aud", refreshTokenHash: bytes(token, 32),
-            refreshTokenExpiresAt: now.addingTimeInterval(3600), appAttestKeyId: keyId)
+            refreshTokenExpiresAt: now.addingTimeInterval(3600), appKey: keyId)
     }
 
     /// An account `name` with one passkey (`id`), signed in by `signIn`.
@@ -251,11 +251,11 @@ import WebAuthnRP
     /// Rotates `token` into `next` at `at`; `issued` counts the access tokens signed.
     static func rotate(
         _ stores: PasskeyStores, _ token: UInt8, into next: UInt8, at time: Date = now, audience: String = "aud",
-        keyId: [UInt8]? = nil, reuse: TimeInterval = 0, issued: SignedCount? = nil
+        keyId: AppKey? = nil, reuse: TimeInterval = 0, issued: SignedCount? = nil
     ) async throws -> RefreshOutcome {
         try await stores.refreshTokens.rotate(
             tokenHash: bytes(token, 32), newHash: bytes(next, 32), newExpiresAt: time.addingTimeInterval(3600),
-            audience: audience, appAttestKeyId: keyId, reuseInterval: reuse, now: time,
+            audience: audience, appKey: keyId, reuseInterval: reuse, now: time,
             issue: { _ in issued?.count.withLock { $0 += 1 } })
     }
 
@@ -292,7 +292,7 @@ import WebAuthnRP
             await #expect(throws: (any Error).self) {
                 try await stores.refreshTokens.rotate(
                     tokenHash: Self.bytes(10, 32), newHash: Self.bytes(11, 32), newExpiresAt: Self.now.addingTimeInterval(3600),
-                    audience: "aud", appAttestKeyId: nil, reuseInterval: 0, now: Self.now, issue: { _ in throw SigningFailed() })
+                    audience: "aud", appKey: nil, reuseInterval: 0, now: Self.now, issue: { _ in throw SigningFailed() })
             }
             #expect(try await stores.refreshTokens.isStored(tokenHash: Self.bytes(11, 32)) == false)
             #expect(try await Self.rotate(stores, 10, into: 12, audience: "other") == .invalid)
@@ -331,15 +331,29 @@ import WebAuthnRP
 
     @Test(arguments: StoreKind.allCases)
     func aFamilyBoundToAnAppAttestKeyRefreshesOnlyWithIt(_ kind: StoreKind) async throws {
+        try await familyBoundToOneKey(
+            kind, .appAttest(Self.bytes(5, 32)), others: [.appAttest(Self.bytes(6, 32)), .android(Self.bytes(5, 32))])
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func aFamilyBoundToAnAndroidKeyRefreshesOnlyWithIt(_ kind: StoreKind) async throws {
+        try await familyBoundToOneKey(
+            kind, .android(Self.bytes(5, 32)), others: [.android(Self.bytes(6, 32)), .appAttest(Self.bytes(5, 32))])
+    }
+
+    /// A family bound to `key` refreshes with no other key (another key of its platform, the
+    /// same bytes as the other platform's key id, none), and with `key`, which it keeps.
+    func familyBoundToOneKey(_ kind: StoreKind, _ key: AppKey, others: [AppKey]) async throws {
         try await Self.with(kind) { stores in
-            let key = Self.bytes(5, 32)
             try await Self.account(stores, "ida", handle: 1, id: 10, signIn: .tokenFamily(Self.family("f", token: 1, keyId: key)))
             #expect(try await Self.rotate(stores, 1, into: 2) == .wrongKey)
-            #expect(try await Self.rotate(stores, 1, into: 3, keyId: Self.bytes(6, 32)) == .wrongKey)
-            let outcome = try await Self.rotate(stores, 1, into: 4, keyId: key)
+            for (index, other) in others.enumerated() {
+                #expect(try await Self.rotate(stores, 1, into: UInt8(3 + index), keyId: other) == .wrongKey)
+            }
+            let outcome = try await Self.rotate(stores, 1, into: 9, keyId: key)
             #expect(Self.isRotated(outcome, "f"))
-            if case .rotated(let family) = outcome { #expect(family.appAttestKeyId == key) }
-            #expect(try await stores.refreshTokens.family(id: "f", now: Self.now) != nil)
+            if case .rotated(let family) = outcome { #expect(family.appKey == key) }
+            #expect(try await stores.refreshTokens.family(id: "f", now: Self.now)?.appKey == key)
         }
     }
 
@@ -394,27 +408,50 @@ import WebAuthnRP
         }
     }
 
-    // MARK: App Attest keys
+    // MARK: App Attest and Android keys
 
     @Test(arguments: StoreKind.allCases)
     func appAttestKeysAreCreatedOnceAndTheirCounterMovesByCompareAndSwap(_ kind: StoreKind) async throws {
         try await Self.with(kind) { stores in
-            let key = AttestedAppKey(
-                keyId: Self.bytes(1, 32), publicKey: Self.bytes(4, 65), signCount: 0, receipt: [1, 2, 3], environment: .development)
-            #expect(try await stores.appAttestKeys.create(key))
-            #expect(try await stores.appAttestKeys.create(key) == false)
-            #expect(try await stores.appAttestKeys.key(id: Self.bytes(1, 32)) == key)
-            #expect(try await stores.appAttestKeys.key(id: Self.bytes(9, 32)) == nil)
-            #expect(try await stores.appAttestKeys.updateSignCount(keyId: Self.bytes(1, 32), from: 0, to: 3))
-            #expect(try await stores.appAttestKeys.updateSignCount(keyId: Self.bytes(1, 32), from: 0, to: 4) == false)
             let keys = stores.appAttestKeys
-            async let one = keys.updateSignCount(keyId: Self.bytes(1, 32), from: 3, to: 5)
-            async let two = keys.updateSignCount(keyId: Self.bytes(1, 32), from: 3, to: 6)
-            #expect(try await [one, two].filter { $0 }.count == 1)
-            let counter = try await stores.appAttestKeys.key(id: Self.bytes(1, 32))?.signCount
-            #expect(counter == 5 || counter == 6)
-            #expect(try await stores.appAttestKeys.updateSignCount(keyId: Self.bytes(9, 32), from: 0, to: 1) == false)
+            try await Self.keyStoreContract(
+                AttestedAppKey(
+                    keyId: Self.bytes(1, 32), publicKey: Self.bytes(4, 65), signCount: 0, receipt: [1, 2, 3], environment: .development),
+                create: { try await keys.create($0) }, find: { try await keys.key(id: $0) }, counter: \.signCount,
+                update: { try await keys.updateSignCount(keyId: $0, from: $1, to: $2) })
         }
+    }
+
+    @Test(arguments: StoreKind.allCases)
+    func androidKeysAreCreatedOnceAndTheirCounterMovesByCompareAndSwap(_ kind: StoreKind) async throws {
+        try await Self.with(kind) { stores in
+            let keys = stores.androidAppKeys
+            try await Self.keyStoreContract(
+                AttestedAndroidKey(keyId: Self.bytes(1, 32), publicKey: Self.bytes(4, 65), counter: 0, packageName: "org.example.app"),
+                create: { try await keys.create($0) }, find: { try await keys.key(id: $0) }, counter: \.counter,
+                update: { try await keys.updateCounter(keyId: $0, from: $1, to: $2) })
+        }
+    }
+
+    /// What both platforms' key stores keep, for `key` (id `bytes(1, 32)`, counter 0): created
+    /// once, found by id, and its counter moved only by compare-and-swap, one of two racing
+    /// updates from one value winning; an unknown key is neither found nor updated.
+    static func keyStoreContract<Key: Equatable & Sendable>(
+        _ key: Key, create: (Key) async throws -> Bool, find: ([UInt8]) async throws -> Key?, counter: (Key) -> UInt32,
+        update: @escaping @Sendable ([UInt8], UInt32, UInt32) async throws -> Bool
+    ) async throws {
+        #expect(try await create(key))
+        #expect(try await create(key) == false)
+        #expect(try await find(bytes(1, 32)) == key)
+        #expect(try await find(bytes(9, 32)) == nil)
+        #expect(try await update(bytes(1, 32), 0, 3))
+        #expect(try await update(bytes(1, 32), 0, 4) == false)
+        async let one = update(bytes(1, 32), 3, 5)
+        async let two = update(bytes(1, 32), 3, 6)
+        #expect(try await [one, two].filter { $0 }.count == 1)
+        let stored = try await find(bytes(1, 32)).map(counter)
+        #expect(stored == 5 || stored == 6)
+        #expect(try await update(bytes(9, 32), 0, 1) == false)
     }
 
     // MARK: Names, pages, sessions and deletes

@@ -1,8 +1,9 @@
-/// Which routes the App Attest guard covers, for every adapter (when App Attest is on): each
+/// Which routes the app-integrity guard covers, for every adapter and both platforms (when App
+/// Attest or Android key attestation is on): each
 /// request that issues or refreshes tokens, and an app adding a passkey with its bearer token
 /// (a browser's cookie session, or a new account's first passkey, is not asked there). The paths
 /// are the canonical ones an assertion's client data binds.
-package enum AppAttestCoverage {
+package enum AppIntegrityCoverage {
     /// How a guarded route asks.
     package enum Rule: Sendable {
         /// Every request.
