@@ -26,20 +26,8 @@ final class FreezingProxy: Sendable {
     }
 
     init(to target: Int) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = Self.loopback(port: 0)
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let listening = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw -> Int32 in
-                guard bind(fd, raw, length) == 0, listen(fd, 64) == 0 else { return -1 }
-                return getsockname(fd, raw, &length)
-            }
-        }
-        guard fd >= 0, listening == 0 else {
-            if fd >= 0 { close(fd) }
-            throw PostgresCluster.Failure(description: "proxy cannot listen: errno \(errno)")
-        }
-        (listener, port, self.target) = (fd, Int(UInt16(bigEndian: address.sin_port)), target)
+        (listener, port) = try Self.listenOnLoopback()
+        self.target = target
         Thread.detachNewThread { [self] in acceptLoop() }
     }
 
@@ -101,6 +89,24 @@ final class FreezingProxy: Sendable {
         }
         // One side ended: the other learns it, unless the connection is frozen (it hangs).
         if !connection.frozen.withLock({ $0 }) { shutdown(destination, Int32(SHUT_WR)) }
+    }
+
+    /// A socket listening on a loopback port the kernel picked. - Returns: it and its port.
+    static func listenOnLoopback() throws -> (fd: Int32, port: Int) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = loopback(port: 0)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let listening = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw -> Int32 in
+                guard bind(fd, raw, length) == 0, listen(fd, 64) == 0 else { return -1 }
+                return getsockname(fd, raw, &length)
+            }
+        }
+        guard fd >= 0, listening == 0 else {
+            if fd >= 0 { close(fd) }
+            throw PostgresCluster.Failure(description: "cannot listen on loopback: errno \(errno)")
+        }
+        return (fd, Int(UInt16(bigEndian: address.sin_port)))
     }
 
     private static func loopback(port: Int) -> sockaddr_in {

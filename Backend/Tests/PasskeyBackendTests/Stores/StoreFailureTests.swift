@@ -26,24 +26,7 @@ import Glibc
         let fd: Int32
         let port: Int
 
-        init() throws {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let listening = withUnsafeMutablePointer(to: &address) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { raw -> Int32 in
-                    guard bind(fd, raw, length) == 0, listen(fd, 16) == 0 else { return -1 }
-                    return getsockname(fd, raw, &length)
-                }
-            }
-            guard fd >= 0, listening == 0 else {
-                if fd >= 0 { close(fd) }
-                throw PostgresCluster.Failure(description: "cannot listen: errno \(errno)")
-            }
-            (self.fd, port) = (fd, Int(UInt16(bigEndian: address.sin_port)))
-        }
+        init() throws { (fd, port) = try FreezingProxy.listenOnLoopback() }
 
         deinit { close(fd) }
     }
