@@ -22,6 +22,8 @@ final class FreezingProxy: Sendable {
         let client: Int32
         let server: Int32
         let frozen = Mutex(false)
+        /// Whether the client (the stores) closed its side.
+        let closedByClient = Mutex(false)
         init(client: Int32, server: Int32) { (self.client, self.server) = (client, server) }
     }
 
@@ -34,6 +36,11 @@ final class FreezingProxy: Sendable {
     /// Freezes every connection made so far.
     func freeze() {
         for connection in connections.withLock({ $0 }) { connection.frozen.withLock { $0 = true } }
+    }
+
+    /// How many frozen connections the client has not closed yet.
+    func frozenOpen() -> Int {
+        connections.withLock { $0 }.filter { $0.frozen.withLock { $0 } && !$0.closedByClient.withLock { $0 } }.count
     }
 
     /// Stops accepting and closes every connection (the suite's end).
@@ -87,6 +94,7 @@ final class FreezingProxy: Sendable {
                 sent += written
             }
         }
+        if source == connection.client { connection.closedByClient.withLock { $0 = true } }
         // One side ended: the other learns it, unless the connection is frozen (it hangs).
         if !connection.frozen.withLock({ $0 }) { shutdown(destination, Int32(SHUT_WR)) }
     }
