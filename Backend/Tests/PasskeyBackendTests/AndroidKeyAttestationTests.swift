@@ -234,8 +234,9 @@ import WebAuthnRP
         }
     }
 
-    /// An app's request signed in with its bearer access token binds the token's `jti`: adding a
-    /// passkey from the app needs no challenge.
+    /// `optional`: a family bound to its key at sign-in still refreshes only with an assertion
+    /// by that key, an assertion that is sent is verified (a wrong one is `signature`), and a
+    /// browser's sign-up, which sends none, passes.
     @Test(arguments: Adapter.allCases) func optionalPassesWithoutHeadersButVerifiesThem(adapter: Adapter) async throws {
         let authority = try SoftwareAndroidDevice.Authority()
         try await adapter.test(try Self.config(.optional, authority: authority)) { client in
